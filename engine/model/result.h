@@ -1,0 +1,160 @@
+// The result model: everything a run measured and decided, as plain data.
+// Reporters, the gate, `explain` and `compare` read only this; the JSON results file
+// is this model written out (engine/model/json.h), so it can be read back exactly.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pe {
+
+// Exit codes, documented in docs/exit-codes.md.
+enum class ExitCode : int {
+  kPass = 0,             // every threshold met
+  kThresholdMissed = 1,  // the run was sound and a threshold was missed
+  kRunFailed = 2,        // bad spec or input, crash, timeout, parity mismatch
+  kInterrupted = 130,    // SIGINT or SIGTERM
+};
+
+// One execution of one contender on one workload, as the OS accounted for it.
+struct Sample {
+  std::string contender;
+  int round = 0;         // index over all rounds, warm-ups first
+  bool warmup = false;   // warm-up samples are kept in the file but never analysed
+  int position = 0;      // 0 when this contender went first in its round
+  double wall_s = 0;     // monotonic clock, spawn to reap
+  double user_s = 0;     // from wait4() on this child
+  double sys_s = 0;
+  std::int64_t max_rss_kib = 0;  // ru_maxrss of this child
+};
+
+// A failure is data: the gate turns any of these into exit 2.
+struct Failure {
+  enum class Kind {
+    kSpec,            // the spec or a command-line override is wrong
+    kFixture,         // a generator or fixture directory failed
+    kSpawn,           // the program could not be started
+    kExit,            // non-zero exit status
+    kSignal,          // killed by a signal
+    kTimeout,         // exceeded the per-command timeout; its process group was killed
+    kParity,          // contenders disagreed on the normalised output
+    kInterrupted,     // the user interrupted the run
+  };
+  Kind kind = Kind::kExit;
+  std::string workload;   // empty when not tied to one workload
+  std::string contender;  // empty when not tied to one contender
+  std::string message;    // one line: what happened
+  std::string detail;     // stderr tail, or the first difference
+};
+
+// Thresholds in force for one workload (spec [thresholds] merged with its overrides).
+struct Thresholds {
+  std::optional<double> min_speedup;        // baseline median / candidate median
+  std::optional<double> min_win_rate;       // fraction of paired rounds the candidate won
+  std::optional<double> min_logic_speedup;  // the same on startup-adjusted medians
+  std::optional<double> max_rss_ratio;      // candidate peak RSS / baseline peak RSS
+  int rss_runs = 0;                         // extra runs measuring RSS; 0 uses the timed rounds
+};
+
+// Per contender, over the measured (non-warm-up) samples of one workload.
+struct ContenderSummary {
+  std::string contender;
+  int n = 0;
+  double median_wall_s = 0;
+  double median_user_s = 0;
+  double median_sys_s = 0;
+  double min_wall_s = 0;
+  double max_wall_s = 0;
+  std::int64_t median_max_rss_kib = 0;
+};
+
+// Candidate against baseline on one workload.
+struct Comparison {
+  double speedup = 0;  // baseline median wall / candidate median wall
+  int rounds = 0;      // paired rounds
+  int wins = 0;        // rounds in which the candidate was faster
+  double win_rate = 0;
+  // Median minus that contender's own startup median. Empty when the subtraction
+  // leaves too little to mean anything; logic_note then says why.
+  std::optional<double> baseline_logic_s;
+  std::optional<double> candidate_logic_s;
+  std::optional<double> logic_speedup;
+  std::string logic_note;
+  std::optional<double> rss_ratio;  // candidate / baseline median peak RSS
+};
+
+// One threshold checked on one workload.
+struct Check {
+  std::string workload;
+  std::string threshold;  // the spec key, e.g. "min_speedup"
+  std::string label;      // how the line names it, e.g. "median speedup"
+  double measured = 0;
+  double bar = 0;
+  bool higher_is_better = true;
+  bool passed = false;
+  bool skipped = false;   // the figure could not be computed; note says why
+  std::string note;
+};
+
+struct WorkloadResult {
+  std::string name;
+  std::string description;
+  bool gate = true;        // false: measured and reported, never gated
+  bool startup = false;    // the built-in startup workload
+  Thresholds thresholds;
+  std::vector<Sample> samples;  // every sample, warm-ups included, in run order
+  std::vector<ContenderSummary> summaries;  // one per contender, spec order
+  std::optional<Comparison> comparison;     // absent when the workload failed
+  std::vector<Failure> failures;
+};
+
+struct ContenderInfo {
+  std::string name;
+  std::string description;
+  std::vector<std::string> argv;
+  std::vector<std::string> startup_argv;
+};
+
+struct Settings {
+  int rounds = 5;
+  int warmup_rounds = 1;
+  double scale = 1;
+  std::uint64_t seed = 0;
+  double timeout_s = 0;    // 0: no timeout
+  std::string order = "alternate";  // or "random"
+};
+
+struct MachineInfo {
+  std::string hostname;
+  std::string os;           // uname sysname + release
+  std::string cpu;          // model name from /proc/cpuinfo
+  int cores = 0;
+  std::int64_t memory_kib = 0;
+};
+
+struct Verdict {
+  ExitCode exit = ExitCode::kPass;
+  std::vector<Check> checks;
+  std::vector<std::string> lines;  // one per failing check or failure, in order
+};
+
+struct RunResult {
+  std::string engine_version;
+  std::string spec_path;
+  std::string spec_digest;  // SHA-256 of the spec file's bytes
+  std::string started_at;   // ISO 8601, UTC
+  MachineInfo machine;
+  Settings settings;
+  std::string baseline;
+  std::string candidate;
+  std::vector<ContenderInfo> contenders;
+  std::vector<WorkloadResult> workloads;  // the startup workload first
+  std::vector<Failure> failures;          // failures not tied to one workload
+  bool complete = false;  // false when interrupted or failed before the last round
+  Verdict verdict;
+};
+
+}  // namespace pe

@@ -1,0 +1,53 @@
+// The seam between the engine and the operating system: run one command, measure it.
+// SystemProcessRunner spawns real children; tests use a fake that returns scripted outcomes
+// (tests/support/fake_process_runner.h), so gate, stats and report tests are exact and instant.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pe {
+
+struct Command {
+  std::vector<std::string> argv;  // argv[0] is a path or a name looked up on PATH; never a shell
+  std::map<std::string, std::string> env;  // added to (or replacing in) the engine's environment
+  std::filesystem::path cwd;               // empty: the engine's working directory
+  std::filesystem::path stdout_path;       // child's stdout goes here (truncated); empty: /dev/null
+  std::filesystem::path stderr_path;       // child's stderr goes here (truncated); empty: /dev/null
+  double timeout_s = 0;                    // 0: none; on expiry the whole process group is killed
+};
+
+struct Outcome {
+  enum class Status {
+    kExited,       // exit_code holds the status
+    kSignalled,    // signal holds the signal number
+    kTimedOut,     // killed by us after timeout_s
+    kSpawnFailed,  // error says why (program not found, not executable, ...)
+    kInterrupted,  // the engine got SIGINT/SIGTERM; the child's group was killed
+  };
+  Status status = Status::kExited;
+  int exit_code = 0;
+  int signal = 0;
+  double wall_s = 0;  // monotonic clock from spawn to reap
+  double user_s = 0;  // from wait4() on this child (its own rusage, not RUSAGE_CHILDREN)
+  double sys_s = 0;
+  std::int64_t max_rss_kib = 0;
+  std::string error;
+
+  bool ok() const { return status == Status::kExited && exit_code == 0; }
+};
+
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  virtual Outcome Run(const Command& command) = 0;
+};
+
+// Spawns with Boost.Process from an argv, in a new process group, stdin from /dev/null.
+std::unique_ptr<ProcessRunner> MakeSystemProcessRunner();
+
+}  // namespace pe

@@ -1,0 +1,28 @@
+// Fixtures cached under a directory keyed by the digest of
+// (generator name, version, parameters, scale, seed). A manifest of the files' SHA-256
+// digests is written last; a later run reuses a fixture only after verifying it, and
+// regenerates a damaged one. Generation happens in a temporary directory renamed into
+// place, so an interrupted run never leaves a half-written fixture behind.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "generators/generator.h"
+
+namespace pe::gen {
+
+// The default cache root: $PERFENGINE_CACHE, else $XDG_CACHE_HOME/perfengine,
+// else $HOME/.cache/perfengine.
+std::filesystem::path DefaultCacheRoot();
+
+// The cache key: hex SHA-256 over the canonical serialisation of the inputs.
+std::string FixtureKey(const Generator& generator, const Params& params, double scale,
+                       std::uint64_t seed);
+
+// Returns the directory holding the fixture, generating or repairing it as needed.
+// ctx.out_dir is ignored (the cache chooses the directory).
+std::filesystem::path Materialize(const Generator& generator, const Params& params,
+                                  const Context& ctx, const std::filesystem::path& cache_root);
+
+}  // namespace pe::gen

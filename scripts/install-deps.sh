@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package perfengine needs to build, test and run its specs.
+# Idempotent: apt-get skips what is already installed.
+set -euo pipefail
+packages=(
+  build-essential cmake git pkg-config
+  libtomlplusplus-dev   # spec parsing with source positions
+  libboost-dev libboost-filesystem-dev  # Boost.Process (children; it needs Boost.Filesystem), Asio/Beast (serve)
+  libeigen3-dev         # scaling fits in stats/
+  libfmt-dev            # output formatting
+  nlohmann-json3-dev    # results files (the result model written out)
+  libcli11-dev          # command line, --help on every subcommand
+  libprotobuf-dev protobuf-compiler  # streamed_proto fixtures and the reference contender
+  libssl-dev            # SHA-256 for fixture digests and the reference contender
+  libmimalloc-dev       # the reference contender's fast build
+  libgtest-dev libgmock-dev  # unit and end-to-end tests
+  python3 python3-scipy python3-protobuf  # independent reference values and decoders in tests
+  valgrind              # instruction counts where perf counters are not available
+)
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
