@@ -57,6 +57,19 @@ struct Thresholds {
   std::optional<double> min_logic_speedup;  // the same on startup-adjusted medians
   std::optional<double> max_rss_ratio;      // candidate peak RSS / baseline peak RSS
   int rss_runs = 0;                         // extra runs measuring RSS; 0 uses the timed rounds
+  // Interval thresholds (docs/statistics.md).
+  std::optional<double> min_speedup_ci;  // the bootstrap interval's lower end must clear this
+  std::optional<double> max_slowdown;    // fail only when the whole paired-ratio interval lies above
+  double confidence = 0.95;              // level of the intervals these thresholds read
+};
+
+// A confidence interval around an estimate.
+struct Interval {
+  double estimate = 0;
+  double low = 0;
+  double high = 0;
+  double level = 0.95;
+  std::string method;  // e.g. "bootstrap BCa", "Hodges-Lehmann (Wilcoxon)"
 };
 
 // Per contender, over the measured (non-warm-up) samples of one workload.
@@ -84,6 +97,13 @@ struct Comparison {
   std::optional<double> logic_speedup;
   std::string logic_note;
   std::optional<double> rss_ratio;  // candidate / baseline median peak RSS
+  // Statistics in depth (stats/), filled when the rounds allow them.
+  std::optional<double> sign_test_p;           // exact two-sided sign test of the win count
+  std::optional<double> wilcoxon_p;            // Wilcoxon signed-rank on paired log-ratios
+  std::optional<Interval> speedup_ci;          // bootstrap interval of the median ratio
+  std::optional<Interval> logic_speedup_ci;    // bootstrap, startup runs resampled too
+  std::optional<Interval> paired_ratio_ci;     // candidate/baseline, Hodges-Lehmann interval
+  std::optional<int> rounds_to_resolve;        // rounds that would resolve the observed difference
 };
 
 // One threshold checked on one workload.
@@ -125,6 +145,8 @@ struct Settings {
   std::uint64_t seed = 0;
   double timeout_s = 0;    // 0: no timeout
   std::string order = "alternate";  // or "random"
+  int bootstrap_resamples = 10000;
+  double confidence = 0.95;
 };
 
 struct MachineInfo {
