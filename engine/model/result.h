@@ -24,6 +24,7 @@ struct Sample {
   std::string contender;
   int round = 0;         // index over all rounds, warm-ups first
   bool warmup = false;   // warm-up samples are kept in the file but never analysed
+  bool rss_only = false; // an extra run for peak RSS only (thresholds.rss_runs); never timed
   int position = 0;      // 0 when this contender went first in its round
   double wall_s = 0;     // monotonic clock, spawn to reap
   double user_s = 0;     // from wait4() on this child
