@@ -1,0 +1,253 @@
+// Every name the results file uses, in one place: a field table per struct of
+// engine/model/result.h and a name table per enum. engine/model/json.cc walks these
+// tables generically, so a field added to result.h is one line here (and json.cc
+// refuses to compile until it is added: see TablesCoverEveryMember there).
+//
+// Internal to engine/model; other modules use json.h and names.h.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+#include "engine/model/result.h"
+
+namespace pe::fields {
+
+template <typename T>
+struct Tag {};
+
+template <typename Struct, typename Member>
+struct Field {
+  std::string_view name;
+  Member Struct::*member;
+};
+template <typename Struct, typename Member>
+Field(std::string_view, Member Struct::*) -> Field<Struct, Member>;
+
+template <typename Enum>
+struct EnumName {
+  Enum value;
+  std::string_view name;
+};
+template <typename Enum>
+EnumName(Enum, std::string_view) -> EnumName<Enum>;
+
+// The results file's format tag; a reader rejects any other.
+inline constexpr std::string_view kFormatKey = "format";
+inline constexpr std::string_view kFormat = "perfengine-results/1";
+
+constexpr auto NamesOf(Tag<Failure::Kind>) {
+  using K = Failure::Kind;
+  return std::array{
+      EnumName{K::kSpec, "spec"},       EnumName{K::kFixture, "fixture"},
+      EnumName{K::kSpawn, "spawn"},     EnumName{K::kExit, "exit"},
+      EnumName{K::kSignal, "signal"},   EnumName{K::kTimeout, "timeout"},
+      EnumName{K::kParity, "parity"},   EnumName{K::kInterrupted, "interrupted"},
+  };
+}
+
+constexpr auto NamesOf(Tag<ExitCode>) {
+  return std::array{
+      EnumName{ExitCode::kPass, "pass"},
+      EnumName{ExitCode::kThresholdMissed, "threshold_missed"},
+      EnumName{ExitCode::kRunFailed, "run_failed"},
+      EnumName{ExitCode::kInterrupted, "interrupted"},
+  };
+}
+
+constexpr auto FieldsOf(Tag<Sample>) {
+  using S = Sample;
+  return std::tuple{
+      Field{"contender", &S::contender}, Field{"round", &S::round},
+      Field{"warmup", &S::warmup},       Field{"rss_only", &S::rss_only},
+      Field{"position", &S::position},
+      Field{"wall_s", &S::wall_s},       Field{"user_s", &S::user_s},
+      Field{"sys_s", &S::sys_s},         Field{"max_rss_kib", &S::max_rss_kib},
+  };
+}
+
+constexpr auto FieldsOf(Tag<Failure>) {
+  using S = Failure;
+  return std::tuple{
+      Field{"kind", &S::kind},       Field{"workload", &S::workload},
+      Field{"contender", &S::contender}, Field{"message", &S::message},
+      Field{"detail", &S::detail},
+  };
+}
+
+constexpr auto FieldsOf(Tag<Thresholds>) {
+  using S = Thresholds;
+  return std::tuple{
+      Field{"min_speedup", &S::min_speedup},
+      Field{"min_win_rate", &S::min_win_rate},
+      Field{"min_logic_speedup", &S::min_logic_speedup},
+      Field{"max_rss_ratio", &S::max_rss_ratio},
+      Field{"rss_runs", &S::rss_runs},
+      Field{"min_speedup_ci", &S::min_speedup_ci},
+      Field{"max_slowdown", &S::max_slowdown},
+      Field{"confidence", &S::confidence},
+  };
+}
+
+constexpr auto FieldsOf(Tag<Interval>) {
+  using S = Interval;
+  return std::tuple{
+      Field{"estimate", &S::estimate}, Field{"low", &S::low},
+      Field{"high", &S::high},         Field{"level", &S::level},
+      Field{"method", &S::method},
+  };
+}
+
+constexpr auto FieldsOf(Tag<ContenderSummary>) {
+  using S = ContenderSummary;
+  return std::tuple{
+      Field{"contender", &S::contender},
+      Field{"n", &S::n},
+      Field{"median_wall_s", &S::median_wall_s},
+      Field{"median_user_s", &S::median_user_s},
+      Field{"median_sys_s", &S::median_sys_s},
+      Field{"min_wall_s", &S::min_wall_s},
+      Field{"max_wall_s", &S::max_wall_s},
+      Field{"median_max_rss_kib", &S::median_max_rss_kib},
+  };
+}
+
+constexpr auto FieldsOf(Tag<Comparison>) {
+  using S = Comparison;
+  return std::tuple{
+      Field{"speedup", &S::speedup},
+      Field{"rounds", &S::rounds},
+      Field{"wins", &S::wins},
+      Field{"win_rate", &S::win_rate},
+      Field{"baseline_logic_s", &S::baseline_logic_s},
+      Field{"candidate_logic_s", &S::candidate_logic_s},
+      Field{"logic_speedup", &S::logic_speedup},
+      Field{"logic_note", &S::logic_note},
+      Field{"rss_ratio", &S::rss_ratio},
+      Field{"sign_test_p", &S::sign_test_p},
+      Field{"wilcoxon_p", &S::wilcoxon_p},
+      Field{"speedup_ci", &S::speedup_ci},
+      Field{"logic_speedup_ci", &S::logic_speedup_ci},
+      Field{"paired_ratio_ci", &S::paired_ratio_ci},
+      Field{"rounds_to_resolve", &S::rounds_to_resolve},
+  };
+}
+
+constexpr auto FieldsOf(Tag<Check>) {
+  using S = Check;
+  return std::tuple{
+      Field{"workload", &S::workload},
+      Field{"threshold", &S::threshold},
+      Field{"label", &S::label},
+      Field{"measured", &S::measured},
+      Field{"bar", &S::bar},
+      Field{"higher_is_better", &S::higher_is_better},
+      Field{"passed", &S::passed},
+      Field{"skipped", &S::skipped},
+      Field{"note", &S::note},
+  };
+}
+
+constexpr auto FieldsOf(Tag<WorkloadResult>) {
+  using S = WorkloadResult;
+  return std::tuple{
+      Field{"name", &S::name},
+      Field{"description", &S::description},
+      Field{"gate", &S::gate},
+      Field{"startup", &S::startup},
+      Field{"thresholds", &S::thresholds},
+      Field{"samples", &S::samples},
+      Field{"summaries", &S::summaries},
+      Field{"comparison", &S::comparison},
+      Field{"failures", &S::failures},
+  };
+}
+
+constexpr auto FieldsOf(Tag<ContenderInfo>) {
+  using S = ContenderInfo;
+  return std::tuple{
+      Field{"name", &S::name},
+      Field{"description", &S::description},
+      Field{"argv", &S::argv},
+      Field{"startup_argv", &S::startup_argv},
+  };
+}
+
+constexpr auto FieldsOf(Tag<Settings>) {
+  using S = Settings;
+  return std::tuple{
+      Field{"rounds", &S::rounds},
+      Field{"warmup_rounds", &S::warmup_rounds},
+      Field{"scale", &S::scale},
+      Field{"seed", &S::seed},
+      Field{"timeout_s", &S::timeout_s},
+      Field{"order", &S::order},
+      Field{"bootstrap_resamples", &S::bootstrap_resamples},
+      Field{"confidence", &S::confidence},
+  };
+}
+
+constexpr auto FieldsOf(Tag<MachineInfo>) {
+  using S = MachineInfo;
+  return std::tuple{
+      Field{"hostname", &S::hostname}, Field{"os", &S::os},
+      Field{"cpu", &S::cpu},           Field{"cores", &S::cores},
+      Field{"memory_kib", &S::memory_kib},
+  };
+}
+
+constexpr auto FieldsOf(Tag<Verdict>) {
+  using S = Verdict;
+  return std::tuple{
+      Field{"exit", &S::exit},
+      Field{"checks", &S::checks},
+      Field{"lines", &S::lines},
+  };
+}
+
+constexpr auto FieldsOf(Tag<RunResult>) {
+  using S = RunResult;
+  return std::tuple{
+      Field{"engine_version", &S::engine_version},
+      Field{"spec_path", &S::spec_path},
+      Field{"spec_digest", &S::spec_digest},
+      Field{"started_at", &S::started_at},
+      Field{"machine", &S::machine},
+      Field{"settings", &S::settings},
+      Field{"baseline", &S::baseline},
+      Field{"candidate", &S::candidate},
+      Field{"contenders", &S::contenders},
+      Field{"workloads", &S::workloads},
+      Field{"failures", &S::failures},
+      Field{"complete", &S::complete},
+      Field{"verdict", &S::verdict},
+  };
+}
+
+template <typename T>
+concept Described = requires { FieldsOf(Tag<T>{}); };
+
+template <typename T>
+concept NamedEnum = requires { NamesOf(Tag<T>{}); };
+
+// "unknown" only for a value cast from an out-of-range integer.
+template <NamedEnum Enum>
+constexpr std::string_view NameOf(Enum value) {
+  for (const auto& entry : NamesOf(Tag<Enum>{})) {
+    if (entry.value == value) return entry.name;
+  }
+  return "unknown";
+}
+
+template <NamedEnum Enum>
+constexpr std::optional<Enum> ParseName(std::string_view name) {
+  for (const auto& entry : NamesOf(Tag<Enum>{})) {
+    if (entry.name == name) return entry.value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace pe::fields

@@ -1,0 +1,324 @@
+#include "engine/model/json.h"
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/model/fields.h"
+
+namespace pe {
+namespace {
+
+using nlohmann::json;
+using fields::Tag;
+
+// A structured binding must name every member, so a field added to result.h breaks the
+// build here until its line is added to fields.h and the count below is raised. Without
+// this a new field would silently be missing from results files.
+template <typename T, std::size_t kMembers>
+constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> == kMembers;
+
+[[maybe_unused]] void TablesCoverEveryMember(const RunResult& r, const WorkloadResult& w,
+                                             const Comparison& c, const Sample& s,
+                                             const Failure& f, const Thresholds& t,
+                                             const Interval& i, const ContenderSummary& cs,
+                                             const Check& k, const ContenderInfo& ci,
+                                             const Settings& st, const MachineInfo& m,
+                                             const Verdict& v) {
+  [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13] = r;
+  static_assert(kTableCovers<RunResult, 13>);
+  [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9] = w;
+  static_assert(kTableCovers<WorkloadResult, 9>);
+  [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14,
+                                c15] = c;
+  static_assert(kTableCovers<Comparison, 15>);
+  [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9] = s;
+  static_assert(kTableCovers<Sample, 9>);
+  [[maybe_unused]] const auto& [f1, f2, f3, f4, f5] = f;
+  static_assert(kTableCovers<Failure, 5>);
+  [[maybe_unused]] const auto& [t1, t2, t3, t4, t5, t6, t7, t8] = t;
+  static_assert(kTableCovers<Thresholds, 8>);
+  [[maybe_unused]] const auto& [i1, i2, i3, i4, i5] = i;
+  static_assert(kTableCovers<Interval, 5>);
+  [[maybe_unused]] const auto& [cs1, cs2, cs3, cs4, cs5, cs6, cs7, cs8] = cs;
+  static_assert(kTableCovers<ContenderSummary, 8>);
+  [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9] = k;
+  static_assert(kTableCovers<Check, 9>);
+  [[maybe_unused]] const auto& [ci1, ci2, ci3, ci4] = ci;
+  static_assert(kTableCovers<ContenderInfo, 4>);
+  [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8] = st;
+  static_assert(kTableCovers<Settings, 8>);
+  [[maybe_unused]] const auto& [m1, m2, m3, m4, m5] = m;
+  static_assert(kTableCovers<MachineInfo, 5>);
+  [[maybe_unused]] const auto& [v1, v2, v3] = v;
+  static_assert(kTableCovers<Verdict, 3>);
+}
+
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+template <typename T>
+inline constexpr bool kUnsupported = false;
+
+constexpr std::string_view kNaN = "NaN";
+constexpr std::string_view kInfinity = "Infinity";
+constexpr std::string_view kMinusInfinity = "-Infinity";
+
+// ---- writing ----
+
+json WriteDouble(double value) {
+  if (std::isnan(value)) return kNaN;
+  if (std::isinf(value)) return value > 0 ? kInfinity : kMinusInfinity;
+  return value;
+}
+
+template <typename T>
+json Write(const T& value);
+
+template <typename Struct>
+json WriteObject(const Struct& value) {
+  json object = json::object();
+  std::apply(
+      [&](const auto&... field) {
+        auto write_field = [&](const auto& f) {
+          const auto& member = value.*(f.member);
+          using Member = std::decay_t<decltype(member)>;
+          if constexpr (IsOptional<Member>::value) {
+            if (member) object[std::string(f.name)] = Write(*member);
+          } else {
+            object[std::string(f.name)] = Write(member);
+          }
+        };
+        (write_field(field), ...);
+      },
+      FieldsOf(Tag<Struct>{}));
+  return object;
+}
+
+template <typename T>
+json Write(const T& value) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, bool>) {
+    return value;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return WriteDouble(value);
+  } else if constexpr (std::is_integral_v<T>) {
+    return value;
+  } else if constexpr (fields::NamedEnum<T>) {
+    return fields::NameOf(value);
+  } else if constexpr (IsVector<T>::value) {
+    json array = json::array();
+    for (const auto& element : value) array.push_back(Write(element));
+    return array;
+  } else if constexpr (fields::Described<T>) {
+    return WriteObject(value);
+  } else {
+    static_assert(kUnsupported<T>, "add this type to Write() in json.cc");
+  }
+}
+
+// ---- reading ----
+
+// "a string", "an object", ...: how an error names what it found instead.
+std::string Found(const json& value) {
+  switch (value.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::string: return "a string";
+    case json::value_t::boolean: return "a boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return "a number";
+    default: return value.type_name();
+  }
+}
+
+[[noreturn]] void Mistyped(const std::string& path, std::string_view expected,
+                           std::string_view found) {
+  throw std::runtime_error(
+      fmt::format("field \"{}\" must be {}, not {}", path, expected, found));
+}
+
+std::string Child(const std::string& path, std::string_view name) {
+  return path.empty() ? std::string(name) : fmt::format("{}.{}", path, name);
+}
+
+double ReadDouble(const json& value, const std::string& path) {
+  if (value.is_number()) return value.get<double>();
+  if (value.is_string()) {
+    const auto& text = value.get_ref<const std::string&>();
+    if (text == kNaN) return std::numeric_limits<double>::quiet_NaN();
+    if (text == kInfinity) return std::numeric_limits<double>::infinity();
+    if (text == kMinusInfinity) return -std::numeric_limits<double>::infinity();
+  }
+  Mistyped(path, "a number", Found(value));
+}
+
+template <typename Int>
+Int ReadInteger(const json& value, const std::string& path) {
+  if (!value.is_number_integer()) {
+    Mistyped(path, "an integer", value.is_number_float() ? value.dump() : Found(value));
+  }
+  bool fits = value.is_number_unsigned()
+                  ? std::in_range<Int>(value.get<std::uint64_t>())
+                  : std::in_range<Int>(value.get<std::int64_t>());
+  if (!fits) {
+    Mistyped(path,
+             fmt::format("an integer from {} to {}", std::numeric_limits<Int>::min(),
+                         std::numeric_limits<Int>::max()),
+             value.dump());
+  }
+  return value.get<Int>();
+}
+
+template <typename Enum>
+Enum ReadEnum(const json& value, const std::string& path) {
+  std::string names;
+  for (const auto& entry : NamesOf(Tag<Enum>{})) {
+    names += fmt::format("{}\"{}\"", names.empty() ? "" : ", ", entry.name);
+  }
+  std::string expected = fmt::format("one of {}", names);
+  if (!value.is_string()) Mistyped(path, expected, Found(value));
+  const auto& text = value.get_ref<const std::string&>();
+  if (auto parsed = fields::ParseName<Enum>(text)) return *parsed;
+  Mistyped(path, expected, fmt::format("\"{}\"", text));
+}
+
+template <typename T>
+void Read(const json& value, const std::string& path, T& out);
+
+template <typename Struct>
+void ReadObject(const json& value, const std::string& path, Struct& out) {
+  if (!value.is_object()) Mistyped(path, "an object", Found(value));
+  std::apply(
+      [&](const auto&... field) {
+        auto read_field = [&](const auto& f) {
+          auto& member = out.*(f.member);
+          using Member = std::decay_t<decltype(member)>;
+          std::string child = Child(path, f.name);
+          auto it = value.find(f.name);
+          if constexpr (IsOptional<Member>::value) {
+            if (it == value.end() || it->is_null()) {
+              member.reset();
+            } else {
+              Read(*it, child, member.emplace());
+            }
+          } else {
+            if (it == value.end()) {
+              throw std::runtime_error(fmt::format("missing field \"{}\"", child));
+            }
+            Read(*it, child, member);
+          }
+        };
+        (read_field(field), ...);
+      },
+      FieldsOf(Tag<Struct>{}));
+}
+
+template <typename T>
+void Read(const json& value, const std::string& path, T& out) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!value.is_string()) Mistyped(path, "a string", Found(value));
+    out = value.get<std::string>();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!value.is_boolean()) Mistyped(path, "a boolean", Found(value));
+    out = value.get<bool>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    out = ReadDouble(value, path);
+  } else if constexpr (std::is_integral_v<T>) {
+    out = ReadInteger<T>(value, path);
+  } else if constexpr (fields::NamedEnum<T>) {
+    out = ReadEnum<T>(value, path);
+  } else if constexpr (IsVector<T>::value) {
+    if (!value.is_array()) Mistyped(path, "an array", Found(value));
+    out.clear();
+    out.reserve(value.size());
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      Read(value[i], fmt::format("{}[{}]", path, i), out.emplace_back());
+    }
+  } else if constexpr (fields::Described<T>) {
+    ReadObject(value, path, out);
+  } else {
+    static_assert(kUnsupported<T>, "add this type to Read() in json.cc");
+  }
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] "; the id helps nobody.
+std::string WithoutExceptionId(std::string_view what) {
+  if (!what.empty() && what.front() == '[') {
+    auto end = what.find("] ");
+    if (end != std::string_view::npos) what.remove_prefix(end + 2);
+  }
+  return std::string(what);
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const RunResult& result) {
+  json out = WriteObject(result);
+  out[std::string(fields::kFormatKey)] = fields::kFormat;
+  return out;
+}
+
+RunResult RunResultFromJson(const nlohmann::json& json) {
+  if (!json.is_object()) {
+    throw std::runtime_error(fmt::format(
+        "not a perfengine results file: expected a JSON object, not {}", Found(json)));
+  }
+  auto format = json.find(fields::kFormatKey);
+  if (format == json.end()) {
+    throw std::runtime_error(fmt::format("not a perfengine results file: missing field \"{}\"",
+                                         fields::kFormatKey));
+  }
+  if (!format->is_string()) Mistyped(std::string(fields::kFormatKey), "a string", Found(*format));
+  if (format->get_ref<const std::string&>() != fields::kFormat) {
+    throw std::runtime_error(
+        fmt::format("unsupported results format \"{}\" (this perfengine reads \"{}\")",
+                    format->get_ref<const std::string&>(), fields::kFormat));
+  }
+  RunResult result;
+  ReadObject(json, "", result);
+  return result;
+}
+
+RunResult ReadResultsFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw std::runtime_error(fmt::format("{}: cannot read: {}", path.string(),
+                                         std::strerror(errno)));
+  }
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) throw std::runtime_error(fmt::format("{}: read failed", path.string()));
+
+  nlohmann::json parsed;
+  try {
+    parsed = nlohmann::json::parse(content.str());
+  } catch (const nlohmann::json::parse_error& error) {
+    throw std::runtime_error(
+        fmt::format("{}: not valid JSON: {}", path.string(), WithoutExceptionId(error.what())));
+  }
+  try {
+    return RunResultFromJson(parsed);
+  } catch (const std::runtime_error& error) {
+    throw std::runtime_error(fmt::format("{}: {}", path.string(), error.what()));
+  }
+}
+
+}  // namespace pe

@@ -1,0 +1,28 @@
+// The JSON results file: the result model written out, and read back exactly.
+// Field names live in engine/model/fields.h; the format is described in docs/results-format.md.
+#pragma once
+
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/model/atomic_file.h"
+#include "engine/model/result.h"
+
+namespace pe {
+
+// Every field of `result`, plus "format": "perfengine-results/1". Empty optionals are
+// left out. Doubles are written so they read back bit-identical; non-finite ones are
+// written as the strings "NaN", "Infinity" and "-Infinity", since JSON has no such numbers.
+nlohmann::json ToJson(const RunResult& result);
+
+// The inverse of ToJson. Throws std::runtime_error naming the field path on any missing or
+// mistyped field (e.g. `field "workloads[1].comparison.speedup" must be a number, not a
+// string`), and on a missing or different "format". Unknown fields are ignored. An
+// optional may be absent or null.
+RunResult RunResultFromJson(const nlohmann::json& json);
+
+// Reads and parses a results file. Errors are std::runtime_error prefixed with the path.
+RunResult ReadResultsFile(const std::filesystem::path& path);
+
+}  // namespace pe
