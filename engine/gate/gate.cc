@@ -1,0 +1,154 @@
+#include "engine/gate/gate.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace pe::gate {
+
+namespace {
+
+std::string Ratio(double x) { return fmt::format("{:.2f}x", x); }
+std::string Percent(double x) { return fmt::format("{:.0f}%", 100 * x); }
+
+Check MakeCheck(const WorkloadResult& w, std::string threshold, std::string label, double measured, double bar,
+                bool higher_is_better) {
+  Check c;
+  c.workload = w.name;
+  c.threshold = std::move(threshold);
+  c.label = std::move(label);
+  c.measured = measured;
+  c.bar = bar;
+  c.higher_is_better = higher_is_better;
+  c.passed = higher_is_better ? measured >= bar : measured <= bar;
+  return c;
+}
+
+Check Skipped(const WorkloadResult& w, std::string threshold, std::string label, double bar, std::string note) {
+  Check c;
+  c.workload = w.name;
+  c.threshold = std::move(threshold);
+  c.label = std::move(label);
+  c.bar = bar;
+  c.skipped = true;
+  c.passed = true;
+  c.note = std::move(note);
+  return c;
+}
+
+void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
+  const Comparison& c = *w.comparison;
+  const Thresholds& t = w.thresholds;
+  if (t.min_speedup) checks.push_back(MakeCheck(w, "min_speedup", "median speedup", c.speedup, *t.min_speedup, true));
+  if (t.min_win_rate) {
+    Check check = MakeCheck(w, "min_win_rate", "win rate", c.win_rate, *t.min_win_rate, true);
+    check.note = fmt::format("{} of {} rounds", c.wins, c.rounds);
+    checks.push_back(check);
+  }
+  if (t.min_logic_speedup) {
+    if (c.logic_speedup) {
+      checks.push_back(MakeCheck(w, "min_logic_speedup", "startup-adjusted speedup", *c.logic_speedup,
+                                 *t.min_logic_speedup, true));
+    } else {
+      checks.push_back(Skipped(w, "min_logic_speedup", "startup-adjusted speedup", *t.min_logic_speedup, c.logic_note));
+    }
+  }
+  if (t.max_rss_ratio) {
+    if (c.rss_ratio) {
+      checks.push_back(MakeCheck(w, "max_rss_ratio", "peak RSS ratio", *c.rss_ratio, *t.max_rss_ratio, false));
+    } else {
+      checks.push_back(Skipped(w, "max_rss_ratio", "peak RSS ratio", *t.max_rss_ratio, "the baseline reported no peak RSS"));
+    }
+  }
+  if (t.min_speedup_ci) {
+    if (c.speedup_ci) {
+      Check check = MakeCheck(w, "min_speedup_ci",
+                              fmt::format("lower end of the {:.0f}% speedup interval", 100 * c.speedup_ci->level),
+                              c.speedup_ci->low, *t.min_speedup_ci, true);
+      check.note = fmt::format("{}, {} to {}", c.speedup_ci->method, Ratio(c.speedup_ci->low), Ratio(c.speedup_ci->high));
+      checks.push_back(check);
+    } else {
+      checks.push_back(Skipped(w, "min_speedup_ci", "speedup interval", *t.min_speedup_ci, "no interval: too few rounds"));
+    }
+  }
+  if (t.max_slowdown) {
+    if (c.paired_ratio_ci) {
+      // Fail only when the whole interval lies above the tolerance: noise alone cannot do that
+      // at the chosen confidence.
+      Check check = MakeCheck(w, "max_slowdown",
+                              fmt::format("lower end of the {:.0f}% paired time-ratio interval", 100 * c.paired_ratio_ci->level),
+                              c.paired_ratio_ci->low, *t.max_slowdown, false);
+      check.note = fmt::format("{}, {} to {}", c.paired_ratio_ci->method, Ratio(c.paired_ratio_ci->low),
+                               Ratio(c.paired_ratio_ci->high));
+      checks.push_back(check);
+    } else {
+      checks.push_back(Skipped(w, "max_slowdown", "paired time-ratio interval", *t.max_slowdown, "no interval: too few rounds"));
+    }
+  }
+}
+
+}  // namespace
+
+std::string CheckLine(const Check& c) {
+  const bool is_rate = c.threshold == "min_win_rate";
+  const std::string measured = is_rate ? Percent(c.measured) : Ratio(c.measured);
+  const std::string bar = is_rate ? Percent(c.bar) : Ratio(c.bar);
+  const std::string detail = c.note.empty() || c.skipped ? "" : fmt::format(" ({})", c.note);
+  if (c.skipped) return fmt::format("{}: {} not checked against {}: {}", c.workload, c.label, bar, c.note);
+  if (c.passed) {
+    return fmt::format("{}: {} {}{} meets the {} {}", c.workload, c.label, measured, detail,
+                       c.higher_is_better ? "required" : "allowed", bar);
+  }
+  std::string margin;
+  if (is_rate) {
+    margin = fmt::format("short by {:.0f} points", 100 * (c.bar - c.measured));
+  } else if (c.higher_is_better) {
+    margin = fmt::format("short by {:.0f}%", 100 * (c.bar - c.measured) / c.bar);
+  } else {
+    margin = fmt::format("over by {:.0f}%", 100 * (c.measured - c.bar) / c.bar);
+  }
+  return fmt::format("{}: {} {}{} is {} the {} {} ({})", c.workload, c.label, measured, detail,
+                     c.higher_is_better ? "below" : "above", c.higher_is_better ? "required" : "allowed", bar,
+                     margin);
+}
+
+std::string FailureLine(const Failure& f) {
+  std::string line = f.workload.empty() ? "" : f.workload + ": ";
+  if (!f.contender.empty()) line += fmt::format("contender '{}' ", f.contender);
+  return line + f.message;
+}
+
+Verdict Judge(const RunResult& result) {
+  Verdict v;
+  bool interrupted = false, failed = false;
+  for (const Failure& f : result.failures) {
+    v.lines.push_back(FailureLine(f));
+    (f.kind == Failure::Kind::kInterrupted ? interrupted : failed) = true;
+  }
+  for (const WorkloadResult& w : result.workloads) {
+    for (const Failure& f : w.failures) {
+      v.lines.push_back(FailureLine(f));
+      failed = true;
+    }
+  }
+  if (interrupted) {
+    v.exit = ExitCode::kInterrupted;
+    return v;
+  }
+  if (failed) {
+    v.exit = ExitCode::kRunFailed;
+    return v;
+  }
+  for (const WorkloadResult& w : result.workloads) {
+    if (w.gate && w.comparison) CheckWorkload(w, v.checks);
+  }
+  for (const Check& c : v.checks) {
+    if (!c.passed) {
+      v.lines.push_back(CheckLine(c));
+      v.exit = ExitCode::kThresholdMissed;
+    }
+  }
+  return v;
+}
+
+}  // namespace pe::gate

@@ -1,0 +1,22 @@
+// The gate: turns a result into a verdict. A failure of the run (crash, timeout, parity,
+// bad fixture) is exit 2 whatever the figures say; otherwise each threshold in force on
+// each gated workload is checked, and any miss is exit 1 with a line naming workload,
+// threshold, measured value, bar and margin.
+#pragma once
+
+#include <string>
+
+#include "engine/model/result.h"
+
+namespace pe::gate {
+
+Verdict Judge(const RunResult& result);
+
+// The line printed for a check, e.g.
+// "generate-hashes-large: median speedup 0.94x is below the required 1.00x (short by 6%)".
+std::string CheckLine(const Check& check);
+
+// The line printed for a failure, e.g. "w: contender 'candidate' exited with status 3".
+std::string FailureLine(const Failure& failure);
+
+}  // namespace pe::gate

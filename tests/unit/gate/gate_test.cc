@@ -1,0 +1,121 @@
+#include "engine/gate/gate.h"
+
+#include <gtest/gtest.h>
+
+namespace pe::gate {
+namespace {
+
+WorkloadResult Workload(const std::string& name, double speedup, int wins, int rounds) {
+  WorkloadResult w;
+  w.name = name;
+  Comparison c;
+  c.speedup = speedup;
+  c.wins = wins;
+  c.rounds = rounds;
+  c.win_rate = static_cast<double>(wins) / rounds;
+  w.comparison = c;
+  return w;
+}
+
+TEST(Gate, PassesWhenEveryThresholdIsMet) {
+  RunResult r;
+  WorkloadResult w = Workload("hash", 1.8, 5, 5);
+  w.thresholds.min_speedup = 1.0;
+  w.thresholds.min_win_rate = 1.0;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kPass);
+  EXPECT_TRUE(v.lines.empty());
+  ASSERT_EQ(v.checks.size(), 2u);
+  EXPECT_EQ(CheckLine(v.checks[0]), "hash: median speedup 1.80x meets the required 1.00x");
+  EXPECT_EQ(CheckLine(v.checks[1]), "hash: win rate 100% (5 of 5 rounds) meets the required 100%");
+}
+
+TEST(Gate, MissedThresholdNamesWorkloadValueBarAndMargin) {
+  RunResult r;
+  WorkloadResult w = Workload("generate-hashes-large", 0.94, 3, 5);
+  w.thresholds.min_speedup = 1.0;
+  w.thresholds.min_win_rate = 1.0;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  ASSERT_EQ(v.lines.size(), 2u);
+  EXPECT_EQ(v.lines[0], "generate-hashes-large: median speedup 0.94x is below the required 1.00x (short by 6%)");
+  EXPECT_EQ(v.lines[1],
+            "generate-hashes-large: win rate 60% (3 of 5 rounds) is below the required 100% (short by 40 points)");
+}
+
+TEST(Gate, RssRatioIsAnUpperBound) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 1.0, 5, 5);
+  w.comparison->rss_ratio = 1.32;
+  w.thresholds.max_rss_ratio = 1.2;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  ASSERT_EQ(v.lines.size(), 1u);
+  EXPECT_EQ(v.lines[0], "w: peak RSS ratio 1.32x is above the allowed 1.20x (over by 10%)");
+}
+
+TEST(Gate, StartupBoundLogicIsReportedNotInvented) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 1.1, 5, 5);
+  w.comparison->logic_note = "startup-bound: too little work after start-up";
+  w.thresholds.min_logic_speedup = 1.0;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kPass);
+  ASSERT_EQ(v.checks.size(), 1u);
+  EXPECT_TRUE(v.checks[0].skipped);
+  EXPECT_EQ(CheckLine(v.checks[0]),
+            "w: startup-adjusted speedup not checked against 1.00x: startup-bound: too little work after start-up");
+}
+
+TEST(Gate, UngatedWorkloadsAreNotChecked) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 0.5, 0, 5);
+  w.gate = false;
+  w.thresholds.min_speedup = 1.0;
+  r.workloads.push_back(w);
+  EXPECT_EQ(Judge(r).exit, ExitCode::kPass);
+}
+
+TEST(Gate, FailureIsExitTwoWhateverTheFigures) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 2.0, 5, 5);
+  w.thresholds.min_speedup = 1.0;
+  w.failures.push_back({Failure::Kind::kExit, "w", "candidate", "exited with status 3", "boom"});
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kRunFailed);
+  ASSERT_EQ(v.lines.size(), 1u);
+  EXPECT_EQ(v.lines[0], "w: contender 'candidate' exited with status 3");
+}
+
+TEST(Gate, InterruptWinsOverFailure) {
+  RunResult r;
+  r.failures.push_back({Failure::Kind::kInterrupted, "", "", "interrupted by signal 2 (Interrupt)", ""});
+  EXPECT_EQ(Judge(r).exit, ExitCode::kInterrupted);
+}
+
+TEST(Gate, IntervalThresholds) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 1.3, 5, 5);
+  w.comparison->speedup_ci = Interval{1.3, 0.97, 1.6, 0.95, "bootstrap BCa"};
+  w.comparison->paired_ratio_ci = Interval{1.05, 1.03, 1.08, 0.99, "Hodges-Lehmann"};
+  w.thresholds.min_speedup_ci = 1.0;
+  w.thresholds.max_slowdown = 1.02;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  ASSERT_EQ(v.lines.size(), 2u);
+  EXPECT_EQ(v.lines[0],
+            "w: lower end of the 95% speedup interval 0.97x (bootstrap BCa, 0.97x to 1.60x) is below the required "
+            "1.00x (short by 3%)");
+  EXPECT_EQ(v.lines[1],
+            "w: lower end of the 99% paired time-ratio interval 1.03x (Hodges-Lehmann, 1.03x to 1.08x) is above the "
+            "allowed 1.02x (over by 1%)");
+}
+
+}  // namespace
+}  // namespace pe::gate
