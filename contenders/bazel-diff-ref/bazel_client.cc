@@ -1,0 +1,104 @@
+#include "bazel_client.h"
+
+#include <sstream>
+
+#include "error.h"
+#include "subprocess.h"
+#include "temp_file.h"
+
+namespace pe::refdiff {
+namespace {
+
+std::string LastLine(const std::string& text) {
+  std::size_t end = text.find_last_not_of(" \t\r\n");
+  if (end == std::string::npos) return {};
+  std::size_t start = text.rfind('\n', end);
+  start = start == std::string::npos ? 0 : start + 1;
+  return text.substr(start, end - start + 1);
+}
+
+class Bazel {
+ public:
+  explicit Bazel(const BazelOptions& options) : options_(options) {}
+
+  ProcessResult Run(const std::vector<std::string>& command, const std::filesystem::path& stdout_path = {}) const {
+    ProcessRequest request;
+    request.argv.push_back(options_.bazel.string());
+    request.argv.insert(request.argv.end(), options_.startup_options.begin(), options_.startup_options.end());
+    request.argv.insert(request.argv.end(), command.begin(), command.end());
+    request.cwd = options_.workspace;
+    request.stdout_path = stdout_path;
+    return RunProcess(request);
+  }
+
+  // Runs a command that must succeed.
+  ProcessResult Check(const std::vector<std::string>& command, const std::string& name,
+                      const std::filesystem::path& stdout_path = {}) const {
+    ProcessResult result = Run(command, stdout_path);
+    if (result.exit_code != 0) {
+      std::string detail = LastLine(result.stderr_text);
+      throw RefDiffError("'bazel " + name + "' failed with exit code " + std::to_string(result.exit_code) +
+                         (detail.empty() ? "" : ": " + detail));
+    }
+    return result;
+  }
+
+ private:
+  const BazelOptions& options_;
+};
+
+}  // namespace
+
+std::vector<int> ParseBazelVersion(const std::string& version_output) {
+  std::istringstream lines(version_output);
+  std::string line;
+  static const std::string kPrefix = "Build label:";
+  while (std::getline(lines, line)) {
+    if (!line.starts_with(kPrefix)) continue;
+    std::vector<int> parts;
+    std::istringstream label(line.substr(kPrefix.size()));
+    int part = 0;
+    while (label >> part) {
+      parts.push_back(part);
+      if (label.peek() != '.') break;
+      label.get();
+    }
+    return parts;
+  }
+  throw RefDiffError("'bazel version' printed no 'Build label:' line");
+}
+
+std::string QueryExpression(bool bzlmod, bool exclude_external_targets) {
+  std::string expression = "'//...:all-targets'";
+  if (!bzlmod && !exclude_external_targets) expression = "'//external:all-targets' + " + expression;
+  return expression;
+}
+
+std::string QueryAllTargets(const BazelOptions& options) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(options.workspace, error)) {
+    throw RefDiffError("workspace " + options.workspace.string() + " is not a directory");
+  }
+  Bazel bazel(options);
+  // bazel-diff reads output_base to find external repositories; we only require that it answers.
+  bazel.Check({"info", "output_base"}, "info output_base");
+  std::vector<int> version = ParseBazelVersion(bazel.Check({"version"}, "version").stdout_text);
+  bool bzlmod = bazel.Run({"mod", "graph"}).exit_code == 0;
+
+  TempFile query_file("query");
+  WriteFile(query_file.path(), QueryExpression(bzlmod, options.exclude_external_targets));
+  TempFile output_file("targets");
+  std::vector<std::string> query = {"query", "--output", "streamed_proto", "--order_output=no",
+                                    "--proto:instantiation_stack", "--query_file", query_file.path().string()};
+  // Bazel 7 can write the result itself (--output_file); older ones print it.
+  bool has_output_file = version.empty() || version[0] >= 7;
+  if (has_output_file) {
+    query.push_back("--output_file=" + output_file.path().string());
+    bazel.Check(query, "query");
+  } else {
+    bazel.Check(query, "query", output_file.path());
+  }
+  return ReadFile(output_file.path());
+}
+
+}  // namespace pe::refdiff

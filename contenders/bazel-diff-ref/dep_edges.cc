@@ -1,0 +1,55 @@
+#include "dep_edges.h"
+
+#include <nlohmann/json.hpp>
+
+#include "error.h"
+#include "hash_json.h"
+
+namespace pe::refdiff {
+
+std::string FormatDepEdgesJson(const TargetGraph& graph, bool exclude_external_targets) {
+  std::string out = "{";
+  bool first = true;
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const std::string& label = graph.targets()[i].label;
+    if (exclude_external_targets && IsExternalLabel(label)) continue;
+    out += first ? "\n  " : ",\n  ";
+    first = false;
+    AppendJsonString(out, label);
+    out += ": [";
+    bool first_dep = true;
+    for (const auto& input : graph.inputs(i)) {
+      if (input.target < 0) continue;
+      if (!first_dep) out += ", ";
+      first_dep = false;
+      AppendJsonString(out, input.label);
+    }
+    out += ']';
+  }
+  out += first ? "}\n" : "\n}\n";
+  return out;
+}
+
+DepEdgeMap ParseDepEdgesJson(std::string_view text, const std::string& source) {
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    throw RefDiffError(source + ": not valid JSON (byte " + std::to_string(error.byte) + ")");
+  }
+  if (!document.is_object()) {
+    throw RefDiffError(source + ": expected a JSON object of label -> array of dependency labels");
+  }
+  DepEdgeMap edges;
+  for (auto& [key, value] : document.items()) {
+    if (!value.is_array()) throw RefDiffError(source + ": the dependencies of " + key + " are not an array");
+    std::vector<std::string>& deps = edges[key];
+    for (const auto& dep : value) {
+      if (!dep.is_string()) throw RefDiffError(source + ": a dependency of " + key + " is not a string");
+      deps.push_back(dep.get<std::string>());
+    }
+  }
+  return edges;
+}
+
+}  // namespace pe::refdiff

@@ -1,0 +1,195 @@
+#include "query_stream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "build.pb.h"
+#include "error.h"
+#include "parallel.h"
+
+namespace pe::refdiff {
+namespace {
+
+// Frames per batch: big enough that hand-out costs nothing, small enough to balance two cores.
+constexpr std::size_t kBatch = 512;
+
+// Hashes rule_class, name and the attributes sorted by name. generator_location is left out
+// because it moves whenever lines are added above a macro call, which changes nothing built.
+// Each attribute contributes the value its type says it holds; explicitly_specified and nodep
+// describe how the value was written, not the value, so they are left out too.
+Digest HashRuleBody(const blaze_query::Rule& rule, Sha256& hasher) {
+  hasher.Field(rule.rule_class()).Field(rule.name());
+  std::vector<const blaze_query::Attribute*> attributes;
+  attributes.reserve(rule.attribute_size());
+  for (const auto& attribute : rule.attribute()) {
+    if (attribute.name() != "generator_location") attributes.push_back(&attribute);
+  }
+  std::sort(attributes.begin(), attributes.end(),
+            [](const auto* a, const auto* b) { return a->name() < b->name(); });
+  for (const auto* attribute : attributes) {
+    hasher.Field(attribute->name()).Int(attribute->type());
+    using A = blaze_query::Attribute;
+    switch (attribute->type()) {
+      case A::INTEGER:
+      case A::TRISTATE:
+        hasher.Int(attribute->int_value());
+        break;
+      case A::BOOLEAN:
+        hasher.Int(attribute->boolean_value() ? 1 : 0);
+        break;
+      case A::STRING:
+      case A::LABEL:
+      case A::OUTPUT:
+        hasher.Field(attribute->string_value());
+        break;
+      case A::STRING_LIST:
+      case A::LABEL_LIST:
+      case A::OUTPUT_LIST:
+      case A::DISTRIBUTION_SET:
+        hasher.Int(attribute->string_list_value_size());
+        for (const auto& value : attribute->string_list_value()) hasher.Field(value);
+        break;
+      default:
+        // Types our build.proto subset carries no dedicated field for: hash every field that is
+        // present, tagged so that different fields never collide.
+        if (attribute->has_int_value()) hasher.Int(1).Int(attribute->int_value());
+        if (attribute->has_string_value()) hasher.Int(2).Field(attribute->string_value());
+        if (attribute->string_list_value_size() > 0) {
+          hasher.Int(3).Int(attribute->string_list_value_size());
+          for (const auto& value : attribute->string_list_value()) hasher.Field(value);
+        }
+        if (attribute->has_boolean_value()) hasher.Int(4).Int(attribute->boolean_value() ? 1 : 0);
+        break;
+    }
+  }
+  return hasher.Finish();
+}
+
+// "pkg/defs.bzl:2:19: my_macro" -> "pkg/defs.bzl". Frames in BUILD files name no .bzl and are
+// skipped: the BUILD file's effect is already in the attributes.
+std::string_view BzlFileOfFrame(std::string_view frame) {
+  std::size_t end = frame.find(".bzl:");
+  if (end == std::string_view::npos) return {};
+  return frame.substr(0, end + 4);
+}
+
+void ConvertRule(const blaze_query::Rule& rule, Sha256& hasher, Target& target) {
+  target.label = rule.name();
+  target.kind = TargetKind::kRule;
+  target.inputs.assign(rule.rule_input().begin(), rule.rule_input().end());
+  for (const auto& frame : rule.instantiation_stack()) {
+    std::string_view file = BzlFileOfFrame(frame);
+    if (!file.empty()) target.bzl_files.emplace_back(file);
+  }
+  std::sort(target.bzl_files.begin(), target.bzl_files.end());
+  target.bzl_files.erase(std::unique(target.bzl_files.begin(), target.bzl_files.end()),
+                         target.bzl_files.end());
+  target.rule_body = HashRuleBody(rule, hasher);
+}
+
+// Returns false for target types the pipeline skips; throws nothing (the caller reports).
+enum class Decoded { kKept, kSkipped, kMalformed };
+
+Decoded Convert(const blaze_query::Target& message, Sha256& hasher, Target& target) {
+  switch (message.type()) {
+    case blaze_query::Target::RULE:
+      if (!message.has_rule()) return Decoded::kMalformed;
+      ConvertRule(message.rule(), hasher, target);
+      return Decoded::kKept;
+    case blaze_query::Target::SOURCE_FILE:
+      if (!message.has_source_file()) return Decoded::kMalformed;
+      target.label = message.source_file().name();
+      target.kind = TargetKind::kSourceFile;
+      return Decoded::kKept;
+    case blaze_query::Target::GENERATED_FILE:
+      if (!message.has_generated_file()) return Decoded::kMalformed;
+      target.label = message.generated_file().name();
+      target.kind = TargetKind::kGeneratedFile;
+      target.inputs.push_back(message.generated_file().generating_rule());
+      return Decoded::kKept;
+    default:
+      return Decoded::kSkipped;
+  }
+}
+
+}  // namespace
+
+std::vector<Frame> SplitFrames(std::string_view stream) {
+  std::vector<Frame> frames;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(stream.data());
+  std::size_t pos = 0;
+  while (pos < stream.size()) {
+    std::size_t start = pos;
+    std::uint64_t size = 0;
+    int shift = 0;
+    for (;;) {
+      if (pos >= stream.size()) {
+        throw RefDiffError("query output is truncated at byte " + std::to_string(start) +
+                           " (a length prefix runs past the end)");
+      }
+      std::uint8_t byte = bytes[pos++];
+      if (shift >= 63) {
+        throw RefDiffError("query output has a malformed length prefix at byte " + std::to_string(start));
+      }
+      size |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      shift += 7;
+      if ((byte & 0x80) == 0) break;
+    }
+    if (size > stream.size() - pos) {
+      throw RefDiffError("query output is truncated at byte " + std::to_string(start) + " (a " +
+                         std::to_string(size) + "-byte target with " +
+                         std::to_string(stream.size() - pos) + " bytes left)");
+    }
+    frames.push_back({pos, static_cast<std::size_t>(size)});
+    pos += size;
+  }
+  return frames;
+}
+
+std::vector<Target> DecodeTargets(std::string_view stream, int threads) {
+  std::vector<Frame> frames = SplitFrames(stream);
+  std::vector<Target> targets(frames.size());
+  std::vector<char> kept(frames.size(), 0);
+  // The lowest failing offset wins, so the message does not depend on thread scheduling.
+  std::atomic<std::size_t> first_bad{std::numeric_limits<std::size_t>::max()};
+
+  ParallelFor(frames.size(), kBatch, threads, [&](std::size_t begin, std::size_t end) {
+    blaze_query::Target message;  // reused across the batch: Clear() keeps its buffers
+    Sha256 hasher;
+    for (std::size_t i = begin; i < end; ++i) {
+      const Frame& frame = frames[i];
+      message.Clear();
+      Decoded result = Decoded::kMalformed;
+      if (frame.size <= static_cast<std::size_t>(std::numeric_limits<int>::max()) &&
+          message.ParseFromArray(stream.data() + frame.offset, static_cast<int>(frame.size))) {
+        result = Convert(message, hasher, targets[i]);
+      }
+      if (result == Decoded::kMalformed) {
+        std::size_t seen = first_bad.load();
+        while (frame.offset < seen && !first_bad.compare_exchange_weak(seen, frame.offset)) {
+        }
+        return;
+      }
+      kept[i] = result == Decoded::kKept;
+    }
+  });
+
+  if (first_bad.load() != std::numeric_limits<std::size_t>::max()) {
+    throw RefDiffError("query output has a target that does not decode at byte " +
+                       std::to_string(first_bad.load()));
+  }
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    if (kept[i]) {
+      if (out != i) targets[out] = std::move(targets[i]);
+      ++out;
+    }
+  }
+  targets.resize(out);
+  return targets;
+}
+
+}  // namespace pe::refdiff

@@ -1,0 +1,35 @@
+// Direct and transitive hashes of every target in a query result.
+//
+//   SourceFile     direct     = SHA-256 of the file's bytes (a missing file, or a directory: of
+//                               its label, as bazel-diff does for files that do not exist)
+//   Rule           direct     = SHA-256 of (rule body digest, then for each .bzl file of its
+//                               instantiation stack: path and content digest)
+//   Rule, Source   transitive = SHA-256 of (direct, then for each input in label order: the
+//                               label, and the input's transitive hash if it is a target)
+//   GeneratedFile  both       = those of its generating rule
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "target.h"
+#include "target_graph.h"
+
+namespace pe::refdiff {
+
+struct HashOptions {
+  std::filesystem::path workspace;  // source labels and relative .bzl paths resolve under it
+  int threads = 1;
+};
+
+// Returns one HashedTarget per graph target, in the graph's (label) order. Throws RefDiffError
+// for a dependency cycle, naming it. No recursion: transitive hashes are computed level by level
+// from the leaves (Kahn's algorithm), so a 200,000-deep chain costs no stack, and a level with
+// many targets is hashed in parallel.
+std::vector<HashedTarget> HashTargets(const TargetGraph& graph, const HashOptions& options);
+
+// Where a label's file lives: "//pkg/sub:name.ext" -> workspace/pkg/sub/name.ext. Returns an
+// empty path for labels with no file in the workspace (//external:*, @repo//...).
+std::filesystem::path SourcePath(const std::filesystem::path& workspace, std::string_view label);
+
+}  // namespace pe::refdiff

@@ -1,0 +1,106 @@
+// bazel-diff-ref-replay-bazel: a stand-in `bazel` that answers the four commands bazel-diff runs
+// by replaying a recorded query result, so tests and benchmarks need no Bazel installation.
+//
+//   info output_base   prints <dir>/output_base
+//   version            prints "Build label: $REFDIFF_REPLAY_VERSION" (default 7.4.1)
+//   mod graph          exits 0 when REFDIFF_REPLAY_BZLMOD=1, else 2 (workspace not on bzlmod)
+//   query ...          copies the stream to --output_file (either spelling) or to stdout
+//
+// The stream is $REFDIFF_REPLAY_STREAM, else query.pb beside argv[0] (so a fixture can link
+// itself a `bazel` next to its recording). Leading --options before the command are startup
+// options and are ignored. REFDIFF_REPLAY_FAIL=<command> makes that command fail the way bazel
+// does; REFDIFF_REPLAY_LOG=<file> appends each argv, one line, for tests that check the calls.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string Env(const char* name, const std::string& fallback = "") {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : fallback;
+}
+
+void Log(int argc, char** argv) {
+  std::string log = Env("REFDIFF_REPLAY_LOG");
+  if (log.empty()) return;
+  std::ofstream out(log, std::ios::app);
+  for (int i = 1; i < argc; ++i) out << (i > 1 ? " " : "") << argv[i];
+  out << "\n";
+}
+
+int Query(const std::vector<std::string>& args, const std::filesystem::path& self_dir) {
+  std::string output_file, query_file;
+  bool streamed_proto = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--output" && i + 1 < args.size()) streamed_proto = args[++i] == "streamed_proto";
+    else if (args[i] == "--output=streamed_proto") streamed_proto = true;
+    else if (args[i] == "--output_file" && i + 1 < args.size()) output_file = args[++i];
+    else if (args[i].starts_with("--output_file=")) output_file = args[i].substr(14);
+    else if (args[i] == "--query_file" && i + 1 < args.size()) query_file = args[++i];
+  }
+  if (!streamed_proto) {
+    std::cerr << "ERROR: replay bazel only answers --output streamed_proto\n";
+    return 2;
+  }
+  if (query_file.empty() || !std::ifstream(query_file)) {
+    std::cerr << "ERROR: query file '" << query_file << "' is missing\n";
+    return 2;
+  }
+  std::string stream_path = Env("REFDIFF_REPLAY_STREAM", (self_dir / "query.pb").string());
+  std::ifstream in(stream_path, std::ios::binary);
+  if (!in) {
+    std::cerr << "ERROR: no recorded query result at " << stream_path << "\n";
+    return 2;
+  }
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (output_file.empty()) {
+    std::fwrite(bytes.data(), 1, bytes.size(), stdout);
+    return 0;
+  }
+  std::ofstream out(output_file, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  return out ? 0 : 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Log(argc, argv);
+  std::filesystem::path self_dir = std::filesystem::absolute(argv[0]).parent_path();
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::size_t command = 0;
+  while (command < args.size() && args[command].starts_with("--")) ++command;  // startup options
+  if (command == args.size()) {
+    std::cerr << "ERROR: no command\n";
+    return 2;
+  }
+  std::string name = args[command];
+  std::vector<std::string> rest(args.begin() + static_cast<long>(command) + 1, args.end());
+  if (Env("REFDIFF_REPLAY_FAIL") == name) {
+    std::cerr << "INFO: Invocation ID: 0\nERROR: " << name << " failed (REFDIFF_REPLAY_FAIL)\n";
+    return 7;
+  }
+  if (name == "info" && !rest.empty() && rest[0] == "output_base") {
+    std::cout << (self_dir / "output_base").string() << "\n";
+    return 0;
+  }
+  if (name == "version") {
+    std::cout << "Build label: " << Env("REFDIFF_REPLAY_VERSION", "7.4.1") << "\nBuild target: replay\n";
+    return 0;
+  }
+  if (name == "mod") {
+    if (Env("REFDIFF_REPLAY_BZLMOD") == "1") return 0;
+    std::cerr << "ERROR: mod command can only be used when bzlmod is enabled\n";
+    return 2;
+  }
+  if (name == "query") return Query(rest, self_dir);
+  std::cerr << "ERROR: replay bazel does not know '" << name << "'\n";
+  return 2;
+}
