@@ -18,6 +18,9 @@ int WakeFd();
 // Live process groups the handler kills with SIGKILL on interrupt.
 void RegisterGroup(pid_t pgid);
 void UnregisterGroup(pid_t pgid);
+// Kills every registered group with SIGKILL now, for callers that unwind for another reason
+// (an exception, a fatal error) and must not leave children behind.
+void KillAllGroups();
 // For tests: forget a previous interrupt.
 void ResetForTesting();
 

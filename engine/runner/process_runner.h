@@ -48,6 +48,10 @@ class ProcessRunner {
 };
 
 // Spawns with Boost.Process from an argv, in a new process group, stdin from /dev/null.
+// Also installs the SIGINT/SIGTERM handlers (interrupt.h) and makes this process a child
+// subreaper, so whatever a contender leaves in its process group is killed and reaped when
+// its run ends (normally, on timeout or on interrupt). Descendants that move to another
+// process group or session escape this; contenders are expected not to daemonise.
 std::unique_ptr<ProcessRunner> MakeSystemProcessRunner();
 
 }  // namespace pe

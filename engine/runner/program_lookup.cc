@@ -1,0 +1,47 @@
+#include "engine/runner/program_lookup.h"
+
+#include <unistd.h>
+
+#include <boost/process/search_path.hpp>
+#include <system_error>
+#include <vector>
+
+namespace pe {
+namespace {
+
+std::vector<boost::filesystem::path> SplitPath(const std::string& path_variable) {
+  std::vector<boost::filesystem::path> directories;
+  std::string::size_type start = 0;
+  while (start <= path_variable.size()) {
+    auto end = path_variable.find(':', start);
+    if (end == std::string::npos) end = path_variable.size();
+    // An empty entry means "the current directory" to execvp, a legacy trap; skip it.
+    if (end > start) directories.emplace_back(path_variable.substr(start, end - start));
+    start = end + 1;
+  }
+  return directories;
+}
+
+}  // namespace
+
+ResolvedProgram ResolveProgram(const std::string& name, const std::filesystem::path& cwd,
+                               const std::string& path_variable) {
+  if (name.empty()) return {{}, "program not found: (empty argv[0])"};
+  if (name.find('/') == std::string::npos) {
+    auto found = boost::process::search_path(name, SplitPath(path_variable));
+    if (found.empty()) return {{}, "program not found: " + name};
+    return {std::filesystem::absolute(found.string()), {}};
+  }
+  std::filesystem::path path = name;
+  if (path.is_relative()) path = (cwd.empty() ? std::filesystem::current_path() : cwd) / path;
+  path = std::filesystem::absolute(path);
+  std::error_code ec;
+  auto status = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(status)) return {{}, "program not found: " + name};
+  if (!std::filesystem::is_regular_file(status) || ::access(path.c_str(), X_OK) != 0) {
+    return {{}, "not executable: " + name};
+  }
+  return {path, {}};
+}
+
+}  // namespace pe

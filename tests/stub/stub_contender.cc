@@ -1,0 +1,214 @@
+// stub-contender: a stand-in for a real contender whose duration, output, memory and exit
+// code a test controls entirely from its argv. Actions run in the order given; the whole
+// argv is parsed first so a typo fails with exit 64 before any action has side effects.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int kUsageError = 64;  // EX_USAGE
+
+using Action = std::function<void()>;
+
+[[noreturn]] void Die(const std::string& message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "stub-contender: %s\n", message.c_str());
+  std::exit(1);
+}
+
+// CPU time of this process, read only every few thousand iterations: the read itself is a
+// syscall and must not turn "user time" into system time.
+double CpuSeconds() {
+  timespec ts = {};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void BusyMs(long ms) {
+  const double until = CpuSeconds() + ms / 1000.0;
+  volatile std::uint64_t sink = 0;
+  while (CpuSeconds() < until) {
+    for (std::uint64_t i = 0; i < 200000; ++i) sink = sink * 6364136223846793005ULL + i;
+  }
+}
+
+void WriteLine(int fd, const std::string& text) {
+  std::string line = text + "\n";
+  const char* data = line.data();
+  size_t left = line.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) Die("write failed: " + std::string(std::strerror(errno)));
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+void WriteFile(const std::string& path, const std::string& text, int extra_flags) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | extra_flags, 0644);
+  if (fd < 0) Die("cannot open " + path + ": " + std::strerror(errno));
+  WriteLine(fd, text);
+  ::close(fd);
+}
+
+void AllocMb(long mb) {
+  const size_t bytes = static_cast<size_t>(mb) << 20;
+  // Leaked on purpose: the pages must stay resident until exit to count in peak RSS.
+  auto* block = static_cast<volatile char*>(std::malloc(bytes));
+  if (block == nullptr) Die("cannot allocate " + std::to_string(mb) + " MiB");
+  const long page = ::sysconf(_SC_PAGESIZE);
+  for (size_t i = 0; i < bytes; i += static_cast<size_t>(page)) block[i] = 1;
+}
+
+void Log(const std::string& path, const std::string& tag) {
+  timespec ts = {};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const long long ns = static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+  // One write() with O_APPEND, so lines from contenders never interleave.
+  WriteFile(path, tag + " " + std::to_string(::getpid()) + " " + std::to_string(ns), O_APPEND);
+}
+
+int SignalByName(std::string name) {
+  if (name.rfind("SIG", 0) == 0) name = name.substr(3);
+  static const std::map<std::string, int> kSignals = {
+      {"SEGV", SIGSEGV}, {"ABRT", SIGABRT}, {"KILL", SIGKILL}, {"TERM", SIGTERM},
+      {"INT", SIGINT},   {"BUS", SIGBUS},   {"FPE", SIGFPE},   {"ILL", SIGILL},
+      {"HUP", SIGHUP},   {"QUIT", SIGQUIT}, {"USR1", SIGUSR1}, {"PIPE", SIGPIPE},
+  };
+  auto it = kSignals.find(name);
+  return it == kSignals.end() ? 0 : it->second;
+}
+
+void RaiseSignal(int signal) {
+  std::fflush(nullptr);
+  // No core files: a test that crashes the stub on purpose must stay fast and tidy.
+  rlimit no_core = {0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  ::signal(signal, SIG_DFL);
+  ::raise(signal);
+  Die("signal did not terminate the process");
+}
+
+[[noreturn]] void Hang() {
+  std::fflush(nullptr);
+  for (;;) ::pause();
+}
+
+void SpawnChildThatHangs(const std::string& pidfile) {
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) Die("fork failed");
+  if (pid == 0) Hang();
+  // Written whole under a temporary name, so a reader never sees a partial pid.
+  const std::string temporary = pidfile + ".tmp";
+  WriteFile(temporary, std::to_string(pid), O_TRUNC);
+  if (::rename(temporary.c_str(), pidfile.c_str()) != 0) Die("cannot write " + pidfile);
+}
+
+void Copy(const std::string& from, const std::string& to) {
+  std::error_code ec;
+  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
+  if (ec) Die("cannot copy " + from + " to " + to + ": " + ec.message());
+}
+
+[[noreturn]] void Usage(const std::string& message) {
+  std::fprintf(stderr, "stub-contender: %s\n", message.c_str());
+  std::exit(kUsageError);
+}
+
+long ParseCount(const std::string& flag, const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  long value = std::strtol(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || *end != '\0' || value < 0) {
+    Usage(flag + " needs a non-negative integer, got '" + text + "'");
+  }
+  return value;
+}
+
+std::vector<Action> Parse(int argc, char** argv) {
+  std::vector<Action> actions;
+  int i = 1;
+  auto next = [&](const std::string& flag) -> std::string {
+    if (i >= argc) Usage(flag + " needs an argument");
+    return argv[i++];
+  };
+  while (i < argc) {
+    const std::string flag = argv[i++];
+    if (flag == "--version") {
+      actions.push_back([] {
+        WriteLine(STDOUT_FILENO, "stub-contender 1.0");
+        std::exit(0);
+      });
+    } else if (flag == "--busy-ms") {
+      long ms = ParseCount(flag, next(flag));
+      actions.push_back([ms] { BusyMs(ms); });
+    } else if (flag == "--sleep-ms") {
+      long ms = ParseCount(flag, next(flag));
+      actions.push_back([ms] { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); });
+    } else if (flag == "--print") {
+      std::string text = next(flag);
+      actions.push_back([text] { WriteLine(STDOUT_FILENO, text); });
+    } else if (flag == "--stderr") {
+      std::string text = next(flag);
+      actions.push_back([text] { WriteLine(STDERR_FILENO, text); });
+    } else if (flag == "--write") {
+      std::string path = next(flag);
+      std::string text = next(flag);
+      actions.push_back([path, text] { WriteFile(path, text, O_TRUNC); });
+    } else if (flag == "--copy") {
+      std::string from = next(flag);
+      std::string to = next(flag);
+      actions.push_back([from, to] { Copy(from, to); });
+    } else if (flag == "--alloc-mb") {
+      long mb = ParseCount(flag, next(flag));
+      actions.push_back([mb] { AllocMb(mb); });
+    } else if (flag == "--log") {
+      std::string path = next(flag);
+      std::string tag = next(flag);
+      actions.push_back([path, tag] { Log(path, tag); });
+    } else if (flag == "--exit") {
+      long code = ParseCount(flag, next(flag));
+      if (code > 255) Usage("--exit needs a status from 0 to 255");
+      actions.push_back([code] { std::exit(static_cast<int>(code)); });
+    } else if (flag == "--signal") {
+      std::string name = next(flag);
+      int signal = SignalByName(name);
+      if (signal == 0) Usage("unknown signal '" + name + "'");
+      actions.push_back([signal] { RaiseSignal(signal); });
+    } else if (flag == "--hang") {
+      actions.push_back([] { Hang(); });
+    } else if (flag == "--spawn-child-hang") {
+      std::string pidfile = next(flag);
+      actions.push_back([pidfile] { SpawnChildThatHangs(pidfile); });
+    } else {
+      Usage("unknown flag '" + flag + "'");
+    }
+  }
+  return actions;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (const auto& action : Parse(argc, argv)) action();
+  return 0;
+}

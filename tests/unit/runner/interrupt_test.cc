@@ -1,0 +1,126 @@
+#include "engine/runner/interrupt.h"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <thread>
+
+namespace pe {
+namespace {
+
+bool Readable(int fd, int timeout_ms) {
+  pollfd wake = {fd, POLLIN, 0};
+  return ::poll(&wake, 1, timeout_ms) == 1;
+}
+
+// A child in its own process group that waits to be killed; only async-signal-safe calls
+// between fork and _exit.
+pid_t SpawnSleeperGroup() {
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    for (;;) ::pause();
+  }
+  ::setpgid(pid, pid);
+  return pid;
+}
+
+// Waits for the child and returns the signal that ended it, or 0 if it is still running
+// after `timeout_ms`.
+int TermSignalWithin(pid_t pid, int timeout_ms) {
+  for (int waited = 0; waited <= timeout_ms; waited += 5) {
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return WIFSIGNALED(status) ? WTERMSIG(status) : -1;
+    ::usleep(5000);
+  }
+  return 0;
+}
+
+class InterruptTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    interrupt::InstallHandlers();
+    interrupt::ResetForTesting();
+  }
+  void TearDown() override { interrupt::ResetForTesting(); }
+};
+
+TEST_F(InterruptTest, QuietUntilASignalArrives) {
+  EXPECT_FALSE(interrupt::Interrupted());
+  EXPECT_EQ(interrupt::Signal(), 0);
+  ASSERT_GE(interrupt::WakeFd(), 0);
+  EXPECT_FALSE(Readable(interrupt::WakeFd(), 0));
+}
+
+TEST_F(InterruptTest, SigtermIsRecordedAndWakesPoll) {
+  ::raise(SIGTERM);
+  EXPECT_TRUE(interrupt::Interrupted());
+  EXPECT_EQ(interrupt::Signal(), SIGTERM);
+  EXPECT_TRUE(Readable(interrupt::WakeFd(), 0));
+}
+
+TEST_F(InterruptTest, FirstSignalIsTheOneReported) {
+  ::raise(SIGINT);
+  ::raise(SIGTERM);
+  EXPECT_EQ(interrupt::Signal(), SIGINT);
+}
+
+TEST_F(InterruptTest, SignalFromAnotherThreadWakesThisOne) {
+  std::thread raiser([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ::raise(SIGINT);  // delivered to the raising thread, not to the one polling
+  });
+  EXPECT_TRUE(Readable(interrupt::WakeFd(), 5000));
+  raiser.join();
+  EXPECT_EQ(interrupt::Signal(), SIGINT);
+}
+
+TEST_F(InterruptTest, ResetForgetsTheInterrupt) {
+  ::raise(SIGINT);
+  interrupt::ResetForTesting();
+  EXPECT_FALSE(interrupt::Interrupted());
+  EXPECT_FALSE(Readable(interrupt::WakeFd(), 0));
+}
+
+TEST_F(InterruptTest, HandlerKillsRegisteredGroups) {
+  pid_t pid = SpawnSleeperGroup();
+  interrupt::RegisterGroup(pid);
+  ::raise(SIGINT);
+  EXPECT_EQ(TermSignalWithin(pid, 5000), SIGKILL);
+  interrupt::UnregisterGroup(pid);
+}
+
+TEST_F(InterruptTest, UnregisteredGroupIsLeftAlone) {
+  pid_t pid = SpawnSleeperGroup();
+  interrupt::RegisterGroup(pid);
+  interrupt::UnregisterGroup(pid);
+  ::raise(SIGINT);
+  EXPECT_EQ(TermSignalWithin(pid, 50), 0);
+  ::kill(-pid, SIGKILL);
+  EXPECT_EQ(TermSignalWithin(pid, 5000), SIGKILL);
+}
+
+TEST_F(InterruptTest, GroupRegisteredAfterTheSignalIsKilledAtOnce) {
+  ::raise(SIGTERM);
+  pid_t pid = SpawnSleeperGroup();
+  interrupt::RegisterGroup(pid);
+  EXPECT_EQ(TermSignalWithin(pid, 5000), SIGKILL);
+  interrupt::UnregisterGroup(pid);
+}
+
+TEST_F(InterruptTest, KillAllGroupsWithoutASignal) {
+  pid_t first = SpawnSleeperGroup();
+  pid_t second = SpawnSleeperGroup();
+  interrupt::RegisterGroup(first);
+  interrupt::RegisterGroup(second);
+  interrupt::KillAllGroups();
+  EXPECT_EQ(TermSignalWithin(first, 5000), SIGKILL);
+  EXPECT_EQ(TermSignalWithin(second, 5000), SIGKILL);
+  EXPECT_FALSE(interrupt::Interrupted());
+}
+
+}  // namespace
+}  // namespace pe

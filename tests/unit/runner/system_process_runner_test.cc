@@ -1,0 +1,361 @@
+// The real runner against the real stub contender (tests/stub/) and a few coreutils.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "engine/runner/interrupt.h"
+#include "engine/runner/process_runner.h"
+#include "tests/unit/runner/process_table.h"
+#include "tests/unit/runner/temp_dir.h"
+
+namespace pe {
+namespace {
+
+namespace fs = std::filesystem;
+using Status = Outcome::Status;
+using testing::CountChildrenOf;
+using testing::CountInGroup;
+using testing::Gone;
+using testing::TempDir;
+
+const std::string kStub = STUB_CONTENDER;
+
+std::string ReadAll(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+pid_t ReadPid(const fs::path& path) {
+  std::ifstream in(path);
+  pid_t pid = 0;
+  in >> pid;
+  return pid;
+}
+
+class SystemProcessRunnerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { interrupt::ResetForTesting(); }
+  void TearDown() override {
+    interrupt::ResetForTesting();
+    // Whatever a test ran, nothing of it may survive, not even a zombie.
+    EXPECT_EQ(CountChildrenOf(::getpid()), 0);
+  }
+
+  Command Stub(std::vector<std::string> args) {
+    Command command;
+    command.argv = {kStub};
+    command.argv.insert(command.argv.end(), args.begin(), args.end());
+    command.stdout_path = dir_ / "stdout";
+    command.stderr_path = dir_ / "stderr";
+    command.timeout_s = 30;  // a safety net only; tests that time out set their own
+    return command;
+  }
+
+  std::unique_ptr<ProcessRunner> runner_ = MakeSystemProcessRunner();
+  TempDir dir_;
+};
+
+TEST_F(SystemProcessRunnerTest, ExitZeroAndStdoutCaptured) {
+  Outcome outcome = runner_->Run(Stub({"--print", "hello", "--print", "world"}));
+  EXPECT_EQ(outcome.status, Status::kExited);
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_TRUE(outcome.ok());
+  EXPECT_EQ(outcome.error, "");
+  EXPECT_EQ(ReadAll(dir_ / "stdout"), "hello\nworld\n");
+  EXPECT_EQ(ReadAll(dir_ / "stderr"), "");
+  EXPECT_GT(outcome.wall_s, 0);
+  EXPECT_GT(outcome.max_rss_kib, 0);
+}
+
+TEST_F(SystemProcessRunnerTest, NonZeroExit) {
+  Outcome outcome = runner_->Run(Stub({"--print", "partial", "--exit", "3"}));
+  EXPECT_EQ(outcome.status, Status::kExited);
+  EXPECT_EQ(outcome.exit_code, 3);
+  EXPECT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error, "exited with status 3");
+  EXPECT_EQ(ReadAll(dir_ / "stdout"), "partial\n");
+}
+
+TEST_F(SystemProcessRunnerTest, KilledBySignal) {
+  Outcome outcome = runner_->Run(Stub({"--signal", "SEGV"}));
+  EXPECT_EQ(outcome.status, Status::kSignalled);
+  EXPECT_EQ(outcome.signal, SIGSEGV);
+  EXPECT_EQ(outcome.error, "killed by SIGSEGV");
+  EXPECT_FALSE(outcome.ok());
+}
+
+TEST_F(SystemProcessRunnerTest, StubRejectsUnknownFlags) {
+  Outcome outcome = runner_->Run(Stub({"--print", "never", "--frobnicate"}));
+  EXPECT_EQ(outcome.exit_code, 64);
+  EXPECT_EQ(ReadAll(dir_ / "stdout"), "");
+  EXPECT_EQ(ReadAll(dir_ / "stderr"), "stub-contender: unknown flag '--frobnicate'\n");
+}
+
+TEST_F(SystemProcessRunnerTest, StderrCapturedAndOutputFilesTruncated) {
+  std::ofstream(dir_ / "stdout") << "stale output from an earlier, longer run\n";
+  std::ofstream(dir_ / "stderr") << "stale errors from an earlier, longer run\n";
+  Outcome outcome = runner_->Run(Stub({"--print", "new", "--stderr", "warning"}));
+  EXPECT_TRUE(outcome.ok());
+  EXPECT_EQ(ReadAll(dir_ / "stdout"), "new\n");
+  EXPECT_EQ(ReadAll(dir_ / "stderr"), "warning\n");
+}
+
+TEST_F(SystemProcessRunnerTest, StdinIsEmpty) {
+  Command command = Stub({});
+  command.argv = {"cat"};  // would block forever on an inherited terminal
+  command.timeout_s = 5;
+  Outcome outcome = runner_->Run(command);
+  EXPECT_TRUE(outcome.ok()) << outcome.error;
+  EXPECT_EQ(ReadAll(dir_ / "stdout"), "");
+}
+
+TEST_F(SystemProcessRunnerTest, ArgvIsPassedAsGivenIncludingArgvZero) {
+  Command command = Stub({});
+  command.argv = {"cat", "/proc/self/cmdline"};
+  Outcome outcome = runner_->Run(command);
+  EXPECT_TRUE(outcome.ok()) << outcome.error;
+  EXPECT_EQ(ReadAll(dir_ / "stdout"), std::string("cat\0/proc/self/cmdline\0", 23));
+}
+
+TEST_F(SystemProcessRunnerTest, ArgumentsAreNeverSplitOrExpanded) {
+  Outcome outcome = runner_->Run(Stub({"--print", "two words; $HOME * \"q\""}));
+  EXPECT_TRUE(outcome.ok());
+  EXPECT_EQ(ReadAll(dir_ / "stdout"), "two words; $HOME * \"q\"\n");
+}
+
+TEST_F(SystemProcessRunnerTest, EnvironmentAddsAndOverrides) {
+  ::setenv("PE_RUNNER_TEST_INHERITED", "from-engine", 1);
+  ::setenv("PE_RUNNER_TEST_REPLACED", "old", 1);
+  Command command = Stub({});
+  command.argv = {"env"};
+  command.env = {{"PE_RUNNER_TEST_ADDED", "added value"}, {"PE_RUNNER_TEST_REPLACED", "new"}};
+  Outcome outcome = runner_->Run(command);
+  ASSERT_TRUE(outcome.ok()) << outcome.error;
+  std::string env = ReadAll(dir_ / "stdout");
+  EXPECT_NE(env.find("\nPE_RUNNER_TEST_INHERITED=from-engine\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nPE_RUNNER_TEST_ADDED=added value\n"), std::string::npos) << env;
+  EXPECT_NE(env.find("\nPE_RUNNER_TEST_REPLACED=new\n"), std::string::npos) << env;
+  EXPECT_EQ(env.find("PE_RUNNER_TEST_REPLACED=old"), std::string::npos) << env;
+}
+
+TEST_F(SystemProcessRunnerTest, WorkingDirectoryApplied) {
+  fs::create_directory(dir_ / "work");
+  Command command = Stub({"--write", "relative.txt", "here"});
+  command.cwd = dir_ / "work";
+  Outcome outcome = runner_->Run(command);
+  ASSERT_TRUE(outcome.ok()) << outcome.error;
+  EXPECT_EQ(ReadAll(dir_ / "work" / "relative.txt"), "here\n");
+  EXPECT_FALSE(fs::exists(fs::current_path() / "relative.txt"));
+}
+
+TEST_F(SystemProcessRunnerTest, ProgramNotFound) {
+  Command command = Stub({});
+  command.argv = {"pe-no-such-program"};
+  Outcome outcome = runner_->Run(command);
+  EXPECT_EQ(outcome.status, Status::kSpawnFailed);
+  EXPECT_EQ(outcome.error, "program not found: pe-no-such-program");
+  EXPECT_FALSE(fs::exists(dir_ / "stdout"));  // nothing was started, nothing was opened
+}
+
+TEST_F(SystemProcessRunnerTest, ProgramPathNotFound) {
+  Command command = Stub({});
+  command.argv = {"/nonexistent/stub"};
+  EXPECT_EQ(runner_->Run(command).error, "program not found: /nonexistent/stub");
+}
+
+TEST_F(SystemProcessRunnerTest, ProgramNotExecutable) {
+  std::ofstream(dir_ / "script") << "echo hi\n";
+  fs::permissions(dir_ / "script", fs::perms::owner_read | fs::perms::owner_write);
+  Command command = Stub({});
+  command.argv = {(dir_ / "script").string()};
+  Outcome outcome = runner_->Run(command);
+  EXPECT_EQ(outcome.status, Status::kSpawnFailed);
+  EXPECT_EQ(outcome.error, "not executable: " + (dir_ / "script").string());
+}
+
+TEST_F(SystemProcessRunnerTest, ExecFailureIsReportedAndReaped) {
+  // Executable bit, but no format the kernel can run and no #! line: execve fails in the child.
+  std::ofstream(dir_ / "garbage") << "\x7f\x01\x02\x03 not a program";
+  fs::permissions(dir_ / "garbage", fs::perms::owner_all);
+  Command command = Stub({});
+  command.argv = {(dir_ / "garbage").string()};
+  Outcome outcome = runner_->Run(command);
+  EXPECT_EQ(outcome.status, Status::kSpawnFailed);
+  EXPECT_EQ(outcome.error, "cannot start " + (dir_ / "garbage").string() + ": Exec format error");
+}
+
+TEST_F(SystemProcessRunnerTest, MissingWorkingDirectory) {
+  Command command = Stub({"--print", "x"});
+  command.cwd = dir_ / "absent";
+  Outcome outcome = runner_->Run(command);
+  EXPECT_EQ(outcome.status, Status::kSpawnFailed);
+  EXPECT_EQ(outcome.error, "working directory not found: " + (dir_ / "absent").string());
+}
+
+TEST_F(SystemProcessRunnerTest, UnwritableOutputFile) {
+  Command command = Stub({"--print", "x"});
+  command.stdout_path = dir_ / "absent" / "stdout";
+  Outcome outcome = runner_->Run(command);
+  EXPECT_EQ(outcome.status, Status::kSpawnFailed);
+  EXPECT_EQ(outcome.error, "cannot open stdout file " + (dir_ / "absent" / "stdout").string() +
+                               ": No such file or directory");
+}
+
+TEST_F(SystemProcessRunnerTest, UserTimeComesFromTheChild) {
+  Outcome outcome = runner_->Run(Stub({"--busy-ms", "200"}));
+  ASSERT_TRUE(outcome.ok()) << outcome.error;
+  EXPECT_GE(outcome.user_s, 0.15);
+  EXPECT_LT(outcome.sys_s, 0.1);
+  EXPECT_GE(outcome.wall_s, outcome.user_s * 0.9);
+}
+
+TEST_F(SystemProcessRunnerTest, SleepCountsAsWallNotCpu) {
+  Outcome outcome = runner_->Run(Stub({"--sleep-ms", "150"}));
+  ASSERT_TRUE(outcome.ok()) << outcome.error;
+  EXPECT_GE(outcome.wall_s, 0.15);
+  EXPECT_LT(outcome.user_s + outcome.sys_s, 0.1);
+}
+
+TEST_F(SystemProcessRunnerTest, PeakRssIsThisChildsNotTheHighWaterMark) {
+  Outcome big = runner_->Run(Stub({"--alloc-mb", "96"}));
+  ASSERT_TRUE(big.ok()) << big.error;
+  EXPECT_GE(big.max_rss_kib, 96 * 1024);
+  // RUSAGE_CHILDREN would still say 96 MiB here: its ru_maxrss is the largest child so far.
+  Outcome small = runner_->Run(Stub({"--print", "x"}));
+  ASSERT_TRUE(small.ok()) << small.error;
+  EXPECT_LT(small.max_rss_kib, 32 * 1024);
+}
+
+TEST_F(SystemProcessRunnerTest, ChildRunsInItsOwnProcessGroup) {
+  Command command = Stub({});
+  command.argv = {"cat", "/proc/self/stat"};
+  ASSERT_TRUE(runner_->Run(command).ok());
+  std::string stat = ReadAll(dir_ / "stdout");
+  std::istringstream fields(stat.substr(stat.rfind(')') + 1));
+  std::string state;
+  pid_t ppid = 0, pgrp = 0;
+  fields >> state >> ppid >> pgrp;
+  pid_t pid = std::stoi(stat);
+  EXPECT_EQ(pgrp, pid);
+  EXPECT_NE(pgrp, ::getpgrp());
+  EXPECT_EQ(ppid, ::getpid());
+}
+
+TEST_F(SystemProcessRunnerTest, TimeoutKillsTheChildAndItsGrandchild) {
+  Command command = Stub({"--spawn-child-hang", (dir_ / "grandchild.pid").string(), "--hang"});
+  command.timeout_s = 0.3;
+  Outcome outcome = runner_->Run(command);
+  EXPECT_EQ(outcome.status, Status::kTimedOut);
+  EXPECT_EQ(outcome.error, "timed out after 0.3 s; its process group was killed");
+  EXPECT_GE(outcome.wall_s, 0.3);
+  EXPECT_LT(outcome.wall_s, 3.0);
+  pid_t grandchild = ReadPid(dir_ / "grandchild.pid");
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(Gone(grandchild));
+}
+
+TEST_F(SystemProcessRunnerTest, GrandchildLeftBehindByACleanExitIsKilled) {
+  Outcome outcome =
+      runner_->Run(Stub({"--spawn-child-hang", (dir_ / "grandchild.pid").string()}));
+  EXPECT_TRUE(outcome.ok()) << outcome.error;
+  pid_t grandchild = ReadPid(dir_ / "grandchild.pid");
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(Gone(grandchild));
+}
+
+TEST_F(SystemProcessRunnerTest, NoProcessLeftInTheGroupAfterTimeout) {
+  // The stub's pid is its group id; the grandchild pid file lets us find that group.
+  Command command = Stub({"--log", (dir_ / "log").string(), "started", "--spawn-child-hang",
+                          (dir_ / "grandchild.pid").string(), "--hang"});
+  command.timeout_s = 0.3;
+  EXPECT_EQ(runner_->Run(command).status, Status::kTimedOut);
+  std::istringstream log(ReadAll(dir_ / "log"));
+  std::string tag;
+  pid_t stub_pid = 0;
+  log >> tag >> stub_pid;
+  ASSERT_EQ(tag, "started");
+  ASSERT_GT(stub_pid, 0);
+  EXPECT_EQ(CountInGroup(stub_pid), 0);
+  EXPECT_TRUE(Gone(stub_pid));
+}
+
+TEST_F(SystemProcessRunnerTest, FinishingBeforeTheTimeoutIsANormalExit) {
+  Command command = Stub({"--sleep-ms", "20", "--print", "done"});
+  command.timeout_s = 5;
+  Outcome outcome = runner_->Run(command);
+  EXPECT_TRUE(outcome.ok()) << outcome.error;
+  EXPECT_LT(outcome.wall_s, 5);
+}
+
+TEST_F(SystemProcessRunnerTest, InterruptKillsTheGroupQuickly) {
+  Command command = Stub({"--log", (dir_ / "log").string(), "started", "--spawn-child-hang",
+                          (dir_ / "grandchild.pid").string(), "--hang"});
+  command.timeout_s = 30;
+  std::thread ctrl_c([this] {
+    // Wait until the grandchild exists, so the interrupt lands mid-run.
+    for (int i = 0; i < 500 && !fs::exists(dir_ / "grandchild.pid"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ::kill(::getpid(), SIGINT);
+  });
+  auto start = std::chrono::steady_clock::now();
+  Outcome outcome = runner_->Run(command);
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ctrl_c.join();
+  EXPECT_EQ(outcome.status, Status::kInterrupted);
+  EXPECT_EQ(outcome.error, "interrupted by SIGINT; its process group was killed");
+  EXPECT_LT(elapsed, 3.0);
+  EXPECT_TRUE(interrupt::Interrupted());
+  std::istringstream log(ReadAll(dir_ / "log"));
+  std::string tag;
+  pid_t stub_pid = 0;
+  log >> tag >> stub_pid;
+  ASSERT_GT(stub_pid, 0);
+  EXPECT_EQ(CountInGroup(stub_pid), 0);
+  pid_t grandchild = ReadPid(dir_ / "grandchild.pid");
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(Gone(grandchild));
+}
+
+TEST_F(SystemProcessRunnerTest, NothingStartsAfterAnInterrupt) {
+  ::raise(SIGTERM);
+  Outcome outcome = runner_->Run(Stub({"--write", (dir_ / "ran").string(), "yes"}));
+  EXPECT_EQ(outcome.status, Status::kInterrupted);
+  EXPECT_EQ(outcome.error, "interrupted before start");
+  EXPECT_FALSE(fs::exists(dir_ / "ran"));
+}
+
+TEST_F(SystemProcessRunnerTest, StubLogsOneLinePerRunInOrder) {
+  Command first = Stub({"--log", (dir_ / "log").string(), "A"});
+  Command second = Stub({"--log", (dir_ / "log").string(), "B"});
+  ASSERT_TRUE(runner_->Run(first).ok());
+  ASSERT_TRUE(runner_->Run(second).ok());
+  std::istringstream log(ReadAll(dir_ / "log"));
+  std::string tag_a, tag_b;
+  long long pid_a = 0, ns_a = 0, pid_b = 0, ns_b = 0;
+  log >> tag_a >> pid_a >> ns_a >> tag_b >> pid_b >> ns_b;
+  EXPECT_EQ(tag_a, "A");
+  EXPECT_EQ(tag_b, "B");
+  EXPECT_NE(pid_a, pid_b);
+  EXPECT_LT(ns_a, ns_b);
+}
+
+TEST_F(SystemProcessRunnerTest, StubVersionAndCopy) {
+  std::ofstream(dir_ / "fixture") << "fixture bytes\n";
+  Outcome copied = runner_->Run(
+      Stub({"--copy", (dir_ / "fixture").string(), (dir_ / "copy").string(), "--version",
+            "--print", "unreached"}));
+  ASSERT_TRUE(copied.ok()) << copied.error;
+  EXPECT_EQ(ReadAll(dir_ / "copy"), "fixture bytes\n");
+  EXPECT_EQ(ReadAll(dir_ / "stdout"), "stub-contender 1.0\n");
+}
+
+}  // namespace
+}  // namespace pe
