@@ -276,6 +276,10 @@ nlohmann::json ToJson(const RunResult& result) {
   return out;
 }
 
+std::string ToJsonText(const RunResult& result) {
+  return ToJson(result).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
 RunResult RunResultFromJson(const nlohmann::json& json) {
   if (!json.is_object()) {
     throw std::runtime_error(fmt::format(

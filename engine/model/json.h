@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,10 @@ namespace pe {
 // left out. Doubles are written so they read back bit-identical; non-finite ones are
 // written as the strings "NaN", "Infinity" and "-Infinity", since JSON has no such numbers.
 nlohmann::json ToJson(const RunResult& result);
+
+// ToJson as the results file's text: 2-space indent, a trailing newline. Bytes that are not
+// valid UTF-8 (a contender's stderr may hold any) become U+FFFD instead of failing the write.
+std::string ToJsonText(const RunResult& result);
 
 // The inverse of ToJson. Throws std::runtime_error naming the field path on any missing or
 // mistyped field (e.g. `field "workloads[1].comparison.speedup" must be a number, not a

@@ -1,0 +1,98 @@
+#include "engine/report/markdown_reporter.h"
+
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/model/names.h"
+#include "engine/report/markdown_text.h"
+#include "engine/report/overview.h"
+#include "engine/report/units.h"
+
+namespace pe::report {
+namespace {
+
+std::string TableRow(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const auto& cell : cells) line += fmt::format(" {} |", cell);
+  return line + "\n";
+}
+
+void AppendTable(const RunResult& result, std::string& out) {
+  std::vector<std::string> headings(std::begin(kColumnHeadings), std::end(kColumnHeadings));
+  out += TableRow(headings);
+  // Workload and verdict are text; the figures align right.
+  out += "| :--- | ---: | ---: | ---: | ---: | ---: | :--- |\n";
+  for (const auto& row : WorkloadRows(result)) {
+    std::vector<std::string> cells = Cells(row);
+    for (auto& cell : cells) cell = EscapeMarkdown(cell);
+    if (row.status == RowStatus::kMissed || row.status == RowStatus::kFailed) {
+      cells.back() = fmt::format("**{}**", cells.back());
+    }
+    out += TableRow(cells);
+  }
+}
+
+void AppendFailingLines(const RunResult& result, std::string& out) {
+  if (result.verdict.lines.empty()) return;
+  out += "\n**Failing:**\n\n";
+  for (const auto& line : result.verdict.lines) out += fmt::format("- {}\n", EscapeMarkdown(line));
+}
+
+void AppendFailures(const RunResult& result, std::string& out) {
+  std::vector<const Failure*> failures = AllFailures(result);
+  if (failures.empty()) return;
+  out += "\n**Failures:**\n";
+  for (const Failure* failure : failures) {
+    out += fmt::format("\n- {} ({}): {}\n", EscapeMarkdown(FailurePlace(*failure)),
+                       FailureKindName(failure->kind), EscapeMarkdown(failure->message));
+    if (!failure->detail.empty()) out += "\n" + FencedBlock(failure->detail);
+  }
+}
+
+std::string MachineLine(const MachineInfo& machine) {
+  return fmt::format("{}, {}, {}, {} cores, {}", EscapeMarkdown(machine.hostname),
+                     EscapeMarkdown(machine.os), EscapeMarkdown(machine.cpu), machine.cores,
+                     FormatKiB(machine.memory_kib));
+}
+
+void AppendDetails(const RunResult& result, std::string& out) {
+  out += "\n<details>\n<summary>Details</summary>\n\n";
+  out += fmt::format("- engine: perfengine {}\n", EscapeMarkdown(result.engine_version));
+  out += fmt::format("- spec: {} (sha256 {})\n", EscapeMarkdown(result.spec_path),
+                     EscapeMarkdown(result.spec_digest));
+  out += fmt::format("- started: {}\n", EscapeMarkdown(result.started_at));
+  out += fmt::format("- machine: {}\n", MachineLine(result.machine));
+  out += fmt::format("- rounds: {}\n", EscapeMarkdown(RoundsLine(result.settings)));
+  if (!result.complete) out += "- results incomplete: the run stopped before its last round\n";
+  out += "- contenders:\n";
+  for (const auto& contender : result.contenders) {
+    std::string_view role = contender.name == result.baseline    ? " (baseline)"
+                            : contender.name == result.candidate ? " (candidate)"
+                                                                 : "";
+    out += fmt::format("  - {}{}: {}\n", EscapeMarkdown(contender.name), role,
+                       EscapeMarkdown(contender.description));
+  }
+  out += "- workloads:\n";
+  for (const auto& workload : result.workloads) {
+    out += fmt::format("  - {}: {}\n", EscapeMarkdown(workload.name),
+                       EscapeMarkdown(workload.description));
+  }
+  out += "\n</details>\n";
+}
+
+}  // namespace
+
+std::string MarkdownReport(const RunResult& result) {
+  std::string out = fmt::format("### perfengine: {}\n\n", SummaryLine(result));
+  out += fmt::format("Baseline {} against candidate {}.\n\n", EscapeMarkdown(result.baseline),
+                     EscapeMarkdown(result.candidate));
+  AppendTable(result, out);
+  AppendFailingLines(result, out);
+  AppendFailures(result, out);
+  AppendDetails(result, out);
+  return out;
+}
+
+}  // namespace pe::report

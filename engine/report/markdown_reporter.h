@@ -1,0 +1,14 @@
+// The report as GitHub Markdown, ready for a pull-request comment: the workload table,
+// the failing lines, the failures with their stderr in code blocks, and a collapsed
+// details section. Every piece of text from a contender or the spec is escaped.
+#pragma once
+
+#include <string>
+
+#include "engine/model/result.h"
+
+namespace pe::report {
+
+std::string MarkdownReport(const RunResult& result);
+
+}  // namespace pe::report

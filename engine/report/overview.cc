@@ -1,0 +1,126 @@
+#include "engine/report/overview.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/report/units.h"
+
+namespace pe::report {
+namespace {
+
+constexpr std::string_view kNothing = "-";
+
+const ContenderSummary* FindSummary(const WorkloadResult& workload, std::string_view contender) {
+  for (const auto& summary : workload.summaries) {
+    if (summary.contender == contender) return &summary;
+  }
+  return nullptr;
+}
+
+std::string MedianCell(const WorkloadResult& workload, std::string_view contender) {
+  const ContenderSummary* summary = FindSummary(workload, contender);
+  if (summary == nullptr || summary->n == 0) return std::string(kNothing);
+  return FormatSeconds(summary->median_wall_s);
+}
+
+RowStatus StatusOf(const RunResult& result, const WorkloadResult& workload) {
+  if (!workload.failures.empty()) return RowStatus::kFailed;
+  if (!workload.gate) return RowStatus::kNotGated;
+  bool any_checked = false;
+  for (const auto& check : result.verdict.checks) {
+    if (check.workload != workload.name || check.skipped) continue;
+    if (!check.passed) return RowStatus::kMissed;
+    any_checked = true;
+  }
+  return any_checked ? RowStatus::kPass : RowStatus::kNone;
+}
+
+std::string_view VerdictText(RowStatus status) {
+  switch (status) {
+    case RowStatus::kPass: return "pass";
+    case RowStatus::kMissed: return "missed";
+    case RowStatus::kFailed: return "failed";
+    case RowStatus::kNotGated: return "(not gated)";
+    case RowStatus::kNone: break;
+  }
+  return kNothing;
+}
+
+}  // namespace
+
+std::string LogicNoteShortForm(std::string_view note) {
+  note = note.substr(0, note.find(':'));
+  while (!note.empty() && note.back() == ' ') note.remove_suffix(1);
+  while (!note.empty() && note.front() == ' ') note.remove_prefix(1);
+  if (note.empty()) return "n/a";
+  return fmt::format("n/a ({})", note);
+}
+
+std::vector<WorkloadRow> WorkloadRows(const RunResult& result) {
+  std::vector<WorkloadRow> rows;
+  rows.reserve(result.workloads.size());
+  for (const auto& workload : result.workloads) {
+    WorkloadRow row;
+    row.workload = workload.name;
+    row.baseline_median = MedianCell(workload, result.baseline);
+    row.candidate_median = MedianCell(workload, result.candidate);
+    if (const auto& comparison = workload.comparison) {
+      row.speedup = FormatRatio(comparison->speedup);
+      row.logic_speedup = comparison->logic_speedup ? FormatRatio(*comparison->logic_speedup)
+                                                    : LogicNoteShortForm(comparison->logic_note);
+      row.rounds_won = fmt::format("{}/{}", comparison->wins, comparison->rounds);
+    } else {
+      row.speedup = row.logic_speedup = row.rounds_won = kNothing;
+    }
+    row.status = StatusOf(result, workload);
+    row.verdict = VerdictText(row.status);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::vector<std::string> Cells(const WorkloadRow& row) {
+  return {row.workload,      row.baseline_median, row.candidate_median, row.speedup,
+          row.logic_speedup, row.rounds_won,      row.verdict};
+}
+
+std::string SummaryLine(const RunResult& result) {
+  switch (result.verdict.exit) {
+    case ExitCode::kPass: return "PASS";
+    case ExitCode::kThresholdMissed: {
+      auto missed = std::count_if(result.verdict.checks.begin(), result.verdict.checks.end(),
+                                  [](const Check& c) { return !c.passed && !c.skipped; });
+      return fmt::format("FAIL: {} threshold{} missed", missed, missed == 1 ? "" : "s");
+    }
+    case ExitCode::kRunFailed: return "RUN FAILED";
+    case ExitCode::kInterrupted: return "INTERRUPTED (results incomplete)";
+  }
+  return fmt::format("UNKNOWN EXIT {}", static_cast<int>(result.verdict.exit));
+}
+
+std::vector<const Failure*> AllFailures(const RunResult& result) {
+  std::vector<const Failure*> failures;
+  for (const auto& failure : result.failures) failures.push_back(&failure);
+  for (const auto& workload : result.workloads) {
+    for (const auto& failure : workload.failures) failures.push_back(&failure);
+  }
+  return failures;
+}
+
+std::string FailurePlace(const Failure& failure) {
+  if (!failure.workload.empty() && !failure.contender.empty()) {
+    return fmt::format("{}, {}", failure.workload, failure.contender);
+  }
+  if (!failure.workload.empty()) return failure.workload;
+  if (!failure.contender.empty()) return failure.contender;
+  return "run";
+}
+
+std::string RoundsLine(const Settings& settings) {
+  return fmt::format("{} round{} + {} warm-up, {} order, seed {}, scale {}", settings.rounds,
+                     settings.rounds == 1 ? "" : "s", settings.warmup_rounds, settings.order,
+                     settings.seed, settings.scale);
+}
+
+}  // namespace pe::report

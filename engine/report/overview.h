@@ -1,0 +1,58 @@
+// What every human-readable report shows, decided once: one row per workload, the
+// one-line summary, the failures in order. Reporters only lay these out.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/model/result.h"
+
+namespace pe::report {
+
+enum class RowStatus {
+  kPass,      // every threshold on this workload met
+  kMissed,    // a threshold missed
+  kFailed,    // the workload failed (crash, timeout, parity, ...)
+  kNotGated,  // gate = false: measured, never gated
+  kNone,      // nothing was checked
+};
+
+struct WorkloadRow {
+  std::string workload;  // the name as given; escaping is the reporter's job
+  std::string baseline_median;
+  std::string candidate_median;
+  std::string speedup;
+  std::string logic_speedup;  // a ratio, or the logic note's short form
+  std::string rounds_won;     // "7/10"
+  std::string verdict;        // "pass", "missed", "failed", "(not gated)" or "-"
+  RowStatus status = RowStatus::kNone;
+};
+
+// Column headings, in the order of WorkloadRow's cells.
+inline constexpr std::string_view kColumnHeadings[] = {
+    "workload", "baseline median", "candidate median", "speed-up",
+    "startup-adjusted", "rounds won", "verdict"};
+
+std::vector<WorkloadRow> WorkloadRows(const RunResult& result);
+
+// The cells of a row in heading order.
+std::vector<std::string> Cells(const WorkloadRow& row);
+
+// "n/a (startup-bound)" for the note "startup-bound: the startup median is 96% of ...":
+// the note up to its first ':' (all of it when there is none); "n/a" when it is empty.
+std::string LogicNoteShortForm(std::string_view note);
+
+// "PASS", "FAIL: 2 thresholds missed", "RUN FAILED" or "INTERRUPTED (results incomplete)".
+std::string SummaryLine(const RunResult& result);
+
+// Run failures first, then each workload's, in workload order.
+std::vector<const Failure*> AllFailures(const RunResult& result);
+
+// "huge_graph, bazel-diff-rs", "huge_graph", "bazel-diff-rs" or "run": where a failure happened.
+std::string FailurePlace(const Failure& failure);
+
+// "10 rounds + 1 warm-up, alternate order, seed 42, scale 1".
+std::string RoundsLine(const Settings& settings);
+
+}  // namespace pe::report

@@ -1,0 +1,121 @@
+#include "engine/report/terminal_reporter.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/model/names.h"
+#include "engine/report/overview.h"
+#include "engine/report/text.h"
+
+namespace pe::report {
+namespace {
+
+constexpr std::string_view kRed = "\x1b[31m";
+constexpr std::string_view kGreen = "\x1b[32m";
+constexpr std::string_view kYellow = "\x1b[33m";
+constexpr std::string_view kDim = "\x1b[2m";
+constexpr std::string_view kBoldRed = "\x1b[1;31m";
+constexpr std::string_view kBoldGreen = "\x1b[1;32m";
+constexpr std::string_view kBoldYellow = "\x1b[1;33m";
+constexpr std::string_view kReset = "\x1b[0m";
+
+constexpr std::string_view kColumnGap = "  ";
+
+class Painter {
+ public:
+  explicit Painter(bool enabled) : enabled_(enabled) {}
+  std::string operator()(std::string_view text, std::string_view color) const {
+    if (!enabled_ || color.empty() || text.empty()) return std::string(text);
+    return fmt::format("{}{}{}", color, text, kReset);
+  }
+
+ private:
+  bool enabled_;
+};
+
+std::string_view RowColor(RowStatus status) {
+  switch (status) {
+    case RowStatus::kPass: return kGreen;
+    case RowStatus::kMissed:
+    case RowStatus::kFailed: return kRed;
+    case RowStatus::kNotGated: return kDim;
+    case RowStatus::kNone: break;
+  }
+  return {};
+}
+
+std::string_view SummaryColor(ExitCode exit) {
+  switch (exit) {
+    case ExitCode::kPass: return kBoldGreen;
+    case ExitCode::kThresholdMissed:
+    case ExitCode::kRunFailed: return kBoldRed;
+    case ExitCode::kInterrupted: return kBoldYellow;
+  }
+  return {};
+}
+
+// The first column is text and reads best left-aligned; the figures line up on the right.
+// The verdict is last, so it is left-aligned and never padded.
+void WriteTable(const std::vector<WorkloadRow>& rows, std::ostream& out, const Painter& paint) {
+  std::vector<std::vector<std::string>> lines;
+  lines.emplace_back(std::begin(kColumnHeadings), std::end(kColumnHeadings));
+  for (const auto& row : rows) {
+    std::vector<std::string> cells = Cells(row);
+    for (auto& cell : cells) cell = OneLine(cell);
+    lines.push_back(std::move(cells));
+  }
+  const std::size_t columns = lines.front().size();
+  std::vector<std::size_t> widths(columns, 0);
+  for (const auto& line : lines) {
+    for (std::size_t c = 0; c < columns; ++c) widths[c] = std::max(widths[c], line[c].size());
+  }
+
+  for (std::size_t l = 0; l < lines.size(); ++l) {
+    std::string text;
+    for (std::size_t c = 0; c < columns; ++c) {
+      if (c > 0) text += kColumnGap;
+      const std::string& cell = lines[l][c];
+      if (c + 1 == columns) {
+        text += l == 0 ? cell : paint(cell, RowColor(rows[l - 1].status));
+      } else if (c == 0) {
+        text += fmt::format("{:<{}}", cell, widths[c]);
+      } else {
+        text += fmt::format("{:>{}}", cell, widths[c]);
+      }
+    }
+    out << (l == 0 ? paint(text, kDim) : text) << '\n';
+  }
+}
+
+void WriteFailures(const RunResult& result, std::ostream& out, const Painter& paint) {
+  std::vector<const Failure*> failures = AllFailures(result);
+  if (failures.empty()) return;
+  out << '\n' << paint("failures:", kRed) << '\n';
+  for (const Failure* failure : failures) {
+    out << fmt::format("  {}: {}: {}\n", OneLine(FailurePlace(*failure)),
+                       FailureKindName(failure->kind), OneLine(failure->message));
+    out << Indented(Printable(failure->detail), "      ");
+  }
+}
+
+}  // namespace
+
+void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color) {
+  Painter paint(color);
+  out << fmt::format("baseline {}, candidate {}: {}\n", OneLine(result.baseline),
+                     OneLine(result.candidate), RoundsLine(result.settings));
+  out << '\n';
+  WriteTable(WorkloadRows(result), out, paint);
+  WriteFailures(result, out, paint);
+  if (!result.verdict.lines.empty()) {
+    out << '\n';
+    for (const auto& line : result.verdict.lines) out << "  " << OneLine(line) << '\n';
+  }
+  out << '\n' << paint(SummaryLine(result), SummaryColor(result.verdict.exit)) << '\n';
+}
+
+}  // namespace pe::report

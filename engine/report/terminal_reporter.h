@@ -1,0 +1,14 @@
+// The report printed at the end of `perfengine run`: a table of workloads, the failures
+// with their stderr tails, the failing-gate lines and a one-line summary.
+#pragma once
+
+#include <ostream>
+
+#include "engine/model/result.h"
+
+namespace pe::report {
+
+// `color` adds ANSI colours; callers decide it from isatty() and NO_COLOR.
+void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color);
+
+}  // namespace pe::report

@@ -1,0 +1,79 @@
+#include "engine/report/units.h"
+
+#include <array>
+#include <cmath>
+#include <cstdlib>
+
+namespace pe::report {
+namespace {
+
+constexpr std::string_view kNotAvailable = "n/a";
+
+// Three significant digits for 1 <= value < 1000; the thresholds sit at the rounding
+// boundaries so that 9.996 prints "10.0", never "10.00".
+std::string ThreeDigits(double value) {
+  if (value < 9.995) return fmt::format("{:.2f}", value);
+  if (value < 99.95) return fmt::format("{:.1f}", value);
+  return fmt::format("{:.0f}", value);
+}
+
+struct Unit {
+  double scale;  // how many of this unit make one of the input's unit
+  std::string_view name;
+};
+
+// Picks the largest unit in which the value rounds to at least 1 (units largest first;
+// the last one takes everything smaller).
+template <std::size_t kCount>
+std::string Scaled(double value, const std::array<Unit, kCount>& units) {
+  for (std::size_t i = 0; i < kCount; ++i) {
+    double scaled = value * units[i].scale;
+    if (scaled >= 0.9995 || i + 1 == kCount) {
+      return fmt::format("{} {}", ThreeDigits(scaled), units[i].name);
+    }
+  }
+  return std::string(kNotAvailable);  // unreachable: the last unit always matches
+}
+
+}  // namespace
+
+std::string FormatSeconds(double seconds) {
+  if (!std::isfinite(seconds)) return std::string(kNotAvailable);
+  if (seconds == 0) return "0 s";
+  static constexpr std::array<Unit, 4> kUnits{
+      {{1, "s"}, {1e3, "ms"}, {1e6, "us"}, {1e9, "ns"}}};
+  std::string magnitude = Scaled(std::fabs(seconds), kUnits);
+  return seconds < 0 ? "-" + magnitude : magnitude;
+}
+
+std::string FormatKiB(std::int64_t kib) {
+  if (kib == 0) return "0 KiB";
+  static constexpr std::array<Unit, 4> kUnits{{{1.0 / (1024.0 * 1024.0 * 1024.0), "TiB"},
+                                               {1.0 / (1024.0 * 1024.0), "GiB"},
+                                               {1.0 / 1024.0, "MiB"},
+                                               {1, "KiB"}}};
+  // Below 1 MiB the KiB count itself is shown, up to 4 digits: "1000 KiB".
+  double magnitude = std::fabs(static_cast<double>(kib));
+  std::string text = magnitude < 1024 ? fmt::format("{} KiB", std::llabs(kib))
+                                      : Scaled(magnitude, kUnits);
+  return kib < 0 ? "-" + text : text;
+}
+
+std::string FormatRatio(double ratio) {
+  if (!std::isfinite(ratio)) return std::string(kNotAvailable);
+  if (std::fabs(ratio) < 9.995) return fmt::format("{:.2f}x", ratio);
+  return fmt::format("{:.1f}x", ratio);
+}
+
+std::string FormatPercent(double fraction) {
+  if (!std::isfinite(fraction)) return std::string(kNotAvailable);
+  return fmt::format("{:.0f}%", fraction * 100);
+}
+
+std::string FormatPValue(double p) {
+  if (!std::isfinite(p)) return std::string(kNotAvailable);
+  if (p < 0.001) return "p < 0.001";
+  return fmt::format("p = {:.3f}", p);
+}
+
+}  // namespace pe::report
