@@ -1,0 +1,192 @@
+// Field-by-field equality of two RunResults, written out by hand (not from fields.h), so
+// a field the JSON code forgets is caught here. Doubles must match bit for bit.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "engine/model/result.h"
+
+namespace pe::testing {
+
+inline void Same(double a, double b, const std::string& path) {
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b))
+      << path << ": " << a << " vs " << b;
+}
+inline void Same(const std::string& a, const std::string& b, const std::string& path) {
+  EXPECT_EQ(a, b) << path;
+}
+inline void Same(bool a, bool b, const std::string& path) { EXPECT_EQ(a, b) << path; }
+inline void Same(int a, int b, const std::string& path) { EXPECT_EQ(a, b) << path; }
+inline void Same(std::int64_t a, std::int64_t b, const std::string& path) {
+  EXPECT_EQ(a, b) << path;
+}
+inline void Same(std::uint64_t a, std::uint64_t b, const std::string& path) {
+  EXPECT_EQ(a, b) << path;
+}
+inline void Same(Failure::Kind a, Failure::Kind b, const std::string& path) {
+  EXPECT_EQ(static_cast<int>(a), static_cast<int>(b)) << path;
+}
+inline void Same(ExitCode a, ExitCode b, const std::string& path) {
+  EXPECT_EQ(static_cast<int>(a), static_cast<int>(b)) << path;
+}
+
+// Declared ahead so the optional and vector templates below find them.
+inline void Same(const Interval& a, const Interval& b, const std::string& path);
+inline void Same(const Sample& a, const Sample& b, const std::string& path);
+inline void Same(const Failure& a, const Failure& b, const std::string& path);
+inline void Same(const ContenderSummary& a, const ContenderSummary& b, const std::string& path);
+inline void Same(const Check& a, const Check& b, const std::string& path);
+inline void Same(const ContenderInfo& a, const ContenderInfo& b, const std::string& path);
+inline void Same(const Comparison& a, const Comparison& b, const std::string& path);
+inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::string& path);
+
+template <typename T>
+void Same(const std::optional<T>& a, const std::optional<T>& b, const std::string& path) {
+  ASSERT_EQ(a.has_value(), b.has_value()) << path;
+  if (a) Same(*a, *b, path);
+}
+
+template <typename T>
+void Same(const std::vector<T>& a, const std::vector<T>& b, const std::string& path) {
+  ASSERT_EQ(a.size(), b.size()) << path;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    Same(a[i], b[i], path + "[" + std::to_string(i) + "]");
+  }
+}
+
+inline void Same(const Interval& a, const Interval& b, const std::string& path) {
+  Same(a.estimate, b.estimate, path + ".estimate");
+  Same(a.low, b.low, path + ".low");
+  Same(a.high, b.high, path + ".high");
+  Same(a.level, b.level, path + ".level");
+  Same(a.method, b.method, path + ".method");
+}
+
+inline void Same(const Sample& a, const Sample& b, const std::string& path) {
+  Same(a.contender, b.contender, path + ".contender");
+  Same(a.round, b.round, path + ".round");
+  Same(a.warmup, b.warmup, path + ".warmup");
+  Same(a.rss_only, b.rss_only, path + ".rss_only");
+  Same(a.position, b.position, path + ".position");
+  Same(a.wall_s, b.wall_s, path + ".wall_s");
+  Same(a.user_s, b.user_s, path + ".user_s");
+  Same(a.sys_s, b.sys_s, path + ".sys_s");
+  Same(a.max_rss_kib, b.max_rss_kib, path + ".max_rss_kib");
+}
+
+inline void Same(const Failure& a, const Failure& b, const std::string& path) {
+  Same(a.kind, b.kind, path + ".kind");
+  Same(a.workload, b.workload, path + ".workload");
+  Same(a.contender, b.contender, path + ".contender");
+  Same(a.message, b.message, path + ".message");
+  Same(a.detail, b.detail, path + ".detail");
+}
+
+inline void Same(const ContenderSummary& a, const ContenderSummary& b, const std::string& path) {
+  Same(a.contender, b.contender, path + ".contender");
+  Same(a.n, b.n, path + ".n");
+  Same(a.median_wall_s, b.median_wall_s, path + ".median_wall_s");
+  Same(a.median_user_s, b.median_user_s, path + ".median_user_s");
+  Same(a.median_sys_s, b.median_sys_s, path + ".median_sys_s");
+  Same(a.min_wall_s, b.min_wall_s, path + ".min_wall_s");
+  Same(a.max_wall_s, b.max_wall_s, path + ".max_wall_s");
+  Same(a.median_max_rss_kib, b.median_max_rss_kib, path + ".median_max_rss_kib");
+}
+
+inline void Same(const Check& a, const Check& b, const std::string& path) {
+  Same(a.workload, b.workload, path + ".workload");
+  Same(a.threshold, b.threshold, path + ".threshold");
+  Same(a.label, b.label, path + ".label");
+  Same(a.measured, b.measured, path + ".measured");
+  Same(a.bar, b.bar, path + ".bar");
+  Same(a.higher_is_better, b.higher_is_better, path + ".higher_is_better");
+  Same(a.passed, b.passed, path + ".passed");
+  Same(a.skipped, b.skipped, path + ".skipped");
+  Same(a.note, b.note, path + ".note");
+}
+
+inline void Same(const ContenderInfo& a, const ContenderInfo& b, const std::string& path) {
+  Same(a.name, b.name, path + ".name");
+  Same(a.description, b.description, path + ".description");
+  Same(a.argv, b.argv, path + ".argv");
+  Same(a.startup_argv, b.startup_argv, path + ".startup_argv");
+}
+
+inline void Same(const Thresholds& a, const Thresholds& b, const std::string& path) {
+  Same(a.min_speedup, b.min_speedup, path + ".min_speedup");
+  Same(a.min_win_rate, b.min_win_rate, path + ".min_win_rate");
+  Same(a.min_logic_speedup, b.min_logic_speedup, path + ".min_logic_speedup");
+  Same(a.max_rss_ratio, b.max_rss_ratio, path + ".max_rss_ratio");
+  Same(a.rss_runs, b.rss_runs, path + ".rss_runs");
+  Same(a.min_speedup_ci, b.min_speedup_ci, path + ".min_speedup_ci");
+  Same(a.max_slowdown, b.max_slowdown, path + ".max_slowdown");
+  Same(a.confidence, b.confidence, path + ".confidence");
+}
+
+inline void Same(const Comparison& a, const Comparison& b, const std::string& path) {
+  Same(a.speedup, b.speedup, path + ".speedup");
+  Same(a.rounds, b.rounds, path + ".rounds");
+  Same(a.wins, b.wins, path + ".wins");
+  Same(a.win_rate, b.win_rate, path + ".win_rate");
+  Same(a.baseline_logic_s, b.baseline_logic_s, path + ".baseline_logic_s");
+  Same(a.candidate_logic_s, b.candidate_logic_s, path + ".candidate_logic_s");
+  Same(a.logic_speedup, b.logic_speedup, path + ".logic_speedup");
+  Same(a.logic_note, b.logic_note, path + ".logic_note");
+  Same(a.rss_ratio, b.rss_ratio, path + ".rss_ratio");
+  Same(a.sign_test_p, b.sign_test_p, path + ".sign_test_p");
+  Same(a.wilcoxon_p, b.wilcoxon_p, path + ".wilcoxon_p");
+  Same(a.speedup_ci, b.speedup_ci, path + ".speedup_ci");
+  Same(a.logic_speedup_ci, b.logic_speedup_ci, path + ".logic_speedup_ci");
+  Same(a.paired_ratio_ci, b.paired_ratio_ci, path + ".paired_ratio_ci");
+  Same(a.rounds_to_resolve, b.rounds_to_resolve, path + ".rounds_to_resolve");
+}
+
+inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::string& path) {
+  Same(a.name, b.name, path + ".name");
+  Same(a.description, b.description, path + ".description");
+  Same(a.gate, b.gate, path + ".gate");
+  Same(a.startup, b.startup, path + ".startup");
+  Same(a.thresholds, b.thresholds, path + ".thresholds");
+  Same(a.samples, b.samples, path + ".samples");
+  Same(a.summaries, b.summaries, path + ".summaries");
+  Same(a.comparison, b.comparison, path + ".comparison");
+  Same(a.failures, b.failures, path + ".failures");
+}
+
+inline void Same(const RunResult& a, const RunResult& b) {
+  Same(a.engine_version, b.engine_version, "engine_version");
+  Same(a.spec_path, b.spec_path, "spec_path");
+  Same(a.spec_digest, b.spec_digest, "spec_digest");
+  Same(a.started_at, b.started_at, "started_at");
+  Same(a.machine.hostname, b.machine.hostname, "machine.hostname");
+  Same(a.machine.os, b.machine.os, "machine.os");
+  Same(a.machine.cpu, b.machine.cpu, "machine.cpu");
+  Same(a.machine.cores, b.machine.cores, "machine.cores");
+  Same(a.machine.memory_kib, b.machine.memory_kib, "machine.memory_kib");
+  Same(a.settings.rounds, b.settings.rounds, "settings.rounds");
+  Same(a.settings.warmup_rounds, b.settings.warmup_rounds, "settings.warmup_rounds");
+  Same(a.settings.scale, b.settings.scale, "settings.scale");
+  Same(a.settings.seed, b.settings.seed, "settings.seed");
+  Same(a.settings.timeout_s, b.settings.timeout_s, "settings.timeout_s");
+  Same(a.settings.order, b.settings.order, "settings.order");
+  Same(a.settings.bootstrap_resamples, b.settings.bootstrap_resamples,
+       "settings.bootstrap_resamples");
+  Same(a.settings.confidence, b.settings.confidence, "settings.confidence");
+  Same(a.baseline, b.baseline, "baseline");
+  Same(a.candidate, b.candidate, "candidate");
+  Same(a.contenders, b.contenders, "contenders");
+  Same(a.workloads, b.workloads, "workloads");
+  Same(a.failures, b.failures, "failures");
+  Same(a.complete, b.complete, "complete");
+  Same(a.verdict.exit, b.verdict.exit, "verdict.exit");
+  Same(a.verdict.checks, b.verdict.checks, "verdict.checks");
+  Same(a.verdict.lines, b.verdict.lines, "verdict.lines");
+}
+
+}  // namespace pe::testing

@@ -1,0 +1,108 @@
+// A RunResult with every field set to a value unlike its default, for round-trip tests.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/model/result.h"
+
+namespace pe::testing {
+
+inline Interval MakeInterval(double estimate, std::string method) {
+  Interval interval;
+  interval.estimate = estimate;
+  interval.low = estimate * 0.9;
+  interval.high = estimate * 1.1;
+  interval.level = 0.9;
+  interval.method = std::move(method);
+  return interval;
+}
+
+inline RunResult FullResult() {
+  RunResult r;
+  r.engine_version = "0.1.0-test";
+  r.spec_path = "specs/bazel-diff.toml";
+  r.spec_digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+  r.started_at = "2024-05-01T12:34:56Z";
+  r.machine = {"bench-01", "Linux 6.1.0", "AMD EPYC 7B13", 2, 8167400};
+  r.settings.rounds = 12;
+  r.settings.warmup_rounds = 2;
+  r.settings.scale = 0.1;
+  r.settings.seed = 18446744073709551615ull;  // the largest seed must survive too
+  r.settings.timeout_s = 1e-7;
+  r.settings.order = "random";
+  r.settings.bootstrap_resamples = 2000;
+  r.settings.confidence = 0.99;
+  r.baseline = "bazel-diff";
+  r.candidate = "bazel-diff-rs";
+  r.contenders = {
+      {"bazel-diff", "the original", {"java", "-jar", "bazel-diff.jar"}, {"java", "-version"}},
+      {"bazel-diff-rs", "the rewrite \"quoted\" \xce\xbc", {"bazel-diff-rs", "--x"}, {}},
+  };
+
+  WorkloadResult w;
+  w.name = "large_graph";
+  w.description = "50k targets";
+  w.gate = false;
+  w.startup = true;
+  w.thresholds.min_speedup = 10;
+  w.thresholds.min_win_rate = 0.8;
+  w.thresholds.min_logic_speedup = 2.5;
+  w.thresholds.max_rss_ratio = 1.5;
+  w.thresholds.rss_runs = 3;
+  w.thresholds.min_speedup_ci = 5;
+  w.thresholds.max_slowdown = 1.05;
+  w.thresholds.confidence = 0.9;
+  Sample s;
+  s.contender = "bazel-diff";
+  s.round = 3;
+  s.warmup = true;
+  s.rss_only = true;
+  s.position = 1;
+  s.wall_s = 0.1;
+  s.user_s = 1e-7;
+  s.sys_s = 0.30000000000000004;
+  s.max_rss_kib = 9007199254740993;  // above 2^53: must not pass through a double
+  w.samples = {s, s};
+  w.samples[1].contender = "bazel-diff-rs";
+  w.samples[1].wall_s = 2.2250738585072014e-308;
+  w.summaries = {{"bazel-diff", 10, 1.5, 1.25, 0.125, 1.0, 2.0, 123456},
+                 {"bazel-diff-rs", 10, 0.075, 0.05, 0.01, 0.07, 0.09, 23456}};
+  Comparison c;
+  c.speedup = 20.0 / 3.0;
+  c.rounds = 10;
+  c.wins = 9;
+  c.win_rate = 0.9;
+  c.baseline_logic_s = 1.3;
+  c.candidate_logic_s = 0.05;
+  c.logic_speedup = 26;
+  c.logic_note = "ok";
+  c.rss_ratio = 0.19;
+  c.sign_test_p = 0.021484375;
+  c.wilcoxon_p = 0.001953125;
+  c.speedup_ci = MakeInterval(20, "bootstrap BCa");
+  c.logic_speedup_ci = MakeInterval(26, "bootstrap BCa");
+  c.paired_ratio_ci = MakeInterval(0.05, "Hodges-Lehmann (Wilcoxon)");
+  c.rounds_to_resolve = 7;
+  w.comparison = c;
+  w.failures = {{Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ",
+                 "line 3: a != b\n"}};
+  r.workloads = {w};
+
+  // A second workload with every optional empty.
+  WorkloadResult bare;
+  bare.name = "bare";
+  Comparison empty_comparison;
+  empty_comparison.logic_note = "startup-bound: too little left";
+  bare.comparison = empty_comparison;
+  r.workloads.push_back(bare);
+
+  r.failures = {{Failure::Kind::kTimeout, "", "bazel-diff", "timed out after 60 s", ""}};
+  r.complete = true;
+  r.verdict.exit = ExitCode::kThresholdMissed;
+  r.verdict.checks = {{"large_graph", "min_speedup", "median speedup", 6.666, 10, true, false,
+                       true, "note"}};
+  r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
+  return r;
+}
+
+}  // namespace pe::testing
