@@ -43,6 +43,9 @@ class Generator {
   virtual void Check(const Params& params) const = 0;
   // Writes the fixture into ctx.out_dir. Throws std::runtime_error on I/O failure.
   virtual void Generate(const Params& params, const Context& ctx) const = 0;
+  // What the bytes depend on beyond the parameters (e.g. the digest of a helper binary that is
+  // copied into the fixture); part of the fixture cache key. Throws if it cannot be determined.
+  virtual std::string KeyExtra() const { return {}; }
 };
 
 using Factory = std::function<std::unique_ptr<Generator>()>;

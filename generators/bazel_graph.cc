@@ -1,0 +1,226 @@
+#include "generators/bazel_graph.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "generators/rng.h"
+
+namespace pe::gen {
+namespace {
+
+constexpr std::uint64_t kGraphStream = 0x67726170682d7631;  // "graph-v1"
+
+constexpr std::array<std::string_view, 3> kRuleClasses = {"cc_library", "java_library",
+                                                          "py_library"};
+
+// Names that look like the repositories a real WORKSPACE declares.
+constexpr std::array<std::string_view, 8> kExternalNames = {
+    "bazel_skylib", "com_google_protobuf", "rules_cc",       "rules_java",
+    "rules_python", "zlib",                "com_google_absl", "platforms"};
+
+int Digits(std::uint64_t n) {
+  int digits = 1;
+  while (n >= 10) {
+    n /= 10;
+    ++digits;
+  }
+  return digits;
+}
+
+// Picks `count` distinct values from [first, last) into out, sorted.
+void PickDistinct(Rng& rng, std::uint32_t first, std::uint32_t last, std::uint32_t count,
+                  std::vector<std::uint32_t>& out) {
+  const std::size_t begin = out.size();
+  const std::uint32_t range = last - first;
+  if (count * 2 >= range) {
+    // Dense pick: partial Fisher-Yates over the whole range.
+    std::vector<std::uint32_t> pool(range);
+    for (std::uint32_t i = 0; i < range; ++i) pool[i] = first + i;
+    for (std::uint32_t i = 0; i < count; ++i) {
+      std::swap(pool[i], pool[i + rng.Below(range - i)]);
+      out.push_back(pool[i]);
+    }
+  } else {
+    while (out.size() - begin < count) {
+      const auto candidate = static_cast<std::uint32_t>(first + rng.Below(range));
+      if (std::find(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end(), candidate) ==
+          out.end()) {
+        out.push_back(candidate);
+      }
+    }
+  }
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end());
+}
+
+}  // namespace
+
+GraphOptions ReadGraphOptions(ParamReader& reader, double scale, std::int64_t default_targets) {
+  constexpr std::int64_t kMaxCount = std::int64_t{1} << 30;
+  GraphOptions options;
+  options.targets = Scaled(reader.Int("targets", default_targets, 0, kMaxCount), scale);
+  options.fan_in = reader.Int("fan_in", options.fan_in, 0, 1024);
+  options.layers = reader.Int("layers", options.layers, 1, 1024);
+  options.rules_per_package = reader.Int("rules_per_package", options.rules_per_package, 1, 4096);
+  options.srcs_per_rule = reader.Int("srcs_per_rule", options.srcs_per_rule, 0, 4096);
+  options.outs_per_rule = reader.Int("outs_per_rule", options.outs_per_rule, 0, 4096);
+  options.macro_fraction = reader.Fraction("macro_fraction", options.macro_fraction);
+  options.external_targets = reader.Int("external_targets", options.external_targets, 0, 100000);
+  if (options.targets > kMaxCount) {
+    throw ParamError("targets", fmt::format("'targets' times scale exceeds {}", kMaxCount));
+  }
+  return options;
+}
+
+std::span<const std::string_view> RuleClasses() { return kRuleClasses; }
+
+std::int64_t BazelGraph::TargetCount() const {
+  std::int64_t count = static_cast<std::int64_t>(externals.size()) + SourceFileCount();
+  for (const auto& rule : rules) count += 1 + rule.outs;
+  return count;
+}
+
+std::int64_t BazelGraph::SourceFileCount() const {
+  std::int64_t count = 0;
+  for (const auto& package : packages) count += 1 + (package.has_defs ? 1 : 0);
+  for (const auto& rule : rules) count += static_cast<std::int64_t>(rule.srcs.size());
+  return count;
+}
+
+std::pair<std::uint32_t, std::uint32_t> BazelGraph::LayerRules(std::uint32_t layer) const {
+  std::uint32_t first = 0;
+  std::uint32_t last = 0;
+  bool seen = false;
+  for (const auto& package : packages) {
+    if (package.layer != layer) continue;
+    if (!seen) first = package.first_rule;
+    seen = true;
+    last = package.first_rule + package.rule_count;
+  }
+  return {first, seen ? last : first};
+}
+
+std::string BazelGraph::RuleName(const RuleNode& rule) { return fmt::format("mod{}", rule.index); }
+
+std::string BazelGraph::SourceName(const RuleNode& rule, const SourceRef& src) {
+  return fmt::format("mod{}_s{}.cc", rule.index, src.id);
+}
+
+std::string BazelGraph::OutputName(const RuleNode& rule, std::uint32_t k) {
+  return fmt::format("mod{}_gen{}.h", rule.index, k);
+}
+
+std::string BazelGraph::Label(std::uint32_t package, std::string_view name) const {
+  return fmt::format("//{}:{}", packages[package].name, name);
+}
+
+std::string BazelGraph::RuleLabel(std::uint32_t rule) const {
+  return fmt::format("//{}:mod{}", packages[rules[rule].package].name, rules[rule].index);
+}
+
+std::vector<PackageEntry> BazelGraph::PackageTargets(std::uint32_t package_index) const {
+  const PackageNode& package = packages[package_index];
+  std::vector<PackageEntry> entries;
+  entries.push_back({PackageEntry::Kind::kBuildFile, 0, 0, "BUILD"});
+  if (package.has_defs) entries.push_back({PackageEntry::Kind::kDefsFile, 0, 0, "defs.bzl"});
+  for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
+    const RuleNode& rule = rules[r];
+    entries.push_back({PackageEntry::Kind::kRule, r, 0, RuleName(rule)});
+    for (std::uint32_t i = 0; i < rule.srcs.size(); ++i) {
+      entries.push_back({PackageEntry::Kind::kSource, r, i, SourceName(rule, rule.srcs[i])});
+    }
+    for (std::uint32_t k = 0; k < rule.outs; ++k) {
+      entries.push_back({PackageEntry::Kind::kOutput, r, k, OutputName(rule, k)});
+    }
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const PackageEntry& a, const PackageEntry& b) { return a.name < b.name; });
+  return entries;
+}
+
+BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
+  BazelGraph graph;
+  graph.seed = seed;
+  Rng rng(seed, kGraphStream);
+
+  const std::int64_t external_count = std::min(options.external_targets, options.targets);
+  for (std::int64_t i = 0; i < external_count; ++i) {
+    const auto slot = static_cast<std::size_t>(i) % kExternalNames.size();
+    const auto round = static_cast<std::size_t>(i) / kExternalNames.size();
+    graph.externals.push_back(round == 0 ? std::string(kExternalNames[slot])
+                                         : fmt::format("{}_{}", kExternalNames[slot], round));
+  }
+
+  // Plan packages greedily against the target budget so the total comes out exact: every
+  // package but the last is full; the last is cut short wherever the budget runs out.
+  std::int64_t budget = options.targets - external_count;
+  struct Planned {
+    bool has_defs;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> rules;  // (srcs, outs)
+  };
+  std::vector<Planned> planned;
+  while (budget > 0) {
+    Planned package{false, {}};
+    budget -= 1;  // BUILD
+    if (budget > 0) {
+      package.has_defs = true;
+      budget -= 1;
+    }
+    while (budget > 0 && std::cmp_less(package.rules.size(), options.rules_per_package)) {
+      budget -= 1;
+      const auto srcs = static_cast<std::uint32_t>(std::min(options.srcs_per_rule, budget));
+      budget -= srcs;
+      const auto outs = static_cast<std::uint32_t>(std::min(options.outs_per_rule, budget));
+      budget -= outs;
+      package.rules.emplace_back(srcs, outs);
+    }
+    planned.push_back(std::move(package));
+  }
+
+  const auto package_count = static_cast<std::uint64_t>(planned.size());
+  graph.layers = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.layers, package_count)));
+  const int width = std::max(5, Digits(package_count == 0 ? 0 : package_count - 1));
+  const int layer_width = std::max(2, Digits(graph.layers - 1));
+  for (std::uint64_t p = 0; p < package_count; ++p) {
+    PackageNode package;
+    package.layer = static_cast<std::uint32_t>(p * graph.layers / package_count);
+    package.name = fmt::format("src/l{:0{}}/p{:0{}}", package.layer, layer_width, p, width);
+    package.has_defs = planned[p].has_defs;
+    package.first_rule = static_cast<std::uint32_t>(graph.rules.size());
+    package.rule_count = static_cast<std::uint32_t>(planned[p].rules.size());
+    for (std::uint32_t j = 0; j < package.rule_count; ++j) {
+      RuleNode rule;
+      rule.package = static_cast<std::uint32_t>(p);
+      rule.index = j;
+      const auto [srcs, outs] = planned[p].rules[j];
+      rule.outs = outs;
+      for (std::uint32_t s = 0; s < srcs; ++s) rule.srcs.push_back({s, 0});
+      rule.next_source_id = srcs;
+      rule.kind = static_cast<std::uint8_t>(rng.Below(kRuleClasses.size()));
+      rule.macro = package.has_defs && rng.Chance(options.macro_fraction);
+      rule.flag = rng.Chance(0.5);
+      graph.rules.push_back(std::move(rule));
+    }
+    graph.packages.push_back(std::move(package));
+  }
+
+  // Wire each rule to fan_in distinct rules of the layer directly below.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> layer_rules(graph.layers);
+  for (std::uint32_t l = 0; l < graph.layers; ++l) layer_rules[l] = graph.LayerRules(l);
+  for (auto& rule : graph.rules) {
+    const std::uint32_t layer = graph.packages[rule.package].layer;
+    rule.dep_begin = static_cast<std::uint32_t>(graph.deps.size());
+    if (layer == 0) continue;
+    const auto [first, last] = layer_rules[layer - 1];
+    const auto count = static_cast<std::uint32_t>(
+        std::min<std::int64_t>(options.fan_in, static_cast<std::int64_t>(last - first)));
+    PickDistinct(rng, first, last, count, graph.deps);
+    rule.dep_count = count;
+  }
+  return graph;
+}
+
+}  // namespace pe::gen

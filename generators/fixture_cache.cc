@@ -1,0 +1,209 @@
+#include "generators/fixture_cache.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "generators/file_io.h"
+#include "generators/sha256.h"
+
+namespace pe::gen {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kManifest = ".perfengine-manifest";
+constexpr const char* kManifestHeader = "perfengine-manifest 1";
+
+// Strings are length-prefixed so no choice of keys or values can collide with another.
+void AppendField(std::string& out, std::string_view text) {
+  fmt::format_to(std::back_inserter(out), "{}:{}\n", text.size(), text);
+}
+
+std::string Canonical(const ParamValue& value) {
+  struct Visitor {
+    std::string operator()(std::int64_t v) const { return fmt::format("i{}", v); }
+    std::string operator()(double v) const { return fmt::format("f{:a}", v); }
+    std::string operator()(bool v) const { return v ? "btrue" : "bfalse"; }
+    std::string operator()(const std::string& v) const { return fmt::format("s{}:{}", v.size(), v); }
+    std::string operator()(const std::vector<std::string>& v) const {
+      std::string out = fmt::format("a{}", v.size());
+      for (const auto& item : v) out += fmt::format("[{}:{}]", item.size(), item);
+      return out;
+    }
+  };
+  return std::visit(Visitor{}, value);
+}
+
+struct Entry {
+  bool directory = false;
+  std::string digest;
+  bool executable = false;
+  std::uintmax_t size = 0;
+  std::string path;  // relative, generic form
+};
+
+std::vector<Entry> Scan(const fs::path& root) {
+  std::vector<Entry> entries;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
+       ++it) {
+    const fs::path relative = it->path().lexically_relative(root);
+    if (relative == kManifest) continue;
+    const auto status = it->symlink_status();
+    Entry entry;
+    entry.path = relative.generic_string();
+    if (fs::is_directory(status)) {
+      entry.directory = true;
+    } else if (fs::is_regular_file(status)) {
+      entry.size = it->file_size();
+      entry.executable = (status.permissions() & fs::perms::owner_exec) != fs::perms::none;
+      entry.digest = Sha256FileHex(it->path());
+    } else {
+      continue;  // generators write only files and directories
+    }
+    entries.push_back(std::move(entry));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.path < b.path; });
+  return entries;
+}
+
+void WriteManifest(const fs::path& root) {
+  const std::vector<Entry> entries = Scan(root);
+  std::string text = fmt::format("{} {}\n", kManifestHeader, entries.size());
+  for (const Entry& entry : entries) {
+    if (entry.directory) {
+      fmt::format_to(std::back_inserter(text), "d {}\n", entry.path);
+    } else {
+      fmt::format_to(std::back_inserter(text), "f {} {} {} {}\n", entry.digest,
+                     entry.executable ? 755 : 644, entry.size, entry.path);
+    }
+  }
+  WriteFile(root / kManifest, text);
+}
+
+// True when every directory and file the manifest lists is present with the recorded bytes.
+bool Verify(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_regular_file(root / kManifest, ec)) return false;
+  std::ifstream in(root / kManifest);
+  std::string line;
+  if (!std::getline(in, line) || line.rfind(kManifestHeader, 0) != 0) return false;
+  std::size_t expected = 0;
+  try {
+    expected = std::stoul(line.substr(std::string_view(kManifestHeader).size()));
+  } catch (const std::exception&) {
+    return false;
+  }
+  std::size_t seen = 0;
+  while (std::getline(in, line)) {
+    ++seen;
+    std::istringstream fields(line);
+    std::string kind;
+    fields >> kind;
+    if (kind == "d") {
+      if (line.size() < 3 || !fs::is_directory(root / line.substr(2), ec)) return false;
+      continue;
+    }
+    std::string digest;
+    int mode = 0;
+    std::uintmax_t size = 0;
+    if (kind != "f" || !(fields >> digest >> mode >> size)) return false;
+    std::string path;
+    fields.get();  // the separating space
+    std::getline(fields, path);
+    const fs::path file = root / path;
+    const auto status = fs::symlink_status(file, ec);
+    if (ec || !fs::is_regular_file(status) || fs::file_size(file, ec) != size || ec) return false;
+    const bool executable = (status.permissions() & fs::perms::owner_exec) != fs::perms::none;
+    if (executable != (mode == 755)) return false;
+    try {
+      if (Sha256FileHex(file) != digest) return false;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+  return seen == expected;
+}
+
+}  // namespace
+
+fs::path DefaultCacheRoot() {
+  if (const char* env = std::getenv("PERFENGINE_CACHE"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return fs::path(xdg) / "perfengine";
+  }
+  const char* home = std::getenv("HOME");
+  return fs::path(home != nullptr ? home : "/tmp") / ".cache" / "perfengine";
+}
+
+std::string FixtureKey(const Generator& generator, const Params& params, double scale,
+                       std::uint64_t seed) {
+  std::string text = "perfengine-fixture-key 1\n";
+  AppendField(text, generator.Name());
+  AppendField(text, std::to_string(generator.Version()));
+  AppendField(text, generator.KeyExtra());
+  AppendField(text, fmt::format("{:a}", scale));
+  AppendField(text, std::to_string(seed));
+  for (const auto& [key, value] : params) {  // std::map: sorted by key
+    AppendField(text, key);
+    AppendField(text, Canonical(value));
+  }
+  return Sha256Hex(text);
+}
+
+fs::path Materialize(const Generator& generator, const Params& params, const Context& ctx,
+                     const fs::path& cache_root) {
+  generator.Check(params);
+  const std::string key = FixtureKey(generator, params, ctx.scale, ctx.seed);
+  const fs::path dir = cache_root / fmt::format("{}-{}", generator.Name(), key.substr(0, 32));
+  if (Verify(dir)) return dir;
+
+  fs::create_directories(cache_root);
+  const fs::path tmp =
+      cache_root / fmt::format(".tmp-{}-{}-{}", generator.Name(), key.substr(0, 16), ::getpid());
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  try {
+    Context here = ctx;
+    here.out_dir = tmp;
+    generator.Generate(params, here);
+    WriteManifest(tmp);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    throw;
+  }
+
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    // Damaged: move it aside first so the fixture appears in one rename.
+    const fs::path trash =
+        cache_root / fmt::format(".trash-{}-{}-{}", generator.Name(), key.substr(0, 16), ::getpid());
+    fs::rename(dir, trash, ec);
+    if (!ec) fs::remove_all(trash, ec);
+  }
+  fs::rename(tmp, dir, ec);
+  if (ec) {
+    // Another run may have put a good copy in place meanwhile.
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    if (Verify(dir)) return dir;
+    throw std::runtime_error(
+        fmt::format("cannot move fixture into {}: {}", dir.string(), ec.message()));
+  }
+  return dir;
+}
+
+}  // namespace pe::gen

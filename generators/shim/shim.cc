@@ -1,0 +1,250 @@
+#include "generators/shim/shim.h"
+
+#include <fcntl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace pe::shim {
+namespace {
+
+namespace fs = std::filesystem;
+
+void Write(int fd, std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+std::string Joined(const std::vector<std::string>& args) {
+  std::string text = "bazel";
+  for (const auto& arg : args) text += " " + arg;
+  return text;
+}
+
+int Unsupported(const std::vector<std::string>& args, std::string_view why) {
+  Write(2, "perfengine-bazel-shim: unsupported call: " + Joined(args) + " (" + std::string(why) +
+               ")\n");
+  return kUnsupported;
+}
+
+bool IsOption(const std::string& arg) { return arg.size() > 1 && arg[0] == '-'; }
+
+// Copies the whole of `from` to the open descriptor `to`.
+bool CopyTo(const fs::path& from, int to, std::string& error) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) {
+    error = "cannot read " + from.string() + ": " + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  ::fstat(in, &st);
+  off_t left = st.st_size;
+  bool ok = true;
+  while (left > 0) {
+    const ssize_t n = ::sendfile(to, in, nullptr, static_cast<std::size_t>(left));
+    if (n > 0) {
+      left -= n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EINVAL || errno == ENOSYS)) {
+      // sendfile cannot write to this descriptor: fall back to read/write.
+      char buffer[1 << 16];
+      ssize_t got = 0;
+      while ((got = ::read(in, buffer, sizeof buffer)) > 0) {
+        Write(to, std::string_view(buffer, static_cast<std::size_t>(got)));
+      }
+      left = 0;
+      break;
+    }
+    error = "cannot copy " + from.string() + ": " + std::strerror(errno);
+    ok = false;
+    break;
+  }
+  ::close(in);
+  return ok;
+}
+
+std::optional<fs::path> FindWorkspaceRoot() {
+  std::error_code ec;
+  fs::path dir = fs::current_path(ec);
+  if (ec) return std::nullopt;
+  for (;;) {
+    for (const char* marker : {"WORKSPACE", "WORKSPACE.bazel", "MODULE.bazel"}) {
+      if (fs::exists(dir / marker, ec)) return dir;
+    }
+    if (dir == dir.root_path()) return std::nullopt;
+    dir = dir.parent_path();
+  }
+}
+
+int Info(const Config& config, const std::vector<std::string>& args, std::size_t at,
+         const std::optional<std::string>& output_base_override) {
+  std::vector<std::string> keys;
+  for (std::size_t i = at; i < args.size(); ++i) {
+    if (!IsOption(args[i])) keys.push_back(args[i]);
+  }
+  if (keys.size() != 1 || keys[0] != "output_base") {
+    return Unsupported(args, "only `info output_base` is recorded");
+  }
+  const fs::path base = output_base_override ? fs::absolute(*output_base_override)
+                                             : config.output_base;
+  Write(1, base.string() + "\n");
+  return 0;
+}
+
+int Version(const Config& config) {
+  Write(1, "Build label: " + config.bazel_version +
+               "\n"
+               "Build target: @@//src/main/java/com/google/devtools/build/lib/bazel:BazelServer\n"
+               "Build time: Thu Jan 01 00:00:00 1970 (0)\n"
+               "Build timestamp: Thu Jan 01 00:00:00 1970 (0)\n"
+               "Build timestamp as int: 0\n");
+  return 0;
+}
+
+int Mod(const Config& config, const std::vector<std::string>& args, std::size_t at) {
+  std::size_t i = at;
+  while (i < args.size() && IsOption(args[i])) ++i;
+  if (i == args.size() || args[i] != "graph") {
+    return Unsupported(args, "only `mod graph` is recorded");
+  }
+  if (!config.bzlmod) {
+    Write(2, "ERROR: Bzlmod has to be enabled for mod command to work, run with "
+             "--enable_bzlmod\n");
+    return 2;
+  }
+  Write(1, "<root> (perfengine_fixture@_)\n");
+  return 0;
+}
+
+int Query(const Config& config, const std::vector<std::string>& args, std::size_t at) {
+  std::optional<std::string> output;
+  std::optional<std::string> output_file;
+  std::optional<std::string> query_file;
+  bool has_expression = false;
+  // The options whose value may follow as a separate word.
+  auto take = [&](std::size_t& i, std::string_view name, std::optional<std::string>& slot) {
+    const std::string& arg = args[i];
+    const std::string flag = "--" + std::string(name);
+    if (arg == flag && i + 1 < args.size()) {
+      slot = args[++i];
+      return true;
+    }
+    if (arg.rfind(flag + "=", 0) == 0) {
+      slot = arg.substr(flag.size() + 1);
+      return true;
+    }
+    return false;
+  };
+  for (std::size_t i = at; i < args.size(); ++i) {
+    if (take(i, "output", output) || take(i, "output_file", output_file) ||
+        take(i, "query_file", query_file)) {
+      continue;
+    }
+    if (!IsOption(args[i])) has_expression = true;
+  }
+  if (output.value_or("") != "streamed_proto") {
+    return Unsupported(args, "only `query --output streamed_proto` is recorded");
+  }
+  if (query_file) {
+    if (::access(query_file->c_str(), R_OK) != 0) {
+      Write(2, "ERROR: cannot read query file " + *query_file + ": " + std::strerror(errno) +
+                   "\n");
+      return 2;
+    }
+  } else if (!has_expression) {
+    Write(2, "ERROR: missing query expression\n");
+    return 2;
+  }
+
+  fs::path source = config.query_proto;
+  if (!config.workspace_query_proto.empty()) {
+    const auto root = FindWorkspaceRoot();
+    if (!root) {
+      Write(2, "ERROR: not inside a workspace (no WORKSPACE or MODULE.bazel above the working "
+               "directory)\n");
+      return 2;
+    }
+    source = *root / config.workspace_query_proto;
+  }
+
+  std::string error;
+  bool ok = false;
+  if (output_file) {
+    const int out = ::open(output_file->c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) {
+      error = "cannot write " + *output_file + ": " + std::strerror(errno);
+    } else {
+      ok = CopyTo(source, out, error);
+      if (::close(out) != 0 && ok) {
+        error = "cannot write " + *output_file + ": " + std::strerror(errno);
+        ok = false;
+      }
+    }
+  } else {
+    ok = CopyTo(source, 1, error);
+  }
+  if (!ok) {
+    Write(2, "ERROR: " + error + "\n");
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Config LoadConfig(const fs::path& dir) {
+  const fs::path path = dir / "shim.json";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  nlohmann::json json;
+  try {
+    in >> json;
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path.string() + ": " + e.what());
+  }
+  Config config;
+  auto resolve = [&](const std::string& value) {
+    const fs::path p(value);
+    return p.is_absolute() ? p : (dir / p).lexically_normal();
+  };
+  config.output_base = resolve(json.value("output_base", std::string("output_base")));
+  config.bazel_version = json.value("bazel_version", config.bazel_version);
+  config.bzlmod = json.value("bzlmod", false);
+  config.query_proto = resolve(json.value("query_proto", std::string("query.pb")));
+  config.workspace_query_proto = json.value("workspace_query_proto", std::string());
+  return config;
+}
+
+int Run(const Config& config, const std::vector<std::string>& args) {
+  std::size_t i = 0;
+  std::optional<std::string> output_base;
+  for (; i < args.size() && IsOption(args[i]); ++i) {
+    if (args[i].rfind("--output_base=", 0) == 0) output_base = args[i].substr(14);
+  }
+  if (i == args.size()) return Unsupported(args, "no command");
+  const std::string& command = args[i];
+  if (command == "info") return Info(config, args, i + 1, output_base);
+  if (command == "version") return Version(config);
+  if (command == "mod") return Mod(config, args, i + 1);
+  if (command == "query") return Query(config, args, i + 1);
+  return Unsupported(args, "the shim replays info, version, mod graph and query only");
+}
+
+}  // namespace pe::shim

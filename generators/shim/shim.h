@@ -1,0 +1,38 @@
+// perfengine-bazel-shim: a stand-in for `bazel` that answers the calls bazel-diff makes by
+// replaying a fixture. It reads shim.json from its own directory (/proc/self/exe), so the
+// fixture directory can be moved or cached anywhere.
+//
+//   bazel [startup options] info output_base      one line: the absolute output base
+//   bazel [startup options] version               "Build label: X.Y.Z" and friends
+//   bazel [startup options] mod graph ...         exit 0 with a graph if bzlmod, else exit 2
+//   bazel [startup options] query ... --output streamed_proto ... [--query_file F]
+//         [--output_file O | --output_file=O]     the recorded stream, to O or stdout
+//
+// Any other call exits 2 with a message naming it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace pe::shim {
+
+inline constexpr int kUnsupported = 2;
+
+struct Config {
+  std::filesystem::path output_base;  // absolute
+  std::string bazel_version = "7.1.0";
+  bool bzlmod = false;
+  std::filesystem::path query_proto;  // absolute
+  // When set, the stream is replayed from this path under the workspace root found above the
+  // working directory (the way bazel finds its workspace), so a checkout picks its revision.
+  std::filesystem::path workspace_query_proto;
+};
+
+// Reads dir/shim.json; relative paths in it are relative to dir. Throws std::runtime_error.
+Config LoadConfig(const std::filesystem::path& dir);
+
+// args excludes argv[0]. Writes answers to fd 1 and errors to fd 2; returns the exit code.
+int Run(const Config& config, const std::vector<std::string>& args);
+
+}  // namespace pe::shim

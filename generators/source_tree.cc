@@ -1,0 +1,143 @@
+#include "generators/source_tree.h"
+
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "generators/file_io.h"
+#include "generators/rng.h"
+
+namespace pe::gen {
+namespace {
+
+constexpr std::uint64_t kSourceStream = 0x736f757263652d31;  // "source-1"
+
+void AppendList(std::string& out, std::string_view key, const std::vector<std::string>& items) {
+  fmt::format_to(std::back_inserter(out), "    {} = [", key);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    fmt::format_to(std::back_inserter(out), "{}\"{}\"", i == 0 ? "" : ", ", items[i]);
+  }
+  out += "],\n";
+}
+
+}  // namespace
+
+SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader) {
+  SourceTreeOptions options;
+  options.source_bytes =
+      reader.Int("source_bytes", options.source_bytes, 0, std::int64_t{1} << 30);
+  return options;
+}
+
+std::string RenderWorkspaceFile(const BazelGraph& graph) {
+  // kWorkspaceHeaderLines lines, then kWorkspaceRepoLines per repository.
+  std::string out = "workspace(name = \"perfengine_fixture\")\n\n";
+  for (const std::string& name : graph.externals) {
+    fmt::format_to(std::back_inserter(out),
+                   "http_archive(\n"
+                   "    name = \"{0}\",\n"
+                   "    urls = [\"https://example.com/{0}/{0}-1.0.tar.gz\"],\n"
+                   "    strip_prefix = \"{0}-1.0\",\n"
+                   ")\n\n",
+                   name);
+  }
+  return out;
+}
+
+std::string RenderDefsFile() {
+  // my_macro's rule call sits at line 2, column 9, as the query's instantiation stacks say.
+  return "def my_macro(name, kind, **kwargs):\n"
+         "    kind(name = name, **kwargs)\n";
+}
+
+std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
+  const PackageNode& package = graph.packages[p];
+  std::string out = package.has_defs ? "load(\":defs.bzl\", \"my_macro\")\n\n" : "\n\n";
+  std::vector<std::string> items;
+  for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
+    const RuleNode& rule = graph.rules[r];
+    const std::string_view rule_class = RuleClasses()[rule.kind];
+    // Exactly kBuildRuleLines lines per rule.
+    if (rule.macro) {
+      fmt::format_to(std::back_inserter(out), "my_macro(\n    name = \"mod{}\", kind = {},\n",
+                     rule.index, rule_class);
+    } else {
+      fmt::format_to(std::back_inserter(out), "{}(\n    name = \"mod{}\",\n", rule_class,
+                     rule.index);
+    }
+    items.clear();
+    for (const SourceRef& src : rule.srcs) items.push_back(BazelGraph::SourceName(rule, src));
+    AppendList(out, "srcs", items);
+    items.clear();
+    for (std::uint32_t k = 0; k < rule.outs; ++k) items.push_back(BazelGraph::OutputName(rule, k));
+    AppendList(out, "outs", items);
+    items.clear();
+    for (std::uint32_t dep : graph.DepsOf(r)) items.push_back(graph.RuleLabel(dep));
+    AppendList(out, "deps", items);
+    out += "    cmd = \"cat $(SRCS) > $@\",\n";
+    fmt::format_to(std::back_inserter(out), "    tags = [\"l{}\"],\n", package.layer);
+    fmt::format_to(std::back_inserter(out), "    linkstatic = {},\n",
+                   rule.flag ? "True" : "False");
+    out += "    visibility = [\"//visibility:public\"],\n)\n\n";
+  }
+  return out;
+}
+
+void RenderSource(const BazelGraph& graph, const RuleNode& rule, const SourceRef& src,
+                  std::int64_t size, std::string& out) {
+  static constexpr char kAlphabet[] =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ";
+  const auto total = static_cast<std::size_t>(size);
+  out = fmt::format("// //{}:{} v{}\n", graph.packages[rule.package].name,
+                    BazelGraph::SourceName(rule, src), src.version);
+  if (out.size() >= total) {
+    out.resize(total);
+    return;
+  }
+  Rng rng(graph.seed,
+          Mix(Mix(kSourceStream, rule.package), Mix(rule.index, Mix(src.id, src.version))));
+  const std::size_t header = out.size();
+  out.resize(total);
+  std::size_t column = 0;
+  std::uint64_t bits = 0;
+  int left = 0;
+  for (std::size_t i = header; i < total; ++i) {
+    if (column == 63) {
+      out[i] = '\n';
+      column = 0;
+      continue;
+    }
+    if (left == 0) {
+      bits = rng.Next();
+      left = 10;  // 10 six-bit symbols per 64-bit draw
+    }
+    out[i] = kAlphabet[bits & 63];
+    bits >>= 6;
+    --left;
+    ++column;
+  }
+  if (total > 0) out[total - 1] = '\n';
+}
+
+void WriteSourceTree(const BazelGraph& graph, const SourceTreeOptions& options,
+                     const std::filesystem::path& root) {
+  std::filesystem::create_directories(root);
+  WriteFile(root / "WORKSPACE", RenderWorkspaceFile(graph));
+  std::string content;
+  for (std::uint32_t p = 0; p < graph.packages.size(); ++p) {
+    const PackageNode& package = graph.packages[p];
+    const std::filesystem::path dir = root / package.name;
+    std::filesystem::create_directories(dir);
+    WriteFile(dir / "BUILD", RenderBuildFile(graph, p));
+    if (package.has_defs) WriteFile(dir / "defs.bzl", RenderDefsFile());
+    for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
+      const RuleNode& rule = graph.rules[r];
+      for (const SourceRef& src : rule.srcs) {
+        RenderSource(graph, rule, src, options.source_bytes, content);
+        WriteFile(dir / BazelGraph::SourceName(rule, src), content);
+      }
+    }
+  }
+}
+
+}  // namespace pe::gen

@@ -1,0 +1,31 @@
+// Writes the files a BazelGraph's targets name: WORKSPACE, each package's BUILD and defs.bzl,
+// and every rule source with deterministic content of a chosen size, so that source hashing
+// reads real bytes. Line numbers in the BUILD files match the query output's locations.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "generators/bazel_graph.h"
+
+namespace pe::gen {
+
+struct SourceTreeOptions {
+  std::int64_t source_bytes = 1024;  // size of every rule source file
+};
+
+SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader);
+
+// root is created if missing.
+void WriteSourceTree(const BazelGraph& graph, const SourceTreeOptions& options,
+                     const std::filesystem::path& root);
+
+// The pieces, exposed for tests and for git_workspace's revisions.
+std::string RenderWorkspaceFile(const BazelGraph& graph);
+std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t package);
+std::string RenderDefsFile();
+void RenderSource(const BazelGraph& graph, const RuleNode& rule, const SourceRef& src,
+                  std::int64_t size, std::string& out);
+
+}  // namespace pe::gen
