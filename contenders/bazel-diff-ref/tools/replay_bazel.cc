@@ -9,7 +9,7 @@
 // The stream is $REFDIFF_REPLAY_STREAM, else query.pb beside argv[0] (so a fixture can link
 // itself a `bazel` next to its recording). Leading --options before the command are startup
 // options and are ignored. REFDIFF_REPLAY_FAIL=<command> makes that command fail the way bazel
-// does; REFDIFF_REPLAY_LOG=<file> appends each argv, one line, for tests that check the calls.
+// does; REFDIFF_REPLAY_LOG=<file> appends "[cwd] argv..." per call, for tests that check the calls.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,7 +31,8 @@ void Log(int argc, char** argv) {
   std::string log = Env("REFDIFF_REPLAY_LOG");
   if (log.empty()) return;
   std::ofstream out(log, std::ios::app);
-  for (int i = 1; i < argc; ++i) out << (i > 1 ? " " : "") << argv[i];
+  out << "[" << std::filesystem::current_path().string() << "]";
+  for (int i = 1; i < argc; ++i) out << " " << argv[i];
   out << "\n";
 }
 

@@ -1,0 +1,217 @@
+// The two built executables, run against a replayed bazel: same bytes from both, bazel called
+// the way bazel-diff calls it, and one line plus exit 1 for every kind of bad input.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "fixture.h"
+#include "subprocess.h"
+
+namespace pe::refdiff {
+namespace {
+
+using testing::Fixture;
+using testing::GeneratedFile;
+using testing::Rule;
+using testing::SourceFile;
+
+const std::string kBaseline = REFDIFF_BASELINE;
+const std::string kCandidate = REFDIFF_CANDIDATE;
+
+ProcessResult RunTool(const std::string& program, std::vector<std::string> args) {
+  args.insert(args.begin(), program);
+  return RunProcess({args, {}, {}});
+}
+
+// Exactly one line on stderr, starting with the program's name.
+void ExpectOneLineError(const ProcessResult& result, const std::string& expected_line) {
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.stderr_text, "bazel-diff-ref: " + expected_line + "\n");
+}
+
+class ContenderCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fixture_.WriteSource("lib/lib.cc", "int lib() { return 1; }\n");
+    fixture_.WriteSource("lib/defs.bzl", "def lib_macro(): pass\n");
+    fixture_.WriteSource("app/main.cc", "int main() { return lib(); }\n");
+    fixture_.SetTargets(Targets());
+  }
+
+  std::vector<blaze_query::Target> Targets() const {
+    std::vector<blaze_query::Target> targets = {
+        SourceFile("//lib:lib.cc"),
+        Rule("//lib:lib", "cc_library", {"//lib:lib.cc"}, {{"srcs", "//lib:lib.cc"}},
+             {"lib/defs.bzl:1:5: lib_macro"}),
+        SourceFile("//app:main.cc"),
+        Rule("//app:app", "cc_binary", {"//app:main.cc", "//lib:lib"}, {{"deps", "//lib:lib"}}),
+        Rule("//app:gen", "genrule", {"//app:app"}, {{"outs", "out.txt"}}),
+        GeneratedFile("//app:out.txt", "//app:gen"),
+        Rule("//external:zlib", "http_archive", {}, {{"url", "https://zlib.net/zlib.tar.gz"}}),
+    };
+    // Enough independent targets that the candidate really splits the work into batches.
+    for (int i = 0; i < 3000; ++i) {
+      std::string name = "//many:t" + std::to_string(i);
+      targets.push_back(Rule(name, "filegroup", {"//lib:lib"}, {{"tag", std::to_string(i % 7)}}));
+    }
+    return targets;
+  }
+
+  ProcessResult Generate(const std::string& program, const std::string& out, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"generate-hashes", "-w", fixture_.workspace().string(), "-b",
+                                     fixture_.bazel().string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back((fixture_.dir() / out).string());
+    return RunTool(program, args);
+  }
+
+  Fixture fixture_;
+};
+
+TEST_F(ContenderCli, VersionNamesTheFlavour) {
+  EXPECT_EQ(RunTool(kBaseline, {"--version"}).stdout_text, "bazel-diff-ref baseline 0.1.0\n");
+  EXPECT_EQ(RunTool(kCandidate, {"--version"}).stdout_text, "bazel-diff-ref candidate 0.1.0\n");
+}
+
+TEST_F(ContenderCli, BaselineAndCandidateWriteIdenticalBytes) {
+  for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{
+           {}, {"--includeTargetType"}, {"--excludeExternalTargets"}, {"--threads", "3"}}) {
+    ProcessResult baseline = Generate(kBaseline, "baseline.json", flags);
+    ProcessResult candidate = Generate(kCandidate, "candidate.json", flags);
+    ASSERT_EQ(baseline.exit_code, 0) << baseline.stderr_text;
+    ASSERT_EQ(candidate.exit_code, 0) << candidate.stderr_text;
+    std::string expected = fixture_.ReadFile("baseline.json");
+    EXPECT_GT(expected.size(), 3000u * 100);
+    EXPECT_EQ(fixture_.ReadFile("candidate.json"), expected) << "flags: " << ::testing::PrintToString(flags);
+  }
+}
+
+TEST_F(ContenderCli, HashesFileHasOneEntryPerTarget) {
+  ASSERT_EQ(Generate(kBaseline, "h.json", {"--excludeExternalTargets", "--includeTargetType"}).exit_code, 0);
+  std::string json = fixture_.ReadFile("h.json");
+  EXPECT_NE(json.find("\n  \"SourceFile#//lib:lib.cc\": \""), std::string::npos);
+  EXPECT_NE(json.find("\n  \"GeneratedFile#//app:out.txt\": \""), std::string::npos);
+  EXPECT_EQ(json.find("zlib"), std::string::npos);
+}
+
+TEST_F(ContenderCli, CallsBazelTheWayBazelDiffDoes) {
+  std::filesystem::path log = fixture_.dir() / "calls.log";
+  setenv("REFDIFF_REPLAY_LOG", log.c_str(), 1);
+  ProcessResult result = Generate(kCandidate, "h.json", {"--bazelStartupOptions=--host_jvm_args=-Xmx1g --batch"});
+  unsetenv("REFDIFF_REPLAY_LOG");
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  std::ifstream in(log);
+  std::vector<std::string> calls;
+  for (std::string line; std::getline(in, line);) calls.push_back(line);
+  ASSERT_EQ(calls.size(), 4u);
+  std::string prefix = "[" + fixture_.workspace().string() + "] --host_jvm_args=-Xmx1g --batch ";
+  EXPECT_EQ(calls[0], prefix + "info output_base");
+  EXPECT_EQ(calls[1], prefix + "version");
+  EXPECT_EQ(calls[2], prefix + "mod graph");
+  EXPECT_TRUE(calls[3].starts_with(prefix + "query --output streamed_proto --order_output=no "
+                                            "--proto:instantiation_stack --query_file "))
+      << calls[3];
+  EXPECT_NE(calls[3].find(" --output_file="), std::string::npos) << calls[3];
+}
+
+TEST_F(ContenderCli, OldBazelPrintsTheResultToStdout) {
+  setenv("REFDIFF_REPLAY_VERSION", "6.5.0", 1);
+  ProcessResult old_bazel = Generate(kBaseline, "old.json");
+  unsetenv("REFDIFF_REPLAY_VERSION");
+  ASSERT_EQ(old_bazel.exit_code, 0) << old_bazel.stderr_text;
+  ASSERT_EQ(Generate(kBaseline, "new.json").exit_code, 0);
+  EXPECT_EQ(fixture_.ReadFile("old.json"), fixture_.ReadFile("new.json"));
+}
+
+TEST_F(ContenderCli, PerturbChangesExactlyOneHash) {
+  ASSERT_EQ(Generate(kCandidate, "good.json").exit_code, 0);
+  ASSERT_EQ(Generate(kCandidate, "bad.json", {"--perturb", "//many:t42"}).exit_code, 0);
+  ProcessResult diff = RunTool(kBaseline, {"get-impacted-targets", "-sh", (fixture_.dir() / "good.json").string(),
+                                           "-fh", (fixture_.dir() / "bad.json").string()});
+  EXPECT_EQ(diff.exit_code, 0) << diff.stderr_text;
+  EXPECT_EQ(diff.stdout_text, "//many:t42\n");
+}
+
+TEST_F(ContenderCli, ImpactedTargetsAfterASourceEdit) {
+  ASSERT_EQ(Generate(kCandidate, "start.json").exit_code, 0);
+  fixture_.WriteSource("app/main.cc", "int main() { return lib() + 1; }\n");
+  ASSERT_EQ(Generate(kCandidate, "final.json", {"-d", (fixture_.dir() / "edges.json").string()}).exit_code, 0);
+  std::string start = (fixture_.dir() / "start.json").string(), final_path = (fixture_.dir() / "final.json").string();
+  std::string out = (fixture_.dir() / "impacted.txt").string();
+
+  ProcessResult lines = RunTool(kBaseline, {"get-impacted-targets", "-sh", start, "-fh", final_path, "-o", out});
+  ASSERT_EQ(lines.exit_code, 0) << lines.stderr_text;
+  EXPECT_EQ(fixture_.ReadFile("impacted.txt"), "//app:app\n//app:gen\n//app:main.cc\n//app:out.txt\n");
+
+  ProcessResult distances = RunTool(kCandidate, {"get-impacted-targets", "-sh", start, "-fh", final_path, "-d",
+                                                 (fixture_.dir() / "edges.json").string()});
+  ASSERT_EQ(distances.exit_code, 0) << distances.stderr_text;
+  EXPECT_EQ(distances.stdout_text,
+            "[\n"
+            "  {\"label\": \"//app:app\", \"targetDistance\": 1, \"packageDistance\": 0},\n"
+            "  {\"label\": \"//app:gen\", \"targetDistance\": 2, \"packageDistance\": 0},\n"
+            "  {\"label\": \"//app:main.cc\", \"targetDistance\": 0, \"packageDistance\": 0},\n"
+            "  {\"label\": \"//app:out.txt\", \"targetDistance\": 3, \"packageDistance\": 0}\n"
+            "]\n");
+}
+
+TEST_F(ContenderCli, TruncatedStreamIsOneLine) {
+  std::string stream = fixture_.ReadFile("query.pb");
+  fixture_.SetStreamBytes(stream.substr(0, stream.size() - 5));
+  for (const std::string& program : {kBaseline, kCandidate}) {
+    ProcessResult result = Generate(program, "h.json");
+    EXPECT_EQ(result.exit_code, 1);
+    EXPECT_TRUE(result.stderr_text.starts_with("bazel-diff-ref: query output is truncated at byte ")) << result.stderr_text;
+    EXPECT_EQ(std::count(result.stderr_text.begin(), result.stderr_text.end(), '\n'), 1);
+  }
+}
+
+TEST_F(ContenderCli, FailingBazelIsOneLine) {
+  setenv("REFDIFF_REPLAY_FAIL", "query", 1);
+  ProcessResult result = Generate(kCandidate, "h.json");
+  unsetenv("REFDIFF_REPLAY_FAIL");
+  ExpectOneLineError(result, "'bazel query' failed with exit code 7: ERROR: query failed (REFDIFF_REPLAY_FAIL)");
+}
+
+TEST_F(ContenderCli, MissingBazelIsOneLine) {
+  ProcessResult result = RunTool(kBaseline, {"generate-hashes", "-w", fixture_.workspace().string(), "-b",
+                                             "/nonexistent/bazel", (fixture_.dir() / "h.json").string()});
+  ExpectOneLineError(result, "cannot run /nonexistent/bazel: No such file or directory");
+}
+
+TEST_F(ContenderCli, MissingWorkspaceIsOneLine) {
+  ProcessResult result = RunTool(kBaseline, {"generate-hashes", "-w", "/nonexistent/ws", "-b",
+                                             fixture_.bazel().string(), (fixture_.dir() / "h.json").string()});
+  ExpectOneLineError(result, "workspace /nonexistent/ws is not a directory");
+}
+
+TEST_F(ContenderCli, BadJsonIsOneLine) {
+  std::filesystem::path good = fixture_.WriteFile("good.json", "{\"//a:b\": \"1~1\"}");
+  std::filesystem::path bad = fixture_.WriteFile("bad.json", "{\"//a:b\": \"1~1\",");
+  ProcessResult result = RunTool(kCandidate, {"get-impacted-targets", "-sh", good.string(), "-fh", bad.string()});
+  ExpectOneLineError(result, bad.string() + ": not valid JSON (byte 17)");
+
+  std::filesystem::path list = fixture_.WriteFile("list.json", "[1, 2]");
+  result = RunTool(kCandidate, {"get-impacted-targets", "-sh", good.string(), "-fh", list.string()});
+  ExpectOneLineError(result, list.string() + ": expected a JSON object of label -> hash");
+}
+
+TEST_F(ContenderCli, MissingInputFileIsOneLine) {
+  std::filesystem::path good = fixture_.WriteFile("good.json", "{}");
+  std::string missing = (fixture_.dir() / "missing.json").string();
+  ProcessResult result = RunTool(kBaseline, {"get-impacted-targets", "-sh", missing, "-fh", good.string()});
+  ExpectOneLineError(result, "cannot open " + missing + ": No such file or directory");
+}
+
+TEST_F(ContenderCli, UsageErrorsAreOneLine) {
+  ExpectOneLineError(RunTool(kBaseline, {"generate-hashes", "--bogus"}),
+                     "unknown option '--bogus' for generate-hashes (see --help)");
+  ExpectOneLineError(RunTool(kBaseline, {"generate-hashes", "-w", "/tmp"}), "generate-hashes needs -b BAZEL");
+  ExpectOneLineError(RunTool(kBaseline, {"get-impacted-targets", "-sh"}), "option -sh needs a value");
+  ExpectOneLineError(RunTool(kBaseline, {}), "no command given (try --help)");
+}
+
+}  // namespace
+}  // namespace pe::refdiff

@@ -1,0 +1,220 @@
+// Hashing: what changes a hash and what must not.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <random>
+
+#include "error.h"
+#include "fixture.h"
+#include "hash_json.h"
+#include "query_stream.h"
+#include "target_graph.h"
+#include "target_hasher.h"
+
+namespace pe::refdiff {
+namespace {
+
+using testing::Fixture;
+using testing::GeneratedFile;
+using testing::Rule;
+using testing::SourceFile;
+
+std::map<std::string, HashedTarget> Hash(const Fixture& fixture, const std::vector<blaze_query::Target>& targets,
+                                         int threads = 1) {
+  TargetGraph graph(DecodeTargets(testing::EncodeStream(targets), threads));
+  std::map<std::string, HashedTarget> by_label;
+  for (HashedTarget& target : HashTargets(graph, {fixture.workspace(), threads})) {
+    by_label.emplace(target.label, std::move(target));
+  }
+  return by_label;
+}
+
+// //a:a.cc <- //a:lib <- //b:bin (+ //b:gen's out), and an unrelated //c:c.cc <- //c:other.
+class SmallGraph : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fixture_.WriteSource("a/a.cc", "int a() { return 1; }\n");
+    fixture_.WriteSource("c/c.cc", "int c() { return 3; }\n");
+    fixture_.WriteSource("a/defs.bzl", "def my_macro(): pass\n");
+  }
+
+  std::vector<blaze_query::Target> Targets(const std::string& lib_copts = "-O2") const {
+    return {
+        SourceFile("//a:a.cc"),
+        Rule("//a:lib", "cc_library", {"//a:a.cc"}, {{"copts", lib_copts}, {"srcs", "//a:a.cc"}},
+             {"a/defs.bzl:2:19: my_macro"}),
+        Rule("//b:bin", "cc_binary", {"//a:lib"}, {{"deps", "//a:lib"}}),
+        Rule("//b:gen", "genrule", {"//b:bin"}, {{"cmd", "$(location //b:bin) > $@"}}),
+        GeneratedFile("//b:out.txt", "//b:gen"),
+        SourceFile("//c:c.cc"),
+        Rule("//c:other", "cc_library", {"//c:c.cc"}, {{"srcs", "//c:c.cc"}}),
+    };
+  }
+
+  // Labels whose direct / transitive hash differs between two runs.
+  static std::vector<std::string> Changed(const std::map<std::string, HashedTarget>& before,
+                                          const std::map<std::string, HashedTarget>& after, bool direct) {
+    std::vector<std::string> changed;
+    for (const auto& [label, target] : after) {
+      const HashedTarget& old = before.at(label);
+      if (direct ? old.direct != target.direct : old.transitive != target.transitive) changed.push_back(label);
+    }
+    return changed;
+  }
+
+  Fixture fixture_;
+};
+
+TEST_F(SmallGraph, StreamOrderDoesNotMatter) {
+  std::vector<blaze_query::Target> targets = Targets();
+  auto expected = Hash(fixture_, targets);
+  std::mt19937 random(7);
+  for (int round = 0; round < 5; ++round) {
+    std::shuffle(targets.begin(), targets.end(), random);
+    auto hashed = Hash(fixture_, targets, /*threads=*/round % 2 + 1);
+    for (const auto& [label, target] : expected) {
+      EXPECT_EQ(ToHex(hashed.at(label).transitive), ToHex(target.transitive)) << label << " round " << round;
+      EXPECT_EQ(ToHex(hashed.at(label).direct), ToHex(target.direct)) << label;
+    }
+  }
+}
+
+TEST_F(SmallGraph, AttributeAndInputOrderDoNotMatter) {
+  std::vector<blaze_query::Target> targets = Targets();
+  auto expected = Hash(fixture_, targets);
+  blaze_query::Rule* lib = targets[1].mutable_rule();
+  std::swap(*lib->mutable_attribute(0), *lib->mutable_attribute(1));
+  lib->add_rule_input("//a:a.cc");  // listed twice counts once
+  std::swap(*lib->mutable_rule_input(0), *lib->mutable_rule_input(1));
+  auto hashed = Hash(fixture_, targets);
+  EXPECT_EQ(hashed.at("//a:lib").direct, expected.at("//a:lib").direct);
+  EXPECT_EQ(hashed.at("//a:lib").transitive, expected.at("//a:lib").transitive);
+}
+
+TEST_F(SmallGraph, ChangedSourceFileChangesExactlyItsDependents) {
+  auto before = Hash(fixture_, Targets());
+  fixture_.WriteSource("a/a.cc", "int a() { return 2; }\n");
+  auto after = Hash(fixture_, Targets());
+  EXPECT_EQ(Changed(before, after, /*direct=*/true), (std::vector<std::string>{"//a:a.cc"}));
+  EXPECT_EQ(Changed(before, after, /*direct=*/false),
+            (std::vector<std::string>{"//a:a.cc", "//a:lib", "//b:bin", "//b:gen", "//b:out.txt"}));
+}
+
+TEST_F(SmallGraph, ChangedAttributeChangesTheRuleDirectlyAndItsDependentsTransitively) {
+  auto before = Hash(fixture_, Targets("-O2"));
+  auto after = Hash(fixture_, Targets("-O3"));
+  EXPECT_EQ(Changed(before, after, /*direct=*/true), (std::vector<std::string>{"//a:lib"}));
+  EXPECT_EQ(Changed(before, after, /*direct=*/false),
+            (std::vector<std::string>{"//a:lib", "//b:bin", "//b:gen", "//b:out.txt"}));
+}
+
+TEST_F(SmallGraph, ChangedBzlFileChangesTheRulesItInstantiates) {
+  auto before = Hash(fixture_, Targets());
+  fixture_.WriteSource("a/defs.bzl", "def my_macro(): fail()\n");
+  auto after = Hash(fixture_, Targets());
+  EXPECT_EQ(Changed(before, after, /*direct=*/true), (std::vector<std::string>{"//a:lib"}));
+}
+
+TEST_F(SmallGraph, GeneratorLocationIsIgnored) {
+  std::vector<blaze_query::Target> targets = Targets();
+  auto before = Hash(fixture_, targets);
+  blaze_query::Attribute* location = targets[2].mutable_rule()->add_attribute();
+  location->set_name("generator_location");
+  location->set_type(blaze_query::Attribute::STRING);
+  location->set_string_value("b/BUILD:17:10");
+  auto after = Hash(fixture_, targets);
+  EXPECT_EQ(after.at("//b:bin").transitive, before.at("//b:bin").transitive);
+}
+
+TEST_F(SmallGraph, GeneratedFileHashesAsItsRule) {
+  auto hashed = Hash(fixture_, Targets());
+  EXPECT_EQ(hashed.at("//b:out.txt").direct, hashed.at("//b:gen").direct);
+  EXPECT_EQ(hashed.at("//b:out.txt").transitive, hashed.at("//b:gen").transitive);
+}
+
+TEST_F(SmallGraph, SourceFileHashIsItsContentOrItsLabelWhenMissing) {
+  std::vector<blaze_query::Target> targets = Targets();
+  targets.push_back(SourceFile("//a:missing.cc"));
+  auto hashed = Hash(fixture_, targets);
+  EXPECT_EQ(hashed.at("//a:a.cc").direct, Sha256Of("int a() { return 1; }\n"));
+  EXPECT_EQ(hashed.at("//a:missing.cc").direct, Sha256Of("//a:missing.cc"));
+}
+
+TEST_F(SmallGraph, InputThatIsNotATargetContributesItsLabel) {
+  std::vector<blaze_query::Target> targets = Targets();
+  targets[6].mutable_rule()->add_rule_input("@zlib//:zlib");
+  auto with_one = Hash(fixture_, targets);
+  targets[6].mutable_rule()->set_rule_input(1, "@zlib//:other");
+  auto with_other = Hash(fixture_, targets);
+  EXPECT_NE(with_one.at("//c:other").transitive, with_other.at("//c:other").transitive);
+  EXPECT_EQ(with_one.at("//c:other").direct, with_other.at("//c:other").direct);
+}
+
+TEST(TargetHasher, DeepChainNeedsNoRecursion) {
+  Fixture fixture;
+  std::vector<blaze_query::Target> targets;
+  constexpr int kDepth = 100000;
+  for (int i = 0; i < kDepth; ++i) {
+    std::vector<std::string> inputs;
+    if (i > 0) inputs.push_back("//chain:t" + std::to_string(i - 1));
+    targets.push_back(Rule("//chain:t" + std::to_string(i), "filegroup", inputs));
+  }
+  auto hashed = Hash(fixture, targets, 2);
+  EXPECT_EQ(hashed.size(), static_cast<std::size_t>(kDepth));
+}
+
+TEST(TargetHasher, CycleIsAnErrorNamingIt) {
+  Fixture fixture;
+  std::vector<blaze_query::Target> targets = {
+      Rule("//x:a", "filegroup", {"//x:b"}),
+      Rule("//x:b", "filegroup", {"//x:c"}),
+      Rule("//x:c", "filegroup", {"//x:a"}),
+      Rule("//x:top", "filegroup", {"//x:a"}),
+  };
+  try {
+    Hash(fixture, targets);
+    FAIL() << "a cycle was hashed";
+  } catch (const RefDiffError& error) {
+    EXPECT_STREQ(error.what(), "query output has a dependency cycle: //x:a -> //x:b -> //x:c -> //x:a");
+  }
+}
+
+TEST(TargetHasher, DuplicateLabelIsAnError) {
+  Fixture fixture;
+  EXPECT_THROW(Hash(fixture, {SourceFile("//a:b"), SourceFile("//a:b")}), RefDiffError);
+}
+
+TEST(SourcePath, MapsLabelsToWorkspaceFiles) {
+  EXPECT_EQ(SourcePath("/ws", "//pkg/sub:name.ext"), "/ws/pkg/sub/name.ext");
+  EXPECT_EQ(SourcePath("/ws", "//:top.txt"), "/ws/top.txt");
+  EXPECT_EQ(SourcePath("/ws", "@@//pkg:x"), "/ws/pkg/x");
+  EXPECT_EQ(SourcePath("/ws", "//external:zlib"), "");
+  EXPECT_EQ(SourcePath("/ws", "@zlib//:zlib.h"), "");
+}
+
+TEST(HashJson, FormatsSortedKeysWithTypesAndPerturbs) {
+  std::vector<HashedTarget> targets(3);
+  targets[0] = {"//a:lib", TargetKind::kRule, Sha256Of("d1"), Sha256Of("t1")};
+  targets[1] = {"//a:out", TargetKind::kGeneratedFile, Sha256Of("d2"), Sha256Of("t2")};
+  targets[2] = {"//external:zlib", TargetKind::kRule, Sha256Of("d3"), Sha256Of("t3")};
+  std::string plain = FormatHashesJson(targets, {});
+  EXPECT_EQ(plain, "{\n  \"//a:lib\": \"" + ToHex(Sha256Of("t1")) + "~" + ToHex(Sha256Of("d1")) +
+                       "\",\n  \"//a:out\": \"" + ToHex(Sha256Of("t2")) + "~" + ToHex(Sha256Of("d2")) +
+                       "\",\n  \"//external:zlib\": \"" + ToHex(Sha256Of("t3")) + "~" + ToHex(Sha256Of("d3")) +
+                       "\"\n}\n");
+  HashEntries typed = ParseHashesJson(FormatHashesJson(targets, {true, true, ""}), "typed");
+  ASSERT_EQ(typed.size(), 2u);
+  EXPECT_EQ(typed[0].first, "GeneratedFile#//a:out");
+  EXPECT_EQ(typed[1].first, "Rule#//a:lib");
+
+  HashEntries perturbed = ParseHashesJson(FormatHashesJson(targets, {false, false, "//a:out"}), "p");
+  HashEntries original = ParseHashesJson(plain, "plain");
+  EXPECT_EQ(perturbed[0], original[0]);
+  EXPECT_NE(perturbed[1].second, original[1].second);
+  EXPECT_EQ(perturbed[2], original[2]);
+  EXPECT_THROW(FormatHashesJson(targets, {false, false, "//nope:x"}), RefDiffError);
+}
+
+}  // namespace
+}  // namespace pe::refdiff
