@@ -21,6 +21,14 @@ struct ChildSetup : boost::process::extend::handler {
   int stderr_fd = -1;
   const char* cwd = nullptr;     // nullptr: stay where the engine is
   char* const* argv = nullptr;   // the argv as given, so argv[0] is what the spec wrote
+  char** envp = nullptr;         // nullptr: the engine's own environment
+
+  // Boost.Process's own environment class reads past the end of shorter names when looking
+  // one up (Boost 1.74, seen under AddressSanitizer), so the runner builds envp itself.
+  template <class Executor>
+  void on_setup(Executor& exec) const {
+    if (envp != nullptr) exec.env = envp;
+  }
 
   template <class Executor>
   void on_exec_setup(Executor& exec) const {

@@ -10,14 +10,13 @@
 
 #include <boost/process/args.hpp>
 #include <boost/process/child.hpp>
-#include <boost/process/env.hpp>
-#include <boost/process/environment.hpp>
 #include <boost/process/exe.hpp>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <fmt/core.h>
 #include <optional>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -75,6 +74,26 @@ std::string PathVariable(const Command& command) {
   return path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
+// The engine's environment with the command's variables added or replaced, as NAME=VALUE.
+std::vector<std::string> ChildEnvironment(const std::map<std::string, std::string>& overrides) {
+  std::vector<std::string> entries;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text = *entry;
+    std::string name(text.substr(0, text.find('=')));
+    if (!overrides.contains(name)) entries.emplace_back(text);
+  }
+  for (const auto& [name, value] : overrides) entries.push_back(name + "=" + value);
+  return entries;
+}
+
+std::vector<char*> Pointers(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  pointers.reserve(strings.size() + 1);
+  for (auto& text : strings) pointers.push_back(text.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
 std::string SignalName(int signal) {
   const char* abbrev = ::sigabbrev_np(signal);
   return abbrev != nullptr ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", signal);
@@ -114,9 +133,10 @@ Outcome SystemProcessRunner::Run(const Command& command) {
   if (!err) return Failed(Outcome::Status::kSpawnFailed, error);
 
   // Everything the forked child reads is built here, in the parent, before fork.
-  std::vector<char*> argv;
-  for (const auto& arg : command.argv) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
+  std::vector<std::string> argv_strings = command.argv;
+  std::vector<char*> argv = Pointers(argv_strings);
+  std::vector<std::string> env_strings = ChildEnvironment(command.env);
+  std::vector<char*> envp = Pointers(env_strings);
   std::string cwd = command.cwd.string();
   ChildSetup setup;
   setup.stdin_fd = in->get();
@@ -124,8 +144,7 @@ Outcome SystemProcessRunner::Run(const Command& command) {
   setup.stderr_fd = err->get();
   setup.cwd = cwd.empty() ? nullptr : cwd.c_str();
   setup.argv = argv.data();
-  boost::process::environment env = boost::this_process::environment();
-  for (const auto& [name, value] : command.env) env[name] = value;
+  setup.envp = envp.data();
   std::vector<std::string> args(command.argv.begin() + 1, command.argv.end());
 
   std::optional<Clock::time_point> deadline;
@@ -136,7 +155,7 @@ Outcome SystemProcessRunner::Run(const Command& command) {
   }
   std::error_code spawn_error;
   boost::process::child child(boost::process::exe = program.path.string(),
-                              boost::process::args = args, env, setup, spawn_error);
+                              boost::process::args = args, setup, spawn_error);
   if (spawn_error) {
     return Failed(Outcome::Status::kSpawnFailed,
                   fmt::format("cannot start {}: {}", command.argv[0], spawn_error.message()));

@@ -224,13 +224,15 @@ TEST_F(SystemProcessRunnerTest, SleepCountsAsWallNotCpu) {
 }
 
 TEST_F(SystemProcessRunnerTest, PeakRssIsThisChildsNotTheHighWaterMark) {
-  Outcome big = runner_->Run(Stub({"--alloc-mb", "96"}));
+  Outcome big = runner_->Run(Stub({"--alloc-mb", "128"}));
   ASSERT_TRUE(big.ok()) << big.error;
-  EXPECT_GE(big.max_rss_kib, 96 * 1024);
-  // RUSAGE_CHILDREN would still say 96 MiB here: its ru_maxrss is the largest child so far.
+  EXPECT_GE(big.max_rss_kib, 128 * 1024);
+  // RUSAGE_CHILDREN would still say 128 MiB here: its ru_maxrss is the largest child so far.
+  // The margin leaves room for a sanitizer build's larger baseline.
   Outcome small = runner_->Run(Stub({"--print", "x"}));
   ASSERT_TRUE(small.ok()) << small.error;
-  EXPECT_LT(small.max_rss_kib, 32 * 1024);
+  EXPECT_GT(small.max_rss_kib, 0);
+  EXPECT_LT(small.max_rss_kib, big.max_rss_kib - 64 * 1024);
 }
 
 TEST_F(SystemProcessRunnerTest, ChildRunsInItsOwnProcessGroup) {
