@@ -30,12 +30,14 @@ ResolvedProgram ResolveProgram(const std::string& name, const std::filesystem::p
   if (name.find('/') == std::string::npos) {
     auto found = boost::process::search_path(name, SplitPath(path_variable));
     if (found.empty()) return {{}, "program not found: " + name};
-    return {std::filesystem::absolute(found.string()), {}};
+    std::error_code ec;  // error_code overloads throughout: a lookup reports, never throws
+    std::filesystem::path absolute = std::filesystem::absolute(found.string(), ec);
+    return {ec ? std::filesystem::path(found.string()) : absolute, {}};
   }
-  std::filesystem::path path = name;
-  if (path.is_relative()) path = (cwd.empty() ? std::filesystem::current_path() : cwd) / path;
-  path = std::filesystem::absolute(path);
   std::error_code ec;
+  std::filesystem::path path = name;
+  if (path.is_relative() && !cwd.empty()) path = cwd / path;
+  if (std::filesystem::path absolute = std::filesystem::absolute(path, ec); !ec) path = absolute;
   auto status = std::filesystem::status(path, ec);
   if (!std::filesystem::exists(status)) return {{}, "program not found: " + name};
   if (!std::filesystem::is_regular_file(status) || ::access(path.c_str(), X_OK) != 0) {

@@ -1,6 +1,7 @@
 // The real runner against the real stub contender (tests/stub/) and a few coreutils.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -233,6 +234,9 @@ TEST_F(SystemProcessRunnerTest, PeakRssIsThisChildsNotTheHighWaterMark) {
   ASSERT_TRUE(small.ok()) << small.error;
   EXPECT_GT(small.max_rss_kib, 0);
   EXPECT_LT(small.max_rss_kib, big.max_rss_kib - 64 * 1024);
+  rusage all_children = {};
+  ASSERT_EQ(::getrusage(RUSAGE_CHILDREN, &all_children), 0);
+  EXPECT_GE(all_children.ru_maxrss, 128 * 1024);  // what a careless runner would have reported
 }
 
 TEST_F(SystemProcessRunnerTest, ChildRunsInItsOwnProcessGroup) {
