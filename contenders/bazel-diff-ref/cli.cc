@@ -131,7 +131,7 @@ int GenerateHashes(const std::vector<std::string>& args, const Flavour& flavour)
 
   std::string stream = QueryAllTargets(bazel);
   HashOptions hashing{bazel.workspace, EffectiveThreads(threads)};
-  TargetGraph graph(DecodeTargets(stream, hashing.threads));
+  TargetGraph graph(DecodeTargets(stream, hashing.threads), hashing.threads);
   stream = std::string();  // the decoded targets replace it; give the memory back
   std::vector<HashedTarget> hashed = HashTargets(graph, hashing);
   WriteOutput(output, FormatHashesJson(hashed, json));

@@ -3,10 +3,16 @@
 #include <algorithm>
 
 #include "error.h"
+#include "parallel.h"
 
 namespace pe::refdiff {
+namespace {
 
-TargetGraph::TargetGraph(std::vector<Target> targets) : targets_(std::move(targets)) {
+constexpr std::size_t kBatch = 1024;
+
+}  // namespace
+
+TargetGraph::TargetGraph(std::vector<Target> targets, int threads) : targets_(std::move(targets)) {
   std::sort(targets_.begin(), targets_.end(),
             [](const Target& a, const Target& b) { return a.label < b.label; });
   for (std::size_t i = 1; i < targets_.size(); ++i) {
@@ -14,23 +20,31 @@ TargetGraph::TargetGraph(std::vector<Target> targets) : targets_(std::move(targe
       throw RefDiffError("query output lists " + targets_[i].label + " twice");
     }
   }
-  offsets_.reserve(targets_.size() + 1);
-  offsets_.push_back(0);
-  std::vector<std::string_view> labels;
-  for (const Target& target : targets_) {
-    labels.assign(target.inputs.begin(), target.inputs.end());
-    std::sort(labels.begin(), labels.end());
-    labels.erase(std::unique(labels.begin(), labels.end()), labels.end());
-    for (std::string_view label : labels) inputs_.push_back({label, Find(label)});
-    offsets_.push_back(inputs_.size());
-  }
+  index_.reserve(targets_.size());
+  for (std::size_t i = 0; i < targets_.size(); ++i) index_.emplace(targets_[i].label, static_cast<std::int32_t>(i));
+
+  // Each target's inputs sorted and deduplicated in place, then laid out back to back.
+  ParallelFor(targets_.size(), kBatch, threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      std::vector<std::string>& inputs = targets_[i].inputs;
+      std::sort(inputs.begin(), inputs.end());
+      inputs.erase(std::unique(inputs.begin(), inputs.end()), inputs.end());
+    }
+  });
+  offsets_.resize(targets_.size() + 1, 0);
+  for (std::size_t i = 0; i < targets_.size(); ++i) offsets_[i + 1] = offsets_[i] + targets_[i].inputs.size();
+  inputs_.resize(offsets_.back());
+  ParallelFor(targets_.size(), kBatch, threads, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      std::size_t at = offsets_[i];
+      for (const std::string& label : targets_[i].inputs) inputs_[at++] = {label, Find(label)};
+    }
+  });
 }
 
 std::int32_t TargetGraph::Find(std::string_view label) const {
-  auto it = std::lower_bound(targets_.begin(), targets_.end(), label,
-                             [](const Target& target, std::string_view l) { return target.label < l; });
-  if (it == targets_.end() || it->label != label) return -1;
-  return static_cast<std::int32_t>(it - targets_.begin());
+  auto it = index_.find(label);
+  return it == index_.end() ? -1 : it->second;
 }
 
 }  // namespace pe::refdiff

@@ -22,7 +22,7 @@ using testing::SourceFile;
 
 std::map<std::string, HashedTarget> Hash(const Fixture& fixture, const std::vector<blaze_query::Target>& targets,
                                          int threads = 1) {
-  TargetGraph graph(DecodeTargets(testing::EncodeStream(targets), threads));
+  TargetGraph graph(DecodeTargets(testing::EncodeStream(targets), threads), threads);
   std::map<std::string, HashedTarget> by_label;
   for (HashedTarget& target : HashTargets(graph, {fixture.workspace(), threads})) {
     by_label.emplace(target.label, std::move(target));
