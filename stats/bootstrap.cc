@@ -48,11 +48,11 @@ BootstrapResult Degenerate(double estimate, const BootstrapOptions& options, std
   return result;
 }
 
-// Median of x[indices[0..k)], using `scratch` (size k) as working space.
+// Median of x[indices[0..k)], using the first k elements of `scratch` as working space.
 double MedianAt(std::span<const double> x, std::span<const std::uint32_t> indices,
                 std::vector<double>& scratch) {
   for (std::size_t i = 0; i < indices.size(); ++i) scratch[i] = x[indices[i]];
-  return MedianInPlace(scratch);
+  return MedianInPlace(std::span<double>(scratch).first(indices.size()));
 }
 
 void Draw(Random& rng, std::vector<std::uint32_t>& indices, std::size_t n) {

@@ -97,14 +97,19 @@ double Mean(std::span<const double> x) {
 double StandardDeviation(std::span<const double> x) {
   RequireFinite("StandardDeviation", x);
   RequireAtLeast("StandardDeviation", x, 2);
-  double mean = 0;
-  double m2 = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double delta = x[i] - mean;
-    mean += delta / static_cast<double>(i + 1);
-    m2 += delta * (x[i] - mean);
+  // Corrected two-pass algorithm (Chan, Golub & LeVeque 1983): the second sum cancels
+  // the rounding error of the mean, so a large common offset (1e9 s) costs no accuracy.
+  const double n = static_cast<double>(x.size());
+  double sum = 0;
+  for (double v : x) sum += v;
+  const double mean = sum / n;
+  double squares = 0;
+  double deviations = 0;
+  for (double v : x) {
+    squares += (v - mean) * (v - mean);
+    deviations += v - mean;
   }
-  return std::sqrt(m2 / static_cast<double>(x.size() - 1));
+  return std::sqrt((squares - deviations * deviations / n) / (n - 1));
 }
 
 }  // namespace pe::stats

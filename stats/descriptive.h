@@ -41,7 +41,7 @@ double Mean(std::span<const double> x);
 
 // Sample standard deviation with Bessel's correction (ddof = 1, numpy std(ddof=1)).
 // Undefined for n < 2, which throws StatsError; n = 2 returns |x0 - x1| / sqrt(2);
-// all ties return 0. Uses Welford's update so large offsets do not cancel.
+// all ties return 0. Corrected two-pass sums, so a large common offset does not cancel.
 double StandardDeviation(std::span<const double> x);
 
 // Sorted copy, for callers that need several order statistics of one sample.

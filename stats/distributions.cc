@@ -20,6 +20,7 @@ double NormalQuantile(double p) {
   }
   if (p == 0.0) return -std::numeric_limits<double>::infinity();
   if (p == 1.0) return std::numeric_limits<double>::infinity();
+  if (p == 0.5) return 0.0;  // exactly, so a symmetric bootstrap gives z0 = 0, not 1e-18
   // Work in the lower tail, where NormalCdf keeps full relative precision, and mirror.
   const bool upper = p > 0.5;
   const double q = upper ? 1.0 - p : p;
