@@ -7,10 +7,11 @@
 namespace pe::report {
 namespace {
 
-// Emphasis, code, links and images, HTML and entities, headings, tables, strikethrough,
-// math, and the escape character itself. '.', '-', '+' and digits only mean something at
-// the start of a line, which escaped text never is.
-constexpr std::string_view kMarkup = "\\`*_[]<>#|~$&!{}()";
+// Emphasis, code, links and images (their '[' is enough: "(" and "!" mean nothing
+// without it), HTML and entities, headings, tables, strikethrough, math, and the escape
+// character itself. '.', '-', '+' and digits only mean something at the start of a line,
+// which escaped text never is.
+constexpr std::string_view kMarkup = "\\`*_[]<>#|~$&";
 
 }  // namespace
 

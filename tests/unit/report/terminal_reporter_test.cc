@@ -1,0 +1,61 @@
+#include "engine/report/terminal_reporter.h"
+
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/report/golden.h"
+#include "tests/unit/report/sample_result.h"
+
+namespace pe::report {
+namespace {
+
+std::string Report(const RunResult& result, bool color) {
+  std::ostringstream out;
+  WriteTerminalReport(result, out, color);
+  return out.str();
+}
+
+TEST(TerminalReporterTest, MatchesGolden) {
+  testing::ExpectGolden("terminal.txt", Report(testing::SampleResult(), false));
+}
+
+TEST(TerminalReporterTest, PassingRunMatchesGolden) {
+  RunResult result = testing::SampleResult();
+  result.workloads.erase(result.workloads.begin() + 3, result.workloads.begin() + 5);
+  result.verdict.checks.pop_back();
+  result.verdict.lines.clear();
+  result.verdict.exit = ExitCode::kPass;
+  testing::ExpectGolden("terminal_pass.txt", Report(result, false));
+}
+
+TEST(TerminalReporterTest, NoEscapeCodesWithoutColor) {
+  EXPECT_EQ(Report(testing::SampleResult(), false).find('\x1b'), std::string::npos);
+}
+
+TEST(TerminalReporterTest, ColorMarksVerdictsAndSummary) {
+  std::string out = Report(testing::SampleResult(), true);
+  EXPECT_NE(out.find("\x1b[32mpass\x1b[0m"), std::string::npos);
+  EXPECT_NE(out.find("\x1b[31mmissed\x1b[0m"), std::string::npos);
+  EXPECT_NE(out.find("\x1b[1;31mRUN FAILED\x1b[0m\n"), std::string::npos);
+}
+
+TEST(TerminalReporterTest, ContenderOutputCannotControlTheTerminal) {
+  RunResult result = testing::SampleResult();
+  result.workloads[4].failures[0].detail = "\x1b[2Jcleared\n";
+  std::string out = Report(result, false);
+  EXPECT_EQ(out.find('\x1b'), std::string::npos);
+  EXPECT_NE(out.find("      ?[2Jcleared\n"), std::string::npos);
+}
+
+TEST(TerminalReporterTest, InterruptedRunSaysResultsAreIncomplete) {
+  RunResult result = testing::SampleResult();
+  result.verdict.exit = ExitCode::kInterrupted;
+  result.complete = false;
+  std::string out = Report(result, false);
+  EXPECT_EQ(out.substr(out.rfind('\n', out.size() - 2) + 1), "INTERRUPTED (results incomplete)\n");
+}
+
+}  // namespace
+}  // namespace pe::report

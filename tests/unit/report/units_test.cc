@@ -1,0 +1,71 @@
+#include "engine/report/units.h"
+
+#include <cstdint>
+#include <limits>
+
+#include <gtest/gtest.h>
+
+namespace pe::report {
+namespace {
+
+TEST(UnitsTest, Seconds) {
+  EXPECT_EQ(FormatSeconds(1.234), "1.23 s");
+  EXPECT_EQ(FormatSeconds(12.34), "12.3 s");
+  EXPECT_EQ(FormatSeconds(123.4), "123 s");
+  EXPECT_EQ(FormatSeconds(1234.5), "1234 s");
+  EXPECT_EQ(FormatSeconds(0.0412), "41.2 ms");
+  EXPECT_EQ(FormatSeconds(0.001), "1.00 ms");
+  EXPECT_EQ(FormatSeconds(0.000812), "812 us");
+  EXPECT_EQ(FormatSeconds(2.5e-9), "2.50 ns");
+  EXPECT_EQ(FormatSeconds(0), "0 s");
+  EXPECT_EQ(FormatSeconds(-0.0412), "-41.2 ms");
+  EXPECT_EQ(FormatSeconds(std::numeric_limits<double>::quiet_NaN()), "n/a");
+}
+
+TEST(UnitsTest, SecondsRoundUpIntoTheNextDigitOrUnit) {
+  EXPECT_EQ(FormatSeconds(9.996), "10.0 s");
+  EXPECT_EQ(FormatSeconds(99.96), "100 s");
+  EXPECT_EQ(FormatSeconds(0.9996), "1.00 s");
+  EXPECT_EQ(FormatSeconds(0.0009996), "1.00 ms");
+  EXPECT_EQ(FormatSeconds(0.0009994), "999 us");
+}
+
+TEST(UnitsTest, KiB) {
+  EXPECT_EQ(FormatKiB(0), "0 KiB");
+  EXPECT_EQ(FormatKiB(812), "812 KiB");
+  EXPECT_EQ(FormatKiB(1000), "1000 KiB");
+  EXPECT_EQ(FormatKiB(1024), "1.00 MiB");
+  EXPECT_EQ(FormatKiB(12595), "12.3 MiB");
+  EXPECT_EQ(FormatKiB(8167400), "7.79 GiB");
+  EXPECT_EQ(FormatKiB(std::int64_t{3} << 30), "3.00 TiB");
+}
+
+TEST(UnitsTest, Ratios) {
+  EXPECT_EQ(FormatRatio(0.94), "0.94x");
+  EXPECT_EQ(FormatRatio(8.4249), "8.42x");
+  EXPECT_EQ(FormatRatio(9.996), "10.0x");
+  EXPECT_EQ(FormatRatio(19.84), "19.8x");
+  EXPECT_EQ(FormatRatio(132.05), "132.1x");
+  EXPECT_EQ(FormatRatio(std::numeric_limits<double>::infinity()), "n/a");
+}
+
+TEST(UnitsTest, PercentagesAndPValues) {
+  EXPECT_EQ(FormatPercent(0.06), "6%");
+  EXPECT_EQ(FormatPercent(0.9), "90%");
+  EXPECT_EQ(FormatPValue(0.031), "p = 0.031");
+  EXPECT_EQ(FormatPValue(0.5), "p = 0.500");
+  EXPECT_EQ(FormatPValue(0.00099), "p < 0.001");
+  EXPECT_EQ(FormatPValue(0.001), "p = 0.001");
+}
+
+TEST(UnitsTest, FmtFormattersUseTheSameText) {
+  EXPECT_EQ(fmt::format("{}", Seconds{0.0412}), "41.2 ms");
+  EXPECT_EQ(fmt::format("[{:>9}]", Seconds{0.0412}), "[  41.2 ms]");
+  EXPECT_EQ(fmt::format("{}", KiB{12595}), "12.3 MiB");
+  EXPECT_EQ(fmt::format("{:<6}|", Ratio{19.84}), "19.8x |");
+  EXPECT_EQ(fmt::format("{}", Percent{0.06}), "6%");
+  EXPECT_EQ(fmt::format("{}", PValue{0.0001}), "p < 0.001");
+}
+
+}  // namespace
+}  // namespace pe::report
