@@ -1,0 +1,146 @@
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include "generators/file_io.h"
+#include "generators/sha256.h"
+#include "test_util.h"
+
+namespace pe::gen {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Generate;
+using testing::RunProgram;
+using testing::RunResult;
+using testing::ScratchDir;
+using testing::TreeDigest;
+
+const Params kSmall = {{"targets", std::int64_t{300}},
+                       {"fan_in", std::int64_t{3}},
+                       {"source_bytes", std::int64_t{100}}};
+
+class BazelWorkspace : public ::testing::Test {
+ protected:
+  void SetUp() override { fixture_ = Generate("bazel_workspace", kSmall, dir_.path() / "fx"); }
+
+  RunResult Bazel(std::vector<std::string> args, const fs::path& cwd = {}) {
+    args.insert(args.begin(), (fixture_ / "bazel").string());
+    return RunProgram(args, cwd.empty() ? fixture_ / "workspace" : cwd, dir_.path());
+  }
+
+  ScratchDir dir_;
+  fs::path fixture_;
+};
+
+TEST_F(BazelWorkspace, LayoutIsTheContract) {
+  EXPECT_TRUE(fs::is_regular_file(fixture_ / "query.pb"));
+  EXPECT_TRUE(fs::is_regular_file(fixture_ / "shim.json"));
+  EXPECT_TRUE(fs::is_directory(fixture_ / "output_base"));
+  EXPECT_TRUE(fs::is_regular_file(fixture_ / "workspace" / "WORKSPACE"));
+  EXPECT_TRUE(fs::is_regular_file(fixture_ / "workspace/src/l00/p00000/BUILD"));
+  EXPECT_TRUE(fs::is_regular_file(fixture_ / "workspace/src/l00/p00000/defs.bzl"));
+  EXPECT_EQ(fs::file_size(fixture_ / "workspace/src/l00/p00000/mod0_s0.cc"), 100u);
+  struct stat st {};
+  ASSERT_EQ(::stat((fixture_ / "bazel").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0755u);
+}
+
+TEST_F(BazelWorkspace, WorkspaceBytesArePinned) {
+  const fs::path again = Generate("bazel_workspace", kSmall, dir_.path() / "again");
+  const fs::path other = Generate("bazel_workspace", kSmall, dir_.path() / "other", 2);
+  const std::string digest = TreeDigest(fixture_ / "workspace");
+  EXPECT_EQ(digest, TreeDigest(again / "workspace"));
+  EXPECT_NE(digest, TreeDigest(other / "workspace"));
+  EXPECT_EQ(digest, "160143764c0c21ed93a694cbccfe5294ea8732523bf12e23add69fc706f61939");
+}
+
+TEST_F(BazelWorkspace, BuildFileLinesMatchQueryLocations) {
+  const std::string build = ReadFile(fixture_ / "workspace/src/l00/p00000/BUILD");
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = build.find('\n', start)) != std::string::npos; start = nl + 1) {
+    lines.push_back(build.substr(start, nl - start));
+  }
+  ASSERT_GT(lines.size(), 14u);
+  // mod0 at line 3, mod1 at line 14: the lines the query's locations name.
+  EXPECT_EQ(lines[3], "    name = \"mod0\",") << build;
+  EXPECT_NE(lines[14].find("\"mod1\""), std::string::npos) << build;
+}
+
+TEST_F(BazelWorkspace, ShimAnswersInfoOutputBase) {
+  const RunResult r = Bazel({"--bazelrc=/dev/null", "--max_idle_secs=5", "info", "output_base"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, (fs::canonical(fixture_) / "output_base").string() + "\n");
+}
+
+TEST_F(BazelWorkspace, ShimAnswersVersion) {
+  const RunResult r = Bazel({"version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("Build label: 7.1.0\n", 0), 0u) << r.out;
+}
+
+TEST_F(BazelWorkspace, ShimModGraphFailsWithoutBzlmod) {
+  const RunResult r = Bazel({"--bazelrc=/dev/null", "mod", "graph"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("Bzlmod"), std::string::npos) << r.err;
+}
+
+TEST_F(BazelWorkspace, ShimQueryCopiesTheStream) {
+  const std::string expected = ReadFile(fixture_ / "query.pb");
+  WriteFile(dir_.path() / "q.txt", "//external:all-targets + //...:all-targets");
+  const std::string query_file = (dir_.path() / "q.txt").string();
+  const std::string out = (dir_.path() / "out.pb").string();
+
+  RunResult r = Bazel({"--bazelrc=/dev/null", "query", "--output", "streamed_proto",
+                       "--order_output=no", "--proto:instantiation_stack", "--query_file",
+                       query_file, "--output_file", out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(out), expected);
+
+  fs::remove(out);
+  r = Bazel({"query", "--output=streamed_proto", "--query_file=" + query_file,
+             "--output_file=" + out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(ReadFile(out), expected);
+
+  r = Bazel({"query", "//...:all-targets", "--output=streamed_proto"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out == expected);
+}
+
+TEST_F(BazelWorkspace, ShimRefusesEverythingElse) {
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"build", "//..."},
+                                             {"query", "//...", "--output=label"},
+                                             {"cquery", "//..."},
+                                             {"info", "execution_root"},
+                                             {"mod", "show_repo"},
+                                             {}}) {
+    const RunResult r = Bazel(args);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("unsupported call: bazel"), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(BazelWorkspace, FixtureCanBeMoved) {
+  const fs::path moved = dir_.path() / "moved";
+  fs::rename(fixture_, moved);
+  fixture_ = moved;
+  const RunResult r = Bazel({"info", "output_base"});
+  EXPECT_EQ(r.out, (fs::canonical(moved) / "output_base").string() + "\n");
+}
+
+TEST(BazelShim, VersionAndBzlmodAreConfigurable) {
+  ScratchDir dir;
+  const fs::path fixture = Generate(
+      "bazel_shim", {{"bazel_version", std::string("6.5.0")}, {"bzlmod", true}}, dir.path() / "s");
+  RunResult r = RunProgram({(fixture / "bazel").string(), "version"}, fixture, dir.path());
+  EXPECT_EQ(r.out.rfind("Build label: 6.5.0\n", 0), 0u);
+  r = RunProgram({(fixture / "bazel").string(), "mod", "graph"}, fixture, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(r.out.empty());
+}
+
+}  // namespace
+}  // namespace pe::gen

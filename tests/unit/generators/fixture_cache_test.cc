@@ -1,0 +1,119 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "generators/file_io.h"
+#include "generators/fixture_cache.h"
+#include "test_util.h"
+
+namespace pe::gen {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ScratchDir;
+
+// Writes a fixed file and counts how often it was asked to.
+class CountingGenerator : public Generator {
+ public:
+  std::string_view Name() const override { return "counting"; }
+  std::string_view Description() const override { return "test"; }
+  int Version() const override { return version; }
+  void Check(const Params&) const override {}
+  void Generate(const Params&, const Context& ctx) const override {
+    ++calls;
+    fs::create_directories(ctx.out_dir / "sub" / "empty");
+    WriteFile(ctx.out_dir / "sub" / "data.txt", "payload");
+    WriteFile(ctx.out_dir / "tool", "#!/bin/true\n", 0755);
+    if (fail) throw std::runtime_error("disk full");
+  }
+  int version = 1;
+  bool fail = false;
+  mutable int calls = 0;
+};
+
+Context Ctx(std::uint64_t seed = 1, double scale = 1) {
+  Context ctx;
+  ctx.seed = seed;
+  ctx.scale = scale;
+  return ctx;
+}
+
+TEST(FixtureCache, ReusesAVerifiedFixture) {
+  ScratchDir cache;
+  CountingGenerator gen;
+  const fs::path first = Materialize(gen, {}, Ctx(), cache.path());
+  const fs::path second = Materialize(gen, {}, Ctx(), cache.path());
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(gen.calls, 1);
+  EXPECT_EQ(ReadFile(first / "sub" / "data.txt"), "payload");
+  EXPECT_TRUE(fs::is_directory(first / "sub" / "empty"));
+}
+
+TEST(FixtureCache, RegeneratesADamagedFixture) {
+  ScratchDir cache;
+  CountingGenerator gen;
+  const fs::path dir = Materialize(gen, {}, Ctx(), cache.path());
+  WriteFile(dir / "sub" / "data.txt", "paylod!");  // same size would not do: change bytes
+  EXPECT_EQ(Materialize(gen, {}, Ctx(), cache.path()), dir);
+  EXPECT_EQ(gen.calls, 2);
+  EXPECT_EQ(ReadFile(dir / "sub" / "data.txt"), "payload");
+
+  WriteFile(dir / "sub" / "data.txt", "PAYLOAD");  // same size, different bytes
+  Materialize(gen, {}, Ctx(), cache.path());
+  EXPECT_EQ(gen.calls, 3);
+
+  fs::permissions(dir / "tool", fs::perms::owner_exec, fs::perm_options::remove);
+  Materialize(gen, {}, Ctx(), cache.path());
+  EXPECT_EQ(gen.calls, 4);
+
+  fs::remove_all(dir / "sub" / "empty");
+  Materialize(gen, {}, Ctx(), cache.path());
+  EXPECT_EQ(gen.calls, 5);
+
+  fs::remove(dir / ".perfengine-manifest");
+  Materialize(gen, {}, Ctx(), cache.path());
+  EXPECT_EQ(gen.calls, 6);
+}
+
+TEST(FixtureCache, FailedGenerationLeavesNothingBehind) {
+  ScratchDir cache;
+  CountingGenerator gen;
+  gen.fail = true;
+  EXPECT_THROW(Materialize(gen, {}, Ctx(), cache.path()), std::runtime_error);
+  EXPECT_TRUE(fs::is_empty(cache.path()));
+}
+
+TEST(FixtureCache, KeyCoversEveryInput) {
+  CountingGenerator gen;
+  const Params params = {{"targets", std::int64_t{10}}};
+  const std::string key = FixtureKey(gen, params, 1, 1);
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(key, FixtureKey(gen, params, 1, 1));
+  EXPECT_NE(key, FixtureKey(gen, params, 1, 2));
+  EXPECT_NE(key, FixtureKey(gen, params, 2, 1));
+  EXPECT_NE(key, FixtureKey(gen, {{"targets", std::int64_t{11}}}, 1, 1));
+  EXPECT_NE(key, FixtureKey(gen, {{"targets", 10.0}}, 1, 1));
+  EXPECT_NE(key, FixtureKey(gen, {}, 1, 1));
+  gen.version = 2;
+  EXPECT_NE(key, FixtureKey(gen, params, 1, 1));
+  EXPECT_EQ(FixtureKey(gen, {}, 1, 1),
+            "44f93323b45bee423d14a1408e87a64ab80a0166c94c58c34379948e4f76116b");
+}
+
+TEST(FixtureCache, ShimDigestIsPartOfTheKey) {
+  auto shim = BuiltinRegistry().Create("bazel_workspace");
+  EXPECT_EQ(shim->KeyExtra().rfind("shim=", 0), 0u);
+  EXPECT_EQ(BuiltinRegistry().Create("hash_pair")->KeyExtra(), "");
+}
+
+TEST(FixtureCache, DefaultRootFollowsTheEnvironment) {
+  ::setenv("PERFENGINE_CACHE", "/tmp/pe-cache-x", 1);
+  EXPECT_EQ(DefaultCacheRoot(), fs::path("/tmp/pe-cache-x"));
+  ::unsetenv("PERFENGINE_CACHE");
+  ::setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
+  EXPECT_EQ(DefaultCacheRoot(), fs::path("/tmp/xdg/perfengine"));
+  ::unsetenv("XDG_CACHE_HOME");
+}
+
+}  // namespace
+}  // namespace pe::gen
