@@ -8,6 +8,7 @@
 
 #include "stats/descriptive.h"
 #include "stats/error.h"
+#include "stats/random.h"
 #include "vectors.h"
 
 namespace pe::stats {
@@ -78,6 +79,58 @@ TEST(BootstrapTest, SameSeedIsBitIdenticalAndSeedIsRecorded) {
   EXPECT_EQ(first.bca->low, again.bca->low);
   EXPECT_EQ(first.bca->high, again.bca->high);
   EXPECT_NE(first.bias_correction, other.bias_correction);
+}
+
+// The library finds resample medians by counting ranks rather than copying and
+// partitioning; redoing the bootstrap the plain way with the same generator must give
+// the same intervals bit for bit (odd and even round counts, with tied values).
+TEST(BootstrapTest, RankCountingMediansEqualPlainMediansOfTheSameResamples) {
+  for (std::size_t n : {7u, 12u}) {
+    SCOPED_TRACE(n);
+    std::vector<double> baseline;
+    std::vector<double> candidate;
+    for (std::size_t i = 0; i < n; ++i) {
+      baseline.push_back(1.0 + 0.1 * static_cast<double>((i * 5) % 7));
+      candidate.push_back(0.5 + 0.03 * static_cast<double>((i * 3) % 4));
+    }
+    const BootstrapOptions options{0.9, 500, 99};
+    Random rng(options.seed);
+    std::vector<double> replicates;
+    for (int r = 0; r < options.resamples; ++r) {
+      std::vector<double> b(n);
+      std::vector<double> c(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t j = rng.Below(n);
+        b[i] = baseline[j];
+        c[i] = candidate[j];
+      }
+      replicates.push_back(Median(b) / Median(c));
+    }
+    const BootstrapResult plain =
+        IntervalsFromReplicates(Median(baseline) / Median(candidate), replicates,
+                                {JackknifeMedianRatio(baseline, candidate)}, options.confidence);
+    const BootstrapResult library = BootstrapMedianRatio(baseline, candidate, options);
+    EXPECT_EQ(library.percentile->low, plain.percentile->low);
+    EXPECT_EQ(library.percentile->high, plain.percentile->high);
+    ASSERT_TRUE(library.bca.has_value() && plain.bca.has_value());
+    EXPECT_EQ(library.bca->low, plain.bca->low);
+    EXPECT_EQ(library.bca->high, plain.bca->high);
+    EXPECT_EQ(library.bias_correction, plain.bias_correction);
+  }
+}
+
+TEST(RandomTest, BelowStaysInRangeAndHitsEveryValue) {
+  Random rng(5);
+  std::vector<int> seen(7, 0);
+  for (int i = 0; i < 7000; ++i) {
+    const std::uint64_t v = rng.Below(7);
+    ASSERT_LT(v, 7u);
+    ++seen[v];
+  }
+  for (int count : seen) EXPECT_NEAR(count, 1000, 150);
+  Random a(8);
+  Random b(8);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(a.Below(1000003), b.Below(1000003));
 }
 
 // Statistical property: over many simulated workloads with a known population speedup
