@@ -134,7 +134,7 @@ int GenerateHashes(const std::vector<std::string>& args, const Flavour& flavour)
   TargetGraph graph(DecodeTargets(stream, hashing.threads), hashing.threads);
   stream = std::string();  // the decoded targets replace it; give the memory back
   std::vector<HashedTarget> hashed = HashTargets(graph, hashing);
-  WriteOutput(output, FormatHashesJson(hashed, json));
+  WriteOutput(output, FormatHashesJson(hashed, json, hashing.threads));
   if (!dep_edges_output.empty()) {
     WriteFile(dep_edges_output, FormatDepEdgesJson(graph, json.exclude_external_targets));
   }

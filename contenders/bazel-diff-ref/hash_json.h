@@ -19,8 +19,10 @@ struct HashJsonOptions {
   std::string perturb_label;              // planted bug: this label's hash comes out wrong
 };
 
-// Throws RefDiffError when perturb_label names no target.
-std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const HashJsonOptions& options);
+// Throws RefDiffError when perturb_label names no target. Entries are formatted on `threads`
+// threads; the bytes do not depend on it.
+std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const HashJsonOptions& options,
+                             int threads = 1);
 
 // True for //external:* and labels of other repositories (@repo//..., but not @// or @@//).
 bool IsExternalLabel(std::string_view label);

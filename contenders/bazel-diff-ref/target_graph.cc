@@ -13,8 +13,8 @@ constexpr std::size_t kBatch = 1024;
 }  // namespace
 
 TargetGraph::TargetGraph(std::vector<Target> targets, int threads) : targets_(std::move(targets)) {
-  std::sort(targets_.begin(), targets_.end(),
-            [](const Target& a, const Target& b) { return a.label < b.label; });
+  ParallelSort(targets_.begin(), targets_.end(), threads,
+               [](const Target& a, const Target& b) { return a.label < b.label; });
   for (std::size_t i = 1; i < targets_.size(); ++i) {
     if (targets_[i - 1].label == targets_[i].label) {
       throw RefDiffError("query output lists " + targets_[i].label + " twice");

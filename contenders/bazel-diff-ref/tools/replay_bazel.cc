@@ -16,7 +16,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -60,13 +59,12 @@ int Query(const std::vector<std::string>& args, const std::filesystem::path& sel
     std::cerr << "ERROR: no recorded query result at " << stream_path << "\n";
     return 2;
   }
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (output_file.empty()) {
-    std::fwrite(bytes.data(), 1, bytes.size(), stdout);
-    return 0;
+    std::cout << in.rdbuf();
+    return std::cout ? 0 : 2;
   }
   std::ofstream out(output_file, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out << in.rdbuf();
   return out ? 0 : 2;
 }
 

@@ -216,5 +216,18 @@ TEST(HashJson, FormatsSortedKeysWithTypesAndPerturbs) {
   EXPECT_THROW(FormatHashesJson(targets, {false, false, "//nope:x"}), RefDiffError);
 }
 
+TEST(HashJson, BytesDoNotDependOnThreads) {
+  std::vector<HashedTarget> targets;
+  for (int i = 0; i < 10000; ++i) {
+    std::string label = "//p" + std::to_string(i % 97) + ":t" + std::to_string(i);
+    targets.push_back({label, i % 3 == 0 ? TargetKind::kSourceFile : TargetKind::kRule, Sha256Of(label),
+                       Sha256Of(label + "!")});
+  }
+  std::sort(targets.begin(), targets.end(), [](const auto& a, const auto& b) { return a.label < b.label; });
+  HashJsonOptions typed{true, false, "//p5:t5"};
+  EXPECT_EQ(FormatHashesJson(targets, typed, 2), FormatHashesJson(targets, typed, 1));
+  EXPECT_EQ(FormatHashesJson(targets, {}, 4), FormatHashesJson(targets, {}, 1));
+}
+
 }  // namespace
 }  // namespace pe::refdiff

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <random>
+#include <string>
 #include <stdexcept>
 #include <vector>
 
@@ -25,6 +27,19 @@ TEST(ParallelFor, RethrowsTheWorkersError) {
                              if (begin == 500) throw std::runtime_error("batch 50");
                            }),
                std::runtime_error);
+}
+
+TEST(ParallelSort, SortsLikeStdSort) {
+  std::mt19937 random(3);
+  std::vector<std::string> values(50000);
+  for (auto& value : values) value = "//pkg" + std::to_string(random() % 100000) + ":t";
+  std::vector<std::string> expected = values;
+  std::sort(expected.begin(), expected.end());
+  for (int threads : {1, 2, 3, 4}) {
+    std::vector<std::string> sorted = values;
+    ParallelSort(sorted.begin(), sorted.end(), threads, std::less<>());
+    EXPECT_EQ(sorted, expected) << threads << " threads";
+  }
 }
 
 TEST(ParallelFor, ZeroThreadsMeansAllCores) { EXPECT_GE(EffectiveThreads(0), 1); }
