@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <utility>
 
 #include <fmt/format.h>
@@ -102,14 +103,35 @@ std::pair<std::uint32_t, std::uint32_t> BazelGraph::LayerRules(std::uint32_t lay
   return {first, seen ? last : first};
 }
 
-std::string BazelGraph::RuleName(const RuleNode& rule) { return fmt::format("mod{}", rule.index); }
+// Names are built by appending, not fmt: they are made once per target of every fixture.
+namespace {
+void AppendNumber(std::string& out, std::uint32_t value) {
+  char digits[12];
+  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+  out.append(digits, static_cast<std::size_t>(end - digits));
+}
+}  // namespace
+
+std::string BazelGraph::RuleName(const RuleNode& rule) {
+  std::string name = "mod";
+  AppendNumber(name, rule.index);
+  return name;
+}
 
 std::string BazelGraph::SourceName(const RuleNode& rule, const SourceRef& src) {
-  return fmt::format("mod{}_s{}.cc", rule.index, src.id);
+  std::string name = RuleName(rule);
+  name += "_s";
+  AppendNumber(name, src.id);
+  name += ".cc";
+  return name;
 }
 
 std::string BazelGraph::OutputName(const RuleNode& rule, std::uint32_t k) {
-  return fmt::format("mod{}_gen{}.h", rule.index, k);
+  std::string name = RuleName(rule);
+  name += "_gen";
+  AppendNumber(name, k);
+  name += ".h";
+  return name;
 }
 
 std::string BazelGraph::Label(std::uint32_t package, std::string_view name) const {
