@@ -3,7 +3,7 @@
 # Idempotent: apt-get skips what is already installed.
 set -euo pipefail
 packages=(
-  build-essential cmake git pkg-config
+  build-essential cmake ninja-build git pkg-config
   libtomlplusplus-dev   # spec parsing with source positions
   libboost-dev libboost-filesystem-dev  # Boost.Process (children; it needs Boost.Filesystem), Asio/Beast (serve)
   libeigen3-dev         # scaling fits in stats/

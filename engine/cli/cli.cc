@@ -1,0 +1,91 @@
+#include "engine/cli/cli.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <iostream>
+
+#include "engine/cli/commands.h"
+#include "engine/runner/interrupt.h"
+#include "engine/spec/spec_error.h"
+
+namespace pe::cli {
+
+namespace {
+
+// Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org).
+bool UseColor() {
+  const char* no_color = std::getenv("NO_COLOR");
+  return ::isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
+}
+
+void AddSpecOptions(CLI::App* cmd, CommonOptions& o) {
+  cmd->add_option("spec", o.spec, "The spec file (TOML)")->required();
+  cmd->add_option("--contender", o.contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
+  cmd->add_option("--workload", o.workloads, "Only this workload (repeatable); startup always runs");
+  cmd->add_option("--scale", o.scale, "Multiply fixture sizes by this factor")->check(CLI::PositiveNumber);
+  cmd->add_option("--cache-dir", o.cache_dir, "Fixture cache (default: $PERFENGINE_CACHE or ~/.cache/perfengine)");
+}
+
+}  // namespace
+
+int Run(int argc, char** argv) {
+  CLI::App app{"perfengine: declarative performance gates.\n"
+               "Runs contenders on generated workloads, checks that they agree, times them in\n"
+               "interleaved rounds and judges the figures against the spec's thresholds.\n"
+               "Exit codes: 0 pass, 1 a threshold missed, 2 the run failed or bad input, 130 interrupted.",
+               "perfengine"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("perfengine ") + PERFENGINE_VERSION);
+
+  CommonOptions common;
+  RunFlags run_flags;
+  CLI::App* run = app.add_subcommand("run", "Run a spec: parity, timed rounds, verdict");
+  AddSpecOptions(run, common);
+  run->add_option("--rounds", run_flags.rounds, "Measured rounds (overrides [run] rounds)")->check(CLI::PositiveNumber);
+  run->add_option("--warmup-rounds", run_flags.warmup_rounds, "Warm-up rounds, discarded")->check(CLI::NonNegativeNumber);
+  run->add_option("--json", run_flags.json, "Write the full results file here (atomically)");
+  run->add_option("--markdown", run_flags.markdown, "Write a Markdown report here, for a pull-request comment");
+
+  CLI::App* validate = app.add_subcommand("validate", "Check a spec without running anything");
+  AddSpecOptions(validate, common);
+
+  CLI::App* list = app.add_subcommand("list", "List a spec's workloads and what each exercises");
+  AddSpecOptions(list, common);
+
+  std::string out_dir;
+  CLI::App* generate = app.add_subcommand("generate", "Write a spec's fixtures to a directory for inspection");
+  AddSpecOptions(generate, common);
+  generate->add_option("--out", out_dir, "Directory to write the fixtures into")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : static_cast<int>(ExitCode::kRunFailed);
+  }
+
+  try {
+    if (*run) {
+      interrupt::InstallHandlers();
+      return static_cast<int>(RunCommand(common, run_flags, UseColor()));
+    }
+    if (*validate) return static_cast<int>(ValidateCommand(common));
+    if (*list) return static_cast<int>(ListCommand(common));
+    if (*generate) return static_cast<int>(GenerateCommand(common, out_dir));
+  } catch (const spec::SpecError& e) {
+    std::cerr << e.what() << "\n";
+    return static_cast<int>(ExitCode::kRunFailed);
+  } catch (const spec::UsageError& e) {
+    std::cerr << "perfengine: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kRunFailed);
+  } catch (const std::exception& e) {
+    std::cerr << "perfengine: " << e.what() << "\n";
+    return static_cast<int>(ExitCode::kRunFailed);
+  }
+  return static_cast<int>(ExitCode::kRunFailed);
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,149 @@
+#include "engine/cli/commands.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "engine/model/atomic_file.h"
+#include "engine/report/json_reporter.h"
+#include "engine/report/markdown_reporter.h"
+#include "engine/report/terminal_reporter.h"
+#include "engine/run/experiment.h"
+#include "engine/runner/process_runner.h"
+#include "engine/spec/programs.h"
+#include "engine/spec/spec.h"
+#include "generators/generator.h"
+
+namespace pe::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+spec::Spec LoadSpec(const CommonOptions& common) {
+  spec::Spec spec = spec::ParseSpecFile(common.spec);
+  for (const std::string& assignment : common.contenders) spec::ApplyContenderOverride(spec, assignment);
+  spec::CheckPrograms(spec);
+  return spec;
+}
+
+run::Options RunOptions(const CommonOptions& common) {
+  run::Options o;
+  o.workloads = common.workloads;
+  o.scale = common.scale;
+  o.cache_root = common.cache_dir;
+  return o;
+}
+
+std::string ParamText(const gen::ParamValue& value) {
+  return std::visit(
+      [](const auto& v) -> std::string {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) return fmt::format("\"{}\"", v);
+        else if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>) return fmt::format("[{}]", fmt::join(v, ", "));
+        else return fmt::format("{}", v);
+      },
+      value);
+}
+
+std::uintmax_t DirectorySize(const fs::path& dir, std::size_t* files) {
+  std::uintmax_t bytes = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_regular_file(ec)) {
+      bytes += it->file_size(ec);
+      ++*files;
+    }
+  }
+  return bytes;
+}
+
+std::string Size(std::uintmax_t bytes) {
+  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
+  if (bytes >= (1u << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / (1 << 10));
+  return fmt::format("{} B", bytes);
+}
+
+}  // namespace
+
+ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color) {
+  const spec::Spec spec = LoadSpec(common);
+  run::Options options = RunOptions(common);
+  options.rounds = flags.rounds;
+  options.warmup_rounds = flags.warmup_rounds;
+  if (::isatty(STDERR_FILENO)) options.progress = &std::cerr;
+  run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
+  auto runner = MakeSystemProcessRunner();
+  const RunResult result = run::RunExperiment(spec, options, *runner);
+  // Files first: an interrupted or failed run still leaves its evidence behind.
+  if (!flags.json.empty()) report::WriteJsonReport(result, flags.json);
+  if (!flags.markdown.empty()) WriteFileAtomically(flags.markdown, report::MarkdownReport(result));
+  report::WriteTerminalReport(result, std::cout, color);
+  return result.verdict.exit;
+}
+
+ExitCode ValidateCommand(const CommonOptions& common) {
+  const spec::Spec spec = LoadSpec(common);
+  run::SelectWorkloads(spec, RunOptions(common));
+  std::cout << fmt::format("{}: ok ({} contenders, {} workloads; baseline '{}', candidate '{}')\n", common.spec,
+                           spec.contenders.size(), spec.workloads.size(), spec.baseline, spec.candidate);
+  return ExitCode::kPass;
+}
+
+ExitCode ListCommand(const CommonOptions& common) {
+  const spec::Spec spec = LoadSpec(common);
+  const run::Options options = RunOptions(common);
+  const fs::path cache = options.cache_root;
+  for (const spec::Workload* w : run::SelectWorkloads(spec, options)) {
+    std::cout << w->name << (w->gate ? "" : " (not gated)") << "\n";
+    if (!w->description.empty()) std::cout << "    " << w->description << "\n";
+    switch (w->fixture.kind) {
+      case spec::Fixture::Kind::kNone:
+        break;
+      case spec::Fixture::Kind::kDirectory: {
+        std::size_t files = 0;
+        const auto bytes = DirectorySize(w->fixture.directory, &files);
+        std::cout << fmt::format("    fixture: directory {} ({} files, {})\n", w->fixture.directory.string(), files, Size(bytes));
+        break;
+      }
+      case spec::Fixture::Kind::kGenerator: {
+        std::vector<std::string> params;
+        for (const auto& [k, v] : w->fixture.params) params.push_back(fmt::format("{} = {}", k, ParamText(v)));
+        std::cout << fmt::format("    fixture: generator {}{}\n", w->fixture.generator,
+                                 params.empty() ? "" : fmt::format(" ({})", fmt::join(params, ", ")));
+        break;
+      }
+    }
+  }
+  return ExitCode::kPass;
+}
+
+ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir) {
+  const spec::Spec spec = LoadSpec(common);
+  const run::Options options = RunOptions(common);
+  Settings settings = spec.settings;
+  if (options.scale) settings.scale = *options.scale;
+  for (const spec::Workload* w : run::SelectWorkloads(spec, options)) {
+    if (w->fixture.kind != spec::Fixture::Kind::kGenerator) continue;
+    const fs::path dir = fs::path(out_dir) / w->name;
+    if (fs::exists(dir) && !fs::is_empty(dir)) {
+      throw spec::UsageError(fmt::format("--out: {} exists and is not empty", dir.string()));
+    }
+    fs::create_directories(dir);
+    auto generator = gen::BuiltinRegistry().Create(w->fixture.generator);
+    gen::Context ctx;
+    ctx.scale = settings.scale;
+    ctx.seed = settings.seed;
+    ctx.out_dir = dir;
+    generator->Generate(w->fixture.params, ctx);
+    std::size_t files = 0;
+    const auto bytes = DirectorySize(dir, &files);
+    std::cout << fmt::format("{}: {} files, {} in {}\n", w->name, files, Size(bytes), dir.string());
+  }
+  return ExitCode::kPass;
+}
+
+}  // namespace pe::cli

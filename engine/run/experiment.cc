@@ -1,0 +1,376 @@
+#include "engine/run/experiment.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "engine/analysis/analyze.h"
+#include "engine/gate/gate.h"
+#include "engine/run/machine.h"
+#include "engine/run/normalise.h"
+#include "engine/run/order.h"
+#include "engine/run/progress.h"
+#include "engine/runner/interrupt.h"
+#include "engine/spec/placeholders.h"
+#include "engine/spec/programs.h"
+#include "engine/spec/suggest.h"
+#include "generators/fixture_cache.h"
+
+namespace pe::run {
+
+namespace fs = std::filesystem;
+
+std::vector<const spec::Workload*> SelectWorkloads(const spec::Spec& spec, const Options& options) {
+  for (const std::string& name : options.workloads) {
+    if (spec.FindWorkload(name) == nullptr) {
+      throw spec::UsageError(fmt::format("--workload: '{}' is not a workload of {}{}", name, spec.path.string(),
+                                         spec::DidYouMean(name, spec.WorkloadNames())));
+    }
+  }
+  std::vector<const spec::Workload*> selected;
+  for (const spec::Workload& w : spec.workloads) {
+    const bool asked = options.workloads.empty() ||
+                       std::find(options.workloads.begin(), options.workloads.end(), w.name) != options.workloads.end();
+    if (w.startup || asked) selected.push_back(&w);
+  }
+  return selected;
+}
+
+fs::path PrepareFixture(const spec::Spec& spec, const spec::Workload& workload, const Settings& settings,
+                        const fs::path& cache_root) {
+  switch (workload.fixture.kind) {
+    case spec::Fixture::Kind::kNone:
+      return {};
+    case spec::Fixture::Kind::kDirectory:
+      return fs::absolute(workload.fixture.directory).lexically_normal();
+    case spec::Fixture::Kind::kGenerator: {
+      auto generator = gen::BuiltinRegistry().Create(workload.fixture.generator);
+      gen::Context ctx;
+      ctx.scale = settings.scale;
+      ctx.seed = settings.seed;
+      return gen::Materialize(*generator, workload.fixture.params, ctx,
+                              cache_root.empty() ? gen::DefaultCacheRoot() : cache_root);
+    }
+  }
+  return {};
+}
+
+namespace {
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+// The last lines of a child's stderr, for failure messages.
+std::string Tail(const fs::path& path) {
+  constexpr size_t kMaxBytes = 2000;
+  constexpr int kMaxLines = 12;
+  std::string text = ReadFile(path);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (text.size() > kMaxBytes) text = text.substr(text.size() - kMaxBytes);
+  size_t start = text.size();
+  for (int lines = 0; start > 0; --start) {
+    if (text[start - 1] == '\n' && ++lines == kMaxLines) break;
+  }
+  return text.substr(start);
+}
+
+std::string FormatNumber(double value) { return fmt::format("{}", value); }
+
+class Experiment {
+ public:
+  Experiment(const spec::Spec& spec, const Options& options, ProcessRunner& runner)
+      : spec_(spec), options_(options), runner_(runner) {}
+
+  RunResult Run() {
+    InitResult();
+    workloads_ = SelectWorkloads(spec_, options_);
+    for (const spec::Workload* w : workloads_) {
+      WorkloadResult wr;
+      wr.name = w->name;
+      wr.description = w->description;
+      wr.gate = w->gate;
+      wr.startup = w->startup;
+      wr.thresholds = spec::EffectiveThresholds(spec_, *w);
+      result_.workloads.push_back(std::move(wr));
+    }
+    scratch_ = MakeScratch();
+    const bool ok = PrepareFixtures() && CheckParity() && RunRounds() && RunRssOnly();
+    result_.complete = ok;
+    std::error_code ec;
+    fs::remove_all(scratch_, ec);
+    if (progress_) progress_->Finish();
+    analysis::Analyze(result_);
+    result_.verdict = gate::Judge(result_);
+    return std::move(result_);
+  }
+
+ private:
+  void InitResult() {
+    result_.engine_version = PERFENGINE_VERSION;
+    result_.spec_path = spec_.path.string();
+    result_.spec_digest = spec_.digest;
+    result_.started_at = NowIso8601();
+    result_.machine = ReadMachineInfo();
+    settings_ = spec_.settings;
+    if (options_.rounds) settings_.rounds = *options_.rounds;
+    if (options_.warmup_rounds) settings_.warmup_rounds = *options_.warmup_rounds;
+    if (options_.scale) settings_.scale = *options_.scale;
+    result_.settings = settings_;
+    result_.baseline = spec_.baseline;
+    result_.candidate = spec_.candidate;
+    for (const spec::Contender& c : spec_.contenders) {
+      ContenderInfo info{c.name, c.description, {}, {}};
+      for (const auto& a : c.argv) info.argv.push_back(a.value);
+      for (const auto& a : c.startup_argv) info.startup_argv.push_back(a.value);
+      result_.contenders.push_back(std::move(info));
+    }
+  }
+
+  fs::path MakeScratch() {
+    std::string pattern = (fs::temp_directory_path() / "perfengine-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a scratch directory in " + fs::temp_directory_path().string());
+    return pattern;
+  }
+
+  WorkloadResult& ResultFor(const spec::Workload& w) {
+    for (auto& wr : result_.workloads) {
+      if (wr.name == w.name) return wr;
+    }
+    throw std::logic_error("workload not in result: " + w.name);
+  }
+
+  bool PrepareFixtures() {
+    for (const spec::Workload* w : workloads_) {
+      try {
+        fixtures_[w->name] = PrepareFixture(spec_, *w, settings_, options_.cache_root);
+      } catch (const std::exception& e) {
+        ResultFor(*w).failures.push_back({Failure::Kind::kFixture, w->name, "",
+                                          fmt::format("preparing the fixture failed: {}", e.what()), ""});
+        return false;
+      }
+      if (interrupt::Interrupted()) return Interrupted();
+    }
+    return true;
+  }
+
+  struct Paths {
+    fs::path dir, stdout_path, stderr_path, out, workdir;
+  };
+
+  Paths PathsFor(const spec::Contender& c, const spec::Workload& w) {
+    Paths p;
+    p.dir = scratch_ / w.name / c.name;
+    p.stdout_path = p.dir / "stdout";
+    p.stderr_path = p.dir / "stderr";
+    p.out = p.dir / "out";
+    p.workdir = p.dir / "work";
+    // Every run starts from an empty scratch directory and no stale output.
+    std::error_code ec;
+    fs::remove_all(p.dir, ec);
+    fs::create_directories(p.workdir);
+    return p;
+  }
+
+  std::map<std::string, std::string> Placeholders(const spec::Contender& c, const spec::Workload& w,
+                                                  const Paths& paths) {
+    return {
+        {"fixture", fixtures_[w.name].string()},
+        {"out", paths.out.string()},
+        {"workdir", paths.workdir.string()},
+        {"scale", FormatNumber(settings_.scale)},
+        {"seed", std::to_string(settings_.seed)},
+        {"contender", c.name},
+        {"spec_dir", fs::absolute(SpecDir()).lexically_normal().string()},
+    };
+  }
+
+  fs::path SpecDir() const { return spec_.path.parent_path().empty() ? fs::path(".") : spec_.path.parent_path(); }
+
+  Command BuildCommand(const spec::Contender& c, const spec::Workload& w, const Paths& paths) {
+    const auto values = Placeholders(c, w, paths);
+    Command cmd;
+    const auto& prefix = w.startup ? c.startup_argv : c.argv;
+    for (const auto& a : prefix) cmd.argv.push_back(spec::Expand(a.value, values));
+    if (!w.startup) {
+      for (const auto& a : w.args) cmd.argv.push_back(spec::Expand(a.value, values));
+    }
+    std::string why;
+    if (auto program = spec::ResolveProgram(cmd.argv[0], SpecDir(), &why)) {
+      cmd.argv[0] = fs::absolute(*program).lexically_normal().string();
+    }
+    for (const auto& [k, v] : c.env) cmd.env[k] = spec::Expand(v, values);
+    cmd.cwd = c.workdir;
+    cmd.stdout_path = paths.stdout_path;
+    cmd.stderr_path = paths.stderr_path;
+    cmd.timeout_s = w.timeout_s.value_or(settings_.timeout_s);
+    return cmd;
+  }
+
+  // Runs one contender on one workload; records a failure and returns false unless it succeeded.
+  bool Execute(const spec::Contender& c, const spec::Workload& w, Outcome* outcome, Paths* paths_out) {
+    Paths paths = PathsFor(c, w);
+    const Command cmd = BuildCommand(c, w, paths);
+    *outcome = runner_.Run(cmd);
+    if (progress_) progress_->Step(w.name);
+    if (paths_out) *paths_out = paths;
+    if (outcome->status == Outcome::Status::kInterrupted || interrupt::Interrupted()) return Interrupted();
+    if (outcome->ok()) return true;
+    Failure f;
+    f.workload = w.name;
+    f.contender = c.name;
+    switch (outcome->status) {
+      case Outcome::Status::kExited:
+        f.kind = Failure::Kind::kExit;
+        f.message = fmt::format("exited with status {}", outcome->exit_code);
+        break;
+      case Outcome::Status::kSignalled:
+        f.kind = Failure::Kind::kSignal;
+        f.message = fmt::format("was killed by signal {} ({})", outcome->signal, ::strsignal(outcome->signal));
+        break;
+      case Outcome::Status::kTimedOut:
+        f.kind = Failure::Kind::kTimeout;
+        f.message = fmt::format("timed out after {} s; its process group was killed", FormatNumber(cmd.timeout_s));
+        break;
+      case Outcome::Status::kSpawnFailed:
+        f.kind = Failure::Kind::kSpawn;
+        f.message = fmt::format("could not be started: {}", outcome->error);
+        break;
+      case Outcome::Status::kInterrupted:
+        break;
+    }
+    f.detail = Tail(paths.stderr_path);
+    ResultFor(w).failures.push_back(std::move(f));
+    return false;
+  }
+
+  bool Interrupted() {
+    result_.failures.push_back({Failure::Kind::kInterrupted, "", "",
+                                fmt::format("interrupted by signal {} ({}); the results are incomplete",
+                                            interrupt::Signal(), ::strsignal(interrupt::Signal())),
+                                ""});
+    return false;
+  }
+
+  std::string OutputOf(const spec::Contender& c, const spec::Workload& w, const Paths& paths) {
+    if (w.output == "stdout") return ReadFile(paths.stdout_path);
+    const fs::path file = spec::Expand(w.output, Placeholders(c, w, paths));
+    if (!fs::exists(file)) throw std::runtime_error(fmt::format("did not write its output file {}", file.string()));
+    return ReadFile(file);
+  }
+
+  // Each contender runs each workload once; normalised outputs must agree before any timing.
+  bool CheckParity() {
+    for (const spec::Workload* w : workloads_) {
+      std::string baseline_output;
+      for (const spec::Contender* c : ParityOrder()) {
+        Outcome outcome;
+        Paths paths;
+        if (!Execute(*c, *w, &outcome, &paths)) return false;
+        if (w->startup) continue;  // versions differ by design: startup output is not compared
+        std::string normalised;
+        try {
+          normalised = Normalise(OutputOf(*c, *w, paths), w->normaliser);
+        } catch (const std::exception& e) {
+          ResultFor(*w).failures.push_back({Failure::Kind::kParity, w->name, c->name, e.what(), Tail(paths.stderr_path)});
+          return false;
+        }
+        if (c->name == spec_.baseline) {
+          baseline_output = std::move(normalised);
+          continue;
+        }
+        if (auto diff = FirstDifference(baseline_output, normalised, w->normaliser, spec_.baseline, c->name)) {
+          ResultFor(*w).failures.push_back(
+              {Failure::Kind::kParity, w->name, c->name,
+               fmt::format("output differs from {}'s (parity: {}); no timing is reported over different work",
+                           spec_.baseline, spec::NormaliserName(w->normaliser)),
+               *diff});
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  // The baseline first, so every other output is compared against it.
+  std::vector<const spec::Contender*> ParityOrder() const {
+    std::vector<const spec::Contender*> order = {spec_.FindContender(spec_.baseline)};
+    for (const auto& c : spec_.contenders) {
+      if (c.name != spec_.baseline) order.push_back(&c);
+    }
+    return order;
+  }
+
+  bool RunRounds() {
+    const int total = settings_.warmup_rounds + settings_.rounds;
+    if (options_.progress) {
+      progress_.emplace(*options_.progress,
+                        static_cast<int>(total * workloads_.size() * spec_.contenders.size()), total);
+    }
+    for (int round = 0; round < total; ++round) {
+      if (progress_) progress_->SetRound(round + 1);
+      const std::vector<size_t> order = RoundOrder(settings_.order, round, spec_.contenders.size(), settings_.seed);
+      for (const spec::Workload* w : workloads_) {
+        for (size_t position = 0; position < order.size(); ++position) {
+          const spec::Contender& c = spec_.contenders[order[position]];
+          Outcome outcome;
+          if (!Execute(c, *w, &outcome, nullptr)) return false;
+          Sample s;
+          s.contender = c.name;
+          s.round = round;
+          s.warmup = round < settings_.warmup_rounds;
+          s.position = static_cast<int>(position);
+          s.wall_s = outcome.wall_s;
+          s.user_s = outcome.user_s;
+          s.sys_s = outcome.sys_s;
+          s.max_rss_kib = outcome.max_rss_kib;
+          ResultFor(*w).samples.push_back(std::move(s));
+        }
+      }
+    }
+    return true;
+  }
+
+  // Extra runs for peak RSS only, after the timed rounds, so they never disturb timing.
+  bool RunRssOnly() {
+    for (const spec::Workload* w : workloads_) {
+      const int runs = ResultFor(*w).thresholds.rss_runs;
+      for (int i = 0; i < runs; ++i) {
+        for (const spec::Contender& c : spec_.contenders) {
+          Outcome outcome;
+          if (!Execute(c, *w, &outcome, nullptr)) return false;
+          Sample s;
+          s.contender = c.name;
+          s.round = settings_.warmup_rounds + settings_.rounds + i;
+          s.rss_only = true;
+          s.max_rss_kib = outcome.max_rss_kib;
+          ResultFor(*w).samples.push_back(std::move(s));
+        }
+      }
+    }
+    return true;
+  }
+
+  const spec::Spec& spec_;
+  const Options& options_;
+  ProcessRunner& runner_;
+  Settings settings_;
+  RunResult result_;
+  std::vector<const spec::Workload*> workloads_;
+  std::map<std::string, fs::path> fixtures_;
+  fs::path scratch_;
+  std::optional<Progress> progress_;
+};
+
+}  // namespace
+
+RunResult RunExperiment(const spec::Spec& spec, const Options& options, ProcessRunner& runner) {
+  return Experiment(spec, options, runner).Run();
+}
+
+}  // namespace pe::run

@@ -1,0 +1,38 @@
+// `perfengine run`: fixtures, parity, interleaved rounds, analysis and verdict.
+// Failures become data in the RunResult; nothing here exits the process.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "engine/model/result.h"
+#include "engine/runner/process_runner.h"
+#include "engine/spec/spec.h"
+
+namespace pe::run {
+
+struct Options {
+  std::vector<std::string> workloads;  // empty: all; the startup workload always runs
+  std::optional<int> rounds;
+  std::optional<int> warmup_rounds;
+  std::optional<double> scale;
+  std::filesystem::path cache_root;    // fixture cache; empty: the default
+  std::ostream* progress = nullptr;    // progress lines go here when set (a terminal)
+};
+
+// The workloads a run will execute, in order, after checking names in options.workloads.
+// Throws spec::UsageError for an unknown name.
+std::vector<const spec::Workload*> SelectWorkloads(const spec::Spec& spec, const Options& options);
+
+// Materialises one workload's fixture and returns its directory ("" when it has none).
+std::filesystem::path PrepareFixture(const spec::Spec& spec, const spec::Workload& workload,
+                                     const Settings& settings, const std::filesystem::path& cache_root);
+
+// Runs the experiment. The result is complete unless a failure or an interrupt stopped it;
+// its verdict is filled by the gate.
+RunResult RunExperiment(const spec::Spec& spec, const Options& options, ProcessRunner& runner);
+
+}  // namespace pe::run

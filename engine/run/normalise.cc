@@ -1,0 +1,117 @@
+#include "engine/run/normalise.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+namespace pe::run {
+
+namespace {
+
+std::vector<std::string> SplitLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream in(text);
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+std::string Shorten(const std::string& s) {
+  constexpr size_t kMax = 160;
+  return s.size() <= kMax ? s : s.substr(0, kMax) + "...";
+}
+
+nlohmann::json ParseJson(const std::string& text, const char* normaliser) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error(fmt::format("output is not valid JSON for the '{}' normaliser: {}", normaliser, e.what()));
+  }
+}
+
+std::optional<std::string> LineDifference(const std::string& a, const std::string& b,
+                                          const std::string& a_name, const std::string& b_name) {
+  const auto la = SplitLines(a), lb = SplitLines(b);
+  const size_t n = std::max(la.size(), lb.size());
+  for (size_t i = 0; i < n; ++i) {
+    const std::string* x = i < la.size() ? &la[i] : nullptr;
+    const std::string* y = i < lb.size() ? &lb[i] : nullptr;
+    if (x && y && *x == *y) continue;
+    return fmt::format("first difference at line {} of {} vs {}:\n  {}: {}\n  {}: {}", i + 1, la.size(),
+                       lb.size(), a_name, x ? Shorten(*x) : "<no line>", b_name, y ? Shorten(*y) : "<no line>");
+  }
+  if (a != b) return fmt::format("outputs differ only in trailing whitespace or line endings");
+  return std::nullopt;
+}
+
+std::optional<std::string> MapDifference(const std::string& a, const std::string& b,
+                                         const std::string& a_name, const std::string& b_name) {
+  const auto ja = nlohmann::json::parse(a), jb = nlohmann::json::parse(b);
+  std::vector<std::string> lines;
+  constexpr size_t kShown = 5;
+  size_t differing = 0;
+  for (auto it = ja.begin(); it != ja.end(); ++it) {
+    auto other = jb.find(it.key());
+    if (other == jb.end()) {
+      if (++differing <= kShown) lines.push_back(fmt::format("  key {} only in {}", nlohmann::json(it.key()).dump(), a_name));
+    } else if (*other != it.value()) {
+      if (++differing <= kShown) {
+        lines.push_back(fmt::format("  key {}: {} has {}, {} has {}", nlohmann::json(it.key()).dump(), a_name,
+                                    Shorten(it.value().dump()), b_name, Shorten(other->dump())));
+      }
+    }
+  }
+  for (auto it = jb.begin(); it != jb.end(); ++it) {
+    if (!ja.contains(it.key()) && ++differing <= kShown) {
+      lines.push_back(fmt::format("  key {} only in {}", nlohmann::json(it.key()).dump(), b_name));
+    }
+  }
+  if (differing == 0) return std::nullopt;
+  std::string out = fmt::format("{} of {} keys differ", differing, std::max(ja.size(), jb.size()));
+  for (const auto& l : lines) out += "\n" + l;
+  if (differing > kShown) out += fmt::format("\n  ... and {} more", differing - kShown);
+  return out;
+}
+
+}  // namespace
+
+std::string Normalise(const std::string& output, spec::Normaliser normaliser) {
+  switch (normaliser) {
+    case spec::Normaliser::kExact:
+      return output;
+    case spec::Normaliser::kSortedLines: {
+      auto lines = SplitLines(output);
+      std::sort(lines.begin(), lines.end());
+      std::string out;
+      for (const auto& l : lines) out += l + "\n";
+      return out;
+    }
+    case spec::Normaliser::kJson:
+      // nlohmann's default object type is ordered by key: dump() is canonical.
+      return ParseJson(output, "json").dump(1) + "\n";
+    case spec::Normaliser::kJsonMap: {
+      auto json = ParseJson(output, "json-map");
+      if (!json.is_object()) throw std::runtime_error("output is not a JSON object, as the 'json-map' normaliser expects");
+      return json.dump(1) + "\n";
+    }
+  }
+  return output;
+}
+
+std::optional<std::string> FirstDifference(const std::string& baseline, const std::string& other,
+                                           spec::Normaliser normaliser,
+                                           const std::string& baseline_name,
+                                           const std::string& other_name) {
+  if (baseline == other) return std::nullopt;
+  if (normaliser == spec::Normaliser::kJsonMap) return MapDifference(baseline, other, baseline_name, other_name);
+  return LineDifference(baseline, other, baseline_name, other_name);
+}
+
+}  // namespace pe::run

@@ -1,0 +1,100 @@
+#include "engine/spec/programs.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "engine/spec/placeholders.h"
+#include "engine/spec/suggest.h"
+
+namespace pe::spec {
+
+namespace {
+
+bool IsExecutableFile(const std::filesystem::path& p) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+}
+
+std::filesystem::path SpecDir(const Spec& spec) {
+  return spec.path.parent_path().empty() ? std::filesystem::path(".") : spec.path.parent_path();
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> ResolveProgram(const std::string& program,
+                                                    const std::filesystem::path& base,
+                                                    std::string* why) {
+  if (program.find('/') == std::string::npos) {
+    const char* path_env = std::getenv("PATH");
+    std::string_view dirs = path_env ? path_env : "/usr/bin:/bin";
+    while (!dirs.empty()) {
+      const size_t colon = dirs.find(':');
+      const std::string_view dir = dirs.substr(0, colon);
+      const std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : dir) / program;
+      if (IsExecutableFile(candidate)) return candidate;
+      dirs = colon == std::string_view::npos ? "" : dirs.substr(colon + 1);
+    }
+    *why = fmt::format("program '{}' not found on PATH", program);
+    return std::nullopt;
+  }
+  std::filesystem::path p(program);
+  if (p.is_relative()) p = base / p;
+  std::error_code ec;
+  if (!std::filesystem::exists(p, ec)) {
+    *why = fmt::format("program '{}' not found (looked for {})", program, p.lexically_normal().string());
+    return std::nullopt;
+  }
+  if (!IsExecutableFile(p)) {
+    *why = fmt::format("program '{}' is not an executable file", program);
+    return std::nullopt;
+  }
+  return p.lexically_normal();
+}
+
+void CheckPrograms(Spec& spec) {
+  const std::map<std::string, std::string> placeholders = {{"spec_dir", SpecDir(spec).string()}};
+  for (Contender& c : spec.contenders) {
+    for (std::vector<Located>* argv : {&c.argv, &c.startup_argv}) {
+      Located& program = argv->front();
+      std::string why;
+      const std::string expanded = Expand(program.value, placeholders);
+      auto resolved = ResolveProgram(expanded, SpecDir(spec), &why);
+      if (!resolved) throw SpecError(program.pos, fmt::format("contender '{}': {}", c.name, why));
+    }
+  }
+}
+
+void ApplyContenderOverride(Spec& spec, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size()) {
+    throw UsageError(fmt::format("--contender expects NAME=PROGRAM, got '{}'", assignment));
+  }
+  const std::string name = assignment.substr(0, eq);
+  const std::string program = assignment.substr(eq + 1);
+  Contender* contender = nullptr;
+  for (Contender& c : spec.contenders) {
+    if (c.name == name) contender = &c;
+  }
+  if (contender == nullptr) {
+    throw UsageError(fmt::format("--contender: '{}' is not a contender of {}{}", name,
+                                 spec.path.string(), DidYouMean(name, spec.ContenderNames())));
+  }
+  // The user typed the path relative to where they stand, not to the spec.
+  std::filesystem::path p(program);
+  const std::string resolved =
+      program.find('/') != std::string::npos && p.is_relative()
+          ? std::filesystem::absolute(p).lexically_normal().string()
+          : program;
+  std::string why;
+  if (!ResolveProgram(resolved, ".", &why)) throw UsageError(fmt::format("--contender {}: {}", name, why));
+  const SourcePos pos{"--contender", 0, 0};
+  const bool startup_follows = contender->startup_argv.size() == 2 &&
+                               contender->startup_argv[0].value == contender->argv[0].value &&
+                               contender->startup_argv[1].value == "--version";
+  contender->argv[0] = {resolved, pos};
+  if (startup_follows) contender->startup_argv[0] = {resolved, pos};
+}
+
+}  // namespace pe::spec

@@ -1,0 +1,93 @@
+// The experiment a spec file declares, checked and resolved. docs/spec.md documents every key.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/result.h"
+#include "engine/spec/spec_error.h"
+#include "generators/generator.h"
+
+namespace pe::spec {
+
+// A string from the spec with the position it came from, so later checks can point at it.
+struct Located {
+  std::string value;
+  SourcePos pos;
+};
+
+struct Contender {
+  std::string name;
+  std::string description;
+  std::vector<Located> argv;          // program and leading arguments
+  std::vector<Located> startup_argv;  // default: the program with --version
+  std::map<std::string, std::string> env;
+  std::filesystem::path workdir;      // empty: the engine's working directory
+  SourcePos pos;
+};
+
+enum class Normaliser { kExact, kSortedLines, kJson, kJsonMap };
+
+struct Fixture {
+  enum class Kind { kNone, kDirectory, kGenerator };
+  Kind kind = Kind::kNone;
+  std::filesystem::path directory;    // kDirectory: resolved against the spec's folder
+  std::string generator;              // kGenerator: a name in the generator registry
+  gen::Params params;
+  std::map<std::string, SourcePos> param_pos;
+  SourcePos pos;
+};
+
+struct ThresholdOverrides {
+  std::optional<double> min_speedup, min_win_rate, min_logic_speedup, max_rss_ratio;
+  std::optional<int> rss_runs;
+  std::optional<double> min_speedup_ci, max_slowdown, confidence;
+};
+
+struct Workload {
+  std::string name;
+  std::string description;
+  std::vector<Located> args;     // appended to each contender's argv, placeholders filled
+  std::string output = "stdout";  // "stdout" or a path template such as "{out}"
+  SourcePos output_pos;
+  Normaliser normaliser = Normaliser::kExact;
+  bool gate = true;
+  bool startup = false;           // the built-in startup workload
+  std::optional<double> timeout_s;
+  Fixture fixture;
+  ThresholdOverrides thresholds;
+  SourcePos pos;
+};
+
+struct Spec {
+  std::filesystem::path path;
+  std::string digest;  // SHA-256 of the file's bytes
+  Settings settings;
+  std::string baseline;
+  std::string candidate;
+  std::vector<Contender> contenders;  // spec order
+  std::vector<Workload> workloads;    // the startup workload first, then spec order
+  ThresholdOverrides thresholds;      // [thresholds]
+
+  const Contender* FindContender(std::string_view name) const;
+  const Workload* FindWorkload(std::string_view name) const;
+  std::vector<std::string> ContenderNames() const;
+  std::vector<std::string> WorkloadNames() const;
+};
+
+// Parses and checks a spec. Throws SpecError (with file:line:column) on any problem.
+Spec ParseSpecFile(const std::filesystem::path& path);
+Spec ParseSpecText(std::string_view text, const std::filesystem::path& path);
+
+// The placeholders args and output templates may use.
+const std::vector<std::string>& PlaceholderNames();
+
+// Effective thresholds for a workload: [thresholds] merged with the workload's overrides.
+Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload);
+
+std::string_view NormaliserName(Normaliser n);
+
+}  // namespace pe::spec

@@ -1,0 +1,33 @@
+// Every semantic error in a spec carries a position, like a compiler's:
+// `specs/x.toml:12:5: unknown generator 'streamed-protp' (did you mean 'streamed_proto'?)`.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace pe::spec {
+
+struct SourcePos {
+  std::string file;
+  int line = 0;
+  int column = 0;
+};
+
+class SpecError : public std::runtime_error {
+ public:
+  SpecError(const SourcePos& pos, const std::string& message);
+  const SourcePos& pos() const { return pos_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  SourcePos pos_;
+  std::string message_;
+};
+
+// A command-line mistake (unknown flag value, unknown workload name, ...): exit 2, no position.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace pe::spec

@@ -1,0 +1,113 @@
+// Running the real perfengine binary on specs that drive the stub contender.
+#pragma once
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace pe::e2e {
+
+namespace fs = std::filesystem;
+
+inline std::string ReadAll(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A fresh temporary directory, removed when the test ends.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "perfengine-e2e-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+struct Finished {
+  int exit = -1;
+  std::string out;
+  std::string err;
+};
+
+// perfengine running in the background, its stdout and stderr going to files in `dir`.
+class Running {
+ public:
+  Running(const std::vector<std::string>& args, const fs::path& dir) : dir_(dir) {
+    std::vector<std::string> argv = {PERFENGINE_BINARY};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<char*> raw;
+    for (auto& a : argv) raw.push_back(a.data());
+    raw.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, (dir / "perfengine.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, (dir / "perfengine.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn(&pid_, raw[0], &actions, nullptr, raw.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  pid_t pid() const { return pid_; }
+  Finished Wait() {
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    Finished f;
+    f.exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    f.out = ReadAll(dir_ / "perfengine.out");
+    f.err = ReadAll(dir_ / "perfengine.err");
+    return f;
+  }
+
+ private:
+  fs::path dir_;
+  pid_t pid_ = -1;
+};
+
+inline Finished RunPerfengine(const std::vector<std::string>& args, const fs::path& dir) {
+  return Running(args, dir).Wait();
+}
+
+// Alive means neither gone nor a zombie waiting for a reaper.
+inline bool IsAlive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+// The pids the stub logged with `--log PATH TAG` ("TAG <pid> <ns>" per line), in order.
+struct LogLine {
+  std::string tag;
+  pid_t pid = 0;
+};
+inline std::vector<LogLine> ReadLog(const fs::path& path) {
+  std::vector<LogLine> lines;
+  std::ifstream in(path);
+  LogLine l;
+  long long ns = 0;
+  while (in >> l.tag >> l.pid >> ns) lines.push_back(l);
+  return lines;
+}
+
+}  // namespace pe::e2e

@@ -1,0 +1,180 @@
+// `perfengine run` end to end: the real binary, real child processes (the stub contender),
+// and the exit codes, lines and files a user sees.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace pe::e2e {
+namespace {
+
+std::string Quoted(const std::vector<std::string>& args) {
+  std::string out = "[\"" STUB_CONTENDER "\"";
+  for (const auto& a : args) out += ", " + nlohmann::json(a).dump();
+  return out + "]";
+}
+
+// A two-contender spec; each contender's behaviour is entirely in its stub argv.
+fs::path WriteSpec(const TempDir& dir, const std::vector<std::string>& baseline,
+                   const std::vector<std::string>& candidate, const std::string& run_extra = "",
+                   const std::string& thresholds = "min_speedup = 1.0\nmin_win_rate = 1.0\n") {
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 3\nwarmup_rounds = 1\n" << run_extra << "\n"
+                      << "[contenders.baseline]\nargv = " << Quoted(baseline) << "\n"
+                      << "description = \"the original\"\n\n"
+                      << "[contenders.candidate]\nargv = " << Quoted(candidate) << "\n\n"
+                      << "[workloads.work]\ndescription = \"does the work\"\n\n"
+                      << "[thresholds]\n" << thresholds;
+  return spec;
+}
+
+TEST(RunE2E, FasterCandidatePasses) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"--sleep-ms", "120", "--print", "same"}, {"--sleep-ms", "20", "--print", "same"});
+  const auto json = dir.path() / "results.json";
+  const auto md = dir.path() / "report.md";
+  const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string(), "--markdown", md.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  EXPECT_NE(f.out.find("PASS"), std::string::npos) << f.out;
+  // The results file is the full model: every sample, warm-ups included, and the verdict.
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["format"], "perfengine-results/1");
+  EXPECT_EQ(results["complete"], true);
+  ASSERT_EQ(results["workloads"].size(), 2u);
+  EXPECT_EQ(results["workloads"][1]["samples"].size(), 8u);  // (1 + 3 rounds) x 2 contenders
+  EXPECT_NE(ReadAll(md).find("| work |"), std::string::npos) << ReadAll(md);
+}
+
+TEST(RunE2E, SlowerCandidateMissesTheGateWithANamedLine) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"--sleep-ms", "20", "--print", "same"}, {"--sleep-ms", "120", "--print", "same"});
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_TRUE(std::regex_search(f.out, std::regex(R"(work: median speedup 0\.\d\dx is below the required 1\.00x \(short by \d+%\))")))
+      << f.out;
+  EXPECT_NE(f.out.find("work: win rate 0% (0 of 3 rounds) is below the required 100% (short by 100 points)"),
+            std::string::npos)
+      << f.out;
+}
+
+TEST(RunE2E, DifferentOutputsFailParityAndShowTheDifference) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"--print", "alpha", "--print", "beta"}, {"--print", "alpha", "--print", "BETA"});
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: contender 'candidate' output differs from baseline's"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("first difference at line 2 of 2 vs 2"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("candidate: BETA"), std::string::npos) << f.out;
+}
+
+TEST(RunE2E, CrashIsARunFailureWithTheStderrTail) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"--print", "same"}, {"--stderr", "parser exploded at byte 7", "--signal", "SIGSEGV"});
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: contender 'candidate' was killed by signal 11 (Segmentation fault)"), std::string::npos)
+      << f.out;
+  EXPECT_NE(f.out.find("parser exploded at byte 7"), std::string::npos) << f.out;
+}
+
+TEST(RunE2E, NonZeroExitIsARunFailure) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"--print", "same"}, {"--print", "same", "--exit", "3"});
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: contender 'candidate' exited with status 3"), std::string::npos) << f.out;
+}
+
+TEST(RunE2E, HangTimesOutAndLeavesNoProcessBehind) {
+  TempDir dir;
+  const auto log = dir.path() / "log";
+  const auto pidfile = dir.path() / "grandchild.pid";
+  const auto spec = WriteSpec(dir, {"--print", "same"},
+                              {"--log", log.string(), "hanger", "--spawn-child-hang", pidfile.string(), "--hang"},
+                              "timeout = 0.5");
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: contender 'candidate' timed out after 0.5 s; its process group was killed"),
+            std::string::npos)
+      << f.out;
+  const auto lines = ReadLog(log);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_FALSE(IsAlive(lines[0].pid));
+  const pid_t grandchild = std::stoi(ReadAll(pidfile));
+  EXPECT_FALSE(IsAlive(grandchild)) << "grandchild " << grandchild << " outlived the run";
+}
+
+TEST(RunE2E, TheFirstRunnerAlternates) {
+  TempDir dir;
+  const auto log = dir.path() / "log";
+  const auto spec = WriteSpec(dir, {"--log", log.string(), "B", "--print", "same"},
+                              {"--log", log.string(), "C", "--print", "same"}, "", "");
+  const Finished f = RunPerfengine({"run", spec.string(), "--rounds", "4", "--warmup-rounds", "1"}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  // Only the workload runs log (startup runs print the version): parity B C, then 5 rounds.
+  std::string order;
+  for (const auto& l : ReadLog(log)) order += l.tag;
+  EXPECT_EQ(order, "BC" "BC" "CB" "BC" "CB" "BC");
+}
+
+TEST(RunE2E, InterruptKillsChildrenMarksResultsIncompleteAndExits130) {
+  TempDir dir;
+  const auto log = dir.path() / "log";
+  const auto json = dir.path() / "results.json";
+  const auto spec = WriteSpec(dir, {"--log", log.string(), "B", "--sleep-ms", "400", "--print", "same"},
+                              {"--log", log.string(), "C", "--sleep-ms", "400", "--print", "same"});
+  Running run({"run", spec.string(), "--json", json.string()}, dir.path());
+  // Interrupt once the timed rounds are under way (parity logged two lines).
+  for (int i = 0; i < 200 && ReadLog(log).size() < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_GE(ReadLog(log).size(), 4u);
+  ::kill(run.pid(), SIGINT);
+  const Finished f = run.Wait();
+  EXPECT_EQ(f.exit, 130) << f.out << f.err;
+  EXPECT_NE(f.out.find("INTERRUPTED"), std::string::npos) << f.out;
+  for (const auto& l : ReadLog(log)) EXPECT_FALSE(IsAlive(l.pid)) << l.tag << " " << l.pid;
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["complete"], false);
+  EXPECT_EQ(results["verdict"]["exit"], "interrupted");
+}
+
+TEST(RunE2E, SpecErrorsArePositionedAndExitTwo) {
+  TempDir dir;
+  const auto spec = dir.path() / "bad.toml";
+  std::ofstream(spec) << "[run]\nroundz = 3\n";
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+  EXPECT_EQ(f.err, spec.string() + ":2:1: unknown key 'roundz' in [run] (did you mean 'rounds'?)\n");
+  EXPECT_EQ(f.out, "");
+}
+
+TEST(RunE2E, ContenderOverrideReplacesTheProgram) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"--print", "same"}, {"--print", "same"});
+  const Finished f = RunPerfengine({"run", spec.string(), "--contender", "candidate=/no/such/bazel-diff"}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+  EXPECT_EQ(f.err, "perfengine: --contender candidate: program '/no/such/bazel-diff' not found (looked for /no/such/bazel-diff)\n");
+}
+
+TEST(RunE2E, ValidateAndListAndHelp) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"--print", "same"}, {"--print", "same"});
+  Finished f = RunPerfengine({"validate", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.err;
+  EXPECT_EQ(f.out, spec.string() + ": ok (2 contenders, 2 workloads; baseline 'baseline', candidate 'candidate')\n");
+  f = RunPerfengine({"list", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.err;
+  EXPECT_NE(f.out.find("work\n    does the work\n"), std::string::npos) << f.out;
+  for (const char* sub : {"run", "validate", "list", "generate"}) {
+    f = RunPerfengine({sub, "--help"}, dir.path());
+    EXPECT_EQ(f.exit, 0) << sub;
+    EXPECT_NE(f.out.find("Usage:"), std::string::npos) << sub << f.out;
+  }
+  f = RunPerfengine({"run"}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+}
+
+}  // namespace
+}  // namespace pe::e2e

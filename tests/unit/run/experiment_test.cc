@@ -1,0 +1,192 @@
+// The orchestration over a fake process runner: parity, rounds, order, failures, verdict.
+#include "engine/run/experiment.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/spec/spec.h"
+#include "tests/support/fake_process_runner.h"
+
+namespace pe::run {
+namespace {
+
+using testing::FakeProcessRunner;
+using testing::WriteText;
+
+constexpr const char* kSpec = R"(
+[run]
+rounds = 4
+warmup_rounds = 1
+
+[contenders.baseline]
+argv = ["true"]
+env = { WHO = "baseline" }
+
+[contenders.candidate]
+argv = ["true"]
+env = { WHO = "candidate" }
+
+[workloads.work]
+args = ["work"]
+
+[thresholds]
+min_speedup = 1.0
+min_win_rate = 1.0
+)";
+
+struct Script {
+  double baseline_s = 0.200, candidate_s = 0.100, startup_s = 0.010;
+  std::string baseline_out = "answer\n", candidate_out = "answer\n";
+  Outcome::Status candidate_status = Outcome::Status::kExited;
+  int candidate_exit = 0;
+  std::string candidate_stderr;
+
+  Outcome operator()(const Command& cmd) const {
+    const std::string who = cmd.env.at("WHO");
+    const bool startup = cmd.argv.back() == "--version";
+    Outcome o;
+    o.wall_s = startup ? startup_s : (who == "baseline" ? baseline_s : candidate_s);
+    o.user_s = o.wall_s * 0.9;
+    o.max_rss_kib = who == "baseline" ? 1000 : 1100;
+    WriteText(cmd.stdout_path, startup ? who + " 1.0\n" : (who == "baseline" ? baseline_out : candidate_out));
+    WriteText(cmd.stderr_path, who == "candidate" ? candidate_stderr : "");
+    if (who == "candidate" && !startup) {
+      o.status = candidate_status;
+      o.exit_code = candidate_exit;
+      if (candidate_status == Outcome::Status::kSignalled) o.signal = 11;
+    }
+    return o;
+  }
+};
+
+RunResult RunWith(const Script& script, FakeProcessRunner* runner_out = nullptr, const char* text = kSpec) {
+  const spec::Spec spec = spec::ParseSpecText(text, "x.toml");
+  FakeProcessRunner runner(script);
+  RunResult r = RunExperiment(spec, Options{}, runner);
+  if (runner_out) runner_out->calls = runner.calls;
+  return r;
+}
+
+const WorkloadResult& Work(const RunResult& r) { return r.workloads.at(1); }
+
+TEST(Experiment, FasterCandidatePasses) {
+  const RunResult r = RunWith(Script{});
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.verdict.exit, ExitCode::kPass) << (r.verdict.lines.empty() ? "" : r.verdict.lines[0]);
+  ASSERT_EQ(r.workloads.size(), 2u);
+  EXPECT_EQ(r.workloads[0].name, "startup");
+  // (1 warm-up + 4 rounds) x 2 contenders per workload.
+  EXPECT_EQ(Work(r).samples.size(), 10u);
+  ASSERT_TRUE(Work(r).comparison.has_value());
+  EXPECT_DOUBLE_EQ(Work(r).comparison->speedup, 2.0);
+  EXPECT_EQ(Work(r).comparison->wins, 4);
+  EXPECT_EQ(Work(r).comparison->rounds, 4);
+  EXPECT_NEAR(*Work(r).comparison->logic_speedup, 0.19 / 0.09, 1e-12);
+  EXPECT_NEAR(*Work(r).comparison->rss_ratio, 1.1, 1e-12);
+}
+
+TEST(Experiment, SlowerCandidateMissesTheGate) {
+  Script s;
+  s.candidate_s = 0.25;
+  const RunResult r = RunWith(s);
+  EXPECT_EQ(r.verdict.exit, ExitCode::kThresholdMissed);
+  ASSERT_EQ(r.verdict.lines.size(), 2u);
+  EXPECT_EQ(r.verdict.lines[0], "work: median speedup 0.80x is below the required 1.00x (short by 20%)");
+  EXPECT_EQ(r.verdict.lines[1], "work: win rate 0% (0 of 4 rounds) is below the required 100% (short by 100 points)");
+}
+
+TEST(Experiment, ParityRunsFirstThenRoundsAlternateWhoGoesFirst) {
+  FakeProcessRunner runner(Script{});
+  RunWith(Script{}, &runner);
+  // Parity: startup then work, baseline first each time; then rounds.
+  std::vector<std::string> who;
+  for (const auto& c : runner.calls) who.push_back(c.env.at("WHO") + (c.argv.back() == "--version" ? "/s" : "/w"));
+  const std::vector<std::string> expected_start = {
+      "baseline/s", "candidate/s", "baseline/w", "candidate/w",                // parity
+      "baseline/s", "candidate/s", "baseline/w", "candidate/w",                // round 0 (warm-up)
+      "candidate/s", "baseline/s", "candidate/w", "baseline/w",                // round 1
+  };
+  ASSERT_GE(who.size(), expected_start.size());
+  EXPECT_EQ(std::vector<std::string>(who.begin(), who.begin() + 12), expected_start);
+  const RunResult r = RunWith(Script{});
+  for (const Sample& s : Work(r).samples) {
+    const bool baseline_first = s.round % 2 == 0;
+    EXPECT_EQ(s.position, (s.contender == "baseline") == baseline_first ? 0 : 1) << s.round;
+    EXPECT_EQ(s.warmup, s.round == 0);
+  }
+}
+
+TEST(Experiment, ParityMismatchIsARunFailureWithTheDifference) {
+  Script s;
+  s.baseline_out = "a\nb\nc\n";
+  s.candidate_out = "a\nB\nc\n";
+  const RunResult r = RunWith(s);
+  EXPECT_EQ(r.verdict.exit, ExitCode::kRunFailed);
+  EXPECT_FALSE(r.complete);
+  ASSERT_EQ(Work(r).failures.size(), 1u);
+  const Failure& f = Work(r).failures[0];
+  EXPECT_EQ(f.kind, Failure::Kind::kParity);
+  EXPECT_EQ(f.contender, "candidate");
+  EXPECT_EQ(f.detail, "first difference at line 2 of 3 vs 3:\n  baseline: b\n  candidate: B");
+  EXPECT_TRUE(Work(r).samples.empty());  // no timing over different work
+  EXPECT_FALSE(Work(r).comparison.has_value());
+}
+
+TEST(Experiment, CrashNamesContenderWorkloadAndStderrTail) {
+  Script s;
+  s.candidate_status = Outcome::Status::kSignalled;
+  s.candidate_stderr = "line 1\nSegmentation fault in parse()\n";
+  const RunResult r = RunWith(s);
+  EXPECT_EQ(r.verdict.exit, ExitCode::kRunFailed);
+  ASSERT_EQ(r.verdict.lines.size(), 1u);
+  EXPECT_EQ(r.verdict.lines[0], "work: contender 'candidate' was killed by signal 11 (Segmentation fault)");
+  EXPECT_EQ(Work(r).failures[0].detail, "line 1\nSegmentation fault in parse()");
+}
+
+TEST(Experiment, NonZeroExitAndTimeout) {
+  Script s;
+  s.candidate_exit = 3;
+  EXPECT_EQ(RunWith(s).verdict.lines.at(0), "work: contender 'candidate' exited with status 3");
+  s.candidate_exit = 0;
+  s.candidate_status = Outcome::Status::kTimedOut;
+  const std::string with_timeout = std::string(kSpec).replace(std::string(kSpec).find("rounds = 4"), 10,
+                                                              "rounds = 4\ntimeout = 2.5");
+  EXPECT_EQ(RunWith(s, nullptr, with_timeout.c_str()).verdict.lines.at(0),
+            "work: contender 'candidate' timed out after 2.5 s; its process group was killed");
+}
+
+TEST(Experiment, StartupBoundWorkloadGetsNoLogicRatio) {
+  Script s;
+  s.baseline_s = 0.0102;
+  s.candidate_s = 0.0101;
+  const RunResult r = RunWith(s);
+  ASSERT_TRUE(Work(r).comparison.has_value());
+  EXPECT_FALSE(Work(r).comparison->logic_speedup.has_value());
+  EXPECT_EQ(Work(r).comparison->logic_note.rfind("startup-bound: baseline's time after start-up", 0), 0u)
+      << Work(r).comparison->logic_note;
+}
+
+TEST(Experiment, RandomOrderIsSeeded) {
+  const std::string text = std::string(kSpec).replace(std::string(kSpec).find("warmup_rounds = 1"), 17,
+                                                      "warmup_rounds = 1\norder = \"random\"\nseed = 7");
+  auto positions = [&] {
+    std::vector<int> p;
+    for (const Sample& s : Work(RunWith(Script{}, nullptr, text.c_str())).samples) p.push_back(s.position);
+    return p;
+  };
+  EXPECT_EQ(positions(), positions());
+}
+
+TEST(Experiment, UnknownWorkloadSuggestsTheNearName) {
+  const spec::Spec spec = spec::ParseSpecText(kSpec, "x.toml");
+  Options o;
+  o.workloads = {"wrok"};
+  try {
+    SelectWorkloads(spec, o);
+    FAIL();
+  } catch (const spec::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--workload: 'wrok' is not a workload of x.toml (did you mean 'work'?)");
+  }
+}
+
+}  // namespace
+}  // namespace pe::run

@@ -1,0 +1,168 @@
+#include "engine/spec/spec.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/spec/programs.h"
+#include "engine/spec/suggest.h"
+
+namespace pe::spec {
+namespace {
+
+constexpr const char* kSpec = R"(
+[run]
+rounds = 7
+warmup_rounds = 2
+scale = 0.5
+seed = 42
+timeout = 30
+order = "random"
+baseline = "old"
+candidate = "new"
+
+[contenders.old]
+argv = ["true", "--fast"]
+description = "the original"
+env = { THREADS = "1" }
+
+[contenders.new]
+argv = ["false"]
+startup = ["false", "--help"]
+
+[workloads.hash]
+description = "hash things"
+args = ["hash", "{fixture}/in", "{out}"]
+output = "{out}"
+parity = "json-map"
+fixture = "."
+timeout = 5
+thresholds = { min_speedup = 1.5 }
+
+[workloads.measure-only]
+args = ["x"]
+gate = false
+
+[workloads.startup]
+gate = true
+
+[thresholds]
+min_speedup = 1.0
+min_win_rate = 0.8
+max_rss_ratio = 1.2
+)";
+
+TEST(Spec, ParsesEveryKey) {
+  const Spec spec = ParseSpecText(kSpec, "x.toml");
+  EXPECT_EQ(spec.settings.rounds, 7);
+  EXPECT_EQ(spec.settings.warmup_rounds, 2);
+  EXPECT_DOUBLE_EQ(spec.settings.scale, 0.5);
+  EXPECT_EQ(spec.settings.seed, 42u);
+  EXPECT_DOUBLE_EQ(spec.settings.timeout_s, 30);
+  EXPECT_EQ(spec.settings.order, "random");
+  EXPECT_EQ(spec.baseline, "old");
+  EXPECT_EQ(spec.candidate, "new");
+  ASSERT_EQ(spec.contenders.size(), 2u);
+  const Contender& old = spec.contenders[0];
+  EXPECT_EQ(old.description, "the original");
+  EXPECT_EQ(old.env.at("THREADS"), "1");
+  ASSERT_EQ(old.startup_argv.size(), 2u);
+  EXPECT_EQ(old.startup_argv[0].value, "true");
+  EXPECT_EQ(old.startup_argv[1].value, "--version");
+  EXPECT_EQ(spec.contenders[1].startup_argv[1].value, "--help");
+  EXPECT_EQ(old.argv[1].pos.line, 13);
+  EXPECT_EQ(old.argv[1].pos.column, 17);
+
+  ASSERT_EQ(spec.workloads.size(), 3u);
+  EXPECT_EQ(spec.workloads[0].name, "startup");
+  EXPECT_TRUE(spec.workloads[0].startup);
+  EXPECT_TRUE(spec.workloads[0].gate);
+  const Workload& hash = *spec.FindWorkload("hash");
+  EXPECT_EQ(hash.normaliser, Normaliser::kJsonMap);
+  EXPECT_EQ(hash.output, "{out}");
+  EXPECT_EQ(hash.fixture.kind, Fixture::Kind::kDirectory);
+  EXPECT_EQ(hash.fixture.directory, std::filesystem::path("./."));
+  EXPECT_DOUBLE_EQ(*hash.timeout_s, 5);
+  EXPECT_FALSE(spec.FindWorkload("measure-only")->gate);
+
+  const Thresholds t = EffectiveThresholds(spec, hash);
+  EXPECT_DOUBLE_EQ(*t.min_speedup, 1.5);  // the workload's override wins
+  EXPECT_DOUBLE_EQ(*t.min_win_rate, 0.8);
+  EXPECT_DOUBLE_EQ(*t.max_rss_ratio, 1.2);
+  EXPECT_FALSE(t.min_logic_speedup.has_value());
+}
+
+TEST(Spec, DefaultsFollowTheDocs) {
+  const Spec spec = ParseSpecText(R"(
+[contenders.a]
+argv = ["true"]
+[contenders.b]
+argv = ["true"]
+[workloads.w]
+)", "x.toml");
+  EXPECT_EQ(spec.settings.rounds, 5);
+  EXPECT_EQ(spec.settings.warmup_rounds, 1);
+  EXPECT_DOUBLE_EQ(spec.settings.scale, 1);
+  EXPECT_EQ(spec.settings.order, "alternate");
+  EXPECT_EQ(spec.baseline, "a");  // spec order decides without explicit roles
+  EXPECT_EQ(spec.candidate, "b");
+  const Workload& w = *spec.FindWorkload("w");
+  EXPECT_EQ(w.output, "stdout");
+  EXPECT_EQ(w.normaliser, Normaliser::kExact);
+  EXPECT_TRUE(w.gate);
+  EXPECT_FALSE(spec.workloads[0].gate);  // startup is measured, not gated, unless asked
+}
+
+TEST(Spec, ContendersNamedAfterRolesTakeThem) {
+  const Spec spec = ParseSpecText(R"(
+[contenders.candidate]
+argv = ["true"]
+[contenders.baseline]
+argv = ["true"]
+[workloads.w]
+)", "x.toml");
+  EXPECT_EQ(spec.baseline, "baseline");
+  EXPECT_EQ(spec.candidate, "candidate");
+}
+
+TEST(Spec, ContenderOverrideReplacesProgramAndDefaultStartup) {
+  Spec spec = ParseSpecText(kSpec, "x.toml");
+  ApplyContenderOverride(spec, "old=/bin/sh");
+  EXPECT_EQ(spec.contenders[0].argv[0].value, "/bin/sh");
+  EXPECT_EQ(spec.contenders[0].argv[1].value, "--fast");
+  EXPECT_EQ(spec.contenders[0].startup_argv[0].value, "/bin/sh");
+  ApplyContenderOverride(spec, "new=/bin/sh");
+  EXPECT_EQ(spec.contenders[1].startup_argv[0].value, "false");  // explicit startup stays
+}
+
+TEST(Spec, ContenderOverrideErrors) {
+  Spec spec = ParseSpecText(kSpec, "x.toml");
+  try {
+    ApplyContenderOverride(spec, "olde=/bin/sh");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--contender: 'olde' is not a contender of x.toml (did you mean 'old'?)");
+  }
+  try {
+    ApplyContenderOverride(spec, "old");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--contender expects NAME=PROGRAM, got 'old'");
+  }
+  try {
+    ApplyContenderOverride(spec, "old=/no/such/program");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(), "--contender old: program '/no/such/program' not found (looked for /no/such/program)");
+  }
+}
+
+TEST(Suggest, NearNamesOnly) {
+  EXPECT_EQ(EditDistance("kitten", "sitting"), 3);
+  EXPECT_EQ(EditDistance("", "abc"), 3);
+  EXPECT_EQ(EditDistance("wrok", "work"), 1);
+  EXPECT_EQ(NearestName("roundz", {"rounds", "order", "seed"}), "rounds");
+  EXPECT_EQ(NearestName("xyz", {"rounds", "order", "seed"}), "");
+  EXPECT_EQ(DidYouMean("sede", {"seed"}), " (did you mean 'seed'?)");
+}
+
+}  // namespace
+}  // namespace pe::spec
