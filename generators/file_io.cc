@@ -34,7 +34,9 @@ OutputFile::OutputFile(const std::filesystem::path& path, int mode) : path_(path
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd_ < 0) ThrowErrno("cannot create", path);
   // The umask must not decide whether the shim is executable.
-  if (::fchmod(fd_, static_cast<mode_t>(mode)) != 0) ThrowErrno("cannot chmod", path);
+  if ((mode & 0111) != 0 && ::fchmod(fd_, static_cast<mode_t>(mode)) != 0) {
+    ThrowErrno("cannot chmod", path);
+  }
   buffer_.reserve(kFlushBytes + (kFlushBytes >> 3));
 }
 
@@ -60,7 +62,9 @@ void WriteFile(const std::filesystem::path& path, std::string_view data, int mod
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
   if (fd < 0) ThrowErrno("cannot create", path);
   try {
-    if (::fchmod(fd, static_cast<mode_t>(mode)) != 0) ThrowErrno("cannot chmod", path);
+    if ((mode & 0111) != 0 && ::fchmod(fd, static_cast<mode_t>(mode)) != 0) {
+      ThrowErrno("cannot chmod", path);
+    }
     WriteAll(fd, data, path);
   } catch (...) {
     ::close(fd);

@@ -1,8 +1,10 @@
 #include "generators/fixture_cache.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -135,6 +137,24 @@ bool Verify(const fs::path& root) {
   return seen == expected;
 }
 
+// Removes what interrupted runs left behind: temporaries named stem + pid of dead processes.
+void RemoveStale(const fs::path& cache_root, const std::string& stem) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(cache_root, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(stem, 0) != 0) continue;
+    long pid = 0;
+    try {
+      pid = std::stol(name.substr(stem.size()));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (pid == ::getpid() || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) {
+      fs::remove_all(entry.path(), ec);
+    }
+  }
+}
+
 }  // namespace
 
 fs::path DefaultCacheRoot() {
@@ -171,9 +191,10 @@ fs::path Materialize(const Generator& generator, const Params& params, const Con
   if (Verify(dir)) return dir;
 
   fs::create_directories(cache_root);
-  const fs::path tmp =
-      cache_root / fmt::format(".tmp-{}-{}-{}", generator.Name(), key.substr(0, 16), ::getpid());
-  fs::remove_all(tmp);
+  const std::string stem = fmt::format("{}-{}-", generator.Name(), key.substr(0, 16));
+  RemoveStale(cache_root, ".tmp-" + stem);
+  RemoveStale(cache_root, ".trash-" + stem);
+  const fs::path tmp = cache_root / fmt::format(".tmp-{}{}", stem, ::getpid());
   fs::create_directories(tmp);
   try {
     Context here = ctx;
@@ -189,8 +210,7 @@ fs::path Materialize(const Generator& generator, const Params& params, const Con
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     // Damaged: move it aside first so the fixture appears in one rename.
-    const fs::path trash =
-        cache_root / fmt::format(".trash-{}-{}-{}", generator.Name(), key.substr(0, 16), ::getpid());
+    const fs::path trash = cache_root / fmt::format(".trash-{}{}", stem, ::getpid());
     fs::rename(dir, trash, ec);
     if (!ec) fs::remove_all(trash, ec);
   }

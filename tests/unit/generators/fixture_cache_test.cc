@@ -83,6 +83,31 @@ TEST(FixtureCache, FailedGenerationLeavesNothingBehind) {
   EXPECT_TRUE(fs::is_empty(cache.path()));
 }
 
+TEST(FixtureCache, RemovesTemporariesOfDeadRuns) {
+  ScratchDir cache;
+  CountingGenerator gen;
+  const std::string key = FixtureKey(gen, {}, 1, 1);
+  // pid 2^22 + 1 is above Linux's pid_max limit, so no process can hold it.
+  const fs::path stale = cache.path() / (".tmp-counting-" + key.substr(0, 16) + "-4194305");
+  fs::create_directories(stale / "half");
+  Materialize(gen, {}, Ctx(), cache.path());
+  EXPECT_FALSE(fs::exists(stale));
+}
+
+TEST(FixtureCache, MaterializesARealGenerator) {
+  ScratchDir cache;
+  auto gen = BuiltinRegistry().Create("bazel_workspace");
+  const Params params = {{"targets", std::int64_t{120}}};
+  const fs::path dir = Materialize(*gen, params, Ctx(), cache.path());
+  EXPECT_EQ(dir.filename().string().rfind("bazel_workspace-", 0), 0u);
+  const auto written = fs::last_write_time(dir / "query.pb");
+  EXPECT_EQ(Materialize(*gen, params, Ctx(), cache.path()), dir);
+  EXPECT_EQ(fs::last_write_time(dir / "query.pb"), written);
+  const fs::path other = Materialize(*gen, params, Ctx(2), cache.path());
+  EXPECT_NE(other, dir);
+  EXPECT_THROW(Materialize(*gen, {{"targets", std::int64_t{-5}}}, Ctx(), cache.path()), ParamError);
+}
+
 TEST(FixtureCache, KeyCoversEveryInput) {
   CountingGenerator gen;
   const Params params = {{"targets", std::int64_t{10}}};
