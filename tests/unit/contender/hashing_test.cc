@@ -136,7 +136,10 @@ TEST_F(SmallGraph, GeneratedFileHashesAsItsRule) {
 TEST_F(SmallGraph, SourceFileHashIsItsContentOrItsLabelWhenMissing) {
   std::vector<blaze_query::Target> targets = Targets();
   targets.push_back(SourceFile("//a:missing.cc"));
+  targets.push_back(SourceFile("//a:assets"));
+  std::filesystem::create_directories(fixture_.workspace() / "a" / "assets");
   auto hashed = Hash(fixture_, targets);
+  EXPECT_EQ(hashed.at("//a:assets").direct, Sha256Of("//a:assets"));
   EXPECT_EQ(hashed.at("//a:a.cc").direct, Sha256Of("int a() { return 1; }\n"));
   EXPECT_EQ(hashed.at("//a:missing.cc").direct, Sha256Of("//a:missing.cc"));
 }
