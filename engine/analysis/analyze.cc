@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <map>
 
+#include "stats/analysis.h"
 #include "stats/descriptive.h"
+#include "stats/error.h"
 
 namespace pe::analysis {
 
@@ -31,6 +33,18 @@ std::map<std::string, Series> Collect(const WorkloadResult& w) {
   return out;
 }
 
+// Wall times of the rounds both contenders completed, in round order.
+std::pair<std::vector<double>, std::vector<double>> Paired(const Series& baseline, const Series& candidate) {
+  std::vector<double> b, c;
+  for (const auto& [round, wall] : baseline.wall_by_round) {
+    auto other = candidate.wall_by_round.find(round);
+    if (other == candidate.wall_by_round.end()) continue;
+    b.push_back(wall);
+    c.push_back(other->second);
+  }
+  return {b, c};
+}
+
 const ContenderSummary* SummaryOf(const WorkloadResult& w, const std::string& contender) {
   for (const auto& s : w.summaries) {
     if (s.contender == contender) return &s;
@@ -40,12 +54,18 @@ const ContenderSummary* SummaryOf(const WorkloadResult& w, const std::string& co
 
 std::string Seconds(double s) { return fmt::format("{:.3g} s", s); }
 
-// Robust start-up noise of one contender: 1.4826 x MAD of its start-up wall times.
-double StartupNoise(const WorkloadResult& startup, const std::string& contender) {
+std::vector<double> StartupWalls(const WorkloadResult* startup, const std::string& contender) {
   std::vector<double> wall;
-  for (const Sample& s : startup.samples) {
+  if (startup == nullptr) return wall;
+  for (const Sample& s : startup->samples) {
     if (!s.warmup && !s.rss_only && s.contender == contender) wall.push_back(s.wall_s);
   }
+  return wall;
+}
+
+// Robust start-up noise of one contender: 1.4826 x MAD of its start-up wall times.
+double StartupNoise(const WorkloadResult& startup, const std::string& contender) {
+  const std::vector<double> wall = StartupWalls(&startup, contender);
   return wall.empty() ? 0 : 1.4826 * stats::MedianAbsoluteDeviation(wall);
 }
 
@@ -79,6 +99,49 @@ void CompareLogic(const RunResult& run, const WorkloadResult* startup, WorkloadR
     }
   }
   c.logic_speedup = b_logic / k_logic;
+}
+
+Interval FromBootstrap(const stats::BootstrapResult& b, double estimate) {
+  // BCa corrects the percentile interval for bias and skew (Efron & Tibshirani 1993, ch. 14);
+  // fall back to the percentile interval only where BCa is undefined.
+  const bool bca = b.bca.has_value();
+  const stats::Bounds bounds = bca ? *b.bca : *b.percentile;
+  return {estimate, bounds.low, bounds.high, b.level,
+          fmt::format("bootstrap {}, {} resamples, seed {}", bca ? "BCa" : "percentile", b.resamples, b.seed)};
+}
+
+// Intervals, tests and power from stats/, for workloads whose rounds allow them.
+void AddStatistics(const RunResult& run, const WorkloadResult* startup, const std::vector<double>& baseline,
+                   const std::vector<double>& candidate, const Thresholds& thresholds, Comparison& c) {
+  const std::vector<double> baseline_startup = StartupWalls(startup, run.baseline);
+  const std::vector<double> candidate_startup = StartupWalls(startup, run.candidate);
+  stats::PairedInput in;
+  in.baseline = baseline;
+  in.candidate = candidate;
+  if (c.logic_speedup) {
+    in.baseline_startup = baseline_startup;
+    in.candidate_startup = candidate_startup;
+  }
+  in.confidence = thresholds.confidence;
+  in.resamples = run.settings.bootstrap_resamples;
+  in.seed = run.settings.seed;
+  stats::PairedAnalysis a;
+  try {
+    a = stats::AnalyzePaired(in);
+  } catch (const stats::StatsError& e) {
+    c.notes.push_back(fmt::format("no intervals: {}", e.what()));
+    return;
+  }
+  c.sign_test_p = a.sign_test_p;
+  c.wilcoxon_p = a.wilcoxon_p;
+  if (a.speedup_ci.percentile) c.speedup_ci = FromBootstrap(a.speedup_ci, a.speedup);
+  if (a.logic_speedup_ci && a.logic_speedup_ci->percentile) {
+    c.logic_speedup_ci = FromBootstrap(*a.logic_speedup_ci, a.logic_speedup_ci->estimate);
+  }
+  c.paired_ratio_ci = Interval{a.paired_ratio, a.paired_ratio_low, a.paired_ratio_high, a.log_ratio_hl.level,
+                               "Hodges-Lehmann on paired log-ratios (Wilcoxon signed-rank)"};
+  if (a.power) c.rounds_to_resolve = a.power->rounds;
+  for (const auto& note : a.notes) c.notes.push_back(note);
 }
 
 }  // namespace
@@ -117,17 +180,17 @@ void Analyze(RunResult& result) {
     auto series = Collect(w);
     Comparison c;
     c.speedup = b->median_wall_s / k->median_wall_s;
-    for (const auto& [round, base_wall] : series[result.baseline].wall_by_round) {
-      auto other = series[result.candidate].wall_by_round.find(round);
-      if (other == series[result.candidate].wall_by_round.end()) continue;
-      ++c.rounds;
-      if (other->second < base_wall) ++c.wins;
+    const auto [paired_baseline, paired_candidate] = Paired(series[result.baseline], series[result.candidate]);
+    c.rounds = static_cast<int>(paired_baseline.size());
+    for (size_t i = 0; i < paired_baseline.size(); ++i) {
+      if (paired_candidate[i] < paired_baseline[i]) ++c.wins;
     }
     c.win_rate = c.rounds > 0 ? static_cast<double>(c.wins) / c.rounds : 0;
     if (b->median_max_rss_kib > 0) {
       c.rss_ratio = static_cast<double>(k->median_max_rss_kib) / static_cast<double>(b->median_max_rss_kib);
     }
     CompareLogic(result, startup, w, c);
+    AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c);
     w.comparison = c;
   }
 }

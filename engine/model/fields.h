@@ -133,6 +133,7 @@ constexpr auto FieldsOf(Tag<Comparison>) {
       Field{"logic_speedup_ci", &S::logic_speedup_ci},
       Field{"paired_ratio_ci", &S::paired_ratio_ci},
       Field{"rounds_to_resolve", &S::rounds_to_resolve},
+      Field{"notes", &S::notes},
   };
 }
 

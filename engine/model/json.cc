@@ -39,8 +39,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9] = w;
   static_assert(kTableCovers<WorkloadResult, 9>);
   [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14,
-                                c15] = c;
-  static_assert(kTableCovers<Comparison, 15>);
+                                c15, c16] = c;
+  static_assert(kTableCovers<Comparison, 16>);
   [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9] = s;
   static_assert(kTableCovers<Sample, 9>);
   [[maybe_unused]] const auto& [f1, f2, f3, f4, f5] = f;

@@ -105,6 +105,7 @@ struct Comparison {
   std::optional<Interval> logic_speedup_ci;    // bootstrap, startup runs resampled too
   std::optional<Interval> paired_ratio_ci;     // candidate/baseline, Hodges-Lehmann interval
   std::optional<int> rounds_to_resolve;        // rounds that would resolve the observed difference
+  std::vector<std::string> notes;              // statistical caveats: warnings, never failures
 };
 
 // One threshold checked on one workload.

@@ -145,6 +145,7 @@ inline void Same(const Comparison& a, const Comparison& b, const std::string& pa
   Same(a.logic_speedup_ci, b.logic_speedup_ci, path + ".logic_speedup_ci");
   Same(a.paired_ratio_ci, b.paired_ratio_ci, path + ".paired_ratio_ci");
   Same(a.rounds_to_resolve, b.rounds_to_resolve, path + ".rounds_to_resolve");
+  Same(a.notes, b.notes, path + ".notes");
 }
 
 inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::string& path) {

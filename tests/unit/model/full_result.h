@@ -83,6 +83,7 @@ inline RunResult FullResult() {
   c.logic_speedup_ci = MakeInterval(26, "bootstrap BCa");
   c.paired_ratio_ci = MakeInterval(0.05, "Hodges-Lehmann (Wilcoxon)");
   c.rounds_to_resolve = 7;
+  c.notes = {"only 5 rounds: fewer than 9", "second note"};
   w.comparison = c;
   w.failures = {{Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ",
                  "line 3: a != b\n"}};
