@@ -128,6 +128,9 @@ int GenerateHashes(const std::vector<std::string>& args, const Flavour& flavour)
   if (bazel.bazel.empty()) throw RefDiffError("generate-hashes needs -b BAZEL");
   if (output.empty()) throw RefDiffError("generate-hashes needs an OUTPUT.json");
   bazel.exclude_external_targets = json.exclude_external_targets;
+  // bazel runs with the workspace as its working directory: a relative path given on our
+  // command line means relative to where we were started, as a user expects.
+  if (bazel.bazel.has_parent_path() && bazel.bazel.is_relative()) bazel.bazel = std::filesystem::absolute(bazel.bazel);
 
   std::string stream = QueryAllTargets(bazel);
   HashOptions hashing{bazel.workspace, EffectiveThreads(threads)};

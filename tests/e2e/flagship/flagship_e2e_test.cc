@@ -1,0 +1,56 @@
+// specs/bazel-diff.toml end to end at a small scale, with both reference builds: the fixtures
+// are generated, both builds agree on every workload, and a verdict comes out. A planted bug
+// in one build must be caught by parity, naming the label whose hash differs.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace pe::e2e {
+namespace {
+
+TEST(FlagshipE2E, BothReferenceBuildsAgreeAndAVerdictComesOut) {
+  TempDir dir;
+  const auto json = dir.path() / "results.json";
+  const Finished f = RunPerfengine({"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds",
+                                    "2", "--warmup-rounds", "0", "--cache-dir", (dir.path() / "cache").string(), "--json",
+                                    json.string()},
+                                   dir.path());
+  // 0 or 1 are verdicts on speed; 2 would mean the run itself failed.
+  EXPECT_TRUE(f.exit == 0 || f.exit == 1) << f.exit << "\n" << f.out << f.err;
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["complete"], true);
+  std::vector<std::string> names;
+  for (const auto& w : results["workloads"]) {
+    names.push_back(w["name"]);
+    EXPECT_TRUE(w.contains("comparison")) << w["name"];
+    EXPECT_FALSE(w.contains("failures") && !w["failures"].empty()) << w["name"];
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"startup", "generate-hashes-small", "generate-hashes-large",
+                                             "generate-hashes-dense", "get-impacted-targets",
+                                             "get-impacted-targets-distances"}));
+}
+
+TEST(FlagshipE2E, APlantedBugFailsParityAndShowsTheLabel) {
+  TempDir dir;
+  const fs::path spec = dir.path() / "planted.toml";
+  std::ofstream(spec) << "[run]\nrounds = 1\nwarmup_rounds = 0\n"
+                      << "[contenders.baseline]\nargv = [\"" REFDIFF_BASELINE "\", \"generate-hashes\"]\n"
+                      << "[contenders.candidate]\nargv = [\"" REFDIFF_CANDIDATE
+                         "\", \"generate-hashes\", \"--perturb\", \"//src/l00/p00000:mod0\"]\n"
+                      << "[workloads.generate-hashes]\n"
+                      << "args = [\"-w\", \"{fixture}/workspace\", \"-b\", \"{fixture}/bazel\", \"{out}\"]\n"
+                      << "output = \"{out}\"\nparity = \"json-map\"\n"
+                      << "fixture = { generator = \"bazel_workspace\", targets = 300 }\n";
+  const Finished f = RunPerfengine({"run", spec.string(), "--cache-dir", (dir.path() / "cache").string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE(f.out.find("generate-hashes: contender 'candidate' output differs from baseline's (parity: json-map)"),
+            std::string::npos)
+      << f.out;
+  EXPECT_NE(f.out.find("1 of 300 keys differ"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("key \"//src/l00/p00000:mod0\": baseline has"), std::string::npos) << f.out;
+}
+
+}  // namespace
+}  // namespace pe::e2e
