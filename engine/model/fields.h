@@ -164,6 +164,46 @@ constexpr auto FieldsOf(Tag<WorkloadResult>) {
       Field{"summaries", &S::summaries},
       Field{"comparison", &S::comparison},
       Field{"failures", &S::failures},
+      Field{"sweep", &S::sweep},
+      Field{"point", &S::point},
+      Field{"elements", &S::elements},
+  };
+}
+
+constexpr auto FieldsOf(Tag<AxisValue>) {
+  using S = AxisValue;
+  return std::tuple{Field{"axis", &S::axis}, Field{"value", &S::value}};
+}
+
+constexpr auto FieldsOf(Tag<ScalingFit>) {
+  using S = ScalingFit;
+  return std::tuple{
+      Field{"contender", &S::contender}, Field{"axis", &S::axis}, Field{"fixed", &S::fixed},
+      Field{"exponent", &S::exponent},   Field{"low", &S::low},   Field{"high", &S::high},
+      Field{"level", &S::level},         Field{"note", &S::note},
+  };
+}
+
+constexpr auto FieldsOf(Tag<ScalingEfficiency>) {
+  using S = ScalingEfficiency;
+  return std::tuple{
+      Field{"contender", &S::contender},
+      Field{"fixed", &S::fixed},
+      Field{"threads", &S::threads},
+      Field{"efficiency", &S::efficiency},
+  };
+}
+
+constexpr auto FieldsOf(Tag<SweepResult>) {
+  using S = SweepResult;
+  return std::tuple{
+      Field{"name", &S::name},
+      Field{"axes", &S::axes},
+      Field{"fits", &S::fits},
+      Field{"efficiencies", &S::efficiencies},
+      Field{"max_cost_exponent", &S::max_cost_exponent},
+      Field{"min_scaling_efficiency", &S::min_scaling_efficiency},
+      Field{"efficiency_threads", &S::efficiency_threads},
   };
 }
 
@@ -223,6 +263,7 @@ constexpr auto FieldsOf(Tag<RunResult>) {
       Field{"contenders", &S::contenders},
       Field{"workloads", &S::workloads},
       Field{"failures", &S::failures},
+      Field{"sweeps", &S::sweeps},
       Field{"complete", &S::complete},
       Field{"verdict", &S::verdict},
   };

@@ -33,11 +33,21 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
                                              const Interval& i, const ContenderSummary& cs,
                                              const Check& k, const ContenderInfo& ci,
                                              const Settings& st, const MachineInfo& m,
-                                             const Verdict& v) {
-  [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13] = r;
-  static_assert(kTableCovers<RunResult, 13>);
-  [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9] = w;
-  static_assert(kTableCovers<WorkloadResult, 9>);
+                                             const Verdict& v, const AxisValue& av,
+                                             const ScalingFit& sf, const ScalingEfficiency& se,
+                                             const SweepResult& sr) {
+  [[maybe_unused]] const auto& [av1, av2] = av;
+  static_assert(kTableCovers<AxisValue, 2>);
+  [[maybe_unused]] const auto& [sf1, sf2, sf3, sf4, sf5, sf6, sf7, sf8] = sf;
+  static_assert(kTableCovers<ScalingFit, 8>);
+  [[maybe_unused]] const auto& [se1, se2, se3, se4] = se;
+  static_assert(kTableCovers<ScalingEfficiency, 4>);
+  [[maybe_unused]] const auto& [sr1, sr2, sr3, sr4, sr5, sr6, sr7] = sr;
+  static_assert(kTableCovers<SweepResult, 7>);
+  [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14] = r;
+  static_assert(kTableCovers<RunResult, 14>);
+  [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12] = w;
+  static_assert(kTableCovers<WorkloadResult, 12>);
   [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14,
                                 c15, c16] = c;
   static_assert(kTableCovers<Comparison, 16>);

@@ -121,6 +121,12 @@ struct Check {
   std::string note;
 };
 
+// One axis of a sweep at one value, e.g. threads = 4.
+struct AxisValue {
+  std::string axis;
+  std::string value;
+};
+
 struct WorkloadResult {
   std::string name;
   std::string description;
@@ -131,6 +137,39 @@ struct WorkloadResult {
   std::vector<ContenderSummary> summaries;  // one per contender, spec order
   std::optional<Comparison> comparison;     // absent when the workload failed
   std::vector<Failure> failures;
+  // Sweeps: each point of a sweep's matrix is a workload of its own.
+  std::string sweep;              // the sweep's name, "" for a plain workload
+  std::vector<AxisValue> point;   // this point's axis values, in axis order
+  double elements = 0;            // elements one run processes, for throughput; 0: undeclared
+};
+
+// Figures across the points of one sweep (docs/sweeps.md).
+struct ScalingFit {
+  std::string contender;
+  std::string axis;               // the axis fitted over, e.g. "scale"
+  std::vector<AxisValue> fixed;   // the other axes' values, held fixed
+  double exponent = 0;            // k in time = a + b * n^k
+  double low = 0;                 // interval of k
+  double high = 0;
+  double level = 0.95;
+  std::string note;               // why the fit is absent or weak
+};
+
+struct ScalingEfficiency {
+  std::string contender;
+  std::vector<AxisValue> fixed;   // the other axes' values, held fixed
+  int threads = 0;
+  double efficiency = 0;          // throughput at n threads / (n x throughput at 1 thread)
+};
+
+struct SweepResult {
+  std::string name;
+  std::vector<std::string> axes;
+  std::vector<ScalingFit> fits;
+  std::vector<ScalingEfficiency> efficiencies;
+  std::optional<double> max_cost_exponent;       // gate: fitted k of the candidate must not exceed
+  std::optional<double> min_scaling_efficiency;  // gate: candidate efficiency at efficiency_threads
+  int efficiency_threads = 0;
 };
 
 struct ContenderInfo {
@@ -177,6 +216,7 @@ struct RunResult {
   std::vector<ContenderInfo> contenders;
   std::vector<WorkloadResult> workloads;  // the startup workload first
   std::vector<Failure> failures;          // failures not tied to one workload
+  std::vector<SweepResult> sweeps;
   bool complete = false;  // false when interrupted or failed before the last round
   Verdict verdict;
 };

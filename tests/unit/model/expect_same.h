@@ -45,6 +45,10 @@ inline void Same(const Check& a, const Check& b, const std::string& path);
 inline void Same(const ContenderInfo& a, const ContenderInfo& b, const std::string& path);
 inline void Same(const Comparison& a, const Comparison& b, const std::string& path);
 inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::string& path);
+inline void Same(const AxisValue& a, const AxisValue& b, const std::string& path);
+inline void Same(const ScalingFit& a, const ScalingFit& b, const std::string& path);
+inline void Same(const ScalingEfficiency& a, const ScalingEfficiency& b, const std::string& path);
+inline void Same(const SweepResult& a, const SweepResult& b, const std::string& path);
 
 template <typename T>
 void Same(const std::optional<T>& a, const std::optional<T>& b, const std::string& path) {
@@ -158,6 +162,42 @@ inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::st
   Same(a.summaries, b.summaries, path + ".summaries");
   Same(a.comparison, b.comparison, path + ".comparison");
   Same(a.failures, b.failures, path + ".failures");
+  Same(a.sweep, b.sweep, path + ".sweep");
+  Same(a.point, b.point, path + ".point");
+  Same(a.elements, b.elements, path + ".elements");
+}
+
+inline void Same(const AxisValue& a, const AxisValue& b, const std::string& path) {
+  Same(a.axis, b.axis, path + ".axis");
+  Same(a.value, b.value, path + ".value");
+}
+
+inline void Same(const ScalingFit& a, const ScalingFit& b, const std::string& path) {
+  Same(a.contender, b.contender, path + ".contender");
+  Same(a.axis, b.axis, path + ".axis");
+  Same(a.fixed, b.fixed, path + ".fixed");
+  Same(a.exponent, b.exponent, path + ".exponent");
+  Same(a.low, b.low, path + ".low");
+  Same(a.high, b.high, path + ".high");
+  Same(a.level, b.level, path + ".level");
+  Same(a.note, b.note, path + ".note");
+}
+
+inline void Same(const ScalingEfficiency& a, const ScalingEfficiency& b, const std::string& path) {
+  Same(a.contender, b.contender, path + ".contender");
+  Same(a.fixed, b.fixed, path + ".fixed");
+  Same(a.threads, b.threads, path + ".threads");
+  Same(a.efficiency, b.efficiency, path + ".efficiency");
+}
+
+inline void Same(const SweepResult& a, const SweepResult& b, const std::string& path) {
+  Same(a.name, b.name, path + ".name");
+  Same(a.axes, b.axes, path + ".axes");
+  Same(a.fits, b.fits, path + ".fits");
+  Same(a.efficiencies, b.efficiencies, path + ".efficiencies");
+  Same(a.max_cost_exponent, b.max_cost_exponent, path + ".max_cost_exponent");
+  Same(a.min_scaling_efficiency, b.min_scaling_efficiency, path + ".min_scaling_efficiency");
+  Same(a.efficiency_threads, b.efficiency_threads, path + ".efficiency_threads");
 }
 
 inline void Same(const RunResult& a, const RunResult& b) {
@@ -184,6 +224,7 @@ inline void Same(const RunResult& a, const RunResult& b) {
   Same(a.contenders, b.contenders, "contenders");
   Same(a.workloads, b.workloads, "workloads");
   Same(a.failures, b.failures, "failures");
+  Same(a.sweeps, b.sweeps, "sweeps");
   Same(a.complete, b.complete, "complete");
   Same(a.verdict.exit, b.verdict.exit, "verdict.exit");
   Same(a.verdict.checks, b.verdict.checks, "verdict.checks");

@@ -87,7 +87,20 @@ inline RunResult FullResult() {
   w.comparison = c;
   w.failures = {{Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ",
                  "line 3: a != b\n"}};
+  w.sweep = "dense";
+  w.point = {{"threads", "4"}, {"allocator", "mimalloc"}};
+  w.elements = 192000;
   r.workloads = {w};
+
+  SweepResult sweep;
+  sweep.name = "dense";
+  sweep.axes = {"threads", "allocator"};
+  sweep.fits = {{"bazel-diff-rs", "scale", {{"threads", "4"}}, 1.02, 0.97, 1.08, 0.95, "weak"}};
+  sweep.efficiencies = {{"bazel-diff-rs", {{"allocator", "mimalloc"}}, 4, 0.83}};
+  sweep.max_cost_exponent = 1.2;
+  sweep.min_scaling_efficiency = 0.7;
+  sweep.efficiency_threads = 4;
+  r.sweeps = {sweep};
 
   // A second workload with every optional empty.
   WorkloadResult bare;
