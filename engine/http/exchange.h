@@ -1,0 +1,59 @@
+// Internal to pe_http: one request/response exchange on a Beast stream, shared by Fetch and
+// FireRequests so both send, time and read answers the same way.
+#pragma once
+
+// Boost 1.74's awaitable.hpp uses std::exchange without including <utility>.
+#include <utility>
+// (keep <utility> above the Boost headers)
+#include <boost/asio/awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <chrono>
+#include <exception>
+#include <string>
+
+#include "engine/http/message.h"
+
+namespace pe::http::internal {
+
+using BeastRequest = boost::beast::http::request<boost::beast::http::string_body>;
+
+// The wire form of `request`: HTTP/1.1 with Host, Content-Type and Content-Length filled in.
+BeastRequest ToBeast(int port, const Request& request, bool keep_alive);
+
+using Clock = std::chrono::steady_clock;
+
+// Now plus `s` seconds.
+Clock::time_point DeadlineIn(double s);
+
+// "connect: Connection refused", or "receive: timed out after 2 s" for a deadline.
+std::string Describe(const char* stage, const boost::beast::error_code& ec, double timeout_s);
+
+// "internal error: <what>", for an exception that escaped a coroutine (out of memory, say),
+// so the public functions report failures as data and never throw.
+std::string DescribeException(std::exception_ptr failure);
+
+// Opens a TCP connection to 127.0.0.1:port (Nagle off: requests are small and latency is
+// what is measured) by `deadline`. Returns an empty string on success, else the described
+// error; `timeout_s` is only for that description.
+boost::asio::awaitable<std::string> Connect(boost::beast::tcp_stream& stream, int port,
+                                            Clock::time_point deadline, double timeout_s);
+
+struct Exchanged {
+  Response response;
+  bool answer_started = false;  // some response bytes arrived before any error
+  bool keep_alive = false;      // the server lets the connection be reused
+  bool closed_by_peer = false;  // EOF or reset: the server closed the connection
+};
+
+// Writes `request` and reads the whole response by `deadline`. The latency clock runs from
+// the start of the write to the last byte read.
+boost::asio::awaitable<Exchanged> Exchange(boost::beast::tcp_stream& stream,
+                                           boost::beast::flat_buffer& buffer,
+                                           const BeastRequest& request,
+                                           Clock::time_point deadline, double timeout_s,
+                                           bool keep_body);
+
+}  // namespace pe::http::internal

@@ -1,0 +1,70 @@
+#include "engine/http/health.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "engine/http/fetch.h"
+
+namespace pe::http {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// A starting server may accept a connection and then stall; one poll must not eat the whole
+// budget, or a server that died meanwhile would go unnoticed until the timeout.
+constexpr double kMaxPollSeconds = 1.0;
+constexpr auto kPollInterval = std::chrono::milliseconds(10);
+
+}  // namespace
+
+HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_s,
+                              std::function<bool()> still_running) {
+  const auto start = Clock::now();
+  HealthResult result;
+  std::string last_error;
+  Request request;
+  request.target = path;
+  for (;;) {
+    const double left = timeout_s - SecondsSince(start);
+    const Response response = Fetch(port, request, std::clamp(left, 0.001, kMaxPollSeconds));
+    if (response.status == 200) {
+      result.healthy = true;
+      result.time_to_ready_s = SecondsSince(start);
+      result.last_status = 200;
+      return result;
+    }
+    if (response.status != 0) {
+      result.last_status = response.status;
+      last_error.clear();
+    } else {
+      last_error = response.error;
+    }
+    if (still_running && !still_running()) {
+      result.error = "server exited before becoming healthy";
+      return result;
+    }
+    if (SecondsSince(start) >= timeout_s) {
+      // The latest answer says the most: a server that answered 503 and then stopped
+      // answering is reported with the stall, not the old status.
+      result.error = last_error.empty()
+                         ? fmt::format("not healthy after {:g} s: last answer {}", timeout_s,
+                                       result.last_status)
+                         : fmt::format("not healthy after {:g} s: no answer ({})", timeout_s,
+                                       last_error);
+      return result;
+    }
+    const auto remaining = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(timeout_s - SecondsSince(start)));
+    std::this_thread::sleep_for(std::min<Clock::duration>(kPollInterval, remaining));
+  }
+}
+
+}  // namespace pe::http
