@@ -1,0 +1,134 @@
+#include "engine/gitbuild/git_build.h"
+
+#include <fmt/core.h>
+
+#include <cstdint>
+#include <fstream>
+#include <sstream>
+
+#include "engine/gitbuild/git.h"
+#include "engine/gitbuild/log_tail.h"
+
+namespace pe::gitbuild {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kTailLines = 30;
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  if (!out.flush()) throw GitError("cannot write " + path.string());
+}
+
+// What the marker file holds: a worktree built with another argv must be built again.
+std::string MarkerText(const std::vector<std::string>& build_argv) {
+  std::string text = "built with:\n";
+  for (const std::string& arg : build_argv) text += arg + "\n";
+  return text;
+}
+
+std::string Describe(const GitResult& result) {
+  if (!result.err.empty()) return result.err;
+  return result.outcome.error.empty() ? "failed" : result.outcome.error;
+}
+
+// True when `dir` is a worktree of its own (not a folder inside some other checkout) whose
+// HEAD is `commit`.
+bool IsWorktreeAt(const fs::path& dir, const std::string& commit, ProcessRunner& runner,
+                  const fs::path& scratch) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / ".git", ec)) return false;
+  GitResult head = RunGit(runner, dir, {"rev-parse", "HEAD"}, scratch);
+  return head.outcome.ok() && head.out == commit;
+}
+
+std::string HowItEnded(const Outcome& outcome) {
+  return outcome.error.empty() ? "failed" : outcome.error;
+}
+
+}  // namespace
+
+std::string RepoDigest(const fs::path& canonical_repo) {
+  std::uint64_t hash = 14695981039346656037ull;
+  for (unsigned char c : canonical_repo.string()) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
+                              const std::vector<std::string>& build_argv,
+                              const fs::path& cache_root, ProcessRunner& runner) {
+  std::error_code ec;
+  fs::path canonical_repo = fs::canonical(repo, ec);
+  if (ec) throw GitError(fmt::format("repository {} not found: {}", repo.string(), ec.message()));
+  const fs::path base = fs::absolute(cache_root) / "worktrees" / RepoDigest(canonical_repo);
+  fs::create_directories(base, ec);
+  if (ec) throw GitError(fmt::format("cannot create {}: {}", base.string(), ec.message()));
+
+  GitResult resolved = RunGit(runner, canonical_repo,
+                              {"rev-parse", "--verify", "--quiet", revision + "^{commit}"}, base);
+  if (!resolved.outcome.ok() || resolved.out.empty()) {
+    throw GitError(fmt::format("unknown revision '{}' in {}{}", revision, canonical_repo.string(),
+                               resolved.err.empty() ? "" : ": " + resolved.err));
+  }
+  BuiltRevision built;
+  built.commit = resolved.out;
+  built.worktree = base / built.commit;
+  const fs::path marker = base / (built.commit + ".built");
+  const std::string marker_text = MarkerText(build_argv);
+
+  if (IsWorktreeAt(built.worktree, built.commit, runner, base)) {
+    if (fs::exists(marker, ec) && ReadFile(marker) == marker_text) {
+      built.reused = true;
+      return built;
+    }
+    // Checked out but not (or differently) built: build again in place, incrementally.
+  } else {
+    // A half-made or foreign folder, or one whose registration git has lost: start over.
+    fs::remove_all(built.worktree, ec);
+    RunGit(runner, canonical_repo, {"worktree", "prune"}, base);
+    GitResult added = RunGit(runner, canonical_repo,
+                             {"worktree", "add", "--detach", built.worktree.string(), built.commit},
+                             base);
+    if (!added.outcome.ok()) {
+      throw GitError(fmt::format("cannot check out '{}' ({}) into {}: {}", revision, built.commit,
+                                 built.worktree.string(), Describe(added)));
+    }
+  }
+  fs::remove(marker, ec);
+  if (build_argv.empty()) {
+    WriteFile(marker, marker_text);
+    return built;
+  }
+
+  Command build;
+  build.argv = build_argv;
+  build.cwd = built.worktree;
+  build.stdout_path = base / (built.commit + ".build.log");
+  build.stderr_path = base / (built.commit + ".build.stderr.log");
+  Outcome outcome = runner.Run(build);
+  if (!outcome.ok()) {
+    std::string message = fmt::format("building revision '{}' ({}) failed: {}", revision,
+                                      built.commit.substr(0, 12), HowItEnded(outcome));
+    for (const fs::path& log : {build.stdout_path, build.stderr_path}) {
+      std::string tail = LogTail(log, kTailLines);
+      if (!tail.empty()) message += fmt::format("\n--- last lines of {} ---\n{}", log.string(), tail);
+    }
+    throw BuildError(message, build.stdout_path);
+  }
+  WriteFile(marker, marker_text);
+  return built;
+}
+
+}  // namespace pe::gitbuild

@@ -1,0 +1,54 @@
+// Contenders built from git: `[contenders.baseline] git = "main"`. Each revision is checked
+// out into its own worktree under the cache directory and built there with the spec's build
+// argv; the user's checkout, index and HEAD are never touched. A worktree is reused while its
+// commit and build argv are unchanged and its last build succeeded.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/runner/process_runner.h"
+
+namespace pe::gitbuild {
+
+struct BuiltRevision {
+  std::string commit;               // full object name the revision resolved to
+  std::filesystem::path worktree;   // run the contender's argv relative to this
+  bool reused = false;              // true: found built from an earlier run, nothing was run
+};
+
+// A git command failed: unknown revision, not a repository, worktree not creatable.
+class GitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The build argv failed. what() names the revision, the commit, how the build ended and
+// ends with the last lines of its output; log_path() holds the whole of it.
+class BuildError : public std::runtime_error {
+ public:
+  BuildError(const std::string& message, std::filesystem::path log_path)
+      : std::runtime_error(message), log_path_(std::move(log_path)) {}
+  const std::filesystem::path& log_path() const { return log_path_; }
+
+ private:
+  std::filesystem::path log_path_;
+};
+
+// Resolves `revision` in `repo` (`git rev-parse --verify REV^{commit}`), makes or reuses
+// the worktree cache_root/worktrees/<repo digest>/<commit> (`git worktree add --detach`,
+// hooks disabled) and runs `build_argv` there (no shell unless the argv is one; empty: no
+// build step), stdout to <commit>.build.log and stderr to <commit>.build.stderr.log beside
+// the worktree. Every git and build command runs through `runner`. Throws GitError or
+// BuildError.
+BuiltRevision PrepareRevision(const std::filesystem::path& repo, const std::string& revision,
+                              const std::vector<std::string>& build_argv,
+                              const std::filesystem::path& cache_root, ProcessRunner& runner);
+
+// Names a repository's worktree folder: 16 hex digits of FNV-1a over its canonical path, so
+// two checkouts of the same project never share worktrees.
+std::string RepoDigest(const std::filesystem::path& canonical_repo);
+
+}  // namespace pe::gitbuild

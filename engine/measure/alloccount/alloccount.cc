@@ -1,0 +1,272 @@
+// The LD_PRELOAD interposer behind pe::measure::CountAllocations. It wraps the C allocation
+// functions, counts calls and requested bytes, and at exit appends one line to the file named
+// by PERFENGINE_ALLOC_OUT:
+//   "pid malloc_calls calloc_calls realloc_calls memalign_calls free_calls bytes_allocated\n"
+// memalign_calls covers posix_memalign, aligned_alloc, memalign, valloc and pvalloc. C++
+// operator new reaches malloc (or aligned_alloc) through the PLT, so it is counted too.
+//
+// Everything here runs inside someone else's process, at any time, on any thread: no locks,
+// no allocation of our own, no stdio, only relaxed atomics and raw syscalls.
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+
+using MallocFn = void* (*)(size_t);
+using CallocFn = void* (*)(size_t, size_t);
+using ReallocFn = void* (*)(void*, size_t);
+using FreeFn = void (*)(void*);
+using PosixMemalignFn = int (*)(void**, size_t, size_t);
+using AlignedAllocFn = void* (*)(size_t, size_t);
+using VallocFn = void* (*)(size_t);
+
+struct RealFunctions {
+  MallocFn malloc;
+  CallocFn calloc;
+  ReallocFn realloc;
+  FreeFn free;
+  PosixMemalignFn posix_memalign;
+  AlignedAllocFn aligned_alloc;
+  AlignedAllocFn memalign;
+  VallocFn valloc;
+  VallocFn pvalloc;
+};
+
+RealFunctions real;
+// 0: not resolved, 1: dlsym in progress, 2: ready.
+std::atomic<int> resolve_state{0};
+
+// dlsym itself may call calloc or malloc (for its error buffer) before we know where the real
+// ones are; those requests are served from here and never freed. Each block starts with a
+// header holding its size, so realloc can copy it out.
+constexpr size_t kBootstrapSize = 64 * 1024;
+constexpr size_t kHeader = 16;
+alignas(16) char bootstrap[kBootstrapSize];
+std::atomic<size_t> bootstrap_used{0};
+
+std::atomic<uint64_t> malloc_calls{0};
+std::atomic<uint64_t> calloc_calls{0};
+std::atomic<uint64_t> realloc_calls{0};
+std::atomic<uint64_t> memalign_calls{0};
+std::atomic<uint64_t> free_calls{0};
+std::atomic<uint64_t> bytes_allocated{0};
+
+// Captured at load time: the program may clear or rewrite its environment before it exits.
+char out_path[4096];
+
+bool InBootstrap(const void* p) {
+  const char* c = static_cast<const char*>(p);
+  return c >= bootstrap && c < bootstrap + kBootstrapSize;
+}
+
+void* BootstrapAlloc(size_t size) {
+  size_t rounded = (size + kHeader + 15) & ~static_cast<size_t>(15);
+  size_t offset = bootstrap_used.fetch_add(rounded, std::memory_order_relaxed);
+  if (offset + rounded > kBootstrapSize) return nullptr;
+  char* block = bootstrap + offset;
+  memcpy(block, &size, sizeof size);
+  return block + kHeader;
+}
+
+size_t BootstrapSize(const void* p) {
+  size_t size;
+  memcpy(&size, static_cast<const char*>(p) - kHeader, sizeof size);
+  return size;
+}
+
+template <class Fn>
+Fn Next(const char* name) {
+  return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
+}
+
+// True once the real functions are known; false while dlsym is still looking them up (the
+// caller then serves the request from the bootstrap buffer).
+bool Ready() {
+  int state = resolve_state.load(std::memory_order_acquire);
+  if (state == 2) return true;
+  int expected = 0;
+  if (!resolve_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+    return resolve_state.load(std::memory_order_acquire) == 2;
+  }
+  real.malloc = Next<MallocFn>("malloc");
+  real.calloc = Next<CallocFn>("calloc");
+  real.realloc = Next<ReallocFn>("realloc");
+  real.free = Next<FreeFn>("free");
+  real.posix_memalign = Next<PosixMemalignFn>("posix_memalign");
+  real.aligned_alloc = Next<AlignedAllocFn>("aligned_alloc");
+  real.memalign = Next<AlignedAllocFn>("memalign");
+  real.valloc = Next<VallocFn>("valloc");
+  real.pvalloc = Next<VallocFn>("pvalloc");
+  resolve_state.store(2, std::memory_order_release);
+  return true;
+}
+
+void Count(std::atomic<uint64_t>& calls, size_t bytes) {
+  calls.fetch_add(1, std::memory_order_relaxed);
+  bytes_allocated.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+// A forked child starts with a copy of its parent's counters; it reports only its own calls.
+void ResetInChild() {
+  malloc_calls.store(0, std::memory_order_relaxed);
+  calloc_calls.store(0, std::memory_order_relaxed);
+  realloc_calls.store(0, std::memory_order_relaxed);
+  memalign_calls.store(0, std::memory_order_relaxed);
+  free_calls.store(0, std::memory_order_relaxed);
+  bytes_allocated.store(0, std::memory_order_relaxed);
+}
+
+char* AppendNumber(char* out, uint64_t value) {
+  char digits[24];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  while (n > 0) *out++ = digits[--n];
+  return out;
+}
+
+__attribute__((constructor)) void Load() {
+  const char* path = getenv("PERFENGINE_ALLOC_OUT");
+  if (path != nullptr) {
+    size_t length = strlen(path);
+    if (length < sizeof out_path) memcpy(out_path, path, length + 1);
+  }
+  Ready();
+  pthread_atfork(nullptr, nullptr, ResetInChild);
+}
+
+// Priority 101 runs after the program's own destructors, so their frees are counted too.
+__attribute__((destructor(101))) void Report() {
+  if (out_path[0] == '\0') return;
+  char line[256];
+  char* p = line;
+  const uint64_t fields[] = {
+      static_cast<uint64_t>(getpid()),
+      malloc_calls.load(std::memory_order_relaxed),
+      calloc_calls.load(std::memory_order_relaxed),
+      realloc_calls.load(std::memory_order_relaxed),
+      memalign_calls.load(std::memory_order_relaxed),
+      free_calls.load(std::memory_order_relaxed),
+      bytes_allocated.load(std::memory_order_relaxed),
+  };
+  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
+    if (i > 0) *p++ = ' ';
+    p = AppendNumber(p, fields[i]);
+  }
+  *p++ = '\n';
+  // O_APPEND and a single write: lines from concurrent processes never interleave.
+  int saved_errno = errno;
+  int fd = open(out_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    ssize_t ignored = write(fd, line, static_cast<size_t>(p - line));
+    (void)ignored;
+    close(fd);
+  }
+  errno = saved_errno;
+}
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) void* malloc(size_t size) {
+  if (!Ready()) return BootstrapAlloc(size);
+  Count(malloc_calls, size);
+  return real.malloc(size);
+}
+
+__attribute__((visibility("default"))) void* calloc(size_t count, size_t size) {
+  size_t total;
+  bool overflow = __builtin_mul_overflow(count, size, &total);
+  if (!Ready()) {
+    if (overflow) return nullptr;
+    void* p = BootstrapAlloc(total);  // static storage: already zero
+    return p;
+  }
+  Count(calloc_calls, overflow ? 0 : total);
+  return real.calloc(count, size);
+}
+
+__attribute__((visibility("default"))) void* realloc(void* old, size_t size) {
+  if (!Ready()) {
+    void* p = BootstrapAlloc(size);
+    if (p != nullptr && old != nullptr) {
+      size_t old_size = BootstrapSize(old);
+      memcpy(p, old, old_size < size ? old_size : size);
+    }
+    return p;
+  }
+  Count(realloc_calls, size);
+  if (old != nullptr && InBootstrap(old)) {
+    void* p = real.malloc(size);
+    if (p != nullptr) {
+      size_t old_size = BootstrapSize(old);
+      memcpy(p, old, old_size < size ? old_size : size);
+    }
+    return p;
+  }
+  return real.realloc(old, size);
+}
+
+// glibc's own reallocarray would call realloc internally and be counted twice; this one is
+// realloc with glibc's overflow check.
+__attribute__((visibility("default"))) void* reallocarray(void* old, size_t count, size_t size) {
+  size_t total;
+  if (__builtin_mul_overflow(count, size, &total)) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return realloc(old, total);
+}
+
+// free(NULL) is a no-op and is not counted.
+__attribute__((visibility("default"))) void free(void* p) {
+  if (p == nullptr || InBootstrap(p)) return;
+  if (!Ready()) return;  // cannot happen: nothing but bootstrap memory exists before Ready()
+  free_calls.fetch_add(1, std::memory_order_relaxed);
+  real.free(p);
+}
+
+__attribute__((visibility("default"))) int posix_memalign(void** out, size_t alignment,
+                                                          size_t size) {
+  if (!Ready()) return ENOMEM;
+  Count(memalign_calls, size);
+  return real.posix_memalign(out, alignment, size);
+}
+
+__attribute__((visibility("default"))) void* aligned_alloc(size_t alignment, size_t size) {
+  if (!Ready()) return nullptr;
+  Count(memalign_calls, size);
+  return real.aligned_alloc(alignment, size);
+}
+
+__attribute__((visibility("default"))) void* memalign(size_t alignment, size_t size) {
+  if (!Ready()) return nullptr;
+  Count(memalign_calls, size);
+  return real.memalign(alignment, size);
+}
+
+__attribute__((visibility("default"))) void* valloc(size_t size) {
+  if (!Ready()) return nullptr;
+  Count(memalign_calls, size);
+  return real.valloc(size);
+}
+
+__attribute__((visibility("default"))) void* pvalloc(size_t size) {
+  if (!Ready()) return nullptr;
+  Count(memalign_calls, size);
+  return real.pvalloc(size);
+}
+
+}  // extern "C"

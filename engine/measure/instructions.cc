@@ -1,0 +1,75 @@
+#include "engine/measure/instructions.h"
+
+#include <fmt/core.h>
+
+#include "engine/measure/callgrind.h"
+#include "engine/measure/perf_counter.h"
+#include "engine/measure/scratch_dir.h"
+
+namespace pe::measure {
+namespace {
+
+InstructionCount CountWithCallgrind(const Command& command, ProcessRunner& runner) {
+  InstructionCount result;
+  result.source = kSourceCallgrind;
+  ScratchDir scratch("pe-callgrind-");
+  CallgrindRun run = RunCallgrind(command, runner, scratch.path());
+  if (!run.error.empty()) {
+    result.source.clear();
+    result.note = "not measured: " + run.error;
+    return result;
+  }
+  if (!run.outcome.ok()) {
+    result.note = "not measured: " + run.outcome.error;
+    return result;
+  }
+  if (run.files.empty()) {
+    result.note = "not measured: callgrind wrote no output file";
+    return result;
+  }
+  std::uint64_t total = 0;
+  for (const auto& file : run.files) {
+    std::optional<std::uint64_t> ir = ParseCallgrindTotal(ReadWholeFile(file));
+    if (!ir) {
+      result.note = "not measured: no instruction total in " + file.filename().string();
+      return result;
+    }
+    total += *ir;
+  }
+  result.count = total;
+  return result;
+}
+
+}  // namespace
+
+InstructionCount CountInstructions(const Command& command, ProcessRunner& runner,
+                                   InstructionSource source) {
+  std::string perf_note;
+  if (source != InstructionSource::kCallgrind) {
+    PerfCount perf = CountWithPerfEvent(command);
+    if (perf.available || source == InstructionSource::kPerfEvent) {
+      InstructionCount result;
+      result.count = perf.count;
+      result.source = perf.available ? kSourcePerfEvent : "";
+      result.note = perf.available || perf.note.empty() ? perf.note
+                                                        : "not measured: " + perf.note;
+      return result;
+    }
+    perf_note = perf.note;
+  }
+  InstructionCount result = CountWithCallgrind(command, runner);
+  if (!perf_note.empty()) {
+    // The report says why the slower source was used.
+    std::string fallback = fmt::format("{} refused ({}); counted with valgrind", kSourcePerfEvent,
+                                       perf_note);
+    result.note = result.note.empty() ? fallback : fallback + "; " + result.note;
+  }
+  return result;
+}
+
+InstructionCount CountInstructions(const Command& command) {
+  std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  return CountInstructions(command, *runner);
+}
+
+}  // namespace pe::measure

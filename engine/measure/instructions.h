@@ -1,0 +1,38 @@
+// Instruction counts: a deterministic figure beside wall time. Two programs that do the same
+// work execute the same instructions run after run, so one count per contender per workload
+// is enough and a 1% difference is a real difference, not noise.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "engine/runner/process_runner.h"
+
+namespace pe::measure {
+
+inline constexpr const char* kSourcePerfEvent = "perf_event_open";
+inline constexpr const char* kSourceCallgrind = "valgrind callgrind";
+
+struct InstructionCount {
+  std::optional<std::uint64_t> count;  // empty: not measured (note says why)
+  std::string source;                  // kSourcePerfEvent or kSourceCallgrind; empty if neither ran
+  std::string note;                    // why there is no count, or a caveat about it
+};
+
+enum class InstructionSource {
+  kAuto,       // perf_event_open where the kernel allows it, else valgrind
+  kPerfEvent,  // only perf_event_open
+  kCallgrind,  // only valgrind (slow, but available without kernel support)
+};
+
+// Counts the user-space instructions `command` and its children execute. perf_event_open
+// runs the command itself; valgrind runs through `runner`. A command that does not exit 0
+// gives no count, with a note saying how it ended.
+InstructionCount CountInstructions(const Command& command, ProcessRunner& runner,
+                                   InstructionSource source = InstructionSource::kAuto);
+
+// The same with the system process runner.
+InstructionCount CountInstructions(const Command& command);
+
+}  // namespace pe::measure
