@@ -123,7 +123,8 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
                                       built.commit.substr(0, 12), HowItEnded(outcome));
     for (const fs::path& log : {build.stdout_path, build.stderr_path}) {
       std::string tail = LogTail(log, kTailLines);
-      if (!tail.empty()) message += fmt::format("\n--- last lines of {} ---\n{}", log.string(), tail);
+      if (tail.empty()) continue;
+      message += fmt::format("\n--- last lines of {} ---\n{}", log.string(), tail);
     }
     throw BuildError(message, build.stdout_path);
   }

@@ -35,7 +35,8 @@ std::filesystem::path AllocCountLibraryPath() {
   std::filesystem::path exe_dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
   std::filesystem::path beside = exe_dir / kAllocCountLibrary;
   if (std::filesystem::exists(beside, ec)) return beside;
-  std::filesystem::path installed = exe_dir.parent_path() / "lib" / "perfengine" / kAllocCountLibrary;
+  std::filesystem::path installed =
+      exe_dir.parent_path() / "lib" / "perfengine" / kAllocCountLibrary;
   if (std::filesystem::exists(installed, ec)) return installed;
   return beside;  // reported as missing by the caller, at the place the build puts it
 }

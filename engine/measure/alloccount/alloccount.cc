@@ -4,6 +4,8 @@
 //   "pid malloc_calls calloc_calls realloc_calls memalign_calls free_calls bytes_allocated\n"
 // memalign_calls covers posix_memalign, aligned_alloc, memalign, valloc and pvalloc. C++
 // operator new reaches malloc (or aligned_alloc) through the PLT, so it is counted too.
+// A process reports at exit() and at _exit()/_Exit(); one that execs reports nothing for
+// the part before exec (the new program reports for itself).
 //
 // Everything here runs inside someone else's process, at any time, on any thread: no locks,
 // no allocation of our own, no stdio, only relaxed atomics and raw syscalls.
@@ -13,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -59,6 +62,10 @@ std::atomic<uint64_t> realloc_calls{0};
 std::atomic<uint64_t> memalign_calls{0};
 std::atomic<uint64_t> free_calls{0};
 std::atomic<uint64_t> bytes_allocated{0};
+
+// Set once this process has written its line, so a process that calls _exit() from a
+// destructor does not report twice.
+std::atomic<bool> reported{false};
 
 // Captured at load time: the program may clear or rewrite its environment before it exits.
 char out_path[4096];
@@ -117,6 +124,7 @@ void Count(std::atomic<uint64_t>& calls, size_t bytes) {
 
 // A forked child starts with a copy of its parent's counters; it reports only its own calls.
 void ResetInChild() {
+  reported.store(false, std::memory_order_relaxed);
   malloc_calls.store(0, std::memory_order_relaxed);
   calloc_calls.store(0, std::memory_order_relaxed);
   realloc_calls.store(0, std::memory_order_relaxed);
@@ -146,9 +154,8 @@ __attribute__((constructor)) void Load() {
   pthread_atfork(nullptr, nullptr, ResetInChild);
 }
 
-// Priority 101 runs after the program's own destructors, so their frees are counted too.
-__attribute__((destructor(101))) void Report() {
-  if (out_path[0] == '\0') return;
+void Report() {
+  if (out_path[0] == '\0' || reported.exchange(true)) return;
   char line[256];
   char* p = line;
   const uint64_t fields[] = {
@@ -174,6 +181,21 @@ __attribute__((destructor(101))) void Report() {
     close(fd);
   }
   errno = saved_errno;
+}
+
+// Priority 101 runs after the program's own destructors, so their frees are counted too.
+__attribute__((destructor(101))) void ReportAtExit() { Report(); }
+
+// _exit() skips destructors; shells (dash) and many forked children end that way, so the
+// process reports first and then leaves through the C library's own _exit.
+using ExitFn = void (*)(int);
+
+[[noreturn]] void ReportAndExit(const char* name, int status) {
+  Report();
+  auto real_exit = reinterpret_cast<ExitFn>(dlsym(RTLD_NEXT, name));
+  if (real_exit != nullptr) real_exit(status);
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
 }
 
 }  // namespace
@@ -267,6 +289,14 @@ __attribute__((visibility("default"))) void* pvalloc(size_t size) {
   if (!Ready()) return nullptr;
   Count(memalign_calls, size);
   return real.pvalloc(size);
+}
+
+__attribute__((visibility("default"), noreturn)) void _exit(int status) {
+  ReportAndExit("_exit", status);
+}
+
+__attribute__((visibility("default"), noreturn)) void _Exit(int status) {
+  ReportAndExit("_Exit", status);
 }
 
 }  // extern "C"

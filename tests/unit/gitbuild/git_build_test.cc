@@ -1,0 +1,149 @@
+// PrepareRevision against a throwaway repository: worktrees per commit, reuse, failures, and
+// the user's checkout left exactly as it was.
+#include "engine/gitbuild/git_build.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/gitbuild/test_repo.h"
+
+namespace pe::gitbuild {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReadText;
+using testing::ScratchDirectory;
+using testing::TestRepo;
+
+// Copies the committed input to an untracked output: proof the build ran, in the worktree.
+const std::vector<std::string> kBuild = {"cp", "input.txt", "built.txt"};
+
+class GitBuildTest : public ::testing::Test {
+ protected:
+  GitBuildTest() : repo_(scratch_.path() / "repo") {
+    first_ = repo_.Commit({{"input.txt", "first\n"}}, "first");
+    second_ = repo_.Commit({{"input.txt", "second\n"}}, "second");
+  }
+
+  BuiltRevision Prepare(const std::string& revision,
+                        const std::vector<std::string>& build = kBuild) {
+    return PrepareRevision(repo_.dir(), revision, build, cache_, *runner_);
+  }
+
+  ScratchDirectory scratch_;
+  TestRepo repo_;
+  fs::path cache_ = scratch_.path() / "cache";
+  std::string first_;
+  std::string second_;
+  std::unique_ptr<ProcessRunner> runner_ = MakeSystemProcessRunner();
+};
+
+TEST_F(GitBuildTest, BuildsEachCommitInItsOwnWorktree) {
+  BuiltRevision head = Prepare("HEAD");
+  BuiltRevision main_parent = Prepare("main~1");
+  EXPECT_EQ(head.commit, second_);
+  EXPECT_EQ(main_parent.commit, first_);
+  EXPECT_FALSE(head.reused);
+  fs::path expected_root = fs::canonical(cache_) / "worktrees" /
+                           RepoDigest(fs::canonical(repo_.dir()));
+  EXPECT_EQ(head.worktree, expected_root / second_);
+  EXPECT_EQ(main_parent.worktree, expected_root / first_);
+  EXPECT_EQ(ReadText(head.worktree / "built.txt"), "second\n");
+  EXPECT_EQ(ReadText(main_parent.worktree / "built.txt"), "first\n");
+}
+
+TEST_F(GitBuildTest, LeavesTheUsersCheckoutAlone) {
+  testing::WriteText(repo_.dir() / "input.txt", "uncommitted edit\n");
+  repo_.Git({"add", "input.txt"});
+  Prepare("main~1");
+  EXPECT_EQ(repo_.Git({"rev-parse", "HEAD"}), second_);
+  EXPECT_EQ(repo_.Git({"symbolic-ref", "--short", "HEAD"}), "main");
+  EXPECT_EQ(repo_.Git({"status", "--porcelain"}), "M  input.txt");
+  EXPECT_EQ(ReadText(repo_.dir() / "input.txt"), "uncommitted edit\n");
+  EXPECT_FALSE(fs::exists(repo_.dir() / "built.txt"));
+}
+
+TEST_F(GitBuildTest, ReusesABuiltWorktreeUntilTheBuildChanges) {
+  BuiltRevision first = Prepare("HEAD");
+  fs::remove(first.worktree / "built.txt");  // a reuse must not run the build again
+  BuiltRevision again = Prepare(second_);
+  EXPECT_TRUE(again.reused);
+  EXPECT_EQ(again.worktree, first.worktree);
+  EXPECT_FALSE(fs::exists(again.worktree / "built.txt"));
+
+  BuiltRevision rebuilt = Prepare("HEAD", {"cp", "input.txt", "other.txt"});
+  EXPECT_FALSE(rebuilt.reused);
+  EXPECT_EQ(ReadText(rebuilt.worktree / "other.txt"), "second\n");
+}
+
+TEST_F(GitBuildTest, NewCommitOnTheBranchGetsANewWorktree) {
+  BuiltRevision before = Prepare("main");
+  std::string third = repo_.Commit({{"input.txt", "third\n"}}, "third");
+  BuiltRevision after = Prepare("main");
+  EXPECT_EQ(after.commit, third);
+  EXPECT_FALSE(after.reused);
+  EXPECT_NE(after.worktree, before.worktree);
+  EXPECT_EQ(ReadText(after.worktree / "built.txt"), "third\n");
+}
+
+TEST_F(GitBuildTest, DeletedWorktreeIsRecreated) {
+  BuiltRevision first = Prepare("HEAD");
+  fs::remove_all(first.worktree);
+  BuiltRevision again = Prepare("HEAD");
+  EXPECT_FALSE(again.reused);
+  EXPECT_EQ(ReadText(again.worktree / "built.txt"), "second\n");
+}
+
+TEST_F(GitBuildTest, EmptyBuildOnlyChecksOut) {
+  BuiltRevision head = Prepare("HEAD", {});
+  EXPECT_EQ(ReadText(head.worktree / "input.txt"), "second\n");
+  EXPECT_TRUE(Prepare("HEAD", {}).reused);
+}
+
+TEST_F(GitBuildTest, UnknownRevisionIsAGitError) {
+  try {
+    Prepare("no-such-branch");
+    FAIL() << "expected GitError";
+  } catch (const GitError& error) {
+    EXPECT_EQ(std::string(error.what()),
+              "unknown revision 'no-such-branch' in " + fs::canonical(repo_.dir()).string());
+  }
+}
+
+TEST_F(GitBuildTest, NotARepositoryIsAGitError) {
+  fs::create_directories(scratch_.path() / "plain");
+  EXPECT_THROW(PrepareRevision(scratch_.path() / "plain", "HEAD", kBuild, cache_, *runner_),
+               GitError);
+  EXPECT_THROW(PrepareRevision(scratch_.path() / "missing", "HEAD", kBuild, cache_, *runner_),
+               GitError);
+}
+
+TEST_F(GitBuildTest, FailedBuildNamesTheRevisionStatusAndLogTail) {
+  const std::vector<std::string> failing = {
+      "sh", "-c", "for i in $(seq 1 50); do echo step $i; done; echo 'error: boom' >&2; exit 3"};
+  try {
+    Prepare("main~1", failing);
+    FAIL() << "expected BuildError";
+  } catch (const BuildError& error) {
+    std::string message = error.what();
+    EXPECT_TRUE(message.starts_with("building revision 'main~1' (" + first_.substr(0, 12) +
+                                    ") failed: exited with status 3\n"))
+        << message;
+    EXPECT_NE(message.find("step 50\n"), std::string::npos) << message;
+    EXPECT_EQ(message.find("step 20\n"), std::string::npos) << message;  // only the tail
+    EXPECT_NE(message.find("error: boom\n"), std::string::npos) << message;
+    EXPECT_EQ(ReadText(error.log_path()).substr(0, 7), "step 1\n");
+  }
+  // A failed build is never reused: the next attempt builds again.
+  BuiltRevision fixed = Prepare("main~1");
+  EXPECT_FALSE(fixed.reused);
+  EXPECT_EQ(ReadText(fixed.worktree / "built.txt"), "first\n");
+}
+
+TEST(RepoDigestTest, StableAndDistinct) {
+  EXPECT_EQ(RepoDigest("/src/project"), RepoDigest("/src/project"));
+  EXPECT_NE(RepoDigest("/src/project"), RepoDigest("/src/project2"));
+  EXPECT_EQ(RepoDigest("/src/project").size(), 16u);
+}
+
+}  // namespace
+}  // namespace pe::gitbuild
