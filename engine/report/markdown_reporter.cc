@@ -8,6 +8,7 @@
 #include "engine/model/names.h"
 #include "engine/report/markdown_text.h"
 #include "engine/report/overview.h"
+#include "engine/report/sweep_report.h"
 #include "engine/report/units.h"
 
 namespace pe::report {
@@ -89,6 +90,7 @@ std::string MarkdownReport(const RunResult& result) {
   out += fmt::format("Baseline {} against candidate {}.\n\n", EscapeMarkdown(result.baseline),
                      EscapeMarkdown(result.candidate));
   AppendTable(result, out);
+  out += SweepMarkdown(SweepSections(result));
   AppendFailingLines(result, out);
   AppendFailures(result, out);
   AppendDetails(result, out);

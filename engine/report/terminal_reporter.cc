@@ -9,6 +9,7 @@
 
 #include "engine/model/names.h"
 #include "engine/report/overview.h"
+#include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
 
 namespace pe::report {
@@ -110,6 +111,7 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
                      OneLine(result.candidate), RoundsLine(result.settings));
   out << '\n';
   WriteTable(WorkloadRows(result), out, paint);
+  out << SweepTerminalText(SweepSections(result));
   WriteFailures(result, out, paint);
   if (!result.verdict.lines.empty()) {
     out << '\n';
