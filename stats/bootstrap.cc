@@ -227,6 +227,47 @@ BootstrapResult BootstrapMedianRatio(std::span<const double> baseline,
   return result;
 }
 
+BootstrapResult BootstrapMedianRatioUnpaired(std::span<const double> before,
+                                             std::span<const double> after,
+                                             const BootstrapOptions& options) {
+  constexpr const char* kName = "BootstrapMedianRatioUnpaired";
+  RequirePositiveSample(kName, "before", before);
+  RequirePositiveSample(kName, "after", after);
+  RequireOptions(kName, options);
+  const double before_median = Median(before);
+  const double after_median = Median(after);
+  const double estimate = before_median / after_median;
+  if (before.size() == 1 && after.size() == 1) {
+    return Degenerate(estimate, options, "one run on each side: nothing to resample");
+  }
+
+  Random rng(options.seed);
+  RankedSample ranked_before(before);
+  RankedSample ranked_after(after);
+  std::vector<std::uint32_t> before_indices(before.size());
+  std::vector<std::uint32_t> after_indices(after.size());
+  std::vector<double> replicates(static_cast<std::size_t>(options.resamples));
+  for (double& replicate : replicates) {
+    Draw(rng, before_indices, before.size());
+    Draw(rng, after_indices, after.size());
+    replicate = ranked_before.MedianAt(before_indices) / ranked_after.MedianAt(after_indices);
+  }
+
+  // One jackknife group per independently resampled set; a set of one has no leave-one-out.
+  std::vector<std::vector<double>> jackknife(2);
+  std::vector<double> scratch;
+  for (std::size_t i = 0; before.size() >= 2 && i < before.size(); ++i) {
+    jackknife[0].push_back(MedianWithout(before, i, scratch) / after_median);
+  }
+  for (std::size_t i = 0; after.size() >= 2 && i < after.size(); ++i) {
+    jackknife[1].push_back(before_median / MedianWithout(after, i, scratch));
+  }
+  BootstrapResult result =
+      IntervalsFromReplicates(estimate, replicates, jackknife, options.confidence);
+  result.seed = options.seed;
+  return result;
+}
+
 AdjustedMedians StartupAdjustedMedians(std::span<const double> baseline,
                                        std::span<const double> candidate,
                                        std::span<const double> baseline_startup,

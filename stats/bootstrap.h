@@ -66,6 +66,17 @@ BootstrapResult BootstrapStartupAdjustedRatio(std::span<const double> baseline,
                                               std::span<const double> candidate_startup,
                                               const BootstrapOptions& options = {});
 
+// Unpaired: speedup = median(before) / median(after) for two independent sets of runs (two
+// saved results files, say), resampling each set on its own since nothing pairs them. The
+// sizes may differ. Each replicate draws len(before) indices into `before`, then len(after)
+// into `after`, from one generator seeded with `seed`. BCa's jackknife has one group per set
+// (leave one run of that set out), combined as for the paired case. Empty input, NaN/inf or
+// values <= 0 throw StatsError. One value on each side has no spread: both intervals are
+// [estimate, estimate] and the note says so; one value on one side only resamples the other.
+BootstrapResult BootstrapMedianRatioUnpaired(std::span<const double> before,
+                                             std::span<const double> after,
+                                             const BootstrapOptions& options = {});
+
 struct AdjustedMedians {
   double baseline = 0;   // median(baseline) - median(baseline_startup)
   double candidate = 0;  // median(candidate) - median(candidate_startup)
