@@ -60,6 +60,18 @@ int Run(int argc, char** argv) {
   AddSpecOptions(generate, common);
   generate->add_option("--out", out_dir, "Directory to write the fixtures into")->required();
 
+  ExplainFlags explain_flags;
+  CLI::App* explain = app.add_subcommand("explain", "Show the working behind a results file's figures and verdict");
+  explain->add_option("results", explain_flags.results, "A results file written by run --json")->required();
+  explain->add_option("--workload", explain_flags.workloads, "Only this workload (repeatable)");
+
+  CompareFlags compare_flags;
+  CLI::App* compare = app.add_subcommand("compare", "Compare two saved runs of one spec (unpaired), with a verdict");
+  compare->add_option("old", compare_flags.old_results, "The earlier results file")->required();
+  compare->add_option("new", compare_flags.new_results, "The later results file; its thresholds apply")->required();
+  compare->add_flag("--allow-different-spec", compare_flags.allow_different_spec,
+                    "Compare even when the two files come from different specs");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -75,6 +87,8 @@ int Run(int argc, char** argv) {
     if (*validate) return static_cast<int>(ValidateCommand(common));
     if (*list) return static_cast<int>(ListCommand(common));
     if (*generate) return static_cast<int>(GenerateCommand(common, out_dir));
+    if (*explain) return static_cast<int>(ExplainCommand(explain_flags));
+    if (*compare) return static_cast<int>(CompareCommand(compare_flags));
   } catch (const spec::SpecError& e) {
     std::cerr << e.what() << "\n";
     return static_cast<int>(ExitCode::kRunFailed);

@@ -24,9 +24,24 @@ struct RunFlags {
   std::string markdown;
 };
 
+// `perfengine explain RESULTS.json [--workload W]...` (engine/cli/explain_command.cc).
+struct ExplainFlags {
+  std::string results;
+  std::vector<std::string> workloads;
+};
+
+// `perfengine compare OLD.json NEW.json [--allow-different-spec]`.
+struct CompareFlags {
+  std::string old_results;
+  std::string new_results;
+  bool allow_different_spec = false;
+};
+
 ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color);
 ExitCode ValidateCommand(const CommonOptions& common);
 ExitCode ListCommand(const CommonOptions& common);
 ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir);
+ExitCode ExplainCommand(const ExplainFlags& flags);
+ExitCode CompareCommand(const CompareFlags& flags);
 
 }  // namespace pe::cli

@@ -1,0 +1,238 @@
+#include "engine/explain/compare.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engine/analysis/analyze.h"
+#include "engine/explain/rounds.h"
+#include "engine/gate/gate.h"
+#include "engine/report/units.h"
+#include "stats/analysis.h"
+#include "stats/descriptive.h"
+#include "stats/error.h"
+
+namespace pe::explain {
+
+namespace {
+
+const WorkloadResult* Find(const RunResult& run, const std::string& name) {
+  for (const WorkloadResult& w : run.workloads) {
+    if (w.name == name) return &w;
+  }
+  return nullptr;
+}
+
+// The candidate's time after start-up in one file, or why it means nothing (the same floor
+// engine/analysis applies to a run).
+std::optional<double> LogicTime(const RunResult& run, const WorkloadResult& w, const char* which,
+                                std::string& note) {
+  const WorkloadResult* startup = StartupWorkload(run);
+  const std::vector<double> wall = MeasuredWalls(w, run.candidate);
+  const std::vector<double> startup_wall = startup ? MeasuredWalls(*startup, run.candidate) : std::vector<double>{};
+  if (startup_wall.empty()) {
+    note = fmt::format("no startup: {} has no startup runs of '{}'", which, run.candidate);
+    return std::nullopt;
+  }
+  const double median = stats::Median(wall);
+  const double logic = median - stats::Median(startup_wall);
+  const double floor = analysis::LogicFloor(median, 1.4826 * stats::MedianAbsoluteDeviation(startup_wall));
+  if (logic <= floor) {
+    note = fmt::format("startup-bound: in {} the time after start-up ({}) is not above the floor ({})", which,
+                       report::FormatSeconds(logic), report::FormatSeconds(floor));
+    return std::nullopt;
+  }
+  return logic;
+}
+
+WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w, const RunResult& new_run,
+                           const WorkloadResult& new_w) {
+  WorkloadComparison c;
+  c.workload = new_w.name;
+  c.gate = new_w.gate;
+  c.old_wall = MeasuredWalls(old_w, old_run.candidate);
+  c.new_wall = MeasuredWalls(new_w, new_run.candidate);
+  c.old_median = stats::Median(c.old_wall);
+  c.new_median = stats::Median(c.new_wall);
+  c.speedup = c.old_median / c.new_median;
+  c.mann_whitney = stats::MannWhitneyU(c.old_wall, c.new_wall);
+  c.superiority = c.mann_whitney.probability_x_greater;
+  try {
+    const stats::BootstrapOptions options{new_w.thresholds.confidence, new_run.settings.bootstrap_resamples,
+                                          new_run.settings.seed};
+    stats::BootstrapResult b = stats::BootstrapMedianRatioUnpaired(c.old_wall, c.new_wall, options);
+    const std::optional<stats::Bounds> bounds = b.bca ? b.bca : b.percentile;
+    if (bounds) {
+      c.speedup_ci = Interval{c.speedup, bounds->low, bounds->high, b.level,
+                              fmt::format("unpaired bootstrap {}, {} resamples, seed {}", b.bca ? "BCa" : "percentile",
+                                          b.resamples, b.seed)};
+    }
+    if (!b.note.empty()) c.notes.push_back("bootstrap: " + b.note);
+    c.bootstrap = std::move(b);
+  } catch (const stats::StatsError& e) {
+    c.notes.push_back(fmt::format("no interval: {}", e.what()));
+  }
+  const std::vector<double> old_rss = MeasuredRss(old_w, old_run.candidate);
+  const std::vector<double> new_rss = MeasuredRss(new_w, new_run.candidate);
+  const auto old_rss_median = static_cast<std::int64_t>(stats::Median(old_rss));
+  if (old_rss_median > 0) {
+    c.rss_ratio = static_cast<double>(static_cast<std::int64_t>(stats::Median(new_rss))) /
+                  static_cast<double>(old_rss_median);
+  }
+  if (new_w.startup) {
+    c.logic_note = "startup workload: start-up is what it measures";
+  } else {
+    const auto old_logic = LogicTime(old_run, old_w, "OLD", c.logic_note);
+    const auto new_logic = old_logic ? LogicTime(new_run, new_w, "NEW", c.logic_note) : std::nullopt;
+    if (old_logic && new_logic) c.logic_speedup = *old_logic / *new_logic;
+  }
+  const int fewest = static_cast<int>(std::min(c.old_wall.size(), c.new_wall.size()));
+  if (fewest < stats::kFewRounds) {
+    c.notes.push_back(fmt::format("only {} run{} on one side: fewer than {} make p-values and intervals coarse",
+                                  fewest, fewest == 1 ? "" : "s", stats::kFewRounds));
+  }
+  return c;
+}
+
+Check MakeCheck(const WorkloadComparison& w, std::string threshold, std::string label, double measured, double bar,
+                bool higher_is_better, std::string note = "") {
+  Check c;
+  c.workload = w.workload;
+  c.threshold = std::move(threshold);
+  c.label = std::move(label);
+  c.measured = measured;
+  c.bar = bar;
+  c.higher_is_better = higher_is_better;
+  c.passed = higher_is_better ? measured >= bar : measured <= bar;
+  c.note = std::move(note);
+  return c;
+}
+
+Check Skipped(const WorkloadComparison& w, std::string threshold, std::string label, double bar, std::string note) {
+  Check c;
+  c.workload = w.workload;
+  c.threshold = std::move(threshold);
+  c.label = std::move(label);
+  c.bar = bar;
+  c.skipped = true;
+  c.passed = true;
+  c.note = std::move(note);
+  return c;
+}
+
+// NEW's thresholds read on the unpaired figures; the line format is gate::CheckLine's.
+void CheckWorkload(const WorkloadComparison& w, const Thresholds& t, std::vector<Check>& checks) {
+  using report::FormatRatio;
+  if (t.min_speedup) {
+    checks.push_back(MakeCheck(w, "min_speedup", "median speedup over OLD", w.speedup, *t.min_speedup, true));
+  }
+  if (t.min_win_rate) {
+    checks.push_back(MakeCheck(w, "min_win_rate", "probability of superiority", w.superiority, *t.min_win_rate, true,
+                               "read for min_win_rate: the chance a NEW run beats an OLD one, ties half"));
+  }
+  if (t.min_logic_speedup) {
+    if (w.logic_speedup) {
+      checks.push_back(MakeCheck(w, "min_logic_speedup", "startup-adjusted speedup over OLD", *w.logic_speedup,
+                                 *t.min_logic_speedup, true));
+    } else {
+      checks.push_back(Skipped(w, "min_logic_speedup", "startup-adjusted speedup over OLD", *t.min_logic_speedup,
+                               w.logic_note));
+    }
+  }
+  if (t.max_rss_ratio) {
+    if (w.rss_ratio) {
+      checks.push_back(MakeCheck(w, "max_rss_ratio", "peak RSS ratio NEW/OLD", *w.rss_ratio, *t.max_rss_ratio, false));
+    } else {
+      checks.push_back(Skipped(w, "max_rss_ratio", "peak RSS ratio NEW/OLD", *t.max_rss_ratio,
+                               "OLD reported no peak RSS"));
+    }
+  }
+  if (t.min_speedup_ci) {
+    if (w.speedup_ci) {
+      checks.push_back(MakeCheck(
+          w, "min_speedup_ci", fmt::format("lower end of the {} unpaired speedup interval", report::FormatPercent(w.speedup_ci->level)),
+          w.speedup_ci->low, *t.min_speedup_ci, true,
+          fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(w.speedup_ci->low), FormatRatio(w.speedup_ci->high))));
+    } else {
+      checks.push_back(Skipped(w, "min_speedup_ci", "unpaired speedup interval", *t.min_speedup_ci, "no interval"));
+    }
+  }
+  if (t.max_slowdown) {
+    if (w.speedup_ci) {
+      // NEW / OLD time ratio: the speedup interval turned over. Fail only when all of it lies
+      // above the tolerance, as the gate does with the paired interval.
+      const double low = 1 / w.speedup_ci->high;
+      const double high = 1 / w.speedup_ci->low;
+      checks.push_back(MakeCheck(
+          w, "max_slowdown",
+          fmt::format("lower end of the {} unpaired time-ratio interval NEW/OLD", report::FormatPercent(w.speedup_ci->level)),
+          low, *t.max_slowdown, false,
+          fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(low), FormatRatio(high))));
+    } else {
+      checks.push_back(Skipped(w, "max_slowdown", "unpaired time-ratio interval", *t.max_slowdown, "no interval"));
+    }
+  }
+}
+
+void FailuresOf(const RunResult& run, const char* which, std::vector<std::string>& lines) {
+  for (const Failure& f : run.failures) lines.push_back(fmt::format("{}: {}", which, gate::FailureLine(f)));
+  if (!run.complete && run.failures.empty()) {
+    lines.push_back(fmt::format("{}: the results are incomplete (the run stopped before its last round)", which));
+  }
+}
+
+}  // namespace
+
+std::string SpecMismatch(const RunResult& old_run, const RunResult& new_run) {
+  if (old_run.spec_digest == new_run.spec_digest) return "";
+  return fmt::format("OLD and NEW are results of different specs: OLD ran {} (sha256 {}), NEW ran {} (sha256 {})",
+                     old_run.spec_path, old_run.spec_digest.substr(0, 12), new_run.spec_path,
+                     new_run.spec_digest.substr(0, 12));
+}
+
+RunComparison CompareRuns(const RunResult& old_run, const RunResult& new_run) {
+  RunComparison out;
+  out.candidate_old = old_run.candidate;
+  out.candidate_new = new_run.candidate;
+  std::vector<std::string> failures;
+  FailuresOf(old_run, "OLD", failures);
+  FailuresOf(new_run, "NEW", failures);
+  for (const WorkloadResult& w : old_run.workloads) {
+    if (Find(new_run, w.name) == nullptr) out.only_in_old.push_back(w.name);
+  }
+  for (const WorkloadResult& new_w : new_run.workloads) {
+    const WorkloadResult* old_w = Find(old_run, new_w.name);
+    if (old_w == nullptr) {
+      out.only_in_new.push_back(new_w.name);
+      continue;
+    }
+    bool failed = false;
+    for (auto [run, w, which] : {std::tuple{&old_run, old_w, "OLD"}, std::tuple{&new_run, &new_w, "NEW"}}) {
+      for (const Failure& f : w->failures) {
+        failures.push_back(fmt::format("{}: {}", which, gate::FailureLine(f)));
+        failed = true;
+      }
+      if (!failed && MeasuredWalls(*w, run->candidate).empty()) {
+        failures.push_back(fmt::format("{}: {}: no measured runs of '{}'", which, w->name, run->candidate));
+        failed = true;
+      }
+    }
+    if (failed) continue;
+    out.workloads.push_back(Compare(old_run, *old_w, new_run, new_w));
+    if (new_w.gate) CheckWorkload(out.workloads.back(), new_w.thresholds, out.verdict.checks);
+  }
+  out.verdict.lines = failures;
+  if (!failures.empty()) {
+    out.verdict.exit = ExitCode::kRunFailed;
+    return out;
+  }
+  for (const Check& c : out.verdict.checks) {
+    if (!c.passed) {
+      out.verdict.lines.push_back(gate::CheckLine(c));
+      out.verdict.exit = ExitCode::kThresholdMissed;
+    }
+  }
+  return out;
+}
+
+}  // namespace pe::explain

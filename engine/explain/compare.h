@@ -1,0 +1,56 @@
+// `perfengine compare OLD NEW`: two saved runs of the same spec, compared unpaired.
+//
+// For each workload in both files, the candidate contender's measured wall times in OLD
+// against those in NEW: speedup = median(OLD) / median(NEW) (above 1 NEW is faster), a
+// Mann-Whitney U test, the probability of superiority P(a NEW run is faster than an OLD run,
+// ties half), and a bootstrap interval of the speedup resampling each run's times on its own
+// (stats::BootstrapMedianRatioUnpaired, NEW's seed and resamples, the workload's confidence).
+// Then NEW's thresholds for the workload are checked on those figures and judged as the gate
+// judges a run: a failure in either file is exit 2, a missed threshold exit 1.
+// docs/explain.md says exactly what each threshold reads here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/result.h"
+#include "stats/bootstrap.h"
+#include "stats/mann_whitney.h"
+
+namespace pe::explain {
+
+struct WorkloadComparison {
+  std::string workload;
+  bool gate = true;
+  std::vector<double> old_wall;  // the candidate's measured wall times in OLD, run order
+  std::vector<double> new_wall;
+  double old_median = 0;
+  double new_median = 0;
+  double speedup = 0;  // old_median / new_median
+  stats::MannWhitneyResult mann_whitney;  // x = OLD, y = NEW
+  double superiority = 0.5;               // P(NEW run < OLD run), ties half
+  std::optional<stats::BootstrapResult> bootstrap;
+  std::optional<Interval> speedup_ci;     // the bounds the gate reads (BCa, else percentile)
+  std::optional<double> rss_ratio;        // NEW / OLD median peak RSS
+  std::optional<double> logic_speedup;    // startup-adjusted OLD / NEW
+  std::string logic_note;                 // why there is no logic_speedup
+  std::vector<std::string> notes;
+};
+
+struct RunComparison {
+  std::string candidate_old;  // the candidate's name in each file
+  std::string candidate_new;
+  std::vector<WorkloadComparison> workloads;  // NEW's order
+  std::vector<std::string> only_in_old;
+  std::vector<std::string> only_in_new;
+  Verdict verdict;  // exit, every check, and the lines of failures and missed checks
+};
+
+// "" when both files come from the same spec (same spec_digest), else one line saying how
+// they differ.
+std::string SpecMismatch(const RunResult& old_run, const RunResult& new_run);
+
+RunComparison CompareRuns(const RunResult& old_run, const RunResult& new_run);
+
+}  // namespace pe::explain

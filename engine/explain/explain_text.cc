@@ -1,0 +1,352 @@
+#include "engine/explain/explain_text.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engine/explain/detail.h"
+#include "engine/explain/table.h"
+#include "engine/gate/gate.h"
+#include "engine/model/names.h"
+#include "engine/report/overview.h"
+#include "engine/report/text.h"
+#include "engine/report/units.h"
+
+namespace pe::explain {
+
+namespace {
+
+using report::FormatKiB;
+using report::FormatPercent;
+using report::FormatPValue;
+using report::FormatRatio;
+using report::FormatSeconds;
+
+// A plain number to `digits` decimals, never "-0.000".
+std::string Fixed(double x, int digits) {
+  std::string text = fmt::format("{:.{}f}", x, digits);
+  if (text.find_first_not_of("-0.") == std::string::npos && text[0] == '-') text.erase(0, 1);
+  return text;
+}
+
+std::string Optional(const std::optional<double>& seconds) {
+  return seconds ? FormatSeconds(*seconds) : "-";
+}
+
+std::string Heading(const std::string& text) { return "\n" + text; }
+
+std::string ThresholdList(const Thresholds& t) {
+  std::vector<std::string> parts;
+  if (t.min_speedup) parts.push_back("min_speedup " + FormatRatio(*t.min_speedup));
+  if (t.min_win_rate) parts.push_back("min_win_rate " + FormatPercent(*t.min_win_rate));
+  if (t.min_logic_speedup) parts.push_back("min_logic_speedup " + FormatRatio(*t.min_logic_speedup));
+  if (t.max_rss_ratio) parts.push_back("max_rss_ratio " + FormatRatio(*t.max_rss_ratio));
+  if (t.min_speedup_ci) parts.push_back("min_speedup_ci " + FormatRatio(*t.min_speedup_ci));
+  if (t.max_slowdown) parts.push_back("max_slowdown " + FormatRatio(*t.max_slowdown));
+  if (parts.empty()) return "none";
+  return fmt::format("{} (intervals at {})", fmt::join(parts, ", "), FormatPercent(t.confidence));
+}
+
+std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
+  std::vector<std::vector<std::string>> rows = {
+      {"round", "first", result.baseline, result.candidate, "ratio", "winner", ""}};
+  for (const RoundRow& r : d.rows) {
+    std::string ratio = "-";
+    if (r.baseline_s && r.candidate_s && *r.baseline_s > 0) ratio = FormatRatio(*r.candidate_s / *r.baseline_s);
+    rows.push_back({std::to_string(r.round), r.first.empty() ? "-" : r.first, Optional(r.baseline_s),
+                    Optional(r.candidate_s), ratio, Winner(result, r),
+                    r.warmup ? "warm-up (not analysed)" : ""});
+  }
+  for (auto& row : rows) {
+    for (auto& cell : row) cell = report::OneLine(cell);
+  }
+  return "Rounds (ratio = candidate / baseline wall time; below 1.00x the candidate was faster)\n" +
+         FormatTable(rows, "rlrrrll");
+}
+
+std::string Summary(const WorkloadDetail& d) {
+  std::vector<std::vector<std::string>> rows = {{"contender", "runs", "median", "mean", "sd", "MAD", "IQR",
+                                                 "min", "max", "user", "sys", "peak RSS"}};
+  for (const ContenderStats& s : d.contenders) {
+    rows.push_back({report::OneLine(s.contender), std::to_string(s.n), FormatSeconds(s.median_s),
+                    FormatSeconds(s.mean_s), s.sd_s ? FormatSeconds(*s.sd_s) : "n/a", FormatSeconds(s.mad_s),
+                    FormatSeconds(s.iqr_s), FormatSeconds(s.min_s), FormatSeconds(s.max_s),
+                    FormatSeconds(s.median_user_s), FormatSeconds(s.median_sys_s), FormatKiB(s.median_rss_kib)});
+  }
+  return "Summary statistics (wall time of the measured runs; user, sys and peak RSS are medians)\n" +
+         FormatTable(rows, "l");
+}
+
+// "round 7 (150 ms)" for each index of a paired series.
+std::string AtRounds(const std::vector<std::size_t>& indices, const std::vector<int>& rounds,
+                     const std::vector<double>& values, bool seconds) {
+  std::vector<std::string> parts;
+  for (std::size_t i : indices) {
+    const std::string value = seconds ? FormatSeconds(values[i]) : FormatRatio(std::exp(values[i]));
+    parts.push_back(fmt::format("round {} ({})", rounds[i], value));
+  }
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string OutlierLine(const std::string& name, const stats::OutlierReport& o, const std::vector<int>& rounds,
+                        const std::vector<double>& values, bool seconds) {
+  const auto show = [&](double x) { return seconds ? FormatSeconds(x) : FormatRatio(std::exp(x)); };
+  std::string line = fmt::format("  {}: ", name);
+  if (o.tukey.mild.empty() && o.modified_z.outliers.empty()) {
+    return line + fmt::format("none (fences {} to {})\n", show(o.tukey.low_inner), show(o.tukey.high_inner));
+  }
+  std::vector<std::size_t> mild_only;
+  for (std::size_t i : o.tukey.mild) {
+    if (std::find(o.tukey.severe.begin(), o.tukey.severe.end(), i) == o.tukey.severe.end()) mild_only.push_back(i);
+  }
+  std::vector<std::string> parts;
+  if (!mild_only.empty()) {
+    parts.push_back(fmt::format("mild {} (outside {} to {})", AtRounds(mild_only, rounds, values, seconds),
+                                show(o.tukey.low_inner), show(o.tukey.high_inner)));
+  }
+  if (!o.tukey.severe.empty()) {
+    parts.push_back(fmt::format("severe {} (outside {} to {})", AtRounds(o.tukey.severe, rounds, values, seconds),
+                                show(o.tukey.low_outer), show(o.tukey.high_outer)));
+  }
+  if (!o.modified_z.outliers.empty()) {
+    std::vector<std::string> z;
+    for (std::size_t i : o.modified_z.outliers) {
+      z.push_back(fmt::format("round {} (z = {:.1f})", rounds[i], o.modified_z.scores[i]));
+    }
+    parts.push_back(fmt::format("modified z beyond 3.5: {}{}", fmt::join(z, ", "),
+                                o.modified_z.mad_was_zero ? " (MAD was 0: scaled by the mean absolute deviation)" : ""));
+  }
+  return line + fmt::format("{}\n", fmt::join(parts, "; "));
+}
+
+std::string Outliers(const RunResult& result, const WorkloadDetail& d) {
+  const stats::PairedAnalysis& a = *d.analysis;
+  std::vector<double> log_ratios;
+  for (std::size_t i = 0; i < d.paired.baseline.size(); ++i) {
+    log_ratios.push_back(std::log(d.paired.candidate[i] / d.paired.baseline[i]));
+  }
+  return "Outliers (Tukey fences at 1.5 and 3 IQR, modified z-score; reported, never dropped)\n" +
+         OutlierLine(report::OneLine(result.baseline), a.baseline_outliers, d.paired.rounds, d.paired.baseline, true) +
+         OutlierLine(report::OneLine(result.candidate), a.candidate_outliers, d.paired.rounds, d.paired.candidate, true) +
+         OutlierLine("ratio", a.log_ratio_outliers, d.paired.rounds, log_ratios, false);
+}
+
+std::string IntervalText(const stats::BootstrapResult& b) {
+  std::string out;
+  if (b.bca) {
+    out += fmt::format("    BCa {} to {} (bias correction z0 = {}, acceleration a = {})\n",
+                       FormatRatio(b.bca->low), FormatRatio(b.bca->high), Fixed(b.bias_correction, 3),
+                       Fixed(b.acceleration, 4));
+  }
+  if (b.percentile) {
+    out += fmt::format("    percentile {} to {}\n", FormatRatio(b.percentile->low), FormatRatio(b.percentile->high));
+  }
+  if (!b.note.empty()) out += fmt::format("    note: {}\n", b.note);
+  return out;
+}
+
+std::string BootstrapHeader(const stats::BootstrapResult& b) {
+  return fmt::format("  {} bootstrap interval, {} resamples, seed {}, {} used by the gate:\n", FormatPercent(b.level),
+                     b.resamples, b.seed, b.bca ? "BCa" : (b.percentile ? "percentile" : "none"));
+}
+
+std::string Startup(const WorkloadDetail& d) {
+  std::string out = "Startup subtraction (median minus the startup workload's median)\n";
+  const StartupSubtraction& s = d.startup;
+  for (const StartupSide& side : s.sides) {
+    out += fmt::format("  {}: {} - {} startup = {}; floor {} = max(3 x noise {}, 5% of {}): {}\n",
+                       report::OneLine(side.contender), FormatSeconds(side.median_s),
+                       FormatSeconds(side.startup_median_s), FormatSeconds(side.logic_s), FormatSeconds(side.floor_s),
+                       FormatSeconds(side.startup_noise_s), FormatSeconds(side.median_s),
+                       side.above_floor() ? "above it" : "not above it");
+  }
+  if (s.logic_speedup) {
+    out += fmt::format("  startup-adjusted speedup: {} / {} = {}\n", FormatSeconds(s.sides[0].logic_s),
+                       FormatSeconds(s.sides[1].logic_s), FormatRatio(*s.logic_speedup));
+    if (d.analysis && d.analysis->logic_speedup_ci) {
+      const stats::BootstrapResult& b = *d.analysis->logic_speedup_ci;
+      out += BootstrapHeader(b) + IntervalText(b);
+    }
+  } else {
+    out += fmt::format("  no startup-adjusted speedup: {}\n", s.note.empty() ? "not computed" : s.note);
+  }
+  if (!s.sides.empty()) {
+    out += "  (noise = 1.4826 x MAD of the startup runs; below the floor the difference is mostly noise)\n";
+  }
+  return out;
+}
+
+std::string Speedup(const RunResult& result, const WorkloadDetail& d) {
+  const stats::PairedAnalysis& a = *d.analysis;
+  std::string out = "Speedup (baseline median / candidate median)\n";
+  out += fmt::format("  {} / {} = {} over the {} paired rounds\n", FormatSeconds(a.baseline_median),
+                     FormatSeconds(a.candidate_median), FormatRatio(a.speedup), a.rounds);
+  if (d.speedup && *d.speedup != a.speedup) {
+    out += fmt::format("  over all measured runs (unpaired ones included): {}\n", FormatRatio(*d.speedup));
+  }
+  out += BootstrapHeader(a.speedup_ci) + IntervalText(a.speedup_ci);
+  out += fmt::format("    (rounds resampled in pairs, so drift both contenders saw cancels; {} is the seed the file records)\n",
+                     result.settings.seed);
+  return out;
+}
+
+std::string Sign(const stats::PairedAnalysis& a) {
+  return fmt::format(
+      "Win rate and sign test\n"
+      "  the candidate won {} of {} rounds ({}), lost {}, tied {}\n"
+      "  exact two-sided sign test of the win count: {}\n",
+      a.wins, a.rounds, FormatPercent(a.win_rate), a.losses, a.ties, FormatPValue(a.sign_test_p));
+}
+
+std::string Wilcoxon(const stats::PairedAnalysis& a) {
+  const stats::WilcoxonResult& w = a.wilcoxon;
+  const stats::HodgesLehmannResult& hl = a.log_ratio_hl;
+  std::string out = "Paired time ratios: Wilcoxon signed-rank and Hodges-Lehmann\n";
+  out += fmt::format("  Wilcoxon signed-rank on log(candidate / baseline): {} nonzero, statistic {}, {}, {}\n", w.n,
+                     w.statistic, w.exact ? "exact" : "normal approximation", FormatPValue(w.p_value));
+  out += fmt::format("  Hodges-Lehmann paired ratio {}, {} interval {} to {} (distribution-free)\n",
+                     FormatRatio(a.paired_ratio), FormatPercent(hl.level), FormatRatio(a.paired_ratio_low),
+                     FormatRatio(a.paired_ratio_high));
+  if (!hl.level_reached) {
+    out += fmt::format("    too few rounds for {}: the range of all Walsh averages covers {:.1f}%\n",
+                       FormatPercent(hl.level), 100 * hl.achieved_level);
+  }
+  return out;
+}
+
+std::string Power(const stats::PairedAnalysis& a) {
+  std::string out = "Rounds to resolve\n";
+  if (!a.power) return out + "  needs at least 2 rounds to measure the spread\n";
+  const stats::PowerEstimate& p = *a.power;
+  out += fmt::format(
+      "  spread of the paired log-ratios: sd {:.4f}; resolving a {:.1f}% difference at {} confidence with {} "
+      "power takes about {}{} rounds ({} run)\n",
+      p.sigma, 100 * p.effect, FormatPercent(p.confidence), FormatPercent(p.power), p.rounds,
+      p.capped ? " or more" : "", a.rounds);
+  return out;
+}
+
+std::string Thresholds(const RunResult& result, const WorkloadResult& w) {
+  std::string out = "Thresholds\n";
+  if (!w.gate) return out + "  not gated: measured and reported, never judged\n";
+  std::vector<const Check*> checks;
+  for (const Check& c : result.verdict.checks) {
+    if (c.workload == w.name) checks.push_back(&c);
+  }
+  if (checks.empty()) {
+    return out + (w.failures.empty() ? "  none checked\n" : "  none checked: the workload failed\n");
+  }
+  const Check* closest = nullptr;
+  double closest_margin = 0;
+  std::vector<const Check*> missed;
+  for (const Check* c : checks) {
+    const std::string margin = Margin(*c);
+    out += fmt::format("  {}: {}{}\n", c->threshold, report::OneLine(gate::CheckLine(*c)),
+                       margin.empty() ? "" : fmt::format(" [margin {}]", margin));
+    if (c->skipped) continue;
+    if (!c->passed) missed.push_back(c);
+    const double relative = c->threshold == "min_win_rate" ? c->measured - c->bar
+                            : c->higher_is_better         ? (c->measured - c->bar) / c->bar
+                                                          : (c->bar - c->measured) / c->bar;
+    if (closest == nullptr || relative < closest_margin) {
+      closest = c;
+      closest_margin = relative;
+    }
+  }
+  if (!missed.empty()) {
+    std::vector<std::string> names;
+    for (const Check* c : missed) names.push_back(fmt::format("{} (margin {})", c->threshold, Margin(*c)));
+    out += fmt::format("  decided by: {} missed\n", fmt::join(names, ", "));
+  } else if (closest != nullptr) {
+    out += fmt::format("  decided: every threshold met; the closest is {} (margin {})\n", closest->threshold,
+                       Margin(*closest));
+  } else {
+    out += "  decided: nothing could be checked\n";
+  }
+  return out;
+}
+
+std::string Notes(const WorkloadResult& w) {
+  if (!w.comparison || w.comparison->notes.empty()) return "";
+  std::string out = "Notes (warnings, never failures)\n";
+  for (const auto& note : w.comparison->notes) out += fmt::format("  - {}\n", report::OneLine(note));
+  return out;
+}
+
+std::string Agreement(const WorkloadDetail& d) {
+  std::string out = "Against the file\n";
+  if (d.disagreements.empty()) {
+    return out + fmt::format("  the {} figures recomputed from the samples match the ones stored in the file\n",
+                             d.compared.size());
+  }
+  for (const auto& line : d.disagreements) out += fmt::format("  differs: {}\n", line);
+  return out + "  (the file was edited, or written by a perfengine whose analysis differs from this one)\n";
+}
+
+std::string Failures(const WorkloadResult& w) {
+  if (w.failures.empty()) return "";
+  std::string out = "Failures\n";
+  for (const Failure& f : w.failures) {
+    out += fmt::format("  {}: {}\n", FailureKindName(f.kind), report::OneLine(gate::FailureLine(f)));
+    if (!f.detail.empty()) out += report::Indented(report::Printable(f.detail), "      ") + "\n";
+  }
+  return out;
+}
+
+std::string Workload(const RunResult& result, const WorkloadResult& w) {
+  const WorkloadDetail d = ComputeDetail(result, w);
+  std::string out = fmt::format("\n== {}{} ==\n", report::OneLine(w.name), w.startup ? " (startup)" : "");
+  if (!w.description.empty()) out += report::OneLine(w.description) + "\n";
+  out += fmt::format("{}; thresholds: {}\n", w.gate ? "gated" : "not gated", ThresholdList(w.thresholds));
+  out += Heading(Rounds(result, d));
+  if (!d.contenders.empty()) out += Heading(Summary(d));
+  out += Failures(w).empty() ? "" : Heading(Failures(w));
+  if (d.analysis) {
+    out += Heading(Outliers(result, d));
+    out += Heading(Startup(d));
+    out += Heading(Speedup(result, d));
+    out += Heading(Sign(*d.analysis));
+    out += Heading(Wilcoxon(*d.analysis));
+    out += Heading(Power(*d.analysis));
+  } else {
+    out += Heading(fmt::format("Analysis\n  none: {}\n", d.no_analysis));
+  }
+  out += Heading(Thresholds(result, w));
+  if (!Notes(w).empty()) out += Heading(Notes(w));
+  out += Heading(Agreement(d));
+  return out;
+}
+
+}  // namespace
+
+std::string Margin(const Check& c) {
+  if (c.skipped) return "";
+  if (c.threshold == "min_win_rate") return fmt::format("{:+.0f} points", 100 * (c.measured - c.bar));
+  const double relative = c.higher_is_better ? (c.measured - c.bar) / c.bar : (c.bar - c.measured) / c.bar;
+  return (relative < 0 ? "-" : "+") + FormatPercent(std::fabs(relative));
+}
+
+std::string ExplainText(const RunResult& result, const std::string& file,
+                        const std::vector<const WorkloadResult*>& workloads) {
+  std::string out = fmt::format("perfengine explain {}\n", report::OneLine(file));
+  out += fmt::format("spec {} (sha256 {}), perfengine {}, started {}\n", report::OneLine(result.spec_path),
+                     report::OneLine(result.spec_digest.substr(0, 12)), report::OneLine(result.engine_version),
+                     report::OneLine(result.started_at));
+  out += fmt::format("machine {}: {}, {}, {} cores, {}\n", report::OneLine(result.machine.hostname),
+                     report::OneLine(result.machine.os), report::OneLine(result.machine.cpu), result.machine.cores,
+                     FormatKiB(result.machine.memory_kib));
+  out += fmt::format("baseline {}, candidate {}: {}; bootstrap {} resamples\n", report::OneLine(result.baseline),
+                     report::OneLine(result.candidate), report::RoundsLine(result.settings),
+                     result.settings.bootstrap_resamples);
+  out += fmt::format("recorded verdict: {} (exit {}){}\n", ExitCodeName(result.verdict.exit),
+                     static_cast<int>(result.verdict.exit), result.complete ? "" : "; the run is incomplete");
+  for (const WorkloadResult* w : workloads) out += Workload(result, *w);
+  if (!result.verdict.lines.empty()) {
+    out += "\n== verdict lines ==\n";
+    for (const auto& line : result.verdict.lines) out += fmt::format("  {}\n", report::OneLine(line));
+  }
+  return out;
+}
+
+}  // namespace pe::explain

@@ -1,0 +1,72 @@
+#include "engine/explain/rounds.h"
+
+#include <map>
+
+namespace pe::explain {
+
+std::vector<RoundRow> RoundRows(const RunResult& result, const WorkloadResult& workload) {
+  std::map<int, RoundRow> rows;  // ordered by round
+  for (const Sample& s : workload.samples) {
+    if (s.rss_only) continue;
+    const bool is_baseline = s.contender == result.baseline;
+    if (!is_baseline && s.contender != result.candidate) continue;
+    RoundRow& row = rows[s.round];
+    row.round = s.round;
+    row.warmup = s.warmup;
+    (is_baseline ? row.baseline_s : row.candidate_s) = s.wall_s;
+    if (s.position == 0) row.first = s.contender;
+  }
+  std::vector<RoundRow> out;
+  for (auto& [round, row] : rows) out.push_back(std::move(row));
+  return out;
+}
+
+PairedRounds Paired(const RunResult& result, const WorkloadResult& workload) {
+  std::map<int, double> baseline, candidate;
+  for (const Sample& s : workload.samples) {
+    if (s.warmup || s.rss_only) continue;
+    if (s.contender == result.baseline) baseline[s.round] = s.wall_s;
+    if (s.contender == result.candidate) candidate[s.round] = s.wall_s;
+  }
+  PairedRounds out;
+  for (const auto& [round, wall] : baseline) {
+    auto other = candidate.find(round);
+    if (other == candidate.end()) continue;
+    out.rounds.push_back(round);
+    out.baseline.push_back(wall);
+    out.candidate.push_back(other->second);
+  }
+  return out;
+}
+
+std::vector<double> MeasuredWalls(const WorkloadResult& workload, const std::string& contender) {
+  std::vector<double> out;
+  for (const Sample& s : workload.samples) {
+    if (!s.warmup && !s.rss_only && s.contender == contender) out.push_back(s.wall_s);
+  }
+  return out;
+}
+
+std::vector<double> MeasuredRss(const WorkloadResult& workload, const std::string& contender) {
+  std::vector<double> out;
+  for (const Sample& s : workload.samples) {
+    if (!s.warmup && s.contender == contender) out.push_back(static_cast<double>(s.max_rss_kib));
+  }
+  return out;
+}
+
+std::string Winner(const RunResult& result, const RoundRow& row) {
+  if (!row.baseline_s || !row.candidate_s) return "-";
+  if (*row.candidate_s < *row.baseline_s) return result.candidate;
+  if (*row.baseline_s < *row.candidate_s) return result.baseline;
+  return "tie";
+}
+
+const WorkloadResult* StartupWorkload(const RunResult& result) {
+  for (const WorkloadResult& w : result.workloads) {
+    if (w.startup) return &w;
+  }
+  return nullptr;
+}
+
+}  // namespace pe::explain

@@ -1,0 +1,47 @@
+// The rounds of one workload as explain shows them, and the paired series the analysis
+// reads: the same pairing engine/analysis uses (measured samples matched by round index).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/result.h"
+
+namespace pe::explain {
+
+struct RoundRow {
+  int round = 0;
+  bool warmup = false;
+  std::string first;                  // the contender that ran first; "" when unknown
+  std::optional<double> baseline_s;   // wall time; absent when that run is missing
+  std::optional<double> candidate_s;
+};
+
+// One row per round index that has a timed sample of the baseline or the candidate, in
+// round order, warm-ups included (rss_only runs are not timed and not shown).
+std::vector<RoundRow> RoundRows(const RunResult& result, const WorkloadResult& workload);
+
+// Measured (not warm-up, not rss_only) wall times of the rounds both contenders completed,
+// in round order. A contender's later sample of the same round replaces an earlier one,
+// as in engine/analysis.
+struct PairedRounds {
+  std::vector<int> rounds;
+  std::vector<double> baseline;
+  std::vector<double> candidate;
+};
+PairedRounds Paired(const RunResult& result, const WorkloadResult& workload);
+
+// Measured wall times of one contender, in run order; `rss_only` and warm-ups excluded.
+std::vector<double> MeasuredWalls(const WorkloadResult& workload, const std::string& contender);
+
+// Peak RSS (KiB) of one contender's measured runs, rss_only runs included.
+std::vector<double> MeasuredRss(const WorkloadResult& workload, const std::string& contender);
+
+// "candidate", "baseline" or "tie" for a row with both times; "-" otherwise.
+std::string Winner(const RunResult& result, const RoundRow& row);
+
+// The startup workload of the file, or nullptr.
+const WorkloadResult* StartupWorkload(const RunResult& result);
+
+}  // namespace pe::explain
