@@ -46,10 +46,15 @@ AllocationCount ParseAllocationReport(std::string_view text) {
   std::uint64_t frees = 0;
   std::uint64_t bytes = 0;
   int malformed = 0;
+  int own_malloc = 0;
   std::istringstream in{std::string(text)};
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
     std::istringstream fields(line);
+    if (line.ends_with(" own-malloc")) {
+      ++own_malloc;
+      continue;
+    }
     std::uint64_t pid, malloc_calls, calloc_calls, realloc_calls, memalign_calls, free_calls,
         line_bytes;
     std::string extra;
@@ -66,6 +71,12 @@ AllocationCount ParseAllocationReport(std::string_view text) {
     frees += free_calls;
     bytes += line_bytes;
     ++result.processes;
+  }
+  if (own_malloc > 0) {
+    AllocationCount unmeasurable;
+    unmeasurable.processes = result.processes + own_malloc;
+    unmeasurable.note = kNotMeasurableOwnMalloc;
+    return unmeasurable;
   }
   if (result.processes > 0) {
     const AllocationKinds& k = result.kinds;
@@ -101,10 +112,9 @@ AllocationCount CountAllocations(const Command& command, ProcessRunner& runner) 
   if (!outcome.ok()) return NotMeasured("not measured: " + outcome.error);
 
   AllocationCount result = ParseAllocationReport(ReadWholeFile(report));
-  if (result.processes == 0) {
-    std::string why = "not measured: no process reported its allocations (";
-    why += "it may have ended with _exit() or exec'd a statically linked program)";
-    result.note = result.note.empty() ? why : why + "; " + result.note;
+  if (result.processes == 0 && result.note.empty()) {
+    result.note = "not measured: no process reported its allocations (a statically linked "
+                  "program exec'd, or every process was killed or exec'd before exiting)";
   }
   return result;
 }

@@ -15,6 +15,8 @@ namespace pe::measure {
 
 inline constexpr const char* kAllocCountLibrary = "libperfengine-alloccount.so";
 inline constexpr const char* kNotMeasurableStatic = "not measurable: statically linked";
+inline constexpr const char* kNotMeasurableOwnMalloc =
+    "not measurable: the program defines its own malloc (an allocator linked into it)";
 
 // Calls by kind; memalign covers posix_memalign, aligned_alloc, memalign, valloc, pvalloc.
 struct AllocationKinds {
@@ -35,7 +37,8 @@ struct AllocationCount {
 
 // Runs `command` once with the interposer preloaded (ahead of any LD_PRELOAD it already has,
 // so it also counts through a preloaded allocator) and sums every process's report. A
-// statically linked program gets empty figures and kNotMeasurableStatic, never zeros.
+// statically linked program gets empty figures and kNotMeasurableStatic, never zeros; one
+// that defines malloc itself gets kNotMeasurableOwnMalloc.
 AllocationCount CountAllocations(const Command& command, ProcessRunner& runner);
 
 // Where the interposer is: $PERFENGINE_ALLOCCOUNT when set, else beside this executable
@@ -43,7 +46,8 @@ AllocationCount CountAllocations(const Command& command, ProcessRunner& runner);
 std::filesystem::path AllocCountLibraryPath();
 
 // Sums the interposer's report lines ("pid malloc calloc realloc memalign free bytes");
-// malformed lines are skipped and named in the note.
+// malformed lines are skipped and named in the note. Any "pid own-malloc" line makes the
+// whole count kNotMeasurableOwnMalloc: that process's allocations were invisible.
 AllocationCount ParseAllocationReport(std::string_view text);
 
 }  // namespace pe::measure

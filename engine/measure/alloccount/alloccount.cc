@@ -2,6 +2,7 @@
 // functions, counts calls and requested bytes, and at exit appends one line to the file named
 // by PERFENGINE_ALLOC_OUT:
 //   "pid malloc_calls calloc_calls realloc_calls memalign_calls free_calls bytes_allocated\n"
+// or "pid own-malloc\n" from a program that defines malloc itself (so nothing reaches us).
 // memalign_calls covers posix_memalign, aligned_alloc, memalign, valloc and pvalloc. C++
 // operator new reaches malloc (or aligned_alloc) through the PLT, so it is counted too.
 // A process reports at exit() and at _exit()/_Exit(); one that execs reports nothing for
@@ -66,6 +67,11 @@ std::atomic<uint64_t> bytes_allocated{0};
 // Set once this process has written its line, so a process that calls _exit() from a
 // destructor does not report twice.
 std::atomic<bool> reported{false};
+
+// Set when the global `malloc` is not ours: the program itself defines one (an allocator
+// linked statically into the executable), which the dynamic loader finds before any preload.
+// Counting then sees nothing, so the process reports "pid own-malloc" instead of zeros.
+bool malloc_overridden = false;
 
 // Captured at load time: the program may clear or rewrite its environment before it exits.
 char out_path[4096];
@@ -151,6 +157,13 @@ __attribute__((constructor)) void Load() {
     if (length < sizeof out_path) memcpy(out_path, path, length + 1);
   }
   Ready();
+  Dl_info global_malloc = {};
+  Dl_info this_library = {};
+  void* global = dlsym(RTLD_DEFAULT, "malloc");
+  if (global != nullptr && dladdr(global, &global_malloc) != 0 &&
+      dladdr(reinterpret_cast<void*>(&AppendNumber), &this_library) != 0) {
+    malloc_overridden = global_malloc.dli_fbase != this_library.dli_fbase;
+  }
   pthread_atfork(nullptr, nullptr, ResetInChild);
 }
 
@@ -167,9 +180,14 @@ void Report() {
       free_calls.load(std::memory_order_relaxed),
       bytes_allocated.load(std::memory_order_relaxed),
   };
-  for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
+  const size_t field_count = malloc_overridden ? 1 : sizeof fields / sizeof fields[0];
+  for (size_t i = 0; i < field_count; ++i) {
     if (i > 0) *p++ = ' ';
     p = AppendNumber(p, fields[i]);
+  }
+  if (malloc_overridden) {
+    memcpy(p, " own-malloc", 11);
+    p += 11;
   }
   *p++ = '\n';
   // O_APPEND and a single write: lines from concurrent processes never interleave.

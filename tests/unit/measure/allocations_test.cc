@@ -74,6 +74,14 @@ TEST_F(AllocationsTest, StaticProgramIsNotMeasurableNotZero) {
   EXPECT_EQ(count.note, "not measurable: statically linked");
 }
 
+TEST_F(AllocationsTest, ProgramWithItsOwnMallocIsNotMeasurableNotZero) {
+  AllocationCount count = Count({OWN_MALLOC_PROBE});
+  EXPECT_FALSE(count.calls.has_value());
+  EXPECT_EQ(count.processes, 1);
+  EXPECT_EQ(count.note,
+            "not measurable: the program defines its own malloc (an allocator linked into it)");
+}
+
 TEST_F(AllocationsTest, FailedCommandGivesNoFigures) {
   AllocationCount count = Count({ALLOC_PROBE, "bogus"});
   EXPECT_FALSE(count.calls.has_value());
@@ -130,6 +138,13 @@ TEST(ParseAllocationReportTest, SumsLinesAndSkipsMalformedOnes) {
   EXPECT_EQ(count.kinds.malloc, 6u);
   EXPECT_EQ(count.kinds.memalign, 3u);
   EXPECT_EQ(count.note, "2 malformed report line(s) skipped");
+}
+
+TEST(ParseAllocationReportTest, OwnMallocLineVoidsTheCount) {
+  AllocationCount count = ParseAllocationReport("10 5 1 2 3 9 1000\n11 own-malloc\n");
+  EXPECT_FALSE(count.calls.has_value());
+  EXPECT_EQ(count.processes, 2);
+  EXPECT_EQ(count.note, kNotMeasurableOwnMalloc);
 }
 
 TEST(ParseAllocationReportTest, EmptyReportHasNoFigures) {
