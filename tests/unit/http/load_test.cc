@@ -1,0 +1,127 @@
+#include "engine/http/load.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/http/port.h"
+#include "tests/unit/http/http_test.h"
+
+namespace pe::testing {
+namespace {
+
+using LoadTest = HttpTest;
+
+std::vector<http::Request> Queries(int count) {
+  std::vector<http::Request> requests(count);
+  for (int i = 0; i < count; ++i) requests[i].target = "/q/" + std::to_string(i);
+  return requests;
+}
+
+TEST_F(LoadTest, ThousandRequestsOverEightKeptAliveConnections) {
+  auto server = StubServer::StartHealthy({"--body", "answer {target}"});
+  const http::LoadResult load = http::FireRequests(server->port(), Queries(1000), 8, 5.0, true);
+  EXPECT_EQ(load.error, "");
+  ASSERT_EQ(load.responses.size(), 1000u);
+  for (int i = 0; i < 1000; ++i) {
+    const http::Response& response = load.responses[i];
+    EXPECT_EQ(response.error, "") << i;
+    EXPECT_EQ(response.status, 200) << i;
+    // Each answer lands at its own request's index, whichever connection carried it.
+    EXPECT_EQ(response.body, "answer /q/" + std::to_string(i));
+    EXPECT_GT(response.latency_s, 0) << i;
+  }
+  EXPECT_EQ(load.connections_opened, 8);
+  EXPECT_GT(load.wall_s, 0);
+}
+
+TEST_F(LoadTest, BodiesDroppedUnlessAsked) {
+  auto server = StubServer::StartHealthy({"--body", "answer {target}"});
+  const http::LoadResult load = http::FireRequests(server->port(), Queries(50), 4, 5.0, false);
+  EXPECT_EQ(load.error, "");
+  for (const http::Response& response : load.responses) {
+    EXPECT_EQ(response.status, 200);
+    EXPECT_EQ(response.body, "");
+  }
+}
+
+TEST_F(LoadTest, LatencyIncludesTheServersDelay) {
+  auto server = StubServer::StartHealthy({"--latency-ms", "50"});
+  const http::LoadResult load = http::FireRequests(server->port(), Queries(16), 4, 5.0, false);
+  EXPECT_EQ(load.error, "");
+  for (const http::Response& response : load.responses) {
+    EXPECT_EQ(response.status, 200);
+    EXPECT_GE(response.latency_s, 0.050);
+  }
+  // 16 requests, 4 at a time, 50 ms each: at least 4 rounds back to back.
+  EXPECT_GE(load.wall_s, 0.200);
+}
+
+TEST_F(LoadTest, FewerRequestsThanConnections) {
+  auto server = StubServer::StartHealthy({});
+  const http::LoadResult load = http::FireRequests(server->port(), Queries(3), 8, 5.0, false);
+  EXPECT_EQ(load.error, "");
+  EXPECT_EQ(load.connections_opened, 3);
+  EXPECT_TRUE(http::FireRequests(server->port(), {}, 8, 5.0, false).responses.empty());
+}
+
+TEST_F(LoadTest, ReconnectsWhenTheServerClosesKeptAliveConnections) {
+  // The server drops each connection after 10 answers without saying so; every request must
+  // still be answered exactly once.
+  auto server = StubServer::StartHealthy({"--close-every", "10", "--body", "{target}"});
+  const http::LoadResult load = http::FireRequests(server->port(), Queries(200), 4, 5.0, true);
+  EXPECT_EQ(load.error, "");
+  for (int i = 0; i < 200; ++i) {
+    EXPECT_EQ(load.responses[i].status, 200) << i << ": " << load.responses[i].error;
+    EXPECT_EQ(load.responses[i].body, "/q/" + std::to_string(i));
+  }
+  EXPECT_GE(load.connections_opened, 200 / 10);
+}
+
+TEST_F(LoadTest, NonSuccessStatusesAreAnswersNotErrors) {
+  auto server = StubServer::StartHealthy({"--status", "503"});
+  const http::LoadResult load = http::FireRequests(server->port(), Queries(20), 2, 5.0, false);
+  EXPECT_EQ(load.error, "");
+  for (const http::Response& response : load.responses) EXPECT_EQ(response.status, 503);
+}
+
+TEST_F(LoadTest, CrashMidRunGivesErrorsNotAHang) {
+  auto server = StubServer::StartHealthy({"--crash-after", "100"});
+  const http::LoadResult load = http::FireRequests(server->port(), Queries(1000), 8, 5.0, false);
+  int answered = 0;
+  int failed = 0;
+  for (const http::Response& response : load.responses) {
+    if (response.status == 200) ++answered;
+    if (!response.error.empty()) ++failed;
+    EXPECT_TRUE(response.status == 200 || !response.error.empty());
+  }
+  EXPECT_EQ(answered, 100);
+  EXPECT_EQ(failed, 900);
+  EXPECT_NE(load.error, "");
+  EXPECT_LT(load.wall_s, 4.0);  // ended by the crash, not by any request's 5 s deadline
+  EXPECT_EQ(server->WaitForExit(5.0), 1);
+}
+
+TEST_F(LoadTest, NothingListeningFailsAtOnce) {
+  const http::LoadResult load =
+      http::FireRequests(http::PickFreePort(), Queries(100), 4, 5.0, false);
+  ASSERT_EQ(load.responses.size(), 100u);
+  EXPECT_EQ(load.responses[0].error, "connect: Connection refused");
+  EXPECT_EQ(load.error, "request 0 (GET /q/0): connect: Connection refused");
+  EXPECT_EQ(load.responses[99].error, "not sent: the run stopped after an earlier error");
+}
+
+TEST_F(LoadTest, StalledServerTimesOutPerRequest) {
+  auto server = StubServer::StartHealthy({"--latency-ms", "10000"});
+  const http::LoadResult load = http::FireRequests(server->port(), Queries(40), 4, 0.2, false);
+  std::set<std::string> errors;
+  for (const http::Response& response : load.responses) errors.insert(response.error);
+  EXPECT_EQ(errors, (std::set<std::string>{"receive: timed out after 0.2 s",
+                                           "not sent: the run stopped after an earlier error"}));
+  EXPECT_LT(load.wall_s, 5.0);
+}
+
+}  // namespace
+}  // namespace pe::testing
