@@ -1,6 +1,7 @@
 #include "engine/gate/gate.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cmath>
 
@@ -87,12 +88,54 @@ void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
   }
 }
 
+std::string Configuration(const std::vector<AxisValue>& fixed) {
+  std::vector<std::string> parts;
+  for (const AxisValue& v : fixed) parts.push_back(v.axis + "=" + v.value);
+  return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, ", "));
+}
+
+// Gates that read across a sweep's points, on the candidate.
+void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Check>& checks) {
+  WorkloadResult named;
+  named.name = sweep.name;
+  if (sweep.max_cost_exponent) {
+    for (const ScalingFit& fit : sweep.fits) {
+      if (fit.contender != run.candidate) continue;
+      const std::string label = fmt::format("cost exponent of {}{}", fit.contender, Configuration(fit.fixed));
+      if (fit.note.rfind("no fit", 0) == 0) {
+        checks.push_back(Skipped(named, "max_cost_exponent", label, *sweep.max_cost_exponent, fit.note));
+        continue;
+      }
+      Check check = MakeCheck(named, "max_cost_exponent", label, fit.exponent, *sweep.max_cost_exponent, false);
+      check.note = fmt::format("{:.0f}% interval {:.2f} to {:.2f}", 100 * fit.level, fit.low, fit.high);
+      checks.push_back(check);
+    }
+  }
+  if (sweep.min_scaling_efficiency) {
+    bool found = false;
+    for (const ScalingEfficiency& e : sweep.efficiencies) {
+      if (e.contender != run.candidate || e.threads != sweep.efficiency_threads) continue;
+      found = true;
+      checks.push_back(MakeCheck(named, "min_scaling_efficiency",
+                                 fmt::format("scaling efficiency of {} at {} threads{}", e.contender, e.threads,
+                                             Configuration(e.fixed)),
+                                 e.efficiency, *sweep.min_scaling_efficiency, true));
+    }
+    if (!found) {
+      checks.push_back(Skipped(named, "min_scaling_efficiency", "scaling efficiency", *sweep.min_scaling_efficiency,
+                               "no 1-thread point to compare with"));
+    }
+  }
+}
+
 }  // namespace
 
 std::string CheckLine(const Check& c) {
-  const bool is_rate = c.threshold == "min_win_rate";
-  const std::string measured = is_rate ? Percent(c.measured) : Ratio(c.measured);
-  const std::string bar = is_rate ? Percent(c.bar) : Ratio(c.bar);
+  const bool is_rate = c.threshold == "min_win_rate" || c.threshold == "min_scaling_efficiency";
+  const bool is_plain = c.threshold == "max_cost_exponent";
+  auto format = [&](double x) { return is_rate ? Percent(x) : is_plain ? fmt::format("{:.2f}", x) : Ratio(x); };
+  const std::string measured = format(c.measured);
+  const std::string bar = format(c.bar);
   const std::string detail = c.note.empty() || c.skipped ? "" : fmt::format(" ({})", c.note);
   if (c.skipped) return fmt::format("{}: {} not checked against {}: {}", c.workload, c.label, bar, c.note);
   if (c.passed) {
@@ -142,6 +185,7 @@ Verdict Judge(const RunResult& result) {
   for (const WorkloadResult& w : result.workloads) {
     if (w.gate && w.comparison) CheckWorkload(w, v.checks);
   }
+  for (const SweepResult& sweep : result.sweeps) CheckSweep(result, sweep, v.checks);
   for (const Check& c : v.checks) {
     if (!c.passed) {
       v.lines.push_back(CheckLine(c));

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/analysis/analyze.h"
+#include "engine/analysis/sweeps.h"
 #include "engine/gate/gate.h"
 #include "engine/run/machine.h"
 #include "engine/run/normalise.h"
@@ -97,7 +98,22 @@ class Experiment {
       wr.gate = w->gate;
       wr.startup = w->startup;
       wr.thresholds = spec::EffectiveThresholds(spec_, *w);
+      wr.sweep = w->sweep;
+      for (const auto& [axis, value] : w->point) wr.point.push_back({axis, value});
+      wr.elements = w->elements * settings_.scale;
       result_.workloads.push_back(std::move(wr));
+    }
+    for (const spec::Sweep& s : spec_.sweeps) {
+      const bool selected = std::any_of(workloads_.begin(), workloads_.end(),
+                                        [&](const spec::Workload* w) { return w->sweep == s.name; });
+      if (!selected) continue;
+      SweepResult sr;
+      sr.name = s.name;
+      sr.axes = s.axes;
+      sr.max_cost_exponent = s.max_cost_exponent;
+      sr.min_scaling_efficiency = s.min_scaling_efficiency;
+      sr.efficiency_threads = s.efficiency_threads;
+      result_.sweeps.push_back(std::move(sr));
     }
     scratch_ = MakeScratch();
     const bool ok = PrepareFixtures() && CheckParity() && RunRounds() && RunRssOnly();
@@ -106,6 +122,7 @@ class Experiment {
     fs::remove_all(scratch_, ec);
     if (progress_) progress_->Finish();
     analysis::Analyze(result_);
+    analysis::AnalyzeSweeps(result_);
     result_.verdict = gate::Judge(result_);
     return std::move(result_);
   }
@@ -148,7 +165,9 @@ class Experiment {
   bool PrepareFixtures() {
     for (const spec::Workload* w : workloads_) {
       try {
-        fixtures_[w->name] = PrepareFixture(spec_, *w, settings_, options_.cache_root);
+        Settings at_point = settings_;
+        at_point.scale *= w->scale_factor;
+        fixtures_[w->name] = PrepareFixture(spec_, *w, at_point, options_.cache_root);
       } catch (const std::exception& e) {
         ResultFor(*w).failures.push_back({Failure::Kind::kFixture, w->name, "",
                                           fmt::format("preparing the fixture failed: {}", e.what()), ""});
@@ -179,15 +198,19 @@ class Experiment {
 
   std::map<std::string, std::string> Placeholders(const spec::Contender& c, const spec::Workload& w,
                                                   const Paths& paths) {
-    return {
+    std::map<std::string, std::string> values = {
         {"fixture", fixtures_[w.name].string()},
         {"out", paths.out.string()},
         {"workdir", paths.workdir.string()},
-        {"scale", FormatNumber(settings_.scale)},
+        {"scale", FormatNumber(settings_.scale * w.scale_factor)},
         {"seed", std::to_string(settings_.seed)},
         {"contender", c.name},
         {"spec_dir", fs::absolute(SpecDir()).lexically_normal().string()},
     };
+    for (const auto& [axis, value] : w.point) {
+      if (axis != "scale") values[axis] = value;
+    }
+    return values;
   }
 
   fs::path SpecDir() const { return spec_.path.parent_path().empty() ? fs::path(".") : spec_.path.parent_path(); }
@@ -205,6 +228,7 @@ class Experiment {
       cmd.argv[0] = fs::absolute(*program).lexically_normal().string();
     }
     for (const auto& [k, v] : c.env) cmd.env[k] = spec::Expand(v, values);
+    for (const auto& [k, v] : w.env) cmd.env[k] = spec::Expand(v, values);  // a sweep point's, e.g. LD_PRELOAD
     cmd.cwd = c.workdir;
     cmd.stdout_path = paths.stdout_path;
     cmd.stderr_path = paths.stderr_path;

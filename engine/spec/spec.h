@@ -48,7 +48,7 @@ struct ThresholdOverrides {
 };
 
 struct Workload {
-  std::string name;
+  std::string name;               // a sweep point's name is "sweep[axis=value,...]"
   std::string description;
   std::vector<Located> args;     // appended to each contender's argv, placeholders filled
   std::string output = "stdout";  // "stdout" or a path template such as "{out}"
@@ -59,6 +59,22 @@ struct Workload {
   std::optional<double> timeout_s;
   Fixture fixture;
   ThresholdOverrides thresholds;
+  SourcePos pos;
+  double elements = 0;            // elements one run processes (for throughput); 0: undeclared
+  // Sweep points: the axis values of this point, which also fill {axis} placeholders.
+  std::string sweep;
+  std::vector<std::pair<std::string, std::string>> point;
+  std::map<std::string, std::string> env;  // this point's environment (e.g. LD_PRELOAD)
+  double scale_factor = 1;        // a `scale` axis multiplies the run's scale at this point
+};
+
+// A sweep as declared: its axes and the gates that read across its points.
+struct Sweep {
+  std::string name;
+  std::vector<std::string> axes;  // in the order the spec declares them
+  std::optional<double> max_cost_exponent;
+  std::optional<double> min_scaling_efficiency;
+  int efficiency_threads = 0;
   SourcePos pos;
 };
 
@@ -71,6 +87,7 @@ struct Spec {
   std::vector<Contender> contenders;  // spec order
   std::vector<Workload> workloads;    // the startup workload first, then spec order
   ThresholdOverrides thresholds;      // [thresholds]
+  std::vector<Sweep> sweeps;
 
   const Contender* FindContender(std::string_view name) const;
   const Workload* FindWorkload(std::string_view name) const;

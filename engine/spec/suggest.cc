@@ -28,6 +28,8 @@ std::string NearestName(std::string_view name, const std::vector<std::string>& c
   int best_distance = limit + 1;
   for (const auto& candidate : candidates) {
     const int d = EditDistance(name, candidate);
+    // Replacing every character of a short name is not a typo ('3' is not near '1').
+    if (d >= static_cast<int>(name.size())) continue;
     if (d < best_distance) {
       best_distance = d;
       best = candidate;

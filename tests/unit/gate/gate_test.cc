@@ -119,3 +119,35 @@ TEST(Gate, IntervalThresholds) {
 
 }  // namespace
 }  // namespace pe::gate
+
+namespace pe::gate {
+namespace {
+
+TEST(Gate, SweepGatesReadTheCandidatesFitsAndEfficiencies) {
+  RunResult r;
+  r.baseline = "old";
+  r.candidate = "new";
+  SweepResult s;
+  s.name = "dense";
+  s.max_cost_exponent = 1.2;
+  s.min_scaling_efficiency = 0.6;
+  s.efficiency_threads = 2;
+  s.fits = {{"old", "scale", {}, 1.5, 1.4, 1.6, 0.95, ""},  // the baseline is not gated
+            {"new", "scale", {{"threads", "2"}}, 1.31, 1.2, 1.42, 0.95, ""}};
+  s.efficiencies = {{"new", {{"allocator", "system"}}, 2, 0.55}, {"new", {{"allocator", "mimalloc"}}, 2, 0.9},
+                    {"new", {{"allocator", "system"}}, 4, 0.1}};
+  r.sweeps.push_back(s);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  ASSERT_EQ(v.checks.size(), 3u);
+  ASSERT_EQ(v.lines.size(), 2u);
+  EXPECT_EQ(v.lines[0],
+            "dense: cost exponent of new (threads=2) 1.31 (95% interval 1.20 to 1.42) is above the allowed 1.20 "
+            "(over by 9%)");
+  EXPECT_EQ(v.lines[1],
+            "dense: scaling efficiency of new at 2 threads (allocator=system) 55% is below the required 60% "
+            "(short by 5 points)");
+}
+
+}  // namespace
+}  // namespace pe::gate

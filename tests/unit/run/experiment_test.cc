@@ -190,3 +190,73 @@ TEST(Experiment, UnknownWorkloadSuggestsTheNearName) {
 
 }  // namespace
 }  // namespace pe::run
+
+namespace pe::run {
+namespace {
+
+TEST(Experiment, SweepPointsCarryTheirValuesEnvironmentAndScale) {
+  const spec::Spec spec = spec::ParseSpecText(R"(
+[run]
+rounds = 3
+warmup_rounds = 0
+[contenders.baseline]
+argv = ["true"]
+env = { WHO = "baseline" }
+[contenders.candidate]
+argv = ["true"]
+env = { WHO = "candidate" }
+[workloads.work]
+args = ["--threads", "{threads}", "--scale", "{scale}"]
+elements = 100
+[workloads.work.sweep]
+threads = [1, 2]
+allocator = ["system", "mimalloc"]
+[workloads.grow]
+args = ["{scale}"]
+[workloads.grow.sweep]
+scale = [1, 2, 4]
+[workloads.grow.sweep.thresholds]
+max_cost_exponent = 1.5
+)", "x.toml");
+  // Time proportional to threads (no parallel gain) and, for grow, to scale squared.
+  FakeProcessRunner runner([](const Command& cmd) {
+    Outcome o;
+    const bool startup = cmd.argv.back() == "--version";
+    double t = 0.01;
+    if (!startup && cmd.argv.size() == 5) t = 0.01 * std::stod(cmd.argv[2]);
+    if (!startup && cmd.argv.size() == 2) t = 0.01 * std::stod(cmd.argv[1]) * std::stod(cmd.argv[1]);
+    o.wall_s = cmd.env.at("WHO") == "candidate" ? t * 1.01 : t;
+    WriteText(cmd.stdout_path, "x\n");
+    return o;
+  });
+  const RunResult r = RunExperiment(spec, Options{}, runner);
+  ASSERT_TRUE(r.complete);
+  bool saw_mimalloc = false;
+  for (const Command& c : runner.calls) {
+    if (c.argv.size() == 5) {
+      EXPECT_EQ(c.argv[4], "1");  // {scale} is the run's scale without a scale axis
+      saw_mimalloc |= c.env.count("LD_PRELOAD") > 0;
+    }
+  }
+  EXPECT_TRUE(saw_mimalloc);
+  const WorkloadResult& point = r.workloads.at(3);
+  EXPECT_EQ(point.name, "work[threads=2,allocator=system]");
+  EXPECT_EQ(point.sweep, "work");
+  ASSERT_EQ(point.point.size(), 2u);
+  EXPECT_EQ(point.point[1].value, "system");
+  EXPECT_DOUBLE_EQ(point.elements, 100);
+  ASSERT_EQ(r.sweeps.size(), 2u);
+  const SweepResult& work = r.sweeps[0];
+  EXPECT_EQ(work.name, "work");
+  ASSERT_EQ(work.efficiencies.size(), 4u);  // 2 contenders x 2 allocators, at 2 threads
+  EXPECT_NEAR(work.efficiencies[0].efficiency, 0.25, 1e-9);  // twice the time at twice the threads
+  const SweepResult& grow = r.sweeps[1];
+  ASSERT_EQ(grow.fits.size(), 2u);
+  EXPECT_NEAR(grow.fits[1].exponent, 2.0, 1e-6);
+  EXPECT_EQ(r.verdict.exit, ExitCode::kThresholdMissed);
+  ASSERT_EQ(r.verdict.lines.size(), 1u);
+  EXPECT_EQ(r.verdict.lines[0].rfind("grow: cost exponent of candidate 2.00", 0), 0u) << r.verdict.lines[0];
+}
+
+}  // namespace
+}  // namespace pe::run

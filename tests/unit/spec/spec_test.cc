@@ -166,3 +166,49 @@ TEST(Suggest, NearNamesOnly) {
 
 }  // namespace
 }  // namespace pe::spec
+
+namespace pe::spec {
+namespace {
+
+TEST(Spec, SweepExpandsToOnePointPerCombination) {
+  const Spec spec = ParseSpecText(R"(
+[contenders.a]
+argv = ["true"]
+[contenders.b]
+argv = ["true"]
+[workloads.dense]
+args = ["--threads", "{threads}"]
+elements = 1000
+[workloads.dense.sweep]
+threads = [1, 2]
+allocator = ["system", "arena1", "mimalloc"]
+[workloads.dense.sweep.env.allocator]
+arena1 = { MALLOC_ARENA_MAX = "1" }
+[workloads.grow]
+args = ["--mode", "{mode}"]
+[workloads.grow.sweep]
+mode = ["fast"]
+scale = [0.5, 2]
+)", "x.toml");
+  std::vector<std::string> names = spec.WorkloadNames();
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "startup", "dense[threads=1,allocator=system]", "dense[threads=1,allocator=arena1]",
+                       "dense[threads=1,allocator=mimalloc]", "dense[threads=2,allocator=system]",
+                       "dense[threads=2,allocator=arena1]", "dense[threads=2,allocator=mimalloc]",
+                       "grow[mode=fast,scale=0.5]", "grow[mode=fast,scale=2]"}));
+  const Workload& p = *spec.FindWorkload("dense[threads=2,allocator=arena1]");
+  EXPECT_EQ(p.sweep, "dense");
+  EXPECT_EQ(p.point, (std::vector<std::pair<std::string, std::string>>{{"threads", "2"}, {"allocator", "arena1"}}));
+  EXPECT_EQ(p.env.at("MALLOC_ARENA_MAX"), "1");
+  EXPECT_EQ(spec.FindWorkload("dense[threads=1,allocator=mimalloc]")->env.at("LD_PRELOAD"), "libmimalloc.so.2");
+  EXPECT_TRUE(spec.FindWorkload("dense[threads=1,allocator=system]")->env.empty());
+  const Workload& g = *spec.FindWorkload("grow[mode=fast,scale=0.5]");
+  EXPECT_DOUBLE_EQ(g.scale_factor, 0.5);
+  EXPECT_DOUBLE_EQ(p.elements, 1000);
+  ASSERT_EQ(spec.sweeps.size(), 2u);
+  EXPECT_EQ(spec.sweeps[0].axes, (std::vector<std::string>{"threads", "allocator"}));
+  EXPECT_EQ(spec.sweeps[1].axes, (std::vector<std::string>{"mode", "scale"}));
+}
+
+}  // namespace
+}  // namespace pe::spec

@@ -1,0 +1,133 @@
+#include "engine/analysis/sweeps.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "stats/error.h"
+#include "stats/scaling_fit.h"
+
+namespace pe::analysis {
+
+namespace {
+
+std::string ValueOf(const WorkloadResult& w, const std::string& axis) {
+  for (const AxisValue& v : w.point) {
+    if (v.axis == axis) return v.value;
+  }
+  return "";
+}
+
+// The point's values on every axis but the ones named, in axis order.
+std::vector<AxisValue> Without(const WorkloadResult& w, std::initializer_list<const char*> axes) {
+  std::vector<AxisValue> out;
+  for (const AxisValue& v : w.point) {
+    bool dropped = false;
+    for (const char* a : axes) dropped |= v.axis == a;
+    if (!dropped) out.push_back(v);
+  }
+  return out;
+}
+
+std::string Key(const std::vector<AxisValue>& fixed) {
+  std::string key;
+  for (const AxisValue& v : fixed) key += v.axis + "=" + v.value + ";";
+  return key;
+}
+
+const ContenderSummary* SummaryOf(const WorkloadResult& w, const std::string& contender) {
+  for (const auto& s : w.summaries) {
+    if (s.contender == contender) return &s;
+  }
+  return nullptr;
+}
+
+// Elements per second; a workload without declared elements counts one element per run,
+// which leaves efficiency (a ratio of throughputs) unchanged.
+double Throughput(const WorkloadResult& w, const ContenderSummary& s) {
+  return (w.elements > 0 ? w.elements : 1.0) / s.median_wall_s;
+}
+
+void Efficiencies(const RunResult& run, const std::vector<const WorkloadResult*>& points, SweepResult& sweep) {
+  for (const ContenderInfo& c : run.contenders) {
+    // configuration -> threads -> throughput
+    std::map<std::string, std::pair<std::vector<AxisValue>, std::map<int, double>>> by_config;
+    for (const WorkloadResult* w : points) {
+      const ContenderSummary* s = SummaryOf(*w, c.name);
+      if (s == nullptr) continue;
+      auto fixed = Without(*w, {"threads"});
+      auto& entry = by_config[Key(fixed)];
+      entry.first = fixed;
+      entry.second[std::atoi(ValueOf(*w, "threads").c_str())] = Throughput(*w, *s);
+    }
+    for (const auto& [key, entry] : by_config) {
+      auto one = entry.second.find(1);
+      if (one == entry.second.end()) continue;  // efficiency is relative to one thread
+      for (const auto& [threads, throughput] : entry.second) {
+        if (threads == 1) continue;
+        sweep.efficiencies.push_back({c.name, entry.first, threads, throughput / (threads * one->second)});
+      }
+    }
+  }
+}
+
+void Fits(const RunResult& run, const std::vector<const WorkloadResult*>& points, SweepResult& sweep,
+          double confidence) {
+  for (const ContenderInfo& c : run.contenders) {
+    std::map<std::string, std::pair<std::vector<AxisValue>, std::pair<std::vector<double>, std::vector<double>>>> groups;
+    for (const WorkloadResult* w : points) {
+      auto fixed = Without(*w, {"scale"});
+      auto& group = groups[Key(fixed)];
+      group.first = fixed;
+      const double n = std::strtod(ValueOf(*w, "scale").c_str(), nullptr) * run.settings.scale;
+      for (const Sample& s : w->samples) {
+        if (s.contender != c.name || s.warmup || s.rss_only) continue;
+        group.second.first.push_back(n);
+        group.second.second.push_back(s.wall_s);
+      }
+    }
+    for (const auto& [key, group] : groups) {
+      ScalingFit fit;
+      fit.contender = c.name;
+      fit.axis = "scale";
+      fit.fixed = group.first;
+      fit.level = confidence;
+      try {
+        const stats::ScalingFit f = stats::FitScaling(group.second.first, group.second.second, confidence);
+        fit.exponent = f.k;
+        fit.low = f.has_interval ? f.k_low : f.k;
+        fit.high = f.has_interval ? f.k_high : f.k;
+        fit.note = f.note;
+        if (!f.has_interval && fit.note.empty()) fit.note = "no interval: too few points";
+      } catch (const stats::StatsError& e) {
+        fit.note = fmt::format("no fit: {}", e.what());
+      }
+      sweep.fits.push_back(std::move(fit));
+    }
+  }
+}
+
+}  // namespace
+
+void AnalyzeSweeps(RunResult& result) {
+  for (SweepResult& sweep : result.sweeps) {
+    sweep.fits.clear();
+    sweep.efficiencies.clear();
+    std::vector<const WorkloadResult*> points;
+    double confidence = result.settings.confidence;
+    for (const WorkloadResult& w : result.workloads) {
+      if (w.sweep != sweep.name || !w.failures.empty()) continue;
+      points.push_back(&w);
+      confidence = w.thresholds.confidence;
+    }
+    const auto has = [&](const char* axis) {
+      return std::find(sweep.axes.begin(), sweep.axes.end(), axis) != sweep.axes.end();
+    };
+    if (has("threads")) Efficiencies(result, points, sweep);
+    if (has("scale")) Fits(result, points, sweep, confidence);
+  }
+}
+
+}  // namespace pe::analysis
