@@ -12,7 +12,6 @@ namespace pe::explain {
 
 namespace {
 
-using report::FormatKiB;
 using report::FormatPercent;
 using report::FormatPValue;
 using report::FormatRatio;
@@ -119,7 +118,7 @@ std::string CompareText(const RunResult& old_run, const std::string& old_file, c
     }
   }
   if (!c.verdict.lines.empty()) {
-    out += "\n";
+    out += "\nverdict\n";
     for (const auto& line : c.verdict.lines) out += fmt::format("  {}\n", OneLine(line));
   }
   out += "\n" + Summary(c.verdict) + "\n";

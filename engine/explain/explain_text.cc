@@ -289,7 +289,9 @@ std::string Failures(const WorkloadResult& w) {
   std::string out = "Failures\n";
   for (const Failure& f : w.failures) {
     out += fmt::format("  {}: {}\n", FailureKindName(f.kind), report::OneLine(gate::FailureLine(f)));
-    if (!f.detail.empty()) out += report::Indented(report::Printable(f.detail), "      ") + "\n";
+    if (f.detail.empty()) continue;
+    out += report::Indented(report::Printable(f.detail), "      ");
+    if (out.back() != '\n') out += "\n";
   }
   return out;
 }

@@ -1,0 +1,158 @@
+// explain over the crafted results files: exact output, determinism, and agreement of the
+// recomputed figures with the comparison each file stores.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "engine/explain/detail.h"
+#include "engine/explain/explain_text.h"
+#include "engine/explain/select.h"
+#include "engine/report/units.h"
+#include "engine/spec/spec_error.h"
+#include "stats/descriptive.h"
+#include "tests/unit/explain/golden.h"
+
+namespace pe::explain {
+namespace {
+
+using testing::ExpectGolden;
+using testing::LoadResults;
+
+std::string Explain(const RunResult& r, const std::string& file, const std::vector<std::string>& names = {}) {
+  return ExplainText(r, file, SelectWorkloads(r, names, file));
+}
+
+TEST(ExplainGolden, PassingRunAllWorkloads) {
+  ExpectGolden("explain_pass.txt", Explain(LoadResults("pass.json"), "pass.json"));
+}
+
+TEST(ExplainGolden, MissedThresholdsNameWhatDecided) {
+  const std::string text = Explain(LoadResults("missed.json"), "missed.json", {"work"});
+  ExpectGolden("explain_missed_work.txt", text);
+  EXPECT_NE(text.find("  decided by: min_speedup (margin -17%), min_logic_speedup (margin -23%), min_speedup_ci "
+                      "(margin -9%) missed\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(ExplainGolden, FailedWorkloadShowsTheFailureAndNoAnalysis) {
+  const std::string text = Explain(LoadResults("failed.json"), "failed.json", {"work"});
+  ExpectGolden("explain_failed_work.txt", text);
+  EXPECT_NE(text.find("  signal: work: contender 'rewrite' was killed by signal 11 (Segmentation fault) in round 3\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  none: the workload failed: nothing is compared\n"), std::string::npos) << text;
+}
+
+TEST(Explain, TheSameFileGivesTheSameBytes) {
+  const std::string first = Explain(LoadResults("pass.json"), "pass.json");
+  const std::string second = Explain(LoadResults("pass.json"), "pass.json");
+  EXPECT_EQ(first, second);
+}
+
+TEST(Explain, WarmUpRoundsAreShownButMarked) {
+  const std::string text = Explain(LoadResults("pass.json"), "pass.json", {"work"});
+  EXPECT_NE(text.find("  round  first     original  rewrite  ratio  winner\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("      0  original    545 ms   109 ms  0.20x  rewrite  warm-up (not analysed)\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Explain, WorkloadFilterKeepsFileOrder) {
+  const std::string text = Explain(LoadResults("pass.json"), "pass.json", {"tiny", "startup"});
+  const auto startup = text.find("\n== startup (startup) ==\n");
+  const auto tiny = text.find("\n== tiny ==\n");
+  ASSERT_NE(startup, std::string::npos);
+  ASSERT_NE(tiny, std::string::npos);
+  EXPECT_LT(startup, tiny);
+  EXPECT_EQ(text.find("\n== work ==\n"), std::string::npos);
+}
+
+TEST(Explain, UnknownWorkloadSuggestsTheNearestName) {
+  const RunResult r = LoadResults("pass.json");
+  try {
+    SelectWorkloads(r, {"wrok"}, "pass.json");
+    FAIL() << "no error";
+  } catch (const spec::UsageError& e) {
+    EXPECT_STREQ(e.what(), "--workload 'wrok': no such workload in pass.json (did you mean 'work'?)");
+  }
+}
+
+// Every analysed workload of every file: the recomputed figures are the stored ones.
+TEST(ExplainAgreement, RecomputedFiguresMatchEveryFile) {
+  for (const char* file : {"pass.json", "improved.json", "regressed.json", "missed.json", "failed.json"}) {
+    const RunResult r = LoadResults(file);
+    for (const WorkloadResult& w : r.workloads) {
+      const WorkloadDetail d = ComputeDetail(r, w);
+      EXPECT_TRUE(d.disagreements.empty()) << file << " " << w.name << ": " << d.disagreements.front();
+      if (!w.comparison) continue;
+      ASSERT_TRUE(d.analysis) << file << " " << w.name;
+      const Comparison& c = *w.comparison;
+      EXPECT_EQ(*d.speedup, c.speedup);
+      EXPECT_EQ(d.analysis->wins, c.wins);
+      EXPECT_EQ(d.analysis->sign_test_p, *c.sign_test_p);
+      EXPECT_EQ(d.analysis->wilcoxon_p, *c.wilcoxon_p);
+      EXPECT_EQ(d.analysis->speedup_ci.bca->low, c.speedup_ci->low);
+      EXPECT_EQ(d.analysis->speedup_ci.bca->high, c.speedup_ci->high);
+      EXPECT_EQ(d.analysis->paired_ratio_low, c.paired_ratio_ci->low);
+      EXPECT_EQ(d.analysis->paired_ratio_high, c.paired_ratio_ci->high);
+      EXPECT_EQ(d.analysis->power->rounds, *c.rounds_to_resolve);
+      EXPECT_EQ(d.startup.logic_speedup, c.logic_speedup);
+    }
+  }
+}
+
+TEST(ExplainAgreement, PrintedFiguresAreTheStoredOnes) {
+  const RunResult r = LoadResults("missed.json");
+  const Comparison& c = *r.workloads[1].comparison;
+  const std::string text = Explain(r, "missed.json", {"work"});
+  EXPECT_NE(text.find(fmt::format("= {} over the 10 paired rounds", report::FormatRatio(c.speedup))), std::string::npos);
+  EXPECT_NE(text.find(fmt::format("    BCa {} to {} ", report::FormatRatio(c.speedup_ci->low),
+                                  report::FormatRatio(c.speedup_ci->high))),
+            std::string::npos);
+  EXPECT_NE(text.find(report::FormatPValue(*c.sign_test_p)), std::string::npos);
+  EXPECT_NE(text.find(fmt::format("takes about {} rounds", *c.rounds_to_resolve)), std::string::npos);
+}
+
+TEST(ExplainAgreement, AnEditedFileIsCalledOut) {
+  RunResult r = LoadResults("pass.json");
+  r.workloads[1].comparison->speedup = 9.5;
+  r.workloads[1].comparison->wins = 3;
+  const WorkloadDetail d = ComputeDetail(r, r.workloads[1]);
+  ASSERT_EQ(d.disagreements.size(), 2u);
+  EXPECT_EQ(d.disagreements[0].rfind("speedup: the file says 9.5, recomputed ", 0), 0u) << d.disagreements[0];
+  EXPECT_EQ(d.disagreements[1], "wins: the file says 3, recomputed 10");
+  const std::string text = ExplainText(r, "pass.json", {&r.workloads[1]});
+  EXPECT_NE(text.find("  differs: wins: the file says 3, recomputed 10\n"), std::string::npos) << text;
+}
+
+TEST(ExplainDetail, SummaryStatisticsComeFromTheMeasuredRuns) {
+  const RunResult r = LoadResults("pass.json");
+  const WorkloadDetail d = ComputeDetail(r, r.workloads[1]);
+  ASSERT_EQ(d.contenders.size(), 2u);
+  std::vector<double> original;
+  for (const Sample& s : r.workloads[1].samples) {
+    if (!s.warmup && s.contender == "original") original.push_back(s.wall_s);
+  }
+  ASSERT_EQ(original.size(), 10u);
+  EXPECT_EQ(d.contenders[0].median_s, stats::Median(original));
+  EXPECT_EQ(d.contenders[0].iqr_s, stats::InterquartileRange(original));
+  EXPECT_EQ(*d.contenders[0].sd_s, stats::StandardDeviation(original));
+  // Round 7 of the original is the planted outlier, 1.5 times its neighbours.
+  ASSERT_EQ(d.analysis->baseline_outliers.tukey.severe.size(), 1u);
+  EXPECT_EQ(d.paired.rounds[d.analysis->baseline_outliers.tukey.severe[0]], 7);
+}
+
+TEST(ExplainMargin, InTheGatesTerms) {
+  Check ratio{"w", "min_speedup", "median speedup", 1.5, 2.0, true, false};
+  EXPECT_EQ(Margin(ratio), "-25%");
+  Check rate{"w", "min_win_rate", "win rate", 1.0, 0.9, true, true};
+  EXPECT_EQ(Margin(rate), "+10 points");
+  Check lower{"w", "max_rss_ratio", "peak RSS ratio", 0.5, 1.0, false, true};
+  EXPECT_EQ(Margin(lower), "+50%");
+  Check skipped{"w", "min_logic_speedup", "startup-adjusted speedup", 0, 2.0, true, true, true};
+  EXPECT_EQ(Margin(skipped), "");
+}
+
+}  // namespace
+}  // namespace pe::explain
