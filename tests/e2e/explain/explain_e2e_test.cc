@@ -1,0 +1,125 @@
+// `perfengine explain` and `perfengine compare` on results files `perfengine run --json`
+// wrote: byte-identical output from one file, the figures run stored, compare's exit codes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace pe::e2e {
+namespace {
+
+// Both contenders sleep `{scale}` ms in the workload, so two runs of one spec (one digest)
+// can differ in speed through --scale; the baseline sleeps 40 ms more.
+fs::path WriteSpec(const TempDir& dir) {
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 5\nwarmup_rounds = 1\nbootstrap_resamples = 500\n\n"
+                      << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", \"--sleep-ms\", \"40\"]\n\n"
+                      << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\"]\n\n"
+                      << "[workloads.work]\nargs = [\"--sleep-ms\", \"{scale}\", \"--print\", \"same\"]\n\n"
+                      << "[thresholds]\nmin_speedup = 1.0\nmin_win_rate = 0.6\n";
+  return spec;
+}
+
+fs::path RunSpec(const TempDir& dir, const fs::path& spec, const std::string& scale, const std::string& name) {
+  const fs::path json = dir.path() / name;
+  const Finished f = RunPerfengine({"run", spec.string(), "--scale", scale, "--json", json.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  return json;
+}
+
+TEST(ExplainE2E, ExplainIsByteIdenticalAndShowsTheStoredFigures) {
+  TempDir dir;
+  const fs::path json = RunSpec(dir, WriteSpec(dir), "2", "results.json");
+  const Finished first = RunPerfengine({"explain", json.string()}, dir.path());
+  const Finished second = RunPerfengine({"explain", json.string()}, dir.path());
+  ASSERT_EQ(first.exit, 0) << first.err;
+  EXPECT_EQ(first.err, "");
+  EXPECT_EQ(first.out, second.out);
+
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  const auto& work = results["workloads"][1];
+  ASSERT_EQ(work["name"], "work");
+  const std::string seed = std::to_string(results["settings"]["seed"].get<std::uint64_t>());
+  for (const std::string expected :
+       {std::string("\n== work ==\n"), std::string("warm-up (not analysed)"),
+        std::string("95% bootstrap interval, 500 resamples, seed ") + seed,
+        std::string("exact two-sided sign test of the win count"), std::string("Hodges-Lehmann paired ratio"),
+        std::string("  min_speedup: work: median speedup "), std::string("Rounds to resolve"),
+        std::string("figures recomputed from the samples match the ones stored in the file")}) {
+    EXPECT_NE(first.out.find(expected), std::string::npos) << expected << "\n" << first.out;
+  }
+  EXPECT_EQ(first.out.find("differs:"), std::string::npos) << first.out;
+  // The stored win count, as explain words it.
+  const std::string won = "the candidate won " + std::to_string(work["comparison"]["wins"].get<int>()) + " of 5 rounds";
+  EXPECT_NE(first.out.find(won), std::string::npos) << first.out;
+
+  const Finished one = RunPerfengine({"explain", json.string(), "--workload", "work"}, dir.path());
+  EXPECT_EQ(one.exit, 0);
+  EXPECT_EQ(one.out.find("== startup"), std::string::npos);
+  const Finished typo = RunPerfengine({"explain", json.string(), "--workload", "wrok"}, dir.path());
+  EXPECT_EQ(typo.exit, 2);
+  EXPECT_EQ(typo.err, "perfengine: --workload 'wrok': no such workload in " + json.string() +
+                          " (did you mean 'work'?)\n");
+}
+
+TEST(ExplainE2E, UnreadableFilesAreOneLineAndExitTwo) {
+  TempDir dir;
+  const fs::path missing = dir.path() / "missing.json";
+  Finished f = RunPerfengine({"explain", missing.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+  EXPECT_EQ(f.err, "perfengine: " + missing.string() + ": cannot read: No such file or directory\n");
+  const fs::path other = dir.path() / "other.json";
+  std::ofstream(other) << "{\"format\": \"something-else/3\"}\n";
+  f = RunPerfengine({"explain", other.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+  EXPECT_EQ(f.err, "perfengine: " + other.string() +
+                       ": unsupported results format \"something-else/3\" (this perfengine reads \"perfengine-results/1\")\n");
+  const fs::path text = dir.path() / "text.json";
+  std::ofstream(text) << "not json\n";
+  f = RunPerfengine({"explain", text.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+  EXPECT_EQ(f.err.rfind("perfengine: " + text.string() + ": not valid JSON: ", 0), 0u) << f.err;
+  EXPECT_EQ(std::count(f.err.begin(), f.err.end(), '\n'), 1);
+}
+
+TEST(ExplainE2E, CompareTwoRunsBothWays) {
+  TempDir dir;
+  const fs::path spec = WriteSpec(dir);
+  const fs::path slow = RunSpec(dir, spec, "60", "slow.json");
+  const fs::path fast = RunSpec(dir, spec, "1", "fast.json");
+  // The candidate went from about 60 ms to about 1 ms: NEW is faster.
+  Finished f = RunPerfengine({"compare", slow.string(), fast.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: median speedup over OLD "), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("\nPASS\n"), std::string::npos) << f.out;
+  const Finished again = RunPerfengine({"compare", slow.string(), fast.string()}, dir.path());
+  EXPECT_EQ(f.out, again.out);
+  // The other way round it is a regression, with the gate's line.
+  f = RunPerfengine({"compare", fast.string(), slow.string()}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: probability of superiority 0% (read for min_win_rate: the chance a NEW run beats an "
+                       "OLD one, ties half) is below the required 60% (short by 60 points)"),
+            std::string::npos)
+      << f.out;
+}
+
+TEST(ExplainE2E, CompareRefusesDifferentSpecsUnlessAllowed) {
+  TempDir dir;
+  const fs::path first = RunSpec(dir, WriteSpec(dir), "1", "first.json");
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec, std::ios::app) << "# edited\n";
+  const fs::path second = RunSpec(dir, spec, "1", "second.json");
+  Finished f = RunPerfengine({"compare", first.string(), second.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+  EXPECT_EQ(f.out, "");
+  EXPECT_NE(f.err.find("OLD and NEW are results of different specs"), std::string::npos) << f.err;
+  EXPECT_NE(f.err.find("pass --allow-different-spec to compare them anyway\n"), std::string::npos) << f.err;
+  f = RunPerfengine({"compare", first.string(), second.string(), "--allow-different-spec"}, dir.path());
+  EXPECT_NE(f.exit, 2) << f.out << f.err;
+  EXPECT_NE(f.out.find("specs differ (--allow-different-spec)"), std::string::npos) << f.out;
+}
+
+}  // namespace
+}  // namespace pe::e2e
