@@ -46,6 +46,7 @@ constexpr auto NamesOf(Tag<Failure::Kind>) {
       EnumName{K::kSpawn, "spawn"},     EnumName{K::kExit, "exit"},
       EnumName{K::kSignal, "signal"},   EnumName{K::kTimeout, "timeout"},
       EnumName{K::kParity, "parity"},   EnumName{K::kInterrupted, "interrupted"},
+      EnumName{K::kBuild, "build"},
   };
 }
 
@@ -89,6 +90,8 @@ constexpr auto FieldsOf(Tag<Thresholds>) {
       Field{"min_speedup_ci", &S::min_speedup_ci},
       Field{"max_slowdown", &S::max_slowdown},
       Field{"confidence", &S::confidence},
+      Field{"max_instructions_ratio", &S::max_instructions_ratio},
+      Field{"max_allocations_ratio", &S::max_allocations_ratio},
   };
 }
 
@@ -112,6 +115,12 @@ constexpr auto FieldsOf(Tag<ContenderSummary>) {
       Field{"min_wall_s", &S::min_wall_s},
       Field{"max_wall_s", &S::max_wall_s},
       Field{"median_max_rss_kib", &S::median_max_rss_kib},
+      Field{"median_cpu_s", &S::median_cpu_s},
+      Field{"instructions", &S::instructions},
+      Field{"instructions_source", &S::instructions_source},
+      Field{"allocation_calls", &S::allocation_calls},
+      Field{"allocated_bytes", &S::allocated_bytes},
+      Field{"measure_note", &S::measure_note},
   };
 }
 
@@ -134,6 +143,21 @@ constexpr auto FieldsOf(Tag<Comparison>) {
       Field{"paired_ratio_ci", &S::paired_ratio_ci},
       Field{"rounds_to_resolve", &S::rounds_to_resolve},
       Field{"notes", &S::notes},
+      Field{"cpu_ratio", &S::cpu_ratio},
+      Field{"cpu_ratio_ci", &S::cpu_ratio_ci},
+      Field{"instructions_ratio", &S::instructions_ratio},
+      Field{"allocations_ratio", &S::allocations_ratio},
+  };
+}
+
+constexpr auto FieldsOf(Tag<FunctionShift>) {
+  using S = FunctionShift;
+  return std::tuple{
+      Field{"function", &S::function},
+      Field{"baseline_cost", &S::baseline_cost},
+      Field{"candidate_cost", &S::candidate_cost},
+      Field{"baseline_share", &S::baseline_share},
+      Field{"candidate_share", &S::candidate_share},
   };
 }
 
@@ -167,6 +191,8 @@ constexpr auto FieldsOf(Tag<WorkloadResult>) {
       Field{"sweep", &S::sweep},
       Field{"point", &S::point},
       Field{"elements", &S::elements},
+      Field{"profile", &S::profile},
+      Field{"profile_note", &S::profile_note},
   };
 }
 
@@ -214,6 +240,8 @@ constexpr auto FieldsOf(Tag<ContenderInfo>) {
       Field{"description", &S::description},
       Field{"argv", &S::argv},
       Field{"startup_argv", &S::startup_argv},
+      Field{"git", &S::git},
+      Field{"commit", &S::commit},
   };
 }
 
@@ -246,6 +274,8 @@ constexpr auto FieldsOf(Tag<Verdict>) {
       Field{"exit", &S::exit},
       Field{"checks", &S::checks},
       Field{"lines", &S::lines},
+      Field{"accepted", &S::accepted},
+      Field{"accepted_by", &S::accepted_by},
   };
 }
 

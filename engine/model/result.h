@@ -42,6 +42,7 @@ struct Failure {
     kSignal,          // killed by a signal
     kTimeout,         // exceeded the per-command timeout; its process group was killed
     kParity,          // contenders disagreed on the normalised output
+    kBuild,           // a contender built from git failed to build
     kInterrupted,     // the user interrupted the run
   };
   Kind kind = Kind::kExit;
@@ -62,6 +63,8 @@ struct Thresholds {
   std::optional<double> min_speedup_ci;  // the bootstrap interval's lower end must clear this
   std::optional<double> max_slowdown;    // fail only when the whole paired-ratio interval lies above
   double confidence = 0.95;              // level of the intervals these thresholds read
+  std::optional<double> max_instructions_ratio;  // candidate / baseline instruction count
+  std::optional<double> max_allocations_ratio;   // candidate / baseline allocation calls
 };
 
 // A confidence interval around an estimate.
@@ -83,6 +86,13 @@ struct ContenderSummary {
   double min_wall_s = 0;
   double max_wall_s = 0;
   std::int64_t median_max_rss_kib = 0;
+  double median_cpu_s = 0;  // user + system, per run
+  // Deterministic counts, measured once per contender and workload where the spec asks.
+  std::optional<std::uint64_t> instructions;
+  std::string instructions_source;  // "perf_event_open" or "valgrind callgrind"
+  std::optional<std::uint64_t> allocation_calls;
+  std::optional<std::uint64_t> allocated_bytes;
+  std::string measure_note;         // why a count is missing ("not measurable: statically linked")
 };
 
 // Candidate against baseline on one workload.
@@ -106,6 +116,19 @@ struct Comparison {
   std::optional<Interval> paired_ratio_ci;     // candidate/baseline, Hodges-Lehmann interval
   std::optional<int> rounds_to_resolve;        // rounds that would resolve the observed difference
   std::vector<std::string> notes;              // statistical caveats: warnings, never failures
+  std::optional<double> cpu_ratio;             // candidate / baseline median CPU time
+  std::optional<Interval> cpu_ratio_ci;        // Hodges-Lehmann on paired CPU-time log-ratios
+  std::optional<double> instructions_ratio;    // candidate / baseline
+  std::optional<double> allocations_ratio;     // candidate / baseline allocation calls
+};
+
+// One function's share of the cost in both contenders ("where the extra time went").
+struct FunctionShift {
+  std::string function;
+  std::uint64_t baseline_cost = 0;   // instructions (Ir) spent in the function itself
+  std::uint64_t candidate_cost = 0;
+  double baseline_share = 0;         // of that contender's total
+  double candidate_share = 0;
 };
 
 // One threshold checked on one workload.
@@ -141,6 +164,9 @@ struct WorkloadResult {
   std::string sweep;              // the sweep's name, "" for a plain workload
   std::vector<AxisValue> point;   // this point's axis values, in axis order
   double elements = 0;            // elements one run processes, for throughput; 0: undeclared
+  // On a regression: the functions whose cost grew most, from profiles of both contenders.
+  std::vector<FunctionShift> profile;
+  std::string profile_note;       // how the profile was taken, or why it is missing
 };
 
 // Figures across the points of one sweep (docs/sweeps.md).
@@ -177,6 +203,8 @@ struct ContenderInfo {
   std::string description;
   std::vector<std::string> argv;
   std::vector<std::string> startup_argv;
+  std::string git;     // the revision it was built from ("" when not built from git)
+  std::string commit;  // the commit that revision resolved to
 };
 
 struct Settings {
@@ -202,6 +230,9 @@ struct Verdict {
   ExitCode exit = ExitCode::kPass;
   std::vector<Check> checks;
   std::vector<std::string> lines;  // one per failing check or failure, in order
+  // A missed threshold accepted on purpose (--accept-regression): exit 0, still reported.
+  bool accepted = false;
+  std::string accepted_by;  // what accepted it, e.g. "--accept-regression"
 };
 
 struct RunResult {

@@ -49,6 +49,13 @@ inline void Same(const AxisValue& a, const AxisValue& b, const std::string& path
 inline void Same(const ScalingFit& a, const ScalingFit& b, const std::string& path);
 inline void Same(const ScalingEfficiency& a, const ScalingEfficiency& b, const std::string& path);
 inline void Same(const SweepResult& a, const SweepResult& b, const std::string& path);
+inline void Same(const FunctionShift& a, const FunctionShift& b, const std::string& path) {
+  Same(a.function, b.function, path + ".function");
+  Same(a.baseline_cost, b.baseline_cost, path + ".baseline_cost");
+  Same(a.candidate_cost, b.candidate_cost, path + ".candidate_cost");
+  Same(a.baseline_share, b.baseline_share, path + ".baseline_share");
+  Same(a.candidate_share, b.candidate_share, path + ".candidate_share");
+}
 
 template <typename T>
 void Same(const std::optional<T>& a, const std::optional<T>& b, const std::string& path) {
@@ -101,6 +108,12 @@ inline void Same(const ContenderSummary& a, const ContenderSummary& b, const std
   Same(a.min_wall_s, b.min_wall_s, path + ".min_wall_s");
   Same(a.max_wall_s, b.max_wall_s, path + ".max_wall_s");
   Same(a.median_max_rss_kib, b.median_max_rss_kib, path + ".median_max_rss_kib");
+  Same(a.median_cpu_s, b.median_cpu_s, path + ".median_cpu_s");
+  Same(a.instructions, b.instructions, path + ".instructions");
+  Same(a.instructions_source, b.instructions_source, path + ".instructions_source");
+  Same(a.allocation_calls, b.allocation_calls, path + ".allocation_calls");
+  Same(a.allocated_bytes, b.allocated_bytes, path + ".allocated_bytes");
+  Same(a.measure_note, b.measure_note, path + ".measure_note");
 }
 
 inline void Same(const Check& a, const Check& b, const std::string& path) {
@@ -120,6 +133,8 @@ inline void Same(const ContenderInfo& a, const ContenderInfo& b, const std::stri
   Same(a.description, b.description, path + ".description");
   Same(a.argv, b.argv, path + ".argv");
   Same(a.startup_argv, b.startup_argv, path + ".startup_argv");
+  Same(a.git, b.git, path + ".git");
+  Same(a.commit, b.commit, path + ".commit");
 }
 
 inline void Same(const Thresholds& a, const Thresholds& b, const std::string& path) {
@@ -131,6 +146,8 @@ inline void Same(const Thresholds& a, const Thresholds& b, const std::string& pa
   Same(a.min_speedup_ci, b.min_speedup_ci, path + ".min_speedup_ci");
   Same(a.max_slowdown, b.max_slowdown, path + ".max_slowdown");
   Same(a.confidence, b.confidence, path + ".confidence");
+  Same(a.max_instructions_ratio, b.max_instructions_ratio, path + ".max_instructions_ratio");
+  Same(a.max_allocations_ratio, b.max_allocations_ratio, path + ".max_allocations_ratio");
 }
 
 inline void Same(const Comparison& a, const Comparison& b, const std::string& path) {
@@ -150,6 +167,10 @@ inline void Same(const Comparison& a, const Comparison& b, const std::string& pa
   Same(a.paired_ratio_ci, b.paired_ratio_ci, path + ".paired_ratio_ci");
   Same(a.rounds_to_resolve, b.rounds_to_resolve, path + ".rounds_to_resolve");
   Same(a.notes, b.notes, path + ".notes");
+  Same(a.cpu_ratio, b.cpu_ratio, path + ".cpu_ratio");
+  Same(a.cpu_ratio_ci, b.cpu_ratio_ci, path + ".cpu_ratio_ci");
+  Same(a.instructions_ratio, b.instructions_ratio, path + ".instructions_ratio");
+  Same(a.allocations_ratio, b.allocations_ratio, path + ".allocations_ratio");
 }
 
 inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::string& path) {
@@ -165,6 +186,8 @@ inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::st
   Same(a.sweep, b.sweep, path + ".sweep");
   Same(a.point, b.point, path + ".point");
   Same(a.elements, b.elements, path + ".elements");
+  Same(a.profile, b.profile, path + ".profile");
+  Same(a.profile_note, b.profile_note, path + ".profile_note");
 }
 
 inline void Same(const AxisValue& a, const AxisValue& b, const std::string& path) {
@@ -229,6 +252,8 @@ inline void Same(const RunResult& a, const RunResult& b) {
   Same(a.verdict.exit, b.verdict.exit, "verdict.exit");
   Same(a.verdict.checks, b.verdict.checks, "verdict.checks");
   Same(a.verdict.lines, b.verdict.lines, "verdict.lines");
+  Same(a.verdict.accepted, b.verdict.accepted, "verdict.accepted");
+  Same(a.verdict.accepted_by, b.verdict.accepted_by, "verdict.accepted_by");
 }
 
 }  // namespace pe::testing

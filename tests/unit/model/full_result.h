@@ -36,7 +36,7 @@ inline RunResult FullResult() {
   r.candidate = "bazel-diff-rs";
   r.contenders = {
       {"bazel-diff", "the original", {"java", "-jar", "bazel-diff.jar"}, {"java", "-version"}},
-      {"bazel-diff-rs", "the rewrite \"quoted\" \xce\xbc", {"bazel-diff-rs", "--x"}, {}},
+      {"bazel-diff-rs", "the rewrite \"quoted\" \xce\xbc", {"bazel-diff-rs", "--x"}, {}, "HEAD", "0123abcd"},
   };
 
   WorkloadResult w;
@@ -52,6 +52,8 @@ inline RunResult FullResult() {
   w.thresholds.min_speedup_ci = 5;
   w.thresholds.max_slowdown = 1.05;
   w.thresholds.confidence = 0.9;
+  w.thresholds.max_instructions_ratio = 1.01;
+  w.thresholds.max_allocations_ratio = 1.0;
   Sample s;
   s.contender = "bazel-diff";
   s.round = 3;
@@ -67,6 +69,12 @@ inline RunResult FullResult() {
   w.samples[1].wall_s = 2.2250738585072014e-308;
   w.summaries = {{"bazel-diff", 10, 1.5, 1.25, 0.125, 1.0, 2.0, 123456},
                  {"bazel-diff-rs", 10, 0.075, 0.05, 0.01, 0.07, 0.09, 23456}};
+  w.summaries[1].median_cpu_s = 0.06;
+  w.summaries[1].instructions = 18446744073709551615ULL;  // the largest count must survive
+  w.summaries[1].instructions_source = "valgrind callgrind";
+  w.summaries[1].allocation_calls = 1000;
+  w.summaries[1].allocated_bytes = 64000;
+  w.summaries[0].measure_note = "not measurable: statically linked";
   Comparison c;
   c.speedup = 20.0 / 3.0;
   c.rounds = 10;
@@ -84,12 +92,18 @@ inline RunResult FullResult() {
   c.paired_ratio_ci = MakeInterval(0.05, "Hodges-Lehmann (Wilcoxon)");
   c.rounds_to_resolve = 7;
   c.notes = {"only 5 rounds: fewer than 9", "second note"};
+  c.cpu_ratio = 1.03;
+  c.cpu_ratio_ci = MakeInterval(0.01, "Hodges-Lehmann on CPU time");
+  c.instructions_ratio = 1.2;
+  c.allocations_ratio = 2;
   w.comparison = c;
   w.failures = {{Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ",
                  "line 3: a != b\n"}};
   w.sweep = "dense";
   w.point = {{"threads", "4"}, {"allocator", "mimalloc"}};
   w.elements = 192000;
+  w.profile = {{"ParseRecords", 2100046, 6900070, 0.452, 0.731}};
+  w.profile_note = "callgrind, self cost";
   r.workloads = {w};
 
   SweepResult sweep;
@@ -116,6 +130,8 @@ inline RunResult FullResult() {
   r.verdict.checks = {{"large_graph", "min_speedup", "median speedup", 6.666, 10, true, false,
                        true, "note"}};
   r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
+  r.verdict.accepted = true;
+  r.verdict.accepted_by = "--accept-regression";
   return r;
 }
 
