@@ -16,6 +16,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <regex>
 #include <stdexcept>
 #include <string>
@@ -124,6 +126,21 @@ class Server {
   pid_t pid_ = -1;
 };
 
+// CPU seconds (user + system) another process has used so far, from /proc/PID/stat.
+double ProcessCpuSeconds(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  std::getline(in, line);
+  // Fields after "(comm)": state is field 3, utime 14, stime 15.
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int index = 3; index <= 15 && rest >> field; ++index) {
+    if (index >= 14) ticks += std::stod(field);
+  }
+  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
 double CpuSeconds() {
   rusage usage = {};
   ::getrusage(RUSAGE_SELF, &usage);
@@ -131,23 +148,31 @@ double CpuSeconds() {
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
 }
 
-struct ClientFigures {
+using Clock = std::chrono::steady_clock;
+
+// What one load phase reached, and how busy each side was meanwhile: a side near 100% is the
+// one that limits the rate.
+struct Figures {
   double rate = 0;
   double wall_s = 0;
-  double cpu_share = 0;  // client CPU time / wall time: 1.0 means its thread never waited
+  double server_cpu_share = 0;  // server CPU time / wall time
+  double client_cpu_share = 0;  // the engine client's; not measured for wrk
 };
 
-ClientFigures RunClient(int port, const Options& options) {
-  const std::vector<http::Request> requests(options.requests, http::Request{.target = "/x", .body = {}, .content_type = {}});
+Figures RunClient(const Server& server, int requests_count, const Options& options) {
+  const std::vector<http::Request> requests(requests_count,
+                                            http::Request{.target = "/x", .body = {}, .content_type = {}});
   const double cpu_before = CpuSeconds();
+  const double server_before = ProcessCpuSeconds(server.pid());
   const http::LoadResult load =
-      http::FireRequests(port, requests, options.concurrency, 5.0, /*keep_bodies=*/false);
+      http::FireRequests(server.port(), requests, options.concurrency, 5.0, /*keep_bodies=*/false);
+  const double server_cpu = ProcessCpuSeconds(server.pid()) - server_before;
   const double cpu = CpuSeconds() - cpu_before;
   if (!load.error.empty()) throw std::runtime_error("client: " + load.error);
   for (const http::Response& response : load.responses) {
     if (response.status != 200) throw std::runtime_error("client: a request was not answered 200");
   }
-  return {options.requests / load.wall_s, load.wall_s, cpu / load.wall_s};
+  return {requests_count / load.wall_s, load.wall_s, server_cpu / load.wall_s, cpu / load.wall_s};
 }
 
 // wrk's requests per second against the same server; throws when wrk fails or sees errors.
@@ -190,19 +215,24 @@ int Run(int argc, char** argv) {
 
   Server server;
   fmt::print("server  stub-http-server on 127.0.0.1:{} (one thread)\n", server.port());
-  RunClient(server.port(), Options{.requests = 2000, .concurrency = options.concurrency});  // warm-up
+  RunClient(server, 2000, options);  // warm-up: connections, allocator, page cache
   for (int round = 1; round <= options.rounds; ++round) {
-    const ClientFigures client = RunClient(server.port(), options);
-    fmt::print("client  {} requests over {} connections: {:.3f} s, {:.0f} req/s, client CPU {:.0f}%\n",
+    const Figures client = RunClient(server, options.requests, options);
+    fmt::print("client  {} requests over {} connections: {:.3f} s, {:.0f} req/s "
+               "(client CPU {:.0f}%, server CPU {:.0f}%)\n",
                options.requests, options.concurrency, client.wall_s, client.rate,
-               100 * client.cpu_share);
+               100 * client.client_cpu_share, 100 * client.server_cpu_share);
     if (!wrk.error.empty()) {
       fmt::print("wrk     wrk not installed\n");
       continue;
     }
+    const double server_before = ProcessCpuSeconds(server.pid());
+    const auto start = Clock::now();
     const double wrk_rate = RunWrk(wrk.path.string(), server.port(), options);
-    fmt::print("wrk     -t1 -c{} -d{}s: {:.0f} req/s\n", options.concurrency, options.wrk_seconds,
-               wrk_rate);
+    const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+    const double server_share = (ProcessCpuSeconds(server.pid()) - server_before) / wall_s;
+    fmt::print("wrk     -t1 -c{} -d{}s: {:.0f} req/s (server CPU {:.0f}%)\n", options.concurrency,
+               options.wrk_seconds, wrk_rate, 100 * server_share);
     const double ratio = client.rate / wrk_rate;
     fmt::print("ratio   client / wrk = {:.2f} ({})\n", ratio,
                ratio >= 0.5 ? "meets the aim of >= 0.5" : "BELOW the aim of >= 0.5");

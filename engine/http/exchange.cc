@@ -1,17 +1,19 @@
 #include "engine/http/exchange.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
+
+#include <iterator>
 
 #include <boost/asio/ip/address_v4.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/write.hpp>
-#include <optional>
+#include <boost/beast/http/string_body.hpp>
 
 namespace pe::http::internal {
 
@@ -19,17 +21,21 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 
-BeastRequest ToBeast(int port, const Request& request, bool keep_alive) {
-  BeastRequest out;
-  out.version(11);
-  out.method_string(request.method);
-  out.target(request.target);
-  out.set(bhttp::field::host, fmt::format("127.0.0.1:{}", port));
-  out.set(bhttp::field::user_agent, "perfengine");
-  if (!request.content_type.empty()) out.set(bhttp::field::content_type, request.content_type);
-  out.body() = request.body;
-  out.keep_alive(keep_alive);
-  out.prepare_payload();
+WireRequest ToWire(int port, const Request& request, bool keep_alive) {
+  WireRequest out;
+  out.head = request.method == "HEAD";
+  auto it = std::back_inserter(out.bytes);
+  fmt::format_to(it, "{} {} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nUser-Agent: perfengine\r\n",
+                 request.method, request.target, port);
+  if (!request.content_type.empty()) fmt::format_to(it, "Content-Type: {}\r\n", request.content_type);
+  // Methods that carry a body say how long it is even when empty, as RFC 9110 asks.
+  if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
+      request.method == "PATCH") {
+    fmt::format_to(it, "Content-Length: {}\r\n", request.body.size());
+  }
+  if (!keep_alive) out.bytes += "Connection: close\r\n";
+  out.bytes += "\r\n";
+  out.bytes += request.body;
   return out;
 }
 
@@ -74,14 +80,15 @@ bool ClosedByPeer(const beast::error_code& ec) {
 }  // namespace
 
 asio::awaitable<Exchanged> Exchange(beast::tcp_stream& stream, beast::flat_buffer& buffer,
-                                    const BeastRequest& request, Clock::time_point deadline,
+                                    const WireRequest& request, Clock::time_point deadline,
                                     double timeout_s, bool keep_body) {
   Exchanged out;
   beast::error_code ec;
   // One deadline for the write and the read together: it is the request's budget.
   stream.expires_at(deadline);
   const auto start = Clock::now();
-  co_await bhttp::async_write(stream, request, asio::redirect_error(asio::use_awaitable, ec));
+  co_await asio::async_write(stream, asio::buffer(request.bytes),
+                             asio::redirect_error(asio::use_awaitable, ec));
   if (ec) {
     out.response.error = Describe("send", ec, timeout_s);
     out.closed_by_peer = ClosedByPeer(ec);
@@ -90,7 +97,7 @@ asio::awaitable<Exchanged> Exchange(beast::tcp_stream& stream, beast::flat_buffe
   bhttp::response_parser<bhttp::string_body> parser;
   // Answers such as a large impacted-targets list may exceed Beast's default 8 MB cap.
   parser.body_limit(boost::none);
-  if (request.method() == bhttp::verb::head) parser.skip(true);
+  if (request.head) parser.skip(true);
   co_await bhttp::async_read(stream, buffer, parser,
                              asio::redirect_error(asio::use_awaitable, ec));
   out.response.latency_s =

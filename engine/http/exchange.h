@@ -8,8 +8,6 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/message.hpp>
-#include <boost/beast/http/string_body.hpp>
 #include <chrono>
 #include <exception>
 #include <string>
@@ -18,10 +16,15 @@
 
 namespace pe::http::internal {
 
-using BeastRequest = boost::beast::http::request<boost::beast::http::string_body>;
+struct WireRequest {
+  std::string bytes;  // the whole request as sent
+  bool head = false;  // a HEAD request: its answer has headers only
+};
 
 // The wire form of `request`: HTTP/1.1 with Host, Content-Type and Content-Length filled in.
-BeastRequest ToBeast(int port, const Request& request, bool keep_alive);
+// Formatted once into one buffer, so sending is a single write with no serializer in the way
+// (Beast's serializer was a tenth of the client's CPU time per request).
+WireRequest ToWire(int port, const Request& request, bool keep_alive);
 
 using Clock = std::chrono::steady_clock;
 
@@ -52,7 +55,7 @@ struct Exchanged {
 // the start of the write to the last byte read.
 boost::asio::awaitable<Exchanged> Exchange(boost::beast::tcp_stream& stream,
                                            boost::beast::flat_buffer& buffer,
-                                           const BeastRequest& request,
+                                           const WireRequest& request,
                                            Clock::time_point deadline, double timeout_s,
                                            bool keep_body);
 

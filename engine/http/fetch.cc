@@ -28,7 +28,7 @@ asio::awaitable<void> FetchOnce(int port, const Request& request, double timeout
   }
   beast::flat_buffer buffer;
   internal::Exchanged exchanged = co_await internal::Exchange(
-      stream, buffer, internal::ToBeast(port, request, /*keep_alive=*/false), deadline, timeout_s,
+      stream, buffer, internal::ToWire(port, request, /*keep_alive=*/false), deadline, timeout_s,
       /*keep_body=*/true);
   out = std::move(exchanged.response);
   beast::error_code ignored;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "engine/http/fetch.h"
@@ -33,7 +34,8 @@ HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_
   Request request;
   request.target = path;
   for (;;) {
-    const double left = timeout_s - SecondsSince(start);
+    // Whole milliseconds, so a poll that timed out says "after 0.3 s", not "after 0.299999 s".
+    const double left = std::round((timeout_s - SecondsSince(start)) * 1000) / 1000;
     const Response response = Fetch(port, request, std::clamp(left, 0.001, kMaxPollSeconds));
     if (response.status == 200) {
       result.healthy = true;
@@ -41,10 +43,13 @@ HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_
       result.last_status = 200;
       return result;
     }
+    // A poll the overall deadline cut short says nothing new about a server that answered
+    // before; one that stalls for a whole poll does, and is reported instead of the old status.
+    const bool cut_short = left < kMaxPollSeconds && SecondsSince(start) >= timeout_s;
     if (response.status != 0) {
       result.last_status = response.status;
       last_error.clear();
-    } else {
+    } else if (!cut_short || (result.last_status == 0 && last_error.empty())) {
       last_error = response.error;
     }
     if (still_running && !still_running()) {
@@ -52,8 +57,6 @@ HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_
       return result;
     }
     if (SecondsSince(start) >= timeout_s) {
-      // The latest answer says the most: a server that answered 503 and then stopped
-      // answering is reported with the stall, not the old status.
       result.error = last_error.empty()
                          ? fmt::format("not healthy after {:g} s: last answer {}", timeout_s,
                                        result.last_status)

@@ -53,8 +53,8 @@ asio::awaitable<void> Connection(Load& load) {
   int answered_here = 0;  // answers on the current connection
   while (!load.stopped && load.next < load.requests->size()) {
     const size_t index = load.next++;
-    const internal::BeastRequest wire =
-        internal::ToBeast(load.port, (*load.requests)[index], /*keep_alive=*/true);
+    const internal::WireRequest wire =
+        internal::ToWire(load.port, (*load.requests)[index], /*keep_alive=*/true);
     Response response;
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!open) {

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "engine/http/port.h"
+#include "tests/unit/http/held_port.h"
 #include "tests/unit/http/http_test.h"
 
 namespace pe::testing {
@@ -48,7 +48,8 @@ TEST_F(FetchTest, NonSuccessStatusIsAnAnswerNotAnError) {
 TEST_F(FetchTest, NobodyListeningIsConnectionRefused) {
   http::Request request;
   request.target = "/q";
-  const http::Response response = http::Fetch(http::PickFreePort(), request, 5.0);
+  HeldPort closed(/*listening=*/false);
+  const http::Response response = http::Fetch(closed.port(), request, 5.0);
   EXPECT_EQ(response.status, 0);
   EXPECT_EQ(response.error, "connect: Connection refused");
 }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/http/port.h"
+#include "tests/unit/http/held_port.h"
 #include "tests/unit/http/http_test.h"
 
 namespace pe::testing {
@@ -105,8 +105,8 @@ TEST_F(LoadTest, CrashMidRunGivesErrorsNotAHang) {
 }
 
 TEST_F(LoadTest, NothingListeningFailsAtOnce) {
-  const http::LoadResult load =
-      http::FireRequests(http::PickFreePort(), Queries(100), 4, 5.0, false);
+  HeldPort closed(/*listening=*/false);
+  const http::LoadResult load = http::FireRequests(closed.port(), Queries(100), 4, 5.0, false);
   ASSERT_EQ(load.responses.size(), 100u);
   EXPECT_EQ(load.responses[0].error, "connect: Connection refused");
   EXPECT_EQ(load.error, "request 0 (GET /q/0): connect: Connection refused");

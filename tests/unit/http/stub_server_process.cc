@@ -15,7 +15,6 @@
 #include <thread>
 
 #include "engine/http/health.h"
-#include "engine/http/port.h"
 #include "engine/runner/process_group.h"
 #include "tests/unit/runner/process_table.h"
 
@@ -23,16 +22,38 @@ extern char** environ;
 
 namespace pe::testing {
 
-StubServer::StubServer(int port, const std::vector<std::string>& args) : port_(port) {
-  char path_template[] = "/tmp/stub-http-stderr-XXXXXX";
-  const int stderr_fd = ::mkstemp(path_template);
-  if (stderr_fd < 0) throw std::runtime_error("mkstemp failed");
-  stderr_path_ = path_template;
+namespace {
 
-  std::vector<std::string> argv_strings = {STUB_HTTP_SERVER, "--port", std::to_string(port)};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+std::string TemporaryPath(const char* kind) {
+  std::string path = std::string("/tmp/stub-http-") + kind + "-XXXXXX";
+  const int fd = ::mkstemp(path.data());
+  if (fd < 0) throw std::runtime_error("mkstemp failed");
+  ::close(fd);
+  return path;
+}
+
+}  // namespace
+
+StubServer::StubServer(int port, const std::vector<std::string>& args) : port_(port) {
+  std::vector<std::string> argv = {"--port", std::to_string(port)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Spawn(std::move(argv));
+}
+
+StubServer::StubServer(const std::string& port_file, const std::vector<std::string>& args)
+    : port_file_(port_file) {
+  std::vector<std::string> argv = {"--port", "0", "--port-file", port_file};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Spawn(std::move(argv));
+}
+
+void StubServer::Spawn(std::vector<std::string> args) {
+  stderr_path_ = TemporaryPath("stderr");
+  const int stderr_fd = ::open(stderr_path_.c_str(), O_WRONLY | O_CLOEXEC);
+  if (stderr_fd < 0) throw std::runtime_error("cannot open " + stderr_path_);
+  args.insert(args.begin(), STUB_HTTP_SERVER);
   std::vector<char*> argv;
-  for (std::string& arg : argv_strings) argv.push_back(arg.data());
+  for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
 
   posix_spawn_file_actions_t actions;
@@ -47,24 +68,41 @@ StubServer::StubServer(int port, const std::vector<std::string>& args) : port_(p
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   ::close(stderr_fd);
-  if (rc != 0) throw std::runtime_error("cannot start " + argv_strings[0]);
+  if (rc != 0) throw std::runtime_error("cannot start " + args[0]);
 }
 
 StubServer::~StubServer() {
   if (!reaped_) Stop();
   ::unlink(stderr_path_.c_str());
+  if (!port_file_.empty()) ::unlink(port_file_.c_str());
+}
+
+std::unique_ptr<StubServer> StubServer::Start(const std::vector<std::string>& args) {
+  const std::string port_file = TemporaryPath("port");
+  ::unlink(port_file.c_str());  // the server creates it once it listens
+  std::unique_ptr<StubServer> server(new StubServer(port_file, args));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    std::ifstream in(port_file);
+    if (in >> server->port_) return server;
+    if (!server->Running()) {
+      throw std::runtime_error("stub-http-server exited before listening: " + server->Stderr());
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw std::runtime_error("stub-http-server did not listen within 10 s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
 }
 
 std::unique_ptr<StubServer> StubServer::StartHealthy(const std::vector<std::string>& args) {
-  std::string error;
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    auto server = std::make_unique<StubServer>(http::PickFreePort(), args);
-    const http::HealthResult health = http::WaitUntilHealthy(
-        server->port(), "/health", 5.0, [&server] { return server->Running(); });
-    if (health.healthy) return server;
-    error = health.error + "; stderr: " + server->Stderr();
+  std::unique_ptr<StubServer> server = Start(args);
+  const http::HealthResult health = http::WaitUntilHealthy(
+      server->port(), "/health", 10.0, [&server] { return server->Running(); });
+  if (!health.healthy) {
+    throw std::runtime_error("stub-http-server did not become healthy: " + health.error);
   }
-  throw std::runtime_error("stub-http-server did not become healthy: " + error);
+  return server;
 }
 
 bool StubServer::Running() const {

@@ -13,15 +13,18 @@ namespace pe::testing {
 class StubServer {
  public:
   // Spawns stub-http-server --port `port` `args...` in a new process group, its stderr kept
-  // in a temporary file. Does not wait for it to listen.
+  // in a temporary file. Does not wait for it to listen. For tests about a given port; others
+  // use Start, since a port picked here may be taken by a test running in parallel.
   StubServer(int port, const std::vector<std::string>& args);
   // Stops the server if it still runs, so a failing assertion leaves no process behind.
   ~StubServer();
   StubServer(const StubServer&) = delete;
   StubServer& operator=(const StubServer&) = delete;
 
-  // Picks a free port, starts the server there and waits until its health check answers 200
-  // (trying another port if one was taken meanwhile). Throws if it never does.
+  // Starts the server on a port the kernel picks (--port 0) and waits until it listens and
+  // has reported that port. Throws if it exits first.
+  static std::unique_ptr<StubServer> Start(const std::vector<std::string>& args);
+  // Start, then wait until the health check answers 200. Throws if it never does.
   static std::unique_ptr<StubServer> StartHealthy(const std::vector<std::string>& args);
 
   int port() const { return port_; }
@@ -38,12 +41,15 @@ class StubServer {
   std::string Stderr() const;
 
  private:
+  StubServer(const std::string& port_file, const std::vector<std::string>& args);
+  void Spawn(std::vector<std::string> args);
   int Reap();
 
-  int port_;
+  int port_ = 0;
   pid_t pid_ = -1;
   bool reaped_ = false;
   std::string stderr_path_;
+  std::string port_file_;
 };
 
 // Children of this test process, zombies included: 0 once every server was reaped.

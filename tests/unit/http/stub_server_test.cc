@@ -1,7 +1,4 @@
 // The stub server itself: what the engine's port retry and crash handling will rely on.
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -12,6 +9,7 @@
 
 #include "engine/http/fetch.h"
 #include "engine/http/port.h"
+#include "tests/unit/http/held_port.h"
 #include "tests/unit/http/http_test.h"
 
 namespace pe::testing {
@@ -19,30 +17,8 @@ namespace {
 
 using StubServerTest = HttpTest;
 
-// Holds 127.0.0.1:port listening, as another program that took the port would.
-class PortSquatter {
- public:
-  PortSquatter() {
-    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address = {};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(address);
-    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-    EXPECT_EQ(::listen(fd_, 4), 0);
-    EXPECT_EQ(::getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length), 0);
-    port_ = ntohs(address.sin_port);
-  }
-  ~PortSquatter() { ::close(fd_); }
-  int port() const { return port_; }
-
- private:
-  int fd_ = -1;
-  int port_ = 0;
-};
-
 TEST_F(StubServerTest, TakenPortExits98WithAddressInUse) {
-  PortSquatter squatter;
+  HeldPort squatter(/*listening=*/true);
   StubServer server(squatter.port(), {});
   EXPECT_EQ(server.WaitForExit(5.0), 98);
   EXPECT_EQ(server.Stderr(),
@@ -56,7 +32,7 @@ TEST_F(StubServerTest, SigtermExitsZero) {
 }
 
 TEST_F(StubServerTest, ExitAfterMsDiesWithStatusOne) {
-  StubServer server(http::PickFreePort(), {"--exit-after-ms", "50"});
+  StubServer server(0, {"--exit-after-ms", "50"});
   EXPECT_EQ(server.WaitForExit(5.0), 1);
 }
 
@@ -70,6 +46,12 @@ TEST_F(StubServerTest, CrashAfterTakesThatManyRequests) {
   EXPECT_EQ(third.status, 0);
   EXPECT_FALSE(third.error.empty());
   EXPECT_EQ(server->WaitForExit(5.0), 1);
+}
+
+TEST_F(StubServerTest, PortZeroReportsTheKernelsPick) {
+  auto server = StubServer::Start({});
+  EXPECT_GT(server->port(), 0);
+  EXPECT_TRUE(http::PortAcceptsConnections(server->port()));
 }
 
 TEST_F(StubServerTest, LogAppendsTagPidAndTime) {
@@ -90,7 +72,7 @@ TEST_F(StubServerTest, LogAppendsTagPidAndTime) {
 }
 
 TEST_F(StubServerTest, UnknownFlagIsAUsageError) {
-  StubServer server(http::PickFreePort(), {"--bogus"});
+  StubServer server(0, {"--bogus"});
   EXPECT_EQ(server.WaitForExit(5.0), 2);
   EXPECT_EQ(server.Stderr(), "stub-http-server: unknown flag --bogus\n");
 }

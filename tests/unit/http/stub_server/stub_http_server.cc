@@ -1,8 +1,10 @@
 // stub-http-server: an HTTP/1.1 server for tests of serve workloads. Everything a test needs
 // to provoke is a flag:
-//   --port P                 listen on 127.0.0.1:P (required); taken: exit 98, "address in use"
+//   --port P                 listen on 127.0.0.1:P (required); taken: exit 98, "address in use";
+//                            0: a port the kernel picks, which no other process can race for
+//   --port-file PATH         once listening, write the port to PATH (atomically, by rename)
 //   --health-path P          the health check's path (default /health)
-//   --ready-after-ms N       health answers 503 until N ms after start, then 200 "OK"
+//   --ready-after-ms N       health answers 503 until N ms after the process started, then 200 "OK"
 //   --latency-ms N           every other request is answered after N ms (a timer: other
 //                            connections go on meanwhile)
 //   --body TEXT              answer body (default "OK"); {target}, {method} and {body} are
@@ -11,7 +13,7 @@
 //   --crash-after N          take N requests, then _exit(1) on receiving the next one
 //   --close-every N          silently close a connection after N answers on it, as servers
 //                            with a keep-alive limit or idle timeout do
-//   --exit-after-ms N        _exit(1) N ms after start, healthy or not
+//   --exit-after-ms N        _exit(1) N ms after the process started, healthy or not
 //   --log PATH TAG           append "TAG <pid> <monotonic ns>" to PATH at start
 // Health requests count toward neither --crash-after nor --close-every. SIGTERM or SIGINT:
 // exit 0. Single-threaded, so it uses one core of the machine it measures on.
@@ -61,6 +63,7 @@ struct Options {
   long exit_after_ms = -1;
   std::string log_path;
   std::string log_tag;
+  std::string port_file;
 };
 
 [[noreturn]] void Usage(const std::string& why) {
@@ -101,6 +104,8 @@ Options Parse(int argc, char** argv) {
       options.close_every = Number(flag, value());
     } else if (flag == "--exit-after-ms") {
       options.exit_after_ms = Number(flag, value());
+    } else if (flag == "--port-file") {
+      options.port_file = value();
     } else if (flag == "--log") {
       options.log_path = value();
       options.log_tag = value();
@@ -125,6 +130,16 @@ void Log(const std::string& path, const std::string& tag) {
   ::close(fd);
 }
 
+void WritePortFile(const std::string& path, int port) {
+  const std::string temporary = path + ".tmp";
+  const std::string text = std::to_string(port) + "\n";
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
+      ::close(fd) != 0 || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    Usage("cannot write port file " + path);
+  }
+}
+
 void ReplaceAll(std::string& text, const std::string& from, const std::string& to) {
   for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
     text.replace(at, from.size(), to);
@@ -133,7 +148,8 @@ void ReplaceAll(std::string& text, const std::string& from, const std::string& t
 
 class Server {
  public:
-  explicit Server(const Options& options) : options_(options), started_(Clock::now()) {}
+  Server(const Options& options, Clock::time_point started)
+      : options_(options), started_(started) {}
 
   asio::awaitable<void> Listen(asio::ip::tcp::acceptor acceptor) {
     for (;;) {
@@ -194,6 +210,7 @@ class Server {
 };
 
 int Run(int argc, char** argv) {
+  const Clock::time_point started = Clock::now();
   const Options options = Parse(argc, argv);
   if (!options.log_path.empty()) Log(options.log_path, options.log_tag);
 
@@ -220,12 +237,13 @@ int Run(int argc, char** argv) {
   stop_signals.async_wait([&](const beast::error_code&, int) { context.stop(); });
   asio::steady_timer exit_timer(context);
   if (options.exit_after_ms >= 0) {
-    exit_timer.expires_after(std::chrono::milliseconds(options.exit_after_ms));
+    exit_timer.expires_at(started + std::chrono::milliseconds(options.exit_after_ms));
     exit_timer.async_wait([](const beast::error_code& error) {
       if (!error) ::_exit(1);
     });
   }
-  Server server(options);
+  if (!options.port_file.empty()) WritePortFile(options.port_file, acceptor.local_endpoint().port());
+  Server server(options, started);
   asio::co_spawn(context, server.Listen(std::move(acceptor)), asio::detached);
   context.run();
   return 0;
