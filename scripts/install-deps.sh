@@ -16,6 +16,7 @@ packages=(
   libgtest-dev libgmock-dev  # unit and end-to-end tests
   python3 python3-scipy python3-protobuf  # independent reference values and decoders in tests
   valgrind              # instruction counts where perf counters are not available
+  wrk                   # bench_http_client's peer: the rate the engine's HTTP client is held to
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
