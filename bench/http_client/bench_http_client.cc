@@ -13,6 +13,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -39,7 +40,7 @@ struct Options {
   int requests = 200000;
   int concurrency = 8;
   int wrk_seconds = 5;
-  int rounds = 1;
+  int rounds = 3;
 };
 
 Options Parse(int argc, char** argv) {
@@ -208,6 +209,12 @@ double RunWrk(const std::string& wrk, int port, const Options& options) {
   return std::stod(match[1]);
 }
 
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 int Run(int argc, char** argv) {
   const Options options = Parse(argc, argv);
   const char* path = std::getenv("PATH");
@@ -216,11 +223,16 @@ int Run(int argc, char** argv) {
   Server server;
   fmt::print("server  stub-http-server on 127.0.0.1:{} (one thread)\n", server.port());
   RunClient(server, 2000, options);  // warm-up: connections, allocator, page cache
+  // Alternating rounds, so load from other processes falls on both sides alike.
+  std::vector<double> client_rates;
+  std::vector<double> wrk_rates;
   for (int round = 1; round <= options.rounds; ++round) {
     const Figures client = RunClient(server, options.requests, options);
-    fmt::print("client  {} requests over {} connections: {:.3f} s, {:.0f} req/s "
-               "(client CPU {:.0f}%, server CPU {:.0f}%)\n",
+    client_rates.push_back(client.rate);
+    fmt::print("client  {} requests over {} connections: {:.3f} s, {:.0f} req/s, "
+               "{:.1f} us client CPU per request (client CPU {:.0f}%, server CPU {:.0f}%)\n",
                options.requests, options.concurrency, client.wall_s, client.rate,
+               1e6 * client.client_cpu_share * client.wall_s / options.requests,
                100 * client.client_cpu_share, 100 * client.server_cpu_share);
     if (!wrk.error.empty()) {
       fmt::print("wrk     wrk not installed\n");
@@ -231,12 +243,18 @@ int Run(int argc, char** argv) {
     const double wrk_rate = RunWrk(wrk.path.string(), server.port(), options);
     const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
     const double server_share = (ProcessCpuSeconds(server.pid()) - server_before) / wall_s;
+    wrk_rates.push_back(wrk_rate);
     fmt::print("wrk     -t1 -c{} -d{}s: {:.0f} req/s (server CPU {:.0f}%)\n", options.concurrency,
                options.wrk_seconds, wrk_rate, 100 * server_share);
-    const double ratio = client.rate / wrk_rate;
-    fmt::print("ratio   client / wrk = {:.2f} ({})\n", ratio,
-               ratio >= 0.5 ? "meets the aim of >= 0.5" : "BELOW the aim of >= 0.5");
   }
+  if (wrk_rates.empty()) {
+    fmt::print("median  client {:.0f} req/s\n", Median(client_rates));
+    return 0;
+  }
+  const double ratio = Median(client_rates) / Median(wrk_rates);
+  fmt::print("median  client {:.0f} req/s, wrk {:.0f} req/s: client / wrk = {:.2f} ({})\n",
+             Median(client_rates), Median(wrk_rates), ratio,
+             ratio >= 0.5 ? "meets the aim of >= 0.5" : "BELOW the aim of >= 0.5");
   return 0;
 }
 

@@ -37,7 +37,8 @@ HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_
     // Whole milliseconds, so a poll that timed out says "after 0.3 s", not "after 0.299999 s".
     const double left = std::round((timeout_s - SecondsSince(start)) * 1000) / 1000;
     const Response response = Fetch(port, request, std::clamp(left, 0.001, kMaxPollSeconds));
-    if (response.status == 200) {
+    // A 200 while our server has already exited came from whoever took its port.
+    if (response.status == 200 && (!still_running || still_running())) {
       result.healthy = true;
       result.time_to_ready_s = SecondsSince(start);
       result.last_status = 200;

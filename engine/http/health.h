@@ -13,9 +13,9 @@ struct HealthResult {
   std::string error;           // why not healthy; empty when healthy
 };
 
-// GETs `path` on 127.0.0.1:port every 10 ms until one answer is 200. Between attempts it
-// asks `still_running` (may be empty) so a server that died is reported at once rather than
-// after the timeout. Errors read "server exited before becoming healthy" or "not healthy
+// GETs `path` on 127.0.0.1:port every 10 ms until one answer is 200. After every attempt it
+// asks `still_running` (may be empty), so a server that died is reported at once rather than
+// after the timeout, and a 200 from another process that took the port is not believed. Errors read "server exited before becoming healthy" or "not healthy
 // after 5 s: last answer 503" ("...: no answer (connect: Connection refused)" when the last
 // poll got no answer).
 HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_s,

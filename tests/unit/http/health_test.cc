@@ -71,6 +71,15 @@ TEST_F(HealthTest, ServerThatExitsIsDetectedBeforeTheTimeout) {
   EXPECT_EQ(server->WaitForExit(5.0), 1);
 }
 
+TEST_F(HealthTest, AnswerFromAnotherProcessOnThePortIsNotBelieved) {
+  // `other` holds the port; ours (as still_running reports) has exited.
+  auto other = StubServer::StartHealthy({});
+  const http::HealthResult health =
+      http::WaitUntilHealthy(other->port(), "/health", 5.0, [] { return false; });
+  EXPECT_FALSE(health.healthy);
+  EXPECT_EQ(health.error, "server exited before becoming healthy");
+}
+
 TEST_F(HealthTest, ServerOnATakenPortIsDetectedAsExited) {
   auto other = StubServer::Start({"--ready-after-ms", "100000"});
   StubServer server(other->port(), {});
