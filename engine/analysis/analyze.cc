@@ -3,19 +3,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 #include "stats/analysis.h"
 #include "stats/descriptive.h"
 #include "stats/error.h"
+#include "stats/paired.h"
 
 namespace pe::analysis {
 
 namespace {
 
 struct Series {
-  std::vector<double> wall, user, sys, rss;
+  std::vector<double> wall, user, sys, cpu, rss;
   std::map<int, double> wall_by_round;
+  std::map<int, double> cpu_by_round;
 };
 
 std::map<std::string, Series> Collect(const WorkloadResult& w) {
@@ -28,7 +32,9 @@ std::map<std::string, Series> Collect(const WorkloadResult& w) {
     series.wall.push_back(s.wall_s);
     series.user.push_back(s.user_s);
     series.sys.push_back(s.sys_s);
+    series.cpu.push_back(s.user_s + s.sys_s);
     series.wall_by_round[s.round] = s.wall_s;
+    series.cpu_by_round[s.round] = s.user_s + s.sys_s;
   }
   return out;
 }
@@ -144,6 +150,43 @@ void AddStatistics(const RunResult& run, const WorkloadResult* startup, const st
   for (const auto& note : a.notes) c.notes.push_back(note);
 }
 
+// CPU time (user + system) is the figure no-regression gates read: less sensitive than wall
+// time to what else the machine is doing. The interval is Hodges-Lehmann on the per-round
+// log-ratios, distribution-free (Hollander & Wolfe 1999, ch. 3), as Duel gates on.
+void CompareCpuAndCounts(const Series& base, const Series& cand, const ContenderSummary& b,
+                         const ContenderSummary& k, const Thresholds& thresholds, Comparison& c) {
+  if (b.median_cpu_s > 0) c.cpu_ratio = k.median_cpu_s / b.median_cpu_s;
+  std::vector<double> log_ratios;
+  for (const auto& [round, base_cpu] : base.cpu_by_round) {
+    auto other = cand.cpu_by_round.find(round);
+    if (other == cand.cpu_by_round.end()) continue;
+    if (base_cpu <= 0 || other->second <= 0) {
+      log_ratios.clear();
+      c.notes.push_back("no CPU-time interval: a run reported no CPU time");
+      break;
+    }
+    log_ratios.push_back(std::log(other->second / base_cpu));
+  }
+  if (log_ratios.size() >= 2) {
+    try {
+      const stats::HodgesLehmannResult hl = stats::HodgesLehmann(log_ratios, thresholds.confidence);
+      c.cpu_ratio_ci = Interval{std::exp(hl.estimate), std::exp(hl.low), std::exp(hl.high), hl.level,
+                                "Hodges-Lehmann on paired CPU-time log-ratios"};
+    } catch (const stats::StatsError& e) {
+      c.notes.push_back(fmt::format("no CPU-time interval: {}", e.what()));
+    }
+  }
+  if (b.instructions && k.instructions && *b.instructions > 0) {
+    c.instructions_ratio = static_cast<double>(*k.instructions) / static_cast<double>(*b.instructions);
+  }
+  if (b.allocation_calls && k.allocation_calls) {
+    // From none to some is a regression of unbounded size, not a figure to leave out.
+    c.allocations_ratio = *b.allocation_calls > 0 ? static_cast<double>(*k.allocation_calls) / *b.allocation_calls
+                          : *k.allocation_calls == 0 ? 1.0
+                                                     : std::numeric_limits<double>::infinity();
+  }
+}
+
 }  // namespace
 
 double LogicFloor(double workload_median_s, double startup_noise_s) {
@@ -153,6 +196,9 @@ double LogicFloor(double workload_median_s, double startup_noise_s) {
 void Analyze(RunResult& result) {
   const WorkloadResult* startup = nullptr;
   for (auto& w : result.workloads) {
+    // Counts measured once per contender (instructions, allocations) outlive re-analysis.
+    std::map<std::string, ContenderSummary> counts;
+    for (const ContenderSummary& s : w.summaries) counts[s.contender] = s;
     w.summaries.clear();
     w.comparison.reset();
     auto series = Collect(w);
@@ -161,11 +207,19 @@ void Analyze(RunResult& result) {
       if (it == series.end() || it->second.wall.empty()) continue;
       const Series& s = it->second;
       ContenderSummary sum;
+      if (auto c = counts.find(info.name); c != counts.end()) {
+        sum.instructions = c->second.instructions;
+        sum.instructions_source = c->second.instructions_source;
+        sum.allocation_calls = c->second.allocation_calls;
+        sum.allocated_bytes = c->second.allocated_bytes;
+        sum.measure_note = c->second.measure_note;
+      }
       sum.contender = info.name;
       sum.n = static_cast<int>(s.wall.size());
       sum.median_wall_s = stats::Median(s.wall);
       sum.median_user_s = stats::Median(s.user);
       sum.median_sys_s = stats::Median(s.sys);
+      sum.median_cpu_s = stats::Median(s.cpu);
       sum.min_wall_s = *std::min_element(s.wall.begin(), s.wall.end());
       sum.max_wall_s = *std::max_element(s.wall.begin(), s.wall.end());
       sum.median_max_rss_kib = static_cast<std::int64_t>(stats::Median(s.rss));
@@ -190,6 +244,7 @@ void Analyze(RunResult& result) {
       c.rss_ratio = static_cast<double>(k->median_max_rss_kib) / static_cast<double>(b->median_max_rss_kib);
     }
     CompareLogic(result, startup, w, c);
+    CompareCpuAndCounts(series[result.baseline], series[result.candidate], *b, *k, w.thresholds, c);
     AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c);
     w.comparison = c;
   }

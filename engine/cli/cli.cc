@@ -48,6 +48,9 @@ int Run(int argc, char** argv) {
   run->add_option("--warmup-rounds", run_flags.warmup_rounds, "Warm-up rounds, discarded")->check(CLI::NonNegativeNumber);
   run->add_option("--json", run_flags.json, "Write the full results file here (atomically)");
   run->add_option("--markdown", run_flags.markdown, "Write a Markdown report here, for a pull-request comment");
+  run->add_option("--html", run_flags.html, "Write a self-contained HTML report with charts here");
+  run->add_flag("--accept-regression", run_flags.accept_regression,
+                "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
 
   CLI::App* validate = app.add_subcommand("validate", "Check a spec without running anything");
   AddSpecOptions(validate, common);

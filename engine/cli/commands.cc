@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
 #include "engine/model/atomic_file.h"
+#include "engine/report/html_reporter.h"
 #include "engine/report/json_reporter.h"
 #include "engine/report/markdown_reporter.h"
 #include "engine/report/terminal_reporter.h"
@@ -75,12 +77,19 @@ ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool col
   options.rounds = flags.rounds;
   options.warmup_rounds = flags.warmup_rounds;
   if (::isatty(STDERR_FILENO)) options.progress = &std::cerr;
+  // CI sets the variable from a pull-request label; a person passes the flag.
+  const char* accept_env = std::getenv("PERFENGINE_ACCEPT_REGRESSION");
+  if (flags.accept_regression) options.accepted_by = "--accept-regression";
+  else if (accept_env != nullptr && *accept_env != '\0' && std::string(accept_env) != "0") {
+    options.accepted_by = "PERFENGINE_ACCEPT_REGRESSION";
+  }
   run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
   auto runner = MakeSystemProcessRunner();
   const RunResult result = run::RunExperiment(spec, options, *runner);
   // Files first: an interrupted or failed run still leaves its evidence behind.
   if (!flags.json.empty()) report::WriteJsonReport(result, flags.json);
   if (!flags.markdown.empty()) WriteFileAtomically(flags.markdown, report::MarkdownReport(result));
+  if (!flags.html.empty()) report::WriteHtmlReport(result, flags.html);
   report::WriteTerminalReport(result, std::cout, color);
   return result.verdict.exit;
 }

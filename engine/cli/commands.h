@@ -21,6 +21,8 @@ struct RunFlags {
   std::optional<int> rounds;
   std::optional<int> warmup_rounds;
   std::string json;
+  std::string html;
+  bool accept_regression = false;
   std::string markdown;
 };
 

@@ -37,6 +37,15 @@ Check Skipped(const WorkloadResult& w, std::string threshold, std::string label,
   return c;
 }
 
+// Why a count is missing, in the contenders' own words ("not measurable: statically linked").
+std::string MeasureNote(const WorkloadResult& w, const std::string& fallback) {
+  std::vector<std::string> notes;
+  for (const ContenderSummary& s : w.summaries) {
+    if (!s.measure_note.empty()) notes.push_back(fmt::format("{}: {}", s.contender, s.measure_note));
+  }
+  return notes.empty() ? fallback : fmt::format("{}", fmt::join(notes, "; "));
+}
+
 void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
   const Comparison& c = *w.comparison;
   const Thresholds& t = w.thresholds;
@@ -73,17 +82,36 @@ void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
     }
   }
   if (t.max_slowdown) {
-    if (c.paired_ratio_ci) {
-      // Fail only when the whole interval lies above the tolerance: noise alone cannot do that
-      // at the chosen confidence.
+    if (c.cpu_ratio_ci) {
+      // Fail only when the whole interval of the paired CPU-time ratio lies above the
+      // tolerance: noise alone cannot do that at the chosen confidence.
       Check check = MakeCheck(w, "max_slowdown",
-                              fmt::format("lower end of the {:.0f}% paired time-ratio interval", 100 * c.paired_ratio_ci->level),
-                              c.paired_ratio_ci->low, *t.max_slowdown, false);
-      check.note = fmt::format("{}, {} to {}", c.paired_ratio_ci->method, Ratio(c.paired_ratio_ci->low),
-                               Ratio(c.paired_ratio_ci->high));
+                              fmt::format("lower end of the {:.0f}% paired CPU-time ratio interval", 100 * c.cpu_ratio_ci->level),
+                              c.cpu_ratio_ci->low, *t.max_slowdown, false);
+      check.note = fmt::format("{}, {} to {}", c.cpu_ratio_ci->method, Ratio(c.cpu_ratio_ci->low),
+                               Ratio(c.cpu_ratio_ci->high));
       checks.push_back(check);
     } else {
-      checks.push_back(Skipped(w, "max_slowdown", "paired time-ratio interval", *t.max_slowdown, "no interval: too few rounds"));
+      checks.push_back(Skipped(w, "max_slowdown", "paired CPU-time ratio interval", *t.max_slowdown,
+                               "no interval: fewer than 2 paired rounds with CPU time"));
+    }
+  }
+  if (t.max_instructions_ratio) {
+    if (c.instructions_ratio) {
+      checks.push_back(MakeCheck(w, "max_instructions_ratio", "instruction count ratio", *c.instructions_ratio,
+                                 *t.max_instructions_ratio, false));
+    } else {
+      checks.push_back(Skipped(w, "max_instructions_ratio", "instruction count ratio", *t.max_instructions_ratio,
+                               MeasureNote(w, "instructions not measured")));
+    }
+  }
+  if (t.max_allocations_ratio) {
+    if (c.allocations_ratio) {
+      checks.push_back(MakeCheck(w, "max_allocations_ratio", "allocation count ratio", *c.allocations_ratio,
+                                 *t.max_allocations_ratio, false));
+    } else {
+      checks.push_back(Skipped(w, "max_allocations_ratio", "allocation count ratio", *t.max_allocations_ratio,
+                               MeasureNote(w, "allocations not measured")));
     }
   }
 }
@@ -153,6 +181,13 @@ std::string CheckLine(const Check& c) {
   return fmt::format("{}: {} {}{} is {} the {} {} ({})", c.workload, c.label, measured, detail,
                      c.higher_is_better ? "below" : "above", c.higher_is_better ? "required" : "allowed", bar,
                      margin);
+}
+
+void Accept(Verdict& verdict, const std::string& accepted_by) {
+  if (verdict.exit != ExitCode::kThresholdMissed) return;
+  verdict.exit = ExitCode::kPass;
+  verdict.accepted = true;
+  verdict.accepted_by = accepted_by;
 }
 
 std::string FailureLine(const Failure& f) {

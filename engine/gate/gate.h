@@ -12,6 +12,11 @@ namespace pe::gate {
 
 Verdict Judge(const RunResult& result);
 
+// A missed threshold accepted on purpose (--accept-regression, or PERFENGINE_ACCEPT_REGRESSION
+// set by CI from a pull-request label): exit 0, but every report still shows what was missed
+// and what accepted it. Failures of the run (exit 2) and interrupts cannot be accepted.
+void Accept(Verdict& verdict, const std::string& accepted_by);
+
 // The line printed for a check, e.g.
 // "generate-hashes-large: median speedup 0.94x is below the required 1.00x (short by 6%)".
 std::string CheckLine(const Check& check);

@@ -1,6 +1,7 @@
 #include "engine/run/experiment.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <fstream>
@@ -13,6 +14,11 @@
 #include "engine/run/normalise.h"
 #include "engine/run/order.h"
 #include "engine/run/progress.h"
+#include "engine/gitbuild/git_build.h"
+#include "engine/measure/allocations.h"
+#include "engine/measure/instructions.h"
+#include "engine/measure/profile.h"
+#include "engine/measure/where_the_time_went.h"
 #include "engine/runner/interrupt.h"
 #include "engine/spec/placeholders.h"
 #include "engine/spec/programs.h"
@@ -116,14 +122,19 @@ class Experiment {
       result_.sweeps.push_back(std::move(sr));
     }
     scratch_ = MakeScratch();
-    const bool ok = PrepareFixtures() && CheckParity() && RunRounds() && RunRssOnly();
+    const bool ok = BuildContenders() && PrepareFixtures() && CheckParity() && RunRounds() && RunRssOnly() &&
+                    RunCounts();
     result_.complete = ok;
-    std::error_code ec;
-    fs::remove_all(scratch_, ec);
     if (progress_) progress_->Finish();
     analysis::Analyze(result_);
     analysis::AnalyzeSweeps(result_);
     result_.verdict = gate::Judge(result_);
+    if (ok && result_.verdict.exit == ExitCode::kThresholdMissed) {
+      ProfileRegressions();
+      if (!options_.accepted_by.empty()) gate::Accept(result_.verdict, options_.accepted_by);
+    }
+    std::error_code ec;
+    fs::remove_all(scratch_, ec);
     return std::move(result_);
   }
 
@@ -160,6 +171,89 @@ class Experiment {
       if (wr.name == w.name) return wr;
     }
     throw std::logic_error("workload not in result: " + w.name);
+  }
+
+  // Contenders built from git: a worktree per revision under the cache, built once per commit.
+  bool BuildContenders() {
+    for (const spec::Contender& c : spec_.contenders) {
+      if (c.git.empty()) continue;
+      try {
+        const gitbuild::BuiltRevision built =
+            gitbuild::PrepareRevision(c.repo, c.git, c.build, CacheRoot(), runner_);
+        worktrees_[c.name] = built.worktree;
+        for (ContenderInfo& info : result_.contenders) {
+          if (info.name == c.name) {
+            info.git = c.git;
+            info.commit = built.commit;
+          }
+        }
+      } catch (const std::exception& e) {  // GitError, BuildError (with its log's tail)
+        result_.failures.push_back({Failure::Kind::kBuild, "", c.name, fmt::format("could not be built: {}", e.what()), ""});
+        return false;
+      }
+      if (interrupt::Interrupted()) return Interrupted();
+    }
+    return true;
+  }
+
+  fs::path CacheRoot() const { return options_.cache_root.empty() ? gen::DefaultCacheRoot() : options_.cache_root; }
+
+  bool WantsInstructions(const spec::Workload& w) {
+    return !w.startup && (spec_.measure_instructions || ResultFor(w).thresholds.max_instructions_ratio);
+  }
+  bool WantsAllocations(const spec::Workload& w) {
+    return !w.startup && (spec_.measure_allocations || ResultFor(w).thresholds.max_allocations_ratio);
+  }
+
+  // Instruction and allocation counts are deterministic: one run per contender and workload.
+  bool RunCounts() {
+    for (const spec::Workload* w : workloads_) {
+      const bool instructions = WantsInstructions(*w), allocations = WantsAllocations(*w);
+      if (!instructions && !allocations) continue;
+      for (const spec::Contender& c : spec_.contenders) {
+        ContenderSummary counts;
+        counts.contender = c.name;
+        std::vector<std::string> notes;
+        if (instructions) {
+          const measure::InstructionCount n = measure::CountInstructions(BuildCommand(c, *w, PathsFor(c, *w)), runner_);
+          counts.instructions = n.count;
+          counts.instructions_source = n.source;
+          if (!n.note.empty()) notes.push_back(n.note);
+        }
+        if (allocations) {
+          const measure::AllocationCount a = measure::CountAllocations(BuildCommand(c, *w, PathsFor(c, *w)), runner_);
+          counts.allocation_calls = a.calls;
+          counts.allocated_bytes = a.bytes;
+          if (!a.note.empty()) notes.push_back(a.note);
+        }
+        counts.measure_note = fmt::format("{}", fmt::join(notes, "; "));
+        ResultFor(*w).summaries.push_back(std::move(counts));
+        if (interrupt::Interrupted()) return Interrupted();
+      }
+    }
+    return true;
+  }
+
+  // Where the extra time went: callgrind profiles of both contenders on each workload that
+  // missed a no-regression threshold.
+  void ProfileRegressions() {
+    static const std::vector<std::string> kRegression = {"max_slowdown", "max_instructions_ratio", "max_allocations_ratio"};
+    for (const spec::Workload* w : workloads_) {
+      const bool regressed = std::any_of(result_.verdict.checks.begin(), result_.verdict.checks.end(), [&](const Check& c) {
+        return c.workload == w->name && !c.passed &&
+               std::find(kRegression.begin(), kRegression.end(), c.threshold) != kRegression.end();
+      });
+      if (!regressed) continue;
+      const spec::Contender* b = spec_.FindContender(spec_.baseline);
+      const spec::Contender* k = spec_.FindContender(spec_.candidate);
+      const measure::ProfileResult base = measure::ProfileCommand(BuildCommand(*b, *w, PathsFor(*b, *w)), runner_);
+      const measure::ProfileResult cand = measure::ProfileCommand(BuildCommand(*k, *w, PathsFor(*k, *w)), runner_);
+      WorkloadResult& wr = ResultFor(*w);
+      for (const measure::FunctionDelta& d : measure::WhereTheTimeWent(base.functions, cand.functions, 8)) {
+        wr.profile.push_back({d.function, d.base_cost, d.cand_cost, d.base_share, d.cand_share});
+      }
+      wr.profile_note = !base.note.empty() ? base.note : !cand.note.empty() ? cand.note : "callgrind: self instructions per function";
+    }
   }
 
   bool PrepareFixtures() {
@@ -223,13 +317,16 @@ class Experiment {
     if (!w.startup) {
       for (const auto& a : w.args) cmd.argv.push_back(spec::Expand(a.value, values));
     }
+    // A contender built from git runs its programs from its revision's worktree.
+    const auto worktree = worktrees_.find(c.name);
+    const fs::path base = worktree != worktrees_.end() ? worktree->second : SpecDir();
     std::string why;
-    if (auto program = spec::ResolveProgram(cmd.argv[0], SpecDir(), &why)) {
+    if (auto program = spec::ResolveProgram(cmd.argv[0], base, &why)) {
       cmd.argv[0] = fs::absolute(*program).lexically_normal().string();
     }
     for (const auto& [k, v] : c.env) cmd.env[k] = spec::Expand(v, values);
     for (const auto& [k, v] : w.env) cmd.env[k] = spec::Expand(v, values);  // a sweep point's, e.g. LD_PRELOAD
-    cmd.cwd = c.workdir;
+    cmd.cwd = c.workdir.empty() && worktree != worktrees_.end() ? worktree->second : c.workdir;
     cmd.stdout_path = paths.stdout_path;
     cmd.stderr_path = paths.stderr_path;
     cmd.timeout_s = w.timeout_s.value_or(settings_.timeout_s);
@@ -387,6 +484,7 @@ class Experiment {
   RunResult result_;
   std::vector<const spec::Workload*> workloads_;
   std::map<std::string, fs::path> fixtures_;
+  std::map<std::string, fs::path> worktrees_;
   fs::path scratch_;
   std::optional<Progress> progress_;
 };

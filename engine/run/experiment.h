@@ -21,6 +21,9 @@ struct Options {
   std::optional<double> scale;
   std::filesystem::path cache_root;    // fixture cache; empty: the default
   std::ostream* progress = nullptr;    // progress lines go here when set (a terminal)
+  // Non-empty: a missed threshold is accepted (exit 0) and reported as accepted by this,
+  // e.g. "--accept-regression" or "PERFENGINE_ACCEPT_REGRESSION".
+  std::string accepted_by;
 };
 
 // The workloads a run will execute, in order, after checking names in options.workloads.

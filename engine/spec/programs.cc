@@ -56,6 +56,7 @@ std::optional<std::filesystem::path> ResolveProgram(const std::string& program,
 void CheckPrograms(Spec& spec) {
   const std::map<std::string, std::string> placeholders = {{"spec_dir", SpecDir(spec).string()}};
   for (Contender& c : spec.contenders) {
+    if (!c.git.empty()) continue;  // its programs exist only once its revision is built
     for (std::vector<Located>* argv : {&c.argv, &c.startup_argv}) {
       Located& program = argv->front();
       std::string why;

@@ -162,7 +162,15 @@ class Parser {
 
   void ParseRun(const toml::table& run, Spec& spec) const {
     CheckKeys(run, {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline",
-                    "candidate", "bootstrap_resamples", "confidence"}, "[run]");
+                    "candidate", "bootstrap_resamples", "confidence", "measure"}, "[run]");
+    if (auto measure = StringArray(run, "measure", false)) {
+      const std::vector<std::string> kinds = {"instructions", "allocations"};
+      for (const Located& m : *measure) {
+        if (m.value == "instructions") spec.measure_instructions = true;
+        else if (m.value == "allocations") spec.measure_allocations = true;
+        else Fail(m.pos, fmt::format("unknown measure '{}'{}; expected instructions or allocations", m.value, DidYouMean(m.value, kinds)));
+      }
+    }
     Settings& s = spec.settings;
     if (auto v = Integer(run, "rounds", 1)) s.rounds = static_cast<int>(*v);
     if (auto v = Integer(run, "warmup_rounds", 0)) s.warmup_rounds = static_cast<int>(*v);
@@ -194,7 +202,7 @@ class Parser {
       if (!node.is_table()) Fail(Pos(node), fmt::format("contender '{}' must be a table, not {}", name, TypeName(node)));
       const toml::table& t = *node.as_table();
       const std::string where = fmt::format("[contenders.{}]", name);
-      CheckKeys(t, {"argv", "env", "workdir", "description", "startup"}, where);
+      CheckKeys(t, {"argv", "env", "workdir", "description", "startup", "git", "repo", "build"}, where);
       Contender c;
       c.name = name;
       c.pos = Pos(key.source());
@@ -203,6 +211,18 @@ class Parser {
       c.argv = *argv;
       c.description = String(t, "description").value_or("");
       if (auto workdir = String(t, "workdir")) c.workdir = ResolveAgainstSpec(*workdir);
+      if (auto git = String(t, "git")) {
+        if (git->empty()) Fail(Pos(*t.get("git")), "'git' must name a revision, e.g. \"main\" or \"HEAD\"");
+        c.git = *git;
+        c.repo = ResolveAgainstSpec(String(t, "repo").value_or("."));
+        if (auto build = StringArray(t, "build", true)) {
+          for (const Located& b : *build) c.build.push_back(b.value);
+        }
+      } else {
+        for (const char* key : {"repo", "build"}) {
+          if (t.get(key)) Fail(Pos(*t.get(key)), fmt::format("'{}' only applies to a contender built from git: add git = \"REVISION\"", key));
+        }
+      }
       if (auto startup = StringArray(t, "startup", true)) {
         c.startup_argv = *startup;
       } else {
@@ -255,7 +275,8 @@ class Parser {
 
   ThresholdOverrides ParseThresholds(const toml::table& t, const std::string& where) const {
     CheckKeys(t, {"min_speedup", "min_win_rate", "min_logic_speedup", "max_rss_ratio", "rss_runs",
-                  "min_speedup_ci", "max_slowdown", "confidence"}, where);
+                  "min_speedup_ci", "max_slowdown", "confidence", "max_instructions_ratio",
+                  "max_allocations_ratio"}, where);
     ThresholdOverrides o;
     o.min_speedup = Number(t, "min_speedup", 0, true);
     o.min_win_rate = Number(t, "min_win_rate", 0, false, 1.0);
@@ -265,6 +286,8 @@ class Parser {
     o.min_speedup_ci = Number(t, "min_speedup_ci", 0, true);
     o.max_slowdown = Number(t, "max_slowdown", 0, true);
     o.confidence = Number(t, "confidence", 0, true, 0.9999);
+    o.max_instructions_ratio = Number(t, "max_instructions_ratio", 0, true);
+    o.max_allocations_ratio = Number(t, "max_allocations_ratio", 0, true);
     return o;
   }
 
@@ -656,6 +679,8 @@ Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload) {
   t.min_speedup_ci = w.min_speedup_ci ? w.min_speedup_ci : g.min_speedup_ci;
   t.max_slowdown = w.max_slowdown ? w.max_slowdown : g.max_slowdown;
   t.confidence = w.confidence.value_or(g.confidence.value_or(spec.settings.confidence));
+  t.max_instructions_ratio = w.max_instructions_ratio ? w.max_instructions_ratio : g.max_instructions_ratio;
+  t.max_allocations_ratio = w.max_allocations_ratio ? w.max_allocations_ratio : g.max_allocations_ratio;
   return t;
 }
 

@@ -27,6 +27,11 @@ struct Contender {
   std::map<std::string, std::string> env;
   std::filesystem::path workdir;      // empty: the engine's working directory
   SourcePos pos;
+  // Built from git: the revision, the repository (default: the spec's own) and the build
+  // argv run in the revision's worktree; argv paths are then relative to that worktree.
+  std::string git;
+  std::filesystem::path repo;
+  std::vector<std::string> build;
 };
 
 enum class Normaliser { kExact, kSortedLines, kJson, kJsonMap };
@@ -45,6 +50,7 @@ struct ThresholdOverrides {
   std::optional<double> min_speedup, min_win_rate, min_logic_speedup, max_rss_ratio;
   std::optional<int> rss_runs;
   std::optional<double> min_speedup_ci, max_slowdown, confidence;
+  std::optional<double> max_instructions_ratio, max_allocations_ratio;
 };
 
 struct Workload {
@@ -87,6 +93,9 @@ struct Spec {
   std::vector<Contender> contenders;  // spec order
   std::vector<Workload> workloads;    // the startup workload first, then spec order
   ThresholdOverrides thresholds;      // [thresholds]
+  // [run] measure: deterministic counts taken once per contender and workload.
+  bool measure_instructions = false;
+  bool measure_allocations = false;
   std::vector<Sweep> sweeps;
 
   const Contender* FindContender(std::string_view name) const;

@@ -102,7 +102,7 @@ TEST(Gate, IntervalThresholds) {
   RunResult r;
   WorkloadResult w = Workload("w", 1.3, 5, 5);
   w.comparison->speedup_ci = Interval{1.3, 0.97, 1.6, 0.95, "bootstrap BCa"};
-  w.comparison->paired_ratio_ci = Interval{1.05, 1.03, 1.08, 0.99, "Hodges-Lehmann"};
+  w.comparison->cpu_ratio_ci = Interval{1.05, 1.03, 1.08, 0.99, "Hodges-Lehmann"};
   w.thresholds.min_speedup_ci = 1.0;
   w.thresholds.max_slowdown = 1.02;
   r.workloads.push_back(w);
@@ -113,7 +113,7 @@ TEST(Gate, IntervalThresholds) {
             "w: lower end of the 95% speedup interval 0.97x (bootstrap BCa, 0.97x to 1.60x) is below the required "
             "1.00x (short by 3%)");
   EXPECT_EQ(v.lines[1],
-            "w: lower end of the 99% paired time-ratio interval 1.03x (Hodges-Lehmann, 1.03x to 1.08x) is above the "
+            "w: lower end of the 99% paired CPU-time ratio interval 1.03x (Hodges-Lehmann, 1.03x to 1.08x) is above the "
             "allowed 1.02x (over by 1%)");
 }
 
@@ -147,6 +147,50 @@ TEST(Gate, SweepGatesReadTheCandidatesFitsAndEfficiencies) {
   EXPECT_EQ(v.lines[1],
             "dense: scaling efficiency of new at 2 threads (allocator=system) 55% is below the required 60% "
             "(short by 5 points)");
+}
+
+}  // namespace
+}  // namespace pe::gate
+
+namespace pe::gate {
+namespace {
+
+TEST(Gate, CountRatiosAreUpperBoundsAndMissingCountsSayWhy) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 1.0, 3, 5);
+  w.comparison->instructions_ratio = 1.25;
+  w.thresholds.max_instructions_ratio = 1.01;
+  w.thresholds.max_allocations_ratio = 1.0;
+  ContenderSummary s;
+  s.contender = "candidate";
+  s.measure_note = "not measurable: statically linked";
+  w.summaries.push_back(s);
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  ASSERT_EQ(v.checks.size(), 2u);
+  EXPECT_EQ(v.lines.at(0), "w: instruction count ratio 1.25x is above the allowed 1.01x (over by 24%)");
+  EXPECT_TRUE(v.checks[1].skipped);
+  EXPECT_EQ(CheckLine(v.checks[1]),
+            "w: allocation count ratio not checked against 1.00x: candidate: not measurable: statically linked");
+}
+
+TEST(Gate, AcceptTurnsAMissIntoAPassThatSaysSo) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 0.9, 0, 5);
+  w.thresholds.min_speedup = 1.0;
+  r.workloads.push_back(w);
+  Verdict v = Judge(r);
+  Accept(v, "--accept-regression");
+  EXPECT_EQ(v.exit, ExitCode::kPass);
+  EXPECT_TRUE(v.accepted);
+  EXPECT_EQ(v.accepted_by, "--accept-regression");
+  EXPECT_EQ(v.lines.size(), 1u);  // what was accepted is still there to report
+  Verdict failed;
+  failed.exit = ExitCode::kRunFailed;
+  Accept(failed, "--accept-regression");
+  EXPECT_EQ(failed.exit, ExitCode::kRunFailed);  // a broken run is never accepted
+  EXPECT_FALSE(failed.accepted);
 }
 
 }  // namespace
