@@ -5,21 +5,20 @@
 //
 //   bench_http_client [--requests N] [--concurrency C] [--wrk-seconds S] [--rounds R]
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fmt/core.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -161,8 +160,8 @@ struct Figures {
 };
 
 Figures RunClient(const Server& server, int requests_count, const Options& options) {
-  const std::vector<http::Request> requests(requests_count,
-                                            http::Request{.target = "/x", .body = {}, .content_type = {}});
+  const std::vector<http::Request> requests(
+      requests_count, http::Request{.target = "/x", .body = {}, .content_type = {}});
   const double cpu_before = CpuSeconds();
   const double server_before = ProcessCpuSeconds(server.pid());
   const http::LoadResult load =
@@ -180,10 +179,10 @@ Figures RunClient(const Server& server, int requests_count, const Options& optio
 double RunWrk(const std::string& wrk, int port, const Options& options) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  const pid_t pid = Spawn({wrk, "-t1", fmt::format("-c{}", options.concurrency),
-                           fmt::format("-d{}s", options.wrk_seconds),
-                           fmt::format("http://127.0.0.1:{}/x", port)},
-                          pipe_fds[1]);
+  const pid_t pid =
+      Spawn({wrk, "-t1", fmt::format("-c{}", options.concurrency),
+             fmt::format("-d{}s", options.wrk_seconds), fmt::format("http://127.0.0.1:{}/x", port)},
+            pipe_fds[1]);
   ::close(pipe_fds[1]);
   std::string output;
   char chunk[4096];
@@ -203,7 +202,8 @@ double RunWrk(const std::string& wrk, int port, const Options& options) {
       !std::regex_search(output, match, std::regex(R"(Requests/sec:\s+([0-9.]+))"))) {
     throw std::runtime_error("wrk failed:\n" + output);
   }
-  if (output.find("Non-2xx") != std::string::npos || output.find("Socket errors") != std::string::npos) {
+  if (output.find("Non-2xx") != std::string::npos ||
+      output.find("Socket errors") != std::string::npos) {
     throw std::runtime_error("wrk saw errors:\n" + output);
   }
   return std::stod(match[1]);
@@ -229,11 +229,12 @@ int Run(int argc, char** argv) {
   for (int round = 1; round <= options.rounds; ++round) {
     const Figures client = RunClient(server, options.requests, options);
     client_rates.push_back(client.rate);
-    fmt::print("client  {} requests over {} connections: {:.3f} s, {:.0f} req/s, "
-               "{:.1f} us client CPU per request (client CPU {:.0f}%, server CPU {:.0f}%)\n",
-               options.requests, options.concurrency, client.wall_s, client.rate,
-               1e6 * client.client_cpu_share * client.wall_s / options.requests,
-               100 * client.client_cpu_share, 100 * client.server_cpu_share);
+    fmt::print(
+        "client  {} requests over {} connections: {:.3f} s, {:.0f} req/s, "
+        "{:.1f} us client CPU per request (client CPU {:.0f}%, server CPU {:.0f}%)\n",
+        options.requests, options.concurrency, client.wall_s, client.rate,
+        1e6 * client.client_cpu_share * client.wall_s / options.requests,
+        100 * client.client_cpu_share, 100 * client.server_cpu_share);
     if (!wrk.error.empty()) {
       fmt::print("wrk     wrk not installed\n");
       continue;

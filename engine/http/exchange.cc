@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <iterator>
-
 #include <boost/asio/ip/address_v4.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -14,6 +12,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <iterator>
 
 namespace pe::http::internal {
 
@@ -27,7 +26,8 @@ WireRequest ToWire(int port, const Request& request, bool keep_alive) {
   auto it = std::back_inserter(out.bytes);
   fmt::format_to(it, "{} {} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nUser-Agent: perfengine\r\n",
                  request.method, request.target, port);
-  if (!request.content_type.empty()) fmt::format_to(it, "Content-Type: {}\r\n", request.content_type);
+  if (!request.content_type.empty())
+    fmt::format_to(it, "Content-Type: {}\r\n", request.content_type);
   // Methods that carry a body say how long it is even when empty, as RFC 9110 asks.
   if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
       request.method == "PATCH") {
@@ -40,11 +40,13 @@ WireRequest ToWire(int port, const Request& request, bool keep_alive) {
 }
 
 Clock::time_point DeadlineIn(double s) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
 std::string Describe(const char* stage, const beast::error_code& ec, double timeout_s) {
-  if (ec == beast::error::timeout) return fmt::format("{}: timed out after {:g} s", stage, timeout_s);
+  if (ec == beast::error::timeout)
+    return fmt::format("{}: timed out after {:g} s", stage, timeout_s);
   return fmt::format("{}: {}", stage, ec.message());
 }
 
@@ -98,10 +100,8 @@ asio::awaitable<Exchanged> Exchange(beast::tcp_stream& stream, beast::flat_buffe
   // Answers such as a large impacted-targets list may exceed Beast's default 8 MB cap.
   parser.body_limit(boost::none);
   if (request.head) parser.skip(true);
-  co_await bhttp::async_read(stream, buffer, parser,
-                             asio::redirect_error(asio::use_awaitable, ec));
-  out.response.latency_s =
-      std::chrono::duration<double>(Clock::now() - start).count();
+  co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+  out.response.latency_s = std::chrono::duration<double>(Clock::now() - start).count();
   out.answer_started = parser.got_some();
   if (ec) {
     out.response.error = Describe("receive", ec, timeout_s);

@@ -55,8 +55,7 @@ struct Exchanged {
 // the start of the write to the last byte read.
 boost::asio::awaitable<Exchanged> Exchange(boost::beast::tcp_stream& stream,
                                            boost::beast::flat_buffer& buffer,
-                                           const WireRequest& request,
-                                           Clock::time_point deadline, double timeout_s,
-                                           bool keep_body);
+                                           const WireRequest& request, Clock::time_point deadline,
+                                           double timeout_s, bool keep_body);
 
 }  // namespace pe::http::internal

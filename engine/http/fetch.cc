@@ -16,8 +16,7 @@ namespace beast = boost::beast;
 
 namespace {
 
-asio::awaitable<void> FetchOnce(int port, const Request& request, double timeout_s,
-                                Response& out) {
+asio::awaitable<void> FetchOnce(int port, const Request& request, double timeout_s, Response& out) {
   beast::tcp_stream stream(co_await asio::this_coro::executor);
   // One deadline for connecting and exchanging, so the whole call stays within timeout_s.
   const auto deadline = internal::DeadlineIn(timeout_s);

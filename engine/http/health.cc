@@ -58,11 +58,10 @@ HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_
       return result;
     }
     if (SecondsSince(start) >= timeout_s) {
-      result.error = last_error.empty()
-                         ? fmt::format("not healthy after {:g} s: last answer {}", timeout_s,
-                                       result.last_status)
-                         : fmt::format("not healthy after {:g} s: no answer ({})", timeout_s,
-                                       last_error);
+      result.error = last_error.empty() ? fmt::format("not healthy after {:g} s: last answer {}",
+                                                      timeout_s, result.last_status)
+                                        : fmt::format("not healthy after {:g} s: no answer ({})",
+                                                      timeout_s, last_error);
       return result;
     }
     const auto remaining = std::chrono::duration_cast<Clock::duration>(

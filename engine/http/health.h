@@ -15,9 +15,9 @@ struct HealthResult {
 
 // GETs `path` on 127.0.0.1:port every 10 ms until one answer is 200. After every attempt it
 // asks `still_running` (may be empty), so a server that died is reported at once rather than
-// after the timeout, and a 200 from another process that took the port is not believed. Errors read "server exited before becoming healthy" or "not healthy
-// after 5 s: last answer 503" ("...: no answer (connect: Connection refused)" when the last
-// poll got no answer).
+// after the timeout, and a 200 that arrives after it died (from whoever took its port) is not
+// believed. Errors read "server exited before becoming healthy" or "not healthy after 5 s: last
+// answer 503" ("...: no answer (connect: Connection refused)" when the last poll got none).
 HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_s,
                               std::function<bool()> still_running);
 

@@ -33,8 +33,8 @@ struct Load {
   void Fail(size_t index, const std::string& error) {
     if (!result.error.empty()) return;
     const Request& request = (*requests)[index];
-    result.error = fmt::format("request {} ({} {}): {}", index, request.method, request.target,
-                               error);
+    result.error =
+        fmt::format("request {} ({} {}): {}", index, request.method, request.target, error);
     stopped = true;
   }
 };
@@ -74,8 +74,8 @@ asio::awaitable<void> Connection(Load& load) {
                                       load.timeout_s, load.keep_bodies);
       // A server may close an idle keep-alive connection just as we reuse it; it never saw
       // the request then, so sending it once more on a new connection is safe.
-      const bool closed_before_answer = answered_here > 0 && exchanged.closed_by_peer &&
-                                        !exchanged.answer_started;
+      const bool closed_before_answer =
+          answered_here > 0 && exchanged.closed_by_peer && !exchanged.answer_started;
       if (!exchanged.response.error.empty() || !exchanged.keep_alive) {
         Close(stream);
         open = false;
@@ -102,8 +102,8 @@ LoadResult FireRequests(int port, const std::vector<Request>& requests, int conc
   load.keep_bodies = keep_bodies;
   load.result.responses.resize(requests.size());
 
-  const size_t connections = std::min(static_cast<size_t>(std::max(concurrency, 1)),
-                                      requests.size());
+  const size_t connections =
+      std::min(static_cast<size_t>(std::max(concurrency, 1)), requests.size());
   // One thread: on a 2-core machine the server under test needs the other core, and one
   // thread already outpaces wrk's single thread against the stub server (bench/http_client).
   asio::io_context context(1);

@@ -1,11 +1,10 @@
 #include "engine/http/port.h"
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "tests/unit/http/held_port.h"
 #include "tests/unit/http/http_test.h"

@@ -97,8 +97,8 @@ std::unique_ptr<StubServer> StubServer::Start(const std::vector<std::string>& ar
 
 std::unique_ptr<StubServer> StubServer::StartHealthy(const std::vector<std::string>& args) {
   std::unique_ptr<StubServer> server = Start(args);
-  const http::HealthResult health = http::WaitUntilHealthy(
-      server->port(), "/health", 10.0, [&server] { return server->Running(); });
+  const http::HealthResult health = http::WaitUntilHealthy(server->port(), "/health", 10.0,
+                                                           [&server] { return server->Running(); });
   if (!health.healthy) {
     throw std::runtime_error("stub-http-server did not become healthy: " + health.error);
   }

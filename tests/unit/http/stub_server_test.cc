@@ -1,7 +1,6 @@
 // The stub server itself: what the engine's port retry and crash handling will rely on.
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -21,8 +20,8 @@ TEST_F(StubServerTest, TakenPortExits98WithAddressInUse) {
   HeldPort squatter(/*listening=*/true);
   StubServer server(squatter.port(), {});
   EXPECT_EQ(server.WaitForExit(5.0), 98);
-  EXPECT_EQ(server.Stderr(),
-            "stub-http-server: address in use: 127.0.0.1:" + std::to_string(squatter.port()) + "\n");
+  EXPECT_EQ(server.Stderr(), "stub-http-server: address in use: 127.0.0.1:" +
+                                 std::to_string(squatter.port()) + "\n");
 }
 
 TEST_F(StubServerTest, SigtermExitsZero) {

@@ -154,8 +154,8 @@ class Server {
   asio::awaitable<void> Listen(asio::ip::tcp::acceptor acceptor) {
     for (;;) {
       beast::error_code ec;
-      asio::ip::tcp::socket socket = co_await acceptor.async_accept(
-          asio::redirect_error(asio::use_awaitable, ec));
+      asio::ip::tcp::socket socket =
+          co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
       if (ec) continue;  // EMFILE and the like: the client will see it, keep serving others
       asio::co_spawn(acceptor.get_executor(), Session(std::move(socket)), asio::detached);
     }
@@ -177,7 +177,8 @@ class Server {
       response.keep_alive(request.keep_alive());
       const bool health = request.target() == options_.health_path;
       if (health) {
-        const bool ready = Clock::now() - started_ >= std::chrono::milliseconds(options_.ready_after_ms);
+        const bool ready =
+            Clock::now() - started_ >= std::chrono::milliseconds(options_.ready_after_ms);
         response.result(ready ? 200 : 503);
         response.body() = ready ? "OK" : "starting";
       } else {
@@ -242,7 +243,8 @@ int Run(int argc, char** argv) {
       if (!error) ::_exit(1);
     });
   }
-  if (!options.port_file.empty()) WritePortFile(options.port_file, acceptor.local_endpoint().port());
+  if (!options.port_file.empty())
+    WritePortFile(options.port_file, acceptor.local_endpoint().port());
   Server server(options, started);
   asio::co_spawn(context, server.Listen(std::move(acceptor)), asio::detached);
   context.run();
