@@ -67,6 +67,7 @@ constexpr auto FieldsOf(Tag<Sample>) {
       Field{"position", &S::position},
       Field{"wall_s", &S::wall_s},       Field{"user_s", &S::user_s},
       Field{"sys_s", &S::sys_s},         Field{"max_rss_kib", &S::max_rss_kib},
+      Field{"serve", &S::serve},
   };
 }
 
@@ -92,6 +93,7 @@ constexpr auto FieldsOf(Tag<Thresholds>) {
       Field{"confidence", &S::confidence},
       Field{"max_instructions_ratio", &S::max_instructions_ratio},
       Field{"max_allocations_ratio", &S::max_allocations_ratio},
+      Field{"max_p99_ratio", &S::max_p99_ratio},
   };
 }
 
@@ -121,6 +123,7 @@ constexpr auto FieldsOf(Tag<ContenderSummary>) {
       Field{"allocation_calls", &S::allocation_calls},
       Field{"allocated_bytes", &S::allocated_bytes},
       Field{"measure_note", &S::measure_note},
+      Field{"serve", &S::serve},
   };
 }
 
@@ -147,6 +150,17 @@ constexpr auto FieldsOf(Tag<Comparison>) {
       Field{"cpu_ratio_ci", &S::cpu_ratio_ci},
       Field{"instructions_ratio", &S::instructions_ratio},
       Field{"allocations_ratio", &S::allocations_ratio},
+      Field{"p99_ratio", &S::p99_ratio},
+  };
+}
+
+constexpr auto FieldsOf(Tag<ServeFigures>) {
+  using S = ServeFigures;
+  return std::tuple{
+      Field{"requests", &S::requests}, Field{"p50_s", &S::p50_s},
+      Field{"p90_s", &S::p90_s},       Field{"p99_s", &S::p99_s},
+      Field{"max_s", &S::max_s},       Field{"throughput_rps", &S::throughput_rps},
+      Field{"time_to_ready_s", &S::time_to_ready_s},
   };
 }
 
@@ -183,6 +197,7 @@ constexpr auto FieldsOf(Tag<WorkloadResult>) {
       Field{"description", &S::description},
       Field{"gate", &S::gate},
       Field{"startup", &S::startup},
+      Field{"kind", &S::kind},
       Field{"thresholds", &S::thresholds},
       Field{"samples", &S::samples},
       Field{"summaries", &S::summaries},

@@ -35,7 +35,10 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
                                              const Settings& st, const MachineInfo& m,
                                              const Verdict& v, const AxisValue& av,
                                              const ScalingFit& sf, const ScalingEfficiency& se,
-                                             const SweepResult& sr, const FunctionShift& fs) {
+                                             const SweepResult& sr, const FunctionShift& fs,
+                                             const ServeFigures& sv) {
+  [[maybe_unused]] const auto& [sv1, sv2, sv3, sv4, sv5, sv6, sv7] = sv;
+  static_assert(kTableCovers<ServeFigures, 7>);
   [[maybe_unused]] const auto& [fs1, fs2, fs3, fs4, fs5] = fs;
   static_assert(kTableCovers<FunctionShift, 5>);
   [[maybe_unused]] const auto& [av1, av2] = av;
@@ -48,20 +51,20 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<SweepResult, 7>);
   [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14] = r;
   static_assert(kTableCovers<RunResult, 14>);
-  [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14] = w;
-  static_assert(kTableCovers<WorkloadResult, 14>);
-  [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20] = c;
-  static_assert(kTableCovers<Comparison, 20>);
-  [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9] = s;
-  static_assert(kTableCovers<Sample, 9>);
+  [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15] = w;
+  static_assert(kTableCovers<WorkloadResult, 15>);
+  [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20, c21] = c;
+  static_assert(kTableCovers<Comparison, 21>);
+  [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10] = s;
+  static_assert(kTableCovers<Sample, 10>);
   [[maybe_unused]] const auto& [f1, f2, f3, f4, f5] = f;
   static_assert(kTableCovers<Failure, 5>);
-  [[maybe_unused]] const auto& [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10] = t;
-  static_assert(kTableCovers<Thresholds, 10>);
+  [[maybe_unused]] const auto& [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11] = t;
+  static_assert(kTableCovers<Thresholds, 11>);
   [[maybe_unused]] const auto& [i1, i2, i3, i4, i5] = i;
   static_assert(kTableCovers<Interval, 5>);
-  [[maybe_unused]] const auto& [cs1, cs2, cs3, cs4, cs5, cs6, cs7, cs8, cs9, cs10, cs11, cs12, cs13, cs14] = cs;
-  static_assert(kTableCovers<ContenderSummary, 14>);
+  [[maybe_unused]] const auto& [cs1, cs2, cs3, cs4, cs5, cs6, cs7, cs8, cs9, cs10, cs11, cs12, cs13, cs14, cs15] = cs;
+  static_assert(kTableCovers<ContenderSummary, 15>);
   [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9] = k;
   static_assert(kTableCovers<Check, 9>);
   [[maybe_unused]] const auto& [ci1, ci2, ci3, ci4, ci5, ci6] = ci;

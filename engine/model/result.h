@@ -19,6 +19,17 @@ enum class ExitCode : int {
   kInterrupted = 130,    // SIGINT or SIGTERM
 };
 
+// A server's round: latencies over its requests and how long it took to become healthy.
+struct ServeFigures {
+  int requests = 0;
+  double p50_s = 0;
+  double p90_s = 0;
+  double p99_s = 0;
+  double max_s = 0;
+  double throughput_rps = 0;
+  double time_to_ready_s = 0;
+};
+
 // One execution of one contender on one workload, as the OS accounted for it.
 struct Sample {
   std::string contender;
@@ -30,6 +41,9 @@ struct Sample {
   double user_s = 0;     // from wait4() on this child
   double sys_s = 0;
   std::int64_t max_rss_kib = 0;  // ru_maxrss of this child
+  // Serve workloads: wall_s is the round's median request latency; user, sys and RSS are the
+  // server's; these are the rest of the round's figures.
+  std::optional<ServeFigures> serve;
 };
 
 // A failure is data: the gate turns any of these into exit 2.
@@ -65,6 +79,7 @@ struct Thresholds {
   double confidence = 0.95;              // level of the intervals these thresholds read
   std::optional<double> max_instructions_ratio;  // candidate / baseline instruction count
   std::optional<double> max_allocations_ratio;   // candidate / baseline allocation calls
+  std::optional<double> max_p99_ratio;           // serve: candidate / baseline median p99 latency
 };
 
 // A confidence interval around an estimate.
@@ -93,6 +108,7 @@ struct ContenderSummary {
   std::optional<std::uint64_t> allocation_calls;
   std::optional<std::uint64_t> allocated_bytes;
   std::string measure_note;         // why a count is missing ("not measurable: statically linked")
+  std::optional<ServeFigures> serve;  // serve workloads: the median of each figure over rounds
 };
 
 // Candidate against baseline on one workload.
@@ -120,6 +136,7 @@ struct Comparison {
   std::optional<Interval> cpu_ratio_ci;        // Hodges-Lehmann on paired CPU-time log-ratios
   std::optional<double> instructions_ratio;    // candidate / baseline
   std::optional<double> allocations_ratio;     // candidate / baseline allocation calls
+  std::optional<double> p99_ratio;             // serve: candidate / baseline median p99 latency
 };
 
 // One function's share of the cost in both contenders ("where the extra time went").
@@ -155,6 +172,7 @@ struct WorkloadResult {
   std::string description;
   bool gate = true;        // false: measured and reported, never gated
   bool startup = false;    // the built-in startup workload
+  std::string kind = "process";  // or "serve": a server measured over HTTP requests
   Thresholds thresholds;
   std::vector<Sample> samples;  // every sample, warm-ups included, in run order
   std::vector<ContenderSummary> summaries;  // one per contender, spec order

@@ -49,6 +49,15 @@ inline void Same(const AxisValue& a, const AxisValue& b, const std::string& path
 inline void Same(const ScalingFit& a, const ScalingFit& b, const std::string& path);
 inline void Same(const ScalingEfficiency& a, const ScalingEfficiency& b, const std::string& path);
 inline void Same(const SweepResult& a, const SweepResult& b, const std::string& path);
+inline void Same(const ServeFigures& a, const ServeFigures& b, const std::string& path) {
+  Same(a.requests, b.requests, path + ".requests");
+  Same(a.p50_s, b.p50_s, path + ".p50_s");
+  Same(a.p90_s, b.p90_s, path + ".p90_s");
+  Same(a.p99_s, b.p99_s, path + ".p99_s");
+  Same(a.max_s, b.max_s, path + ".max_s");
+  Same(a.throughput_rps, b.throughput_rps, path + ".throughput_rps");
+  Same(a.time_to_ready_s, b.time_to_ready_s, path + ".time_to_ready_s");
+}
 inline void Same(const FunctionShift& a, const FunctionShift& b, const std::string& path) {
   Same(a.function, b.function, path + ".function");
   Same(a.baseline_cost, b.baseline_cost, path + ".baseline_cost");
@@ -89,6 +98,7 @@ inline void Same(const Sample& a, const Sample& b, const std::string& path) {
   Same(a.user_s, b.user_s, path + ".user_s");
   Same(a.sys_s, b.sys_s, path + ".sys_s");
   Same(a.max_rss_kib, b.max_rss_kib, path + ".max_rss_kib");
+  Same(a.serve, b.serve, path + ".serve");
 }
 
 inline void Same(const Failure& a, const Failure& b, const std::string& path) {
@@ -114,6 +124,7 @@ inline void Same(const ContenderSummary& a, const ContenderSummary& b, const std
   Same(a.allocation_calls, b.allocation_calls, path + ".allocation_calls");
   Same(a.allocated_bytes, b.allocated_bytes, path + ".allocated_bytes");
   Same(a.measure_note, b.measure_note, path + ".measure_note");
+  Same(a.serve, b.serve, path + ".serve");
 }
 
 inline void Same(const Check& a, const Check& b, const std::string& path) {
@@ -148,6 +159,7 @@ inline void Same(const Thresholds& a, const Thresholds& b, const std::string& pa
   Same(a.confidence, b.confidence, path + ".confidence");
   Same(a.max_instructions_ratio, b.max_instructions_ratio, path + ".max_instructions_ratio");
   Same(a.max_allocations_ratio, b.max_allocations_ratio, path + ".max_allocations_ratio");
+  Same(a.max_p99_ratio, b.max_p99_ratio, path + ".max_p99_ratio");
 }
 
 inline void Same(const Comparison& a, const Comparison& b, const std::string& path) {
@@ -171,6 +183,7 @@ inline void Same(const Comparison& a, const Comparison& b, const std::string& pa
   Same(a.cpu_ratio_ci, b.cpu_ratio_ci, path + ".cpu_ratio_ci");
   Same(a.instructions_ratio, b.instructions_ratio, path + ".instructions_ratio");
   Same(a.allocations_ratio, b.allocations_ratio, path + ".allocations_ratio");
+  Same(a.p99_ratio, b.p99_ratio, path + ".p99_ratio");
 }
 
 inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::string& path) {
@@ -186,6 +199,7 @@ inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::st
   Same(a.sweep, b.sweep, path + ".sweep");
   Same(a.point, b.point, path + ".point");
   Same(a.elements, b.elements, path + ".elements");
+  Same(a.kind, b.kind, path + ".kind");
   Same(a.profile, b.profile, path + ".profile");
   Same(a.profile_note, b.profile_note, path + ".profile_note");
 }

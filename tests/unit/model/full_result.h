@@ -54,6 +54,7 @@ inline RunResult FullResult() {
   w.thresholds.confidence = 0.9;
   w.thresholds.max_instructions_ratio = 1.01;
   w.thresholds.max_allocations_ratio = 1.0;
+  w.thresholds.max_p99_ratio = 1.1;
   Sample s;
   s.contender = "bazel-diff";
   s.round = 3;
@@ -65,11 +66,13 @@ inline RunResult FullResult() {
   s.sys_s = 0.30000000000000004;
   s.max_rss_kib = 9007199254740993;  // above 2^53: must not pass through a double
   w.samples = {s, s};
+  w.samples[0].serve = ServeFigures{200, 0.0011, 0.002, 0.0035, 0.01, 1500.5, 0.25};
   w.samples[1].contender = "bazel-diff-rs";
   w.samples[1].wall_s = 2.2250738585072014e-308;
   w.summaries = {{"bazel-diff", 10, 1.5, 1.25, 0.125, 1.0, 2.0, 123456},
                  {"bazel-diff-rs", 10, 0.075, 0.05, 0.01, 0.07, 0.09, 23456}};
   w.summaries[1].median_cpu_s = 0.06;
+  w.summaries[1].serve = ServeFigures{100, 0.001, 0.002, 0.003, 0.004, 900, 0.3};
   w.summaries[1].instructions = 18446744073709551615ULL;  // the largest count must survive
   w.summaries[1].instructions_source = "valgrind callgrind";
   w.summaries[1].allocation_calls = 1000;
@@ -96,12 +99,14 @@ inline RunResult FullResult() {
   c.cpu_ratio_ci = MakeInterval(0.01, "Hodges-Lehmann on CPU time");
   c.instructions_ratio = 1.2;
   c.allocations_ratio = 2;
+  c.p99_ratio = 0.8;
   w.comparison = c;
   w.failures = {{Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ",
                  "line 3: a != b\n"}};
   w.sweep = "dense";
   w.point = {{"threads", "4"}, {"allocator", "mimalloc"}};
   w.elements = 192000;
+  w.kind = "serve";
   w.profile = {{"ParseRecords", 2100046, 6900070, 0.452, 0.731}};
   w.profile_note = "callgrind, self cost";
   r.workloads = {w};
