@@ -1,105 +1,20 @@
-// The real ProcessRunner: Boost.Process spawns, we measure. Boost's child object is detached
-// right after spawn and the child reaped with wait4(pid), because only wait4 on that pid
-// yields the child's own rusage; getrusage(RUSAGE_CHILDREN) would sum every child so far and
-// report the largest peak RSS any of them ever reached.
-#include <fcntl.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <boost/process/args.hpp>
-#include <boost/process/child.hpp>
-#include <boost/process/exe.hpp>
-#include <cerrno>
+// The real ProcessRunner: spawn (spawn.h), wait with a deadline, reap with wait4, and leave
+// nothing of the contender's process group behind.
 #include <chrono>
-#include <cstdlib>
 #include <fmt/core.h>
 #include <optional>
-#include <string_view>
-#include <system_error>
 #include <utility>
 
-#include "engine/runner/child_setup.h"
 #include "engine/runner/interrupt.h"
 #include "engine/runner/process_group.h"
 #include "engine/runner/process_runner.h"
-#include "engine/runner/program_lookup.h"
+#include "engine/runner/spawn.h"
 #include "engine/runner/wait_for_exit.h"
 
 namespace pe {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-std::string ErrnoText(int error) { return std::error_code(error, std::system_category()).message(); }
-
-// Opens one of the child's standard streams in the engine, so a bad path is reported before
-// anything is spawned. O_CLOEXEC keeps it out of children spawned by other threads.
-std::optional<UniqueFd> OpenStream(const std::filesystem::path& path, bool for_reading,
-                                   const char* stream, std::string* error) {
-  const char* target = path.empty() ? "/dev/null" : path.c_str();
-  int flags = O_CLOEXEC | (for_reading ? O_RDONLY : O_WRONLY);
-  if (!for_reading && !path.empty()) flags |= O_CREAT | O_TRUNC;
-  int fd = ::open(target, flags, 0644);
-  if (fd < 0) {
-    *error = fmt::format("cannot open {} file {}: {}", stream, target, ErrnoText(errno));
-    return std::nullopt;
-  }
-  return UniqueFd(fd);
-}
-
-std::string PathVariable(const Command& command) {
-  if (auto it = command.env.find("PATH"); it != command.env.end()) return it->second;
-  const char* path = std::getenv("PATH");
-  return path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
-}
-
-// The engine's environment with the command's variables added or replaced, as NAME=VALUE.
-std::vector<std::string> ChildEnvironment(const std::map<std::string, std::string>& overrides) {
-  std::vector<std::string> entries;
-  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
-    std::string_view text = *entry;
-    std::string name(text.substr(0, text.find('=')));
-    if (!overrides.contains(name)) entries.emplace_back(text);
-  }
-  for (const auto& [name, value] : overrides) entries.push_back(name + "=" + value);
-  return entries;
-}
-
-std::vector<char*> Pointers(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  pointers.reserve(strings.size() + 1);
-  for (auto& text : strings) pointers.push_back(text.data());
-  pointers.push_back(nullptr);
-  return pointers;
-}
-
-std::string SignalName(int signal) {
-  const char* abbrev = ::sigabbrev_np(signal);
-  return abbrev != nullptr ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", signal);
-}
-
-double Seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
 
 Outcome Failed(Outcome::Status status, std::string error) {
   Outcome outcome;
@@ -117,63 +32,21 @@ Outcome SystemProcessRunner::Run(const Command& command) {
   if (interrupt::Interrupted()) {
     return Failed(Outcome::Status::kInterrupted, "interrupted before start");
   }
-  if (command.argv.empty()) return Failed(Outcome::Status::kSpawnFailed, "empty command");
-  ResolvedProgram program = ResolveProgram(command.argv[0], command.cwd, PathVariable(command));
-  if (!program.error.empty()) return Failed(Outcome::Status::kSpawnFailed, program.error);
-  std::error_code fs_error;
-  if (!command.cwd.empty() && !std::filesystem::is_directory(command.cwd, fs_error)) {
-    return Failed(Outcome::Status::kSpawnFailed,
-                  fmt::format("working directory not found: {}", command.cwd.string()));
-  }
-
-  std::string error;
-  auto in = OpenStream({}, true, "stdin", &error);
-  auto out = in ? OpenStream(command.stdout_path, false, "stdout", &error) : std::nullopt;
-  auto err = out ? OpenStream(command.stderr_path, false, "stderr", &error) : std::nullopt;
-  if (!err) return Failed(Outcome::Status::kSpawnFailed, error);
-
-  // Everything the forked child reads is built here, in the parent, before fork.
-  std::vector<std::string> argv_strings = command.argv;
-  std::vector<char*> argv = Pointers(argv_strings);
-  std::vector<std::string> env_strings = ChildEnvironment(command.env);
-  std::vector<char*> envp = Pointers(env_strings);
-  std::string cwd = command.cwd.string();
-  ChildSetup setup;
-  setup.stdin_fd = in->get();
-  setup.stdout_fd = out->get();
-  setup.stderr_fd = err->get();
-  setup.cwd = cwd.empty() ? nullptr : cwd.c_str();
-  setup.argv = argv.data();
-  setup.envp = envp.data();
-  std::vector<std::string> args(command.argv.begin() + 1, command.argv.end());
+  Spawned spawned = SpawnInOwnGroup(command);
+  if (!spawned.error.empty()) return Failed(Outcome::Status::kSpawnFailed, spawned.error);
+  const pid_t pid = spawned.pid;
 
   std::optional<Clock::time_point> deadline;
-  const Clock::time_point start = Clock::now();
   if (command.timeout_s > 0) {
-    deadline = start + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(command.timeout_s));
+    deadline = spawned.start + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(command.timeout_s));
   }
-  std::error_code spawn_error;
-  boost::process::child child(boost::process::exe = program.path.string(),
-                              boost::process::args = args, setup, spawn_error);
-  if (spawn_error) {
-    return Failed(Outcome::Status::kSpawnFailed,
-                  fmt::format("cannot start {}: {}", command.argv[0], spawn_error.message()));
-  }
-  // From here on we own the pid: Boost must neither wait for it nor kill it on destruction.
-  const pid_t pid = child.id();
-  child.detach();
-  interrupt::RegisterGroup(pid);
-
   WaitEnd end = WaitForExit(pid, deadline);
   if (end != WaitEnd::kExited) KillGroup(pid);
-  int status = 0;
-  rusage usage = {};
-  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-  }
-  const Clock::time_point stop = Clock::now();
+  Outcome outcome = ReapChild(pid, spawned.start);
   // The handler may have killed the group before poll() noticed the wake-up.
-  if (end == WaitEnd::kExited && interrupt::Interrupted() && WIFSIGNALED(status)) {
+  if (end == WaitEnd::kExited && interrupt::Interrupted() &&
+      outcome.status == Outcome::Status::kSignalled) {
     end = WaitEnd::kInterrupted;
   }
   // A contender may leave helpers behind in its group (a daemon, a stuck grandchild); they
@@ -182,29 +55,18 @@ Outcome SystemProcessRunner::Run(const Command& command) {
   ReapGroup(pid);
   interrupt::UnregisterGroup(pid);
 
-  Outcome outcome;
-  outcome.wall_s = std::chrono::duration<double>(stop - start).count();
-  outcome.user_s = Seconds(usage.ru_utime);
-  outcome.sys_s = Seconds(usage.ru_stime);
-  outcome.max_rss_kib = usage.ru_maxrss;  // Linux reports KiB
   if (end == WaitEnd::kTimedOut) {
     outcome.status = Outcome::Status::kTimedOut;
+    outcome.exit_code = 0;
+    outcome.signal = 0;
     outcome.error = fmt::format("timed out after {:g} s; its process group was killed",
                                 command.timeout_s);
   } else if (end == WaitEnd::kInterrupted) {
     outcome.status = Outcome::Status::kInterrupted;
+    outcome.exit_code = 0;
+    outcome.signal = 0;
     outcome.error = fmt::format("interrupted by {}; its process group was killed",
                                 SignalName(interrupt::Signal()));
-  } else if (WIFSIGNALED(status)) {
-    outcome.status = Outcome::Status::kSignalled;
-    outcome.signal = WTERMSIG(status);
-    outcome.error = fmt::format("killed by {}", SignalName(outcome.signal));
-  } else {
-    outcome.status = Outcome::Status::kExited;
-    outcome.exit_code = WEXITSTATUS(status);
-    if (outcome.exit_code != 0) {
-      outcome.error = fmt::format("exited with status {}", outcome.exit_code);
-    }
   }
   return outcome;
 }

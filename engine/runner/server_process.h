@@ -1,0 +1,59 @@
+// A contender that keeps running while the engine measures it: an HTTP server started for one
+// round, asked questions, then stopped. Unlike ProcessRunner::Run, starting does not wait;
+// stopping is SIGTERM to the server's process group, SIGKILL after a grace period, and wait4
+// for the server's own rusage. Nothing it started outlives it: not on Stop, not on Ctrl-C, not
+// when the caller forgets (the destructor kills and reaps).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+
+#include "engine/runner/process_runner.h"
+
+namespace pe {
+
+class ServerProcess {
+ public:
+  ServerProcess() = default;
+  // Kills the group and reaps it if the server was started and not yet reaped.
+  ~ServerProcess();
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  // Spawns `command` as SystemProcessRunner does (argv, env, cwd, stdout/stderr files, stdin
+  // /dev/null, its own process group registered for Ctrl-C) and returns without waiting.
+  // command.timeout_s is ignored: a server runs until stopped. Returns why the server could
+  // not be started ("program not found: X", "interrupted before start", ...), or "" when it
+  // was. A ServerProcess starts at most once.
+  std::string Start(const Command& command);
+
+  // The server's pid, which is also its process group id; -1 before Start.
+  pid_t pid() const { return pid_; }
+  // True from a successful Start until the server exits. Does not reap, so Stop and Wait
+  // still collect its status and rusage.
+  bool Running() const;
+
+  // SIGTERM to the whole group, up to `grace_s` for the server to exit, then SIGKILL to the
+  // group; reaps the server with wait4, then kills and reaps whatever is left in its group.
+  // Returns kExited or kSignalled (a server that dies of the SIGTERM is kSignalled SIGTERM);
+  // when SIGKILL was needed, error says "did not stop within 5 s of SIGTERM; killed". An
+  // interrupt while waiting kills the group at once and returns kInterrupted. wall_s is from
+  // the spawn to the reap. Calling it again returns the same Outcome.
+  Outcome Stop(double grace_s);
+  // For a server that died by itself: waits for it to exit (an interrupt kills it), reaps it
+  // and its group. Returns the same kind of Outcome as Stop.
+  Outcome Wait();
+
+ private:
+  // Reaps the server (already exited or killed), then the rest of its group; unregisters it.
+  Outcome Reap(bool interrupted);
+
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  std::chrono::steady_clock::time_point start_;
+  Outcome outcome_;
+};
+
+}  // namespace pe
