@@ -1,0 +1,871 @@
+#include "engine/report/html_reporter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/model/atomic_file.h"
+#include "engine/model/names.h"
+#include "engine/report/overview.h"
+#include "engine/report/sweep_report.h"
+#include "engine/report/text.h"
+#include "engine/report/units.h"
+#include "stats/descriptive.h"
+
+namespace pe::report {
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Page furniture.
+
+// The page may load nothing at all: the policy blocks any fetch an injected tag could
+// start, and the empty data: icon keeps the browser from asking for /favicon.ico.
+constexpr std::string_view kHead = R"(<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+)";
+
+constexpr std::string_view kStyle = R"(<style>
+body { font-family: system-ui, sans-serif; margin: 24px; color: #1d1d1f; background: #fff; }
+h1 { font-size: 1.5em; margin-bottom: 0.2em; }
+h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+h3 { font-size: 1em; margin-bottom: 0.3em; }
+p, li { max-width: 70em; }
+table { border-collapse: collapse; margin: 0.6em 0; font-size: 14px; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 10px; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
+th { background: #f4f4f6; font-weight: 600; }
+th.contender { text-align: center; border-left: 2px solid #fff; }
+th:first-child, td:first-child, td.verdict { text-align: left; }
+.verdict.pass { color: #1a7f37; }
+.verdict.missed, .verdict.failed { color: #cf222e; font-weight: 600; }
+.verdict.not-gated { color: #6e7781; }
+.summary { font-size: 1.2em; font-weight: 700; }
+.summary.pass { color: #1a7f37; }
+.summary.threshold-missed, .summary.run-failed { color: #cf222e; }
+.summary.interrupted { color: #9a6700; }
+.failing li { color: #cf222e; }
+pre { background: #f6f8fa; padding: 8px; overflow-x: auto; max-width: 100em; }
+.charts { display: flex; flex-wrap: wrap; gap: 16px; }
+svg.chart { background: #fff; border: 1px solid #e4e4e4; }
+svg.chart text { font-family: system-ui, sans-serif; font-size: 11px; fill: #333; }
+svg.chart .chart-title { font-size: 13px; font-weight: 600; }
+svg.chart .grid { stroke: #ececec; }
+svg.chart .axis { stroke: #888; }
+svg.chart .reference { stroke: #555; stroke-dasharray: 5 4; }
+.note { color: #6e7781; }
+</style>
+)";
+
+// One colour per contender, in spec order; the baseline is usually first (blue).
+constexpr std::string_view kColors[] = {"#4269d0", "#e8702a", "#3ca951",
+                                        "#d6336c", "#8a63d2", "#6c757d"};
+// One dash pattern per sweep configuration.
+constexpr std::string_view kDashes[] = {"", "7 4", "2 3", "9 3 2 3", "4 4"};
+
+std::string_view ColorOf(const RunResult& result, std::string_view contender) {
+  for (std::size_t i = 0; i < result.contenders.size(); ++i) {
+    if (result.contenders[i].name == contender) return kColors[i % std::size(kColors)];
+  }
+  return kColors[std::size(kColors) - 1];
+}
+
+std::string Esc(std::string_view text) { return EscapeHtml(OneLine(text)); }
+
+// Ids stay readable ("box-dense-threads-2-allocator-mimalloc") and unique: a name that
+// collides with an earlier one after the replacement gets a counter.
+class IdMaker {
+ public:
+  std::string operator()(std::string_view prefix, std::string_view name) {
+    std::string id(prefix);
+    id += '-';
+    for (char c : name) {
+      bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-';
+      if (keep) {
+        id += c;
+      } else if (id.back() != '-') {
+        id += '-';
+      }
+    }
+    while (id.size() > prefix.size() + 1 && id.back() == '-') id.pop_back();
+    std::string unique = id;
+    for (int n = 2; !used_.insert(unique).second; ++n) unique = fmt::format("{}-{}", id, n);
+    return unique;
+  }
+
+ private:
+  std::set<std::string> used_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Axes and chart frames. Coordinates print with one decimal, so output is byte-stable.
+
+std::string Px(double value) { return fmt::format("{:.1f}", value); }
+
+struct Axis {
+  double lo = 0;
+  double hi = 1;
+  bool log = false;
+  double from = 0;  // pixel of lo
+  double to = 1;    // pixel of hi
+
+  double operator()(double value) const {
+    double t = log ? (std::log10(value) - std::log10(lo)) / (std::log10(hi) - std::log10(lo))
+                   : (value - lo) / (hi - lo);
+    return from + t * (to - from);
+  }
+};
+
+double NiceStep(double span) {
+  double raw = span / 6;
+  double magnitude = std::pow(10, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (m * magnitude >= raw) return m * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+// Values equal up to rounding (a ratio of two equally perturbed medians) count as one
+// value: the axis then gets a span of its own instead of a zero-width one.
+Axis LinearAxis(double lo, double hi, bool from_zero) {
+  if (from_zero) lo = std::min(lo, 0.0);
+  if (hi - lo <= 1e-9 * std::max(std::fabs(lo), std::fabs(hi))) {
+    double pad = lo == 0 ? 1 : std::fabs(lo) * 0.1;
+    return {lo - (from_zero && lo == 0 ? 0 : pad), hi + pad, false};
+  }
+  double pad = (hi - lo) * 0.06;
+  return {from_zero && lo == 0 ? 0 : lo - pad, hi + pad, false};
+}
+
+Axis LogAxis(double lo, double hi) {
+  if (hi <= lo * (1 + 1e-9)) return {lo / 1.5, hi * 1.5, true};
+  double pad = std::pow(hi / lo, 0.06);
+  return {lo / pad, hi * pad, true};
+}
+
+// A log axis when the values span more than `fold`-fold, else a linear one.
+Axis AxisFor(double lo, double hi, double fold, bool from_zero) {
+  if (lo > 0 && hi / lo > fold) return LogAxis(lo, hi);
+  return LinearAxis(lo, hi, from_zero);
+}
+
+std::vector<double> LinearTicks(double lo, double hi) {
+  std::vector<double> ticks;
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return ticks;
+  double step = NiceStep(hi - lo);
+  if (!(step > 0) || (hi - lo) / step > 20) return ticks;
+  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
+    ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
+  }
+  return ticks;
+}
+
+// 1-2-5 in each decade; every decade alone when that gives too many; plain steps when
+// the axis spans less than a decade and 1-2-5 would leave fewer than three ticks.
+std::vector<double> Ticks(const Axis& axis) {
+  if (!axis.log) return LinearTicks(axis.lo, axis.hi);
+  auto within = [&](double t) { return t >= axis.lo * (1 - 1e-9) && t <= axis.hi * (1 + 1e-9); };
+  std::vector<double> ticks;
+  for (int d = static_cast<int>(std::floor(std::log10(axis.lo)));
+       d <= static_cast<int>(std::ceil(std::log10(axis.hi))); ++d) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      double t = m * std::pow(10, d);
+      if (within(t)) ticks.push_back(t);
+    }
+  }
+  if (ticks.size() > 9) {
+    std::erase_if(ticks, [](double t) {
+      double mantissa = t / std::pow(10, std::floor(std::log10(t) + 1e-9));
+      return std::fabs(mantissa - 1) > 1e-6;
+    });
+  }
+  if (ticks.size() < 3) return LinearTicks(axis.lo, axis.hi);
+  return ticks;
+}
+
+// Three significant digits without exponents: "0.05", "1.5", "960", "3264".
+std::string Number(double value) {
+  if (value == 0) return "0";
+  if (std::fabs(value) >= 1000) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.3g}", value);
+}
+
+// The plot area inside a chart of width x height, margins around it for labels.
+struct Frame {
+  double width = 540;
+  double height = 300;
+  double left = 70;
+  double right = 20;
+  double top = 34;
+  double bottom = 46;
+
+  double PlotLeft() const { return left; }
+  double PlotRight() const { return width - right; }
+  double PlotTop() const { return top; }
+  double PlotBottom() const { return height - bottom; }
+};
+
+std::string OpenChart(std::string_view classes, const std::string& id, const Frame& frame,
+                      const std::string& title) {
+  return fmt::format(
+      "<svg class=\"chart {}\" id=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\">\n<title>{}</title>\n<text class=\"chart-title\" x=\"{}\" y=\"20\">{}</text>\n",
+      classes, id, Px(frame.width), Px(frame.height), Px(frame.width), Px(frame.height), title,
+      Px(frame.left), title);
+}
+
+using Label = std::function<std::string(double)>;
+
+// Grid lines, tick labels and the axis title along the bottom of the plot.
+std::string XAxis(const Frame& frame, const Axis& x, const std::vector<double>& ticks,
+                  const Label& label, std::string_view title) {
+  std::string svg;
+  for (double t : ticks) {
+    double px = x(t);
+    svg += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
+                       Px(px), Px(frame.PlotTop()), Px(frame.PlotBottom()));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", Px(px),
+                       Px(frame.PlotBottom() + 15), EscapeHtml(label(t)));
+  }
+  svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
+                     Px(frame.PlotLeft()), Px(frame.PlotRight()), Px(frame.PlotBottom()));
+  if (title.empty()) return svg;
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                     Px((frame.PlotLeft() + frame.PlotRight()) / 2), Px(frame.PlotBottom() + 34),
+                     title);
+  return svg;
+}
+
+std::string YAxis(const Frame& frame, const Axis& y, const std::vector<double>& ticks,
+                  const Label& label, std::string_view title) {
+  std::string svg;
+  for (double t : ticks) {
+    double py = y(t);
+    svg += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
+                       Px(frame.PlotLeft()), Px(frame.PlotRight()), Px(py));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+                       Px(frame.PlotLeft() - 6), Px(py + 4), EscapeHtml(label(t)));
+  }
+  svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
+                     Px(frame.PlotLeft()), Px(frame.PlotTop()), Px(frame.PlotBottom()));
+  double cy = (frame.PlotTop() + frame.PlotBottom()) / 2;
+  svg += fmt::format(
+      "<text x=\"14\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 14 {0})\">{1}</text>\n",
+      Px(cy), title);
+  return svg;
+}
+
+// ---------------------------------------------------------------------------------------
+// Per workload: the time distribution of each contender, and the paired ratio by round.
+
+// Measured samples only: warm-ups are never analysed and RSS-only runs are never timed.
+bool Measured(const Sample& sample) { return !sample.warmup && !sample.rss_only; }
+
+struct ContenderRuns {
+  std::string contender;
+  std::vector<const Sample*> samples;  // measured, in run order
+};
+
+std::vector<ContenderRuns> RunsByContender(const RunResult& result,
+                                           const WorkloadResult& workload) {
+  std::vector<ContenderRuns> runs;
+  for (const auto& contender : result.contenders) {
+    ContenderRuns entry{contender.name, {}};
+    for (const auto& sample : workload.samples) {
+      if (sample.contender == contender.name && Measured(sample) && sample.wall_s > 0 &&
+          std::isfinite(sample.wall_s)) {
+        entry.samples.push_back(&sample);
+      }
+    }
+    if (!entry.samples.empty()) runs.push_back(std::move(entry));
+  }
+  return runs;
+}
+
+// Spreads dots across a band without randomness: the fractional parts of i times the
+// golden ratio fill [0, 1) evenly and are the same on every run.
+double Jitter(std::size_t i) {
+  double spread = std::fmod(static_cast<double>(i + 1) * 0.6180339887498949, 1.0);
+  return spread - 0.5;
+}
+
+// Each contender gets its own band and its own linear axis: when one is a hundred times
+// faster, a shared axis would squash its box to a line, and the spread within each
+// contender is what this chart is for (the table and the ratio chart compare them).
+std::string BoxPlot(const RunResult& result, const WorkloadResult& workload,
+                    const std::vector<ContenderRuns>& runs, const std::string& id) {
+  constexpr double kBand = 84;
+  Frame frame;
+  frame.left = 120;
+  frame.height = frame.top + kBand * runs.size() + 22;
+  std::string title = fmt::format("Wall time per run: {}", Esc(workload.name));
+  std::string svg = OpenChart("box-plot", id, frame, title);
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                     Px((frame.PlotLeft() + frame.PlotRight()) / 2), Px(frame.height - 10),
+                     "wall time per run (each contender on its own scale)");
+
+  for (std::size_t c = 0; c < runs.size(); ++c) {
+    const ContenderRuns& entry = runs[c];
+    std::string_view color = ColorOf(result, entry.contender);
+    Frame band = frame;
+    band.top = frame.top + kBand * c;
+    band.bottom = 0;
+    band.height = band.top + 52;
+    double mid = band.top + 22;
+    double lo = INFINITY;
+    double hi = 0;
+    for (const Sample* sample : entry.samples) {
+      lo = std::min(lo, sample->wall_s);
+      hi = std::max(hi, sample->wall_s);
+    }
+    Axis x = LinearAxis(lo, hi, false);
+    x.from = frame.PlotLeft();
+    x.to = frame.PlotRight();
+    svg += XAxis(band, x, Ticks(x), FormatSeconds, "");
+    std::vector<double> walls;
+    for (const Sample* sample : entry.samples) walls.push_back(sample->wall_s);
+    std::vector<double> sorted = stats::Sorted(walls);
+    double q1 = stats::QuantileOfSorted(sorted, 0.25);
+    double median = stats::QuantileOfSorted(sorted, 0.5);
+    double q3 = stats::QuantileOfSorted(sorted, 0.75);
+    double reach = 1.5 * (q3 - q1);
+    // Whiskers end at the furthest samples within 1.5 IQR of the box (Tukey).
+    double whisker_lo = q1;
+    double whisker_hi = q3;
+    for (double w : sorted) {
+      if (w >= q1 - reach) whisker_lo = std::min(whisker_lo, w);
+      if (w <= q3 + reach) whisker_hi = std::max(whisker_hi, w);
+    }
+
+    svg += fmt::format("<g class=\"contender\" data-contender=\"{}\">\n", Esc(entry.contender));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
+                       Px(frame.PlotLeft() - 8), Px(mid + 4), Esc(entry.contender));
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>\n", Px(x(whisker_lo)),
+        Px(x(whisker_hi)), Px(mid), color);
+    for (double end : {whisker_lo, whisker_hi}) {
+      svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>\n",
+                         Px(x(end)), Px(mid - 8), Px(mid + 8), color);
+    }
+    svg += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.15\" "
+        "stroke=\"{}\"><title>{}: median {}, quartiles {} to {}</title></rect>\n",
+        Px(x(q1)), Px(mid - 16), Px(std::max(1.0, x(q3) - x(q1))), Px(32.0), color, color,
+        Esc(entry.contender), FormatSeconds(median), FormatSeconds(q1), FormatSeconds(q3));
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\" "
+                       "stroke-width=\"2.5\"/>\n",
+                       Px(x(median)), Px(mid - 16), Px(mid + 16), color);
+    for (std::size_t i = 0; i < entry.samples.size(); ++i) {
+      const Sample& sample = *entry.samples[i];
+      svg += fmt::format(
+          "<circle class=\"sample\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\" fill-opacity=\"0.75\">"
+          "<title>round {}: {}</title></circle>\n",
+          Px(x(sample.wall_s)), Px(mid + Jitter(i) * 24), color, sample.round,
+          FormatSeconds(sample.wall_s));
+    }
+    svg += "</g>\n";
+  }
+  return svg + "</svg>\n";
+}
+
+struct RoundRatio {
+  int round = 0;
+  double ratio = 0;  // candidate wall / baseline wall
+};
+
+std::vector<RoundRatio> PairedRatios(const RunResult& result, const WorkloadResult& workload) {
+  std::map<int, double> baseline;
+  std::map<int, double> candidate;
+  for (const auto& sample : workload.samples) {
+    if (!Measured(sample) || !(sample.wall_s > 0) || !std::isfinite(sample.wall_s)) continue;
+    if (sample.contender == result.baseline) baseline[sample.round] = sample.wall_s;
+    if (sample.contender == result.candidate) candidate[sample.round] = sample.wall_s;
+  }
+  std::vector<RoundRatio> ratios;
+  for (const auto& [round, wall] : candidate) {
+    auto it = baseline.find(round);
+    if (it != baseline.end()) ratios.push_back({round, wall / it->second});
+  }
+  return ratios;
+}
+
+std::string RatioChart(const RunResult& result, const WorkloadResult& workload,
+                       const std::vector<RoundRatio>& ratios, const std::string& id) {
+  std::string_view color = ColorOf(result, result.candidate);
+  Frame frame;
+  frame.top = 46;  // room for a line saying where 1.0 went when it is off the axis
+  double lo = INFINITY;
+  double hi = 0;
+  std::vector<double> values;
+  for (const auto& r : ratios) {
+    lo = std::min(lo, r.ratio);
+    hi = std::max(hi, r.ratio);
+    values.push_back(r.ratio);
+  }
+  double median = stats::Median(values);
+  // The axis reaches 1.0 only when that costs at most a doubling of its span: a candidate
+  // eight times faster would otherwise leave its drift a flat line at the bottom.
+  bool one_in_view = lo <= 1 && hi >= 1;
+  if (!one_in_view && std::max(hi, 1.0) / std::min(lo, 1.0) <= 2 * std::max(hi / lo, 1.25)) {
+    lo = std::min(lo, 1.0);
+    hi = std::max(hi, 1.0);
+    one_in_view = true;
+  }
+  // Ratios multiply, so a log axis shows 2x faster and 2x slower as equal distances.
+  Axis y = LogAxis(lo, hi);
+  y.from = frame.PlotBottom();
+  y.to = frame.PlotTop();
+  Axis x = LinearAxis(ratios.front().round, ratios.back().round, false);
+  if (ratios.size() == 1) x = {ratios.front().round - 1.0, ratios.front().round + 1.0, false};
+  x.from = frame.PlotLeft();
+  x.to = frame.PlotRight();
+  std::vector<double> x_ticks = Ticks(x);
+  std::erase_if(x_ticks, [](double t) { return t != std::floor(t); });
+
+  std::string title = fmt::format("Candidate / baseline by round: {}", Esc(workload.name));
+  std::string svg = OpenChart("ratio-over-rounds", id, frame, title);
+  svg += XAxis(frame, x, x_ticks, Number, "round");
+  svg += YAxis(frame, y, Ticks(y), Number, "candidate / baseline (log scale)");
+  if (one_in_view) {
+    svg += fmt::format(
+        "<line class=\"reference\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n"
+        "<text x=\"{1}\" y=\"{3}\" text-anchor=\"end\">1.0 = equal</text>\n",
+        Px(frame.PlotLeft()), Px(frame.PlotRight()), Px(y(1.0)), Px(y(1.0) - 4));
+  } else {
+    bool above = lo > 1;
+    svg += fmt::format("<text class=\"reference-off-scale\" x=\"{}\" y=\"{}\" "
+                       "text-anchor=\"end\">1.0 = equal is {} this chart</text>\n",
+                       Px(frame.PlotRight()), Px(frame.PlotTop() - 8), above ? "below" : "above");
+  }
+  svg += fmt::format(
+      "<line class=\"median\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" "
+      "stroke-opacity=\"0.6\" stroke-dasharray=\"2 3\"/>\n"
+      "<text x=\"{0}\" y=\"{4}\" dx=\"4\">median {5}</text>\n",
+      Px(frame.PlotLeft()), Px(frame.PlotRight()), Px(y(median)), color, Px(y(median) - 4),
+      Number(median));
+  std::string points;
+  for (const auto& r : ratios) points += fmt::format("{},{} ", Px(x(r.round)), Px(y(r.ratio)));
+  points.pop_back();
+  svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\"/>\n", points, color);
+  for (const auto& r : ratios) {
+    svg += fmt::format(
+        "<circle class=\"sample\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>round {}: "
+        "{:.3f}</title></circle>\n",
+        Px(x(r.round)), Px(y(r.ratio)), color, r.round, r.ratio);
+  }
+  return svg + "</svg>\n";
+}
+
+// ---------------------------------------------------------------------------------------
+// Per sweep: lines across the points, one per contender and configuration.
+
+struct Series {
+  std::string label;
+  std::string_view color;
+  std::string_view dash;
+  std::vector<std::pair<double, double>> points;  // (x, y), x ascending
+};
+
+// The legend sits under the x axis title, one entry per line.
+constexpr double kLegendLine = 17;
+
+std::string LineChart(std::string_view classes, const std::string& id, const std::string& title,
+                      const std::vector<Series>& series, bool x_log, bool y_log,
+                      const std::vector<double>& x_values, const Label& y_label,
+                      std::string_view x_title, std::string_view y_title) {
+  Frame frame;
+  frame.bottom += kLegendLine * series.size() + 6;
+  frame.height = frame.top + 230 + frame.bottom;
+  double x_lo = INFINITY, x_hi = -INFINITY, y_lo = INFINITY, y_hi = -INFINITY;
+  for (const auto& s : series) {
+    for (const auto& [px, py] : s.points) {
+      x_lo = std::min(x_lo, px);
+      x_hi = std::max(x_hi, px);
+      y_lo = std::min(y_lo, py);
+      y_hi = std::max(y_hi, py);
+    }
+  }
+  Axis x = x_log ? LogAxis(x_lo, x_hi) : LinearAxis(x_lo, x_hi, true);
+  Axis y = y_log ? LogAxis(y_lo, y_hi) : LinearAxis(y_lo, y_hi, true);
+  x.from = frame.PlotLeft();
+  x.to = frame.PlotRight();
+  y.from = frame.PlotBottom();
+  y.to = frame.PlotTop();
+  // Ticks at the sweep's own values read better than round numbers between them.
+  std::vector<double> x_ticks = x_values;
+  if (!x_log && x.lo == 0 && std::find(x_ticks.begin(), x_ticks.end(), 0) == x_ticks.end()) {
+    x_ticks.insert(x_ticks.begin(), 0);
+  }
+
+  std::string svg = OpenChart(classes, id, frame, title);
+  svg += XAxis(frame, x, x_ticks, Number, x_title);
+  svg += YAxis(frame, y, Ticks(y), y_label, y_title);
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const Series& s = series[i];
+    std::string dash = s.dash.empty() ? "" : fmt::format(" stroke-dasharray=\"{}\"", s.dash);
+    svg += fmt::format("<g class=\"series\" data-series=\"{}\">\n", EscapeHtml(s.label));
+    std::string points;
+    for (const auto& [px, py] : s.points) points += fmt::format("{},{} ", Px(x(px)), Px(y(py)));
+    if (!points.empty()) points.pop_back();
+    svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n",
+                       points, s.color, dash);
+    for (const auto& [px, py] : s.points) {
+      svg += fmt::format(
+          "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\"><title>{}: {} at {}</title></circle>\n",
+          Px(x(px)), Px(y(py)), s.color, EscapeHtml(s.label), EscapeHtml(y_label(py)), Number(px));
+    }
+    double ly = frame.height - frame.bottom + 52 + kLegendLine * i;
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n"
+        "<text x=\"{5}\" y=\"{6}\">{7}</text>\n",
+        Px(frame.PlotLeft()), Px(frame.PlotLeft() + 28), Px(ly), s.color, dash,
+        Px(frame.PlotLeft() + 34), Px(ly + 4), EscapeHtml(s.label));
+    svg += "</g>\n";
+  }
+  return svg + "</svg>\n";
+}
+
+std::string SeriesLabel(std::string_view contender, const std::string& configuration) {
+  std::string label = OneLine(contender);
+  if (!configuration.empty()) label += ", " + OneLine(configuration);
+  return label;
+}
+
+std::vector<double> DistinctX(const std::vector<Series>& series) {
+  std::set<double> values;
+  for (const auto& s : series) {
+    for (const auto& point : s.points) values.insert(point.first);
+  }
+  return {values.begin(), values.end()};
+}
+
+// One series per contender and table; `pick` gives the plotted figure of a row, or none.
+std::vector<Series> SeriesOf(
+    const RunResult& result, const std::vector<SweepTable>& tables,
+    const std::function<std::optional<double>(const SweepFigures&)>& pick,
+    const std::function<std::string(const SweepTable&, std::string_view)>& label) {
+  std::vector<Series> series;
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    const SweepTable& table = tables[t];
+    for (std::size_t c = 0; c < table.contenders.size(); ++c) {
+      Series s{label(table, table.contenders[c]), ColorOf(result, table.contenders[c]),
+               kDashes[t % std::size(kDashes)], {}};
+      for (const auto& row : table.rows) {
+        std::optional<double> y = pick(row.figures[c]);
+        if (row.number && y && *y > 0) s.points.emplace_back(*row.number, *y);
+      }
+      std::sort(s.points.begin(), s.points.end());
+      if (!s.points.empty()) series.push_back(std::move(s));
+    }
+  }
+  return series;
+}
+
+const ScalingFit* FitFor(const SweepResult& sweep, std::string_view contender,
+                         const std::vector<AxisValue>& fixed) {
+  for (const auto& fit : sweep.fits) {
+    if (fit.contender != contender || fit.axis != kScaleAxis ||
+        fit.fixed.size() != fixed.size()) {
+      continue;
+    }
+    bool same = std::all_of(fit.fixed.begin(), fit.fixed.end(), [&](const AxisValue& v) {
+      return std::any_of(fixed.begin(), fixed.end(), [&](const AxisValue& w) {
+        return w.axis == v.axis && w.value == v.value;
+      });
+    });
+    if (same) return &fit;
+  }
+  return nullptr;
+}
+
+std::pair<double, double> YRange(const std::vector<Series>& series) {
+  double lo = INFINITY;
+  double hi = -INFINITY;
+  for (const auto& s : series) {
+    for (const auto& point : s.points) {
+      lo = std::min(lo, point.second);
+      hi = std::max(hi, point.second);
+    }
+  }
+  return {lo, hi};
+}
+
+bool HasAxis(const SweepResult& sweep, std::string_view axis) {
+  return std::find(sweep.axes.begin(), sweep.axes.end(), axis) != sweep.axes.end();
+}
+
+std::string Note(std::string_view text) {
+  return fmt::format("<p class=\"note\">{}</p>\n", text);
+}
+
+std::string SweepCharts(const RunResult& result, const SweepResult& sweep, IdMaker& ids) {
+  std::string html;
+  if (HasAxis(sweep, kThreadsAxis)) {
+    std::vector<SweepTable> tables = SweepTables(result, sweep, kThreadsAxis);
+    std::vector<Series> series = SeriesOf(
+        result, tables,
+        [](const SweepFigures& f) {
+          return f.elements_per_s ? std::optional<double>(*f.elements_per_s / 1000) : std::nullopt;
+        },
+        [](const SweepTable& table, std::string_view contender) {
+          return SeriesLabel(contender, table.configuration);
+        });
+    if (series.empty()) {
+      html += Note("No throughput against threads: no point declared its elements.");
+    } else {
+      // When one contender is many times faster a linear axis flattens the other's line;
+      // on a log axis every line keeps its shape and equal slopes mean equal scaling.
+      auto [lo, hi] = YRange(series);
+      bool y_log = hi / lo > 5;
+      html += LineChart("throughput-vs-threads", ids("throughput", sweep.name),
+                        fmt::format("Throughput against threads: {}", Esc(sweep.name)), series,
+                        false, y_log, DistinctX(series), Number, "threads",
+                        y_log ? "throughput (Kelem/s, log scale)" : "throughput (Kelem/s)");
+    }
+  }
+  if (HasAxis(sweep, kScaleAxis)) {
+    std::vector<SweepTable> tables = SweepTables(result, sweep, kScaleAxis);
+    std::vector<Series> series = SeriesOf(
+        result, tables, [](const SweepFigures& f) { return f.median_wall_s; },
+        [&](const SweepTable& table, std::string_view contender) {
+          std::string label = SeriesLabel(contender, table.configuration);
+          const ScalingFit* fit = FitFor(sweep, contender, table.fixed);
+          if (fit != nullptr && std::isfinite(fit->exponent)) {
+            label += fmt::format(" (k = {:.2f})", fit->exponent);
+          }
+          return label;
+        });
+    if (series.empty()) {
+      html += Note("No time against scale: no point has a measured median.");
+    } else {
+      html += LineChart("time-vs-scale", ids("scale", sweep.name),
+                        fmt::format("Median time against scale: {}", Esc(sweep.name)), series,
+                        true, true, DistinctX(series), FormatSeconds, "scale (log scale)",
+                        "median wall time (log scale)");
+    }
+  }
+  return html;
+}
+
+// ---------------------------------------------------------------------------------------
+// Tables and text.
+
+std::string_view StatusClass(RowStatus status) {
+  switch (status) {
+    case RowStatus::kPass: return "pass";
+    case RowStatus::kMissed: return "missed";
+    case RowStatus::kFailed: return "failed";
+    case RowStatus::kNotGated: return "not-gated";
+    case RowStatus::kNone: break;
+  }
+  return "none";
+}
+
+std::string HeadingRow(const std::vector<std::string>& headings) {
+  std::string html = "<tr>";
+  for (const auto& heading : headings) html += fmt::format("<th>{}</th>", Esc(heading));
+  return html + "</tr>\n";
+}
+
+std::string WorkloadTable(const RunResult& result) {
+  std::string html = "<table class=\"workloads\">\n";
+  html += HeadingRow({std::begin(kColumnHeadings), std::end(kColumnHeadings)});
+  for (const auto& row : WorkloadRows(result)) {
+    std::vector<std::string> cells = Cells(row);
+    html += "<tr>";
+    for (std::size_t c = 0; c + 1 < cells.size(); ++c) {
+      html += fmt::format("<td>{}</td>", Esc(cells[c]));
+    }
+    html += fmt::format("<td class=\"verdict {}\">{}</td></tr>\n", StatusClass(row.status),
+                        Esc(cells.back()));
+  }
+  return html + "</table>\n";
+}
+
+std::string FailureSection(const RunResult& result) {
+  std::string html;
+  if (!result.verdict.lines.empty()) {
+    html += "<ul class=\"failing\">\n";
+    for (const auto& line : result.verdict.lines) html += fmt::format("<li>{}</li>\n", Esc(line));
+    html += "</ul>\n";
+  }
+  std::vector<const Failure*> failures = AllFailures(result);
+  if (failures.empty()) return html;
+  html += "<h2 id=\"failures\">Failures</h2>\n";
+  for (const Failure* failure : failures) {
+    html += fmt::format("<p><strong>{}</strong> ({}): {}</p>\n", Esc(FailurePlace(*failure)),
+                        FailureKindName(failure->kind), Esc(failure->message));
+    if (!failure->detail.empty()) {
+      html += fmt::format("<pre>{}</pre>\n", EscapeHtml(Printable(failure->detail)));
+    }
+  }
+  return html;
+}
+
+// Two heading rows: each contender's name over its columns, then what each column holds,
+// so the table stays narrow however long the names are.
+std::string SweepHeading(const SweepTable& table) {
+  int per_contender = 1 + (table.has_throughput ? 1 : 0) + (table.has_efficiency ? 1 : 0);
+  std::string names = fmt::format("<tr><th rowspan=\"2\">{}</th>", Esc(table.axis));
+  std::string figures = "<tr>";
+  for (const auto& contender : table.contenders) {
+    names += fmt::format("<th colspan=\"{}\" class=\"contender\">{}</th>", per_contender,
+                         Esc(contender));
+    figures += "<th>median time</th>";
+    if (table.has_throughput) figures += "<th>Kelem/s</th>";
+    if (table.has_efficiency) figures += "<th>efficiency</th>";
+  }
+  return names + "</tr>\n" + figures + "</tr>\n";
+}
+
+std::string SweepSectionHtml(const RunResult& result, const SweepSection& section,
+                             const SweepResult& sweep, IdMaker& ids) {
+  std::string html = fmt::format("<section class=\"sweep\" id=\"{}\">\n<h2>Sweep {} ({})</h2>\n",
+                                 ids("sweep", section.name), Esc(section.name),
+                                 Esc(fmt::format("{}", fmt::join(section.axes, " x "))));
+  for (const auto& table : section.tables) {
+    if (!table.configuration.empty()) html += fmt::format("<h3>{}</h3>\n", Esc(table.configuration));
+    html += "<table class=\"sweep-table\">\n" + SweepHeading(table);
+    for (const auto& cells : SweepCells(table)) {
+      html += "<tr>";
+      for (const auto& cell : cells) html += fmt::format("<td>{}</td>", Esc(cell));
+      html += "</tr>\n";
+    }
+    html += "</table>\n";
+  }
+  if (!section.fit_lines.empty()) {
+    html += "<ul class=\"fits\">\n";
+    for (const auto& line : section.fit_lines) html += fmt::format("<li>{}</li>\n", Esc(line));
+    html += "</ul>\n";
+  }
+  if (!section.threshold_lines.empty()) {
+    html += fmt::format("<p>Thresholds: {}.</p>\n",
+                        Esc(fmt::format("{}", fmt::join(section.threshold_lines, "; "))));
+  }
+  html += "<div class=\"charts\">\n" + SweepCharts(result, sweep, ids) + "</div>\n";
+  return html + "</section>\n";
+}
+
+std::string WorkloadSection(const RunResult& result, const WorkloadResult& workload,
+                            const WorkloadRow& row, IdMaker& ids) {
+  std::string html = fmt::format("<section class=\"workload\" id=\"{}\">\n<h2>{}</h2>\n",
+                                 ids("workload", workload.name), Esc(workload.name));
+  if (!workload.description.empty()) html += fmt::format("<p>{}</p>\n", Esc(workload.description));
+  html += fmt::format(
+      "<p>Median {} (baseline) against {} (candidate); speed-up {}; candidate won {} rounds; "
+      "verdict <span class=\"verdict {}\">{}</span>.</p>\n",
+      Esc(row.baseline_median), Esc(row.candidate_median), Esc(row.speedup),
+      Esc(row.rounds_won), StatusClass(row.status), Esc(row.verdict));
+  std::string charts;
+  std::string notes;
+  std::vector<ContenderRuns> runs = RunsByContender(result, workload);
+  if (runs.empty()) {
+    notes += Note("No measured samples: nothing to plot.");
+  } else {
+    charts += BoxPlot(result, workload, runs, ids("box", workload.name));
+  }
+  std::vector<RoundRatio> ratios = PairedRatios(result, workload);
+  if (ratios.empty()) {
+    if (!runs.empty()) notes += Note("No paired rounds: no ratio to plot.");
+  } else {
+    charts += RatioChart(result, workload, ratios, ids("ratio", workload.name));
+  }
+  if (!charts.empty()) html += "<div class=\"charts\">\n" + charts + "</div>\n";
+  return html + notes + "</section>\n";
+}
+
+std::string DetailsSection(const RunResult& result) {
+  const MachineInfo& m = result.machine;
+  std::string html = "<h2 id=\"details\">Details</h2>\n<ul class=\"details\">\n";
+  html += fmt::format("<li>engine: perfengine {}</li>\n", Esc(result.engine_version));
+  html += fmt::format("<li>spec: {} (sha256 {})</li>\n", Esc(result.spec_path),
+                      Esc(result.spec_digest));
+  html += fmt::format("<li>started: {}</li>\n", Esc(result.started_at));
+  html += fmt::format("<li>machine: {}, {}, {}, {} cores, {}</li>\n", Esc(m.hostname), Esc(m.os),
+                      Esc(m.cpu), m.cores, FormatKiB(m.memory_kib));
+  html += fmt::format("<li>rounds: {}</li>\n", Esc(RoundsLine(result.settings)));
+  if (!result.complete) html += "<li>results incomplete: the run stopped before its last round</li>\n";
+  for (const auto& contender : result.contenders) {
+    std::string_view role = contender.name == result.baseline    ? " (baseline)"
+                            : contender.name == result.candidate ? " (candidate)"
+                                                                 : "";
+    html += fmt::format("<li>contender {}{}: {}</li>\n", Esc(contender.name), role,
+                        Esc(contender.description));
+  }
+  return html + "</ul>\n";
+}
+
+std::string_view SummaryClass(ExitCode exit) {
+  switch (exit) {
+    case ExitCode::kPass: return "pass";
+    case ExitCode::kThresholdMissed: return "threshold-missed";
+    case ExitCode::kRunFailed: return "run-failed";
+    case ExitCode::kInterrupted: return "interrupted";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+std::string EscapeHtml(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : Printable(text)) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string HtmlReport(const RunResult& result) {
+  IdMaker ids;
+  std::string summary = SummaryLine(result);
+  std::string html = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n";
+  html += kHead;
+  html += fmt::format("<title>perfengine: {} ({})</title>\n", Esc(summary), Esc(result.spec_path));
+  html += kStyle;
+  html += "</head>\n<body>\n";
+  html += fmt::format("<h1>perfengine: {}</h1>\n", Esc(result.spec_path));
+  html += fmt::format("<p class=\"summary {}\">{}</p>\n", SummaryClass(result.verdict.exit),
+                      Esc(summary));
+  html += fmt::format("<p>Baseline {} against candidate {}: {}.</p>\n", Esc(result.baseline),
+                      Esc(result.candidate), Esc(RoundsLine(result.settings)));
+  html += WorkloadTable(result);
+  html += FailureSection(result);
+
+  std::vector<SweepSection> sections = SweepSections(result);
+  for (const auto& section : sections) {
+    auto sweep = std::find_if(result.sweeps.begin(), result.sweeps.end(),
+                              [&](const SweepResult& s) { return s.name == section.name; });
+    SweepResult named_by_points{section.name, section.axes, {}, {}, {}, {}, 0};
+    html += SweepSectionHtml(result, section,
+                             sweep != result.sweeps.end() ? *sweep : named_by_points, ids);
+  }
+
+  std::vector<WorkloadRow> rows = WorkloadRows(result);
+  for (std::size_t i = 0; i < result.workloads.size(); ++i) {
+    html += WorkloadSection(result, result.workloads[i], rows[i], ids);
+  }
+  html += DetailsSection(result);
+  html += "</body>\n</html>\n";
+  return html;
+}
+
+void WriteHtmlReport(const RunResult& result, const std::filesystem::path& path) {
+  WriteFileAtomically(path, HtmlReport(result));
+}
+
+}  // namespace pe::report
