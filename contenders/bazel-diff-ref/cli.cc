@@ -13,6 +13,7 @@
 #include "impacted.h"
 #include "parallel.h"
 #include "query_stream.h"
+#include "serve.h"
 #include "target_graph.h"
 #include "target_hasher.h"
 #include "temp_file.h"
@@ -28,7 +29,9 @@ constexpr const char* kUsage =
     "                      [--excludeExternalTargets] [--includeTargetType] [--threads N]\n"
     "                      [-d DEP_EDGES_OUT] [--perturb LABEL] OUTPUT.json\n"
     "       bazel-diff-ref get-impacted-targets -sh START.json -fh FINAL.json [-d DEP_EDGES]\n"
-    "                      [-o OUTPUT]\n";
+    "                      [-o OUTPUT]\n"
+    "       bazel-diff-ref serve --port P -w REPO -b BAZEL [--threads N] [--host 127.0.0.1]\n"
+    "                      [--port-file PATH]\n";
 
 // Walks the arguments after the subcommand; accepts "--name value" and "--name=value".
 class ArgReader {
@@ -168,6 +171,35 @@ int GetImpactedTargets(const std::vector<std::string>& args) {
   return 0;
 }
 
+int ParsePort(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    int port = std::stoi(text, &used);
+    if (used == text.size() && port >= 0 && port <= 65535) return port;
+  } catch (const std::exception&) {
+  }
+  throw RefDiffError("--port wants a port number from 0 to 65535 (0 = any free port), not '" + text + "'");
+}
+
+int RunServe(const std::vector<std::string>& args, const Flavour& flavour) {
+  ServeOptions options;
+  options.threads = flavour.default_threads;
+  ArgReader reader(args, 1);
+  while (!reader.Done()) {
+    if (reader.Flag({"-p", "--port"})) options.port = ParsePort(reader.Value());
+    else if (reader.Flag({"-w", "--workspacePath"})) options.repo = reader.Value();
+    else if (reader.Flag({"-b", "--bazelPath"})) options.bazel = reader.Value();
+    else if (reader.Flag({"--threads"})) options.threads = ParseThreads(reader.Value());
+    else if (reader.Flag({"--host"})) options.host = reader.Value();
+    else if (reader.Flag({"--port-file"})) options.port_file = reader.Value();
+    else UnknownOption(args[0], reader.Peek());
+  }
+  if (options.port < 0) throw RefDiffError("serve needs --port P");
+  if (options.repo.empty()) throw RefDiffError("serve needs -w REPO (the git repository)");
+  if (options.bazel.empty()) throw RefDiffError("serve needs -b BAZEL");
+  return Serve(options);
+}
+
 }  // namespace
 
 int Run(const std::vector<std::string>& args, const Flavour& flavour) {
@@ -184,7 +216,8 @@ int Run(const std::vector<std::string>& args, const Flavour& flavour) {
     }
     if (command == "generate-hashes") return GenerateHashes(args, flavour);
     if (command == "get-impacted-targets") return GetImpactedTargets(args);
-    throw RefDiffError("unknown command '" + command + "' (expected generate-hashes or get-impacted-targets)");
+    if (command == "serve") return RunServe(args, flavour);
+    throw RefDiffError("unknown command '" + command + "' (expected generate-hashes, get-impacted-targets or serve)");
   } catch (const RefDiffError& error) {
     std::fprintf(stderr, "bazel-diff-ref: %s\n", error.what());
   } catch (const std::bad_alloc&) {
