@@ -52,6 +52,11 @@ bool ServerProcess::Running() const {
   return info.si_pid != pid_;
 }
 
+bool ServerProcess::ExitsWithin(double seconds) {
+  if (pid_ <= 0 || reaped_) return true;
+  return WaitForExit(pid_, In(seconds)) == WaitEnd::kExited || !Running();
+}
+
 Outcome ServerProcess::Stop(double grace_s) {
   if (reaped_ || pid_ <= 0) return outcome_;
   ::kill(-pid_, SIGTERM);

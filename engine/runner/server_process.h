@@ -34,6 +34,10 @@ class ServerProcess {
   // True from a successful Start until the server exits. Does not reap, so Stop and Wait
   // still collect its status and rusage.
   bool Running() const;
+  // Waits up to `seconds` for the server to exit by itself, without signalling or reaping it.
+  // True when it has exited. For telling a server that just died (its sockets close a moment
+  // before it becomes reapable) from one that is alive but stopped answering.
+  bool ExitsWithin(double seconds);
 
   // SIGTERM to the whole group, up to `grace_s` for the server to exit, then SIGKILL to the
   // group; reaps the server with wait4, then kills and reaps whatever is left in its group.
