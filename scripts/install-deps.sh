@@ -17,6 +17,7 @@ packages=(
   python3 python3-scipy python3-protobuf  # independent reference values and decoders in tests
   valgrind              # instruction counts where perf counters are not available
   wrk                   # bench_http_client's peer: the rate the engine's HTTP client is held to
+  chromium fonts-dejavu-core  # the HTML report's test renders the page headless (tests/e2e/html)
 )
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
