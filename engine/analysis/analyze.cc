@@ -18,6 +18,7 @@ namespace {
 
 struct Series {
   std::vector<double> wall, user, sys, cpu, rss;
+  std::vector<ServeFigures> serve;
   std::map<int, double> wall_by_round;
   std::map<int, double> cpu_by_round;
 };
@@ -33,6 +34,7 @@ std::map<std::string, Series> Collect(const WorkloadResult& w) {
     series.user.push_back(s.user_s);
     series.sys.push_back(s.sys_s);
     series.cpu.push_back(s.user_s + s.sys_s);
+    if (s.serve) series.serve.push_back(*s.serve);
     series.wall_by_round[s.round] = s.wall_s;
     series.cpu_by_round[s.round] = s.user_s + s.sys_s;
   }
@@ -49,6 +51,24 @@ std::pair<std::vector<double>, std::vector<double>> Paired(const Series& baselin
     c.push_back(other->second);
   }
   return {b, c};
+}
+
+// Each figure's median over the rounds, figure by figure.
+ServeFigures MedianServe(const std::vector<ServeFigures>& rounds) {
+  auto median = [&](auto member) {
+    std::vector<double> values;
+    for (const ServeFigures& f : rounds) values.push_back(static_cast<double>(f.*member));
+    return stats::Median(values);
+  };
+  ServeFigures m;
+  m.requests = static_cast<int>(median(&ServeFigures::requests));
+  m.p50_s = median(&ServeFigures::p50_s);
+  m.p90_s = median(&ServeFigures::p90_s);
+  m.p99_s = median(&ServeFigures::p99_s);
+  m.max_s = median(&ServeFigures::max_s);
+  m.throughput_rps = median(&ServeFigures::throughput_rps);
+  m.time_to_ready_s = median(&ServeFigures::time_to_ready_s);
+  return m;
 }
 
 const ContenderSummary* SummaryOf(const WorkloadResult& w, const std::string& contender) {
@@ -75,7 +95,23 @@ double StartupNoise(const WorkloadResult& startup, const std::string& contender)
   return wall.empty() ? 0 : 1.4826 * stats::MedianAbsoluteDeviation(wall);
 }
 
+// A server's start-up is measured directly: the logic column carries time-to-ready instead.
+void CompareTimeToReady(const ContenderSummary& b, const ContenderSummary& k, Comparison& c) {
+  if (!b.serve || !k.serve || k.serve->time_to_ready_s <= 0) return;
+  c.baseline_logic_s = b.serve->time_to_ready_s;
+  c.candidate_logic_s = k.serve->time_to_ready_s;
+  c.logic_speedup = b.serve->time_to_ready_s / k.serve->time_to_ready_s;
+  c.logic_note = "time-to-ready: this column compares how fast each server became healthy";
+  if (b.serve->p99_s > 0) c.p99_ratio = k.serve->p99_s / b.serve->p99_s;
+}
+
 void CompareLogic(const RunResult& run, const WorkloadResult* startup, WorkloadResult& w, Comparison& c) {
+  if (w.kind == "serve") {
+    const ContenderSummary* b = SummaryOf(w, run.baseline);
+    const ContenderSummary* k = SummaryOf(w, run.candidate);
+    if (b && k) CompareTimeToReady(*b, *k, c);
+    return;
+  }
   if (w.startup) {
     c.logic_note = "startup workload: start-up is what it measures";
     return;
@@ -220,6 +256,7 @@ void Analyze(RunResult& result) {
       sum.median_user_s = stats::Median(s.user);
       sum.median_sys_s = stats::Median(s.sys);
       sum.median_cpu_s = stats::Median(s.cpu);
+      if (!s.serve.empty()) sum.serve = MedianServe(s.serve);
       sum.min_wall_s = *std::min_element(s.wall.begin(), s.wall.end());
       sum.max_wall_s = *std::max_element(s.wall.begin(), s.wall.end());
       sum.median_max_rss_kib = static_cast<std::int64_t>(stats::Median(s.rss));

@@ -49,6 +49,11 @@ int Run(int argc, char** argv) {
   run->add_option("--json", run_flags.json, "Write the full results file here (atomically)");
   run->add_option("--markdown", run_flags.markdown, "Write a Markdown report here, for a pull-request comment");
   run->add_option("--html", run_flags.html, "Write a self-contained HTML report with charts here");
+  run->add_flag("--skip-serve", run_flags.skip_serve, "Leave out serve workloads");
+  run->add_option("--serve-requests", run_flags.serve_requests, "Requests per serve round (overrides the spec)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--serve-concurrency", run_flags.serve_concurrency, "Connections per serve round (overrides the spec)")
+      ->check(CLI::PositiveNumber);
   run->add_flag("--accept-regression", run_flags.accept_regression,
                 "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
 

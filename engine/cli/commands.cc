@@ -76,6 +76,9 @@ ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool col
   run::Options options = RunOptions(common);
   options.rounds = flags.rounds;
   options.warmup_rounds = flags.warmup_rounds;
+  options.skip_serve = flags.skip_serve;
+  options.serve_requests = flags.serve_requests;
+  options.serve_concurrency = flags.serve_concurrency;
   if (::isatty(STDERR_FILENO)) options.progress = &std::cerr;
   // CI sets the variable from a pull-request label; a person passes the flag.
   const char* accept_env = std::getenv("PERFENGINE_ACCEPT_REGRESSION");

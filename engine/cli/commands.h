@@ -23,6 +23,9 @@ struct RunFlags {
   std::string json;
   std::string html;
   bool accept_regression = false;
+  bool skip_serve = false;
+  std::optional<int> serve_requests;
+  std::optional<int> serve_concurrency;
   std::string markdown;
 };
 

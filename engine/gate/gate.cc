@@ -57,8 +57,10 @@ void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
   }
   if (t.min_logic_speedup) {
     if (c.logic_speedup) {
-      checks.push_back(MakeCheck(w, "min_logic_speedup", "startup-adjusted speedup", *c.logic_speedup,
-                                 *t.min_logic_speedup, true));
+      // A serve workload's logic column is time-to-ready, and its line says so.
+      checks.push_back(MakeCheck(w, "min_logic_speedup",
+                                 w.kind == "serve" ? "time-to-ready speedup" : "startup-adjusted speedup",
+                                 *c.logic_speedup, *t.min_logic_speedup, true));
     } else {
       checks.push_back(Skipped(w, "min_logic_speedup", "startup-adjusted speedup", *t.min_logic_speedup, c.logic_note));
     }
@@ -94,6 +96,13 @@ void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
     } else {
       checks.push_back(Skipped(w, "max_slowdown", "paired CPU-time ratio interval", *t.max_slowdown,
                                "no interval: fewer than 2 paired rounds with CPU time"));
+    }
+  }
+  if (t.max_p99_ratio) {
+    if (c.p99_ratio) {
+      checks.push_back(MakeCheck(w, "max_p99_ratio", "p99 latency ratio", *c.p99_ratio, *t.max_p99_ratio, false));
+    } else {
+      checks.push_back(Skipped(w, "max_p99_ratio", "p99 latency ratio", *t.max_p99_ratio, "not a serve workload"));
     }
   }
   if (t.max_instructions_ratio) {

@@ -14,6 +14,7 @@
 #include "engine/run/normalise.h"
 #include "engine/run/order.h"
 #include "engine/run/progress.h"
+#include "engine/run/serve_workload.h"
 #include "engine/gitbuild/git_build.h"
 #include "engine/measure/allocations.h"
 #include "engine/measure/instructions.h"
@@ -40,6 +41,7 @@ std::vector<const spec::Workload*> SelectWorkloads(const spec::Spec& spec, const
   for (const spec::Workload& w : spec.workloads) {
     const bool asked = options.workloads.empty() ||
                        std::find(options.workloads.begin(), options.workloads.end(), w.name) != options.workloads.end();
+    if (w.serve && options.skip_serve) continue;
     if (w.startup || asked) selected.push_back(&w);
   }
   return selected;
@@ -103,6 +105,7 @@ class Experiment {
       wr.description = w->description;
       wr.gate = w->gate;
       wr.startup = w->startup;
+      wr.kind = w->serve ? "serve" : "process";
       wr.thresholds = spec::EffectiveThresholds(spec_, *w);
       wr.sweep = w->sweep;
       for (const auto& [axis, value] : w->point) wr.point.push_back({axis, value});
@@ -199,10 +202,11 @@ class Experiment {
   fs::path CacheRoot() const { return options_.cache_root.empty() ? gen::DefaultCacheRoot() : options_.cache_root; }
 
   bool WantsInstructions(const spec::Workload& w) {
-    return !w.startup && (spec_.measure_instructions || ResultFor(w).thresholds.max_instructions_ratio);
+    // A server runs until stopped: counts are taken over process workloads only.
+    return !w.startup && !w.serve && (spec_.measure_instructions || ResultFor(w).thresholds.max_instructions_ratio);
   }
   bool WantsAllocations(const spec::Workload& w) {
-    return !w.startup && (spec_.measure_allocations || ResultFor(w).thresholds.max_allocations_ratio);
+    return !w.startup && !w.serve && (spec_.measure_allocations || ResultFor(w).thresholds.max_allocations_ratio);
   }
 
   // Instruction and allocation counts are deterministic: one run per contender and workload.
@@ -291,7 +295,7 @@ class Experiment {
   }
 
   std::map<std::string, std::string> Placeholders(const spec::Contender& c, const spec::Workload& w,
-                                                  const Paths& paths) {
+                                                  const Paths& paths, int port = 0) {
     std::map<std::string, std::string> values = {
         {"fixture", fixtures_[w.name].string()},
         {"out", paths.out.string()},
@@ -304,13 +308,14 @@ class Experiment {
     for (const auto& [axis, value] : w.point) {
       if (axis != "scale") values[axis] = value;
     }
+    if (w.serve) values["port"] = std::to_string(port);
     return values;
   }
 
   fs::path SpecDir() const { return spec_.path.parent_path().empty() ? fs::path(".") : spec_.path.parent_path(); }
 
-  Command BuildCommand(const spec::Contender& c, const spec::Workload& w, const Paths& paths) {
-    const auto values = Placeholders(c, w, paths);
+  Command BuildCommand(const spec::Contender& c, const spec::Workload& w, const Paths& paths, int port = 0) {
+    const auto values = Placeholders(c, w, paths, port);
     Command cmd;
     const auto& prefix = w.startup ? c.startup_argv : c.argv;
     for (const auto& a : prefix) cmd.argv.push_back(spec::Expand(a.value, values));
@@ -334,6 +339,53 @@ class Experiment {
   }
 
   // Runs one contender on one workload; records a failure and returns false unless it succeeded.
+  // One serve round of one contender; records a failure and returns nullopt unless it succeeded.
+  std::optional<serve::ServeRoundResult> ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity) {
+    const Paths paths = PathsFor(c, w);
+    const ServeOverrides overrides{options_.serve_requests, options_.serve_concurrency};
+    serve::ServeRoundResult round = serve::RunServeRound(
+        [&](int port) { return BuildCommand(c, w, paths, port); }, ServeRequests(w, overrides, parity),
+        ServeOptions(w, parity));
+    if (progress_) progress_->Step(w.name);
+    if (interrupt::Interrupted()) {
+      Interrupted();
+      return std::nullopt;
+    }
+    if (round.ok) return round;
+    ResultFor(w).failures.push_back({round.failure.rfind("cannot start", 0) == 0 ? Failure::Kind::kSpawn
+                                                                                 : Failure::Kind::kExit,
+                                     w.name, c.name, fmt::format("(server) {}", round.failure), round.detail});
+    return std::nullopt;
+  }
+
+  // Parity of a serve workload: every request once to each contender, bodies compared in order.
+  bool CheckServeParity(const spec::Workload& w) {
+    std::vector<std::string> baseline_bodies;
+    const serve::ServeRequestSpec requests = ServeRequests(w, {}, true);
+    for (const spec::Contender* c : ParityOrder()) {
+      auto round = ExecuteServe(*c, w, true);
+      if (!round) return false;
+      if (c->name == spec_.baseline) {
+        baseline_bodies = std::move(round->bodies);
+        continue;
+      }
+      try {
+        if (auto diff = FirstBodyDifference(w, requests, baseline_bodies, round->bodies, spec_.baseline, c->name)) {
+          ResultFor(w).failures.push_back(
+              {Failure::Kind::kParity, w.name, c->name,
+               fmt::format("answers differ from {}'s (parity: {}); no timing is reported over different work",
+                           spec_.baseline, spec::NormaliserName(w.normaliser)),
+               *diff});
+          return false;
+        }
+      } catch (const std::exception& e) {
+        ResultFor(w).failures.push_back({Failure::Kind::kParity, w.name, c->name, e.what(), ""});
+        return false;
+      }
+    }
+    return true;
+  }
+
   bool Execute(const spec::Contender& c, const spec::Workload& w, Outcome* outcome, Paths* paths_out) {
     Paths paths = PathsFor(c, w);
     const Command cmd = BuildCommand(c, w, paths);
@@ -388,6 +440,10 @@ class Experiment {
   // Each contender runs each workload once; normalised outputs must agree before any timing.
   bool CheckParity() {
     for (const spec::Workload* w : workloads_) {
+      if (w->serve) {
+        if (!CheckServeParity(*w)) return false;
+        continue;
+      }
       std::string baseline_output;
       for (const spec::Contender* c : ParityOrder()) {
         Outcome outcome;
@@ -396,7 +452,7 @@ class Experiment {
         if (w->startup) continue;  // versions differ by design: startup output is not compared
         std::string normalised;
         try {
-          normalised = Normalise(OutputOf(*c, *w, paths), w->normaliser);
+          normalised = Normalise(OutputOf(*c, *w, paths), w->normaliser, w->sort_lists);
         } catch (const std::exception& e) {
           ResultFor(*w).failures.push_back({Failure::Kind::kParity, w->name, c->name, e.what(), Tail(paths.stderr_path)});
           return false;
@@ -439,17 +495,23 @@ class Experiment {
       for (const spec::Workload* w : workloads_) {
         for (size_t position = 0; position < order.size(); ++position) {
           const spec::Contender& c = spec_.contenders[order[position]];
-          Outcome outcome;
-          if (!Execute(c, *w, &outcome, nullptr)) return false;
           Sample s;
+          if (w->serve) {
+            auto served = ExecuteServe(c, *w, false);
+            if (!served) return false;
+            s = ServeSample(*served);
+          } else {
+            Outcome outcome;
+            if (!Execute(c, *w, &outcome, nullptr)) return false;
+            s.wall_s = outcome.wall_s;
+            s.user_s = outcome.user_s;
+            s.sys_s = outcome.sys_s;
+            s.max_rss_kib = outcome.max_rss_kib;
+          }
           s.contender = c.name;
           s.round = round;
           s.warmup = round < settings_.warmup_rounds;
           s.position = static_cast<int>(position);
-          s.wall_s = outcome.wall_s;
-          s.user_s = outcome.user_s;
-          s.sys_s = outcome.sys_s;
-          s.max_rss_kib = outcome.max_rss_kib;
           ResultFor(*w).samples.push_back(std::move(s));
         }
       }
@@ -460,7 +522,7 @@ class Experiment {
   // Extra runs for peak RSS only, after the timed rounds, so they never disturb timing.
   bool RunRssOnly() {
     for (const spec::Workload* w : workloads_) {
-      const int runs = ResultFor(*w).thresholds.rss_runs;
+      const int runs = w->serve ? 0 : ResultFor(*w).thresholds.rss_runs;  // a server's RSS comes with each round
       for (int i = 0; i < runs; ++i) {
         for (const spec::Contender& c : spec_.contenders) {
           Outcome outcome;

@@ -24,6 +24,9 @@ struct Options {
   // Non-empty: a missed threshold is accepted (exit 0) and reported as accepted by this,
   // e.g. "--accept-regression" or "PERFENGINE_ACCEPT_REGRESSION".
   std::string accepted_by;
+  bool skip_serve = false;                 // --skip-serve: leave out serve workloads
+  std::optional<int> serve_requests;       // --serve-requests
+  std::optional<int> serve_concurrency;    // --serve-concurrency
 };
 
 // The workloads a run will execute, in order, after checking names in options.workloads.

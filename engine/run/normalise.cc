@@ -80,9 +80,19 @@ std::optional<std::string> MapDifference(const std::string& a, const std::string
   return out;
 }
 
+// Arrays in a canonical order, recursively, for outputs whose lists are sets.
+void SortLists(nlohmann::json& json) {
+  if (json.is_array()) {
+    for (auto& element : json) SortLists(element);
+    std::sort(json.begin(), json.end());
+  } else if (json.is_object()) {
+    for (auto& [key, value] : json.items()) SortLists(value);
+  }
+}
+
 }  // namespace
 
-std::string Normalise(const std::string& output, spec::Normaliser normaliser) {
+std::string Normalise(const std::string& output, spec::Normaliser normaliser, bool sort_lists) {
   switch (normaliser) {
     case spec::Normaliser::kExact:
       return output;
@@ -95,10 +105,15 @@ std::string Normalise(const std::string& output, spec::Normaliser normaliser) {
     }
     case spec::Normaliser::kJson:
       // nlohmann's default object type is ordered by key: dump() is canonical.
-      return ParseJson(output, "json").dump(1) + "\n";
+    {
+      auto json = ParseJson(output, "json");
+      if (sort_lists) SortLists(json);
+      return json.dump(1) + "\n";
+    }
     case spec::Normaliser::kJsonMap: {
       auto json = ParseJson(output, "json-map");
       if (!json.is_object()) throw std::runtime_error("output is not a JSON object, as the 'json-map' normaliser expects");
+      if (sort_lists) SortLists(json);
       return json.dump(1) + "\n";
     }
   }

@@ -10,7 +10,8 @@ namespace pe::run {
 
 // Canonical form of `output` under the normaliser. Throws std::runtime_error when the
 // output does not parse as the normaliser expects (e.g. not JSON for json/json-map).
-std::string Normalise(const std::string& output, spec::Normaliser normaliser);
+// With sort_lists, JSON arrays are compared as sorted (their order carries no meaning).
+std::string Normalise(const std::string& output, spec::Normaliser normaliser, bool sort_lists = false);
 
 // Compares two normalised outputs; nullopt when equal, else a few lines showing the first
 // differences (differing line numbers, or differing/missing keys for json-map).

@@ -276,7 +276,7 @@ class Parser {
   ThresholdOverrides ParseThresholds(const toml::table& t, const std::string& where) const {
     CheckKeys(t, {"min_speedup", "min_win_rate", "min_logic_speedup", "max_rss_ratio", "rss_runs",
                   "min_speedup_ci", "max_slowdown", "confidence", "max_instructions_ratio",
-                  "max_allocations_ratio"}, where);
+                  "max_allocations_ratio", "max_p99_ratio"}, where);
     ThresholdOverrides o;
     o.min_speedup = Number(t, "min_speedup", 0, true);
     o.min_win_rate = Number(t, "min_win_rate", 0, false, 1.0);
@@ -288,6 +288,7 @@ class Parser {
     o.confidence = Number(t, "confidence", 0, true, 0.9999);
     o.max_instructions_ratio = Number(t, "max_instructions_ratio", 0, true);
     o.max_allocations_ratio = Number(t, "max_allocations_ratio", 0, true);
+    o.max_p99_ratio = Number(t, "max_p99_ratio", 0, true);
     return o;
   }
 
@@ -321,7 +322,8 @@ class Parser {
         continue;
       }
       CheckKeys(t, {"description", "args", "output", "parity", "gate", "timeout", "fixture", "thresholds", "elements",
-                    "sweep"}, where);
+                    "sweep", "sort_lists", "kind", "health", "ready_timeout", "requests", "method", "body",
+                    "request_count", "concurrency", "request_timeout"}, where);
       Workload w;
       w.name = name;
       w.pos = Pos(key.source());
@@ -337,12 +339,20 @@ class Parser {
       ParseFixture(t, w);
       if (auto* th = TableAt(t, "thresholds")) w.thresholds = ParseThresholds(*th, where + ".thresholds");
       if (auto e = Number(t, "elements", 0, false)) w.elements = *e;
+      w.sort_lists = Bool(t, "sort_lists").value_or(false);
+      ParseServe(t, w);
       std::vector<Axis> axes;
       Sweep sweep;
       if (auto* sw = TableAt(t, "sweep")) axes = ParseSweep(*sw, w, sweep);
       std::vector<std::string> axis_names;
       for (const Axis& a : axes) axis_names.push_back(a.name);
+      if (w.serve) axis_names.push_back("port");
       CheckPlaceholders(w.args, &w, axis_names);
+      if (w.serve && std::none_of(w.args.begin(), w.args.end(),
+                                  [](const Located& a) { return a.value.find("{port}") != std::string::npos; })) {
+        Fail(w.pos, fmt::format("serve workload '{}' never passes {{port}} to the server: add it to args, e.g. "
+                                "[\"serve\", \"--port\", \"{{port}}\"]", w.name));
+      }
       if (w.output != "stdout") CheckPlaceholders({{w.output, w.output_pos}}, &w, axis_names);
       if (axes.empty()) {
         declared.push_back(std::move(w));
@@ -452,6 +462,42 @@ class Parser {
       }
       if (!error.empty()) Fail(s.pos, error);
     }
+  }
+
+  // Keys of a serve workload; they are errors on a process workload, and `output` is one on
+  // a serve workload (its answers are the response bodies).
+  void ParseServe(const toml::table& t, Workload& w) const {
+    static const std::vector<std::string> kServeKeys = {"health", "ready_timeout", "requests", "method", "body",
+                                                        "request_count", "concurrency", "request_timeout"};
+    if (auto kind = String(t, "kind")) {
+      const std::vector<std::string> kinds = {"process", "serve"};
+      if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) {
+        Fail(Pos(*t.get("kind")), fmt::format("unknown kind '{}'{}; expected process or serve", *kind, DidYouMean(*kind, kinds)));
+      }
+      w.serve = *kind == "serve";
+    }
+    if (!w.serve) {
+      for (const std::string& key : kServeKeys) {
+        if (t.get(key)) Fail(Pos(*t.get(key)), fmt::format("'{}' applies to a serve workload: add kind = \"serve\"", key));
+      }
+      return;
+    }
+    if (t.get("output")) Fail(Pos(*t.get("output")), "a serve workload's output is its response bodies; remove 'output'");
+    Workload::Serve& s = w.serve_options;
+    if (auto v = String(t, "health")) s.health = *v;
+    if (auto v = Number(t, "ready_timeout", 0, true)) s.ready_timeout_s = *v;
+    if (auto v = String(t, "method")) s.method = *v;
+    if (auto v = String(t, "body")) s.body = *v;
+    if (auto v = Integer(t, "request_count", 1)) s.request_count = static_cast<int>(*v);
+    if (auto v = Integer(t, "concurrency", 1)) s.concurrency = static_cast<int>(*v);
+    if (auto v = Number(t, "request_timeout", 0, true)) s.request_timeout_s = *v;
+    auto requests = StringArray(t, "requests", true);
+    if (!requests) Fail(w.pos, fmt::format("serve workload '{}' needs 'requests', the request targets to send", w.name));
+    for (const Located& r : *requests) {
+      if (r.value.empty() || r.value[0] != '/') Fail(r.pos, fmt::format("request target '{}' must start with '/'", r.value));
+      s.requests.push_back(r.value);
+    }
+    if (s.request_count == 0) s.request_count = 10 * static_cast<int>(s.requests.size());
   }
 
   struct Axis {
@@ -681,6 +727,7 @@ Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload) {
   t.confidence = w.confidence.value_or(g.confidence.value_or(spec.settings.confidence));
   t.max_instructions_ratio = w.max_instructions_ratio ? w.max_instructions_ratio : g.max_instructions_ratio;
   t.max_allocations_ratio = w.max_allocations_ratio ? w.max_allocations_ratio : g.max_allocations_ratio;
+  t.max_p99_ratio = w.max_p99_ratio ? w.max_p99_ratio : g.max_p99_ratio;
   return t;
 }
 

@@ -50,7 +50,7 @@ struct ThresholdOverrides {
   std::optional<double> min_speedup, min_win_rate, min_logic_speedup, max_rss_ratio;
   std::optional<int> rss_runs;
   std::optional<double> min_speedup_ci, max_slowdown, confidence;
-  std::optional<double> max_instructions_ratio, max_allocations_ratio;
+  std::optional<double> max_instructions_ratio, max_allocations_ratio, max_p99_ratio;
 };
 
 struct Workload {
@@ -72,6 +72,19 @@ struct Workload {
   std::vector<std::pair<std::string, std::string>> point;
   std::map<std::string, std::string> env;  // this point's environment (e.g. LD_PRELOAD)
   double scale_factor = 1;        // a `scale` axis multiplies the run's scale at this point
+  bool sort_lists = false;        // json normalisers: arrays compared as sorted
+  // kind = "serve": the contender is an HTTP server started with args (which pass {port}).
+  bool serve = false;
+  struct Serve {
+    std::string health = "/health";
+    double ready_timeout_s = 30;
+    std::vector<std::string> requests;  // request targets, cycled through
+    std::string method = "GET";
+    std::string body;
+    int request_count = 0;              // 0: ten passes over `requests`
+    int concurrency = 1;
+    double request_timeout_s = 10;
+  } serve_options;
 };
 
 // A sweep as declared: its axes and the gates that read across its points.

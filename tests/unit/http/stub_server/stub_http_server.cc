@@ -15,6 +15,9 @@
 //                            with a keep-alive limit or idle timeout do
 //   --exit-after-ms N        _exit(1) N ms after the process started, healthy or not
 //   --log PATH TAG           append "TAG <pid> <monotonic ns>" to PATH at start
+//   --lose-port-once PATH    if PATH does not exist, create it and behave as if the port were
+//                            taken (exit 98), as when another process binds it between the
+//                            engine's pick and our bind; the next start proceeds
 // Health requests count toward neither --crash-after nor --close-every. SIGTERM or SIGINT:
 // exit 0. Single-threaded, so it uses one core of the machine it measures on.
 #include <fcntl.h>
@@ -64,6 +67,7 @@ struct Options {
   std::string log_path;
   std::string log_tag;
   std::string port_file;
+  std::string lose_port_once;
 };
 
 [[noreturn]] void Usage(const std::string& why) {
@@ -104,6 +108,8 @@ Options Parse(int argc, char** argv) {
       options.close_every = Number(flag, value());
     } else if (flag == "--exit-after-ms") {
       options.exit_after_ms = Number(flag, value());
+    } else if (flag == "--lose-port-once") {
+      options.lose_port_once = value();
     } else if (flag == "--port-file") {
       options.port_file = value();
     } else if (flag == "--log") {
@@ -223,6 +229,10 @@ int Run(int argc, char** argv) {
   acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor.bind(endpoint, ec);
+  if (!options.lose_port_once.empty() &&
+      ::open(options.lose_port_once.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644) >= 0) {
+    ec = asio::error::address_in_use;
+  }
   if (ec == asio::error::address_in_use) {
     std::cerr << "stub-http-server: address in use: 127.0.0.1:" << options.port << "\n";
     return kExitAddressInUse;

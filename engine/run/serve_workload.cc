@@ -1,0 +1,72 @@
+#include "engine/run/serve_workload.h"
+
+#include <fmt/format.h>
+
+#include "engine/run/normalise.h"
+
+namespace pe::run {
+
+serve::ServeRequestSpec ServeRequests(const spec::Workload& w, const ServeOverrides& overrides, bool parity) {
+  const auto& o = w.serve_options;
+  serve::ServeRequestSpec spec;
+  for (const std::string& target : o.requests) {
+    http::Request r;
+    r.method = o.method;
+    r.target = target;
+    r.body = o.body;
+    if (!r.body.empty()) r.content_type = "application/json";
+    spec.requests.push_back(std::move(r));
+  }
+  spec.count = parity ? static_cast<int>(o.requests.size()) : overrides.requests.value_or(o.request_count);
+  spec.concurrency = parity ? 1 : overrides.concurrency.value_or(o.concurrency);
+  spec.request_timeout_s = o.request_timeout_s;
+  return spec;
+}
+
+serve::ServeRoundOptions ServeOptions(const spec::Workload& w, bool parity) {
+  serve::ServeRoundOptions options;
+  options.health_path = w.serve_options.health;
+  options.ready_timeout_s = w.serve_options.ready_timeout_s;
+  options.keep_bodies = parity;
+  return options;
+}
+
+Sample ServeSample(const serve::ServeRoundResult& round) {
+  Sample s;
+  s.wall_s = round.p50;
+  s.user_s = round.server.user_s;
+  s.sys_s = round.server.sys_s;
+  s.max_rss_kib = round.server.max_rss_kib;
+  ServeFigures f;
+  f.requests = static_cast<int>(round.latencies_s.size());
+  f.p50_s = round.p50;
+  f.p90_s = round.p90;
+  f.p99_s = round.p99;
+  f.max_s = round.max;
+  f.throughput_rps = round.throughput_rps;
+  f.time_to_ready_s = round.time_to_ready_s;
+  s.serve = f;
+  return s;
+}
+
+std::optional<std::string> FirstBodyDifference(const spec::Workload& w, const serve::ServeRequestSpec& requests,
+                                               const std::vector<std::string>& baseline,
+                                               const std::vector<std::string>& other,
+                                               const std::string& baseline_name, const std::string& other_name) {
+  for (size_t i = 0; i < baseline.size() && i < other.size(); ++i) {
+    const http::Request& r = requests.requests[i % requests.requests.size()];
+    std::string a, b;
+    try {
+      a = Normalise(baseline[i], w.normaliser, w.sort_lists);
+      b = Normalise(other[i], w.normaliser, w.sort_lists);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(fmt::format("request {}: {} {}: {}", i, r.method, r.target, e.what()));
+    }
+    if (auto diff = FirstDifference(a, b, w.normaliser, baseline_name, other_name)) {
+      return fmt::format("request {}: {} {}\n{}", i, r.method, r.target, *diff);
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace pe::run
