@@ -26,6 +26,7 @@ using testing::Gone;
 
 const std::string kStub = STUB_HTTP_SERVER;
 const std::string kDeaf = DEAF_TO_SIGTERM;
+const std::string kContender = STUB_CONTENDER;
 
 class ServerProcessTest : public ::testing::Test {
  protected:
@@ -113,6 +114,22 @@ TEST_F(ServerProcessTest, WaitCollectsAServerThatDiedByItself) {
   EXPECT_EQ(outcome.status, Status::kExited);
   EXPECT_EQ(outcome.exit_code, 1);
   EXPECT_EQ(outcome.error, "exited with status 1");
+}
+
+TEST_F(ServerProcessTest, HelperLeftInTheGroupIsKilledAndReaped) {
+  // The "server" forks a helper that hangs with SIGTERM blocked, then exits at once.
+  Command command;
+  command.argv = {kDeaf, kContender, "--spawn-child-hang", (dir_ / "helper.pid").string()};
+  ServerProcess server;
+  ASSERT_EQ(server.Start(command), "");
+  Outcome outcome = server.Wait();
+  EXPECT_EQ(outcome.status, Status::kExited);
+  EXPECT_EQ(outcome.exit_code, 0);
+  std::ifstream in(dir_ / "helper.pid");
+  pid_t helper = 0;
+  ASSERT_TRUE(in >> helper);
+  EXPECT_TRUE(Gone(helper));
+  EXPECT_EQ(CountInGroup(server.pid()), 0);
 }
 
 TEST_F(ServerProcessTest, ExitsWithinIsFalseForALiveServer) {
