@@ -1,0 +1,234 @@
+// The built executables' serve: answers equal to get-impacted-targets over generate-hashes
+// files, the same bytes from both builds, errors, a taken port, and a clean SIGTERM.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/http/fetch.h"
+#include "engine/http/health.h"
+#include "engine/http/load.h"
+#include "serve_support.h"
+#include "subprocess.h"
+
+namespace pe::refdiff {
+namespace {
+
+using testing::Git;
+using testing::GitFixture;
+using testing::HeldPort;
+using testing::ScratchDir;
+using testing::ServeProcess;
+using testing::SharedGitFixture;
+using testing::WorktreeCount;
+
+const std::string kBaseline = REFDIFF_BASELINE;
+const std::string kCandidate = REFDIFF_CANDIDATE;
+
+std::vector<std::string> ServeArgs(const GitFixture& fixture, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"serve", "--port", "0", "--port-file", "{port-file}",
+                                   "-w", fixture.repo().string(), "-b", fixture.bazel().string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+// Starts the server and waits until it is healthy; returns its port.
+int StartHealthy(ServeProcess& server) {
+  int port = server.WaitForPort();
+  EXPECT_GT(port, 0) << server.Stderr();
+  if (port <= 0) return -1;
+  http::HealthResult health = http::WaitUntilHealthy(port, "/health", 10, [&] { return server.Running(); });
+  EXPECT_TRUE(health.healthy) << health.error << "\n" << server.Stderr();
+  return health.healthy ? port : -1;
+}
+
+http::Response Get(int port, const std::string& target) {
+  return http::Fetch(port, {"GET", target, "", ""}, 30);
+}
+
+// What the command-line tools say: generate-hashes on each revision's checkout, then
+// get-impacted-targets, one label per line.
+std::vector<std::string> ImpactedByTheCli(const GitFixture& fixture, const std::string& from, const std::string& to) {
+  ScratchDir scratch;
+  std::vector<std::string> hash_files;
+  for (const std::string& rev : {from, to}) {
+    std::filesystem::path checkout = scratch.path() / ("checkout-" + rev);
+    Git(fixture.repo(), {"worktree", "add", "--quiet", "--detach", checkout.string(), rev});
+    std::string out = (scratch.path() / (rev + ".json")).string();
+    ProcessResult generated = RunProcess(
+        {{kBaseline, "generate-hashes", "-w", checkout.string(), "-b", fixture.bazel().string(), out}, {}, {}});
+    EXPECT_EQ(generated.exit_code, 0) << generated.stderr_text;
+    Git(fixture.repo(), {"worktree", "remove", "--force", checkout.string()});
+    hash_files.push_back(out);
+  }
+  ProcessResult impacted =
+      RunProcess({{kBaseline, "get-impacted-targets", "-sh", hash_files[0], "-fh", hash_files[1]}, {}, {}});
+  EXPECT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = impacted.stdout_text.find('\n', start)) != std::string::npos; start = nl + 1) {
+    lines.push_back(impacted.stdout_text.substr(start, nl - start));
+  }
+  return lines;
+}
+
+TEST(ServeTest, AnswersWhatGetImpactedTargetsPrints) {
+  const GitFixture& fixture = SharedGitFixture();
+  ServeProcess server(kBaseline, ServeArgs(fixture));
+  int port = StartHealthy(server);
+  ASSERT_GT(port, 0);
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"rev0", "rev1"}, {"rev1", "rev2"}, {"rev2", "rev0"}, {"rev1", "rev1"}}) {
+    http::Response response = Get(port, "/impacted_targets?from=" + from + "&to=" + to);
+    ASSERT_EQ(response.status, 200) << response.error << response.body;
+    nlohmann::json answer = nlohmann::json::parse(response.body);
+    EXPECT_EQ(answer["from"], from);
+    EXPECT_EQ(answer["to"], to);
+    std::vector<std::string> expected = ImpactedByTheCli(fixture, from, to);
+    EXPECT_EQ(answer["impactedTargets"].get<std::vector<std::string>>(), expected) << from << ".." << to;
+    if (from != to) {
+      EXPECT_FALSE(expected.empty());
+    }
+  }
+  // A commit id works as well as the tag that names it.
+  std::string rev0 = Git(fixture.repo(), {"rev-parse", "rev0"});
+  rev0.pop_back();
+  http::Response by_id = Get(port, "/impacted_targets?from=" + rev0 + "&to=rev1");
+  EXPECT_EQ(by_id.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(by_id.body)["impactedTargets"],
+            nlohmann::json::parse(Get(port, "/impacted_targets?from=rev0&to=rev1").body)["impactedTargets"]);
+}
+
+TEST(ServeTest, BaselineAndCandidateAnswerIdenticalBytes) {
+  const GitFixture& fixture = SharedGitFixture();
+  std::vector<http::Request> requests = {
+      {"GET", "/impacted_targets?from=rev0&to=rev1", "", ""},
+      {"GET", "/impacted_targets?from=rev0&to=rev2", "", ""},
+      {"POST", "/impacted_targets", R"({"from": "rev2", "to": "rev1"})", "application/json"},
+      {"GET", "/impacted_targets?from=rev0&to=rev1", "", ""},
+      {"GET", "/impacted_targets?from=main&to=nope", "", ""},
+      {"GET", "/impacted_targets?from=rev0", "", ""},
+      {"GET", "/health", "", ""},
+  };
+  std::vector<std::vector<http::Response>> answers;
+  for (const std::string& program : {kBaseline, kCandidate}) {
+    ServeProcess server(program, ServeArgs(fixture));
+    int port = StartHealthy(server);
+    ASSERT_GT(port, 0);
+    http::LoadResult load = http::FireRequests(port, requests, 3, 30, true);
+    ASSERT_EQ(load.error, "");
+    answers.push_back(load.responses);
+  }
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ(answers[0][i].status, answers[1][i].status) << requests[i].target;
+    EXPECT_EQ(answers[0][i].body, answers[1][i].body) << requests[i].target;
+  }
+  EXPECT_EQ(answers[0][0].status, 200);
+  EXPECT_EQ(answers[0][4].status, 404);
+  EXPECT_EQ(answers[0][5].status, 400);
+}
+
+TEST(ServeTest, KeepAliveConnectionsCarryManyRequests) {
+  const GitFixture& fixture = SharedGitFixture();
+  ServeProcess server(kCandidate, ServeArgs(fixture, {"--threads", "3"}));
+  int port = StartHealthy(server);
+  ASSERT_GT(port, 0);
+  // All at once on a cold cache: the requests for one commit wait for one computation.
+  std::vector<http::Request> requests(24, {"GET", "/impacted_targets?from=rev0&to=rev2", "", ""});
+  http::LoadResult load = http::FireRequests(port, requests, 3, 30, true);
+  ASSERT_EQ(load.error, "");
+  EXPECT_EQ(load.connections_opened, 3);
+  for (const http::Response& response : load.responses) {
+    EXPECT_EQ(response.status, 200);
+    EXPECT_EQ(response.body, load.responses[0].body);
+  }
+}
+
+TEST(ServeTest, ErrorsAnswer404And400) {
+  const GitFixture& fixture = SharedGitFixture();
+  ServeProcess server(kBaseline, ServeArgs(fixture));
+  int port = StartHealthy(server);
+  ASSERT_GT(port, 0);
+  http::Response unknown = Get(port, "/impacted_targets?from=rev0&to=rev9");
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(unknown.body, "{\"error\": \"unknown revision 'rev9'\"}\n");
+  // Never read as an option of git's.
+  EXPECT_EQ(Get(port, "/impacted_targets?from=--all&to=rev1").body,
+            "{\"error\": \"unknown revision '--all'\"}\n");
+  // A tree is not a commit.
+  EXPECT_EQ(Get(port, "/impacted_targets?from=rev0%5E%7Btree%7D&to=rev1").status, 404);
+  http::Response missing = Get(port, "/impacted_targets?to=rev1");
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_EQ(missing.body, "{\"error\": \"missing parameter 'from' (want /impacted_targets?from=REV&to=REV)\"}\n");
+  EXPECT_EQ(Get(port, "/nothing").status, 404);
+}
+
+TEST(ServeTest, TakenPortExits98WithOneLine) {
+  const GitFixture& fixture = SharedGitFixture();
+  HeldPort held;
+  ServeProcess server(kBaseline, {"serve", "--port", std::to_string(held.port()), "-w", fixture.repo().string(),
+                                  "-b", fixture.bazel().string()});
+  EXPECT_EQ(server.Wait(10), 98);
+  EXPECT_EQ(server.Stderr(), "bazel-diff-ref: address already in use: 127.0.0.1:" + std::to_string(held.port()) + "\n");
+}
+
+TEST(ServeTest, NotARepositoryExitsOneBeforeReady) {
+  const GitFixture& fixture = SharedGitFixture();
+  ScratchDir not_a_repo;
+  ServeProcess server(kBaseline, {"serve", "--port", "0", "-w", not_a_repo.path().string(), "-b",
+                                  fixture.bazel().string()});
+  EXPECT_EQ(server.Wait(10), 1);
+  std::string expected = "bazel-diff-ref: " + not_a_repo.path().string() + " is not a git repository: ";
+  const std::string stderr_text = server.Stderr();
+  EXPECT_EQ(stderr_text.substr(0, expected.size()), expected);
+  EXPECT_EQ(std::count(stderr_text.begin(), stderr_text.end(), '\n'), 1) << stderr_text;
+}
+
+// An open keep-alive connection that has had its answer: SIGTERM must not wait for it.
+int OpenIdleConnection(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) return -1;
+  const std::string request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) return -1;
+  std::string answer;
+  char buffer[256];
+  while (answer.find("\r\n\r\nOK\n") == std::string::npos) {
+    ssize_t got = read(fd, buffer, sizeof(buffer));
+    if (got <= 0) return -1;
+    answer.append(buffer, static_cast<std::size_t>(got));
+  }
+  return fd;
+}
+
+TEST(ServeTest, SigtermExitsZeroAndLeavesNothingBehind) {
+  const GitFixture& fixture = SharedGitFixture();
+  ServeProcess server(kBaseline, ServeArgs(fixture));
+  int port = StartHealthy(server);
+  ASSERT_GT(port, 0);
+  EXPECT_EQ(Get(port, "/impacted_targets?from=rev0&to=rev1").status, 200);
+  int idle = OpenIdleConnection(port);
+  ASSERT_GE(idle, 0);
+
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.Wait(10), 0) << server.Stderr();
+  EXPECT_EQ(server.Stderr(), "");
+  // The idle connection was closed by the server, not left hanging.
+  char byte;
+  EXPECT_LE(read(idle, &byte, 1), 0);
+  close(idle);
+  EXPECT_FALSE(server.GroupAlive());
+  EXPECT_TRUE(std::filesystem::is_empty(server.tmpdir()));
+  EXPECT_EQ(WorktreeCount(fixture.repo()), 1);
+}
+
+}  // namespace
+}  // namespace pe::refdiff
