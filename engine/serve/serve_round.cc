@@ -53,11 +53,12 @@ bool LostPort(const Outcome& outcome, const std::string& stderr_tail, int port) 
          SaysAddressInUse(stderr_tail) || http::PortAcceptsConnections(port);
 }
 
-ServeRoundResult Failure(ServeRoundResult result, std::string failure, std::string detail = {}) {
-  result.ok = false;
-  result.failure = std::move(failure);
-  result.detail = std::move(detail);
-  return result;
+// Marks the round failed; always returns false, so callers can `return Fail(...)`.
+bool Fail(ServeRoundResult* result, std::string failure, std::string detail = {}) {
+  result->ok = false;
+  result->failure = std::move(failure);
+  result->detail = std::move(detail);
+  return false;
 }
 
 std::vector<http::Request> Expand(const ServeRequestSpec& spec) {
@@ -114,103 +115,123 @@ std::string ValidationError(const ServeRequestSpec& spec, const ServeRoundOption
   return "";
 }
 
+// The server of the current attempt, and where its stderr goes.
+struct Attempt {
+  std::unique_ptr<StderrFile> stderr_file;
+  std::unique_ptr<ServerProcess> server;
+};
+
+// Starts the server until one becomes healthy, on a new port each time it lost its port.
+// False (with the failure filled in and every server reaped) when none became healthy.
+bool StartHealthy(const std::function<Command(int port)>& make_command,
+                  const ServeRoundOptions& options, Attempt* attempt, ServeRoundResult* result) {
+  for (;;) {
+    if (interrupt::Interrupted()) return Fail(result, "interrupted");
+    ++result->attempts;
+    result->port = options.pick_port();
+    if (result->port <= 0) return Fail(result, "no free loopback port to start on");
+    Command command = make_command(result->port);
+    attempt->server.reset();  // the previous attempt's server was reaped; its file goes next
+    attempt->stderr_file = std::make_unique<StderrFile>(&command);
+    attempt->server = std::make_unique<ServerProcess>();
+    ServerProcess& server = *attempt->server;
+    if (std::string error = server.Start(command); !error.empty()) {
+      if (interrupt::Interrupted()) return Fail(result, "interrupted");
+      return Fail(result, "cannot start server: " + error);
+    }
+    const http::HealthResult health =
+        http::WaitUntilHealthy(result->port, options.health_path, options.ready_timeout_s,
+                               [&] { return !interrupt::Interrupted() && server.Running(); });
+    if (interrupt::Interrupted()) {
+      result->server = server.Stop(options.stop_grace_s);
+      return Fail(result, "interrupted");
+    }
+    if (health.healthy) {
+      result->time_to_ready_s = health.time_to_ready_s;
+      return true;
+    }
+    if (server.Running()) {
+      result->server = server.Stop(options.stop_grace_s);
+      return Fail(result, health.error, attempt->stderr_file->Tail());
+    }
+    result->server = server.Wait();
+    const std::string tail = attempt->stderr_file->Tail();
+    if (!LostPort(result->server, tail, result->port)) {
+      return Fail(
+          result,
+          fmt::format("server exited before becoming healthy ({})", HowItEnded(result->server)),
+          tail);
+    }
+    if (result->attempts >= options.port_attempts) {
+      return Fail(result,
+                  fmt::format("server lost its port to another process {} times ({})",
+                              result->attempts, HowItEnded(result->server)),
+                  tail);
+    }
+  }
+}
+
+// Stops (or collects) the server after the load and judges the run: the first transport
+// error, else the first non-2xx answer, else a server that died, else the figures.
+bool StopAndJudge(const http::LoadResult& load, const std::vector<http::Request>& requests,
+                  const ServeRoundOptions& options, Attempt* attempt, ServeRoundResult* result) {
+  ServerProcess& server = *attempt->server;
+  if (interrupt::Interrupted()) {
+    result->server = server.Stop(options.stop_grace_s);
+    return Fail(result, "interrupted");
+  }
+  // A server that crashed closed its connections a moment before it became reapable; give it
+  // that moment, so the failure says it died rather than that it stopped answering.
+  const bool died =
+      load.error.empty() ? !server.Running() : server.ExitsWithin(kDeathSettleSeconds);
+  result->server = died ? server.Wait() : server.Stop(options.stop_grace_s);
+
+  if (!load.error.empty()) {
+    const std::string exit_note =
+        died ? fmt::format("; the server had exited ({})", HowItEnded(result->server)) : "";
+    const std::optional<size_t> failed = FirstTransportError(load.responses);
+    std::string failure =
+        failed ? fmt::format("server stopped answering: {} ({}){}", load.responses[*failed].error,
+                             Describe(*failed, requests[*failed]), exit_note)
+               : fmt::format("server stopped answering: {}{}", load.error, exit_note);
+    return Fail(result, std::move(failure), attempt->stderr_file->Tail());
+  }
+  if (const std::optional<size_t> bad = FirstNon2xx(load.responses)) {
+    const http::Request& request = requests[*bad];
+    const http::Response& response = load.responses[*bad];
+    // The failure line names the request; the detail adds what was sent and what came back.
+    std::string detail = Describe(*bad, request);
+    if (!request.body.empty()) detail += " with body " + request.body.substr(0, kMaxBodyInDetail);
+    detail += fmt::format(" answered {}", response.status);
+    if (!response.body.empty()) detail += ": " + response.body.substr(0, kMaxBodyInDetail);
+    return Fail(result, fmt::format("{} answered {}", Describe(*bad, request), response.status),
+                std::move(detail));
+  }
+  if (died) {
+    return Fail(result,
+                fmt::format("server exited during the run ({})", HowItEnded(result->server)),
+                attempt->stderr_file->Tail());
+  }
+  FillFigures(load, options.keep_bodies, result);
+  result->ok = true;
+  return true;
+}
+
 }  // namespace
 
 ServeRoundResult RunServeRound(const std::function<Command(int port)>& make_command,
                                const ServeRequestSpec& spec, const ServeRoundOptions& options) {
   ServeRoundResult result;
   if (std::string error = ValidationError(spec, options); !error.empty()) {
-    return Failure(std::move(result), std::move(error));
+    Fail(&result, std::move(error));
+    return result;
   }
   const std::vector<http::Request> requests = Expand(spec);
-
-  // One attempt per port; the server and its stderr file live until the round ends.
-  std::unique_ptr<ServerProcess> server;
-  std::unique_ptr<StderrFile> stderr_file;
-  for (;;) {
-    if (interrupt::Interrupted()) return Failure(std::move(result), "interrupted");
-    ++result.attempts;
-    result.port = options.pick_port();
-    if (result.port <= 0) return Failure(std::move(result), "no free loopback port to start on");
-    Command command = make_command(result.port);
-    stderr_file = std::make_unique<StderrFile>(&command);
-    server = std::make_unique<ServerProcess>();
-    if (std::string error = server->Start(command); !error.empty()) {
-      if (interrupt::Interrupted()) return Failure(std::move(result), "interrupted");
-      return Failure(std::move(result), "cannot start server: " + error);
-    }
-    const http::HealthResult health =
-        http::WaitUntilHealthy(result.port, options.health_path, options.ready_timeout_s,
-                               [&] { return !interrupt::Interrupted() && server->Running(); });
-    if (interrupt::Interrupted()) {
-      result.server = server->Stop(options.stop_grace_s);
-      return Failure(std::move(result), "interrupted");
-    }
-    if (health.healthy) {
-      result.time_to_ready_s = health.time_to_ready_s;
-      break;
-    }
-    if (server->Running()) {
-      result.server = server->Stop(options.stop_grace_s);
-      return Failure(std::move(result), health.error, stderr_file->Tail());
-    }
-    result.server = server->Wait();
-    const std::string tail = stderr_file->Tail();
-    if (!LostPort(result.server, tail, result.port)) {
-      return Failure(
-          std::move(result),
-          fmt::format("server exited before becoming healthy ({})", HowItEnded(result.server)),
-          tail);
-    }
-    if (result.attempts >= options.port_attempts) {
-      return Failure(std::move(result),
-                     fmt::format("server lost its port to another process {} times ({})",
-                                 result.attempts, HowItEnded(result.server)),
-                     tail);
-    }
-  }
-
+  Attempt attempt;
+  if (!StartHealthy(make_command, options, &attempt, &result)) return result;
   const http::LoadResult load = http::FireRequests(result.port, requests, spec.concurrency,
                                                    spec.request_timeout_s, options.keep_bodies);
-  if (interrupt::Interrupted()) {
-    result.server = server->Stop(options.stop_grace_s);
-    return Failure(std::move(result), "interrupted");
-  }
-  // A server that crashed closed its connections a moment before it became reapable; give it
-  // that moment, so the failure says it died rather than that it stopped answering.
-  const bool died =
-      load.error.empty() ? !server->Running() : server->ExitsWithin(kDeathSettleSeconds);
-  result.server = died ? server->Wait() : server->Stop(options.stop_grace_s);
-  const std::string exit_note =
-      died ? fmt::format("; the server had exited ({})", HowItEnded(result.server)) : "";
-
-  if (!load.error.empty()) {
-    const std::optional<size_t> failed = FirstTransportError(load.responses);
-    std::string failure =
-        failed ? fmt::format("server stopped answering: {} ({}){}", load.responses[*failed].error,
-                             Describe(*failed, requests[*failed]), exit_note)
-               : fmt::format("server stopped answering: {}{}", load.error, exit_note);
-    return Failure(std::move(result), std::move(failure), stderr_file->Tail());
-  }
-  if (const std::optional<size_t> bad = FirstNon2xx(load.responses)) {
-    const http::Response& response = load.responses[*bad];
-    // The failure line names the request; the detail adds what was sent and what came back.
-    const http::Request& request = requests[*bad];
-    std::string detail = Describe(*bad, request);
-    if (!request.body.empty()) detail += " with body " + request.body.substr(0, kMaxBodyInDetail);
-    detail += fmt::format(" answered {}", response.status);
-    if (!response.body.empty()) detail += ": " + response.body.substr(0, kMaxBodyInDetail);
-    return Failure(std::move(result),
-                   fmt::format("{} answered {}", Describe(*bad, requests[*bad]), response.status),
-                   std::move(detail));
-  }
-  if (died) {
-    return Failure(std::move(result),
-                   fmt::format("server exited during the run ({})", HowItEnded(result.server)),
-                   stderr_file->Tail());
-  }
-  FillFigures(load, options.keep_bodies, &result);
-  result.ok = true;
+  StopAndJudge(load, requests, options, &attempt, &result);
   return result;
 }
 
