@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <map>
 
 #include "stats/error.h"
@@ -66,7 +67,6 @@ void Efficiencies(const RunResult& run, const std::vector<const WorkloadResult*>
       auto one = entry.second.find(1);
       if (one == entry.second.end()) continue;  // efficiency is relative to one thread
       for (const auto& [threads, throughput] : entry.second) {
-        if (threads == 1) continue;
         sweep.efficiencies.push_back({c.name, entry.first, threads, throughput / (threads * one->second)});
       }
     }
@@ -96,12 +96,14 @@ void Fits(const RunResult& run, const std::vector<const WorkloadResult*>& points
       fit.level = confidence;
       try {
         const stats::ScalingFit f = stats::FitScaling(group.second.first, group.second.second, confidence);
+        // NaN marks what could not be estimated, so no report shows an invented bound.
         fit.exponent = f.k;
-        fit.low = f.has_interval ? f.k_low : f.k;
-        fit.high = f.has_interval ? f.k_high : f.k;
+        fit.low = f.has_interval ? f.k_low : std::numeric_limits<double>::quiet_NaN();
+        fit.high = f.has_interval ? f.k_high : std::numeric_limits<double>::quiet_NaN();
         fit.note = f.note;
         if (!f.has_interval && fit.note.empty()) fit.note = "no interval: too few points";
       } catch (const stats::StatsError& e) {
+        fit.exponent = fit.low = fit.high = std::numeric_limits<double>::quiet_NaN();
         fit.note = fmt::format("no fit: {}", e.what());
       }
       sweep.fits.push_back(std::move(fit));

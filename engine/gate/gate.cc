@@ -139,12 +139,13 @@ void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Chec
     for (const ScalingFit& fit : sweep.fits) {
       if (fit.contender != run.candidate) continue;
       const std::string label = fmt::format("cost exponent of {}{}", fit.contender, Configuration(fit.fixed));
-      if (fit.note.rfind("no fit", 0) == 0) {
+      if (std::isnan(fit.exponent)) {
         checks.push_back(Skipped(named, "max_cost_exponent", label, *sweep.max_cost_exponent, fit.note));
         continue;
       }
       Check check = MakeCheck(named, "max_cost_exponent", label, fit.exponent, *sweep.max_cost_exponent, false);
-      check.note = fmt::format("{:.0f}% interval {:.2f} to {:.2f}", 100 * fit.level, fit.low, fit.high);
+      check.note = std::isnan(fit.low) ? fit.note
+                                        : fmt::format("{:.0f}% interval {:.2f} to {:.2f}", 100 * fit.level, fit.low, fit.high);
       checks.push_back(check);
     }
   }

@@ -11,6 +11,8 @@
 #include "engine/report/sweep_report.h"
 #include "engine/report/units.h"
 
+#include "engine/report/details.h"
+
 namespace pe::report {
 namespace {
 
@@ -91,6 +93,15 @@ std::string MarkdownReport(const RunResult& result) {
                      EscapeMarkdown(result.candidate));
   AppendTable(result, out);
   out += SweepMarkdown(SweepSections(result));
+  for (const auto& [title, lines] : {std::pair{"Counts and CPU time", MeasureLines(result)},
+                                     std::pair{"Servers", ServeLines(result)},
+                                     std::pair{"Where the extra time went", ProfileLines(result)}}) {
+    if (lines.empty()) continue;
+    // Function names and workload names come from outside: a fence they cannot close.
+    std::string text;
+    for (const auto& line : lines) text += line + "\n";
+    out += fmt::format("\n**{}:**\n\n{}", title, FencedBlock(text));
+  }
   AppendFailingLines(result, out);
   AppendFailures(result, out);
   AppendDetails(result, out);

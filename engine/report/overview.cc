@@ -69,6 +69,8 @@ std::vector<WorkloadRow> WorkloadRows(const RunResult& result) {
       row.speedup = FormatRatio(comparison->speedup);
       row.logic_speedup = comparison->logic_speedup ? FormatRatio(*comparison->logic_speedup)
                                                     : LogicNoteShortForm(comparison->logic_note);
+      // A server's column compares time-to-ready, not work after start-up: say so in the cell.
+      if (workload.kind == "serve" && comparison->logic_speedup) row.logic_speedup += " (time-to-ready)";
       row.rounds_won = fmt::format("{}/{}", comparison->wins, comparison->rounds);
     } else {
       row.speedup = row.logic_speedup = row.rounds_won = kNothing;
@@ -87,7 +89,14 @@ std::vector<std::string> Cells(const WorkloadRow& row) {
 
 std::string SummaryLine(const RunResult& result) {
   switch (result.verdict.exit) {
-    case ExitCode::kPass: return "PASS";
+    case ExitCode::kPass:
+      if (result.verdict.accepted) {
+        auto missed = std::count_if(result.verdict.checks.begin(), result.verdict.checks.end(),
+                                    [](const Check& c) { return !c.passed && !c.skipped; });
+        return fmt::format("ACCEPTED: {} threshold{} missed, accepted by {}", missed, missed == 1 ? "" : "s",
+                           result.verdict.accepted_by);
+      }
+      return "PASS";
     case ExitCode::kThresholdMissed: {
       auto missed = std::count_if(result.verdict.checks.begin(), result.verdict.checks.end(),
                                   [](const Check& c) { return !c.passed && !c.skipped; });

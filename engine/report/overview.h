@@ -43,7 +43,8 @@ std::vector<std::string> Cells(const WorkloadRow& row);
 // the note up to its first ':' (all of it when there is none); "n/a" when it is empty.
 std::string LogicNoteShortForm(std::string_view note);
 
-// "PASS", "FAIL: 2 thresholds missed", "RUN FAILED" or "INTERRUPTED (results incomplete)".
+// "PASS", "FAIL: 2 thresholds missed", "RUN FAILED", "INTERRUPTED (results incomplete)", or
+// "ACCEPTED: 1 threshold missed, accepted by --accept-regression".
 std::string SummaryLine(const RunResult& result);
 
 // Run failures first, then each workload's, in workload order.

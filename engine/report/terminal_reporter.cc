@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/model/names.h"
+#include "engine/report/details.h"
 #include "engine/report/overview.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
@@ -112,6 +113,11 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
   out << '\n';
   WriteTable(WorkloadRows(result), out, paint);
   out << SweepTerminalText(SweepSections(result));
+  for (const auto& section : {MeasureLines(result), ServeLines(result), ProfileLines(result)}) {
+    if (section.empty()) continue;
+    out << '\n';
+    for (const auto& line : section) out << "  " << Printable(line) << '\n';
+  }
   WriteFailures(result, out, paint);
   if (!result.verdict.lines.empty()) {
     out << '\n';

@@ -248,8 +248,9 @@ max_cost_exponent = 1.5
   ASSERT_EQ(r.sweeps.size(), 2u);
   const SweepResult& work = r.sweeps[0];
   EXPECT_EQ(work.name, "work");
-  ASSERT_EQ(work.efficiencies.size(), 4u);  // 2 contenders x 2 allocators, at 2 threads
-  EXPECT_NEAR(work.efficiencies[0].efficiency, 0.25, 1e-9);  // twice the time at twice the threads
+  ASSERT_EQ(work.efficiencies.size(), 8u);  // 2 contenders x 2 allocators x 2 thread counts
+  EXPECT_NEAR(work.efficiencies[0].efficiency, 1.0, 1e-9);   // 1 thread against itself
+  EXPECT_NEAR(work.efficiencies[1].efficiency, 0.25, 1e-9);  // twice the time at twice the threads
   const SweepResult& grow = r.sweeps[1];
   ASSERT_EQ(grow.fits.size(), 2u);
   EXPECT_NEAR(grow.fits[1].exponent, 2.0, 1e-6);

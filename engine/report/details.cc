@@ -1,0 +1,96 @@
+#include "engine/report/details.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/report/units.h"
+
+namespace pe::report {
+
+namespace {
+
+const ContenderSummary* SummaryOf(const WorkloadResult& w, const std::string& contender) {
+  for (const auto& s : w.summaries) {
+    if (s.contender == contender) return &s;
+  }
+  return nullptr;
+}
+
+std::string Count(std::optional<std::uint64_t> n) { return n ? fmt::format("{}", *n) : "-"; }
+
+}  // namespace
+
+std::vector<std::string> MeasureLines(const RunResult& result) {
+  std::vector<std::string> lines;
+  for (const WorkloadResult& w : result.workloads) {
+    const ContenderSummary* b = SummaryOf(w, result.baseline);
+    const ContenderSummary* k = SummaryOf(w, result.candidate);
+    if (!b || !k || !w.comparison || w.startup || w.kind == "serve") continue;
+    const Comparison& c = *w.comparison;
+    const bool counted = b->instructions || k->instructions || b->allocation_calls || k->allocation_calls ||
+                         !b->measure_note.empty() || !k->measure_note.empty();
+    const bool regression_gated = w.thresholds.max_slowdown.has_value();
+    if (!counted && !regression_gated) continue;
+    std::vector<std::string> parts;
+    std::string cpu = fmt::format("CPU {} -> {}", FormatSeconds(b->median_cpu_s), FormatSeconds(k->median_cpu_s));
+    if (c.cpu_ratio) cpu += fmt::format(" ({}", FormatRatio(*c.cpu_ratio));
+    if (c.cpu_ratio && c.cpu_ratio_ci) {
+      cpu += fmt::format(", {:.0f}% interval {} to {}", 100 * c.cpu_ratio_ci->level, FormatRatio(c.cpu_ratio_ci->low),
+                         FormatRatio(c.cpu_ratio_ci->high));
+    }
+    if (c.cpu_ratio) cpu += ")";
+    parts.push_back(cpu);
+    if (b->instructions || k->instructions) {
+      parts.push_back(fmt::format("instructions {} -> {}{}{}", Count(b->instructions), Count(k->instructions),
+                                  c.instructions_ratio ? fmt::format(" ({}", FormatRatio(*c.instructions_ratio)) : " (",
+                                  fmt::format("{}{})", c.instructions_ratio ? ", " : "", k->instructions_source)));
+    }
+    if (b->allocation_calls || k->allocation_calls) {
+      parts.push_back(fmt::format("allocations {} -> {}{}", Count(b->allocation_calls), Count(k->allocation_calls),
+                                  c.allocations_ratio ? fmt::format(" ({})", FormatRatio(*c.allocations_ratio)) : ""));
+    }
+    if (!b->measure_note.empty() && b->measure_note == k->measure_note) {
+      parts.push_back(fmt::format("both: {}", b->measure_note));
+    } else {
+      for (const ContenderSummary* s : {b, k}) {
+        if (!s->measure_note.empty()) parts.push_back(fmt::format("{}: {}", s->contender, s->measure_note));
+      }
+    }
+    lines.push_back(fmt::format("{}: {}", w.name, fmt::join(parts, "; ")));
+  }
+  return lines;
+}
+
+std::vector<std::string> ServeLines(const RunResult& result) {
+  std::vector<std::string> lines;
+  for (const WorkloadResult& w : result.workloads) {
+    if (w.kind != "serve") continue;
+    for (const ContenderSummary& s : w.summaries) {
+      if (!s.serve) continue;
+      const ServeFigures& f = *s.serve;
+      lines.push_back(fmt::format("{}: {}: p50 {}, p90 {}, p99 {}, max {}; {:.0f} requests/s; time-to-ready {}",
+                                  w.name, s.contender, FormatSeconds(f.p50_s), FormatSeconds(f.p90_s),
+                                  FormatSeconds(f.p99_s), FormatSeconds(f.max_s), f.throughput_rps,
+                                  FormatSeconds(f.time_to_ready_s)));
+    }
+  }
+  return lines;
+}
+
+std::vector<std::string> ProfileLines(const RunResult& result) {
+  std::vector<std::string> lines;
+  for (const WorkloadResult& w : result.workloads) {
+    if (w.profile.empty() && w.profile_note.empty()) continue;
+    lines.push_back(fmt::format("{}: where the extra time went ({}):", w.name, w.profile_note));
+    if (w.profile.empty()) lines.push_back("  no function's cost grew");
+    for (const FunctionShift& f : w.profile) {
+      lines.push_back(fmt::format("  {}: {} -> {} instructions (+{}), {} -> {} of the run", f.function,
+                                  f.baseline_cost, f.candidate_cost,
+                                  static_cast<std::int64_t>(f.candidate_cost) - static_cast<std::int64_t>(f.baseline_cost),
+                                  FormatPercent(f.baseline_share), FormatPercent(f.candidate_share)));
+    }
+  }
+  return lines;
+}
+
+}  // namespace pe::report

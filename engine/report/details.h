@@ -1,0 +1,24 @@
+// The figures beyond the main table, decided once for the text reporters: CPU time and
+// deterministic counts (no-regression gates), server latencies (serve workloads), and where
+// the extra time went when a regression was profiled.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/model/result.h"
+
+namespace pe::report {
+
+// One line per workload that has them, e.g.
+// "records: CPU 2.10 ms -> 3.00 ms (1.43x, 99% interval 1.38x to 1.50x); instructions
+//  4644092 -> 9444130 (2.03x, valgrind callgrind); allocations 4 -> 4 (1.00x)".
+std::vector<std::string> MeasureLines(const RunResult& result);
+
+// One line per serve workload and contender: latency percentiles, throughput, time-to-ready.
+std::vector<std::string> ServeLines(const RunResult& result);
+
+// For each profiled workload: a heading line, then one line per function whose cost grew.
+std::vector<std::string> ProfileLines(const RunResult& result);
+
+}  // namespace pe::report

@@ -1,0 +1,133 @@
+// No-regression gates end to end: a small program committed at three revisions of a temporary
+// git repository (base; extra work in ParseRecords; extra allocations in BuildIndex), each
+// contender built from its revision by perfengine itself.
+#include <gtest/gtest.h>
+#include <spawn.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace pe::e2e {
+namespace {
+
+// Runs a command to completion (git, in the fixture set-up); true on exit 0.
+bool RunArgv(std::vector<std::string> argv, const fs::path& cwd) {
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, raw[0], &actions, nullptr, raw.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return false;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+class NoRegressionE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    repo_ = dir_.path() / "repo";
+    fs::create_directories(repo_);
+    const std::string source = ReadAll(REGRESS_SOURCE);
+    Git({"init", "-q"});
+    Commit(source, "base");
+    Commit("#define PLANTED_WORK 1\n" + source, "work");
+    Commit("#define PLANTED_ALLOCS 1\n" + source, "allocs");
+  }
+
+  void Git(std::vector<std::string> args) {
+    std::vector<std::string> argv = {"git", "-c", "user.name=perfengine", "-c", "user.email=test@perfengine",
+                                     "-c", "commit.gpgsign=false"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ASSERT_TRUE(RunArgv(argv, repo_)) << args[0];
+  }
+
+  void Commit(const std::string& source, const std::string& tag) {
+    std::ofstream(repo_ / "regress.cc") << source;
+    Git({"add", "regress.cc"});
+    Git({"commit", "-q", "-m", tag});
+    Git({"tag", tag});
+  }
+
+  Finished Run(const std::string& candidate_revision, const std::string& build_file = "regress.cc") {
+    const fs::path spec = dir_.path() / "spec.toml";
+    std::ofstream(spec) << "[run]\nrounds = 5\nwarmup_rounds = 1\n"
+                        << "[contenders.baseline]\ngit = \"base\"\nrepo = \"repo\"\n"
+                        << "build = [\"g++\", \"-O1\", \"-g\", \"-o\", \"regress\", \"regress.cc\"]\n"
+                        << "argv = [\"./regress\"]\n"
+                        << "[contenders.candidate]\ngit = \"" << candidate_revision << "\"\nrepo = \"repo\"\n"
+                        << "build = [\"g++\", \"-O1\", \"-g\", \"-o\", \"regress\", \"" << build_file << "\"]\n"
+                        << "argv = [\"./regress\"]\n"
+                        << "[workloads.records]\nargs = [\"100000\"]\n"
+                        << "[thresholds]\nmax_slowdown = 1.02\nconfidence = 0.99\n"
+                        << "max_instructions_ratio = 1.01\nmax_allocations_ratio = 1.0\n";
+    return RunPerfengine({"run", spec.string(), "--cache-dir", (dir_.path() / "cache").string(), "--json",
+                          (dir_.path() / "results.json").string()},
+                         dir_.path());
+  }
+
+  nlohmann::json Results() { return nlohmann::json::parse(ReadAll(dir_.path() / "results.json")); }
+
+  TempDir dir_;
+  fs::path repo_;
+};
+
+TEST_F(NoRegressionE2E, ExtraWorkFailsOnInstructionsAndTheProfileNamesTheFunction) {
+  const Finished f = Run("work");
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_TRUE(f.out.find("records: instruction count ratio 2.") != std::string::npos ||
+              f.out.find("records: instruction count ratio 1.") != std::string::npos)
+      << f.out;
+  EXPECT_EQ(f.out.find("allocation count ratio"), f.out.find("allocation count ratio 1.00x meets"))
+      << "allocations must not be the metric that fails\n" << f.out;
+  const auto results = Results();
+  const auto& work = results["workloads"][1];
+  EXPECT_GT(work["comparison"]["instructions_ratio"].get<double>(), 1.5);
+  ASSERT_FALSE(work["profile"].empty()) << work.dump(1);
+  EXPECT_NE(work["profile"][0]["function"].get<std::string>().find("ParseRecords"), std::string::npos)
+      << work["profile"].dump(1);
+  EXPECT_NE(f.out.find("ParseRecords"), std::string::npos) << "the report says where the extra time went\n" << f.out;
+  EXPECT_EQ(results["contenders"][1]["git"], "work");
+}
+
+TEST_F(NoRegressionE2E, ExtraAllocationsFailOnAllocations) {
+  const Finished f = Run("allocs");
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("records: allocation count ratio"), std::string::npos) << f.out;
+  const auto results = Results();
+  EXPECT_GT(results["workloads"][1]["comparison"]["allocations_ratio"].get<double>(), 1000.0);
+}
+
+TEST_F(NoRegressionE2E, ARevisionAgainstItselfPassesThreeRunsInARow) {
+  for (int i = 0; i < 3; ++i) {
+    const Finished f = Run("base");
+    EXPECT_EQ(f.exit, 0) << "run " << i << "\n" << f.out << f.err;
+  }
+  EXPECT_EQ(Results()["workloads"][1]["comparison"]["instructions_ratio"].get<double>(), 1.0);
+}
+
+TEST_F(NoRegressionE2E, ABuildFailureIsExitTwoWithTheLogTail) {
+  const Finished f = Run("work", "no-such-file.cc");
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE(f.out.find("contender 'candidate' could not be built"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("no-such-file.cc"), std::string::npos) << f.out;
+}
+
+TEST_F(NoRegressionE2E, AcceptingARegressionPassesAndSaysSo) {
+  const fs::path spec_dir = dir_.path();
+  setenv("PERFENGINE_ACCEPT_REGRESSION", "1", 1);
+  const Finished f = Run("work");
+  unsetenv("PERFENGINE_ACCEPT_REGRESSION");
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  EXPECT_NE(f.out.find("ACCEPTED"), std::string::npos) << f.out;
+  EXPECT_EQ(Results()["verdict"]["accepted_by"], "PERFENGINE_ACCEPT_REGRESSION");
+}
+
+}  // namespace
+}  // namespace pe::e2e
