@@ -94,67 +94,40 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
   return c;
 }
 
-Check MakeCheck(const WorkloadComparison& w, std::string threshold, std::string label, double measured, double bar,
-                bool higher_is_better, std::string note = "") {
-  Check c;
-  c.workload = w.workload;
-  c.threshold = std::move(threshold);
-  c.label = std::move(label);
-  c.measured = measured;
-  c.bar = bar;
-  c.higher_is_better = higher_is_better;
-  c.passed = higher_is_better ? measured >= bar : measured <= bar;
-  c.note = std::move(note);
-  return c;
-}
-
-Check Skipped(const WorkloadComparison& w, std::string threshold, std::string label, double bar, std::string note) {
-  Check c;
-  c.workload = w.workload;
-  c.threshold = std::move(threshold);
-  c.label = std::move(label);
-  c.bar = bar;
-  c.skipped = true;
-  c.passed = true;
-  c.note = std::move(note);
-  return c;
-}
-
 // NEW's thresholds read on the unpaired figures; the line format is gate::CheckLine's.
 void CheckWorkload(const WorkloadComparison& w, const Thresholds& t, std::vector<Check>& checks) {
   using report::FormatRatio;
   if (t.min_speedup) {
-    checks.push_back(MakeCheck(w, "min_speedup", "median speedup over OLD", w.speedup, *t.min_speedup, true));
+    checks.push_back(gate::MakeCheck(w.workload, "min_speedup", "median speedup over OLD", w.speedup, *t.min_speedup, true));
   }
   if (t.min_win_rate) {
-    checks.push_back(MakeCheck(w, "min_win_rate", "probability of superiority", w.superiority, *t.min_win_rate, true,
+    checks.push_back(gate::MakeCheck(w.workload, "min_win_rate", "probability of superiority", w.superiority, *t.min_win_rate, true,
                                "read for min_win_rate: the chance a NEW run beats an OLD one, ties half"));
   }
   if (t.min_logic_speedup) {
     if (w.logic_speedup) {
-      checks.push_back(MakeCheck(w, "min_logic_speedup", "startup-adjusted speedup over OLD", *w.logic_speedup,
+      checks.push_back(gate::MakeCheck(w.workload, "min_logic_speedup", "startup-adjusted speedup over OLD", *w.logic_speedup,
                                  *t.min_logic_speedup, true));
     } else {
-      checks.push_back(Skipped(w, "min_logic_speedup", "startup-adjusted speedup over OLD", *t.min_logic_speedup,
+      checks.push_back(gate::SkippedCheck(w.workload, "min_logic_speedup", "startup-adjusted speedup over OLD", *t.min_logic_speedup,
                                w.logic_note));
     }
   }
   if (t.max_rss_ratio) {
     if (w.rss_ratio) {
-      checks.push_back(MakeCheck(w, "max_rss_ratio", "peak RSS ratio NEW/OLD", *w.rss_ratio, *t.max_rss_ratio, false));
+      checks.push_back(gate::MakeCheck(w.workload, "max_rss_ratio", "peak RSS ratio NEW/OLD", *w.rss_ratio, *t.max_rss_ratio, false));
     } else {
-      checks.push_back(Skipped(w, "max_rss_ratio", "peak RSS ratio NEW/OLD", *t.max_rss_ratio,
+      checks.push_back(gate::SkippedCheck(w.workload, "max_rss_ratio", "peak RSS ratio NEW/OLD", *t.max_rss_ratio,
                                "OLD reported no peak RSS"));
     }
   }
   if (t.min_speedup_ci) {
     if (w.speedup_ci) {
-      checks.push_back(MakeCheck(
-          w, "min_speedup_ci", fmt::format("lower end of the {} unpaired speedup interval", report::FormatPercent(w.speedup_ci->level)),
+      checks.push_back(gate::MakeCheck(w.workload, "min_speedup_ci", fmt::format("lower end of the {} unpaired speedup interval", report::FormatPercent(w.speedup_ci->level)),
           w.speedup_ci->low, *t.min_speedup_ci, true,
           fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(w.speedup_ci->low), FormatRatio(w.speedup_ci->high))));
     } else {
-      checks.push_back(Skipped(w, "min_speedup_ci", "unpaired speedup interval", *t.min_speedup_ci, "no interval"));
+      checks.push_back(gate::SkippedCheck(w.workload, "min_speedup_ci", "unpaired speedup interval", *t.min_speedup_ci, "no interval"));
     }
   }
   if (t.max_slowdown) {
@@ -163,13 +136,12 @@ void CheckWorkload(const WorkloadComparison& w, const Thresholds& t, std::vector
       // above the tolerance, as the gate does with the paired interval.
       const double low = 1 / w.speedup_ci->high;
       const double high = 1 / w.speedup_ci->low;
-      checks.push_back(MakeCheck(
-          w, "max_slowdown",
+      checks.push_back(gate::MakeCheck(w.workload, "max_slowdown",
           fmt::format("lower end of the {} unpaired time-ratio interval NEW/OLD", report::FormatPercent(w.speedup_ci->level)),
           low, *t.max_slowdown, false,
           fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(low), FormatRatio(high))));
     } else {
-      checks.push_back(Skipped(w, "max_slowdown", "unpaired time-ratio interval", *t.max_slowdown, "no interval"));
+      checks.push_back(gate::SkippedCheck(w.workload, "max_slowdown", "unpaired time-ratio interval", *t.max_slowdown, "no interval"));
     }
   }
 }

@@ -12,31 +12,6 @@ namespace {
 std::string Ratio(double x) { return fmt::format("{:.2f}x", x); }
 std::string Percent(double x) { return fmt::format("{:.0f}%", 100 * x); }
 
-Check MakeCheck(const WorkloadResult& w, std::string threshold, std::string label, double measured, double bar,
-                bool higher_is_better) {
-  Check c;
-  c.workload = w.name;
-  c.threshold = std::move(threshold);
-  c.label = std::move(label);
-  c.measured = measured;
-  c.bar = bar;
-  c.higher_is_better = higher_is_better;
-  c.passed = higher_is_better ? measured >= bar : measured <= bar;
-  return c;
-}
-
-Check Skipped(const WorkloadResult& w, std::string threshold, std::string label, double bar, std::string note) {
-  Check c;
-  c.workload = w.name;
-  c.threshold = std::move(threshold);
-  c.label = std::move(label);
-  c.bar = bar;
-  c.skipped = true;
-  c.passed = true;
-  c.note = std::move(note);
-  return c;
-}
-
 // Why a count is missing, in the contenders' own words ("not measurable: statically linked").
 std::string MeasureNote(const WorkloadResult& w, const std::string& fallback) {
   std::vector<std::string> notes;
@@ -49,77 +24,77 @@ std::string MeasureNote(const WorkloadResult& w, const std::string& fallback) {
 void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
   const Comparison& c = *w.comparison;
   const Thresholds& t = w.thresholds;
-  if (t.min_speedup) checks.push_back(MakeCheck(w, "min_speedup", "median speedup", c.speedup, *t.min_speedup, true));
+  if (t.min_speedup) checks.push_back(MakeCheck(w.name, "min_speedup", "median speedup", c.speedup, *t.min_speedup, true));
   if (t.min_win_rate) {
-    Check check = MakeCheck(w, "min_win_rate", "win rate", c.win_rate, *t.min_win_rate, true);
+    Check check = MakeCheck(w.name, "min_win_rate", "win rate", c.win_rate, *t.min_win_rate, true);
     check.note = fmt::format("{} of {} rounds", c.wins, c.rounds);
     checks.push_back(check);
   }
   if (t.min_logic_speedup) {
     if (c.logic_speedup) {
       // A serve workload's logic column is time-to-ready, and its line says so.
-      checks.push_back(MakeCheck(w, "min_logic_speedup",
+      checks.push_back(MakeCheck(w.name, "min_logic_speedup",
                                  w.kind == "serve" ? "time-to-ready speedup" : "startup-adjusted speedup",
                                  *c.logic_speedup, *t.min_logic_speedup, true));
     } else {
-      checks.push_back(Skipped(w, "min_logic_speedup", "startup-adjusted speedup", *t.min_logic_speedup, c.logic_note));
+      checks.push_back(SkippedCheck(w.name, "min_logic_speedup", "startup-adjusted speedup", *t.min_logic_speedup, c.logic_note));
     }
   }
   if (t.max_rss_ratio) {
     if (c.rss_ratio) {
-      checks.push_back(MakeCheck(w, "max_rss_ratio", "peak RSS ratio", *c.rss_ratio, *t.max_rss_ratio, false));
+      checks.push_back(MakeCheck(w.name, "max_rss_ratio", "peak RSS ratio", *c.rss_ratio, *t.max_rss_ratio, false));
     } else {
-      checks.push_back(Skipped(w, "max_rss_ratio", "peak RSS ratio", *t.max_rss_ratio, "the baseline reported no peak RSS"));
+      checks.push_back(SkippedCheck(w.name, "max_rss_ratio", "peak RSS ratio", *t.max_rss_ratio, "the baseline reported no peak RSS"));
     }
   }
   if (t.min_speedup_ci) {
     if (c.speedup_ci) {
-      Check check = MakeCheck(w, "min_speedup_ci",
+      Check check = MakeCheck(w.name, "min_speedup_ci",
                               fmt::format("lower end of the {:.0f}% speedup interval", 100 * c.speedup_ci->level),
                               c.speedup_ci->low, *t.min_speedup_ci, true);
       check.note = fmt::format("{}, {} to {}", c.speedup_ci->method, Ratio(c.speedup_ci->low), Ratio(c.speedup_ci->high));
       checks.push_back(check);
     } else {
-      checks.push_back(Skipped(w, "min_speedup_ci", "speedup interval", *t.min_speedup_ci, "no interval: too few rounds"));
+      checks.push_back(SkippedCheck(w.name, "min_speedup_ci", "speedup interval", *t.min_speedup_ci, "no interval: too few rounds"));
     }
   }
   if (t.max_slowdown) {
     if (c.cpu_ratio_ci) {
       // Fail only when the whole interval of the paired CPU-time ratio lies above the
       // tolerance: noise alone cannot do that at the chosen confidence.
-      Check check = MakeCheck(w, "max_slowdown",
+      Check check = MakeCheck(w.name, "max_slowdown",
                               fmt::format("lower end of the {:.0f}% paired CPU-time ratio interval", 100 * c.cpu_ratio_ci->level),
                               c.cpu_ratio_ci->low, *t.max_slowdown, false);
       check.note = fmt::format("{}, {} to {}", c.cpu_ratio_ci->method, Ratio(c.cpu_ratio_ci->low),
                                Ratio(c.cpu_ratio_ci->high));
       checks.push_back(check);
     } else {
-      checks.push_back(Skipped(w, "max_slowdown", "paired CPU-time ratio interval", *t.max_slowdown,
+      checks.push_back(SkippedCheck(w.name, "max_slowdown", "paired CPU-time ratio interval", *t.max_slowdown,
                                "no interval: fewer than 2 paired rounds with CPU time"));
     }
   }
   if (t.max_p99_ratio) {
     if (c.p99_ratio) {
-      checks.push_back(MakeCheck(w, "max_p99_ratio", "p99 latency ratio", *c.p99_ratio, *t.max_p99_ratio, false));
+      checks.push_back(MakeCheck(w.name, "max_p99_ratio", "p99 latency ratio", *c.p99_ratio, *t.max_p99_ratio, false));
     } else {
-      checks.push_back(Skipped(w, "max_p99_ratio", "p99 latency ratio", *t.max_p99_ratio, "not a serve workload"));
+      checks.push_back(SkippedCheck(w.name, "max_p99_ratio", "p99 latency ratio", *t.max_p99_ratio, "not a serve workload"));
     }
   }
   if (t.max_instructions_ratio) {
     if (c.instructions_ratio) {
-      checks.push_back(MakeCheck(w, "max_instructions_ratio", "instruction count ratio", *c.instructions_ratio,
+      checks.push_back(MakeCheck(w.name, "max_instructions_ratio", "instruction count ratio", *c.instructions_ratio,
                                  *t.max_instructions_ratio, false));
     } else {
-      checks.push_back(Skipped(w, "max_instructions_ratio", "instruction count ratio", *t.max_instructions_ratio,
+      checks.push_back(SkippedCheck(w.name, "max_instructions_ratio", "instruction count ratio", *t.max_instructions_ratio,
                                MeasureNote(w, "instructions not measured")));
     }
   }
   if (t.max_allocations_ratio) {
     if (c.allocations_ratio) {
-      checks.push_back(MakeCheck(w, "max_allocations_ratio", "allocation count ratio", *c.allocations_ratio,
+      checks.push_back(MakeCheck(w.name, "max_allocations_ratio", "allocation count ratio", *c.allocations_ratio,
                                  *t.max_allocations_ratio, false));
     } else {
-      checks.push_back(Skipped(w, "max_allocations_ratio", "allocation count ratio", *t.max_allocations_ratio,
+      checks.push_back(SkippedCheck(w.name, "max_allocations_ratio", "allocation count ratio", *t.max_allocations_ratio,
                                MeasureNote(w, "allocations not measured")));
     }
   }
@@ -133,17 +108,15 @@ std::string Configuration(const std::vector<AxisValue>& fixed) {
 
 // Gates that read across a sweep's points, on the candidate.
 void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Check>& checks) {
-  WorkloadResult named;
-  named.name = sweep.name;
   if (sweep.max_cost_exponent) {
     for (const ScalingFit& fit : sweep.fits) {
       if (fit.contender != run.candidate) continue;
       const std::string label = fmt::format("cost exponent of {}{}", fit.contender, Configuration(fit.fixed));
       if (std::isnan(fit.exponent)) {
-        checks.push_back(Skipped(named, "max_cost_exponent", label, *sweep.max_cost_exponent, fit.note));
+        checks.push_back(SkippedCheck(sweep.name, "max_cost_exponent", label, *sweep.max_cost_exponent, fit.note));
         continue;
       }
-      Check check = MakeCheck(named, "max_cost_exponent", label, fit.exponent, *sweep.max_cost_exponent, false);
+      Check check = MakeCheck(sweep.name, "max_cost_exponent", label, fit.exponent, *sweep.max_cost_exponent, false);
       check.note = std::isnan(fit.low) ? fit.note
                                         : fmt::format("{:.0f}% interval {:.2f} to {:.2f}", 100 * fit.level, fit.low, fit.high);
       checks.push_back(check);
@@ -154,19 +127,45 @@ void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Chec
     for (const ScalingEfficiency& e : sweep.efficiencies) {
       if (e.contender != run.candidate || e.threads != sweep.efficiency_threads) continue;
       found = true;
-      checks.push_back(MakeCheck(named, "min_scaling_efficiency",
+      checks.push_back(MakeCheck(sweep.name, "min_scaling_efficiency",
                                  fmt::format("scaling efficiency of {} at {} threads{}", e.contender, e.threads,
                                              Configuration(e.fixed)),
                                  e.efficiency, *sweep.min_scaling_efficiency, true));
     }
     if (!found) {
-      checks.push_back(Skipped(named, "min_scaling_efficiency", "scaling efficiency", *sweep.min_scaling_efficiency,
+      checks.push_back(SkippedCheck(sweep.name, "min_scaling_efficiency", "scaling efficiency", *sweep.min_scaling_efficiency,
                                "no 1-thread point to compare with"));
     }
   }
 }
 
 }  // namespace
+
+Check MakeCheck(std::string workload, std::string threshold, std::string label, double measured, double bar,
+                bool higher_is_better, std::string note) {
+  Check c;
+  c.workload = std::move(workload);
+  c.threshold = std::move(threshold);
+  c.label = std::move(label);
+  c.measured = measured;
+  c.bar = bar;
+  c.higher_is_better = higher_is_better;
+  c.passed = higher_is_better ? measured >= bar : measured <= bar;
+  c.note = std::move(note);
+  return c;
+}
+
+Check SkippedCheck(std::string workload, std::string threshold, std::string label, double bar, std::string note) {
+  Check c;
+  c.workload = std::move(workload);
+  c.threshold = std::move(threshold);
+  c.label = std::move(label);
+  c.bar = bar;
+  c.skipped = true;
+  c.passed = true;
+  c.note = std::move(note);
+  return c;
+}
 
 std::string CheckLine(const Check& c) {
   const bool is_rate = c.threshold == "min_win_rate" || c.threshold == "min_scaling_efficiency";

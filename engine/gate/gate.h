@@ -17,6 +17,13 @@ Verdict Judge(const RunResult& result);
 // and what accepted it. Failures of the run (exit 2) and interrupts cannot be accepted.
 void Accept(Verdict& verdict, const std::string& accepted_by);
 
+// A check of `measured` against `bar` on one workload (or sweep).
+Check MakeCheck(std::string workload, std::string threshold, std::string label, double measured, double bar,
+                bool higher_is_better, std::string note = "");
+
+// A threshold in force whose figure could not be computed: shown with the reason, never failing.
+Check SkippedCheck(std::string workload, std::string threshold, std::string label, double bar, std::string note);
+
 // The line printed for a check, e.g.
 // "generate-hashes-large: median speedup 0.94x is below the required 1.00x (short by 6%)".
 std::string CheckLine(const Check& check);

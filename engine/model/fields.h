@@ -19,13 +19,20 @@ namespace pe::fields {
 template <typename T>
 struct Tag {};
 
+// A field added after results files were first written is kAddedLater: a file without it
+// still reads, with the member's default, so results from earlier perfengines stay usable.
+inline constexpr bool kAddedLater = false;
+
 template <typename Struct, typename Member>
 struct Field {
   std::string_view name;
   Member Struct::*member;
+  bool required = true;
 };
 template <typename Struct, typename Member>
 Field(std::string_view, Member Struct::*) -> Field<Struct, Member>;
+template <typename Struct, typename Member>
+Field(std::string_view, Member Struct::*, bool) -> Field<Struct, Member>;
 
 template <typename Enum>
 struct EnumName {
@@ -117,12 +124,12 @@ constexpr auto FieldsOf(Tag<ContenderSummary>) {
       Field{"min_wall_s", &S::min_wall_s},
       Field{"max_wall_s", &S::max_wall_s},
       Field{"median_max_rss_kib", &S::median_max_rss_kib},
-      Field{"median_cpu_s", &S::median_cpu_s},
+      Field{"median_cpu_s", &S::median_cpu_s, kAddedLater},
       Field{"instructions", &S::instructions},
-      Field{"instructions_source", &S::instructions_source},
+      Field{"instructions_source", &S::instructions_source, kAddedLater},
       Field{"allocation_calls", &S::allocation_calls},
       Field{"allocated_bytes", &S::allocated_bytes},
-      Field{"measure_note", &S::measure_note},
+      Field{"measure_note", &S::measure_note, kAddedLater},
       Field{"serve", &S::serve},
   };
 }
@@ -145,7 +152,7 @@ constexpr auto FieldsOf(Tag<Comparison>) {
       Field{"logic_speedup_ci", &S::logic_speedup_ci},
       Field{"paired_ratio_ci", &S::paired_ratio_ci},
       Field{"rounds_to_resolve", &S::rounds_to_resolve},
-      Field{"notes", &S::notes},
+      Field{"notes", &S::notes, kAddedLater},
       Field{"cpu_ratio", &S::cpu_ratio},
       Field{"cpu_ratio_ci", &S::cpu_ratio_ci},
       Field{"instructions_ratio", &S::instructions_ratio},
@@ -197,17 +204,17 @@ constexpr auto FieldsOf(Tag<WorkloadResult>) {
       Field{"description", &S::description},
       Field{"gate", &S::gate},
       Field{"startup", &S::startup},
-      Field{"kind", &S::kind},
+      Field{"kind", &S::kind, kAddedLater},
       Field{"thresholds", &S::thresholds},
       Field{"samples", &S::samples},
       Field{"summaries", &S::summaries},
       Field{"comparison", &S::comparison},
       Field{"failures", &S::failures},
-      Field{"sweep", &S::sweep},
-      Field{"point", &S::point},
-      Field{"elements", &S::elements},
-      Field{"profile", &S::profile},
-      Field{"profile_note", &S::profile_note},
+      Field{"sweep", &S::sweep, kAddedLater},
+      Field{"point", &S::point, kAddedLater},
+      Field{"elements", &S::elements, kAddedLater},
+      Field{"profile", &S::profile, kAddedLater},
+      Field{"profile_note", &S::profile_note, kAddedLater},
   };
 }
 
@@ -255,8 +262,8 @@ constexpr auto FieldsOf(Tag<ContenderInfo>) {
       Field{"description", &S::description},
       Field{"argv", &S::argv},
       Field{"startup_argv", &S::startup_argv},
-      Field{"git", &S::git},
-      Field{"commit", &S::commit},
+      Field{"git", &S::git, kAddedLater},
+      Field{"commit", &S::commit, kAddedLater},
   };
 }
 
@@ -289,8 +296,8 @@ constexpr auto FieldsOf(Tag<Verdict>) {
       Field{"exit", &S::exit},
       Field{"checks", &S::checks},
       Field{"lines", &S::lines},
-      Field{"accepted", &S::accepted},
-      Field{"accepted_by", &S::accepted_by},
+      Field{"accepted", &S::accepted, kAddedLater},
+      Field{"accepted_by", &S::accepted_by, kAddedLater},
   };
 }
 
@@ -308,7 +315,7 @@ constexpr auto FieldsOf(Tag<RunResult>) {
       Field{"contenders", &S::contenders},
       Field{"workloads", &S::workloads},
       Field{"failures", &S::failures},
-      Field{"sweeps", &S::sweeps},
+      Field{"sweeps", &S::sweeps, kAddedLater},
       Field{"complete", &S::complete},
       Field{"verdict", &S::verdict},
   };

@@ -234,6 +234,7 @@ void ReadObject(const json& value, const std::string& path, Struct& out) {
               Read(*it, child, member.emplace());
             }
           } else {
+            if (it == value.end() && !f.required) return;  // an older file: keep the default
             if (it == value.end()) {
               throw std::runtime_error(fmt::format("missing field \"{}\"", child));
             }

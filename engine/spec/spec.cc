@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -14,6 +13,7 @@
 #include "engine/spec/placeholders.h"
 #include "engine/spec/suggest.h"
 #include "generators/generator.h"
+#include "generators/sha256.h"
 
 namespace pe::spec {
 
@@ -24,14 +24,6 @@ SpecError::SpecError(const SourcePos& pos, const std::string& message)
 
 namespace {
 
-std::string Sha256Hex(std::string_view bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr);
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) hex += fmt::format("{:02x}", digest[i]);
-  return hex;
-}
 
 bool ValidName(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
@@ -701,7 +693,7 @@ Spec ParseSpecText(std::string_view text, const std::filesystem::path& path) {
                     std::string(e.description()));
   }
   Spec spec = Parser(path, root).Parse();
-  spec.digest = Sha256Hex(text);
+  spec.digest = gen::Sha256Hex(text);
   return spec;
 }
 

@@ -136,6 +136,22 @@ TEST(JsonTest, TextReplacesInvalidUtf8) {
   EXPECT_EQ(back.failures[0].detail, "bad \xef\xbf\xbd byte");
 }
 
+TEST(JsonTest, ReadsFilesWrittenBeforeLaterFieldsExisted) {
+  json in = ToJson(testing::FullResult());
+  in.erase("sweeps");
+  in["workloads"][0].erase("kind");
+  in["workloads"][0].erase("profile");
+  in["contenders"][1].erase("git");
+  in["verdict"].erase("accepted");
+  const RunResult back = RunResultFromJson(in);
+  EXPECT_TRUE(back.sweeps.empty());
+  EXPECT_EQ(back.workloads[0].kind, "process");
+  EXPECT_TRUE(back.workloads[0].profile.empty());
+  EXPECT_EQ(back.contenders[1].git, "");
+  EXPECT_FALSE(back.verdict.accepted);
+  EXPECT_EQ(back.workloads[0].elements, 192000);  // what is there still reads
+}
+
 TEST(JsonErrorTest, MissingField) {
   json in = ToJson(testing::FullResult());
   in["workloads"][0]["summaries"][1].erase("median_wall_s");
