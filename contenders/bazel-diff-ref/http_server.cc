@@ -1,5 +1,7 @@
 #include "http_server.h"
 
+#include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <optional>
 #include <thread>
@@ -80,7 +82,15 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.body() = std::move(reply.body);
     keep_alive_ = request.keep_alive() && !state_.stopping;
     response_.keep_alive(keep_alive_);
-    response_.prepare_payload();
+    if (request.method() == http::verb::head) {
+      // The length the GET would have, and no body: a body here would be read as the start of
+      // the next response on a kept-alive connection.
+      std::size_t length = response_.body().size();
+      response_.body().clear();
+      response_.content_length(length);
+    } else {
+      response_.prepare_payload();
+    }
     http::async_write(stream_, response_,
                       [self = shared_from_this()](beast::error_code error, std::size_t) { self->OnWrite(error); });
   }

@@ -143,6 +143,8 @@ HttpReply ServeRoutes::ImpactedTargets(RevisionSource& revisions, const HttpRequ
     impacted = ImpactedKeys(*start, *final);
   } catch (const RefDiffError& error) {
     return Error(500, error.what());
+  } catch (const std::exception& error) {
+    return Error(500, std::string("internal error: ") + error.what());
   }
 
   std::string body = "{\"from\": ";
