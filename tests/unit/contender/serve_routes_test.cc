@@ -21,11 +21,12 @@ class FakeRevisions : public RevisionSource {
   }
   std::shared_ptr<const HashEntries> Hashes(const std::string& commit) override {
     if (commit == "broken") throw RefDiffError("'bazel query' failed with exit code 7");
+    if (commit == "boom") throw std::runtime_error("filesystem error: no space left");
     return std::make_shared<const HashEntries>(hashes.at(commit));
   }
 
   std::map<std::string, std::string> commits = {
-      {"rev0", "c0"}, {"rev1", "c1"}, {"a b/c", "c1"}, {"bad", "broken"}};
+      {"rev0", "c0"}, {"rev1", "c1"}, {"a b/c", "c1"}, {"bad", "broken"}, {"worse", "boom"}};
   std::map<std::string, HashEntries> hashes = {
       {"c0", {{"//a:a", "1~1"}, {"//b:b", "2~2"}, {"//c:c", "3~3"}}},
       {"c1", {{"//a:a", "1~1"}, {"//b:b", "9~2"}, {"//c:c", "3~8"}, {"//d:d", "4~4"}}},
@@ -125,6 +126,8 @@ TEST_F(ServeRoutesTest, HashingFailureAnswers500WithTheReason) {
   routes_.MarkReady(revisions_);
   ExpectReply(Get("/impacted_targets?from=bad&to=rev1"), 500,
               "{\"error\": \"'bazel query' failed with exit code 7\"}\n");
+  ExpectReply(Get("/impacted_targets?from=rev0&to=worse"), 500,
+              "{\"error\": \"internal error: filesystem error: no space left\"}\n");
 }
 
 TEST(PercentDecode, EscapesPlusAndMalformedInput) {

@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include "generators/fixture_cache.h"
 #include "generators/generator.h"
 #include "git_repo.h"
 #include "subprocess.h"
@@ -51,18 +52,18 @@ const GitFixture& SharedGitFixture() {
   static const auto* scratch = new ScratchDir();  // removed by the atexit below
   static const GitFixture fixture = [] {
     std::atexit([] { delete scratch; });
-    GitFixture made{scratch->path() / "fixture"};
     auto generator = gen::BuiltinRegistry().Create("git_workspace");
     gen::Params params = {{"targets", std::int64_t{200}},
                           {"revisions", std::int64_t{3}},
                           {"changed", 0.1},
                           {"source_bytes", std::int64_t{64}}};
-    generator->Check(params);
     gen::Context context;
     context.seed = 1;
-    context.out_dir = made.dir;
-    std::filesystem::create_directories(made.dir);
-    generator->Generate(params, context);
+    GitFixture made;
+    made.dir = gen::Materialize(*generator, params, context, SERVE_FIXTURE_CACHE);
+    made.clone = scratch->path() / "repo";
+    Git(scratch->path(), {"clone", "--quiet", "--no-checkout", "--shared", (made.dir / "repo").string(),
+                          made.clone.string()});
     return made;
   }();
   return fixture;

@@ -11,11 +11,14 @@
 
 namespace pe::refdiff::testing {
 
-// A git_workspace fixture (200 targets, rev0..rev2) generated on first use into a temporary
-// directory that lives as long as the test program.
+// A git_workspace fixture (200 targets, rev0..rev2), generated once into a fixture cache in the
+// build tree and shared by every test process; each process gets its own clone of the repository
+// (no work tree, objects borrowed from the fixture), so the worktrees one process adds are never
+// seen by another. The clone lives as long as the test program.
 struct GitFixture {
-  std::filesystem::path dir;
-  std::filesystem::path repo() const { return dir / "repo"; }
+  std::filesystem::path dir;   // the cached fixture: bazel, shim.json, revisions.json, repo/
+  std::filesystem::path clone;
+  std::filesystem::path repo() const { return clone; }
   std::filesystem::path bazel() const { return dir / "bazel"; }
 };
 const GitFixture& SharedGitFixture();

@@ -53,32 +53,41 @@ http::Response Get(int port, const std::string& target) {
 
 // What the command-line tools say: generate-hashes on each revision's checkout, then
 // get-impacted-targets, one label per line.
-std::vector<std::string> ImpactedByTheCli(const GitFixture& fixture, const std::string& from, const std::string& to) {
-  ScratchDir scratch;
-  std::vector<std::string> hash_files;
-  for (const std::string& rev : {from, to}) {
-    std::filesystem::path checkout = scratch.path() / ("checkout-" + rev);
-    Git(fixture.repo(), {"worktree", "add", "--quiet", "--detach", checkout.string(), rev});
-    std::string out = (scratch.path() / (rev + ".json")).string();
-    ProcessResult generated = RunProcess(
-        {{kBaseline, "generate-hashes", "-w", checkout.string(), "-b", fixture.bazel().string(), out}, {}, {}});
-    EXPECT_EQ(generated.exit_code, 0) << generated.stderr_text;
-    Git(fixture.repo(), {"worktree", "remove", "--force", checkout.string()});
-    hash_files.push_back(out);
+class CliAnswers {
+ public:
+  explicit CliAnswers(const GitFixture& fixture) {
+    for (const std::string rev : {"rev0", "rev1", "rev2"}) {
+      std::filesystem::path checkout = scratch_.path() / ("checkout-" + rev);
+      Git(fixture.repo(), {"worktree", "add", "--quiet", "--detach", checkout.string(), rev});
+      std::string out = HashFile(rev);
+      ProcessResult generated = RunProcess(
+          {{kBaseline, "generate-hashes", "-w", checkout.string(), "-b", fixture.bazel().string(), out}, {}, {}});
+      EXPECT_EQ(generated.exit_code, 0) << generated.stderr_text;
+      Git(fixture.repo(), {"worktree", "remove", "--force", checkout.string()});
+    }
   }
-  ProcessResult impacted =
-      RunProcess({{kBaseline, "get-impacted-targets", "-sh", hash_files[0], "-fh", hash_files[1]}, {}, {}});
-  EXPECT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = impacted.stdout_text.find('\n', start)) != std::string::npos; start = nl + 1) {
-    lines.push_back(impacted.stdout_text.substr(start, nl - start));
+
+  std::vector<std::string> Impacted(const std::string& from, const std::string& to) const {
+    ProcessResult impacted =
+        RunProcess({{kBaseline, "get-impacted-targets", "-sh", HashFile(from), "-fh", HashFile(to)}, {}, {}});
+    EXPECT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    for (std::size_t nl; (nl = impacted.stdout_text.find('\n', start)) != std::string::npos; start = nl + 1) {
+      lines.push_back(impacted.stdout_text.substr(start, nl - start));
+    }
+    return lines;
   }
-  return lines;
-}
+
+ private:
+  std::string HashFile(const std::string& rev) const { return (scratch_.path() / (rev + ".json")).string(); }
+
+  ScratchDir scratch_;
+};
 
 TEST(ServeTest, AnswersWhatGetImpactedTargetsPrints) {
   const GitFixture& fixture = SharedGitFixture();
+  CliAnswers cli(fixture);
   ServeProcess server(kBaseline, ServeArgs(fixture));
   int port = StartHealthy(server);
   ASSERT_GT(port, 0);
@@ -89,7 +98,7 @@ TEST(ServeTest, AnswersWhatGetImpactedTargetsPrints) {
     nlohmann::json answer = nlohmann::json::parse(response.body);
     EXPECT_EQ(answer["from"], from);
     EXPECT_EQ(answer["to"], to);
-    std::vector<std::string> expected = ImpactedByTheCli(fixture, from, to);
+    std::vector<std::string> expected = cli.Impacted(from, to);
     EXPECT_EQ(answer["impactedTargets"].get<std::vector<std::string>>(), expected) << from << ".." << to;
     if (from != to) {
       EXPECT_FALSE(expected.empty());
@@ -189,22 +198,54 @@ TEST(ServeTest, NotARepositoryExitsOneBeforeReady) {
   EXPECT_EQ(std::count(stderr_text.begin(), stderr_text.end(), '\n'), 1) << stderr_text;
 }
 
-// An open keep-alive connection that has had its answer: SIGTERM must not wait for it.
-int OpenIdleConnection(int port) {
+int Connect(int port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   address.sin_port = htons(static_cast<std::uint16_t>(port));
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) return -1;
-  const std::string request = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
-  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) return -1;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Sends `request` and reads until `until` has arrived (or the connection ends); returns all read.
+std::string Exchange(int fd, const std::string& request, const std::string& until) {
+  if (write(fd, request.data(), request.size()) != static_cast<ssize_t>(request.size())) return {};
   std::string answer;
   char buffer[256];
-  while (answer.find("\r\n\r\nOK\n") == std::string::npos) {
+  while (answer.find(until) == std::string::npos) {
     ssize_t got = read(fd, buffer, sizeof(buffer));
-    if (got <= 0) return -1;
+    if (got <= 0) break;
     answer.append(buffer, static_cast<std::size_t>(got));
+  }
+  return answer;
+}
+
+TEST(ServeTest, HeadAnswersWithoutABodyAndKeepsTheConnection) {
+  const GitFixture& fixture = SharedGitFixture();
+  ServeProcess server(kBaseline, ServeArgs(fixture));
+  int port = StartHealthy(server);
+  ASSERT_GT(port, 0);
+  int fd = Connect(port);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(Exchange(fd, "HEAD /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "\r\n\r\n"),
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\n");
+  EXPECT_EQ(Exchange(fd, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "OK\n"),
+            "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nOK\n");
+  close(fd);
+}
+
+// An open keep-alive connection that has had its answer: SIGTERM must not wait for it.
+int OpenIdleConnection(int port) {
+  int fd = Connect(port);
+  if (fd < 0) return -1;
+  std::string answer = Exchange(fd, "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", "\r\n\r\nOK\n");
+  if (answer.find("\r\n\r\nOK\n") == std::string::npos) {
+    close(fd);
+    return -1;
   }
   return fd;
 }
