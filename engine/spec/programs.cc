@@ -5,17 +5,13 @@
 
 #include <cstdlib>
 
+#include "engine/runner/program_lookup.h"
 #include "engine/spec/placeholders.h"
 #include "engine/spec/suggest.h"
 
 namespace pe::spec {
 
 namespace {
-
-bool IsExecutableFile(const std::filesystem::path& p) {
-  std::error_code ec;
-  return std::filesystem::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
-}
 
 std::filesystem::path SpecDir(const Spec& spec) {
   return spec.path.parent_path().empty() ? std::filesystem::path(".") : spec.path.parent_path();
@@ -26,31 +22,21 @@ std::filesystem::path SpecDir(const Spec& spec) {
 std::optional<std::filesystem::path> ResolveProgram(const std::string& program,
                                                     const std::filesystem::path& base,
                                                     std::string* why) {
-  if (program.find('/') == std::string::npos) {
-    const char* path_env = std::getenv("PATH");
-    std::string_view dirs = path_env ? path_env : "/usr/bin:/bin";
-    while (!dirs.empty()) {
-      const size_t colon = dirs.find(':');
-      const std::string_view dir = dirs.substr(0, colon);
-      const std::filesystem::path candidate = std::filesystem::path(dir.empty() ? "." : dir) / program;
-      if (IsExecutableFile(candidate)) return candidate;
-      dirs = colon == std::string_view::npos ? "" : dirs.substr(colon + 1);
-    }
-    *why = fmt::format("program '{}' not found on PATH", program);
-    return std::nullopt;
-  }
-  std::filesystem::path p(program);
-  if (p.is_relative()) p = base / p;
-  std::error_code ec;
-  if (!std::filesystem::exists(p, ec)) {
-    *why = fmt::format("program '{}' not found (looked for {})", program, p.lexically_normal().string());
-    return std::nullopt;
-  }
-  if (!IsExecutableFile(p)) {
+  // The runner's lookup, so the spec check and the spawn agree on what a program is; the
+  // messages here name the spec's terms.
+  const char* path_env = std::getenv("PATH");
+  const ResolvedProgram found = pe::ResolveProgram(program, base, path_env ? path_env : "/usr/bin:/bin");
+  if (found.error.empty()) return found.path.lexically_normal();
+  if (found.error.rfind("not executable", 0) == 0) {
     *why = fmt::format("program '{}' is not an executable file", program);
-    return std::nullopt;
+  } else if (program.find('/') == std::string::npos) {
+    *why = fmt::format("program '{}' not found on PATH", program);
+  } else {
+    std::filesystem::path p(program);
+    if (p.is_relative()) p = base / p;
+    *why = fmt::format("program '{}' not found (looked for {})", program, p.lexically_normal().string());
   }
-  return p.lexically_normal();
+  return std::nullopt;
 }
 
 void CheckPrograms(Spec& spec) {
