@@ -177,6 +177,28 @@ TEST(ServeTest, ErrorsAnswer404And400) {
   EXPECT_EQ(Get(port, "/nothing").status, 404);
 }
 
+TEST(ServeTest, UsageErrorsAreOneLine) {
+  const GitFixture& fixture = SharedGitFixture();
+  const std::string repo = fixture.repo().string(), bazel = fixture.bazel().string();
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), kBaseline);
+    ProcessResult result = RunProcess({args, {}, {}});
+    EXPECT_EQ(result.exit_code, 1);
+    return result.stderr_text;
+  };
+  EXPECT_EQ(run({"serve", "-w", repo, "-b", bazel}), "bazel-diff-ref: serve needs --port P\n");
+  EXPECT_EQ(run({"serve", "--port", "70000", "-w", repo, "-b", bazel}),
+            "bazel-diff-ref: --port wants a port number from 0 to 65535 (0 = any free port), not '70000'\n");
+  EXPECT_EQ(run({"serve", "--port=0", "-b", bazel}), "bazel-diff-ref: serve needs -w REPO (the git repository)\n");
+  EXPECT_EQ(run({"serve", "--port=0", "-w", repo}), "bazel-diff-ref: serve needs -b BAZEL\n");
+  EXPECT_EQ(run({"serve", "--port=0", "-w", repo, "-b", "/nonexistent/bazel"}),
+            "bazel-diff-ref: bazel /nonexistent/bazel is not an executable file\n");
+  EXPECT_EQ(run({"serve", "--port=0", "-w", repo, "-b", bazel, "--color"}),
+            "bazel-diff-ref: unknown option '--color' for serve (see --help)\n");
+  EXPECT_EQ(run({"serve", "--port=0", "-w", repo, "-b", bazel, "--host", "localhost"}),
+            "bazel-diff-ref: cannot listen on localhost:0: 'localhost' is not an IP address\n");
+}
+
 TEST(ServeTest, TakenPortExits98WithOneLine) {
   const GitFixture& fixture = SharedGitFixture();
   HeldPort held;
