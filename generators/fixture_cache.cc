@@ -183,11 +183,19 @@ std::string FixtureKey(const Generator& generator, const Params& params, double 
   return Sha256Hex(text);
 }
 
+fs::path FixtureDirectory(const Generator& generator, const Params& params, const Context& ctx,
+                          const fs::path& cache_root) {
+  const std::string key = FixtureKey(generator, params, ctx.scale, ctx.seed);
+  return cache_root / fmt::format("{}-{}", generator.Name(), key.substr(0, 32));
+}
+
+bool IsCached(const fs::path& dir) { return Verify(dir); }
+
 fs::path Materialize(const Generator& generator, const Params& params, const Context& ctx,
                      const fs::path& cache_root) {
   generator.Check(params);
   const std::string key = FixtureKey(generator, params, ctx.scale, ctx.seed);
-  const fs::path dir = cache_root / fmt::format("{}-{}", generator.Name(), key.substr(0, 32));
+  const fs::path dir = FixtureDirectory(generator, params, ctx, cache_root);
   if (Verify(dir)) return dir;
 
   fs::create_directories(cache_root);

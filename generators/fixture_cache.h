@@ -20,6 +20,13 @@ std::filesystem::path DefaultCacheRoot();
 std::string FixtureKey(const Generator& generator, const Params& params, double scale,
                        std::uint64_t seed);
 
+// Where the fixture for these inputs lives in the cache, whether or not it exists yet.
+std::filesystem::path FixtureDirectory(const Generator& generator, const Params& params, const Context& ctx,
+                                       const std::filesystem::path& cache_root);
+
+// True when `dir` holds a complete fixture whose files match its manifest.
+bool IsCached(const std::filesystem::path& dir);
+
 // Returns the directory holding the fixture, generating or repairing it as needed.
 // ctx.out_dir is ignored (the cache chooses the directory).
 std::filesystem::path Materialize(const Generator& generator, const Params& params,

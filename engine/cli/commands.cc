@@ -16,6 +16,7 @@
 #include "engine/runner/process_runner.h"
 #include "engine/spec/programs.h"
 #include "engine/spec/spec.h"
+#include "generators/fixture_cache.h"
 #include "generators/generator.h"
 
 namespace pe::cli {
@@ -126,6 +127,19 @@ ExitCode ListCommand(const CommonOptions& common) {
         for (const auto& [k, v] : w->fixture.params) params.push_back(fmt::format("{} = {}", k, ParamText(v)));
         std::cout << fmt::format("    fixture: generator {}{}\n", w->fixture.generator,
                                  params.empty() ? "" : fmt::format(" ({})", fmt::join(params, ", ")));
+        auto generator = gen::BuiltinRegistry().Create(w->fixture.generator);
+        gen::Context ctx;
+        ctx.scale = options.scale.value_or(spec.settings.scale) * w->scale_factor;
+        ctx.seed = spec.settings.seed;
+        const fs::path dir = gen::FixtureDirectory(*generator, w->fixture.params, ctx,
+                                                   cache.empty() ? gen::DefaultCacheRoot() : cache);
+        if (gen::IsCached(dir)) {
+          std::size_t files = 0;
+          const auto bytes = DirectorySize(dir, &files);
+          std::cout << fmt::format("    cached: {} files, {} in {}\n", files, Size(bytes), dir.string());
+        } else {
+          std::cout << "    not generated yet (perfengine generate SPEC --out DIR writes it for inspection)\n";
+        }
         break;
       }
     }
@@ -147,7 +161,7 @@ ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir
     fs::create_directories(dir);
     auto generator = gen::BuiltinRegistry().Create(w->fixture.generator);
     gen::Context ctx;
-    ctx.scale = settings.scale;
+    ctx.scale = settings.scale * w->scale_factor;
     ctx.seed = settings.seed;
     ctx.out_dir = dir;
     generator->Generate(w->fixture.params, ctx);

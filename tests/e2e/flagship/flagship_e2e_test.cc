@@ -30,6 +30,18 @@ TEST(FlagshipE2E, BothReferenceBuildsAgreeAndAVerdictComesOut) {
   EXPECT_EQ(names, (std::vector<std::string>{"startup", "generate-hashes-small", "generate-hashes-large",
                                              "generate-hashes-dense", "get-impacted-targets",
                                              "get-impacted-targets-distances"}));
+  // list shows each workload's generator and, once generated, its fixture's size.
+  const Finished list = RunPerfengine({"list", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02",
+                                       "--cache-dir", (dir.path() / "cache").string()},
+                                      dir.path());
+  EXPECT_EQ(list.exit, 0) << list.err;
+  EXPECT_NE(list.out.find("fixture: generator bazel_workspace (fan_in = 4, targets = 4800)\n    cached: "),
+            std::string::npos)
+      << list.out;
+  const Finished fresh = RunPerfengine({"list", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.03",
+                                        "--cache-dir", (dir.path() / "cache").string()},
+                                       dir.path());
+  EXPECT_NE(fresh.out.find("not generated yet"), std::string::npos) << fresh.out;
 }
 
 TEST(FlagshipE2E, APlantedBugFailsParityAndShowsTheLabel) {
