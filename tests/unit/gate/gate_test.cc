@@ -45,6 +45,14 @@ TEST(Gate, MissedThresholdNamesWorkloadValueBarAndMargin) {
             "generate-hashes-large: win rate 60% (3 of 5 rounds) is below the required 100% (short by 40 points)");
 }
 
+TEST(Gate, ANarrowMissNeverPrintsAsEqualToItsBar) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 0.9973, 5, 5);
+  w.thresholds.min_speedup = 1.0;
+  r.workloads.push_back(w);
+  EXPECT_EQ(Judge(r).lines.at(0), "w: median speedup 0.997x is below the required 1.000x (short by 0.3%)");
+}
+
 TEST(Gate, RssRatioIsAnUpperBound) {
   RunResult r;
   WorkloadResult w = Workload("w", 1.0, 5, 5);
@@ -114,7 +122,7 @@ TEST(Gate, IntervalThresholds) {
             "1.00x (short by 3%)");
   EXPECT_EQ(v.lines[1],
             "w: lower end of the 99% paired CPU-time ratio interval 1.03x (Hodges-Lehmann, 1.03x to 1.08x) is above the "
-            "allowed 1.02x (over by 1%)");
+            "allowed 1.02x (over by 1.0%)");
 }
 
 }  // namespace
