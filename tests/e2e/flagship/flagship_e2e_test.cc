@@ -29,7 +29,7 @@ TEST(FlagshipE2E, BothReferenceBuildsAgreeAndAVerdictComesOut) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"startup", "generate-hashes-small", "generate-hashes-large",
                                              "generate-hashes-dense", "get-impacted-targets",
-                                             "get-impacted-targets-distances"}));
+                                             "get-impacted-targets-distances", "serve-small", "serve-large"}));
   // list shows each workload's generator and, once generated, its fixture's size.
   const Finished list = RunPerfengine({"list", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02",
                                        "--cache-dir", (dir.path() / "cache").string()},
