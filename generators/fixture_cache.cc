@@ -1,10 +1,13 @@
 #include "generators/fixture_cache.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -191,6 +194,26 @@ fs::path FixtureDirectory(const Generator& generator, const Params& params, cons
 
 bool IsCached(const fs::path& dir) { return Verify(dir); }
 
+// An exclusive flock on a file beside the fixture, held while it is checked and made, so two
+// runs (or two test processes) needing the same fixture never make it twice or replace the
+// copy the other is reading; the second waits, then finds it in place. The kernel drops the
+// lock if the holder dies.
+class FixtureLock {
+ public:
+  explicit FixtureLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    if (fd_ < 0) throw std::runtime_error(fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) throw std::runtime_error(fmt::format("cannot lock {}: {}", path.string(), std::strerror(errno)));
+    }
+  }
+  ~FixtureLock() { ::close(fd_); }
+  FixtureLock(const FixtureLock&) = delete;
+  FixtureLock& operator=(const FixtureLock&) = delete;
+
+ private:
+  int fd_;
+};
+
 fs::path Materialize(const Generator& generator, const Params& params, const Context& ctx,
                      const fs::path& cache_root) {
   generator.Check(params);
@@ -200,6 +223,9 @@ fs::path Materialize(const Generator& generator, const Params& params, const Con
 
   fs::create_directories(cache_root);
   const std::string stem = fmt::format("{}-{}-", generator.Name(), key.substr(0, 16));
+  fs::create_directories(cache_root / ".locks");
+  const FixtureLock lock(cache_root / ".locks" / dir.filename());
+  if (Verify(dir)) return dir;  // made by whoever held the lock before us
   RemoveStale(cache_root, ".tmp-" + stem);
   RemoveStale(cache_root, ".trash-" + stem);
   const fs::path tmp = cache_root / fmt::format(".tmp-{}{}", stem, ::getpid());

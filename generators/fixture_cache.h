@@ -27,7 +27,9 @@ std::filesystem::path FixtureDirectory(const Generator& generator, const Params&
 // True when `dir` holds a complete fixture whose files match its manifest.
 bool IsCached(const std::filesystem::path& dir);
 
-// Returns the directory holding the fixture, generating or repairing it as needed.
+// Returns the directory holding the fixture, generating or repairing it as needed. Runs that
+// need the same fixture at once take turns on a lock in cache_root/.locks/: it is made once,
+// and a copy one run is reading is never replaced under it.
 // ctx.out_dir is ignored (the cache chooses the directory).
 std::filesystem::path Materialize(const Generator& generator, const Params& params,
                                   const Context& ctx, const std::filesystem::path& cache_root);

@@ -1,3 +1,6 @@
+#include <atomic>
+#include <chrono>
+#include <thread>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -21,6 +24,7 @@ class CountingGenerator : public Generator {
   void Check(const Params&) const override {}
   void Generate(const Params&, const Context& ctx) const override {
     ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
     fs::create_directories(ctx.out_dir / "sub" / "empty");
     WriteFile(ctx.out_dir / "sub" / "data.txt", "payload");
     WriteFile(ctx.out_dir / "tool", "#!/bin/true\n", 0755);
@@ -28,7 +32,8 @@ class CountingGenerator : public Generator {
   }
   int version = 1;
   bool fail = false;
-  mutable int calls = 0;
+  mutable std::atomic<int> calls = 0;
+  int sleep_ms = 0;  // widens the window in which a second run could race the first
 };
 
 Context Ctx(std::uint64_t seed = 1, double scale = 1) {
@@ -47,6 +52,21 @@ TEST(FixtureCache, ReusesAVerifiedFixture) {
   EXPECT_EQ(gen.calls, 1);
   EXPECT_EQ(ReadFile(first / "sub" / "data.txt"), "payload");
   EXPECT_TRUE(fs::is_directory(first / "sub" / "empty"));
+}
+
+TEST(FixtureCache, ConcurrentRunsMakeTheFixtureOnceAndNeverReplaceIt) {
+  ScratchDir cache;
+  CountingGenerator gen;
+  gen.sleep_ms = 200;
+  std::vector<fs::path> dirs(4);
+  std::vector<std::thread> runs;
+  for (auto& dir : dirs) runs.emplace_back([&] { dir = Materialize(gen, {}, Ctx(), cache.path()); });
+  for (auto& run : runs) run.join();
+  EXPECT_EQ(gen.calls, 1);
+  for (const auto& dir : dirs) {
+    EXPECT_EQ(dir, dirs[0]);
+    EXPECT_EQ(ReadFile(dir / "sub" / "data.txt"), "payload");
+  }
 }
 
 TEST(FixtureCache, RegeneratesADamagedFixture) {
@@ -80,7 +100,10 @@ TEST(FixtureCache, FailedGenerationLeavesNothingBehind) {
   CountingGenerator gen;
   gen.fail = true;
   EXPECT_THROW(Materialize(gen, {}, Ctx(), cache.path()), std::runtime_error);
-  EXPECT_TRUE(fs::is_empty(cache.path()));
+  // Only the lock files stay (removing a lock file others may hold would break the lock).
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(cache.path())) left.push_back(entry.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{".locks"});
 }
 
 TEST(FixtureCache, RemovesTemporariesOfDeadRuns) {
