@@ -172,7 +172,6 @@ struct WorkloadResult {
   std::string description;
   bool gate = true;        // false: measured and reported, never gated
   bool startup = false;    // the built-in startup workload
-  std::string kind = "process";  // or "serve": a server measured over HTTP requests
   Thresholds thresholds;
   std::vector<Sample> samples;  // every sample, warm-ups included, in run order
   std::vector<ContenderSummary> summaries;  // one per contender, spec order
@@ -185,6 +184,7 @@ struct WorkloadResult {
   // On a regression: the functions whose cost grew most, from profiles of both contenders.
   std::vector<FunctionShift> profile;
   std::string profile_note;       // how the profile was taken, or why it is missing
+  std::string kind = "process";   // or "serve": a server measured over HTTP requests
 };
 
 // Figures across the points of one sweep (docs/sweeps.md).

@@ -36,7 +36,9 @@ TEST(RunE2E, FasterCandidatePasses) {
   const auto spec = WriteSpec(dir, {"--sleep-ms", "120", "--print", "same"}, {"--sleep-ms", "20", "--print", "same"});
   const auto json = dir.path() / "results.json";
   const auto md = dir.path() / "report.md";
-  const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string(), "--markdown", md.string()}, dir.path());
+  const auto html = dir.path() / "report.html";
+  const Finished f = RunPerfengine(
+      {"run", spec.string(), "--json", json.string(), "--markdown", md.string(), "--html", html.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
   EXPECT_NE(f.out.find("PASS"), std::string::npos) << f.out;
   // The results file is the full model: every sample, warm-ups included, and the verdict.
@@ -46,6 +48,7 @@ TEST(RunE2E, FasterCandidatePasses) {
   ASSERT_EQ(results["workloads"].size(), 2u);
   EXPECT_EQ(results["workloads"][1]["samples"].size(), 8u);  // (1 + 3 rounds) x 2 contenders
   EXPECT_NE(ReadAll(md).find("| work |"), std::string::npos) << ReadAll(md);
+  EXPECT_NE(ReadAll(html).find("<svg class=\"chart box-plot\""), std::string::npos);
 }
 
 TEST(RunE2E, SlowerCandidateMissesTheGateWithANamedLine) {
