@@ -1,35 +1,17 @@
-// Golden-file comparison for explain and compare. Run the test with UPDATE_GOLDEN=1 to
-// rewrite the files under tests/unit/explain/golden/, then review the diff before committing.
+// explain and compare goldens live in tests/unit/explain/golden/ (UPDATE_GOLDEN=1 rewrites them).
 #pragma once
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <sstream>
 #include <string>
 #include <string_view>
 
-#include <gtest/gtest.h>
-
 #include "engine/model/json.h"
+#include "tests/support/golden.h"
 
 namespace pe::testing {
 
 inline void ExpectGolden(std::string_view name, const std::string& actual) {
-  const std::filesystem::path path = std::filesystem::path(PE_EXPLAIN_GOLDEN_DIR) / name;
-  const char* update = std::getenv("UPDATE_GOLDEN");
-  if (update != nullptr && std::string_view(update) == "1") {
-    std::ofstream(path, std::ios::binary) << actual;
-    std::cerr << "rewrote " << path.string() << "\n";
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  ASSERT_TRUE(in) << path.string() << " is missing; run with UPDATE_GOLDEN=1 to create it";
-  std::ostringstream expected;
-  expected << in.rdbuf();
-  EXPECT_EQ(expected.str(), actual) << "differs from " << path.string()
-                                    << "; if the change is intended, rerun with UPDATE_GOLDEN=1";
+  ExpectGoldenIn(PE_EXPLAIN_GOLDEN_DIR, name, actual);
 }
 
 // A crafted results file from tests/data/results/ (written by make_explain_results).
