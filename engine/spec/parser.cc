@@ -1,0 +1,355 @@
+#include "engine/spec/parser.h"
+
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "engine/spec/placeholders.h"
+#include "generators/generator.h"
+
+namespace pe::spec::internal {
+
+bool ValidName(std::string_view name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+bool Before(const SourcePos& a, const SourcePos& b) {
+  return a.line != b.line ? a.line < b.line : a.column < b.column;
+}
+
+const char* TypeName(const toml::node& node) {
+  switch (node.type()) {
+    case toml::node_type::table: return "a table";
+    case toml::node_type::array: return "an array";
+    case toml::node_type::string: return "a string";
+    case toml::node_type::integer: return "an integer";
+    case toml::node_type::floating_point: return "a number";
+    case toml::node_type::boolean: return "a boolean";
+    default: return "a date or time";
+  }
+}
+
+Spec Parser::Parse() {
+  Spec spec;
+  spec.path = path_;
+  CheckKeys(root_, {"description", "run", "contenders", "workloads", "thresholds"}, "the spec");
+  if (auto* run = TableAt(root_, "run")) ParseRun(*run, spec);
+  ParseContenders(spec);
+  ParseRoles(spec);
+  if (auto* t = TableAt(root_, "thresholds")) spec.thresholds = ParseThresholds(*t, "[thresholds]");
+  ParseWorkloads(spec);
+  return spec;
+}
+
+void Parser::ParseRun(const toml::table& run, Spec& spec) const {
+  CheckKeys(run, {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline",
+                  "candidate", "bootstrap_resamples", "confidence", "measure"}, "[run]");
+  if (auto measure = StringArray(run, "measure", false)) {
+    const std::vector<std::string> kinds = {"instructions", "allocations"};
+    for (const Located& m : *measure) {
+      if (m.value == "instructions") spec.measure_instructions = true;
+      else if (m.value == "allocations") spec.measure_allocations = true;
+      else Fail(m.pos, fmt::format("unknown measure '{}'{}; expected instructions or allocations", m.value, DidYouMean(m.value, kinds)));
+    }
+  }
+  Settings& s = spec.settings;
+  if (auto v = Integer(run, "rounds", 1)) s.rounds = static_cast<int>(*v);
+  if (auto v = Integer(run, "warmup_rounds", 0)) s.warmup_rounds = static_cast<int>(*v);
+  if (auto v = Number(run, "scale", 0, true)) s.scale = *v;
+  if (auto v = Integer(run, "seed", 0)) s.seed = static_cast<std::uint64_t>(*v);
+  if (auto v = Number(run, "timeout", 0, true)) s.timeout_s = *v;
+  if (auto v = Integer(run, "bootstrap_resamples", 100)) s.bootstrap_resamples = static_cast<int>(*v);
+  if (auto v = Number(run, "confidence", 0, true, 0.9999)) s.confidence = *v;
+  if (auto v = String(run, "order")) {
+    const std::vector<std::string> orders = {"alternate", "random"};
+    if (std::find(orders.begin(), orders.end(), *v) == orders.end()) {
+      Fail(Pos(*run.get("order")), fmt::format("unknown order '{}'{}; expected 'alternate' or 'random'",
+                                               *v, DidYouMean(*v, orders)));
+    }
+    s.order = *v;
+  }
+}
+
+void Parser::ParseContenders(Spec& spec) const {
+  const toml::table* contenders = TableAt(root_, "contenders");
+  if (contenders == nullptr || contenders->empty()) {
+    Fail({path_.string(), 1, 1}, "the spec declares no contenders: add [contenders.NAME] tables");
+  }
+  for (auto&& [key, node] : *contenders) {
+    const std::string name(key.str());
+    if (!ValidName(name)) {
+      Fail(Pos(key.source()), fmt::format("contender name '{}' may hold only letters, digits, '-', '_' and '.'", name));
+    }
+    if (!node.is_table()) Fail(Pos(node), fmt::format("contender '{}' must be a table, not {}", name, TypeName(node)));
+    const toml::table& t = *node.as_table();
+    const std::string where = fmt::format("[contenders.{}]", name);
+    CheckKeys(t, {"argv", "env", "workdir", "description", "startup", "git", "repo", "build"}, where);
+    Contender c;
+    c.name = name;
+    c.pos = Pos(key.source());
+    auto argv = StringArray(t, "argv", true);
+    if (!argv) Fail(Pos(key.source()), fmt::format("{} needs 'argv', the program and its leading arguments", where));
+    c.argv = *argv;
+    c.description = String(t, "description").value_or("");
+    if (auto workdir = String(t, "workdir")) c.workdir = ResolveAgainstSpec(*workdir);
+    if (auto git = String(t, "git")) {
+      if (git->empty()) Fail(Pos(*t.get("git")), "'git' must name a revision, e.g. \"main\" or \"HEAD\"");
+      c.git = *git;
+      c.repo = ResolveAgainstSpec(String(t, "repo").value_or("."));
+      if (auto build = StringArray(t, "build", true)) {
+        for (const Located& b : *build) c.build.push_back(b.value);
+      }
+    } else {
+      for (const char* key : {"repo", "build"}) {
+        if (t.get(key)) Fail(Pos(*t.get(key)), fmt::format("'{}' only applies to a contender built from git: add git = \"REVISION\"", key));
+      }
+    }
+    if (auto startup = StringArray(t, "startup", true)) {
+      c.startup_argv = *startup;
+    } else {
+      c.startup_argv = {c.argv.front(), {"--version", c.argv.front().pos}};
+    }
+    if (const toml::table* env = TableAt(t, "env")) {
+      for (auto&& [env_key, env_value] : *env) {
+        if (!env_value.is_string()) {
+          Fail(Pos(env_value), fmt::format("environment variable '{}' must be a string, not {}",
+                                           env_key.str(), TypeName(env_value)));
+        }
+        c.env[std::string(env_key.str())] = std::string(env_value.as_string()->get());
+      }
+    }
+    CheckPlaceholders(c.argv, nullptr);
+    CheckPlaceholders(c.startup_argv, nullptr);
+    spec.contenders.push_back(std::move(c));
+  }
+  // toml++ tables iterate by key; the spec's order is the order in the file.
+  std::sort(spec.contenders.begin(), spec.contenders.end(),
+            [](const Contender& a, const Contender& b) { return Before(a.pos, b.pos); });
+  if (spec.contenders.size() < 2) {
+    Fail(spec.contenders.front().pos, "the spec declares one contender; a comparison needs at least two");
+  }
+}
+
+void Parser::ParseRoles(Spec& spec) const {
+  const toml::table* run = root_["run"].as_table();
+  const std::vector<std::string> names = spec.ContenderNames();
+  auto role = [&](std::string_view key, std::string fallback) {
+    if (run == nullptr || run->get(key) == nullptr) return fallback;
+    std::string value = *String(*run, key);
+    if (spec.FindContender(value) == nullptr) {
+      Fail(Pos(*run->get(key)), fmt::format("{} '{}' is not a contender{}", key, value, DidYouMean(value, names)));
+    }
+    return value;
+  };
+  // Without explicit roles, contenders named like their role take it, else spec order decides.
+  auto named = [&](const std::string& n, size_t index) {
+    return spec.FindContender(n) ? n : spec.contenders[index].name;
+  };
+  spec.baseline = role("baseline", named("baseline", 0));
+  spec.candidate = role("candidate", named("candidate", 1));
+  if (spec.baseline == spec.candidate) {
+    const toml::node* where = run ? run->get("candidate") : nullptr;
+    Fail(where ? Pos(*where) : spec.contenders.front().pos,
+         fmt::format("baseline and candidate are both '{}'; they must differ", spec.baseline));
+  }
+}
+
+ThresholdOverrides Parser::ParseThresholds(const toml::table& t, const std::string& where) const {
+  CheckKeys(t, {"min_speedup", "min_win_rate", "min_logic_speedup", "max_rss_ratio", "rss_runs",
+                "min_speedup_ci", "max_slowdown", "confidence", "max_instructions_ratio",
+                "max_allocations_ratio", "max_p99_ratio"}, where);
+  ThresholdOverrides o;
+  o.min_speedup = Number(t, "min_speedup", 0, true);
+  o.min_win_rate = Number(t, "min_win_rate", 0, false, 1.0);
+  o.min_logic_speedup = Number(t, "min_logic_speedup", 0, true);
+  o.max_rss_ratio = Number(t, "max_rss_ratio", 0, true);
+  if (auto v = Integer(t, "rss_runs", 0)) o.rss_runs = static_cast<int>(*v);
+  o.min_speedup_ci = Number(t, "min_speedup_ci", 0, true);
+  o.max_slowdown = Number(t, "max_slowdown", 0, true);
+  o.confidence = Number(t, "confidence", 0, true, 0.9999);
+  o.max_instructions_ratio = Number(t, "max_instructions_ratio", 0, true);
+  o.max_allocations_ratio = Number(t, "max_allocations_ratio", 0, true);
+  o.max_p99_ratio = Number(t, "max_p99_ratio", 0, true);
+  return o;
+}
+
+void Parser::ParseWorkloads(Spec& spec) const {
+  Workload startup;
+  startup.name = "startup";
+  startup.description = "each contender's startup command: the fixed cost of launching it";
+  startup.startup = true;
+  startup.gate = false;
+  const toml::table* workloads = TableAt(root_, "workloads");
+  if (workloads == nullptr || workloads->empty()) {
+    Fail({path_.string(), 1, 1}, "the spec declares no workloads: add [workloads.NAME] tables");
+  }
+  std::vector<Workload> declared;
+  for (auto&& [key, node] : *workloads) {
+    const std::string name(key.str());
+    if (!ValidName(name)) {
+      Fail(Pos(key.source()), fmt::format("workload name '{}' may hold only letters, digits, '-', '_' and '.'", name));
+    }
+    if (!node.is_table()) Fail(Pos(node), fmt::format("workload '{}' must be a table, not {}", name, TypeName(node)));
+    const toml::table& t = *node.as_table();
+    const std::string where = fmt::format("[workloads.{}]", name);
+    if (name == "startup") {
+      // The startup workload runs each contender's own `startup` argv; only its gating is set here.
+      CheckKeys(t, {"description", "gate", "timeout", "thresholds"}, where + " (the built-in startup workload)");
+      startup.pos = Pos(key.source());
+      if (auto d = String(t, "description")) startup.description = *d;
+      startup.gate = Bool(t, "gate").value_or(false);
+      startup.timeout_s = Number(t, "timeout", 0, true);
+      if (auto* th = TableAt(t, "thresholds")) startup.thresholds = ParseThresholds(*th, where + ".thresholds");
+      continue;
+    }
+    CheckKeys(t, {"description", "args", "output", "parity", "gate", "timeout", "fixture", "thresholds", "elements",
+                  "sweep", "sort_lists", "kind", "health", "ready_timeout", "requests", "method", "body",
+                  "request_count", "concurrency", "request_timeout"}, where);
+    Workload w;
+    w.name = name;
+    w.pos = Pos(key.source());
+    w.description = String(t, "description").value_or("");
+    w.args = StringArray(t, "args", false).value_or(std::vector<Located>{});
+    w.gate = Bool(t, "gate").value_or(true);
+    w.timeout_s = Number(t, "timeout", 0, true);
+    if (auto output = String(t, "output")) {
+      w.output = *output;
+      w.output_pos = Pos(*t.get("output"));
+    }
+    if (auto parity = String(t, "parity")) w.normaliser = ParseNormaliser(*parity, *t.get("parity"));
+    ParseFixture(t, w);
+    if (auto* th = TableAt(t, "thresholds")) w.thresholds = ParseThresholds(*th, where + ".thresholds");
+    if (auto e = Number(t, "elements", 0, false)) w.elements = *e;
+    w.sort_lists = Bool(t, "sort_lists").value_or(false);
+    ParseServe(t, w);
+    std::vector<Axis> axes;
+    Sweep sweep;
+    if (auto* sw = TableAt(t, "sweep")) axes = ParseSweep(*sw, w, sweep);
+    std::vector<std::string> axis_names;
+    for (const Axis& a : axes) axis_names.push_back(a.name);
+    if (w.serve) axis_names.push_back("port");
+    CheckPlaceholders(w.args, &w, axis_names);
+    if (w.serve && std::none_of(w.args.begin(), w.args.end(),
+                                [](const Located& a) { return a.value.find("{port}") != std::string::npos; })) {
+      Fail(w.pos, fmt::format("serve workload '{}' never passes {{port}} to the server: add it to args, e.g. "
+                              "[\"serve\", \"--port\", \"{{port}}\"]", w.name));
+    }
+    if (w.output != "stdout") CheckPlaceholders({{w.output, w.output_pos}}, &w, axis_names);
+    if (axes.empty()) {
+      declared.push_back(std::move(w));
+      continue;
+    }
+    spec.sweeps.push_back(sweep);
+    for (Workload& point : ExpandSweep(w, axes)) declared.push_back(std::move(point));
+  }
+  std::sort(spec.sweeps.begin(), spec.sweeps.end(), [](const Sweep& a, const Sweep& b) { return Before(a.pos, b.pos); });
+  // Stable: the points of one sweep share its position and keep their expansion order.
+  std::stable_sort(declared.begin(), declared.end(),
+                   [](const Workload& a, const Workload& b) { return Before(a.pos, b.pos); });
+  if (declared.empty()) Fail(startup.pos, "the spec declares only the startup workload; add one that does work");
+  spec.workloads.push_back(std::move(startup));
+  for (auto& w : declared) spec.workloads.push_back(std::move(w));
+}
+
+Normaliser Parser::ParseNormaliser(const std::string& value, const toml::node& node) const {
+  static const std::vector<std::pair<std::string, Normaliser>> kinds = {
+      {"exact", Normaliser::kExact}, {"sorted-lines", Normaliser::kSortedLines},
+      {"json", Normaliser::kJson}, {"json-map", Normaliser::kJsonMap}};
+  std::vector<std::string> names;
+  for (const auto& [n, k] : kinds) {
+    if (n == value) return k;
+    names.push_back(n);
+  }
+  Fail(Pos(node), fmt::format("unknown parity normaliser '{}'{}; expected one of exact, sorted-lines, json, json-map",
+                              value, DidYouMean(value, names)));
+}
+
+void Parser::ParseFixture(const toml::table& t, Workload& w) const {
+  const toml::node* node = t.get("fixture");
+  if (node == nullptr) return;
+  Fixture& f = w.fixture;
+  f.pos = Pos(*node);
+  if (node->is_string()) {
+    f.kind = Fixture::Kind::kDirectory;
+    f.directory = ResolveAgainstSpec(std::string(node->as_string()->get()));
+    if (!std::filesystem::is_directory(f.directory)) {
+      Fail(f.pos, fmt::format("fixture directory '{}' does not exist", f.directory.string()));
+    }
+    return;
+  }
+  if (!node->is_table()) {
+    Fail(f.pos, fmt::format("'fixture' must be a directory path or a table with a generator, not {}", TypeName(*node)));
+  }
+  const toml::table& table = *node->as_table();
+  auto name = String(table, "generator");
+  if (!name) Fail(f.pos, fmt::format("[workloads.{}.fixture] needs 'generator', the name of a fixture generator", w.name));
+  const gen::Registry& registry = gen::BuiltinRegistry();
+  std::unique_ptr<gen::Generator> generator = registry.Create(*name);
+  if (!generator) {
+    Fail(Pos(*table.get("generator")), fmt::format("unknown generator '{}'{}", *name, DidYouMean(*name, registry.Names())));
+  }
+  f.kind = Fixture::Kind::kGenerator;
+  f.generator = *name;
+  for (auto&& [key, value] : table) {
+    const std::string k(key.str());
+    if (k == "generator") continue;
+    f.param_pos[k] = Pos(key.source());
+    f.params[k] = ParamValue(value, k);
+  }
+  try {
+    generator->Check(f.params);
+  } catch (const gen::ParamError& e) {
+    auto it = f.param_pos.find(e.key);
+    const std::string message = e.what();
+    // Name the generator once, whether or not its own message already does.
+    const bool named = message.find("'" + *name + "'") != std::string::npos;
+    Fail(it != f.param_pos.end() ? it->second : f.pos,
+         named ? message : fmt::format("generator '{}': {}", *name, message));
+  }
+}
+
+gen::ParamValue Parser::ParamValue(const toml::node& node, const std::string& key) const {
+  if (auto* v = node.as_integer()) return v->get();
+  if (auto* v = node.as_floating_point()) return v->get();
+  if (auto* v = node.as_boolean()) return v->get();
+  if (auto* v = node.as_string()) return v->get();
+  if (auto* array = node.as_array()) {
+    std::vector<std::string> values;
+    for (const toml::node& element : *array) {
+      if (!element.is_string()) Fail(Pos(element), fmt::format("generator parameter '{}' must hold only strings", key));
+      values.emplace_back(element.as_string()->get());
+    }
+    return values;
+  }
+  Fail(Pos(node), fmt::format("generator parameter '{}' cannot be {}", key, TypeName(node)));
+}
+
+void Parser::CheckPlaceholders(const std::vector<Located>& strings, const Workload* workload,
+                       const std::vector<std::string>& axes) const {
+  std::vector<std::string> known = PlaceholderNames();
+  known.insert(known.end(), axes.begin(), axes.end());
+  for (const Located& s : strings) {
+    std::string error;
+    for (const std::string& name : PlaceholdersIn(s.value, &error)) {
+      if (std::find(known.begin(), known.end(), name) == known.end()) {
+        std::vector<std::string> braced;
+        for (const auto& p : known) braced.push_back("{" + p + "}");
+        Fail(s.pos, fmt::format("unknown placeholder '{{{}}}'{}", name, DidYouMean("{" + name + "}", braced)));
+      }
+      if (name == "fixture" && workload != nullptr && workload->fixture.kind == Fixture::Kind::kNone) {
+        Fail(s.pos, fmt::format("workload '{}' uses {{fixture}} but declares no fixture", workload->name));
+      }
+    }
+    if (!error.empty()) Fail(s.pos, error);
+  }
+}
+
+std::filesystem::path Parser::ResolveAgainstSpec(const std::string& p) const {
+  std::filesystem::path path(p);
+  if (path.is_absolute()) return path;
+  return (path_.parent_path().empty() ? std::filesystem::path(".") : path_.parent_path()) / path;
+}
+
+}  // namespace pe::spec::internal

@@ -1,0 +1,170 @@
+// The spec parser's internals, shared by the files that implement it (parser.cc: the spec's
+// tables; parser_sweep.cc: sweeps; parser_serve.cc: serve workloads). Not a public interface:
+// everything outside engine/spec/ uses spec.h.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <toml++/toml.h>
+#include <vector>
+
+#include "engine/spec/spec.h"
+#include "engine/spec/suggest.h"
+
+namespace pe::spec::internal {
+
+bool ValidName(std::string_view name);
+bool Before(const SourcePos& a, const SourcePos& b);
+const char* TypeName(const toml::node& node);
+
+// Walks the TOML tree; every error it raises points at the node or key at fault.
+class Parser {
+ public:
+  Parser(std::filesystem::path path, const toml::table& root) : path_(std::move(path)), root_(root) {}
+
+  Spec Parse();
+
+ private:
+  SourcePos Pos(const toml::source_region& region) const {
+    return {path_.string(), static_cast<int>(region.begin.line),
+            static_cast<int>(region.begin.column)};
+  }
+  SourcePos Pos(const toml::node& node) const { return Pos(node.source()); }
+
+  [[noreturn]] void Fail(const SourcePos& pos, const std::string& message) const {
+    throw SpecError(pos, message);
+  }
+
+  void CheckKeys(const toml::table& table, const std::vector<std::string>& allowed,
+                 const std::string& where) const {
+    for (auto&& [key, value] : table) {
+      const std::string name(key.str());
+      if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
+        Fail(Pos(key.source()),
+             fmt::format("unknown key '{}' in {}{}", name, where, DidYouMean(name, allowed)));
+      }
+    }
+  }
+
+  const toml::table* TableAt(const toml::table& parent, std::string_view key) const {
+    const toml::node* node = parent.get(key);
+    if (node == nullptr) return nullptr;
+    if (!node->is_table()) Fail(Pos(*node), fmt::format("'{}' must be a table, not {}", key, TypeName(*node)));
+    return node->as_table();
+  }
+
+  std::optional<std::string> String(const toml::table& t, std::string_view key) const {
+    const toml::node* node = t.get(key);
+    if (node == nullptr) return std::nullopt;
+    if (!node->is_string()) Fail(Pos(*node), fmt::format("'{}' must be a string, not {}", key, TypeName(*node)));
+    return std::string(node->as_string()->get());
+  }
+
+  std::optional<bool> Bool(const toml::table& t, std::string_view key) const {
+    const toml::node* node = t.get(key);
+    if (node == nullptr) return std::nullopt;
+    if (!node->is_boolean()) Fail(Pos(*node), fmt::format("'{}' must be true or false, not {}", key, TypeName(*node)));
+    return node->as_boolean()->get();
+  }
+
+  std::optional<std::int64_t> Integer(const toml::table& t, std::string_view key, std::int64_t min) const {
+    const toml::node* node = t.get(key);
+    if (node == nullptr) return std::nullopt;
+    if (!node->is_integer()) Fail(Pos(*node), fmt::format("'{}' must be an integer, not {}", key, TypeName(*node)));
+    const std::int64_t value = node->as_integer()->get();
+    if (value < min) Fail(Pos(*node), fmt::format("'{}' must be at least {}, not {}", key, min, value));
+    return value;
+  }
+
+  // A number; `exclusive_min` says whether `min` itself is allowed.
+  std::optional<double> Number(const toml::table& t, std::string_view key, double min,
+                               bool exclusive_min, std::optional<double> max = std::nullopt) const {
+    const toml::node* node = t.get(key);
+    if (node == nullptr) return std::nullopt;
+    double value = 0;
+    if (node->is_integer()) value = static_cast<double>(node->as_integer()->get());
+    else if (node->is_floating_point()) value = node->as_floating_point()->get();
+    else Fail(Pos(*node), fmt::format("'{}' must be a number, not {}", key, TypeName(*node)));
+    if (!std::isfinite(value)) Fail(Pos(*node), fmt::format("'{}' must be a finite number", key));
+    if (exclusive_min ? value <= min : value < min) {
+      Fail(Pos(*node), fmt::format("'{}' must be {} {}, not {}", key,
+                                   exclusive_min ? "greater than" : "at least", min, value));
+    }
+    if (max && value > *max) Fail(Pos(*node), fmt::format("'{}' must be at most {}, not {}", key, *max, value));
+    return value;
+  }
+
+  std::optional<std::vector<Located>> StringArray(const toml::table& t, std::string_view key,
+                                                  bool non_empty) const {
+    const toml::node* node = t.get(key);
+    if (node == nullptr) return std::nullopt;
+    if (!node->is_array()) {
+      Fail(Pos(*node), fmt::format("'{}' must be an array of strings, not {}", key, TypeName(*node)));
+    }
+    std::vector<Located> out;
+    for (const toml::node& element : *node->as_array()) {
+      if (!element.is_string()) {
+        Fail(Pos(element), fmt::format("'{}' must hold only strings, not {}", key, TypeName(element)));
+      }
+      out.push_back({std::string(element.as_string()->get()), Pos(element)});
+    }
+    if (non_empty && out.empty()) Fail(Pos(*node), fmt::format("'{}' must not be empty", key));
+    return out;
+  }
+
+  void ParseRun(const toml::table& run, Spec& spec) const;
+
+  void ParseContenders(Spec& spec) const;
+
+  void ParseRoles(Spec& spec) const;
+
+  ThresholdOverrides ParseThresholds(const toml::table& t, const std::string& where) const;
+
+  void ParseWorkloads(Spec& spec) const;
+
+  Normaliser ParseNormaliser(const std::string& value, const toml::node& node) const;
+
+  void ParseFixture(const toml::table& t, Workload& w) const;
+
+  gen::ParamValue ParamValue(const toml::node& node, const std::string& key) const;
+
+  // Rejects unknown placeholders, and {fixture} in a workload that has none.
+  void CheckPlaceholders(const std::vector<Located>& strings, const Workload* workload,
+                         const std::vector<std::string>& axes = {}) const;
+
+  // Keys of a serve workload; they are errors on a process workload, and `output` is one on
+  // a serve workload (its answers are the response bodies).
+  void ParseServe(const toml::table& t, Workload& w) const;
+
+  struct Axis {
+    std::string name;
+    SourcePos pos;
+    std::vector<Located> values;
+    std::map<std::string, std::map<std::string, std::string>> env;  // value -> variables
+  };
+
+  std::vector<Axis> ParseSweep(const toml::table& table, const Workload& w, Sweep& sweep) const;
+
+  std::string AxisValueText(const toml::node& v, const std::string& axis) const;
+
+  void CheckAxisValue(const std::string& axis, const Located& v) const;
+
+  void ParseSweepEnv(const toml::table& env, std::vector<Axis>& axes, const std::string& where,
+                     const std::string& sweep_name) const;
+
+  // The cartesian product of the axes, first axis slowest, as one workload per point.
+  std::vector<Workload> ExpandSweep(const Workload& base, const std::vector<Axis>& axes) const;
+
+  std::filesystem::path ResolveAgainstSpec(const std::string& p) const;
+
+  std::filesystem::path path_;
+  const toml::table& root_;
+};
+
+}  // namespace pe::spec::internal
