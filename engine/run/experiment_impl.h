@@ -1,0 +1,114 @@
+// The run loop's internals, shared by the files that implement it: experiment.cc (set-up,
+// fixtures, rounds), experiment_parity.cc (parity before timing) and experiment_measure.cc
+// (git builds, deterministic counts, profiles). Not a public interface: use experiment.h.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/result.h"
+#include "engine/run/experiment.h"
+#include "engine/run/progress.h"
+#include "engine/runner/process_runner.h"
+#include "engine/serve/serve_round.h"
+#include "engine/spec/spec.h"
+#include "generators/fixture_cache.h"
+
+namespace pe::run::internal {
+
+namespace fs = std::filesystem;
+
+// Reads a whole file ("" when it cannot be read).
+std::string ReadFile(const std::filesystem::path& path);
+// The last lines of a child's stderr, for failure messages.
+std::string Tail(const std::filesystem::path& path);
+std::string FormatNumber(double value);
+
+// One run of an experiment: every phase records its failures in the result and returns false
+// to stop the run; nothing here exits the process.
+class Experiment {
+ public:
+  Experiment(const spec::Spec& spec, const Options& options, ProcessRunner& runner)
+      : spec_(spec), options_(options), runner_(runner) {}
+
+  RunResult Run();
+
+ private:
+
+  void InitResult();
+
+  fs::path MakeScratch();
+
+  WorkloadResult& ResultFor(const spec::Workload& w);
+
+  // Contenders built from git: a worktree per revision under the cache, built once per commit.
+  bool BuildContenders();
+
+  fs::path CacheRoot() const { return options_.cache_root.empty() ? gen::DefaultCacheRoot() : options_.cache_root; }
+
+  bool WantsInstructions(const spec::Workload& w);
+
+  bool WantsAllocations(const spec::Workload& w);
+
+  // Instruction and allocation counts are deterministic: one run per contender and workload.
+  bool RunCounts();
+
+  // Where the extra time went: callgrind profiles of both contenders on each workload that
+  // missed a no-regression threshold.
+  void ProfileRegressions();
+
+  bool PrepareFixtures();
+
+  struct Paths {
+    fs::path dir, stdout_path, stderr_path, out, workdir;
+  };
+
+  Paths PathsFor(const spec::Contender& c, const spec::Workload& w);
+
+  std::map<std::string, std::string> Placeholders(const spec::Contender& c, const spec::Workload& w,
+                                                  const Paths& paths, int port = 0);
+
+  fs::path SpecDir() const { return spec_.path.parent_path().empty() ? fs::path(".") : spec_.path.parent_path(); }
+
+  Command BuildCommand(const spec::Contender& c, const spec::Workload& w, const Paths& paths, int port = 0);
+
+  // One serve round of one contender; records a failure and returns nullopt unless it succeeded.
+  std::optional<serve::ServeRoundResult> ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity);
+
+  // Parity of a serve workload: every request once to each contender, bodies compared in order.
+  bool CheckServeParity(const spec::Workload& w);
+
+  // Runs one contender on one workload; records a failure and returns false unless it succeeded.
+  bool Execute(const spec::Contender& c, const spec::Workload& w, Outcome* outcome, Paths* paths_out);
+
+  bool Interrupted();
+
+  std::string OutputOf(const spec::Contender& c, const spec::Workload& w, const Paths& paths);
+
+  // Each contender runs each workload once; normalised outputs must agree before any timing.
+  bool CheckParity();
+
+  // The baseline first, so every other output is compared against it.
+  std::vector<const spec::Contender*> ParityOrder() const;
+
+  bool RunRounds();
+
+  // Extra runs for peak RSS only, after the timed rounds, so they never disturb timing.
+  bool RunRssOnly();
+
+  const spec::Spec& spec_;
+  const Options& options_;
+  ProcessRunner& runner_;
+  Settings settings_;
+  RunResult result_;
+  std::vector<const spec::Workload*> workloads_;
+  std::map<std::string, fs::path> fixtures_;
+  std::map<std::string, fs::path> worktrees_;
+  fs::path scratch_;
+  std::optional<Progress> progress_;
+};
+
+}  // namespace pe::run::internal
