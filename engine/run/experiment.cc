@@ -14,6 +14,7 @@
 #include "engine/run/order.h"
 #include "engine/run/progress.h"
 #include "engine/run/serve_workload.h"
+#include "engine/runner/file_tail.h"
 #include "engine/runner/interrupt.h"
 #include "engine/spec/placeholders.h"
 #include "engine/spec/programs.h"
@@ -69,18 +70,7 @@ std::string ReadFile(const fs::path& path) {
   return out.str();
 }
 
-std::string Tail(const fs::path& path) {
-  constexpr size_t kMaxBytes = 2000;
-  constexpr int kMaxLines = 12;
-  std::string text = ReadFile(path);
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  if (text.size() > kMaxBytes) text = text.substr(text.size() - kMaxBytes);
-  size_t start = text.size();
-  for (int lines = 0; start > 0; --start) {
-    if (text[start - 1] == '\n' && ++lines == kMaxLines) break;
-  }
-  return text.substr(start);
-}
+std::string Tail(const fs::path& path) { return FileTail(path, 12, 2000); }
 
 std::string FormatNumber(double value) { return fmt::format("{}", value); }
 

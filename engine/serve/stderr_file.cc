@@ -1,5 +1,7 @@
 #include "engine/serve/stderr_file.h"
 
+#include "engine/runner/file_tail.h"
+
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -33,25 +35,7 @@ StderrFile::~StderrFile() {
 }
 
 std::string StderrFile::Tail(size_t max_lines, size_t max_bytes) const {
-  if (path_.empty()) return "";
-  std::ifstream in(path_, std::ios::binary | std::ios::ate);
-  if (!in) return "";
-  const std::streamoff size = in.tellg();
-  const std::streamoff from = size > static_cast<std::streamoff>(max_bytes)
-                                  ? size - static_cast<std::streamoff>(max_bytes)
-                                  : 0;
-  in.seekg(from);
-  std::string text(static_cast<size_t>(size - from), '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  // Count lines back from the end; a cut first line is kept as it is.
-  size_t start = text.size();
-  for (size_t lines = 0; lines < max_lines && start != std::string::npos;) {
-    start = start == 0 ? std::string::npos : text.rfind('\n', start - 1);
-    ++lines;
-  }
-  return start == std::string::npos ? text : text.substr(start + 1);
+  return FileTail(path_, max_lines, max_bytes);
 }
 
 }  // namespace pe::serve
