@@ -219,7 +219,9 @@ class HashPair {
     return order;
   }
 
-  void WriteHashes(const std::filesystem::path& path) const {
+  // One JSON object, a key per present target in label order; `value` appends that key's value.
+  template <typename Value>
+  void WriteObject(const std::filesystem::path& path, Value value) const {
     OutputFile out(path);
     std::string& buffer = out.buffer();
     buffer += "{";
@@ -229,43 +231,39 @@ class HashPair {
       buffer += first ? "\n  \"" : ",\n  \"";
       first = false;
       buffer += node.label;
-      buffer += "\": \"";
-      if (options_.target_types) buffer += TypePrefix(node.type);
-      buffer += ToHex(node.total.data(), node.total.size());
-      buffer += '~';
-      buffer += ToHex(node.direct.data(), node.direct.size());
-      buffer += '"';
+      buffer += "\": ";
+      value(node, buffer);
       out.MaybeFlush();
     }
     buffer += "\n}\n";
     out.Close();
   }
 
+  void WriteHashes(const std::filesystem::path& path) const {
+    WriteObject(path, [&](const Node& node, std::string& buffer) {
+      buffer += '"';
+      if (options_.target_types) buffer += TypePrefix(node.type);
+      buffer += ToHex(node.total.data(), node.total.size());
+      buffer += '~';
+      buffer += ToHex(node.direct.data(), node.direct.size());
+      buffer += '"';
+    });
+  }
+
   void WriteEdges(const std::filesystem::path& path) const {
-    OutputFile out(path);
-    std::string& buffer = out.buffer();
-    buffer += "{";
-    bool first = true;
-    for (std::uint32_t i : SortedPresent()) {
-      const Node& node = nodes_[i];
-      buffer += first ? "\n  \"" : ",\n  \"";
-      first = false;
-      buffer += node.label;
-      buffer += "\": [";
+    WriteObject(path, [&](const Node& node, std::string& buffer) {
       std::vector<const std::string*> inputs;
       for (std::uint32_t input : node.inputs) inputs.push_back(&nodes_[input].label);
       std::sort(inputs.begin(), inputs.end(),
                 [](const std::string* a, const std::string* b) { return *a < *b; });
+      buffer += '[';
       for (std::size_t k = 0; k < inputs.size(); ++k) {
         buffer += k == 0 ? "\"" : ", \"";
         buffer += *inputs[k];
         buffer += '"';
       }
       buffer += ']';
-      out.MaybeFlush();
-    }
-    buffer += "\n}\n";
-    out.Close();
+    });
   }
 
   Options options_;

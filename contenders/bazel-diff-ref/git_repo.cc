@@ -12,14 +12,6 @@
 namespace pe::refdiff {
 namespace {
 
-std::string LastLine(const std::string& text) {
-  std::size_t end = text.find_last_not_of(" \t\r\n");
-  if (end == std::string::npos) return {};
-  std::size_t start = text.rfind('\n', end);
-  start = start == std::string::npos ? 0 : start + 1;
-  return text.substr(start, end - start + 1);
-}
-
 std::string TrimNewline(std::string text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   return text;

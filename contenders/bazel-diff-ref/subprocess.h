@@ -22,4 +22,7 @@ struct ProcessResult {
 // Throws RefDiffError when the program cannot be started at all.
 ProcessResult RunProcess(const ProcessRequest& request);
 
+// The last non-blank line of a child's output, for one-line error messages.
+std::string LastLine(const std::string& text);
+
 }  // namespace pe::refdiff
