@@ -93,11 +93,8 @@ PairedAnalysis AnalyzePaired(const PairedInput& input) {
         "only {} round{}: fewer than {} make p-values and intervals coarse", result.rounds,
         result.rounds == 1 ? "" : "s", kFewRounds));
   }
-  if (result.power && result.power->rounds > result.rounds) {
-    result.notes.push_back(fmt::format(
-        "resolving a {:.1f}% difference at {:.0f}% confidence would take about {} rounds",
-        input.effect * 100, input.confidence * 100, result.power->rounds));
-  }
+  // No "rounds to resolve" note here: it would speak of wall time whatever a check reads.
+  // Each sequential check states its own from the series it reads (engine/analysis).
   return result;
 }
 

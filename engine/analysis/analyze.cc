@@ -1,5 +1,7 @@
 #include "engine/analysis/analyze.h"
 
+#include "engine/analysis/sequences.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -41,16 +43,16 @@ std::map<std::string, Series> Collect(const WorkloadResult& w) {
   return out;
 }
 
-// Wall times of the rounds both contenders completed, in round order.
-std::pair<std::vector<double>, std::vector<double>> Paired(const Series& baseline, const Series& candidate) {
-  std::vector<double> b, c;
-  for (const auto& [round, wall] : baseline.wall_by_round) {
-    auto other = candidate.wall_by_round.find(round);
-    if (other == candidate.wall_by_round.end()) continue;
-    b.push_back(wall);
-    c.push_back(other->second);
+// One figure of the rounds both contenders completed, in round order.
+PairedSeries Paired(const std::map<int, double>& baseline, const std::map<int, double>& candidate) {
+  PairedSeries p;
+  for (const auto& [round, value] : baseline) {
+    auto other = candidate.find(round);
+    if (other == candidate.end()) continue;
+    p.baseline.push_back(value);
+    p.candidate.push_back(other->second);
   }
-  return {b, c};
+  return p;
 }
 
 // Each figure's median over the rounds, figure by figure.
@@ -143,13 +145,24 @@ void CompareLogic(const RunResult& run, const WorkloadResult* startup, WorkloadR
   c.logic_speedup = b_logic / k_logic;
 }
 
-Interval FromBootstrap(const stats::BootstrapResult& b, double estimate) {
+// BCa's corrections are themselves estimated: with few rounds, or a bias correction so large
+// that most replicates fall on one side of the estimate, they are noise and the interval
+// they shift is too narrow (13% false exclusions at 5 rounds where 5% were promised).
+constexpr int kBcaMinRounds = 10;
+constexpr double kBcaMaxBias = 0.5;
+
+Interval FromBootstrap(const stats::BootstrapResult& b, double estimate, int rounds) {
   // BCa corrects the percentile interval for bias and skew (Efron & Tibshirani 1993, ch. 14);
-  // fall back to the percentile interval only where BCa is undefined.
-  const bool bca = b.bca.has_value();
+  // it is withheld, and the percentile interval given instead, where it cannot be trusted.
+  std::string why;
+  if (!b.bca) why = "BCa undefined";
+  else if (rounds < kBcaMinRounds) why = fmt::format("BCa withheld below {} rounds", kBcaMinRounds);
+  else if (std::abs(b.bias_correction) > kBcaMaxBias) why = fmt::format("BCa withheld: bias correction z0 = {:.2f}", b.bias_correction);
+  const bool bca = why.empty();
   const stats::Bounds bounds = bca ? *b.bca : *b.percentile;
   return {estimate, bounds.low, bounds.high, b.level,
-          fmt::format("bootstrap {}, {} resamples, seed {}", bca ? "BCa" : "percentile", b.resamples, b.seed)};
+          fmt::format("bootstrap {}, {} resamples, seed {}{}", bca ? "BCa" : "percentile", b.resamples, b.seed,
+                      why.empty() || !b.bca ? "" : " (" + why + ")")};
 }
 
 // Intervals, tests and power from stats/, for workloads whose rounds allow them.
@@ -176,9 +189,10 @@ void AddStatistics(const RunResult& run, const WorkloadResult* startup, const st
   }
   c.sign_test_p = a.sign_test_p;
   c.wilcoxon_p = a.wilcoxon_p;
-  if (a.speedup_ci.percentile) c.speedup_ci = FromBootstrap(a.speedup_ci, a.speedup);
+  const int rounds = static_cast<int>(baseline.size());
+  if (a.speedup_ci.percentile) c.speedup_ci = FromBootstrap(a.speedup_ci, a.speedup, rounds);
   if (a.logic_speedup_ci && a.logic_speedup_ci->percentile) {
-    c.logic_speedup_ci = FromBootstrap(*a.logic_speedup_ci, a.logic_speedup_ci->estimate);
+    c.logic_speedup_ci = FromBootstrap(*a.logic_speedup_ci, a.logic_speedup_ci->estimate, rounds);
   }
   c.paired_ratio_ci = Interval{a.paired_ratio, a.paired_ratio_low, a.paired_ratio_high, a.log_ratio_hl.level,
                                "Hodges-Lehmann on paired log-ratios (Wilcoxon signed-rank)"};
@@ -229,7 +243,7 @@ double LogicFloor(double workload_median_s, double startup_noise_s) {
   return std::max(3 * startup_noise_s, 0.05 * workload_median_s);
 }
 
-void Analyze(RunResult& result) {
+void Analyze(RunResult& result, const AnalyzeOptions& options) {
   const WorkloadResult* startup = nullptr;
   for (auto& w : result.workloads) {
     // Counts measured once per contender (instructions, allocations) outlive re-analysis.
@@ -271,7 +285,10 @@ void Analyze(RunResult& result) {
     auto series = Collect(w);
     Comparison c;
     c.speedup = b->median_wall_s / k->median_wall_s;
-    const auto [paired_baseline, paired_candidate] = Paired(series[result.baseline], series[result.candidate]);
+    const PairedSeries wall = Paired(series[result.baseline].wall_by_round, series[result.candidate].wall_by_round);
+    const PairedSeries cpu = Paired(series[result.baseline].cpu_by_round, series[result.candidate].cpu_by_round);
+    const std::vector<double>& paired_baseline = wall.baseline;
+    const std::vector<double>& paired_candidate = wall.candidate;
     c.rounds = static_cast<int>(paired_baseline.size());
     for (size_t i = 0; i < paired_baseline.size(); ++i) {
       if (paired_candidate[i] < paired_baseline[i]) ++c.wins;
@@ -282,7 +299,13 @@ void Analyze(RunResult& result) {
     }
     CompareLogic(result, startup, w, c);
     CompareCpuAndCounts(series[result.baseline], series[result.candidate], *b, *k, w.thresholds, c);
-    AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c);
+    if (options.intervals) {
+      AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c);
+    }
+    const bool adjusted = c.logic_speedup && !w.startup && w.kind != "serve";
+    const StartupSeries startup_walls{adjusted ? StartupWalls(startup, result.baseline) : std::vector<double>{},
+                                      adjusted ? StartupWalls(startup, result.candidate) : std::vector<double>{}};
+    AddSequences(wall, cpu, startup_walls, w.thresholds, c);
     w.comparison = c;
   }
 }

@@ -45,6 +45,9 @@ int Run(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "Run a spec: parity, timed rounds, verdict");
   AddSpecOptions(run, common);
   run->add_option("--rounds", run_flags.rounds, "Measured rounds (overrides [run] rounds)")->check(CLI::PositiveNumber);
+  run->add_option("--max-rounds", run_flags.max_rounds,
+                  "Add rounds while a gated check is unresolved, up to this many (overrides [run] max_rounds)")
+      ->check(CLI::PositiveNumber);
   run->add_option("--warmup-rounds", run_flags.warmup_rounds, "Warm-up rounds, discarded")->check(CLI::NonNegativeNumber);
   run->add_option("--json", run_flags.json, "Write the full results file here (atomically)");
   run->add_option("--markdown", run_flags.markdown, "Write a Markdown report here, for a pull-request comment");

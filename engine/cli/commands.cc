@@ -15,6 +15,7 @@
 #include "engine/run/experiment.h"
 #include "engine/runner/process_runner.h"
 #include "engine/spec/programs.h"
+#include "engine/spec/rounds_reach.h"
 #include "engine/spec/spec.h"
 #include "generators/fixture_cache.h"
 #include "generators/generator.h"
@@ -70,13 +71,29 @@ std::string Size(std::uintmax_t bytes) {
   return fmt::format("{} B", bytes);
 }
 
+// --rounds and --max-rounds may not leave a check unable to resolve; the spec's own
+// rounds were checked when it was parsed.
+void CheckRoundsOverride(const spec::Spec& spec, const RunFlags& flags) {
+  if (!flags.rounds && !flags.max_rounds) return;
+  const int rounds = flags.rounds.value_or(spec.settings.rounds);
+  const int reach = std::max(rounds, flags.max_rounds.value_or(spec.settings.max_rounds));
+  for (const spec::Workload& w : spec.workloads) {
+    if (w.startup || !w.gate) continue;
+    if (auto shortfall = spec::FindRoundsShortfall(spec::EffectiveThresholds(spec, w), reach)) {
+      throw spec::UsageError(fmt::format("{}: {}", flags.rounds ? "--rounds" : "--max-rounds", shortfall->message));
+    }
+  }
+}
+
 }  // namespace
 
 ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color) {
   const spec::Spec spec = LoadSpec(common);
   run::Options options = RunOptions(common);
   options.rounds = flags.rounds;
+  options.max_rounds = flags.max_rounds;
   options.warmup_rounds = flags.warmup_rounds;
+  CheckRoundsOverride(spec, flags);
   options.skip_serve = flags.skip_serve;
   options.serve_requests = flags.serve_requests;
   options.serve_concurrency = flags.serve_concurrency;

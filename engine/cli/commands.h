@@ -19,6 +19,7 @@ struct CommonOptions {
 
 struct RunFlags {
   std::optional<int> rounds;
+  std::optional<int> max_rounds;
   std::optional<int> warmup_rounds;
   std::string json;
   std::string html;

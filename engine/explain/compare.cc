@@ -54,7 +54,19 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
   c.new_wall = MeasuredWalls(new_w, new_run.candidate);
   c.old_median = stats::Median(c.old_wall);
   c.new_median = stats::Median(c.new_wall);
-  c.speedup = c.old_median / c.new_median;
+  c.speedup = c.raw_speedup = c.old_median / c.new_median;
+  const std::vector<double> old_control = MeasuredWalls(old_w, old_run.baseline);
+  const std::vector<double> new_control = MeasuredWalls(new_w, new_run.baseline);
+  if (old_run.baseline == new_run.baseline && old_run.baseline != old_run.candidate && !old_control.empty() &&
+      !new_control.empty()) {
+    c.control = stats::Median(old_control) / stats::Median(new_control);
+    c.speedup = c.raw_speedup / *c.control;
+    c.notes.push_back(fmt::format(
+        "controlled by baseline '{}', which ran in both: its own OLD/NEW ratio is {}, so the candidate's {} "
+        "becomes {}; the interval is divided by the same control and does not include its own spread",
+        old_run.baseline, report::FormatRatio(*c.control), report::FormatRatio(c.raw_speedup),
+        report::FormatRatio(c.speedup)));
+  }
   c.mann_whitney = stats::MannWhitneyU(c.old_wall, c.new_wall);
   c.superiority = c.mann_whitney.probability_x_greater;
   try {
@@ -63,7 +75,8 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
     stats::BootstrapResult b = stats::BootstrapMedianRatioUnpaired(c.old_wall, c.new_wall, options);
     const std::optional<stats::Bounds> bounds = b.bca ? b.bca : b.percentile;
     if (bounds) {
-      c.speedup_ci = Interval{c.speedup, bounds->low, bounds->high, b.level,
+      const double control = c.control.value_or(1.0);
+      c.speedup_ci = Interval{c.speedup, bounds->low / control, bounds->high / control, b.level,
                               fmt::format("unpaired bootstrap {}, {} resamples, seed {}", b.bca ? "BCa" : "percentile",
                                           b.resamples, b.seed)};
     }

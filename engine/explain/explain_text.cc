@@ -49,20 +49,24 @@ std::string ThresholdList(const Thresholds& t) {
 }
 
 std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
-  std::vector<std::vector<std::string>> rows = {
-      {"round", "first", result.baseline, result.candidate, "ratio", "winner", ""}};
+  std::vector<std::vector<std::string>> rows = {{"round", "first", result.baseline, result.candidate, "ratio",
+                                                 "CPU " + result.baseline, "CPU " + result.candidate, "CPU ratio",
+                                                 "winner", ""}};
+  const auto ratio = [](const std::optional<double>& b, const std::optional<double>& k) {
+    return b && k && *b > 0 ? FormatRatio(*k / *b) : std::string("-");
+  };
   for (const RoundRow& r : d.rows) {
-    std::string ratio = "-";
-    if (r.baseline_s && r.candidate_s && *r.baseline_s > 0) ratio = FormatRatio(*r.candidate_s / *r.baseline_s);
     rows.push_back({std::to_string(r.round), r.first.empty() ? "-" : r.first, Optional(r.baseline_s),
-                    Optional(r.candidate_s), ratio, Winner(result, r),
+                    Optional(r.candidate_s), ratio(r.baseline_s, r.candidate_s), Optional(r.baseline_cpu_s),
+                    Optional(r.candidate_cpu_s), ratio(r.baseline_cpu_s, r.candidate_cpu_s), Winner(result, r),
                     r.warmup ? "warm-up (not analysed)" : ""});
   }
   for (auto& row : rows) {
     for (auto& cell : row) cell = report::OneLine(cell);
   }
-  return "Rounds (ratio = candidate / baseline wall time; below 1.00x the candidate was faster)\n" +
-         FormatTable(rows, "rlrrrll");
+  return "Rounds (ratio = candidate / baseline, wall time then CPU time (user + system); below 1.00x the "
+         "candidate was faster)\n" +
+         FormatTable(rows, "rlrrrrrrll");
 }
 
 std::string Summary(const WorkloadDetail& d) {
@@ -227,6 +231,31 @@ std::string Power(const stats::PairedAnalysis& a) {
   return out;
 }
 
+// The confidence sequences the checks read (docs/statistics.md), as the file stores them.
+std::string Sequences(const WorkloadResult& w) {
+  if (!w.comparison) return "";
+  const Comparison& c = *w.comparison;
+  std::string out = "Confidence sequences (valid at every round at once; what the checks read)\n";
+  const auto line = [&](const char* what, const std::optional<Interval>& cs, bool rate) {
+    if (!cs) return;
+    const auto f = [&](double x) { return rate ? FormatPercent(x) : FormatRatio(x); };
+    out += fmt::format("  {}: {}, {} sequence {} to {}\n", what, f(cs->estimate), FormatPercent(cs->level),
+                       std::isfinite(cs->low) && cs->low > 0 ? f(cs->low) : "unbounded",
+                       std::isfinite(cs->high) ? f(cs->high) : "unbounded");
+  };
+  line("median per-round speedup (baseline / candidate wall)", c.speedup_cs, false);
+  line("median per-round CPU-time ratio (candidate / baseline)", c.cpu_ratio_cs, false);
+  line("win probability", c.win_rate_cs, true);
+  line("startup-adjusted speedup", c.logic_speedup_cs, false);
+  if (c.cpu_ratio) out += fmt::format("  ratio of median CPU times (candidate / baseline): {}\n", FormatRatio(*c.cpu_ratio));
+  if (c.cpu_ratio_ci) {
+    out += fmt::format("  Hodges-Lehmann CPU-time ratio: {}, {} interval {} to {} (fixed-n, descriptive)\n",
+                       FormatRatio(c.cpu_ratio_ci->estimate), FormatPercent(c.cpu_ratio_ci->level),
+                       FormatRatio(c.cpu_ratio_ci->low), FormatRatio(c.cpu_ratio_ci->high));
+  }
+  return out;
+}
+
 std::string Thresholds(const RunResult& result, const WorkloadResult& w) {
   std::string out = "Thresholds\n";
   if (!w.gate) return out + "  not gated: measured and reported, never judged\n";
@@ -314,6 +343,7 @@ std::string Workload(const RunResult& result, const WorkloadResult& w) {
   } else {
     out += Heading(fmt::format("Analysis\n  none: {}\n", d.no_analysis));
   }
+  if (!Sequences(w).empty()) out += Heading(Sequences(w));
   out += Heading(Thresholds(result, w));
   if (!Notes(w).empty()) out += Heading(Notes(w));
   out += Heading(Agreement(d));

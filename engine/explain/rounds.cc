@@ -14,6 +14,7 @@ std::vector<RoundRow> RoundRows(const RunResult& result, const WorkloadResult& w
     row.round = s.round;
     row.warmup = s.warmup;
     (is_baseline ? row.baseline_s : row.candidate_s) = s.wall_s;
+    (is_baseline ? row.baseline_cpu_s : row.candidate_cpu_s) = s.user_s + s.sys_s;
     if (s.position == 0) row.first = s.contender;
   }
   std::vector<RoundRow> out;

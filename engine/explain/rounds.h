@@ -16,6 +16,8 @@ struct RoundRow {
   std::string first;                  // the contender that ran first; "" when unknown
   std::optional<double> baseline_s;   // wall time; absent when that run is missing
   std::optional<double> candidate_s;
+  std::optional<double> baseline_cpu_s;   // user + system, what max_slowdown reads
+  std::optional<double> candidate_cpu_s;
 };
 
 // One row per round index that has a timed sample of the baseline or the candidate, in

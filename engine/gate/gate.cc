@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace pe::gate {
 
 namespace {
 
-std::string Ratio(double x) { return fmt::format("{:.2f}x", x); }
 std::string Percent(double x) { return fmt::format("{:.0f}%", 100 * x); }
 
 // Why a count is missing, in the contenders' own words ("not measurable: statically linked").
@@ -21,14 +22,71 @@ std::string MeasureNote(const WorkloadResult& w, const std::string& fallback) {
   return notes.empty() ? fallback : fmt::format("{}", fmt::join(notes, "; "));
 }
 
+// Rounds used where the run could add them, and each workload's statistical caveats.
+void AddNotes(const RunResult& result, Verdict& v) {
+  for (const WorkloadResult& w : result.workloads) {
+    if (!w.comparison || w.startup) continue;
+    const Comparison& c = *w.comparison;
+    if (result.settings.max_rounds > result.settings.rounds && w.gate) {
+      const bool open = std::any_of(v.checks.begin(), v.checks.end(), [&](const Check& check) {
+        return check.workload == w.name && check.state == Check::State::kUnresolved;
+      });
+      v.notes.push_back(open ? fmt::format("{}: still unresolved after {} rounds, the most [run] max_rounds allows",
+                                           w.name, c.rounds)
+                             : fmt::format("{}: every check resolved after {} rounds (between {} and {} allowed)",
+                                           w.name, c.rounds, result.settings.rounds, result.settings.max_rounds));
+    }
+    for (const std::string& note : c.notes) v.notes.push_back(fmt::format("{}: {}", w.name, note));
+  }
+}
+
+bool AnyThreshold(const Thresholds& t) {
+  return t.min_speedup || t.min_win_rate || t.min_logic_speedup || t.max_rss_ratio || t.min_speedup_ci ||
+         t.max_slowdown || t.max_instructions_ratio || t.max_allocations_ratio || t.max_p99_ratio;
+}
+
+// A check that reads a confidence sequence: pass and fail must each be shown at the
+// sequence's level; in between it is unresolved, which fails a claim that must be shown
+// (kShowMet) and passes a check that fails only on a shown miss (kShowMissed).
+Check SequentialCheck(const WorkloadResult& w, std::string threshold, std::string label, const Interval& cs,
+                      double bar, bool higher_is_better, Check::Burden burden, std::optional<int> rounds_needed) {
+  Check c = MakeCheck(w.name, std::move(threshold), std::move(label), cs.estimate, bar, higher_is_better);
+  const bool met = higher_is_better ? cs.low >= bar : cs.high <= bar;
+  const bool missed = higher_is_better ? cs.high < bar : cs.low > bar;
+  c.state = met ? Check::State::kPass : missed ? Check::State::kFail : Check::State::kUnresolved;
+  c.burden = burden;
+  c.passed = c.state == Check::State::kPass || (c.state == Check::State::kUnresolved && burden == Check::Burden::kShowMissed);
+  c.interval = cs;
+  c.rounds = w.comparison ? w.comparison->rounds : 0;
+  if (c.state == Check::State::kUnresolved) c.rounds_needed = rounds_needed;
+  return c;
+}
+
 void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
   const Comparison& c = *w.comparison;
   const Thresholds& t = w.thresholds;
-  if (t.min_speedup) checks.push_back(MakeCheck(w.name, "min_speedup", "median speedup", c.speedup, *t.min_speedup, true));
+  const std::string level = fmt::format("{:.0f}%", 100 * t.confidence);
+  const auto speedup_key = [&](const char* key, const std::optional<double>& bar) {
+    if (!bar) return;
+    if (!c.speedup_cs) {
+      checks.push_back(SkippedCheck(w.name, key, "median speedup", *bar, "no paired rounds"));
+      return;
+    }
+    checks.push_back(SequentialCheck(w, key, "median speedup", *c.speedup_cs, *bar, true, Check::Burden::kShowMet,
+                                     c.speedup_rounds_needed));
+  };
+  speedup_key("min_speedup", t.min_speedup);
+  speedup_key("min_speedup_ci", t.min_speedup_ci);
   if (t.min_win_rate) {
-    Check check = MakeCheck(w.name, "min_win_rate", "win rate", c.win_rate, *t.min_win_rate, true);
-    check.note = fmt::format("{} of {} rounds", c.wins, c.rounds);
-    checks.push_back(check);
+    if (c.win_rate_cs) {
+      Check check = SequentialCheck(w, "min_win_rate", "win rate", *c.win_rate_cs, *t.min_win_rate, true,
+                                    Check::Burden::kShowMet, c.win_rounds_needed);
+      check.note = c.sign_test_p ? fmt::format("{} of {} rounds, sign test p = {:.3g}", c.wins, c.rounds, *c.sign_test_p)
+                                 : fmt::format("{} of {} rounds", c.wins, c.rounds);
+      checks.push_back(check);
+    } else {
+      checks.push_back(SkippedCheck(w.name, "min_win_rate", "win rate", *t.min_win_rate, "no paired rounds"));
+    }
   }
   if (t.min_logic_speedup) {
     if (w.kind == "serve") {
@@ -36,11 +94,23 @@ void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
       // time-to-ready, which is a different figure and not what this threshold promises.
       checks.push_back(SkippedCheck(w.name, "min_logic_speedup", "startup-adjusted speedup", *t.min_logic_speedup,
                                     "a serve workload's latency is already measured after start-up"));
-    } else if (c.logic_speedup) {
-      checks.push_back(MakeCheck(w.name, "min_logic_speedup", "startup-adjusted speedup", *c.logic_speedup,
-                                 *t.min_logic_speedup, true));
+    } else if (c.logic_speedup_cs) {
+      checks.push_back(SequentialCheck(w, "min_logic_speedup", "startup-adjusted speedup", *c.logic_speedup_cs,
+                                       *t.min_logic_speedup, true, Check::Burden::kShowMet, std::nullopt));
     } else {
-      checks.push_back(SkippedCheck(w.name, "min_logic_speedup", "startup-adjusted speedup", *t.min_logic_speedup, c.logic_note));
+      checks.push_back(SkippedCheck(w.name, "min_logic_speedup", "startup-adjusted speedup", *t.min_logic_speedup,
+                                    c.logic_note.empty() ? "no startup-adjusted figure" : c.logic_note));
+    }
+  }
+  if (t.max_slowdown) {
+    if (c.cpu_ratio_cs) {
+      // Fail only when the regression is shown: noise alone cannot push the whole sequence
+      // above the tolerance at the chosen confidence, however many rounds are looked at.
+      checks.push_back(SequentialCheck(w, "max_slowdown", "paired CPU-time ratio", *c.cpu_ratio_cs, *t.max_slowdown,
+                                       false, Check::Burden::kShowMissed, c.cpu_rounds_needed));
+    } else {
+      checks.push_back(SkippedCheck(w.name, "max_slowdown", "paired CPU-time ratio", *t.max_slowdown,
+                                    "no CPU time: no paired rounds reported any"));
     }
   }
   if (t.max_rss_ratio) {
@@ -48,32 +118,6 @@ void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
       checks.push_back(MakeCheck(w.name, "max_rss_ratio", "peak RSS ratio", *c.rss_ratio, *t.max_rss_ratio, false));
     } else {
       checks.push_back(SkippedCheck(w.name, "max_rss_ratio", "peak RSS ratio", *t.max_rss_ratio, "the baseline reported no peak RSS"));
-    }
-  }
-  if (t.min_speedup_ci) {
-    if (c.speedup_ci) {
-      Check check = MakeCheck(w.name, "min_speedup_ci",
-                              fmt::format("lower end of the {:.0f}% speedup interval", 100 * c.speedup_ci->level),
-                              c.speedup_ci->low, *t.min_speedup_ci, true);
-      check.note = fmt::format("{}, {} to {}", c.speedup_ci->method, Ratio(c.speedup_ci->low), Ratio(c.speedup_ci->high));
-      checks.push_back(check);
-    } else {
-      checks.push_back(SkippedCheck(w.name, "min_speedup_ci", "speedup interval", *t.min_speedup_ci, "no interval: too few rounds"));
-    }
-  }
-  if (t.max_slowdown) {
-    if (c.cpu_ratio_ci) {
-      // Fail only when the whole interval of the paired CPU-time ratio lies above the
-      // tolerance: noise alone cannot do that at the chosen confidence.
-      Check check = MakeCheck(w.name, "max_slowdown",
-                              fmt::format("lower end of the {:.0f}% paired CPU-time ratio interval", 100 * c.cpu_ratio_ci->level),
-                              c.cpu_ratio_ci->low, *t.max_slowdown, false);
-      check.note = fmt::format("{}, {} to {}", c.cpu_ratio_ci->method, Ratio(c.cpu_ratio_ci->low),
-                               Ratio(c.cpu_ratio_ci->high));
-      checks.push_back(check);
-    } else {
-      checks.push_back(SkippedCheck(w.name, "max_slowdown", "paired CPU-time ratio interval", *t.max_slowdown,
-                               "no interval: fewer than 2 paired rounds with CPU time"));
     }
   }
   if (t.max_p99_ratio) {
@@ -154,6 +198,7 @@ Check MakeCheck(std::string workload, std::string threshold, std::string label, 
   c.bar = bar;
   c.higher_is_better = higher_is_better;
   c.passed = higher_is_better ? measured >= bar : measured <= bar;
+  c.state = c.passed ? Check::State::kPass : Check::State::kFail;
   c.note = std::move(note);
   return c;
 }
@@ -180,22 +225,42 @@ std::string MarginPercent(double percent) {
 std::string CheckLine(const Check& c) {
   const bool is_rate = c.threshold == "min_win_rate" || c.threshold == "min_scaling_efficiency";
   const bool is_plain = c.threshold == "max_cost_exponent";
+  const bool missed = !c.passed || c.state == Check::State::kFail;
   // Enough digits that a miss never prints as equal to its bar ("0.997x", not "1.00x").
   int digits = 2;
-  while (!c.passed && !c.skipped && !is_rate && digits < 6 &&
+  while (missed && !c.skipped && !is_rate && digits < 6 &&
          fmt::format("{:.{}f}", c.measured, digits) == fmt::format("{:.{}f}", c.bar, digits)) {
     ++digits;
   }
   auto format = [&](double x) {
+    if (std::isinf(x)) return std::string(x > 0 ? "unbounded" : "-unbounded");
     return is_rate ? Percent(x) : is_plain ? fmt::format("{:.{}f}", x, digits) : fmt::format("{:.{}f}x", x, digits);
   };
   const std::string measured = format(c.measured);
   const std::string bar = format(c.bar);
-  const std::string detail = c.note.empty() || c.skipped ? "" : fmt::format(" ({})", c.note);
+  const std::string allowed = c.higher_is_better ? "required" : "allowed";
   if (c.skipped) return fmt::format("{}: {} not checked against {}: {}", c.workload, c.label, bar, c.note);
+  std::vector<std::string> details;
+  if (c.interval) {
+    details.push_back(fmt::format("{:.0f}% confidence sequence {} to {}, {} rounds", 100 * c.interval->level,
+                                  format(c.interval->low), format(c.interval->high), c.rounds));
+  }
+  if (!c.note.empty()) details.push_back(c.note);
+  const std::string detail = details.empty() ? "" : fmt::format(" ({})", fmt::join(details, "; "));
+  if (c.state == Check::State::kUnresolved) {
+    const std::string need = c.rounds_needed ? fmt::format("about {} rounds would resolve it", *c.rounds_needed)
+                                             : "no number of rounds would resolve it at this spread";
+    if (c.burden == Check::Burden::kShowMissed) {
+      return fmt::format("{}: {} {}{} is unresolved against the {} {}: a regression is not shown, so it passes; {}",
+                         c.workload, c.label, measured, detail, allowed, bar, need);
+    }
+    return fmt::format("{}: {} {}{} is not shown to meet the {} {}: unresolved; {}", c.workload, c.label, measured,
+                       detail, allowed, bar, need);
+  }
+  const std::string shown = c.burden == Check::Burden::kPoint ? "" : "shown ";
   if (c.passed) {
-    return fmt::format("{}: {} {}{} meets the {} {}", c.workload, c.label, measured, detail,
-                       c.higher_is_better ? "required" : "allowed", bar);
+    return fmt::format("{}: {} {}{} {} the {} {}", c.workload, c.label, measured, detail,
+                       c.burden == Check::Burden::kPoint ? "meets" : "is shown to meet", allowed, bar);
   }
   std::string margin;
   if (is_rate) {
@@ -205,9 +270,8 @@ std::string CheckLine(const Check& c) {
   } else {
     margin = "over by " + MarginPercent(100 * (c.measured - c.bar) / c.bar);
   }
-  return fmt::format("{}: {} {}{} is {} the {} {} ({})", c.workload, c.label, measured, detail,
-                     c.higher_is_better ? "below" : "above", c.higher_is_better ? "required" : "allowed", bar,
-                     margin);
+  return fmt::format("{}: {} {}{} is {}{} the {} {} ({})", c.workload, c.label, measured, detail, shown,
+                     c.higher_is_better ? "below" : "above", allowed, bar, margin);
 }
 
 void Accept(Verdict& verdict, const std::string& accepted_by) {
@@ -244,6 +308,14 @@ Verdict Judge(const RunResult& result) {
     v.exit = ExitCode::kRunFailed;
     return v;
   }
+  // A gated workload with thresholds and nothing measured is a failed run, never a pass.
+  for (const WorkloadResult& w : result.workloads) {
+    if (w.gate && !w.startup && !w.comparison && AnyThreshold(w.thresholds)) {
+      v.lines.push_back(fmt::format("{}: no measured rounds to check its thresholds against", w.name));
+      v.exit = ExitCode::kRunFailed;
+    }
+  }
+  if (v.exit == ExitCode::kRunFailed) return v;
   for (const WorkloadResult& w : result.workloads) {
     if (w.gate && w.comparison) CheckWorkload(w, v.checks);
   }
@@ -252,8 +324,11 @@ Verdict Judge(const RunResult& result) {
     if (!c.passed) {
       v.lines.push_back(CheckLine(c));
       v.exit = ExitCode::kThresholdMissed;
+    } else if (c.state == Check::State::kUnresolved) {
+      v.notes.push_back(CheckLine(c));
     }
   }
+  AddNotes(result, v);
   return v;
 }
 

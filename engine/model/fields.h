@@ -57,6 +57,17 @@ constexpr auto NamesOf(Tag<Failure::Kind>) {
   };
 }
 
+constexpr auto NamesOf(Tag<Check::State>) {
+  using K = Check::State;
+  return std::array{EnumName{K::kPass, "pass"}, EnumName{K::kFail, "fail"}, EnumName{K::kUnresolved, "unresolved"}};
+}
+
+constexpr auto NamesOf(Tag<Check::Burden>) {
+  using K = Check::Burden;
+  return std::array{EnumName{K::kPoint, "point"}, EnumName{K::kShowMet, "show_met"},
+                    EnumName{K::kShowMissed, "show_missed"}};
+}
+
 constexpr auto NamesOf(Tag<ExitCode>) {
   return std::array{
       EnumName{ExitCode::kPass, "pass"},
@@ -158,6 +169,13 @@ constexpr auto FieldsOf(Tag<Comparison>) {
       Field{"instructions_ratio", &S::instructions_ratio},
       Field{"allocations_ratio", &S::allocations_ratio},
       Field{"p99_ratio", &S::p99_ratio},
+      Field{"speedup_cs", &S::speedup_cs},
+      Field{"cpu_ratio_cs", &S::cpu_ratio_cs},
+      Field{"win_rate_cs", &S::win_rate_cs},
+      Field{"logic_speedup_cs", &S::logic_speedup_cs},
+      Field{"speedup_rounds_needed", &S::speedup_rounds_needed},
+      Field{"cpu_rounds_needed", &S::cpu_rounds_needed},
+      Field{"win_rounds_needed", &S::win_rounds_needed},
   };
 }
 
@@ -194,6 +212,11 @@ constexpr auto FieldsOf(Tag<Check>) {
       Field{"passed", &S::passed},
       Field{"skipped", &S::skipped},
       Field{"note", &S::note},
+      Field{"state", &S::state, kAddedLater},
+      Field{"burden", &S::burden, kAddedLater},
+      Field{"interval", &S::interval},
+      Field{"rounds", &S::rounds, kAddedLater},
+      Field{"rounds_needed", &S::rounds_needed},
   };
 }
 
@@ -278,6 +301,7 @@ constexpr auto FieldsOf(Tag<Settings>) {
       Field{"order", &S::order},
       Field{"bootstrap_resamples", &S::bootstrap_resamples},
       Field{"confidence", &S::confidence},
+      Field{"max_rounds", &S::max_rounds, kAddedLater},
   };
 }
 
@@ -298,6 +322,7 @@ constexpr auto FieldsOf(Tag<Verdict>) {
       Field{"lines", &S::lines},
       Field{"accepted", &S::accepted, kAddedLater},
       Field{"accepted_by", &S::accepted_by, kAddedLater},
+      Field{"notes", &S::notes, kAddedLater},
   };
 }
 

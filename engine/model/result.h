@@ -137,6 +137,17 @@ struct Comparison {
   std::optional<double> instructions_ratio;    // candidate / baseline
   std::optional<double> allocations_ratio;     // candidate / baseline allocation calls
   std::optional<double> p99_ratio;             // serve: candidate / baseline median p99 latency
+  // Confidence sequences (docs/statistics.md): valid at every round at once, so rounds may be
+  // added until a check resolves. The interval checks read these.
+  std::optional<Interval> speedup_cs;        // median per-round baseline / candidate wall time
+  std::optional<Interval> cpu_ratio_cs;      // median per-round candidate / baseline CPU time
+  std::optional<Interval> win_rate_cs;       // probability that the candidate wins a round
+  std::optional<Interval> logic_speedup_cs;  // startup-adjusted speedup, from four median sequences
+  // Rounds that would resolve each sequential check still open, at the share of rounds seen
+  // on each side of its bar so far; absent when resolved or when no number would do.
+  std::optional<int> speedup_rounds_needed;
+  std::optional<int> cpu_rounds_needed;
+  std::optional<int> win_rounds_needed;
 };
 
 // One function's share of the cost in both contenders ("where the extra time went").
@@ -150,6 +161,12 @@ struct FunctionShift {
 
 // One threshold checked on one workload.
 struct Check {
+  // pass and fail are shown at the check's confidence; unresolved is neither yet.
+  enum class State { kPass, kFail, kUnresolved };
+  // Who must show what: a speed-up claim must be shown to pass (unresolved fails); a
+  // no-regression check fails only when the regression is shown (unresolved passes); a
+  // point check compares one figure (a count, a peak) with its bar.
+  enum class Burden { kPoint, kShowMet, kShowMissed };
   std::string workload;
   std::string threshold;  // the spec key, e.g. "min_speedup"
   std::string label;      // how the line names it, e.g. "median speedup"
@@ -159,6 +176,11 @@ struct Check {
   bool passed = false;
   bool skipped = false;   // the figure could not be computed; note says why
   std::string note;
+  State state = State::kPass;
+  Burden burden = Burden::kPoint;
+  std::optional<Interval> interval;   // the confidence sequence a sequential check read
+  int rounds = 0;                     // paired rounds behind it
+  std::optional<int> rounds_needed;   // unresolved: rounds that would resolve it, if any would
 };
 
 // One axis of a sweep at one value, e.g. threads = 4.
@@ -234,6 +256,7 @@ struct Settings {
   std::string order = "alternate";  // or "random"
   int bootstrap_resamples = 10000;
   double confidence = 0.95;
+  int max_rounds = 0;  // > rounds: add rounds while a gated check is unresolved, up to this
 };
 
 struct MachineInfo {
@@ -248,6 +271,9 @@ struct Verdict {
   ExitCode exit = ExitCode::kPass;
   std::vector<Check> checks;
   std::vector<std::string> lines;  // one per failing check or failure, in order
+  // What a reader needs beside the verdict: checks left unresolved that count as passes
+  // (a regression not shown), and each workload's statistical caveats and rounds used.
+  std::vector<std::string> notes;
   // A missed threshold accepted on purpose (--accept-regression): exit 0, still reported.
   bool accepted = false;
   std::string accepted_by;  // what accepted it, e.g. "--accept-regression"

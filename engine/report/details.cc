@@ -34,9 +34,11 @@ std::vector<std::string> MeasureLines(const RunResult& result) {
     std::vector<std::string> parts;
     std::string cpu = fmt::format("CPU {} -> {}", FormatSeconds(b->median_cpu_s), FormatSeconds(k->median_cpu_s));
     if (c.cpu_ratio) cpu += fmt::format(" ({}", FormatRatio(*c.cpu_ratio));
-    if (c.cpu_ratio && c.cpu_ratio_ci) {
-      cpu += fmt::format(", {:.0f}% interval {} to {}", 100 * c.cpu_ratio_ci->level, FormatRatio(c.cpu_ratio_ci->low),
-                         FormatRatio(c.cpu_ratio_ci->high));
+    // The sequence max_slowdown reads: the median per-round CPU-time ratio.
+    if (c.cpu_ratio && c.cpu_ratio_cs) {
+      cpu += fmt::format("; median per-round {}, {:.0f}% confidence sequence {} to {}",
+                         FormatRatio(c.cpu_ratio_cs->estimate), 100 * c.cpu_ratio_cs->level,
+                         FormatRatio(c.cpu_ratio_cs->low), FormatRatio(c.cpu_ratio_cs->high));
     }
     if (c.cpu_ratio) cpu += ")";
     parts.push_back(cpu);

@@ -661,6 +661,7 @@ std::string_view StatusClass(RowStatus status) {
   switch (status) {
     case RowStatus::kPass: return "pass";
     case RowStatus::kMissed: return "missed";
+    case RowStatus::kUnresolved: return "unresolved";
     case RowStatus::kFailed: return "failed";
     case RowStatus::kNotGated: return "not-gated";
     case RowStatus::kNone: break;
@@ -691,6 +692,11 @@ std::string WorkloadTable(const RunResult& result) {
 
 std::string FailureSection(const RunResult& result) {
   std::string html;
+  if (!result.verdict.notes.empty()) {
+    html += "<ul class=\"notes\">\n";
+    for (const auto& line : result.verdict.notes) html += fmt::format("<li>{}</li>\n", Esc(line));
+    html += "</ul>\n";
+  }
   if (!result.verdict.lines.empty()) {
     html += "<ul class=\"failing\">\n";
     for (const auto& line : result.verdict.lines) html += fmt::format("<li>{}</li>\n", Esc(line));

@@ -30,7 +30,7 @@ void AppendTable(const RunResult& result, std::string& out) {
   for (const auto& row : WorkloadRows(result)) {
     std::vector<std::string> cells = Cells(row);
     for (auto& cell : cells) cell = EscapeMarkdown(cell);
-    if (row.status == RowStatus::kMissed || row.status == RowStatus::kFailed) {
+    if (row.status == RowStatus::kMissed || row.status == RowStatus::kFailed || row.status == RowStatus::kUnresolved) {
       cells.back() = fmt::format("**{}**", cells.back());
     }
     out += TableRow(cells);
@@ -38,6 +38,10 @@ void AppendTable(const RunResult& result, std::string& out) {
 }
 
 void AppendFailingLines(const RunResult& result, std::string& out) {
+  if (!result.verdict.notes.empty()) {
+    out += "\n**Notes:**\n\n";
+    for (const auto& line : result.verdict.notes) out += fmt::format("- {}\n", EscapeMarkdown(line));
+  }
   if (result.verdict.lines.empty()) return;
   out += "\n**Failing:**\n\n";
   for (const auto& line : result.verdict.lines) out += fmt::format("- {}\n", EscapeMarkdown(line));

@@ -1,6 +1,7 @@
 #include "engine/report/overview.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -27,12 +28,14 @@ std::string MedianCell(const WorkloadResult& workload, std::string_view contende
 RowStatus StatusOf(const RunResult& result, const WorkloadResult& workload) {
   if (!workload.failures.empty()) return RowStatus::kFailed;
   if (!workload.gate) return RowStatus::kNotGated;
-  bool any_checked = false;
+  bool any_checked = false, unresolved = false;
   for (const auto& check : result.verdict.checks) {
     if (check.workload != workload.name || check.skipped) continue;
-    if (!check.passed) return RowStatus::kMissed;
+    if (!check.passed && check.state != Check::State::kUnresolved) return RowStatus::kMissed;
+    unresolved = unresolved || !check.passed;
     any_checked = true;
   }
+  if (unresolved) return RowStatus::kUnresolved;
   return any_checked ? RowStatus::kPass : RowStatus::kNone;
 }
 
@@ -40,6 +43,7 @@ std::string_view VerdictText(RowStatus status) {
   switch (status) {
     case RowStatus::kPass: return "pass";
     case RowStatus::kMissed: return "missed";
+    case RowStatus::kUnresolved: return "unresolved";
     case RowStatus::kFailed: return "failed";
     case RowStatus::kNotGated: return "(not gated)";
     case RowStatus::kNone: break;
@@ -67,6 +71,10 @@ std::vector<WorkloadRow> WorkloadRows(const RunResult& result) {
     row.candidate_median = MedianCell(workload, result.candidate);
     if (const auto& comparison = workload.comparison) {
       row.speedup = FormatRatio(comparison->speedup);
+      // The confidence sequence the speed-up checks read, beside the figure.
+      if (const auto& cs = comparison->speedup_cs; cs && std::isfinite(cs->high) && cs->low > 0) {
+        row.speedup += fmt::format(" ({}-{})", FormatRatio(cs->low), FormatRatio(cs->high));
+      }
       row.logic_speedup = comparison->logic_speedup ? FormatRatio(*comparison->logic_speedup)
                                                     : LogicNoteShortForm(comparison->logic_note);
       // A server's column compares time-to-ready, not work after start-up: say so in the cell.

@@ -42,6 +42,7 @@ class Painter {
 std::string_view RowColor(RowStatus status) {
   switch (status) {
     case RowStatus::kPass: return kGreen;
+    case RowStatus::kUnresolved: return kYellow;
     case RowStatus::kMissed:
     case RowStatus::kFailed: return kRed;
     case RowStatus::kNotGated: return kDim;
@@ -119,6 +120,10 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
     for (const auto& line : section) out << "  " << Printable(line) << '\n';
   }
   WriteFailures(result, out, paint);
+  if (!result.verdict.notes.empty()) {
+    out << '\n' << paint("notes:", kDim) << '\n';
+    for (const auto& line : result.verdict.notes) out << "  " << OneLine(line) << '\n';
+  }
   if (!result.verdict.lines.empty()) {
     out << '\n';
     for (const auto& line : result.verdict.lines) out << "  " << OneLine(line) << '\n';

@@ -128,6 +128,8 @@ void Experiment::InitResult() {
   settings_ = spec_.settings;
   if (options_.rounds) settings_.rounds = *options_.rounds;
   if (options_.warmup_rounds) settings_.warmup_rounds = *options_.warmup_rounds;
+  if (options_.max_rounds) settings_.max_rounds = *options_.max_rounds;
+  if (settings_.max_rounds > 0) settings_.max_rounds = std::max(settings_.max_rounds, settings_.rounds);
   if (options_.scale) settings_.scale = *options_.scale;
   result_.settings = settings_;
   result_.baseline = spec_.baseline;
@@ -276,16 +278,45 @@ std::string Experiment::OutputOf(const spec::Contender& c, const spec::Workload&
   return ReadFile(file);
 }
 
+// Workloads with a gated check that the rounds so far leave unresolved. Judged on a copy
+// with the confidence sequences only (no bootstrap), which stay valid however often they
+// are looked at: that is what lets the run stop as soon as every check is resolved.
+std::vector<const spec::Workload*> Experiment::Unresolved() const {
+  RunResult interim = result_;
+  analysis::Analyze(interim, {.intervals = false});
+  const Verdict verdict = gate::Judge(interim);
+  // A startup-adjusted check also reads the startup workload's median: it gets rounds too.
+  const bool logic_open = std::any_of(verdict.checks.begin(), verdict.checks.end(), [](const Check& c) {
+    return c.threshold == "min_logic_speedup" && c.state == Check::State::kUnresolved;
+  });
+  std::vector<const spec::Workload*> open;
+  for (const spec::Workload* w : workloads_) {
+    const bool unresolved = std::any_of(verdict.checks.begin(), verdict.checks.end(), [&](const Check& c) {
+      return c.workload == w->name && c.state == Check::State::kUnresolved;
+    });
+    if (unresolved || (w->startup && logic_open)) open.push_back(w);
+  }
+  return open;
+}
+
 bool Experiment::RunRounds() {
-  const int total = settings_.warmup_rounds + settings_.rounds;
+  // [run] rounds are the minimum; up to max_rounds more are added while a check is open.
+  const int first = settings_.warmup_rounds + settings_.rounds;
+  const int last = settings_.warmup_rounds + std::max(settings_.rounds, settings_.max_rounds);
   if (options_.progress) {
     progress_.emplace(*options_.progress,
-                      static_cast<int>(total * workloads_.size() * spec_.contenders.size()), total);
+                      static_cast<int>(first * workloads_.size() * spec_.contenders.size()), first);
   }
-  for (int round = 0; round < total; ++round) {
+  std::vector<const spec::Workload*> active = workloads_;
+  for (int round = 0; round < last; ++round) {
+    if (round >= first) {
+      active = Unresolved();
+      if (active.empty()) break;
+    }
     if (progress_) progress_->SetRound(round + 1);
+    next_round_ = round + 1;
     const std::vector<size_t> order = RoundOrder(settings_.order, round, spec_.contenders.size(), settings_.seed);
-    for (const spec::Workload* w : workloads_) {
+    for (const spec::Workload* w : active) {
       for (size_t position = 0; position < order.size(); ++position) {
         const spec::Contender& c = spec_.contenders[order[position]];
         Sample s;
@@ -321,7 +352,7 @@ bool Experiment::RunRssOnly() {
         if (!Execute(c, *w, &outcome, nullptr)) return false;
         Sample s;
         s.contender = c.name;
-        s.round = settings_.warmup_rounds + settings_.rounds + i;
+        s.round = next_round_ + i;
         s.rss_only = true;
         s.max_rss_kib = outcome.max_rss_kib;
         ResultFor(*w).samples.push_back(std::move(s));

@@ -17,6 +17,7 @@ namespace pe::run {
 struct Options {
   std::vector<std::string> workloads;  // empty: all; the startup workload always runs
   std::optional<int> rounds;
+  std::optional<int> max_rounds;
   std::optional<int> warmup_rounds;
   std::optional<double> scale;
   std::filesystem::path cache_root;    // fixture cache; empty: the default

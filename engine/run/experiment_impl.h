@@ -95,6 +95,7 @@ class Experiment {
   std::vector<const spec::Contender*> ParityOrder() const;
 
   bool RunRounds();
+  std::vector<const spec::Workload*> Unresolved() const;
 
   // Extra runs for peak RSS only, after the timed rounds, so they never disturb timing.
   bool RunRssOnly();
@@ -103,6 +104,7 @@ class Experiment {
   const Options& options_;
   ProcessRunner& runner_;
   Settings settings_;
+  int next_round_ = 0;  // the index the next round would take, warm-ups included
   RunResult result_;
   std::vector<const spec::Workload*> workloads_;
   std::map<std::string, fs::path> fixtures_;

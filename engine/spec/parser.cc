@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/spec/placeholders.h"
+#include "engine/spec/rounds_reach.h"
 #include "generators/generator.h"
 
 namespace pe::spec::internal {
@@ -40,12 +41,33 @@ Spec Parser::Parse() {
   ParseRoles(spec);
   if (auto* t = TableAt(root_, "thresholds")) spec.thresholds = ParseThresholds(*t, "[thresholds]");
   ParseWorkloads(spec);
+  CheckRoundsReach(spec);
   return spec;
+}
+
+void Parser::CheckRoundsReach(const Spec& spec) const {
+  const int reach = std::max(spec.settings.rounds, spec.settings.max_rounds);
+  for (const Workload& w : spec.workloads) {
+    if (w.startup || !w.gate) continue;
+    const auto shortfall = FindRoundsShortfall(EffectiveThresholds(spec, w), reach);
+    if (!shortfall) continue;
+    // Point at the threshold where it was set: the workload's own table, else [thresholds].
+    const toml::node* where = nullptr;
+    if (const toml::table* own = TableAt(root_, "workloads")) {
+      if (const toml::table* wt = own->get_as<toml::table>(w.sweep.empty() ? w.name : w.sweep)) {
+        if (const toml::table* tt = wt->get_as<toml::table>("thresholds")) where = tt->get(shortfall->threshold);
+      }
+    }
+    if (where == nullptr) {
+      if (const toml::table* global = TableAt(root_, "thresholds")) where = global->get(shortfall->threshold);
+    }
+    Fail(where ? Pos(*where) : w.pos, shortfall->message);
+  }
 }
 
 void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   CheckKeys(run, {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline",
-                  "candidate", "bootstrap_resamples", "confidence", "measure"}, "[run]");
+                  "candidate", "bootstrap_resamples", "confidence", "measure", "max_rounds"}, "[run]");
   if (auto measure = StringArray(run, "measure", false)) {
     const std::vector<std::string> kinds = {"instructions", "allocations"};
     for (const Located& m : *measure) {
@@ -57,6 +79,13 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   Settings& s = spec.settings;
   if (auto v = Integer(run, "rounds", 1)) s.rounds = static_cast<int>(*v);
   if (auto v = Integer(run, "warmup_rounds", 0)) s.warmup_rounds = static_cast<int>(*v);
+  if (auto v = Integer(run, "max_rounds", 1)) {
+    if (*v < s.rounds) {
+      Fail(Pos(*run.get("max_rounds")),
+           fmt::format("'max_rounds' must be at least 'rounds' ({}), not {}", s.rounds, *v));
+    }
+    s.max_rounds = static_cast<int>(*v);
+  }
   if (auto v = Number(run, "scale", 0, true)) s.scale = *v;
   if (auto v = Integer(run, "seed", 0)) s.seed = static_cast<std::uint64_t>(*v);
   if (auto v = Number(run, "timeout", 0, true)) s.timeout_s = *v;

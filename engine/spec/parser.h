@@ -125,6 +125,7 @@ class Parser {
   void ParseRoles(Spec& spec) const;
 
   ThresholdOverrides ParseThresholds(const toml::table& t, const std::string& where) const;
+  void CheckRoundsReach(const Spec& spec) const;
 
   void ParseWorkloads(Spec& spec) const;
 

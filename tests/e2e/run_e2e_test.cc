@@ -20,9 +20,9 @@ std::string Quoted(const std::vector<std::string>& args) {
 // A two-contender spec; each contender's behaviour is entirely in its stub argv.
 fs::path WriteSpec(const TempDir& dir, const std::vector<std::string>& baseline,
                    const std::vector<std::string>& candidate, const std::string& run_extra = "",
-                   const std::string& thresholds = "min_speedup = 1.0\nmin_win_rate = 1.0\n") {
+                   const std::string& thresholds = "min_speedup = 1.0\nmin_win_rate = 0.5\n") {
   const fs::path spec = dir.path() / "spec.toml";
-  std::ofstream(spec) << "[run]\nrounds = 3\nwarmup_rounds = 1\n" << run_extra << "\n"
+  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\n" << run_extra << "\n"
                       << "[contenders.baseline]\nargv = " << Quoted(baseline) << "\n"
                       << "description = \"the original\"\n\n"
                       << "[contenders.candidate]\nargv = " << Quoted(candidate) << "\n\n"
@@ -46,7 +46,7 @@ TEST(RunE2E, FasterCandidatePasses) {
   EXPECT_EQ(results["format"], "perfengine-results/1");
   EXPECT_EQ(results["complete"], true);
   ASSERT_EQ(results["workloads"].size(), 2u);
-  EXPECT_EQ(results["workloads"][1]["samples"].size(), 8u);  // (1 + 3 rounds) x 2 contenders
+  EXPECT_EQ(results["workloads"][1]["samples"].size(), 16u);  // (1 + 7 rounds) x 2 contenders
   EXPECT_NE(ReadAll(md).find("| work |"), std::string::npos) << ReadAll(md);
   EXPECT_NE(ReadAll(html).find("<svg class=\"chart box-plot\""), std::string::npos);
 }
@@ -56,11 +56,65 @@ TEST(RunE2E, SlowerCandidateMissesTheGateWithANamedLine) {
   const auto spec = WriteSpec(dir, {"--sleep-ms", "20", "--print", "same"}, {"--sleep-ms", "120", "--print", "same"});
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 1) << f.out << f.err;
-  EXPECT_TRUE(std::regex_search(f.out, std::regex(R"(work: median speedup 0\.\d\dx is below the required 1\.00x \(short by \d+%\))")))
+  EXPECT_TRUE(std::regex_search(
+      f.out, std::regex(R"(work: median speedup 0\.\d\dx \(95% confidence sequence 0\.\d\dx to 0\.\d\dx, 7 rounds\) )"
+                        R"(is shown below the required 1\.00x \(short by \d+%\))")))
       << f.out;
-  EXPECT_NE(f.out.find("work: win rate 0% (0 of 3 rounds) is below the required 100% (short by 100 points)"),
-            std::string::npos)
+  EXPECT_TRUE(std::regex_search(
+      f.out, std::regex(R"(work: win rate 0% \(95% confidence sequence 0% to \d+%, 7 rounds; 0 of 7 rounds, sign test )"
+                        R"(p = 0\.0156\) is shown below the required 50% \(short by 50 points\))")))
       << f.out;
+}
+
+// The same program on both sides cannot show a speed-up: the run adds rounds up to
+// max_rounds, then fails the claim as unresolved and says so.
+TEST(RunE2E, AnIdenticalPairStaysUnresolvedAndAddsRoundsUpToTheCap) {
+  TempDir dir;
+  const auto json = dir.path() / "results.json";
+  const auto spec = WriteSpec(dir, {"--sleep-ms", "5", "--print", "same"}, {"--sleep-ms", "5", "--print", "same"},
+                              "max_rounds = 12", "min_speedup = 1.0\n");
+  const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_TRUE(std::regex_search(f.out, std::regex(R"(work: median speedup \d\.\d\dx \(95% confidence sequence .* 12 )"
+                                                  R"(rounds\) is not shown to meet the required 1\.00x: unresolved; )")))
+      << f.out;
+  EXPECT_NE(f.out.find("work: still unresolved after 12 rounds, the most [run] max_rounds allows"), std::string::npos)
+      << f.out;
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["workloads"][1]["samples"].size(), 26u);  // (1 + 12 rounds) x 2 contenders
+  EXPECT_EQ(results["verdict"]["checks"][0]["state"], "unresolved");
+}
+
+// A clearly faster candidate resolves in the minimum rounds: no round is added.
+TEST(RunE2E, AResolvedRunStopsAtItsMinimumRounds) {
+  TempDir dir;
+  const auto json = dir.path() / "results.json";
+  const auto spec = WriteSpec(dir, {"--sleep-ms", "60", "--print", "same"}, {"--sleep-ms", "5", "--print", "same"},
+                              "max_rounds = 30");
+  const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: every check resolved after 7 rounds (between 7 and 30 allowed)"), std::string::npos)
+      << f.out;
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["workloads"][1]["samples"].size(), 16u);
+}
+
+TEST(RunE2E, TooFewRoundsToResolveAreRejectedBeforeAnyWork) {
+  TempDir dir;
+  const auto spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 5\n\n[contenders.baseline]\nargv = " << Quoted({"--print", "x"})
+                      << "\n\n[contenders.candidate]\nargv = " << Quoted({"--print", "x"})
+                      << "\n\n[workloads.work]\n\n[thresholds]\nmax_slowdown = 1.02\n";
+  Finished f = RunPerfengine({"validate", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+  EXPECT_EQ(f.err, spec.string() +
+                       ":13:16: max_slowdown at 95% confidence needs at least 7 rounds to be resolved either way, and "
+                       "this run takes at most 5; raise [run] rounds or set [run] max_rounds\n");
+  const auto ok = WriteSpec(dir, {"--print", "same"}, {"--print", "same"});
+  f = RunPerfengine({"run", ok.string(), "--rounds", "3"}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+  EXPECT_EQ(f.err, "perfengine: --rounds: min_speedup at 95% confidence needs at least 7 rounds to be resolved either "
+                   "way, and this run takes at most 3; raise [run] rounds or set [run] max_rounds\n");
 }
 
 TEST(RunE2E, DifferentOutputsFailParityAndShowTheDifference) {

@@ -14,11 +14,11 @@ namespace {
 // can differ in speed through --scale; the baseline sleeps 40 ms more.
 fs::path WriteSpec(const TempDir& dir) {
   const fs::path spec = dir.path() / "spec.toml";
-  std::ofstream(spec) << "[run]\nrounds = 5\nwarmup_rounds = 1\nbootstrap_resamples = 500\n\n"
+  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\nbootstrap_resamples = 500\n\n"
                       << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", \"--sleep-ms\", \"40\"]\n\n"
                       << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\"]\n\n"
                       << "[workloads.work]\nargs = [\"--sleep-ms\", \"{scale}\", \"--print\", \"same\"]\n\n"
-                      << "[thresholds]\nmin_speedup = 1.0\nmin_win_rate = 0.6\n";
+                      << "[thresholds]\nmin_speedup = 1.0\nmin_win_rate = 0.5\n";
   return spec;
 }
 
@@ -52,7 +52,7 @@ TEST(ExplainE2E, ExplainIsByteIdenticalAndShowsTheStoredFigures) {
   }
   EXPECT_EQ(first.out.find("differs:"), std::string::npos) << first.out;
   // The stored win count, as explain words it.
-  const std::string won = "the candidate won " + std::to_string(work["comparison"]["wins"].get<int>()) + " of 5 rounds";
+  const std::string won = "the candidate won " + std::to_string(work["comparison"]["wins"].get<int>()) + " of 7 rounds";
   EXPECT_NE(first.out.find(won), std::string::npos) << first.out;
 
   const Finished one = RunPerfengine({"explain", json.string(), "--workload", "work"}, dir.path());
@@ -100,7 +100,7 @@ TEST(ExplainE2E, CompareTwoRunsBothWays) {
   f = RunPerfengine({"compare", fast.string(), slow.string()}, dir.path());
   EXPECT_EQ(f.exit, 1) << f.out << f.err;
   EXPECT_NE(f.out.find("work: probability of superiority 0% (read for min_win_rate: the chance a NEW run beats an "
-                       "OLD one, ties half) is below the required 60% (short by 60 points)"),
+                       "OLD one, ties half) is below the required 50% (short by 50 points)"),
             std::string::npos)
       << f.out;
 }

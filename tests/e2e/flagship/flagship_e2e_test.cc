@@ -14,7 +14,7 @@ TEST(FlagshipE2E, BothReferenceBuildsAgreeAndAVerdictComesOut) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
   const Finished f = RunPerfengine({"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds",
-                                    "2", "--warmup-rounds", "0", "--cache-dir", (dir.path() / "cache").string(), "--json",
+                                    "9", "--warmup-rounds", "0", "--cache-dir", (dir.path() / "cache").string(), "--json",
                                     json.string()},
                                    dir.path());
   // 0 or 1 are verdicts on speed; 2 would mean the run itself failed.

@@ -57,7 +57,7 @@ class NoRegressionE2E : public ::testing::Test {
 
   Finished Run(const std::string& candidate_revision, const std::string& build_file = "regress.cc") {
     const fs::path spec = dir_.path() / "spec.toml";
-    std::ofstream(spec) << "[run]\nrounds = 5\nwarmup_rounds = 1\n"
+    std::ofstream(spec) << "[run]\nrounds = 10\nwarmup_rounds = 1\n"
                         << "[contenders.baseline]\ngit = \"base\"\nrepo = \"repo\"\n"
                         << "build = [\"g++\", \"-O1\", \"-g\", \"-o\", \"regress\", \"regress.cc\"]\n"
                         << "argv = [\"./regress\"]\n"

@@ -25,7 +25,7 @@ class ServeE2E : public ::testing::Test {
       args->insert(args->end(), {"--log", log_.string(), args == &baseline ? "B" : "C"});
     }
     const fs::path spec = dir_.path() / "serve.toml";
-    std::ofstream(spec) << "[run]\nrounds = 3\nwarmup_rounds = 1\n"
+    std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\n"
                         << "[contenders.baseline]\nargv = " << Argv(baseline) << "\nstartup = [\"/bin/true\"]\n"
                         << "[contenders.candidate]\nargv = " << Argv(candidate) << "\nstartup = [\"/bin/true\"]\n"
                         << "[workloads.api]\nkind = \"serve\"\nargs = [\"--port\", \"{port}\"]\n"

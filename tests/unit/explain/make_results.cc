@@ -87,7 +87,7 @@ RunResult Make(const Variant& v) {
 
   Thresholds gated;
   gated.min_speedup = 2.0;
-  gated.min_win_rate = 0.9;
+  gated.min_win_rate = 0.5;
   gated.min_logic_speedup = 2.0;
   gated.max_rss_ratio = 1.5;
   gated.min_speedup_ci = 1.8;

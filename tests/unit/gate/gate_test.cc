@@ -17,40 +17,117 @@ WorkloadResult Workload(const std::string& name, double speedup, int wins, int r
   return w;
 }
 
-TEST(Gate, PassesWhenEveryThresholdIsMet) {
+// A comparison whose confidence sequences the test sets: the gate reads only these.
+WorkloadResult Sequenced(const std::string& name, Interval speedup, Interval wins, int rounds) {
+  WorkloadResult w = Workload(name, speedup.estimate, static_cast<int>(wins.estimate * rounds), rounds);
+  w.comparison->speedup_cs = speedup;
+  w.comparison->win_rate_cs = wins;
+  return w;
+}
+
+TEST(Gate, PassesWhenEveryClaimIsShown) {
   RunResult r;
-  WorkloadResult w = Workload("hash", 1.8, 5, 5);
+  WorkloadResult w = Sequenced("hash", {1.8, 1.5, 2.1, 0.95, ""}, {1.0, 0.62, 1.0, 0.95, ""}, 8);
+  w.comparison->sign_test_p = 0.0078125;
   w.thresholds.min_speedup = 1.0;
-  w.thresholds.min_win_rate = 1.0;
+  w.thresholds.min_win_rate = 0.5;
   r.workloads.push_back(w);
   const Verdict v = Judge(r);
   EXPECT_EQ(v.exit, ExitCode::kPass);
   EXPECT_TRUE(v.lines.empty());
   ASSERT_EQ(v.checks.size(), 2u);
-  EXPECT_EQ(CheckLine(v.checks[0]), "hash: median speedup 1.80x meets the required 1.00x");
-  EXPECT_EQ(CheckLine(v.checks[1]), "hash: win rate 100% (5 of 5 rounds) meets the required 100%");
+  EXPECT_EQ(v.checks[0].state, Check::State::kPass);
+  EXPECT_EQ(CheckLine(v.checks[0]),
+            "hash: median speedup 1.80x (95% confidence sequence 1.50x to 2.10x, 8 rounds) is shown to meet the "
+            "required 1.00x");
+  EXPECT_EQ(CheckLine(v.checks[1]),
+            "hash: win rate 100% (95% confidence sequence 62% to 100%, 8 rounds; 8 of 8 rounds, sign test p = "
+            "0.00781) is shown to meet the required 50%");
 }
 
-TEST(Gate, MissedThresholdNamesWorkloadValueBarAndMargin) {
+TEST(Gate, AMissShownNamesWorkloadValueBarAndMargin) {
   RunResult r;
-  WorkloadResult w = Workload("generate-hashes-large", 0.94, 3, 5);
+  WorkloadResult w = Sequenced("generate-hashes-large", {0.94, 0.9, 0.97, 0.95, ""}, {0.1, 0.0, 0.45, 0.95, ""}, 10);
   w.thresholds.min_speedup = 1.0;
-  w.thresholds.min_win_rate = 1.0;
+  w.thresholds.min_win_rate = 0.5;
   r.workloads.push_back(w);
   const Verdict v = Judge(r);
   EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
   ASSERT_EQ(v.lines.size(), 2u);
-  EXPECT_EQ(v.lines[0], "generate-hashes-large: median speedup 0.94x is below the required 1.00x (short by 6%)");
+  EXPECT_EQ(v.lines[0],
+            "generate-hashes-large: median speedup 0.94x (95% confidence sequence 0.90x to 0.97x, 10 rounds) is "
+            "shown below the required 1.00x (short by 6%)");
   EXPECT_EQ(v.lines[1],
-            "generate-hashes-large: win rate 60% (3 of 5 rounds) is below the required 100% (short by 40 points)");
+            "generate-hashes-large: win rate 10% (95% confidence sequence 0% to 45%, 10 rounds; 1 of 10 rounds) is "
+            "shown below the required 50% (short by 40 points)");
+}
+
+TEST(Gate, AnUnresolvedSpeedupClaimFailsAndSaysWhatWouldResolveIt) {
+  RunResult r;
+  WorkloadResult w = Sequenced("w", {1.04, 0.97, 1.09, 0.95, ""}, {0.6, 0.3, 0.85, 0.95, ""}, 10);
+  w.comparison->speedup_rounds_needed = 41;
+  w.thresholds.min_speedup = 1.0;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  ASSERT_EQ(v.checks.size(), 1u);
+  EXPECT_EQ(v.checks[0].state, Check::State::kUnresolved);
+  EXPECT_EQ(v.checks[0].rounds_needed, 41);
+  EXPECT_EQ(v.lines.at(0),
+            "w: median speedup 1.04x (95% confidence sequence 0.97x to 1.09x, 10 rounds) is not shown to meet the "
+            "required 1.00x: unresolved; about 41 rounds would resolve it");
+}
+
+TEST(Gate, AnUnresolvedRegressionCheckPassesAndSaysSoInTheNotes) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 1.0, 5, 10);
+  w.comparison->cpu_ratio_cs = Interval{1.012, 0.99, 1.04, 0.95, ""};
+  w.thresholds.max_slowdown = 1.02;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kPass);
+  ASSERT_EQ(v.checks.size(), 1u);
+  EXPECT_EQ(v.checks[0].state, Check::State::kUnresolved);
+  EXPECT_TRUE(v.checks[0].passed);
+  ASSERT_EQ(v.notes.size(), 1u);
+  EXPECT_EQ(v.notes[0],
+            "w: paired CPU-time ratio 1.01x (95% confidence sequence 0.99x to 1.04x, 10 rounds) is unresolved "
+            "against the allowed 1.02x: a regression is not shown, so it passes; no number of rounds would "
+            "resolve it at this spread");
+}
+
+TEST(Gate, ARegressionShownFails) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 1.0, 5, 12);
+  w.comparison->cpu_ratio_cs = Interval{1.05, 1.03, 1.08, 0.99, ""};
+  w.thresholds.max_slowdown = 1.02;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  EXPECT_EQ(v.lines.at(0),
+            "w: paired CPU-time ratio 1.05x (99% confidence sequence 1.03x to 1.08x, 12 rounds) is shown above the "
+            "allowed 1.02x (over by 3%)");
 }
 
 TEST(Gate, ANarrowMissNeverPrintsAsEqualToItsBar) {
   RunResult r;
-  WorkloadResult w = Workload("w", 0.9973, 5, 5);
+  WorkloadResult w = Sequenced("w", {0.9973, 0.99, 0.998, 0.95, ""}, {0.0, 0.0, 0.3, 0.95, ""}, 20);
   w.thresholds.min_speedup = 1.0;
   r.workloads.push_back(w);
-  EXPECT_EQ(Judge(r).lines.at(0), "w: median speedup 0.997x is below the required 1.000x (short by 0.3%)");
+  EXPECT_EQ(Judge(r).lines.at(0),
+            "w: median speedup 0.997x (95% confidence sequence 0.990x to 0.998x, 20 rounds) is shown below the "
+            "required 1.000x (short by 0.3%)");
+}
+
+TEST(Gate, AGatedWorkloadWithNothingMeasuredFailsTheRun) {
+  RunResult r;
+  WorkloadResult w;
+  w.name = "w";
+  w.thresholds.min_speedup = 1.0;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kRunFailed);
+  EXPECT_EQ(v.lines.at(0), "w: no measured rounds to check its thresholds against");
 }
 
 TEST(Gate, RssRatioIsAnUpperBound) {
@@ -104,25 +181,6 @@ TEST(Gate, InterruptWinsOverFailure) {
   RunResult r;
   r.failures.push_back({Failure::Kind::kInterrupted, "", "", "interrupted by signal 2 (Interrupt)", ""});
   EXPECT_EQ(Judge(r).exit, ExitCode::kInterrupted);
-}
-
-TEST(Gate, IntervalThresholds) {
-  RunResult r;
-  WorkloadResult w = Workload("w", 1.3, 5, 5);
-  w.comparison->speedup_ci = Interval{1.3, 0.97, 1.6, 0.95, "bootstrap BCa"};
-  w.comparison->cpu_ratio_ci = Interval{1.05, 1.03, 1.08, 0.99, "Hodges-Lehmann"};
-  w.thresholds.min_speedup_ci = 1.0;
-  w.thresholds.max_slowdown = 1.02;
-  r.workloads.push_back(w);
-  const Verdict v = Judge(r);
-  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
-  ASSERT_EQ(v.lines.size(), 2u);
-  EXPECT_EQ(v.lines[0],
-            "w: lower end of the 95% speedup interval 0.97x (bootstrap BCa, 0.97x to 1.60x) is below the required "
-            "1.00x (short by 3%)");
-  EXPECT_EQ(v.lines[1],
-            "w: lower end of the 99% paired CPU-time ratio interval 1.03x (Hodges-Lehmann, 1.03x to 1.08x) is above the "
-            "allowed 1.02x (over by 1.0%)");
 }
 
 }  // namespace
@@ -185,7 +243,7 @@ TEST(Gate, CountRatiosAreUpperBoundsAndMissingCountsSayWhy) {
 
 TEST(Gate, AcceptTurnsAMissIntoAPassThatSaysSo) {
   RunResult r;
-  WorkloadResult w = Workload("w", 0.9, 0, 5);
+  WorkloadResult w = Sequenced("w", {0.9, 0.85, 0.95, 0.95, ""}, {0.0, 0.0, 0.3, 0.95, ""}, 10);
   w.thresholds.min_speedup = 1.0;
   r.workloads.push_back(w);
   Verdict v = Judge(r);

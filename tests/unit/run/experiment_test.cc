@@ -14,7 +14,7 @@ using testing::WriteText;
 
 constexpr const char* kSpec = R"(
 [run]
-rounds = 4
+rounds = 7
 warmup_rounds = 1
 
 [contenders.baseline]
@@ -30,7 +30,7 @@ args = ["work"]
 
 [thresholds]
 min_speedup = 1.0
-min_win_rate = 1.0
+min_win_rate = 0.5
 )";
 
 struct Script {
@@ -75,11 +75,11 @@ TEST(Experiment, FasterCandidatePasses) {
   ASSERT_EQ(r.workloads.size(), 2u);
   EXPECT_EQ(r.workloads[0].name, "startup");
   // (1 warm-up + 4 rounds) x 2 contenders per workload.
-  EXPECT_EQ(Work(r).samples.size(), 10u);
+  EXPECT_EQ(Work(r).samples.size(), 16u);
   ASSERT_TRUE(Work(r).comparison.has_value());
   EXPECT_DOUBLE_EQ(Work(r).comparison->speedup, 2.0);
-  EXPECT_EQ(Work(r).comparison->wins, 4);
-  EXPECT_EQ(Work(r).comparison->rounds, 4);
+  EXPECT_EQ(Work(r).comparison->wins, 7);
+  EXPECT_EQ(Work(r).comparison->rounds, 7);
   EXPECT_NEAR(*Work(r).comparison->logic_speedup, 0.19 / 0.09, 1e-12);
   EXPECT_NEAR(*Work(r).comparison->rss_ratio, 1.1, 1e-12);
 }
@@ -90,8 +90,12 @@ TEST(Experiment, SlowerCandidateMissesTheGate) {
   const RunResult r = RunWith(s);
   EXPECT_EQ(r.verdict.exit, ExitCode::kThresholdMissed);
   ASSERT_EQ(r.verdict.lines.size(), 2u);
-  EXPECT_EQ(r.verdict.lines[0], "work: median speedup 0.80x is below the required 1.00x (short by 20%)");
-  EXPECT_EQ(r.verdict.lines[1], "work: win rate 0% (0 of 4 rounds) is below the required 100% (short by 100 points)");
+  EXPECT_EQ(r.verdict.lines[0],
+            "work: median speedup 0.80x (95% confidence sequence 0.80x to 0.80x, 7 rounds) is shown below the "
+            "required 1.00x (short by 20%)");
+  EXPECT_EQ(r.verdict.lines[1],
+            "work: win rate 0% (95% confidence sequence 0% to 48%, 7 rounds; 0 of 7 rounds, sign test p = 0.0156) is "
+            "shown below the required 50% (short by 50 points)");
 }
 
 TEST(Experiment, ParityRunsFirstThenRoundsAlternateWhoGoesFirst) {
@@ -148,8 +152,8 @@ TEST(Experiment, NonZeroExitAndTimeout) {
   EXPECT_EQ(RunWith(s).verdict.lines.at(0), "work: contender 'candidate' exited with status 3");
   s.candidate_exit = 0;
   s.candidate_status = Outcome::Status::kTimedOut;
-  const std::string with_timeout = std::string(kSpec).replace(std::string(kSpec).find("rounds = 4"), 10,
-                                                              "rounds = 4\ntimeout = 2.5");
+  const std::string with_timeout = std::string(kSpec).replace(std::string(kSpec).find("rounds = 7"), 10,
+                                                              "rounds = 7\ntimeout = 2.5");
   EXPECT_EQ(RunWith(s, nullptr, with_timeout.c_str()).verdict.lines.at(0),
             "work: contender 'candidate' timed out after 2.5 s; its process group was killed");
 }

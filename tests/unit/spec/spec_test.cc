@@ -12,6 +12,7 @@ constexpr const char* kSpec = R"(
 [run]
 rounds = 7
 warmup_rounds = 2
+max_rounds = 30
 scale = 0.5
 seed = 42
 timeout = 30
@@ -54,6 +55,7 @@ TEST(Spec, ParsesEveryKey) {
   const Spec spec = ParseSpecText(kSpec, "x.toml");
   EXPECT_EQ(spec.settings.rounds, 7);
   EXPECT_EQ(spec.settings.warmup_rounds, 2);
+  EXPECT_EQ(spec.settings.max_rounds, 30);
   EXPECT_DOUBLE_EQ(spec.settings.scale, 0.5);
   EXPECT_EQ(spec.settings.seed, 42u);
   EXPECT_DOUBLE_EQ(spec.settings.timeout_s, 30);

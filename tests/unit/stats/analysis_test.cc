@@ -92,13 +92,11 @@ TEST(AnalyzePairedTest, FewRoundsAreAWarningNotAFailure) {
   const PairedAnalysis a = AnalyzePaired(InputFor(w));
   EXPECT_EQ(a.rounds, 5);
   EXPECT_FALSE(a.log_ratio_hl.level_reached);
-  ASSERT_EQ(a.notes.size(), 3u);
+  ASSERT_EQ(a.notes.size(), 2u);
   EXPECT_EQ(a.notes[0],
             "5 rounds cannot give a 95% Hodges-Lehmann interval; the reported range covers 93.8%");
   EXPECT_EQ(a.notes[1], "only 5 rounds: fewer than 9 make p-values and intervals coarse");
   ASSERT_TRUE(a.power.has_value());
-  EXPECT_EQ(a.notes[2], "resolving a 2.0% difference at 95% confidence would take about " +
-                            std::to_string(a.power->rounds) + " rounds");
   EXPECT_GT(a.power->rounds, 5);
 }
 
