@@ -23,6 +23,19 @@ std::pair<std::string, std::string> Split(const std::string& value) {
   return {value.substr(0, tilde), value.substr(tilde + 1)};
 }
 
+// Upstream's get-impacted-targets requires -w and may ask bazel whether the workspace is on
+// bzlmod: the fixture carries an empty WORKSPACE-mode workspace and the replay bazel.
+TEST(HashPair, CarriesAWorkspaceAndTheShim) {
+  ScratchDir dir;
+  Generate("hash_pair", {{"targets", std::int64_t{100}}}, dir.path());
+  EXPECT_EQ(ReadFile(dir.path() / "workspace" / "WORKSPACE"), "workspace(name = \"perfengine_hash_pair\")\n");
+  EXPECT_TRUE(fs::is_regular_file(dir.path() / "bazel"));
+  EXPECT_TRUE(fs::is_regular_file(dir.path() / "shim.json"));
+  const testing::RunResult mod =
+      testing::RunProgram({(dir.path() / "bazel").string(), "mod", "graph"}, dir.path() / "workspace", dir.path());
+  EXPECT_EQ(mod.exit_code, 2);  // not bzlmod: //external:* labels stay in the answer
+}
+
 TEST(HashPair, ExactFractionsWithoutPropagation) {
   ScratchDir dir;
   Generate("hash_pair", {{"targets", std::int64_t{1000}}}, dir.path());
