@@ -109,7 +109,8 @@ QueryResult QueryAllTargets(const BazelOptions& options) {
   std::vector<std::string> query = {"query", "--output", "streamed_proto", "--order_output=no",
                                     "--proto:instantiation_stack", "--query_file", query_file.path().string()};
   if (HasOutputFile(version)) {
-    query.push_back("--output_file=" + output_file.path().string());
+    query.push_back("--output_file");  // two words, as upstream passes it
+    query.push_back(output_file.path().string());
     bazel.Check(query, "query");
   } else {
     bazel.Check(query, "query", output_file.path());
