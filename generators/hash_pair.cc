@@ -1,6 +1,8 @@
 // hash_pair: two bazel-diff hash files (start.json, final.json) over the targets of a layered
 // graph, where final changes, adds and removes exact fractions of the targets; optionally the
-// dependency edges of the final revision (deps.json) for distance metrics.
+// dependency edges of the final revision (deps.json) for distance metrics. Upstream
+// bazel-diff's get-impacted-targets requires -w and may run `bazel mod graph` there, so the
+// fixture also holds an empty WORKSPACE-mode workspace/ and the replay shim as bazel.
 //
 // Hashes follow bazel-diff's shape: "<total>~<direct>", where direct covers the target itself
 // and total also covers the totals of its inputs. With propagate (the default when edges are
@@ -18,6 +20,7 @@
 #include <openssl/evp.h>
 
 #include "generators/bazel_graph.h"
+#include "generators/bazel_shim_install.h"
 #include "generators/builtin_generators.h"
 #include "generators/file_io.h"
 #include "generators/rng.h"
@@ -82,6 +85,10 @@ class HashPair {
     Rehash();
     WriteHashes(dir / "final.json");
     if (options_.edges) WriteEdges(dir / "deps.json");
+    std::filesystem::create_directories(dir / "workspace");
+    WriteFile(dir / "workspace" / "WORKSPACE", "workspace(name = \"perfengine_hash_pair\")\n");
+    InstallShim(dir, {});
+    WriteFile(dir / "query.pb", "");
   }
 
  private:
@@ -279,9 +286,11 @@ class HashPairGenerator : public Generator {
  public:
   std::string_view Name() const override { return "hash_pair"; }
   std::string_view Description() const override {
-    return "start.json, final.json (bazel-diff hashes of two revisions) and optionally deps.json";
+    return "start.json, final.json (bazel-diff hashes of two revisions), optionally deps.json, and "
+           "workspace/ with the replay bazel for get-impacted-targets -w";
   }
-  int Version() const override { return 1; }
+  int Version() const override { return 2; }
+  std::string KeyExtra() const override { return ShimKeyExtra(); }
   void Check(const Params& params) const override { Read(params, 1); }
   void Generate(const Params& params, const Context& ctx) const override {
     HashPair(Read(params, ctx.scale), ctx.seed).Write(ctx.out_dir);

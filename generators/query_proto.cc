@@ -20,7 +20,7 @@ namespace {
 // output buffer. Fields go out in field-number order with proto2 presence, which is exactly
 // what protobuf's own serialiser emits for these messages, so the bytes are the same
 // (tests pin them and decode them with Python's protobuf and the generated C++ classes).
-// Field numbers are those of proto/build.proto.
+// Field numbers are those of Bazel's src/main/protobuf/build.proto (see proto/CMakeLists.txt).
 //
 // A nested message needs its length before its bytes. Each message is written by a generic
 // lambda called twice: once into a Counter (sizes only, no copying) and once into the
@@ -100,7 +100,7 @@ void Message(Sink& sink, std::uint32_t field, const Fields& write) {
 
 }  // namespace wire
 
-// blaze_query field numbers and enum values (proto/build.proto).
+// blaze_query field numbers and enum values (Bazel's build.proto, see proto/CMakeLists.txt).
 namespace target {
 constexpr std::uint32_t kType = 1, kRule = 2, kSourceFile = 3, kGeneratedFile = 4;
 constexpr std::uint32_t kTypeRule = 1, kTypeSourceFile = 2, kTypeGeneratedFile = 3;

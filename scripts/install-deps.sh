@@ -11,6 +11,8 @@ packages=(
   nlohmann-json3-dev    # results files (the result model written out)
   libcli11-dev          # command line, --help on every subcommand
   libprotobuf-dev protobuf-compiler  # streamed_proto fixtures and the reference contender
+  bazel-bootstrap-source  # Bazel's own src/main/protobuf/build.proto, compiled by proto/ at build time
+  bazel-bootstrap       # real Bazel 4.2.3: the differential test checks fixtures and hashing against it
   libssl-dev            # SHA-256 for fixture digests and the reference contender
   libmimalloc-dev       # the reference contender's fast build
   libgtest-dev libgmock-dev  # unit and end-to-end tests

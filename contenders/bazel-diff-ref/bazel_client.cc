@@ -1,8 +1,10 @@
 #include "bazel_client.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "error.h"
+#include "git_repo.h"
 #include "subprocess.h"
 #include "temp_file.h"
 
@@ -39,6 +41,13 @@ class Bazel {
   const BazelOptions& options_;
 };
 
+std::string Trim(const std::string& text) {
+  std::size_t begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return {};
+  std::size_t end = text.find_last_not_of(" \t\r\n");
+  return text.substr(begin, end - begin + 1);
+}
+
 }  // namespace
 
 std::vector<int> ParseBazelVersion(const std::string& version_output) {
@@ -66,7 +75,24 @@ std::string QueryExpression(bool bzlmod, bool exclude_external_targets) {
   return expression;
 }
 
-std::string QueryAllTargets(const BazelOptions& options) {
+bool HasOutputFile(const std::vector<int>& version) {
+  if (version.empty()) return true;  // a development build: newer than any release
+  static const std::vector<int> kFirst = {8, 2, 0};
+  return !std::lexicographical_compare(version.begin(), version.end(), kFirst.begin(), kFirst.end());
+}
+
+bool IsBzlmod(const BazelOptions& options) { return Bazel(options).Run({"mod", "graph"}).exit_code == 0; }
+
+std::filesystem::path ResolveProgram(const std::filesystem::path& program) {
+  if (!program.has_parent_path()) {
+    std::filesystem::path found = FindOnPath(program.string());
+    if (found.empty()) throw RefDiffError("there is no " + program.string() + " on PATH (pass -b BAZEL)");
+    return found;
+  }
+  return program.is_relative() ? std::filesystem::absolute(program) : program;
+}
+
+QueryResult QueryAllTargets(const BazelOptions& options) {
   std::error_code error;
   if (!std::filesystem::is_directory(options.workspace, error)) {
     throw RefDiffError("workspace " + options.workspace.string() + " is not a directory");
@@ -75,22 +101,28 @@ std::string QueryAllTargets(const BazelOptions& options) {
   // bazel-diff reads output_base to find external repositories; we only require that it answers.
   bazel.Check({"info", "output_base"}, "info output_base");
   std::vector<int> version = ParseBazelVersion(bazel.Check({"version"}, "version").stdout_text);
-  bool bzlmod = bazel.Run({"mod", "graph"}).exit_code == 0;
+  bool bzlmod = IsBzlmod(options);
 
   TempFile query_file("query");
   WriteFile(query_file.path(), QueryExpression(bzlmod, options.exclude_external_targets));
   TempFile output_file("targets");
   std::vector<std::string> query = {"query", "--output", "streamed_proto", "--order_output=no",
                                     "--proto:instantiation_stack", "--query_file", query_file.path().string()};
-  // Bazel 7 can write the result itself (--output_file); older ones print it.
-  bool has_output_file = version.empty() || version[0] >= 7;
-  if (has_output_file) {
-    query.push_back("--output_file=" + output_file.path().string());
+  if (HasOutputFile(version)) {
+    query.push_back("--output_file");  // two words, as upstream passes it
+    query.push_back(output_file.path().string());
     bazel.Check(query, "query");
   } else {
     bazel.Check(query, "query", output_file.path());
   }
-  return ReadFile(output_file.path());
+  QueryResult result;
+  result.stream = ReadFile(output_file.path());
+  if (bzlmod) {
+    // Upstream asks after hashing and trims the answer; a failure leaves the legacy shape.
+    ProcessResult graph = bazel.Run({"mod", "graph", "--output=json"});
+    if (graph.exit_code == 0) result.module_graph_json = Trim(graph.stdout_text);
+  }
+  return result;
 }
 
 }  // namespace pe::refdiff

@@ -1,9 +1,11 @@
 // Asking bazel for the workspace's targets the way bazel-diff does: `info output_base`,
 // `version`, `mod graph` (does the workspace use bzlmod?), then one `query` for every target,
-// with --output streamed_proto and the expression in a --query_file.
+// with --output streamed_proto and the expression in a --query_file; on bzlmod also
+// `mod graph --output=json`, which the hashes file carries as metadata.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +27,24 @@ std::vector<int> ParseBazelVersion(const std::string& version_output);
 // //external package).
 std::string QueryExpression(bool bzlmod, bool exclude_external_targets);
 
-// Runs the four commands in the workspace and returns the raw streamed_proto bytes.
-// Throws RefDiffError naming the command that failed and the last line it printed to stderr.
-std::string QueryAllTargets(const BazelOptions& options);
+// Whether `bazel query` has --output_file: upstream passes it from Bazel 8.2.0 on (7.x rejects
+// it as an unrecognized option) and prints the result to stdout before that.
+bool HasOutputFile(const std::vector<int>& version);
+
+// `bazel [startup options] mod graph` exits 0: the workspace is on bzlmod.
+bool IsBzlmod(const BazelOptions& options);
+
+// A bare program name ("bazel") looked up on PATH, a relative path made absolute, so the program
+// still runs once the working directory is the workspace. Throws RefDiffError when there is none.
+std::filesystem::path ResolveProgram(const std::filesystem::path& program);
+
+struct QueryResult {
+  std::string stream;                            // the raw streamed_proto bytes
+  std::optional<std::string> module_graph_json;  // set on bzlmod
+};
+
+// Runs the commands in the workspace. Throws RefDiffError naming the command that failed and
+// the last line it printed to stderr.
+QueryResult QueryAllTargets(const BazelOptions& options);
 
 }  // namespace pe::refdiff

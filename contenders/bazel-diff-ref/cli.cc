@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "bazel_client.h"
@@ -25,13 +26,16 @@ constexpr const char* kVersion = "0.1.0";
 
 constexpr const char* kUsage =
     "usage: bazel-diff-ref --version\n"
-    "       bazel-diff-ref generate-hashes -w WORKSPACE -b BAZEL [--bazelStartupOptions=OPTS]\n"
-    "                      [--excludeExternalTargets] [--includeTargetType] [--threads N]\n"
-    "                      [-d DEP_EDGES_OUT] [--perturb LABEL] OUTPUT.json\n"
-    "       bazel-diff-ref get-impacted-targets -sh START.json -fh FINAL.json [-d DEP_EDGES]\n"
-    "                      [-o OUTPUT]\n"
-    "       bazel-diff-ref serve --port P -w REPO -b BAZEL [--threads N] [--host 127.0.0.1]\n"
-    "                      [--port-file PATH]\n";
+    "       bazel-diff-ref generate-hashes -w WORKSPACE [-b BAZEL] [-so OPTS]\n"
+    "                      [--[no-]excludeExternalTargets] [--[no-]includeTargetType]\n"
+    "                      [-tt TYPES] [--threads N] [-d DEP_EDGES_OUT] [--perturb LABEL]\n"
+    "                      [OUTPUT.json]\n"
+    "       bazel-diff-ref get-impacted-targets -w WORKSPACE -sh START.json -fh FINAL.json\n"
+    "                      [-b BAZEL] [-so OPTS] [--[no-]excludeExternalTargets] [-tt TYPES]\n"
+    "                      [-d DEP_EDGES] [-o OUTPUT]\n"
+    "       bazel-diff-ref serve -w REPO --cacheDir DIR [--port P] [-b BAZEL] [-so OPTS]\n"
+    "                      [--gitPath GIT] [--threads N] [--host 127.0.0.1] [--port-file PATH]\n"
+    "BAZEL defaults to `bazel` on PATH, OUTPUT to standard output, --port to 8080.\n";
 
 // Walks the arguments after the subcommand; accepts "--name value" and "--name=value".
 class ArgReader {
@@ -69,6 +73,16 @@ class ArgReader {
 
   std::string Positional() { return args_[next_++]; }
 
+  // A picocli negatable boolean: "--name" sets true, "--no-name" (its "--no-" form) false.
+  bool Negatable(const char* name, std::optional<bool>& value) {
+    std::string negated = std::string("--no-") + (name + 2);
+    if (Peek() == name) value = true;
+    else if (Peek() == negated) value = false;
+    else return false;
+    ++next_;
+    return true;
+  }
+
  private:
   const std::vector<std::string>& args_;
   std::size_t next_;
@@ -98,6 +112,18 @@ std::vector<std::string> SplitWords(const std::string& text) {
   throw RefDiffError("unknown option '" + arg + "' for " + command + " (see --help)");
 }
 
+// -tt/--targetType: "Rule,SourceFile" (picocli splits on commas; repeats add up).
+void AddTargetTypes(const std::string& text, std::optional<std::set<std::string, std::less<>>>& types) {
+  if (!types) types.emplace();
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    std::size_t comma = text.find(',', begin);
+    if (comma == std::string::npos) comma = text.size();
+    if (comma > begin) types->insert(text.substr(begin, comma - begin));
+    begin = comma + 1;
+  }
+}
+
 void WriteOutput(const std::string& path, const std::string& bytes) {
   if (path.empty() || path == "-") {
     if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0) {
@@ -110,63 +136,98 @@ void WriteOutput(const std::string& path, const std::string& bytes) {
 
 int GenerateHashes(const std::vector<std::string>& args, const Flavour& flavour) {
   BazelOptions bazel;
+  bazel.bazel = "bazel";
   HashJsonOptions json;
+  std::optional<bool> exclude_external, include_type;
+  std::optional<std::set<std::string, std::less<>>> target_types;
   int threads = flavour.default_threads;
   std::string output, dep_edges_output;
+  bool has_output = false;
   ArgReader reader(args, 1);
   while (!reader.Done()) {
     if (reader.Flag({"-w", "--workspacePath"})) bazel.workspace = reader.Value();
     else if (reader.Flag({"-b", "--bazelPath"})) bazel.bazel = reader.Value();
     else if (reader.Flag({"-so", "--bazelStartupOptions"})) bazel.startup_options = SplitWords(reader.Value());
-    else if (reader.Flag({"--excludeExternalTargets"})) json.exclude_external_targets = true;
-    else if (reader.Flag({"--includeTargetType"})) json.include_target_type = true;
+    else if (reader.Negatable("--excludeExternalTargets", exclude_external)) continue;
+    else if (reader.Negatable("--includeTargetType", include_type)) continue;
+    else if (reader.Flag({"-tt", "--targetType"})) AddTargetTypes(reader.Value(), target_types);
     else if (reader.Flag({"--threads"})) threads = ParseThreads(reader.Value());
     else if (reader.Flag({"-d", "--depEdgesFile"})) dep_edges_output = reader.Value();
     else if (reader.Flag({"--perturb"})) json.perturb_label = reader.Value();
     else if (reader.Peek().starts_with("-") && reader.Peek() != "-") UnknownOption(args[0], reader.Peek());
-    else if (output.empty()) output = reader.Positional();
+    else if (!has_output) output = reader.Positional(), has_output = true;
     else throw RefDiffError("generate-hashes takes one output file, got '" + output + "' and '" + reader.Peek() + "'");
   }
   if (bazel.workspace.empty()) throw RefDiffError("generate-hashes needs -w WORKSPACE");
-  if (bazel.bazel.empty()) throw RefDiffError("generate-hashes needs -b BAZEL");
-  if (output.empty()) throw RefDiffError("generate-hashes needs an OUTPUT.json");
+  json.exclude_external_targets = exclude_external.value_or(false);
+  json.include_target_type = include_type.value_or(false);
+  json.target_types = target_types;
   bazel.exclude_external_targets = json.exclude_external_targets;
   // bazel runs with the workspace as its working directory: a relative path given on our
   // command line means relative to where we were started, as a user expects.
-  if (bazel.bazel.has_parent_path() && bazel.bazel.is_relative()) bazel.bazel = std::filesystem::absolute(bazel.bazel);
+  bazel.bazel = ResolveProgram(bazel.bazel);
 
-  std::string stream = QueryAllTargets(bazel);
+  QueryResult query = QueryAllTargets(bazel);
+  json.module_graph_json = std::move(query.module_graph_json);
   HashOptions hashing{bazel.workspace, EffectiveThreads(threads)};
-  TargetGraph graph(DecodeTargets(stream, hashing.threads), hashing.threads);
-  stream = std::string();  // the decoded targets replace it; give the memory back
+  TargetGraph graph(DecodeTargets(query.stream, hashing.threads), hashing.threads);
+  query.stream = std::string();  // the decoded targets replace it; give the memory back
   std::vector<HashedTarget> hashed = HashTargets(graph, hashing);
   WriteOutput(output, FormatHashesJson(hashed, json, hashing.threads));
   if (!dep_edges_output.empty()) {
-    WriteFile(dep_edges_output, FormatDepEdgesJson(graph, json.exclude_external_targets));
+    WriteFile(dep_edges_output, FormatDepEdgesJson(graph, json));
   }
   return 0;
 }
 
 int GetImpactedTargets(const std::vector<std::string>& args) {
   std::string start_path, final_path, dep_edges_path, output;
+  BazelOptions bazel;
+  bazel.bazel = "bazel";
+  std::optional<bool> exclude_external, no_bazelrc;
+  ImpactedOptions options;
   ArgReader reader(args, 1);
   while (!reader.Done()) {
     if (reader.Flag({"-sh", "--startingHashes"})) start_path = reader.Value();
     else if (reader.Flag({"-fh", "--finalHashes"})) final_path = reader.Value();
     else if (reader.Flag({"-d", "--depEdgesFile"})) dep_edges_path = reader.Value();
     else if (reader.Flag({"-o", "--output"})) output = reader.Value();
+    else if (reader.Flag({"-w", "--workspacePath"})) bazel.workspace = reader.Value();
+    else if (reader.Flag({"-b", "--bazelPath"})) bazel.bazel = reader.Value();
+    else if (reader.Flag({"-so", "--bazelStartupOptions"})) bazel.startup_options = SplitWords(reader.Value());
+    else if (reader.Flag({"-tt", "--targetType"})) AddTargetTypes(reader.Value(), options.target_types);
+    else if (reader.Negatable("--excludeExternalTargets", exclude_external)) continue;
+    else if (reader.Negatable("--noBazelrc", no_bazelrc)) continue;
     else UnknownOption(args[0], reader.Peek());
   }
   if (start_path.empty()) throw RefDiffError("get-impacted-targets needs -sh START.json");
   if (final_path.empty()) throw RefDiffError("get-impacted-targets needs -fh FINAL.json");
+  // Upstream requires it since 17.0.1 (module change detection asks bazel in the workspace).
+  if (bazel.workspace.empty()) throw RefDiffError("get-impacted-targets needs -w WORKSPACE");
 
-  HashEntries start_hashes = ParseHashesJson(ReadFile(start_path), start_path);
-  HashEntries final_hashes = ParseHashesJson(ReadFile(final_path), final_path);
+  HashesFile start_file = ParseHashFile(ReadFile(start_path), start_path);
+  HashesFile final_file = ParseHashFile(ReadFile(final_path), final_path);
+  if (exclude_external) {
+    options.exclude_external_targets = *exclude_external;
+  } else {
+    // Unset: exclude //external:* exactly when the workspace is on bzlmod, as upstream decides.
+    if (no_bazelrc.value_or(false)) bazel.startup_options.insert(bazel.startup_options.begin(), "--bazelrc=/dev/null");
+    bazel.bazel = ResolveProgram(bazel.bazel);
+    options.exclude_external_targets = IsBzlmod(bazel);
+  }
+  if (start_file.module_graph_json != final_file.module_graph_json) {
+    std::fprintf(stderr, "bazel-diff-ref: warning: the module graphs differ; targets are compared by hash only "
+                         "(upstream also queries rdeps of the changed modules)\n");
+  }
   if (dep_edges_path.empty()) {
-    WriteOutput(output, FormatImpactedLines(ImpactedKeys(start_hashes, final_hashes)));
+    WriteOutput(output, FormatImpactedLines(ImpactedLabels(start_file.hashes, final_file.hashes, options)));
   } else {
     DepEdgeMap edges = ParseDepEdgesJson(ReadFile(dep_edges_path), dep_edges_path);
-    WriteOutput(output, FormatImpactedJson(ImpactedWithDistances(start_hashes, final_hashes, edges)));
+    std::vector<std::string> warnings;
+    std::vector<ImpactedTarget> impacted =
+        ImpactedWithDistances(start_file.hashes, final_file.hashes, edges, options, &warnings);
+    for (const std::string& warning : warnings) std::fprintf(stderr, "bazel-diff-ref: warning: %s\n", warning.c_str());
+    WriteOutput(output, FormatImpactedJson(impacted));
   }
   return 0;
 }
@@ -186,17 +247,19 @@ int RunServe(const std::vector<std::string>& args, const Flavour& flavour) {
   options.threads = flavour.default_threads;
   ArgReader reader(args, 1);
   while (!reader.Done()) {
-    if (reader.Flag({"-p", "--port"})) options.port = ParsePort(reader.Value());
+    if (reader.Flag({"--port"})) options.port = ParsePort(reader.Value());
     else if (reader.Flag({"-w", "--workspacePath"})) options.repo = reader.Value();
     else if (reader.Flag({"-b", "--bazelPath"})) options.bazel = reader.Value();
+    else if (reader.Flag({"-so", "--bazelStartupOptions"})) options.startup_options = SplitWords(reader.Value());
+    else if (reader.Flag({"--cacheDir"})) options.cache_dir = reader.Value();
+    else if (reader.Flag({"--gitPath"})) options.git = reader.Value();
     else if (reader.Flag({"--threads"})) options.threads = ParseThreads(reader.Value());
     else if (reader.Flag({"--host"})) options.host = reader.Value();
     else if (reader.Flag({"--port-file"})) options.port_file = reader.Value();
     else UnknownOption(args[0], reader.Peek());
   }
-  if (options.port < 0) throw RefDiffError("serve needs --port P");
   if (options.repo.empty()) throw RefDiffError("serve needs -w REPO (the git repository)");
-  if (options.bazel.empty()) throw RefDiffError("serve needs -b BAZEL");
+  if (options.cache_dir.empty()) throw RefDiffError("serve needs --cacheDir DIR (hashes kept per commit)");
   return Serve(options);
 }
 

@@ -7,19 +7,20 @@
 
 namespace pe::refdiff {
 
-std::string FormatDepEdgesJson(const TargetGraph& graph, bool exclude_external_targets) {
+std::string FormatDepEdgesJson(const TargetGraph& graph, const HashJsonOptions& options) {
   std::string out = "{";
   bool first = true;
   for (std::size_t i = 0; i < graph.size(); ++i) {
-    const std::string& label = graph.targets()[i].label;
-    if (exclude_external_targets && IsExternalLabel(label)) continue;
+    const Target& target = graph.targets()[i];
+    const std::string& label = target.label;
+    if (target.kind == TargetKind::kSourceFile || !IncludedInHashes(target, options)) continue;
     out += first ? "\n  " : ",\n  ";
     first = false;
     AppendJsonString(out, label);
     out += ": [";
     bool first_dep = true;
     for (const auto& input : graph.inputs(i)) {
-      if (input.target < 0) continue;
+      if (input.target < 0 || graph.targets()[input.target].kind == TargetKind::kSourceFile) continue;
       if (!first_dep) out += ", ";
       first_dep = false;
       AppendJsonString(out, input.label);

@@ -90,17 +90,44 @@ Digest Sha256Of(std::string_view bytes) {
   return hasher.Update(bytes).Finish();
 }
 
+namespace {
+
+bool ReadInto(int fd, const std::filesystem::path& path, Sha256& hasher);
+
+}  // namespace
+
+bool HashFileInto(const std::filesystem::path& path, Sha256& hasher, bool& owner_exec) {
+  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return false;
+    throw RefDiffError("cannot read " + path.string() + ": " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (fstat(fd.get(), &st) != 0) throw RefDiffError("cannot stat " + path.string() + ": " + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return false;
+  owner_exec = (st.st_mode & S_IXUSR) != 0;
+  return ReadInto(fd.get(), path, hasher);
+}
+
 bool HashFile(const std::filesystem::path& path, Sha256& hasher, Digest& digest) {
   FileDescriptor fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return false;
     throw RefDiffError("cannot read " + path.string() + ": " + std::strerror(errno));
   }
+  if (!ReadInto(fd.get(), path, hasher)) return false;
+  digest = hasher.Finish();
+  return true;
+}
+
+namespace {
+
+bool ReadInto(int fd, const std::filesystem::path& path, Sha256& hasher) {
   // No fstat: a directory shows itself by failing the first read with EISDIR, and with a
   // hundred thousand source files every syscall saved is measurable.
   thread_local std::vector<char> buffer(1 << 16);
   for (bool first = true;; first = false) {
-    ssize_t got = read(fd.get(), buffer.data(), buffer.size());
+    ssize_t got = read(fd, buffer.data(), buffer.size());
     if (got < 0) {
       if (errno == EINTR) continue;
       if (errno == EISDIR && first) return false;
@@ -109,8 +136,9 @@ bool HashFile(const std::filesystem::path& path, Sha256& hasher, Digest& digest)
     if (got == 0) break;
     hasher.Update(std::string_view(buffer.data(), static_cast<size_t>(got)));
   }
-  digest = hasher.Finish();
   return true;
 }
+
+}  // namespace
 
 }  // namespace pe::refdiff

@@ -41,4 +41,8 @@ Digest Sha256Of(std::string_view bytes);
 // readable regular file (missing, a directory); other read errors throw RefDiffError.
 bool HashFile(const std::filesystem::path& path, Sha256& hasher, Digest& digest);
 
+// As HashFile, but leaves the digest unfinished in `hasher` (so the caller can add more) and
+// reports whether the file's owner-execute bit is set.
+bool HashFileInto(const std::filesystem::path& path, Sha256& hasher, bool& owner_exec);
+
 }  // namespace pe::refdiff

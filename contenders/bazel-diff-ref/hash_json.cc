@@ -36,6 +36,23 @@ bool IsExternalLabel(std::string_view label) {
   return label.starts_with("@") && !label.starts_with("@//") && !label.starts_with("@@//");
 }
 
+namespace {
+
+bool Included(std::string_view label, TargetKind kind, const HashJsonOptions& options) {
+  if (options.exclude_external_targets && IsExternalLabel(label)) return false;
+  return !options.target_types || options.target_types->contains(KindName(kind));
+}
+
+}  // namespace
+
+bool IncludedInHashes(const HashedTarget& target, const HashJsonOptions& options) {
+  return Included(target.label, target.kind, options);
+}
+
+bool IncludedInHashes(const Target& target, const HashJsonOptions& options) {
+  return Included(target.label, target.kind, options);
+}
+
 std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const HashJsonOptions& options,
                              int threads) {
   struct Entry {
@@ -45,16 +62,8 @@ std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const Has
   std::vector<Entry> entries;
   entries.reserve(targets.size());
   for (const HashedTarget& target : targets) {
-    if (options.exclude_external_targets && IsExternalLabel(target.label)) continue;
-    std::string key = options.include_target_type
-                          ? std::string(KindName(target.kind)) + "#" + target.label
-                          : target.label;
-    entries.push_back({std::move(key), &target});
-  }
-  // Targets arrive sorted by label; the type prefix reorders them.
-  if (options.include_target_type) {
-    ParallelSort(entries.begin(), entries.end(), threads,
-                 [](const Entry& a, const Entry& b) { return a.key < b.key; });
+    if (!IncludedInHashes(target, options)) continue;
+    entries.push_back({target.label, &target});
   }
   if (!options.perturb_label.empty() &&
       std::none_of(entries.begin(), entries.end(),
@@ -62,6 +71,9 @@ std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const Has
     throw RefDiffError("--perturb names " + options.perturb_label + ", which is not a target in the output");
   }
 
+  const bool bzlmod = options.module_graph_json.has_value();
+  const char* indent_first = bzlmod ? "\n    " : "\n  ";
+  const char* indent_next = bzlmod ? ",\n    " : ",\n  ";
   // Each batch formats into its own string; joined in order, so the bytes are the same however
   // many threads ran.
   constexpr std::size_t kBatch = 4096;
@@ -73,9 +85,13 @@ std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const Has
       const HashedTarget& target = *entries[i].target;
       Digest transitive = target.transitive;
       if (target.label == options.perturb_label) transitive[0] ^= 0x01;  // the planted bug
-      out += i == 0 ? "\n  " : ",\n  ";
+      out += i == 0 ? indent_first : indent_next;
       AppendJsonString(out, entries[i].key);
       out += ": \"";
+      if (options.include_target_type) {
+        out += KindName(target.kind);
+        out += '#';
+      }
       out += ToHex(transitive);
       out += '~';
       out += ToHex(target.direct);
@@ -85,14 +101,62 @@ std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const Has
   std::size_t size = 8;
   for (const std::string& piece : pieces) size += piece.size();
   std::string out;
-  out.reserve(size);
-  out += '{';
+  out.reserve(size + (bzlmod ? options.module_graph_json->size() + 64 : 0));
+  out += bzlmod ? "{\n  \"hashes\": {" : "{";
   for (const std::string& piece : pieces) out += piece;
-  out += entries.empty() ? "}\n" : "\n}\n";
+  if (!bzlmod) {
+    out += entries.empty() ? "}\n" : "\n}\n";
+    return out;
+  }
+  out += entries.empty() ? "},\n" : "\n  },\n";
+  out += "  \"metadata\": {\"moduleGraphJson\": ";
+  AppendJsonString(out, *options.module_graph_json);
+  out += "}\n}\n";
   return out;
 }
 
-HashEntries ParseHashesJson(std::string_view text, const std::string& source) {
+namespace {
+
+// "[Type#]<hash>~<direct>" with exactly one '~' and at most one '#', as upstream's TargetHash.
+bool WellFormedHash(std::string_view value) {
+  std::size_t hash = value.find('#');
+  if (hash != std::string_view::npos) {
+    if (value.find('#', hash + 1) != std::string_view::npos) return false;
+    value.remove_prefix(hash + 1);
+  }
+  std::size_t tilde = value.find('~');
+  return tilde != std::string_view::npos && value.find('~', tilde + 1) == std::string_view::npos;
+}
+
+HashEntries ReadHashes(const nlohmann::json& object, const std::string& source) {
+  HashEntries entries;
+  entries.reserve(object.size());
+  for (auto& [key, value] : object.items()) {
+    if (!value.is_string()) throw RefDiffError(source + ": the hash of " + key + " is not a string");
+    std::string text = value.get<std::string>();
+    if (!WellFormedHash(text)) {
+      throw RefDiffError(source + ": the hash of " + key + " is '" + text +
+                         "', not '[Type#]<hash>~<direct hash>' as generate-hashes writes it");
+    }
+    entries.emplace_back(key, std::move(text));
+  }
+  // nlohmann's object is a std::map, so items() are already in key order.
+  return entries;
+}
+
+}  // namespace
+
+std::string_view TypeOfHash(std::string_view value) {
+  std::size_t hash = value.find('#');
+  return hash == std::string_view::npos ? std::string_view() : value.substr(0, hash);
+}
+
+std::string_view DirectOfHash(std::string_view value) {
+  std::size_t tilde = value.find('~');
+  return tilde == std::string_view::npos ? std::string_view() : value.substr(tilde + 1);
+}
+
+HashesFile ParseHashFile(std::string_view text, const std::string& source) {
   nlohmann::json document;
   try {
     document = nlohmann::json::parse(text);
@@ -100,14 +164,29 @@ HashEntries ParseHashesJson(std::string_view text, const std::string& source) {
     throw RefDiffError(source + ": not valid JSON (byte " + std::to_string(error.byte) + ")");
   }
   if (!document.is_object()) throw RefDiffError(source + ": expected a JSON object of label -> hash");
-  HashEntries entries;
-  entries.reserve(document.size());
-  for (auto& [key, value] : document.items()) {
-    if (!value.is_string()) throw RefDiffError(source + ": the hash of " + key + " is not a string");
-    entries.emplace_back(key, value.get<std::string>());
+  HashesFile file;
+  // Upstream tells the shapes apart the same way: both keys present means the bzlmod shape.
+  if (document.contains("hashes") && document.contains("metadata")) {
+    const nlohmann::json& hashes = document["hashes"];
+    const nlohmann::json& metadata = document["metadata"];
+    if (!hashes.is_object()) throw RefDiffError(source + ": \"hashes\" is not an object of label -> hash");
+    if (!metadata.is_object() && !metadata.is_null()) throw RefDiffError(source + ": \"metadata\" is not an object");
+    file.hashes = ReadHashes(hashes, source);
+    if (metadata.is_object()) {
+      auto graph = metadata.find("moduleGraphJson");
+      if (graph != metadata.end() && !graph->is_null()) {
+        if (!graph->is_string()) throw RefDiffError(source + ": metadata.moduleGraphJson is not a string");
+        file.module_graph_json = graph->get<std::string>();
+      }
+    }
+    return file;
   }
-  // nlohmann's object is a std::map, so items() are already in key order.
-  return entries;
+  file.hashes = ReadHashes(document, source);
+  return file;
+}
+
+HashEntries ParseHashesJson(std::string_view text, const std::string& source) {
+  return ParseHashFile(text, source).hashes;
 }
 
 }  // namespace pe::refdiff

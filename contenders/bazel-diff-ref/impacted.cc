@@ -1,6 +1,7 @@
 #include "impacted.h"
 
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 
 #include "error.h"
@@ -8,136 +9,176 @@
 namespace pe::refdiff {
 namespace {
 
-constexpr std::string_view kTypePrefixes[] = {"SourceFile#", "GeneratedFile#", "Rule#"};
-
-// Position of the key's type in bazel-diff's order; keys without a prefix come after typed ones.
-int TypeRank(std::string_view key) {
-  for (int rank = 0; rank < 3; ++rank) {
-    if (key.starts_with(kTypePrefixes[rank])) return rank;
-  }
-  return 3;
-}
-
-bool BazelDiffOrder(std::string_view a, std::string_view b) {
-  int rank_a = TypeRank(a), rank_b = TypeRank(b);
-  if (rank_a != rank_b) return rank_a < rank_b;
-  return LabelOfKey(a) < LabelOfKey(b);
-}
-
-const std::string* FindHash(const HashEntries& entries, std::string_view key) {
-  auto it = std::lower_bound(entries.begin(), entries.end(), key,
+const std::string* FindHash(const HashEntries& entries, std::string_view label) {
+  auto it = std::lower_bound(entries.begin(), entries.end(), label,
                              [](const auto& entry, std::string_view k) { return entry.first < k; });
-  return it != entries.end() && it->first == key ? &it->second : nullptr;
+  return it != entries.end() && it->first == label ? &it->second : nullptr;
 }
 
-std::string_view DirectPart(std::string_view key, const std::string& hash, std::string_view file) {
-  std::size_t tilde = hash.find('~');
-  if (tilde == std::string::npos) {
-    throw RefDiffError(std::string(file) + ": the hash of " + std::string(key) +
-                       " has no '~<direct hash>' part, so distances cannot be computed");
+// Upstream's kindRank: the type as FINAL has it, else as START has it.
+int TypeRank(std::string_view type) {
+  if (type == "SourceFile") return 0;
+  if (type == "GeneratedFile") return 1;
+  if (type == "Rule") return 2;
+  return type.empty() ? 4 : 3;
+}
+
+std::string_view TypeOf(const HashEntries& start_hashes, const HashEntries& final_hashes, std::string_view label) {
+  for (const HashEntries* entries : {&final_hashes, &start_hashes}) {
+    const std::string* hash = FindHash(*entries, label);
+    if (hash != nullptr && !TypeOfHash(*hash).empty()) return TypeOfHash(*hash);
   }
-  return std::string_view(hash).substr(tilde + 1);
+  return {};
+}
+
+// Changed or new labels, unfiltered and unordered (label order).
+std::vector<std::string> ChangedLabels(const HashEntries& start_hashes, const HashEntries& final_hashes) {
+  std::vector<std::string> labels;
+  for (const auto& [label, hash] : final_hashes) {
+    const std::string* before = FindHash(start_hashes, label);
+    if (before == nullptr || *before != hash) labels.push_back(label);
+  }
+  return labels;
+}
+
+bool Accepted(const ImpactedOptions& options, const HashEntries& final_hashes, std::string_view label) {
+  if (options.exclude_external_targets && label.starts_with("//external:")) return false;
+  if (!options.target_types) return true;
+  std::string_view type = TypeOfHash(*FindHash(final_hashes, label));
+  if (type.empty()) {
+    throw RefDiffError("No target type info found, please re-generate the target hashes JSON with --includeTargetType!");
+  }
+  return options.target_types->contains(type);
+}
+
+// Filters `labels` by `options` and puts them in upstream's order.
+void FilterAndOrder(std::vector<std::string>& labels, const HashEntries& start_hashes,
+                    const HashEntries& final_hashes, const ImpactedOptions& options) {
+  std::erase_if(labels, [&](const std::string& label) { return !Accepted(options, final_hashes, label); });
+  std::vector<std::pair<int, std::string>> ranked;
+  ranked.reserve(labels.size());
+  for (std::string& label : labels) {
+    int rank = TypeRank(TypeOf(start_hashes, final_hashes, label));
+    ranked.emplace_back(rank, std::move(label));
+  }
+  std::sort(ranked.begin(), ranked.end());
+  labels.clear();
+  for (auto& [rank, label] : ranked) labels.push_back(std::move(label));
 }
 
 }  // namespace
 
-std::string_view LabelOfKey(std::string_view key) {
-  int rank = TypeRank(key);
-  return rank < 3 ? key.substr(kTypePrefixes[rank].size()) : key;
-}
-
 std::string_view PackageOf(std::string_view label) {
-  std::size_t colon = label.rfind(':');
-  std::size_t slashes = label.find("//");
-  if (colon != std::string_view::npos && (slashes == std::string_view::npos || colon > slashes)) {
-    return label.substr(0, colon);
-  }
-  return label;  // "//pkg" is short for "//pkg:pkg"
+  return label.substr(0, label.find(':'));
 }
 
-std::vector<std::string> ImpactedKeys(const HashEntries& start_hashes, const HashEntries& final_hashes) {
-  std::vector<std::string> keys;
-  for (const auto& [key, hash] : final_hashes) {
-    const std::string* before = FindHash(start_hashes, key);
-    if (before == nullptr || *before != hash) keys.push_back(key);
-  }
-  std::sort(keys.begin(), keys.end(), BazelDiffOrder);
-  return keys;
+std::vector<std::string> ImpactedLabels(const HashEntries& start_hashes, const HashEntries& final_hashes,
+                                        const ImpactedOptions& options) {
+  std::vector<std::string> labels = ChangedLabels(start_hashes, final_hashes);
+  FilterAndOrder(labels, start_hashes, final_hashes, options);
+  return labels;
 }
 
 std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashes,
-                                                  const HashEntries& final_hashes, const DepEdgeMap& edges) {
-  std::vector<std::string> keys = ImpactedKeys(start_hashes, final_hashes);
-  std::vector<ImpactedTarget> out(keys.size());
-  std::unordered_map<std::string_view, std::size_t> index;  // impacted label -> position in keys
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    out[i].key = keys[i];
-    out[i].target_distance = -1;
-    index.emplace(LabelOfKey(out[i].key), i);
+                                                  const HashEntries& final_hashes, const DepEdgeMap& edges,
+                                                  const ImpactedOptions& options,
+                                                  std::vector<std::string>* warnings) {
+  std::vector<std::string> labels = ChangedLabels(start_hashes, final_hashes);
+  const std::size_t n = labels.size();
+  std::unordered_map<std::string_view, std::size_t> index;
+  for (std::size_t i = 0; i < n; ++i) index.emplace(labels[i], i);
+
+  constexpr int kUnset = -1;
+  std::vector<int> target_distance(n, kUnset), package_distance(n, kUnset);
+  std::vector<std::vector<std::size_t>> dependents(n);  // impacted dependency -> impacted users
+  std::deque<std::size_t> sources;
+  auto warn = [&](std::string line) {
+    if (warnings != nullptr) warnings->push_back(std::move(line));
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string* before = FindHash(start_hashes, labels[i]);
+    const std::string& after = *FindHash(final_hashes, labels[i]);
+    if (before == nullptr || DirectOfHash(*before) != DirectOfHash(after)) {
+      target_distance[i] = package_distance[i] = 0;
+      sources.push_back(i);
+      continue;
+    }
+    auto found = edges.find(labels[i]);
+    std::size_t impacted_deps = 0;
+    if (found != edges.end()) {
+      for (const std::string& dep : found->second) {
+        auto d = index.find(dep);
+        if (d == index.end() || d->second == i) continue;
+        dependents[d->second].push_back(i);
+        ++impacted_deps;
+      }
+    }
+    if (found == edges.end()) {
+      warn(labels[i] + " was indirectly impacted, but has no dependencies in the dep-edges file; distance 0");
+    } else if (impacted_deps == 0) {
+      warn(labels[i] + " was indirectly impacted, but none of its " + std::to_string(found->second.size()) +
+           " deps in the dep-edges file are impacted; distance 0");
+    } else {
+      continue;
+    }
+    target_distance[i] = package_distance[i] = 0;
+    sources.push_back(i);
   }
 
-  // Impacted dependencies of each impacted target, and the reverse.
-  std::vector<std::vector<std::size_t>> deps(keys.size()), dependents(keys.size());
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    auto found = edges.find(LabelOfKey(out[i].key));
-    if (found == edges.end()) continue;
-    for (const std::string& dep : found->second) {
-      auto d = index.find(dep);
-      if (d == index.end() || d->second == i) continue;
-      deps[i].push_back(d->second);
-      dependents[d->second].push_back(i);
-    }
-  }
-
-  // Breadth-first from the targets whose own hash changed, one distance at a time.
-  std::vector<std::size_t> frontier;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const std::string& after = *FindHash(final_hashes, keys[i]);
-    const std::string* before = FindHash(start_hashes, keys[i]);
-    if (before == nullptr || DirectPart(keys[i], after, "FINAL") != DirectPart(keys[i], *before, "START")) {
-      out[i].target_distance = 0;
-      out[i].package_distance = 0;
-      frontier.push_back(i);
-    }
-  }
-  std::vector<std::size_t> next;
+  // targetDistance: hops to the nearest source (breadth-first, all sources at once).
+  std::vector<std::size_t> frontier(sources.begin(), sources.end()), next;
   for (int distance = 1; !frontier.empty(); ++distance) {
     next.clear();
     for (std::size_t d : frontier) {
       for (std::size_t t : dependents[d]) {
-        if (out[t].target_distance == -1) {
-          out[t].target_distance = distance;
+        if (target_distance[t] == kUnset) {
+          target_distance[t] = distance;
           next.push_back(t);
         }
       }
     }
-    // Every dependency one step closer is a shortest path; take the one with fewest package moves.
-    for (std::size_t t : next) {
-      int best = -1;
-      std::string_view package = PackageOf(LabelOfKey(out[t].key));
-      for (std::size_t d : deps[t]) {
-        if (out[d].target_distance != distance - 1) continue;
-        int moves = out[d].package_distance + (PackageOf(LabelOfKey(out[d].key)) != package ? 1 : 0);
-        if (best == -1 || moves < best) best = moves;
-      }
-      out[t].package_distance = best;
-    }
     frontier.swap(next);
   }
-
-  for (const ImpactedTarget& target : out) {
-    if (target.target_distance == -1) {
-      throw RefDiffError(target.key + " is impacted, but neither its direct hash nor any of its " +
-                         "dependencies in the dependency-edges file changed");
+  // packageDistance: least number of package crossings to any source (0-1 breadth-first).
+  std::vector<char> settled(n, 0);
+  while (!sources.empty()) {
+    std::size_t d = sources.front();
+    sources.pop_front();
+    if (settled[d]) continue;
+    settled[d] = 1;
+    std::string_view package = PackageOf(labels[d]);
+    for (std::size_t t : dependents[d]) {
+      if (settled[t]) continue;
+      int cost = package_distance[d] + (PackageOf(labels[t]) != package ? 1 : 0);
+      if (package_distance[t] != kUnset && package_distance[t] <= cost) continue;
+      package_distance[t] = cost;
+      if (cost == package_distance[d]) sources.push_front(t);
+      else sources.push_back(t);
     }
+  }
+
+  for (std::size_t i = 0; i < n; ++i) {
+    if (target_distance[i] == kUnset) {
+      throw RefDiffError(labels[i] + " is impacted only through a dependency cycle of impacted targets "
+                         "that no changed target feeds");
+    }
+  }
+
+  std::vector<std::string> ordered = labels;
+  FilterAndOrder(ordered, start_hashes, final_hashes, options);
+  std::vector<ImpactedTarget> out;
+  out.reserve(ordered.size());
+  for (std::string& label : ordered) {
+    std::size_t i = index.at(label);
+    out.push_back({std::move(label), target_distance[i], package_distance[i]});
   }
   return out;
 }
 
-std::string FormatImpactedLines(const std::vector<std::string>& keys) {
+std::string FormatImpactedLines(const std::vector<std::string>& labels) {
   std::string out;
-  for (const std::string& key : keys) {
-    out += key;
+  for (const std::string& label : labels) {
+    out += label;
     out += '\n';
   }
   return out;
@@ -147,7 +188,7 @@ std::string FormatImpactedJson(const std::vector<ImpactedTarget>& targets) {
   std::string out = "[";
   for (std::size_t i = 0; i < targets.size(); ++i) {
     out += i == 0 ? "\n  {\"label\": " : ",\n  {\"label\": ";
-    AppendJsonString(out, targets[i].key);
+    AppendJsonString(out, targets[i].label);
     out += ", \"targetDistance\": " + std::to_string(targets[i].target_distance);
     out += ", \"packageDistance\": " + std::to_string(targets[i].package_distance) + "}";
   }

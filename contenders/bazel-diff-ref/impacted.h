@@ -1,7 +1,9 @@
 // get-impacted-targets: which targets of FINAL changed since START, and how far each is from a
-// target that changed itself.
+// target that changed itself, by upstream bazel-diff's rules (CalculateImpactedTargetsInteractor).
 #pragma once
 
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,34 +13,44 @@
 
 namespace pe::refdiff {
 
+struct ImpactedOptions {
+  // -tt/--targetType: keep only these types ("Rule", "SourceFile", "GeneratedFile"); needs
+  // hashes written with --includeTargetType.
+  std::optional<std::set<std::string, std::less<>>> target_types;
+  bool exclude_external_targets = false;  // drop //external:* labels from the answer
+};
+
 struct ImpactedTarget {
-  std::string key;  // as it appears in FINAL (with its Type# prefix, if any)
+  std::string label;
   int target_distance = 0;
   int package_distance = 0;
 };
 
-// Keys of `final_hashes` whose hash differs from `start_hashes` or which `start_hashes` lacks,
-// in bazel-diff's order: SourceFile#, then GeneratedFile#, then Rule# keys, each by label;
-// keys without a type prefix sort by label.
-std::vector<std::string> ImpactedKeys(const HashEntries& start_hashes, const HashEntries& final_hashes);
+// Labels of `final_hashes` whose "[Type#]hash~direct" differs from `start_hashes` or which
+// `start_hashes` lacks, in upstream's order: SourceFile, GeneratedFile, Rule, other types, then
+// untyped, each by label. Throws RefDiffError when a type filter meets an untyped hash.
+std::vector<std::string> ImpactedLabels(const HashEntries& start_hashes, const HashEntries& final_hashes,
+                                        const ImpactedOptions& options = {});
 
 // The same targets, each with
 //   targetDistance  0 when its direct hash (after '~') changed or it is new, else 1 + the least
 //                   targetDistance among its impacted dependencies in `edges`;
-//   packageDistance the number of steps along such a shortest path whose two ends lie in
-//                   different packages, the least over all shortest paths (so ties between
-//                   equally short paths never depend on the order edges are listed in).
-// Throws RefDiffError when a hash is not "<transitive>~<direct>" or an impacted target whose
-// direct hash did not change has no impacted dependency in `edges` (the files disagree).
+//   packageDistance 0 for those same targets, else the least over its impacted dependencies of
+//                   theirs plus 1 when the dependency's package differs (minimised on its own,
+//                   not along the shortest target path, as upstream does).
+// A target impacted only indirectly with no entry in `edges`, or none of whose dependencies are
+// impacted, gets 0 and 0 and a line in *warnings (upstream issue #268). Throws RefDiffError when
+// impacted targets depend on each other in a cycle that no changed target feeds.
 std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashes,
-                                                  const HashEntries& final_hashes, const DepEdgeMap& edges);
+                                                  const HashEntries& final_hashes, const DepEdgeMap& edges,
+                                                  const ImpactedOptions& options = {},
+                                                  std::vector<std::string>* warnings = nullptr);
 
-// "//pkg/sub:name" -> "//pkg/sub"; "@repo//pkg:x" -> "@repo//pkg".
+// What upstream counts as a label's package when it measures packageDistance: everything before
+// the first ':' ("//pkg/sub:name" -> "//pkg/sub", "@repo//pkg:x" -> "@repo//pkg").
 std::string_view PackageOf(std::string_view label);
-// "Rule#//a:b" -> "//a:b"; a key without a type prefix is its own label.
-std::string_view LabelOfKey(std::string_view key);
 
-std::string FormatImpactedLines(const std::vector<std::string>& keys);
+std::string FormatImpactedLines(const std::vector<std::string>& labels);
 std::string FormatImpactedJson(const std::vector<ImpactedTarget>& targets);
 
 }  // namespace pe::refdiff

@@ -16,12 +16,13 @@ namespace {
 // Frames per batch: big enough that hand-out costs nothing, small enough to balance two cores.
 constexpr std::size_t kBatch = 512;
 
-// Hashes rule_class, name and the attributes sorted by name. generator_location is left out
-// because it moves whenever lines are added above a macro call, which changes nothing built.
-// Each attribute contributes the value its type says it holds; explicitly_specified and nodep
-// describe how the value was written, not the value, so they are left out too.
+// Hashes rule_class, name, skylark_environment_hash_code and every attribute sorted by name, as
+// upstream's BazelRule.digest does: each attribute as its serialized message, so every type of
+// build.proto counts (STRING_DICT, LICENSE, selector lists, ...) with all its fields.
+// generator_location is left out because it moves whenever lines are added above a macro call,
+// which changes nothing built (Bazel's own SyntheticAttributeHashCalculator skips it too).
 Digest HashRuleBody(const blaze_query::Rule& rule, Sha256& hasher) {
-  hasher.Field(rule.rule_class()).Field(rule.name());
+  hasher.Field(rule.rule_class()).Field(rule.name()).Field(rule.skylark_environment_hash_code());
   std::vector<const blaze_query::Attribute*> attributes;
   attributes.reserve(rule.attribute_size());
   for (const auto& attribute : rule.attribute()) {
@@ -29,43 +30,25 @@ Digest HashRuleBody(const blaze_query::Rule& rule, Sha256& hasher) {
   }
   std::sort(attributes.begin(), attributes.end(),
             [](const auto* a, const auto* b) { return a->name() < b->name(); });
+  thread_local std::string bytes;
   for (const auto* attribute : attributes) {
-    hasher.Field(attribute->name()).Int(attribute->type());
-    using A = blaze_query::Attribute;
-    switch (attribute->type()) {
-      case A::INTEGER:
-      case A::TRISTATE:
-        hasher.Int(attribute->int_value());
-        break;
-      case A::BOOLEAN:
-        hasher.Int(attribute->boolean_value() ? 1 : 0);
-        break;
-      case A::STRING:
-      case A::LABEL:
-      case A::OUTPUT:
-        hasher.Field(attribute->string_value());
-        break;
-      case A::STRING_LIST:
-      case A::LABEL_LIST:
-      case A::OUTPUT_LIST:
-      case A::DISTRIBUTION_SET:
-        hasher.Int(attribute->string_list_value_size());
-        for (const auto& value : attribute->string_list_value()) hasher.Field(value);
-        break;
-      default:
-        // Types our build.proto subset carries no dedicated field for: hash every field that is
-        // present, tagged so that different fields never collide.
-        if (attribute->has_int_value()) hasher.Int(1).Int(attribute->int_value());
-        if (attribute->has_string_value()) hasher.Int(2).Field(attribute->string_value());
-        if (attribute->string_list_value_size() > 0) {
-          hasher.Int(3).Int(attribute->string_list_value_size());
-          for (const auto& value : attribute->string_list_value()) hasher.Field(value);
-        }
-        if (attribute->has_boolean_value()) hasher.Int(4).Int(attribute->boolean_value() ? 1 : 0);
-        break;
-    }
+    bytes.clear();
+    attribute->AppendPartialToString(&bytes);
+    hasher.Field(bytes);
   }
   return hasher.Finish();
+}
+
+// "@repo//pkg:x" and "@@repo//pkg:x" -> "//external:repo"; "" for the main repository and
+// anything else. Upstream links a rule to the //external target of each repository it takes
+// inputs from, so a changed repository rule impacts its users.
+std::string ExternalRepoTarget(std::string_view input) {
+  if (!input.starts_with("@") || input.starts_with("@//") || input.starts_with("@@//")) return {};
+  std::size_t slashes = input.find("//");
+  if (slashes == std::string_view::npos || input.find("//", slashes + 2) != std::string_view::npos) return {};
+  std::string_view repo = input.substr(0, slashes);
+  while (repo.starts_with("@")) repo.remove_prefix(1);
+  return "//external:" + std::string(repo);
 }
 
 // "pkg/defs.bzl:2:19: my_macro" -> "pkg/defs.bzl". Frames in BUILD files name no .bzl and are
@@ -80,6 +63,10 @@ void ConvertRule(const blaze_query::Rule& rule, Sha256& hasher, Target& target) 
   target.label = rule.name();
   target.kind = TargetKind::kRule;
   target.inputs.assign(rule.rule_input().begin(), rule.rule_input().end());
+  for (const auto& input : rule.rule_input()) {
+    std::string repository = ExternalRepoTarget(input);
+    if (!repository.empty()) target.inputs.push_back(std::move(repository));
+  }
   for (const auto& frame : rule.instantiation_stack()) {
     std::string_view file = BzlFileOfFrame(frame);
     if (!file.empty()) target.bzl_files.emplace_back(file);
@@ -103,6 +90,13 @@ Decoded Convert(const blaze_query::Target& message, Sha256& hasher, Target& targ
       if (!message.has_source_file()) return Decoded::kMalformed;
       target.label = message.source_file().name();
       target.kind = TargetKind::kSourceFile;
+      // Upstream seeds a source file's digest with its name and the .bzl files its BUILD file
+      // loads (subinclude, on BUILD files), so a changed load() changes the BUILD file's hash.
+      if (message.source_file().subinclude_size() > 0) {
+        hasher.Field(target.label);
+        for (const auto& subinclude : message.source_file().subinclude()) hasher.Field(subinclude);
+        target.rule_body = hasher.Finish();
+      }
       return Decoded::kKept;
     case blaze_query::Target::GENERATED_FILE:
       if (!message.has_generated_file()) return Decoded::kMalformed;

@@ -1,12 +1,14 @@
 #include "revision_cache.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
 #include "error.h"
 #include "query_stream.h"
+#include "temp_file.h"
 #include "target_graph.h"
 #include "target_hasher.h"
 
@@ -24,10 +26,10 @@ std::filesystem::path MakeTempDirectory() {
 }  // namespace
 
 HashEntries HashWorkspace(const BazelOptions& bazel, int threads) {
-  std::string stream = QueryAllTargets(bazel);
+  QueryResult query = QueryAllTargets(bazel);
   HashOptions hashing{bazel.workspace, threads};
-  TargetGraph graph(DecodeTargets(stream, threads), threads);
-  stream = std::string();
+  TargetGraph graph(DecodeTargets(query.stream, threads), threads);
+  query.stream = std::string();
   std::vector<HashedTarget> hashed = HashTargets(graph, hashing);
   // The graph is sorted by label, and these are the keys and values FormatHashesJson writes
   // without options, so the entries equal what ParseHashesJson would read back from that file.
@@ -39,8 +41,8 @@ HashEntries HashWorkspace(const BazelOptions& bazel, int threads) {
   return entries;
 }
 
-RevisionCache::RevisionCache(const GitRepo& repo, std::filesystem::path bazel, int threads)
-    : repo_(repo), bazel_(std::move(bazel)), threads_(threads), workdir_(MakeTempDirectory()) {}
+RevisionCache::RevisionCache(const GitRepo& repo, RevisionCacheOptions options, int threads)
+    : repo_(repo), options_(std::move(options)), threads_(threads), workdir_(MakeTempDirectory()) {}
 
 RevisionCache::~RevisionCache() {
   std::error_code ignored;
@@ -75,7 +77,7 @@ std::shared_ptr<const HashEntries> RevisionCache::Hashes(const std::string& comm
   }
   if (computes) {
     try {
-      promise.set_value(Compute(commit));
+      promise.set_value(LoadOrCompute(commit));
     } catch (...) {
       promise.set_exception(std::current_exception());
       std::lock_guard<std::mutex> lock(mutex_);
@@ -88,6 +90,39 @@ std::shared_ptr<const HashEntries> RevisionCache::Hashes(const std::string& comm
 int RevisionCache::computations() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return computations_;
+}
+
+std::shared_ptr<const HashEntries> RevisionCache::LoadOrCompute(const std::string& commit) {
+  if (options_.cache_dir.empty()) return Compute(commit);
+  std::filesystem::path cached = options_.cache_dir / (commit + ".json");
+  std::error_code error;
+  if (std::filesystem::is_regular_file(cached, error)) {
+    try {
+      return std::make_shared<const HashEntries>(ParseHashesJson(ReadFile(cached), cached.string()));
+    } catch (const RefDiffError&) {
+      // A file cut short by a crash: compute again and replace it.
+    }
+  }
+  std::shared_ptr<const HashEntries> hashes = Compute(commit);
+  // Written beside its final name, then renamed: another server sharing the directory never
+  // reads half a file.
+  std::filesystem::path partial = cached;
+  partial += ".partial-" + std::to_string(::getpid());
+  std::string json = "{";
+  for (std::size_t i = 0; i < hashes->size(); ++i) {
+    json += i == 0 ? "\n  " : ",\n  ";
+    AppendJsonString(json, (*hashes)[i].first);
+    json += ": ";
+    AppendJsonString(json, (*hashes)[i].second);
+  }
+  json += hashes->empty() ? "}\n" : "\n}\n";
+  WriteFile(partial, json);
+  std::filesystem::rename(partial, cached, error);
+  if (error) {
+    std::filesystem::remove(partial, error);
+    throw RefDiffError("cannot write " + cached.string() + ": " + error.message());
+  }
+  return hashes;
 }
 
 std::shared_ptr<const HashEntries> RevisionCache::Compute(const std::string& commit) {
@@ -113,7 +148,8 @@ std::shared_ptr<const HashEntries> RevisionCache::Compute(const std::string& com
     }
   } remove{this, dir};
   BazelOptions bazel;
-  bazel.bazel = bazel_;
+  bazel.bazel = options_.bazel;
+  bazel.startup_options = options_.startup_options;
   bazel.workspace = dir;
   return std::make_shared<const HashEntries>(HashWorkspace(bazel, threads_));
 }

@@ -1,6 +1,7 @@
 // The hashes of each commit `serve` has been asked about, computed once per commit and kept in
-// memory: the commit is checked out into a worktree of its own, hashed in-process exactly as
-// generate-hashes would hash it, and the worktree removed again.
+// memory and in the cache directory (<cacheDir>/<commit>.json, in generate-hashes' format, so a
+// restarted server finds them): the commit is checked out into a worktree of its own, hashed
+// in-process exactly as generate-hashes would hash it, and the worktree removed again.
 #pragma once
 
 #include <filesystem>
@@ -10,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "bazel_client.h"
 #include "git_repo.h"
@@ -32,11 +34,17 @@ class RevisionSource {
 // bazel.workspace is the working directory bazel runs in.
 HashEntries HashWorkspace(const BazelOptions& bazel, int threads);
 
+struct RevisionCacheOptions {
+  std::filesystem::path bazel;
+  std::vector<std::string> startup_options;
+  std::filesystem::path cache_dir;  // empty: memory only
+};
+
 class RevisionCache : public RevisionSource {
  public:
   // Worktrees go in a fresh temporary directory, removed by the destructor. `threads` is what
   // hashing one commit may use.
-  RevisionCache(const GitRepo& repo, std::filesystem::path bazel, int threads);
+  RevisionCache(const GitRepo& repo, RevisionCacheOptions options, int threads);
   ~RevisionCache() override;
   RevisionCache(const RevisionCache&) = delete;
   RevisionCache& operator=(const RevisionCache&) = delete;
@@ -47,14 +55,16 @@ class RevisionCache : public RevisionSource {
   // request that waited for it, and the next request tries again.
   std::shared_ptr<const HashEntries> Hashes(const std::string& commit) override;
 
-  // How many commits have been hashed (failures included): lets tests see the cache work.
+  // How many commits have been hashed (failures included, disk hits not): lets tests see the
+  // cache work.
   int computations() const;
 
  private:
+  std::shared_ptr<const HashEntries> LoadOrCompute(const std::string& commit);
   std::shared_ptr<const HashEntries> Compute(const std::string& commit);
 
   const GitRepo& repo_;
-  std::filesystem::path bazel_;
+  RevisionCacheOptions options_;
   int threads_;
   std::filesystem::path workdir_;
   mutable std::mutex mutex_;

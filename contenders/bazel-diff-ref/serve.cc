@@ -29,8 +29,9 @@ void WritePortFile(const std::filesystem::path& path, int port) {
 }  // namespace
 
 int Serve(const ServeOptions& options) {
-  std::filesystem::path git = FindOnPath("git");
-  if (git.empty()) throw RefDiffError("serve needs git, and there is no git on PATH");
+  std::filesystem::path git = options.git;
+  if (!git.has_parent_path()) git = FindOnPath(options.git.string());
+  if (git.empty()) throw RefDiffError("serve needs git, and there is no " + options.git.string() + " on PATH");
   std::filesystem::path bazel = options.bazel;
   // bazel runs inside each commit's checkout: a relative path means relative to where we
   // started, and a bare name is looked up on PATH now rather than failing every request later.
@@ -39,6 +40,9 @@ int Serve(const ServeOptions& options) {
   if (bazel.empty() || access(bazel.c_str(), X_OK) != 0) {
     throw RefDiffError("bazel " + options.bazel.string() + " is not an executable file");
   }
+  std::error_code error;
+  std::filesystem::create_directories(options.cache_dir, error);
+  if (error) throw RefDiffError("cannot create the cache directory " + options.cache_dir.string() + ": " + error.message());
   int threads = EffectiveThreads(options.threads);
 
   ServeRoutes routes;
@@ -54,7 +58,7 @@ int Serve(const ServeOptions& options) {
   try {
     if (!options.port_file.empty()) WritePortFile(options.port_file, server->port());
     GitRepo repo(git, options.repo);
-    RevisionCache cache(repo, bazel, threads);
+    RevisionCache cache(repo, {bazel, options.startup_options, std::filesystem::absolute(options.cache_dir)}, threads);
     routes.MarkReady(cache);
     server->Wait();  // until SIGTERM or SIGINT; the cache outlives every request
     return 0;

@@ -99,7 +99,7 @@ HttpReply ServeRoutes::Answer(const HttpRequest& request) const {
       reply.allow = "GET, HEAD";
       return reply;
     }
-    if (revisions == nullptr) return {503, "text/plain", "starting\n", {}};
+    if (revisions == nullptr) return {503, "text/plain", "NOT_READY\n", {}};
     return {200, "text/plain", "OK\n", {}};
   }
   if (path == "/impacted_targets") {
@@ -108,7 +108,7 @@ HttpReply ServeRoutes::Answer(const HttpRequest& request) const {
       reply.allow = "GET, POST";
       return reply;
     }
-    if (revisions == nullptr) return Error(503, "starting");
+    if (revisions == nullptr) return Error(503, "service not ready");
     return ImpactedTargets(*revisions, request, query);
   }
   return Error(404, "no such path '" + std::string(path) + "' (try /health or /impacted_targets)");
@@ -133,24 +133,26 @@ HttpReply ServeRoutes::ImpactedTargets(RevisionSource& revisions, const HttpRequ
   const std::string& to = parameters["to"];
 
   std::vector<std::string> impacted;
+  std::optional<std::string> from_commit, to_commit;
   try {
-    std::optional<std::string> from_commit = revisions.ResolveCommit(from);
-    if (!from_commit) return Error(404, "unknown revision '" + from + "'");
-    std::optional<std::string> to_commit = revisions.ResolveCommit(to);
-    if (!to_commit) return Error(404, "unknown revision '" + to + "'");
+    from_commit = revisions.ResolveCommit(from);
+    if (!from_commit) return Error(400, "git error: revision '" + from + "' is missing from the local clone");
+    to_commit = revisions.ResolveCommit(to);
+    if (!to_commit) return Error(400, "git error: revision '" + to + "' is missing from the local clone");
     std::shared_ptr<const HashEntries> start = revisions.Hashes(*from_commit);
     std::shared_ptr<const HashEntries> final = revisions.Hashes(*to_commit);
-    impacted = ImpactedKeys(*start, *final);
+    impacted = ImpactedLabels(*start, *final);
   } catch (const RefDiffError& error) {
     return Error(500, error.what());
   } catch (const std::exception& error) {
     return Error(500, std::string("internal error: ") + error.what());
   }
 
+  // Upstream answers with the commits the revisions resolved to, not the names asked for.
   std::string body = "{\"from\": ";
-  AppendJsonString(body, from);
+  AppendJsonString(body, *from_commit);
   body += ", \"to\": ";
-  AppendJsonString(body, to);
+  AppendJsonString(body, *to_commit);
   body += ", \"impactedTargets\": [";
   for (std::size_t i = 0; i < impacted.size(); ++i) {
     if (i > 0) body += ", ";

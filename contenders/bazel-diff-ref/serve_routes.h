@@ -1,11 +1,14 @@
 // What `serve` answers, apart from the socket: /health and /impacted_targets, their parameters
 // and their errors. Plain data in and out, so tests call it without a server.
 //
-//   GET /health                      200 "OK" once ready, 503 "starting" before
+// The shapes are upstream bazel-diff's (BazelDiffServer):
+//   GET /health                      200 "OK" once ready, 503 "NOT_READY" before
 //   GET|POST /impacted_targets?from=A&to=B   (POST may send {"from": A, "to": B} instead)
-//       200 {"from": A, "to": B, "impactedTargets": [labels in get-impacted-targets' order]}
-//       400 missing or malformed parameters, 404 a revision that names no commit,
-//       503 not ready yet, 500 hashing failed; every error body is {"error": "..."}
+//       200 {"from": <A's commit>, "to": <B's commit>, "impactedTargets": [labels in
+//           get-impacted-targets' order]}
+//       400 missing or malformed parameters, or "git error: revision 'X' is missing from the
+//           local clone"; 503 "service not ready"; 500 hashing failed; every error body is
+//           {"error": "..."}
 #pragma once
 
 #include <atomic>

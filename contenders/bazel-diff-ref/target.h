@@ -17,13 +17,15 @@ std::string_view KindName(TargetKind kind);
 struct Target {
   std::string label;
   TargetKind kind = TargetKind::kRule;
-  // Rule: its rule_input labels. GeneratedFile: its generating rule. SourceFile: none.
+  // Rule: its rule_input labels, plus //external:<repo> for each other repository they name.
+  // GeneratedFile: its generating rule. SourceFile: none.
   std::vector<std::string> inputs;
   // Rule: the .bzl files its instantiation stack names, as written in the frames (relative paths
   // are workspace-relative), sorted and without duplicates.
   std::vector<std::string> bzl_files;
   // Rule: digest of rule_class, name and attributes; the .bzl contents join it later, once the
-  // distinct .bzl files have been read.
+  // distinct .bzl files have been read. SourceFile: digest of its name and subincludes when it
+  // has any (a BUILD file's loads), else zero.
   Digest rule_body{};
 };
 

@@ -22,7 +22,7 @@ std::filesystem::path BzlPath(const std::filesystem::path& workspace, const std:
   return path.is_absolute() ? path : workspace / path;
 }
 
-// Content digest of a file, or of `fallback` when the file does not exist.
+// Content digest of a .bzl file, or of `fallback` when the file does not exist.
 Digest HashFileOr(const std::filesystem::path& path, std::string_view fallback, Sha256& hasher) {
   Digest digest;
   if (!path.empty() && HashFile(path, hasher, digest)) return digest;
@@ -58,20 +58,49 @@ BzlDigests HashBzlFiles(const TargetGraph& graph, const HashOptions& options) {
   return bzl;
 }
 
-// Direct hashes of rules and source files. Generated files take their rule's later.
+// A source file's digest, as upstream's SourceFileHasher makes it: the content, a byte saying it
+// exists, a byte for the owner-execute bit (git tracks only that one), then its seed (name and
+// subincludes, when it has any) and label. A missing file or a directory: a byte saying so.
+Digest HashSource(const Target& target, const HashOptions& options, Sha256& hasher) {
+  bool owner_exec = false;
+  std::filesystem::path path = SourcePath(options.workspace, target.label);
+  if (!path.empty() && HashFileInto(path, hasher, owner_exec)) {
+    hasher.Update(std::string_view("\x01", 1)).Update(owner_exec ? std::string_view("\x01", 1) : std::string_view("\x00", 1));
+  } else {
+    hasher.Update(std::string_view("\x00", 1));
+  }
+  static const Digest kNoSeed{};
+  if (target.rule_body != kNoSeed) hasher.Update(target.rule_body);
+  return hasher.Field(target.label).Finish();
+}
+
+// Direct hashes of source files, then of rules, whose direct hash takes in the digests of the
+// source files among their inputs (upstream's RuleHasher puts them in the direct digest, so a
+// rule whose own source changed is impacted at distance 0). Generated files take their rule's
+// later.
 void HashDirect(const TargetGraph& graph, const HashOptions& options, const BzlDigests& bzl,
                 std::vector<HashedTarget>& out) {
   ParallelFor(graph.size(), kFileBatch, options.threads, [&](std::size_t begin, std::size_t end) {
     Sha256 hasher;
     for (std::size_t i = begin; i < end; ++i) {
       const Target& target = graph.targets()[i];
-      if (target.kind == TargetKind::kSourceFile) {
-        out[i].direct = HashFileOr(SourcePath(options.workspace, target.label), target.label, hasher);
-      } else if (target.kind == TargetKind::kRule) {
-        hasher.Update(target.rule_body);
-        for (const std::string& file : target.bzl_files) hasher.Field(file).Update(bzl.Of(file));
-        out[i].direct = hasher.Finish();
+      if (target.kind == TargetKind::kSourceFile) out[i].direct = HashSource(target, options, hasher);
+    }
+  });
+  ParallelFor(graph.size(), kTargetBatch, options.threads, [&](std::size_t begin, std::size_t end) {
+    Sha256 hasher;
+    for (std::size_t i = begin; i < end; ++i) {
+      const Target& target = graph.targets()[i];
+      if (target.kind != TargetKind::kRule) continue;
+      hasher.Update(target.rule_body);
+      for (const std::string& file : target.bzl_files) hasher.Field(file).Update(bzl.Of(file));
+      for (const auto& input : graph.inputs(i)) {
+        hasher.Field(input.label);
+        if (input.target >= 0 && graph.targets()[input.target].kind == TargetKind::kSourceFile) {
+          hasher.Update(out[input.target].direct);
+        }
       }
+      out[i].direct = hasher.Finish();
     }
   });
 }
@@ -90,10 +119,16 @@ void HashTransitive(const TargetGraph& graph, std::size_t i, Sha256& hasher,
     }
     return;
   }
+  if (target.kind == TargetKind::kSourceFile) {
+    out[i].transitive = out[i].direct;  // "X~X", as upstream writes source files
+    return;
+  }
+  // The direct hash already names every input and holds the source files' digests; here go the
+  // transitive hashes of the rules and generated files it depends on.
   hasher.Update(out[i].direct);
   for (const auto& input : graph.inputs(i)) {
-    hasher.Field(input.label);
-    if (input.target >= 0) hasher.Update(out[input.target].transitive);
+    if (input.target < 0 || graph.targets()[input.target].kind == TargetKind::kSourceFile) continue;
+    hasher.Field(input.label).Update(out[input.target].transitive);
   }
   out[i].transitive = hasher.Finish();
 }

@@ -1,11 +1,17 @@
 // Direct and transitive hashes of every target in a query result.
 //
-//   SourceFile     direct     = SHA-256 of the file's bytes (a missing file, or a directory: of
-//                               its label, as bazel-diff does for files that do not exist)
-//   Rule           direct     = SHA-256 of (rule body digest, then for each .bzl file of its
-//                               instantiation stack: path and content digest)
-//   Rule, Source   transitive = SHA-256 of (direct, then for each input in label order: the
-//                               label, and the input's transitive hash if it is a target)
+// The rules are upstream bazel-diff's (RuleHasher, SourceFileHasher, TargetHasher); the bytes
+// are ours, so the hashes differ from upstream's while the impacted sets agree.
+//   SourceFile     direct     = SHA-256 of (the file's bytes, 0x01, its owner-execute bit; or
+//                               0x00 when missing or a directory; then its subinclude seed, if
+//                               any, and its label)
+//                  transitive = direct ("X~X")
+//   Rule           direct     = SHA-256 of (rule body digest, for each .bzl file of its
+//                               instantiation stack: path and content digest, then for each
+//                               input in label order: the label, and the digest of the input if
+//                               it is a source file)
+//                  transitive = SHA-256 of (direct, then for each input that is a rule or a
+//                               generated file: its label and its transitive hash)
 //   GeneratedFile  both       = those of its generating rule
 #pragma once
 

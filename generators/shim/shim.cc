@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -129,14 +131,37 @@ int Mod(const Config& config, const std::vector<std::string>& args, std::size_t 
              "--enable_bzlmod\n");
     return 2;
   }
+  for (std::size_t k = i + 1; k < args.size(); ++k) {
+    if (args[k] == "--output=json" || (args[k] == "--output" && k + 1 < args.size() && args[k + 1] == "json")) {
+      // The shape of `bazel mod graph --output=json`: the root module and its dependencies.
+      Write(1, "{\n  \"key\": \"<root>\",\n  \"name\": \"perfengine_fixture\",\n  \"version\": \"\",\n"
+               "  \"apparentName\": \"perfengine_fixture\",\n  \"dependencies\": []\n}\n");
+      return 0;
+    }
+  }
   Write(1, "<root> (perfengine_fixture@_)\n");
   return 0;
+}
+
+// "7.4.1" -> {7, 4, 1}; a label that is not a version (a development build) -> {}.
+std::vector<int> VersionParts(const std::string& label) {
+  std::vector<int> parts;
+  std::size_t at = 0;
+  while (at < label.size() && std::isdigit(static_cast<unsigned char>(label[at]))) {
+    std::size_t end = at;
+    while (end < label.size() && std::isdigit(static_cast<unsigned char>(label[end]))) ++end;
+    parts.push_back(std::stoi(label.substr(at, end - at)));
+    if (end >= label.size() || label[end] != '.') break;
+    at = end + 1;
+  }
+  return parts;
 }
 
 int Query(const Config& config, const std::vector<std::string>& args, std::size_t at) {
   std::optional<std::string> output;
   std::optional<std::string> output_file;
   std::optional<std::string> query_file;
+  std::string output_file_spelling;
   bool has_expression = false;
   // The options whose value may follow as a separate word.
   auto take = [&](std::size_t& i, std::string_view name, std::optional<std::string>& slot) {
@@ -153,11 +178,18 @@ int Query(const Config& config, const std::vector<std::string>& args, std::size_
     return false;
   };
   for (std::size_t i = at; i < args.size(); ++i) {
+    if (args[i].rfind("--output_file", 0) == 0) output_file_spelling = args[i];
     if (take(i, "output", output) || take(i, "output_file", output_file) ||
         take(i, "query_file", query_file)) {
       continue;
     }
     if (!IsOption(args[i])) has_expression = true;
+  }
+  if (output_file && !QueryHasOutputFile(config.bazel_version)) {
+    // As Bazel before 8.2 answers: the option does not exist there.
+    const std::string spelled = output_file_spelling;
+    Write(2, "ERROR: Unrecognized option: " + spelled + "\n");
+    return 2;
   }
   if (output.value_or("") != "streamed_proto") {
     return Unsupported(args, "only `query --output streamed_proto` is recorded");
@@ -208,6 +240,13 @@ int Query(const Config& config, const std::vector<std::string>& args, std::size_
 }
 
 }  // namespace
+
+bool QueryHasOutputFile(const std::string& bazel_version) {
+  const std::vector<int> version = VersionParts(bazel_version);
+  if (version.empty()) return true;
+  static const std::vector<int> kFirst = {8, 2, 0};
+  return !std::lexicographical_compare(version.begin(), version.end(), kFirst.begin(), kFirst.end());
+}
 
 Config LoadConfig(const fs::path& dir) {
   const fs::path path = dir / "shim.json";

@@ -4,9 +4,12 @@
 //
 //   bazel [startup options] info output_base      one line: the absolute output base
 //   bazel [startup options] version               "Build label: X.Y.Z" and friends
-//   bazel [startup options] mod graph ...         exit 0 with a graph if bzlmod, else exit 2
+//   bazel [startup options] mod graph [--output=json]  exit 0 with a graph (text or JSON) if
+//                                                 bzlmod, else exit 2
 //   bazel [startup options] query ... --output streamed_proto ... [--query_file F]
-//         [--output_file O | --output_file=O]     the recorded stream, to O or stdout
+//         [--output_file O | --output_file=O]     the recorded stream, to O or stdout;
+//                                                 --output_file is refused ("Unrecognized
+//                                                 option") when bazel_version is before 8.2.0
 //
 // Any other call exits 2 with a message naming it.
 #pragma once
@@ -28,6 +31,10 @@ struct Config {
   // working directory (the way bazel finds its workspace), so a checkout picks its revision.
   std::filesystem::path workspace_query_proto;
 };
+
+// Whether `query --output_file` exists in this Bazel version: from 8.2.0 (the version upstream
+// bazel-diff starts passing it at); a label that is not X.Y.Z counts as newer.
+bool QueryHasOutputFile(const std::string& bazel_version);
 
 // Reads dir/shim.json; relative paths in it are relative to dir. Throws std::runtime_error.
 Config LoadConfig(const std::filesystem::path& dir);

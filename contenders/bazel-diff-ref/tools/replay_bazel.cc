@@ -3,13 +3,16 @@
 //
 //   info output_base   prints <dir>/output_base
 //   version            prints "Build label: $REFDIFF_REPLAY_VERSION" (default 7.4.1)
-//   mod graph          exits 0 when REFDIFF_REPLAY_BZLMOD=1, else 2 (workspace not on bzlmod)
-//   query ...          copies the stream to --output_file (either spelling) or to stdout
+//   mod graph          exits 0 when REFDIFF_REPLAY_BZLMOD=1 (with --output=json: a JSON graph,
+//                      $REFDIFF_REPLAY_MODULE_GRAPH if set), else 2 (workspace not on bzlmod)
+//   query ...          copies the stream to --output_file (either spelling) or to stdout;
+//                      --output_file is refused as Bazel before 8.2.0 refuses it
 //
 // The stream is $REFDIFF_REPLAY_STREAM, else query.pb beside argv[0] (so a fixture can link
 // itself a `bazel` next to its recording). Leading --options before the command are startup
 // options and are ignored. REFDIFF_REPLAY_FAIL=<command> makes that command fail the way bazel
 // does; REFDIFF_REPLAY_LOG=<file> appends "[cwd] argv..." per call, for tests that check the calls.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,6 +38,15 @@ void Log(int argc, char** argv) {
   out << "\n";
 }
 
+std::string Version() { return Env("REFDIFF_REPLAY_VERSION", "7.4.1"); }
+
+// --output_file exists from Bazel 8.2.0 on.
+bool HasOutputFile() {
+  int major = 0, minor = 0;
+  if (std::sscanf(Version().c_str(), "%d.%d", &major, &minor) != 2) return true;
+  return major > 8 || (major == 8 && minor >= 2);
+}
+
 int Query(const std::vector<std::string>& args, const std::filesystem::path& self_dir) {
   std::string output_file, query_file;
   bool streamed_proto = false;
@@ -43,6 +55,10 @@ int Query(const std::vector<std::string>& args, const std::filesystem::path& sel
     else if (args[i] == "--output=streamed_proto") streamed_proto = true;
     else if (args[i] == "--output_file" && i + 1 < args.size()) output_file = args[++i];
     else if (args[i].starts_with("--output_file=")) output_file = args[i].substr(14);
+    if (args[i].starts_with("--output_file") && !HasOutputFile()) {
+      std::cerr << "ERROR: Unrecognized option: " << args[i] << "\n";
+      return 2;
+    }
     else if (args[i] == "--query_file" && i + 1 < args.size()) query_file = args[++i];
   }
   if (!streamed_proto) {
@@ -91,11 +107,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (name == "version") {
-    std::cout << "Build label: " << Env("REFDIFF_REPLAY_VERSION", "7.4.1") << "\nBuild target: replay\n";
+    std::cout << "Build label: " << Version() << "\nBuild target: replay\n";
     return 0;
   }
   if (name == "mod") {
-    if (Env("REFDIFF_REPLAY_BZLMOD") == "1") return 0;
+    if (Env("REFDIFF_REPLAY_BZLMOD") == "1") {
+      bool json = std::find(rest.begin(), rest.end(), "--output=json") != rest.end();
+      if (json) std::cout << Env("REFDIFF_REPLAY_MODULE_GRAPH", "{\"key\": \"<root>\", \"dependencies\": []}") << "\n";
+      else std::cout << "<root> (replay@_)\n";
+      return 0;
+    }
     std::cerr << "ERROR: mod command can only be used when bzlmod is enabled\n";
     return 2;
   }

@@ -64,5 +64,41 @@ TEST(FlagshipE2E, APlantedBugFailsParityAndShowsTheLabel) {
   EXPECT_NE(f.out.find("key \"//src/l00/p00000:mod0\": baseline has"), std::string::npos) << f.out;
 }
 
+// The flagship's argv, unchanged, must be accepted by upstream bazel-diff's argument rules: the
+// stand-in refuses what upstream's picocli refuses (required -w and --cacheDir, unknown
+// options) before it hands over to the reference build.
+TEST(FlagshipE2E, TheArgvPassesUpstreamsArgumentRules) {
+  TempDir dir;
+  const auto json = dir.path() / "results.json";
+  const Finished f = RunPerfengine({"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds",
+                                    "1", "--warmup-rounds", "0", "--contender", "baseline=" UPSTREAM_STANDIN,
+                                    "--cache-dir", (dir.path() / "cache").string(), "--json", json.string()},
+                                   dir.path());
+  EXPECT_TRUE(f.exit == 0 || f.exit == 1) << f.exit << "\n" << f.out << f.err;
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["complete"], true);
+  for (const auto& w : results["workloads"]) {
+    EXPECT_FALSE(w.contains("failures") && !w["failures"].empty()) << w["name"] << "\n" << f.out;
+  }
+}
+
+TEST(FlagshipE2E, AnArgvUpstreamWouldRejectFailsOnTheStandIn) {
+  TempDir dir;
+  const fs::path spec = dir.path() / "old-argv.toml";
+  // get-impacted-targets as it was spelled before upstream 17.0.1 made -w required.
+  std::ofstream(spec) << "[run]\nrounds = 1\nwarmup_rounds = 0\n"
+                      << "[contenders.baseline]\nargv = [\"" UPSTREAM_STANDIN "\"]\n"
+                      << "[contenders.candidate]\nargv = [\"" REFDIFF_CANDIDATE "\"]\n"
+                      << "[workloads.diff]\n"
+                      << "args = [\"get-impacted-targets\", \"-sh\", \"{fixture}/start.json\", \"-fh\", "
+                         "\"{fixture}/final.json\", \"-o\", \"{out}\"]\n"
+                      << "output = \"{out}\"\nparity = \"exact\"\n"
+                      << "fixture = { generator = \"hash_pair\", targets = 200 }\n";
+  const Finished f = RunPerfengine({"run", spec.string(), "--cache-dir", (dir.path() / "cache").string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE((f.out + f.err).find("Missing required option: '--workspacePath=<workspacePath>'"), std::string::npos)
+      << f.out << f.err;
+}
+
 }  // namespace
 }  // namespace pe::e2e

@@ -91,15 +91,60 @@ TEST_F(ContenderCli, BaselineAndCandidateWriteIdenticalBytes) {
 TEST_F(ContenderCli, HashesFileHasOneEntryPerTarget) {
   ASSERT_EQ(Generate(kBaseline, "h.json", {"--excludeExternalTargets", "--includeTargetType"}).exit_code, 0);
   std::string json = fixture_.ReadFile("h.json");
-  EXPECT_NE(json.find("\n  \"SourceFile#//lib:lib.cc\": \""), std::string::npos);
-  EXPECT_NE(json.find("\n  \"GeneratedFile#//app:out.txt\": \""), std::string::npos);
+  // As upstream: the type goes on the value, the key stays the label.
+  EXPECT_NE(json.find("\n  \"//lib:lib.cc\": \"SourceFile#"), std::string::npos);
+  EXPECT_NE(json.find("\n  \"//app:out.txt\": \"GeneratedFile#"), std::string::npos);
   EXPECT_EQ(json.find("zlib"), std::string::npos);
+}
+
+TEST_F(ContenderCli, OutputDefaultsToStdoutAndBazelToThePath) {
+  ASSERT_EQ(Generate(kBaseline, "h.json").exit_code, 0);
+  std::string path = std::string(fixture_.dir().c_str()) + ":" + getenv("PATH");
+  ProcessResult result = RunProcess({{"/usr/bin/env", "PATH=" + path, kBaseline, "generate-hashes", "-w",
+                                      fixture_.workspace().string()},
+                                     {}, {}});
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  EXPECT_EQ(result.stdout_text, fixture_.ReadFile("h.json"));
+  ProcessResult no_bazel = RunProcess({{"/usr/bin/env", "PATH=/nonexistent", kBaseline, "generate-hashes", "-w",
+                                        fixture_.workspace().string()},
+                                       {}, {}});
+  ExpectOneLineError(no_bazel, "there is no bazel on PATH (pass -b BAZEL)");
+}
+
+// On bzlmod (`mod graph` succeeds) upstream writes {"hashes": ..., "metadata": {"moduleGraphJson"}}
+// and get-impacted-targets reads it back.
+TEST_F(ContenderCli, BzlmodHashesCarryTheModuleGraph) {
+  setenv("REFDIFF_REPLAY_BZLMOD", "1", 1);
+  setenv("REFDIFF_REPLAY_MODULE_GRAPH", "{\"key\": \"<root>\", \"dependencies\": []}", 1);
+  ProcessResult result = Generate(kCandidate, "bzlmod.json");
+  unsetenv("REFDIFF_REPLAY_MODULE_GRAPH");
+  ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
+  std::string json = fixture_.ReadFile("bzlmod.json");
+  EXPECT_TRUE(json.starts_with("{\n  \"hashes\": {\n    \"//app:app\": \"")) << json.substr(0, 80);
+  EXPECT_TRUE(json.ends_with("\"metadata\": {\"moduleGraphJson\": \"{\\\"key\\\": \\\"<root>\\\", "
+                             "\\\"dependencies\\\": []}\"}\n}\n"))
+      << json.substr(json.size() - 120);
+  // bzlmod: get-impacted-targets drops //external:* unless told otherwise.
+  std::string start = fixture_.WriteFile("start.json", "{\"//external:x\": \"1~1\"}").string();
+  std::string bzl = (fixture_.dir() / "bzlmod.json").string();
+  ProcessResult diff = RunTool(kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-b",
+                                           fixture_.bazel().string(), "-sh", bzl, "-fh", start});
+  unsetenv("REFDIFF_REPLAY_BZLMOD");
+  ASSERT_EQ(diff.exit_code, 0) << diff.stderr_text;
+  EXPECT_EQ(diff.stdout_text, "");
+  ProcessResult kept = RunTool(kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-b",
+                                           fixture_.bazel().string(), "--no-excludeExternalTargets", "-sh", bzl,
+                                           "-fh", start});
+  ASSERT_EQ(kept.exit_code, 0) << kept.stderr_text;
+  EXPECT_EQ(kept.stdout_text, "//external:x\n");
 }
 
 TEST_F(ContenderCli, CallsBazelTheWayBazelDiffDoes) {
   std::filesystem::path log = fixture_.dir() / "calls.log";
   setenv("REFDIFF_REPLAY_LOG", log.c_str(), 1);
+  setenv("REFDIFF_REPLAY_VERSION", "8.2.0", 1);
   ProcessResult result = Generate(kCandidate, "h.json", {"--bazelStartupOptions=--host_jvm_args=-Xmx1g --batch"});
+  unsetenv("REFDIFF_REPLAY_VERSION");
   unsetenv("REFDIFF_REPLAY_LOG");
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
   std::ifstream in(log);
@@ -113,22 +158,37 @@ TEST_F(ContenderCli, CallsBazelTheWayBazelDiffDoes) {
   EXPECT_TRUE(calls[3].starts_with(prefix + "query --output streamed_proto --order_output=no "
                                             "--proto:instantiation_stack --query_file "))
       << calls[3];
-  EXPECT_NE(calls[3].find(" --output_file="), std::string::npos) << calls[3];
+  EXPECT_NE(calls[3].find(" --output_file /"), std::string::npos) << calls[3];
 }
 
-TEST_F(ContenderCli, OldBazelPrintsTheResultToStdout) {
-  setenv("REFDIFF_REPLAY_VERSION", "6.5.0", 1);
-  ProcessResult old_bazel = Generate(kBaseline, "old.json");
-  unsetenv("REFDIFF_REPLAY_VERSION");
+// --output_file exists from Bazel 8.2.0 (upstream's threshold); 7.x refuses it, and so does the
+// replay bazel, so passing it too early fails here as it would against real Bazel.
+TEST_F(ContenderCli, BazelBefore8Point2PrintsTheResultToStdout) {
+  std::filesystem::path log = fixture_.dir() / "calls.log";
+  setenv("REFDIFF_REPLAY_LOG", log.c_str(), 1);
+  ProcessResult old_bazel = Generate(kBaseline, "old.json");  // the replay says 7.4.1
+  unsetenv("REFDIFF_REPLAY_LOG");
   ASSERT_EQ(old_bazel.exit_code, 0) << old_bazel.stderr_text;
-  ASSERT_EQ(Generate(kBaseline, "new.json").exit_code, 0);
+  EXPECT_EQ(fixture_.ReadFile("calls.log").find("--output_file"), std::string::npos);
+  setenv("REFDIFF_REPLAY_VERSION", "8.2.0", 1);
+  ProcessResult new_bazel = Generate(kBaseline, "new.json");
+  unsetenv("REFDIFF_REPLAY_VERSION");
+  ASSERT_EQ(new_bazel.exit_code, 0) << new_bazel.stderr_text;
   EXPECT_EQ(fixture_.ReadFile("old.json"), fixture_.ReadFile("new.json"));
+
+  std::string query_file = fixture_.WriteFile("q.txt", "//...").string();
+  ProcessResult refused = RunProcess({{fixture_.bazel().string(), "query", "--output", "streamed_proto",
+                                       "--query_file", query_file, "--output_file=/dev/null"},
+                                      {}, {}});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.stderr_text, "ERROR: Unrecognized option: --output_file=/dev/null\n");
 }
 
 TEST_F(ContenderCli, PerturbChangesExactlyOneHash) {
   ASSERT_EQ(Generate(kCandidate, "good.json").exit_code, 0);
   ASSERT_EQ(Generate(kCandidate, "bad.json", {"--perturb", "//many:t42"}).exit_code, 0);
-  ProcessResult diff = RunTool(kBaseline, {"get-impacted-targets", "-sh", (fixture_.dir() / "good.json").string(),
+  ProcessResult diff = RunTool(kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-b",
+                                           fixture_.bazel().string(), "-sh", (fixture_.dir() / "good.json").string(),
                                            "-fh", (fixture_.dir() / "bad.json").string()});
   EXPECT_EQ(diff.exit_code, 0) << diff.stderr_text;
   EXPECT_EQ(diff.stdout_text, "//many:t42\n");
@@ -141,19 +201,25 @@ TEST_F(ContenderCli, ImpactedTargetsAfterASourceEdit) {
   std::string start = (fixture_.dir() / "start.json").string(), final_path = (fixture_.dir() / "final.json").string();
   std::string out = (fixture_.dir() / "impacted.txt").string();
 
-  ProcessResult lines = RunTool(kBaseline, {"get-impacted-targets", "-sh", start, "-fh", final_path, "-o", out});
+  std::string ws = fixture_.workspace().string(), bazel = fixture_.bazel().string();
+  ProcessResult lines = RunTool(kBaseline, {"get-impacted-targets", "-w", ws, "-b", bazel, "-sh", start, "-fh",
+                                            final_path, "-o", out});
   ASSERT_EQ(lines.exit_code, 0) << lines.stderr_text;
   EXPECT_EQ(fixture_.ReadFile("impacted.txt"), "//app:app\n//app:gen\n//app:main.cc\n//app:out.txt\n");
 
-  ProcessResult distances = RunTool(kCandidate, {"get-impacted-targets", "-sh", start, "-fh", final_path, "-d",
-                                                 (fixture_.dir() / "edges.json").string()});
+  // Upstream's edges: rules list the rules and generated files they depend on, not sources.
+  EXPECT_NE(fixture_.ReadFile("edges.json").find("\"//app:app\": [\"//lib:lib\"]"), std::string::npos);
+  EXPECT_EQ(fixture_.ReadFile("edges.json").find("\"//app:main.cc\":"), std::string::npos);
+  ProcessResult distances = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "-b", bazel, "-sh", start, "-fh",
+                                                 final_path, "-d", (fixture_.dir() / "edges.json").string()});
   ASSERT_EQ(distances.exit_code, 0) << distances.stderr_text;
+  // //app:app lists main.cc itself, so its direct hash changed: 0, as upstream reports it.
   EXPECT_EQ(distances.stdout_text,
             "[\n"
-            "  {\"label\": \"//app:app\", \"targetDistance\": 1, \"packageDistance\": 0},\n"
-            "  {\"label\": \"//app:gen\", \"targetDistance\": 2, \"packageDistance\": 0},\n"
+            "  {\"label\": \"//app:app\", \"targetDistance\": 0, \"packageDistance\": 0},\n"
+            "  {\"label\": \"//app:gen\", \"targetDistance\": 1, \"packageDistance\": 0},\n"
             "  {\"label\": \"//app:main.cc\", \"targetDistance\": 0, \"packageDistance\": 0},\n"
-            "  {\"label\": \"//app:out.txt\", \"targetDistance\": 3, \"packageDistance\": 0}\n"
+            "  {\"label\": \"//app:out.txt\", \"targetDistance\": 2, \"packageDistance\": 0}\n"
             "]\n");
 }
 
@@ -190,25 +256,34 @@ TEST_F(ContenderCli, MissingWorkspaceIsOneLine) {
 TEST_F(ContenderCli, BadJsonIsOneLine) {
   std::filesystem::path good = fixture_.WriteFile("good.json", "{\"//a:b\": \"1~1\"}");
   std::filesystem::path bad = fixture_.WriteFile("bad.json", "{\"//a:b\": \"1~1\",");
-  ProcessResult result = RunTool(kCandidate, {"get-impacted-targets", "-sh", good.string(), "-fh", bad.string()});
+  std::string ws = fixture_.workspace().string();
+  ProcessResult result = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "--excludeExternalTargets", "-sh",
+                                              good.string(), "-fh", bad.string()});
   ExpectOneLineError(result, bad.string() + ": not valid JSON (byte 17)");
 
   std::filesystem::path list = fixture_.WriteFile("list.json", "[1, 2]");
-  result = RunTool(kCandidate, {"get-impacted-targets", "-sh", good.string(), "-fh", list.string()});
+  result = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "--excludeExternalTargets", "-sh", good.string(),
+                                "-fh", list.string()});
   ExpectOneLineError(result, list.string() + ": expected a JSON object of label -> hash");
 }
 
 TEST_F(ContenderCli, MissingInputFileIsOneLine) {
   std::filesystem::path good = fixture_.WriteFile("good.json", "{}");
   std::string missing = (fixture_.dir() / "missing.json").string();
-  ProcessResult result = RunTool(kBaseline, {"get-impacted-targets", "-sh", missing, "-fh", good.string()});
+  ProcessResult result = RunTool(kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-sh",
+                                             missing, "-fh", good.string()});
   ExpectOneLineError(result, "cannot open " + missing + ": No such file or directory");
 }
 
 TEST_F(ContenderCli, UsageErrorsAreOneLine) {
   ExpectOneLineError(RunTool(kBaseline, {"generate-hashes", "--bogus"}),
                      "unknown option '--bogus' for generate-hashes (see --help)");
-  ExpectOneLineError(RunTool(kBaseline, {"generate-hashes", "-w", "/tmp"}), "generate-hashes needs -b BAZEL");
+  ExpectOneLineError(RunTool(kBaseline, {"generate-hashes", "-b", "/bin/true"}), "generate-hashes needs -w WORKSPACE");
+  // Upstream requires -w here since 17.0.1.
+  ExpectOneLineError(RunTool(kBaseline, {"get-impacted-targets", "-sh", "a.json", "-fh", "b.json"}),
+                     "get-impacted-targets needs -w WORKSPACE");
+  ExpectOneLineError(RunTool(kBaseline, {"get-impacted-targets", "--noexcludeExternalTargets"}),
+                     "unknown option '--noexcludeExternalTargets' for get-impacted-targets (see --help)");
   ExpectOneLineError(RunTool(kBaseline, {"get-impacted-targets", "-sh"}), "option -sh needs a value");
   ExpectOneLineError(RunTool(kBaseline, {}), "no command given (try --help)");
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <string_view>
 
 #include "error.h"
 #include "fixture.h"
@@ -96,9 +97,94 @@ TEST_F(SmallGraph, ChangedSourceFileChangesExactlyItsDependents) {
   auto before = Hash(fixture_, Targets());
   fixture_.WriteSource("a/a.cc", "int a() { return 2; }\n");
   auto after = Hash(fixture_, Targets());
-  EXPECT_EQ(Changed(before, after, /*direct=*/true), (std::vector<std::string>{"//a:a.cc"}));
+  // The rule that lists the file takes its digest into its own direct hash (upstream's
+  // RuleHasher), so -d reports it at distance 0.
+  EXPECT_EQ(Changed(before, after, /*direct=*/true), (std::vector<std::string>{"//a:a.cc", "//a:lib"}));
   EXPECT_EQ(Changed(before, after, /*direct=*/false),
             (std::vector<std::string>{"//a:a.cc", "//a:lib", "//b:bin", "//b:gen", "//b:out.txt"}));
+}
+
+TEST_F(SmallGraph, OwnerExecuteBitCounts) {
+  auto before = Hash(fixture_, Targets());
+  std::filesystem::permissions(fixture_.workspace() / "a" / "a.cc", std::filesystem::perms::owner_exec,
+                               std::filesystem::perm_options::add);
+  auto after = Hash(fixture_, Targets());
+  EXPECT_EQ(Changed(before, after, /*direct=*/true), (std::vector<std::string>{"//a:a.cc", "//a:lib"}));
+  // Group and others bits are not tracked by git, nor by upstream.
+  std::filesystem::permissions(fixture_.workspace() / "a" / "a.cc",
+                               std::filesystem::perms::group_exec | std::filesystem::perms::others_exec,
+                               std::filesystem::perm_options::add);
+  auto again = Hash(fixture_, Targets());
+  EXPECT_EQ(Changed(after, again, /*direct=*/false), (std::vector<std::string>{}));
+}
+
+// Every attribute type of build.proto is hashed, with all its fields, as upstream hashes the
+// attribute's serialized message: a changed `env = {...}` or `licenses = [...]` impacts the rule.
+TEST_F(SmallGraph, EveryAttributeTypeCounts) {
+  auto with = [&](auto edit) {
+    std::vector<blaze_query::Target> targets = Targets();
+    blaze_query::Attribute* attribute = targets[1].mutable_rule()->add_attribute();
+    edit(*attribute);
+    return Hash(fixture_, targets);
+  };
+  auto env = [](const char* value) {
+    return [value](blaze_query::Attribute& a) {
+      a.set_name("env");
+      a.set_type(blaze_query::Attribute::STRING_DICT);
+      auto* entry = a.add_string_dict_value();
+      entry->set_key("MODE");
+      entry->set_value(value);
+    };
+  };
+  auto license = [](const char* type) {
+    return [type](blaze_query::Attribute& a) {
+      a.set_name("licenses");
+      a.set_type(blaze_query::Attribute::LICENSE);
+      a.mutable_license()->add_license_type(type);
+    };
+  };
+  auto label_dict = [](const char* value) {
+    return [value](blaze_query::Attribute& a) {
+      a.set_name("resources");
+      a.set_type(blaze_query::Attribute::LABEL_KEYED_STRING_DICT);
+      auto* entry = a.add_label_keyed_string_dict_value();
+      entry->set_key("//a:a.cc");
+      entry->set_value(value);
+    };
+  };
+  EXPECT_NE(with(env("fast")).at("//a:lib").direct, with(env("slow")).at("//a:lib").direct);
+  EXPECT_NE(with(license("notice")).at("//a:lib").direct, with(license("restricted")).at("//a:lib").direct);
+  EXPECT_NE(with(label_dict("x")).at("//a:lib").direct, with(label_dict("y")).at("//a:lib").direct);
+  EXPECT_EQ(with(env("fast")).at("//b:bin").direct, with(env("slow")).at("//b:bin").direct);
+}
+
+// A rule input in another repository links the rule to that repository's //external target, so
+// a changed repository rule (its path, url, sha256) impacts its users, not only the WORKSPACE.
+TEST_F(SmallGraph, ExternalRepositoryInputsLinkToTheirExternalTarget) {
+  auto with_path = [&](const std::string& path) {
+    std::vector<blaze_query::Target> targets = Targets();
+    targets[6].mutable_rule()->add_rule_input("@zlib//:zlib");
+    targets.push_back(Rule("//external:zlib", "local_repository", {}, {{"path", path}}));
+    return Hash(fixture_, targets);
+  };
+  auto before = with_path("third_party/zlib");
+  auto after = with_path("third_party/zlib-1.3");
+  EXPECT_EQ(Changed(before, after, /*direct=*/true), (std::vector<std::string>{"//external:zlib"}));
+  EXPECT_EQ(Changed(before, after, /*direct=*/false), (std::vector<std::string>{"//c:other", "//external:zlib"}));
+}
+
+// A BUILD file's hash takes in the .bzl files it loads (subinclude), as upstream's seed does.
+TEST_F(SmallGraph, ABuildFilesLoadsCount) {
+  auto with_loads = [&](std::vector<std::string> loads) {
+    std::vector<blaze_query::Target> targets = Targets();
+    blaze_query::Target build = SourceFile("//a:BUILD");
+    for (const std::string& load : loads) build.mutable_source_file()->add_subinclude(load);
+    targets.push_back(build);
+    return Hash(fixture_, targets);
+  };
+  auto before = with_loads({"//a:defs.bzl"});
+  auto after = with_loads({"//a:defs.bzl", "//a:more.bzl"});
+  EXPECT_EQ(Changed(before, after, /*direct=*/false), (std::vector<std::string>{"//a:BUILD"}));
 }
 
 TEST_F(SmallGraph, ChangedAttributeChangesTheRuleDirectlyAndItsDependentsTransitively) {
@@ -139,19 +225,26 @@ TEST_F(SmallGraph, SourceFileHashIsItsContentOrItsLabelWhenMissing) {
   targets.push_back(SourceFile("//a:assets"));
   std::filesystem::create_directories(fixture_.workspace() / "a" / "assets");
   auto hashed = Hash(fixture_, targets);
-  EXPECT_EQ(hashed.at("//a:assets").direct, Sha256Of("//a:assets"));
-  EXPECT_EQ(hashed.at("//a:a.cc").direct, Sha256Of("int a() { return 1; }\n"));
-  EXPECT_EQ(hashed.at("//a:missing.cc").direct, Sha256Of("//a:missing.cc"));
+  // Upstream's SourceFileHasher: content, 0x01 (exists), the owner-execute bit, then the label;
+  // a missing file or a directory: 0x00, then the label.
+  Sha256 hasher;
+  using namespace std::string_view_literals;
+  EXPECT_EQ(hashed.at("//a:assets").direct, hasher.Update("\x00"sv).Field("//a:assets").Finish());
+  EXPECT_EQ(hashed.at("//a:a.cc").direct,
+            hasher.Update("int a() { return 1; }\n").Update("\x01\x00"sv).Field("//a:a.cc").Finish());
+  EXPECT_EQ(hashed.at("//a:missing.cc").direct, hasher.Update("\x00"sv).Field("//a:missing.cc").Finish());
+  // "X~X": a source file's transitive hash is its direct one.
+  EXPECT_EQ(hashed.at("//a:a.cc").transitive, hashed.at("//a:a.cc").direct);
 }
 
+// Upstream puts every input label into the rule's direct digest.
 TEST_F(SmallGraph, InputThatIsNotATargetContributesItsLabel) {
   std::vector<blaze_query::Target> targets = Targets();
-  targets[6].mutable_rule()->add_rule_input("@zlib//:zlib");
+  targets[6].mutable_rule()->add_rule_input("//c:not_a_target.h");
   auto with_one = Hash(fixture_, targets);
-  targets[6].mutable_rule()->set_rule_input(1, "@zlib//:other");
+  targets[6].mutable_rule()->set_rule_input(1, "//c:other_header.h");
   auto with_other = Hash(fixture_, targets);
-  EXPECT_NE(with_one.at("//c:other").transitive, with_other.at("//c:other").transitive);
-  EXPECT_EQ(with_one.at("//c:other").direct, with_other.at("//c:other").direct);
+  EXPECT_NE(with_one.at("//c:other").direct, with_other.at("//c:other").direct);
 }
 
 TEST(TargetHasher, DeepChainNeedsNoRecursion) {
@@ -206,10 +299,23 @@ TEST(HashJson, FormatsSortedKeysWithTypesAndPerturbs) {
                        "\",\n  \"//a:out\": \"" + ToHex(Sha256Of("t2")) + "~" + ToHex(Sha256Of("d2")) +
                        "\",\n  \"//external:zlib\": \"" + ToHex(Sha256Of("t3")) + "~" + ToHex(Sha256Of("d3")) +
                        "\"\n}\n");
+  // --includeTargetType: upstream puts the type on the value, the key stays the label.
   HashEntries typed = ParseHashesJson(FormatHashesJson(targets, {true, true, ""}), "typed");
   ASSERT_EQ(typed.size(), 2u);
-  EXPECT_EQ(typed[0].first, "GeneratedFile#//a:out");
-  EXPECT_EQ(typed[1].first, "Rule#//a:lib");
+  EXPECT_EQ(typed[0], (std::pair<std::string, std::string>(
+                          "//a:lib", "Rule#" + ToHex(Sha256Of("t1")) + "~" + ToHex(Sha256Of("d1")))));
+  EXPECT_EQ(typed[1], (std::pair<std::string, std::string>(
+                          "//a:out", "GeneratedFile#" + ToHex(Sha256Of("t2")) + "~" + ToHex(Sha256Of("d2")))));
+
+  // On bzlmod the hashes go under "hashes", with the module graph as metadata.
+  HashJsonOptions bzlmod;
+  bzlmod.module_graph_json = "{\"key\": \"<root>\"}";
+  std::string wrapped = FormatHashesJson({targets[0]}, bzlmod);
+  EXPECT_EQ(wrapped, "{\n  \"hashes\": {\n    \"//a:lib\": \"" + ToHex(Sha256Of("t1")) + "~" + ToHex(Sha256Of("d1")) +
+                         "\"\n  },\n  \"metadata\": {\"moduleGraphJson\": \"{\\\"key\\\": \\\"<root>\\\"}\"}\n}\n");
+  HashesFile read_back = ParseHashFile(wrapped, "bzlmod");
+  EXPECT_EQ(read_back.hashes, ParseHashesJson(FormatHashesJson({targets[0]}, {}), "plain"));
+  EXPECT_EQ(read_back.module_graph_json, bzlmod.module_graph_json);
 
   HashEntries perturbed = ParseHashesJson(FormatHashesJson(targets, {false, false, "//a:out"}), "p");
   HashEntries original = ParseHashesJson(plain, "plain");

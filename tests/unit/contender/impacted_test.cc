@@ -12,28 +12,63 @@ HashEntries Sorted(HashEntries entries) {
   return entries;
 }
 
-TEST(ImpactedKeys, ChangedAndNewTargetsOnly) {
+TEST(ImpactedLabels, ChangedAndNewTargetsOnly) {
   HashEntries start = Sorted({{"//a:x", "1~1"}, {"//a:y", "2~2"}, {"//gone:z", "3~3"}});
   HashEntries final_hashes = Sorted({{"//a:x", "1~1"}, {"//a:y", "9~2"}, {"//b:new", "4~4"}});
-  EXPECT_EQ(ImpactedKeys(start, final_hashes), (std::vector<std::string>{"//a:y", "//b:new"}));
-  EXPECT_EQ(FormatImpactedLines(ImpactedKeys(start, final_hashes)), "//a:y\n//b:new\n");
+  EXPECT_EQ(ImpactedLabels(start, final_hashes), (std::vector<std::string>{"//a:y", "//b:new"}));
+  EXPECT_EQ(FormatImpactedLines(ImpactedLabels(start, final_hashes)), "//a:y\n//b:new\n");
 }
 
-TEST(ImpactedKeys, TypedKeysSortSourceThenGeneratedThenRule) {
-  HashEntries final_hashes = Sorted({{"Rule#//a:a", "1~1"},
-                                     {"SourceFile#//z:z.cc", "2~2"},
-                                     {"GeneratedFile#//m:out", "3~3"},
-                                     {"Rule#//0:b", "4~4"}});
-  EXPECT_EQ(ImpactedKeys({}, final_hashes),
-            (std::vector<std::string>{"SourceFile#//z:z.cc", "GeneratedFile#//m:out", "Rule#//0:b", "Rule#//a:a"}));
+// --includeTargetType puts the type on the value; the answer is plain labels in upstream's
+// order: SourceFile, GeneratedFile, Rule, each by label.
+TEST(ImpactedLabels, TypedValuesSortSourceThenGeneratedThenRule) {
+  HashEntries final_hashes = Sorted({{"//a:a", "Rule#1~1"},
+                                     {"//z:z.cc", "SourceFile#2~2"},
+                                     {"//m:out", "GeneratedFile#3~3"},
+                                     {"//0:b", "Rule#4~4"}});
+  EXPECT_EQ(ImpactedLabels({}, final_hashes),
+            (std::vector<std::string>{"//z:z.cc", "//m:out", "//0:b", "//a:a"}));
 }
 
-TEST(PackageOf, StripsTheTargetName) {
+// Upstream compares "type#hash~direct": a target that only changed type is impacted.
+TEST(ImpactedLabels, ATypeChangeIsAChange) {
+  HashEntries start = Sorted({{"//a:x", "SourceFile#1~1"}});
+  HashEntries final_hashes = Sorted({{"//a:x", "GeneratedFile#1~1"}});
+  EXPECT_EQ(ImpactedLabels(start, final_hashes), (std::vector<std::string>{"//a:x"}));
+}
+
+TEST(ImpactedLabels, FiltersByTypeAndExternal) {
+  HashEntries final_hashes = Sorted({{"//a:a", "Rule#1~1"},
+                                     {"//a:a.cc", "SourceFile#2~2"},
+                                     {"//external:zlib", "Rule#3~3"}});
+  ImpactedOptions rules;
+  rules.target_types.emplace();
+  rules.target_types->insert("Rule");
+  EXPECT_EQ(ImpactedLabels({}, final_hashes, rules), (std::vector<std::string>{"//a:a", "//external:zlib"}));
+  rules.exclude_external_targets = true;
+  EXPECT_EQ(ImpactedLabels({}, final_hashes, rules), (std::vector<std::string>{"//a:a"}));
+
+  HashEntries untyped = Sorted({{"//a:a", "1~1"}});
+  try {
+    ImpactedLabels({}, untyped, rules);
+    FAIL() << "no error";
+  } catch (const RefDiffError& error) {
+    EXPECT_STREQ(error.what(),
+                 "No target type info found, please re-generate the target hashes JSON with --includeTargetType!");
+  }
+}
+
+TEST(PackageOf, EverythingBeforeTheFirstColon) {
   EXPECT_EQ(PackageOf("//pkg/sub:name"), "//pkg/sub");
   EXPECT_EQ(PackageOf("@repo//pkg:x"), "@repo//pkg");
   EXPECT_EQ(PackageOf("//pkg"), "//pkg");
-  EXPECT_EQ(LabelOfKey("GeneratedFile#//a:b"), "//a:b");
-  EXPECT_EQ(LabelOfKey("//a:b"), "//a:b");
+  EXPECT_EQ(PackageOf("//external:zlib"), "//external");
+}
+
+TEST(HashValues, TypeAndDirectParts) {
+  EXPECT_EQ(TypeOfHash("Rule#t~d"), "Rule");
+  EXPECT_EQ(TypeOfHash("t~d"), "");
+  EXPECT_EQ(DirectOfHash("Rule#t~d"), "d");
 }
 
 // //a:src.cc changed itself. Paths of impacted targets towards it:
@@ -64,11 +99,13 @@ class Distances : public ::testing::Test {
                        {"//z:same", {}}};
 };
 
-TEST_F(Distances, ShortestPathWithFewestPackageChanges) {
+// Worked out by hand with upstream's calculateDistance: targetDistance = 1 + least over impacted
+// deps, packageDistance = least over impacted deps of (theirs + a package crossing).
+TEST_F(Distances, AsUpstreamComputesThem) {
   std::vector<ImpactedTarget> impacted = ImpactedWithDistances(start_, final_, edges_);
   std::string got;
   for (const auto& target : impacted) {
-    got += target.key + " " + std::to_string(target.target_distance) + " " +
+    got += target.label + " " + std::to_string(target.target_distance) + " " +
            std::to_string(target.package_distance) + "\n";
   }
   EXPECT_EQ(got,
@@ -95,22 +132,80 @@ TEST_F(Distances, FormatsAJsonArray) {
             "]\n");
 }
 
-TEST_F(Distances, ImpactedTargetWithNoChangedPathIsAnError) {
+// //p:t is one step from //q:near (another package) and three steps from //p:src (same package
+// all the way): upstream minimises the two distances separately, so 1 and 0, although no single
+// path has both.
+TEST(DistancesMinimisedSeparately, TargetAndPackageDistance) {
+  HashEntries start = Sorted({{"//q:near", "a~a"}, {"//p:src", "b~b"}, {"//p:mid", "c~c"}, {"//p:far", "d~d"},
+                              {"//p:t", "e~e"}});
+  HashEntries final_hashes = Sorted({{"//q:near", "A~A"}, {"//p:src", "B~B"}, {"//p:mid", "C~c"},
+                                     {"//p:far", "D~d"}, {"//p:t", "E~e"}});
+  DepEdgeMap edges = {{"//p:mid", {"//p:src"}}, {"//p:far", {"//p:mid"}}, {"//p:t", {"//q:near", "//p:far"}}};
+  std::vector<ImpactedTarget> impacted = ImpactedWithDistances(start, final_hashes, edges);
+  ASSERT_EQ(impacted.size(), 5u);
+  EXPECT_EQ(impacted[3].label, "//p:t");
+  EXPECT_EQ(impacted[3].target_distance, 1);
+  EXPECT_EQ(impacted[3].package_distance, 0);
+}
+
+// Upstream issue #268: an indirectly impacted target with no edges, or no impacted deps, is 0
+// and 0 with a warning, not an error.
+TEST_F(Distances, IndirectWithoutImpactedDepsIsZeroWithAWarning) {
   edges_.erase("//c:helper");
-  edges_["//c:bin"] = {"//c:helper"};
+  edges_["//d:x"] = {"//z:same"};
+  std::vector<std::string> warnings;
+  std::vector<ImpactedTarget> impacted = ImpactedWithDistances(start_, final_, edges_, {}, &warnings);
+  std::string got;
+  for (const auto& target : impacted) {
+    got += target.label + " " + std::to_string(target.target_distance) + " " +
+           std::to_string(target.package_distance) + "\n";
+  }
+  EXPECT_EQ(got,
+            "//a:lib 1 0\n"
+            "//a:src.cc 0 0\n"
+            "//b:lib 2 1\n"
+            "//c:bin 1 0\n"
+            "//c:helper 0 0\n"
+            "//d:new 0 0\n"
+            "//d:top 1 0\n"
+            "//d:x 0 0\n"
+            "//e:y 1 1\n"
+            "//f:attr 0 0\n");
+  EXPECT_EQ(warnings, (std::vector<std::string>{
+                          "//c:helper was indirectly impacted, but has no dependencies in the dep-edges file; distance 0",
+                          "//d:x was indirectly impacted, but none of its 1 deps in the dep-edges file are impacted; "
+                          "distance 0"}));
+}
+
+TEST(DistancesCycle, ACycleNothingFeedsIsAnError) {
+  HashEntries start = Sorted({{"//a:x", "1~x"}, {"//a:y", "2~y"}});
+  HashEntries final_hashes = Sorted({{"//a:x", "3~x"}, {"//a:y", "4~y"}});
+  DepEdgeMap edges = {{"//a:x", {"//a:y"}}, {"//a:y", {"//a:x"}}};
   try {
-    ImpactedWithDistances(start_, final_, edges_);
+    ImpactedWithDistances(start, final_hashes, edges);
     FAIL() << "no error";
   } catch (const RefDiffError& error) {
     EXPECT_STREQ(error.what(),
-                 "//c:bin is impacted, but neither its direct hash nor any of its dependencies in the "
-                 "dependency-edges file changed");
+                 "//a:x is impacted only through a dependency cycle of impacted targets that no changed target feeds");
   }
 }
 
-TEST_F(Distances, HashWithoutDirectPartIsAnError) {
-  final_[0].second = "T2";
-  EXPECT_THROW(ImpactedWithDistances(start_, final_, edges_), RefDiffError);
+TEST(HashesFile, ReadsBothShapesAndRefusesMalformedHashes) {
+  HashesFile legacy = ParseHashFile(R"({"//a:b": "t~d"})", "legacy.json");
+  EXPECT_EQ(legacy.hashes, (HashEntries{{"//a:b", "t~d"}}));
+  EXPECT_FALSE(legacy.module_graph_json);
+  HashesFile bzlmod =
+      ParseHashFile(R"({"hashes": {"//a:b": "Rule#t~d"}, "metadata": {"moduleGraphJson": "{\"key\": \"<root>\"}"}})",
+                    "bzlmod.json");
+  EXPECT_EQ(bzlmod.hashes, (HashEntries{{"//a:b", "Rule#t~d"}}));
+  EXPECT_EQ(bzlmod.module_graph_json, "{\"key\": \"<root>\"}");
+  try {
+    ParseHashFile(R"({"//a:b": "T2"})", "bad.json");
+    FAIL() << "no error";
+  } catch (const RefDiffError& error) {
+    EXPECT_STREQ(error.what(), "bad.json: the hash of //a:b is 'T2', not '[Type#]<hash>~<direct hash>' as "
+                               "generate-hashes writes it");
+  }
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ TEST(HashWorkspaceTest, EqualsTheHashesFileGenerateHashesWrites) {
 TEST(RevisionCacheTest, ConcurrentRequestsForOneCommitComputeOnce) {
   const auto& fixture = SharedGitFixture();
   GitRepo repo = Repo();
-  RevisionCache cache(repo, fixture.bazel(), 1);
+  RevisionCache cache(repo, {fixture.bazel(), {}, {}}, 1);
   const std::string commit = Commit("rev1");
   std::vector<std::shared_ptr<const HashEntries>> results(4);
   std::vector<std::thread> threads;
@@ -102,7 +102,7 @@ TEST(RevisionCacheTest, ConcurrentRequestsForOneCommitComputeOnce) {
 TEST(RevisionCacheTest, FailuresReachTheCallerAndAreNotCached) {
   const auto& fixture = SharedGitFixture();
   GitRepo repo = Repo();
-  RevisionCache cache(repo, "/bin/false", 1);
+  RevisionCache cache(repo, {"/bin/false", {}, {}}, 1);
   for (int attempt = 1; attempt <= 2; ++attempt) {
     try {
       cache.Hashes(Commit("rev0"));
@@ -115,6 +115,23 @@ TEST(RevisionCacheTest, FailuresReachTheCallerAndAreNotCached) {
   EXPECT_EQ(WorktreeCount(fixture.repo()), 1);
 }
 
+// --cacheDir: a commit hashed once is read back from <dir>/<commit>.json by a later server.
+TEST(RevisionCacheTest, TheCacheDirectoryOutlivesTheServer) {
+  const auto& fixture = SharedGitFixture();
+  GitRepo repo = Repo();
+  ScratchDir dir;
+  std::shared_ptr<const HashEntries> first;
+  {
+    RevisionCache cache(repo, {fixture.bazel(), {}, dir.path()}, 1);
+    first = cache.Hashes(Commit("rev1"));
+    EXPECT_EQ(cache.computations(), 1);
+  }
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir.path() / (Commit("rev1") + ".json")));
+  RevisionCache restarted(repo, {"/bin/false", {}, dir.path()}, 1);  // a bazel that cannot hash
+  EXPECT_EQ(*restarted.Hashes(Commit("rev1")), *first);
+  EXPECT_THROW(restarted.Hashes(Commit("rev0")), RefDiffError);
+}
+
 TEST(RevisionCacheTest, RemovesItsDirectory) {
   const auto& fixture = SharedGitFixture();
   GitRepo repo = Repo();
@@ -124,7 +141,7 @@ TEST(RevisionCacheTest, RemovesItsDirectory) {
   std::string saved_value = saved != nullptr ? saved : "";
   setenv("TMPDIR", tmp.path().c_str(), 1);
   {
-    RevisionCache cache(repo, fixture.bazel(), 1);
+    RevisionCache cache(repo, {fixture.bazel(), {}, {}}, 1);
     cache.Hashes(Commit("rev2"));
     auto entries = std::distance(std::filesystem::directory_iterator(tmp.path()), {});
     EXPECT_EQ(entries, 1);

@@ -48,34 +48,36 @@ void ExpectReply(const HttpReply& reply, int status, const std::string& body) {
 }
 
 TEST_F(ServeRoutesTest, NotReadyAnswers503) {
-  ExpectReply(Get("/health"), 503, "starting\n");
-  ExpectReply(Get("/impacted_targets?from=rev0&to=rev1"), 503, "{\"error\": \"starting\"}\n");
+  // Upstream's bodies: NOT_READY, and "service not ready".
+  ExpectReply(Get("/health"), 503, "NOT_READY\n");
+  ExpectReply(Get("/impacted_targets?from=rev0&to=rev1"), 503, "{\"error\": \"service not ready\"}\n");
   EXPECT_TRUE(revisions_.resolved.empty());
   routes_.MarkReady(revisions_);
   ExpectReply(Get("/health"), 200, "OK\n");
   EXPECT_EQ(Get("/health").content_type, "text/plain");
 }
 
+// As upstream: "from" and "to" are the commits the revisions resolved to.
 TEST_F(ServeRoutesTest, ImpactedTargetsInGetImpactedTargetsOrder) {
   routes_.MarkReady(revisions_);
   HttpReply reply = Get("/impacted_targets?from=rev0&to=rev1");
-  ExpectReply(reply, 200, "{\"from\": \"rev0\", \"to\": \"rev1\", \"impactedTargets\": [\"//b:b\", \"//c:c\", \"//d:d\"]}\n");
+  ExpectReply(reply, 200, "{\"from\": \"c0\", \"to\": \"c1\", \"impactedTargets\": [\"//b:b\", \"//c:c\", \"//d:d\"]}\n");
   EXPECT_EQ(reply.content_type, "application/json");
   ExpectReply(Get("/impacted_targets?to=rev0&from=rev0"),
-              200, "{\"from\": \"rev0\", \"to\": \"rev0\", \"impactedTargets\": []}\n");
+              200, "{\"from\": \"c0\", \"to\": \"c0\", \"impactedTargets\": []}\n");
 }
 
-TEST_F(ServeRoutesTest, ParametersArePercentDecodedAndEchoedAsGiven) {
+TEST_F(ServeRoutesTest, ParametersArePercentDecoded) {
   routes_.MarkReady(revisions_);
   ExpectReply(Get("/impacted_targets?from=rev%30&to=a+b%2Fc&extra=1"), 200,
-              "{\"from\": \"rev0\", \"to\": \"a b/c\", \"impactedTargets\": [\"//b:b\", \"//c:c\", \"//d:d\"]}\n");
+              "{\"from\": \"c0\", \"to\": \"c1\", \"impactedTargets\": [\"//b:b\", \"//c:c\", \"//d:d\"]}\n");
   EXPECT_EQ(revisions_.resolved, (std::vector<std::string>{"rev0", "a b/c"}));
 }
 
 TEST_F(ServeRoutesTest, PostTakesAJsonBodyOrTheQueryString) {
   routes_.MarkReady(revisions_);
   const std::string expected =
-      "{\"from\": \"rev0\", \"to\": \"rev1\", \"impactedTargets\": [\"//b:b\", \"//c:c\", \"//d:d\"]}\n";
+      "{\"from\": \"c0\", \"to\": \"c1\", \"impactedTargets\": [\"//b:b\", \"//c:c\", \"//d:d\"]}\n";
   ExpectReply(routes_.Answer({"POST", "/impacted_targets", R"({"from": "rev0", "to": "rev1"})"}), 200, expected);
   ExpectReply(routes_.Answer({"POST", "/impacted_targets?from=rev0&to=rev1", ""}), 200, expected);
   // The query string wins over the body for a key both name.
@@ -105,11 +107,13 @@ TEST_F(ServeRoutesTest, BadRequestsAnswer400) {
   EXPECT_TRUE(revisions_.resolved.empty());
 }
 
-TEST_F(ServeRoutesTest, UnknownRevisionsAndPathsAnswer404) {
+// Upstream: a revision missing from the clone is a git error, 400.
+TEST_F(ServeRoutesTest, UnknownRevisionsAnswer400GitErrorAndPaths404) {
   routes_.MarkReady(revisions_);
-  ExpectReply(Get("/impacted_targets?from=nope&to=rev1"), 404, "{\"error\": \"unknown revision 'nope'\"}\n");
-  ExpectReply(Get("/impacted_targets?from=rev0&to=%22q%22"), 404,
-              "{\"error\": \"unknown revision '\\\"q\\\"'\"}\n");
+  ExpectReply(Get("/impacted_targets?from=nope&to=rev1"), 400,
+              "{\"error\": \"git error: revision 'nope' is missing from the local clone\"}\n");
+  ExpectReply(Get("/impacted_targets?from=rev0&to=%22q%22"), 400,
+              "{\"error\": \"git error: revision '\\\"q\\\"' is missing from the local clone\"}\n");
   ExpectReply(Get("/impacted"), 404,
               "{\"error\": \"no such path '/impacted' (try /health or /impacted_targets)\"}\n");
 }

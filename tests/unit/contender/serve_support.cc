@@ -93,6 +93,7 @@ ServeProcess::ServeProcess(const std::string& program, std::vector<std::string> 
   std::filesystem::create_directories(tmpdir());
   for (std::string& arg : args) {
     if (arg == "{port-file}") arg = port_file().string();
+    if (arg == "{cache-dir}") arg = (scratch_.path() / "cache").string();
   }
   args.insert(args.begin(), program);
   std::vector<char*> argv;

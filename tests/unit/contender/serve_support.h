@@ -46,7 +46,7 @@ int WorktreeCount(const std::filesystem::path& repo);
 // that the server left nothing behind there).
 class ServeProcess {
  public:
-  // An argument "{port-file}" is replaced by port_file().
+  // An argument "{port-file}" is replaced by port_file(), "{cache-dir}" by a fresh --cacheDir.
   ServeProcess(const std::string& program, std::vector<std::string> args);
   ~ServeProcess();  // SIGKILLs the group if still running, and reaps
   ServeProcess(const ServeProcess&) = delete;

@@ -31,8 +31,9 @@ const std::string kBaseline = REFDIFF_BASELINE;
 const std::string kCandidate = REFDIFF_CANDIDATE;
 
 std::vector<std::string> ServeArgs(const GitFixture& fixture, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"serve", "--port", "0", "--port-file", "{port-file}",
-                                   "-w", fixture.repo().string(), "-b", fixture.bazel().string()};
+  std::vector<std::string> args = {"serve", "--port", "0", "--port-file", "{port-file}", "-w",
+                                   fixture.repo().string(), "-b", fixture.bazel().string(), "--cacheDir",
+                                   "{cache-dir}"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -45,6 +46,12 @@ int StartHealthy(ServeProcess& server) {
   http::HealthResult health = http::WaitUntilHealthy(port, "/health", 10, [&] { return server.Running(); });
   EXPECT_TRUE(health.healthy) << health.error << "\n" << server.Stderr();
   return health.healthy ? port : -1;
+}
+
+std::string Commit(const GitFixture& fixture, const std::string& rev) {
+  std::string commit = Git(fixture.repo(), {"rev-parse", rev});
+  commit.pop_back();
+  return commit;
 }
 
 http::Response Get(int port, const std::string& target) {
@@ -69,7 +76,10 @@ class CliAnswers {
 
   std::vector<std::string> Impacted(const std::string& from, const std::string& to) const {
     ProcessResult impacted =
-        RunProcess({{kBaseline, "get-impacted-targets", "-sh", HashFile(from), "-fh", HashFile(to)}, {}, {}});
+        RunProcess({{kBaseline, "get-impacted-targets", "-w", scratch_.path().string(), "--no-excludeExternalTargets",
+                     "-sh", HashFile(from), "-fh", HashFile(to)},
+                    {},
+                    {}});
     EXPECT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
     std::vector<std::string> lines;
     std::size_t start = 0;
@@ -96,8 +106,9 @@ TEST(ServeTest, AnswersWhatGetImpactedTargetsPrints) {
     http::Response response = Get(port, "/impacted_targets?from=" + from + "&to=" + to);
     ASSERT_EQ(response.status, 200) << response.error << response.body;
     nlohmann::json answer = nlohmann::json::parse(response.body);
-    EXPECT_EQ(answer["from"], from);
-    EXPECT_EQ(answer["to"], to);
+    // As upstream: the commits the revisions name.
+    EXPECT_EQ(answer["from"], Commit(fixture, from));
+    EXPECT_EQ(answer["to"], Commit(fixture, to));
     std::vector<std::string> expected = cli.Impacted(from, to);
     EXPECT_EQ(answer["impactedTargets"].get<std::vector<std::string>>(), expected) << from << ".." << to;
     if (from != to) {
@@ -138,7 +149,7 @@ TEST(ServeTest, BaselineAndCandidateAnswerIdenticalBytes) {
     EXPECT_EQ(answers[0][i].body, answers[1][i].body) << requests[i].target;
   }
   EXPECT_EQ(answers[0][0].status, 200);
-  EXPECT_EQ(answers[0][4].status, 404);
+  EXPECT_EQ(answers[0][4].status, 400);  // a git error, as upstream answers it
   EXPECT_EQ(answers[0][5].status, 400);
 }
 
@@ -158,19 +169,20 @@ TEST(ServeTest, KeepAliveConnectionsCarryManyRequests) {
   }
 }
 
-TEST(ServeTest, ErrorsAnswer404And400) {
+// Upstream's shapes: a revision git cannot resolve to a commit is 400 "git error: ...".
+TEST(ServeTest, ErrorsAnswer400AndUnknownPaths404) {
   const GitFixture& fixture = SharedGitFixture();
   ServeProcess server(kBaseline, ServeArgs(fixture));
   int port = StartHealthy(server);
   ASSERT_GT(port, 0);
   http::Response unknown = Get(port, "/impacted_targets?from=rev0&to=rev9");
-  EXPECT_EQ(unknown.status, 404);
-  EXPECT_EQ(unknown.body, "{\"error\": \"unknown revision 'rev9'\"}\n");
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_EQ(unknown.body, "{\"error\": \"git error: revision 'rev9' is missing from the local clone\"}\n");
   // Never read as an option of git's.
   EXPECT_EQ(Get(port, "/impacted_targets?from=--all&to=rev1").body,
-            "{\"error\": \"unknown revision '--all'\"}\n");
+            "{\"error\": \"git error: revision '--all' is missing from the local clone\"}\n");
   // A tree is not a commit.
-  EXPECT_EQ(Get(port, "/impacted_targets?from=rev0%5E%7Btree%7D&to=rev1").status, 404);
+  EXPECT_EQ(Get(port, "/impacted_targets?from=rev0%5E%7Btree%7D&to=rev1").status, 400);
   http::Response missing = Get(port, "/impacted_targets?to=rev1");
   EXPECT_EQ(missing.status, 400);
   EXPECT_EQ(missing.body, "{\"error\": \"missing parameter 'from' (want /impacted_targets?from=REV&to=REV)\"}\n");
@@ -186,24 +198,29 @@ TEST(ServeTest, UsageErrorsAreOneLine) {
     EXPECT_EQ(result.exit_code, 1);
     return result.stderr_text;
   };
-  EXPECT_EQ(run({"serve", "-w", repo, "-b", bazel}), "bazel-diff-ref: serve needs --port P\n");
-  EXPECT_EQ(run({"serve", "--port", "70000", "-w", repo, "-b", bazel}),
+  ScratchDir cache;
+  const std::string dir = cache.path().string();
+  EXPECT_EQ(run({"serve", "--port", "70000", "-w", repo, "-b", bazel, "--cacheDir", dir}),
             "bazel-diff-ref: --port wants a port number from 0 to 65535 (0 = any free port), not '70000'\n");
-  EXPECT_EQ(run({"serve", "--port=0", "-b", bazel}), "bazel-diff-ref: serve needs -w REPO (the git repository)\n");
-  EXPECT_EQ(run({"serve", "--port=0", "-w", repo}), "bazel-diff-ref: serve needs -b BAZEL\n");
-  EXPECT_EQ(run({"serve", "--port=0", "-w", repo, "-b", "/nonexistent/bazel"}),
+  EXPECT_EQ(run({"serve", "--port=0", "-b", bazel, "--cacheDir", dir}),
+            "bazel-diff-ref: serve needs -w REPO (the git repository)\n");
+  // Upstream requires --cacheDir.
+  EXPECT_EQ(run({"serve", "--port=0", "-w", repo, "-b", bazel}),
+            "bazel-diff-ref: serve needs --cacheDir DIR (hashes kept per commit)\n");
+  EXPECT_EQ(run({"serve", "--port=0", "-w", repo, "-b", "/nonexistent/bazel", "--cacheDir", dir}),
             "bazel-diff-ref: bazel /nonexistent/bazel is not an executable file\n");
-  EXPECT_EQ(run({"serve", "--port=0", "-w", repo, "-b", bazel, "--color"}),
+  EXPECT_EQ(run({"serve", "--port=0", "-w", repo, "-b", bazel, "--cacheDir", dir, "--color"}),
             "bazel-diff-ref: unknown option '--color' for serve (see --help)\n");
-  EXPECT_EQ(run({"serve", "--port=0", "-w", repo, "-b", bazel, "--host", "localhost"}),
+  EXPECT_EQ(run({"serve", "--port=0", "-w", repo, "-b", bazel, "--cacheDir", dir, "--host", "localhost"}),
             "bazel-diff-ref: cannot listen on localhost:0: 'localhost' is not an IP address\n");
 }
 
 TEST(ServeTest, TakenPortExits98WithOneLine) {
   const GitFixture& fixture = SharedGitFixture();
   HeldPort held;
+  ScratchDir cache;
   ServeProcess server(kBaseline, {"serve", "--port", std::to_string(held.port()), "-w", fixture.repo().string(),
-                                  "-b", fixture.bazel().string()});
+                                  "-b", fixture.bazel().string(), "--cacheDir", cache.path().string()});
   EXPECT_EQ(server.Wait(10), 98);
   EXPECT_EQ(server.Stderr(), "bazel-diff-ref: address already in use: 127.0.0.1:" + std::to_string(held.port()) + "\n");
 }
@@ -212,7 +229,7 @@ TEST(ServeTest, NotARepositoryExitsOneBeforeReady) {
   const GitFixture& fixture = SharedGitFixture();
   ScratchDir not_a_repo;
   ServeProcess server(kBaseline, {"serve", "--port", "0", "-w", not_a_repo.path().string(), "-b",
-                                  fixture.bazel().string()});
+                                  fixture.bazel().string(), "--cacheDir", (not_a_repo.path() / "cache").string()});
   EXPECT_EQ(server.Wait(10), 1);
   std::string expected = "bazel-diff-ref: " + not_a_repo.path().string() + " is not a git repository: ";
   const std::string stderr_text = server.Stderr();

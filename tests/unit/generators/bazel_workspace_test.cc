@@ -86,7 +86,32 @@ TEST_F(BazelWorkspace, ShimModGraphFailsWithoutBzlmod) {
   EXPECT_NE(r.err.find("Bzlmod"), std::string::npos) << r.err;
 }
 
+// Bazel before 8.2.0 has no `query --output_file` (upstream bazel-diff passes it from 8.2.0 on),
+// and the shim refuses it as those versions do, so a contender passing it too early fails here.
+TEST_F(BazelWorkspace, ShimRefusesOutputFileBefore8Point2) {
+  WriteFile(dir_.path() / "q.txt", "//...:all-targets");
+  const std::string query_file = (dir_.path() / "q.txt").string();
+  const std::string out = (dir_.path() / "out.pb").string();
+  RunResult r = Bazel({"query", "--output", "streamed_proto", "--query_file", query_file, "--output_file", out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "ERROR: Unrecognized option: --output_file\n");
+  r = Bazel({"query", "--output=streamed_proto", "--query_file=" + query_file, "--output_file=" + out});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "ERROR: Unrecognized option: --output_file=" + out + "\n");
+  EXPECT_FALSE(fs::exists(out));
+  // The last version without it.
+  std::string config = ReadFile(fixture_ / "shim.json");
+  config.replace(config.find("7.1.0"), 5, "8.1.9");
+  WriteFile(fixture_ / "shim.json", config);
+  r = Bazel({"query", "--output=streamed_proto", "--query_file=" + query_file, "--output_file=" + out});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+}
+
 TEST_F(BazelWorkspace, ShimQueryCopiesTheStream) {
+  // A Bazel that has --output_file.
+  std::string config = ReadFile(fixture_ / "shim.json");
+  config.replace(config.find("7.1.0"), 5, "8.2.0");
+  WriteFile(fixture_ / "shim.json", config);
   const std::string expected = ReadFile(fixture_ / "query.pb");
   WriteFile(dir_.path() / "q.txt", "//external:all-targets + //...:all-targets");
   const std::string query_file = (dir_.path() / "q.txt").string();
@@ -140,6 +165,12 @@ TEST(BazelShim, VersionAndBzlmodAreConfigurable) {
   r = RunProgram({(fixture / "bazel").string(), "mod", "graph"}, fixture, dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(r.out.empty());
+  // bazel-diff stores `mod graph --output=json` in its hashes file on bzlmod: it must be JSON.
+  r = RunProgram({(fixture / "bazel").string(), "mod", "graph", "--output=json"}, fixture, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "{\n  \"key\": \"<root>\",\n  \"name\": \"perfengine_fixture\",\n  \"version\": \"\",\n"
+            "  \"apparentName\": \"perfengine_fixture\",\n  \"dependencies\": []\n}\n");
 }
 
 }  // namespace

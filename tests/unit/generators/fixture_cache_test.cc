@@ -151,7 +151,9 @@ TEST(FixtureCache, KeyCoversEveryInput) {
 TEST(FixtureCache, ShimDigestIsPartOfTheKey) {
   auto shim = BuiltinRegistry().Create("bazel_workspace");
   EXPECT_EQ(shim->KeyExtra().rfind("shim=", 0), 0u);
-  EXPECT_EQ(BuiltinRegistry().Create("hash_pair")->KeyExtra(), "");
+  // hash_pair carries the shim too (get-impacted-targets -b); streamed_proto alone does not.
+  EXPECT_EQ(BuiltinRegistry().Create("hash_pair")->KeyExtra(), shim->KeyExtra());
+  EXPECT_EQ(BuiltinRegistry().Create("streamed_proto")->KeyExtra(), "");
 }
 
 TEST(FixtureCache, DefaultRootFollowsTheEnvironment) {
