@@ -14,7 +14,7 @@ TEST(FlagshipE2E, BothReferenceBuildsAgreeAndAVerdictComesOut) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
   const Finished f = RunPerfengine({"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds",
-                                    "9", "--warmup-rounds", "0", "--cache-dir", (dir.path() / "cache").string(), "--json",
+                                    "9", "--max-rounds", "9", "--warmup-rounds", "0", "--cache-dir", (dir.path() / "cache").string(), "--json",
                                     json.string()},
                                    dir.path());
   // 0 or 1 are verdicts on speed; 2 would mean the run itself failed.
@@ -71,7 +71,7 @@ TEST(FlagshipE2E, TheArgvPassesUpstreamsArgumentRules) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
   const Finished f = RunPerfengine({"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds",
-                                    "1", "--warmup-rounds", "0", "--contender", "baseline=" UPSTREAM_STANDIN,
+                                    "9", "--max-rounds", "9", "--warmup-rounds", "0", "--contender", "baseline=" UPSTREAM_STANDIN,
                                     "--cache-dir", (dir.path() / "cache").string(), "--json", json.string()},
                                    dir.path());
   EXPECT_TRUE(f.exit == 0 || f.exit == 1) << f.exit << "\n" << f.out << f.err;
