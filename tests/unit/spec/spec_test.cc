@@ -70,7 +70,7 @@ TEST(Spec, ParsesEveryKey) {
   EXPECT_EQ(old.startup_argv[0].value, "true");
   EXPECT_EQ(old.startup_argv[1].value, "--version");
   EXPECT_EQ(spec.contenders[1].startup_argv[1].value, "--help");
-  EXPECT_EQ(old.argv[1].pos.line, 13);
+  EXPECT_EQ(old.argv[1].pos.line, 14);
   EXPECT_EQ(old.argv[1].pos.column, 17);
 
   ASSERT_EQ(spec.workloads.size(), 3u);
