@@ -19,6 +19,7 @@ packages=(
   python3 python3-scipy python3-protobuf  # independent reference values and decoders in tests
   valgrind              # instruction counts where perf counters are not available
   wrk                   # bench_http_client's peer: the rate the engine's HTTP client is held to
+  hyperfine             # bench/process_start: the process-start cost perfengine is held to (hyperfine -N)
   chromium fonts-dejavu-core  # the HTML report's test renders the page headless (tests/e2e/html)
 )
 SUDO=""

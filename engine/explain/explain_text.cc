@@ -48,25 +48,54 @@ std::string ThresholdList(const Thresholds& t) {
   return fmt::format("{} (intervals at {})", fmt::join(parts, ", "), FormatPercent(t.confidence));
 }
 
+// The machine's load in one round (engine/run/machine_load.h), or nullptr for results files
+// from before it was recorded.
+const RoundLoad* LoadOf(const RunResult& result, int round) {
+  for (const RoundLoad& load : result.load) {
+    if (load.round == round) return &load;
+  }
+  return nullptr;
+}
+
 std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
+  const bool with_load = !result.load.empty();
   std::vector<std::vector<std::string>> rows = {{"round", "first", result.baseline, result.candidate, "ratio",
                                                  "CPU " + result.baseline, "CPU " + result.candidate, "CPU ratio",
-                                                 "winner", ""}};
+                                                 "winner"}};
+  if (with_load) rows[0].insert(rows[0].end(), {"load", "others' CPU", "steal", "MHz"});
+  rows[0].push_back("");
   const auto ratio = [](const std::optional<double>& b, const std::optional<double>& k) {
     return b && k && *b > 0 ? FormatRatio(*k / *b) : std::string("-");
   };
   for (const RoundRow& r : d.rows) {
-    rows.push_back({std::to_string(r.round), r.first.empty() ? "-" : r.first, Optional(r.baseline_s),
-                    Optional(r.candidate_s), ratio(r.baseline_s, r.candidate_s), Optional(r.baseline_cpu_s),
-                    Optional(r.candidate_cpu_s), ratio(r.baseline_cpu_s, r.candidate_cpu_s), Winner(result, r),
-                    r.warmup ? "warm-up (not analysed)" : ""});
+    std::vector<std::string> row = {std::to_string(r.round), r.first.empty() ? "-" : r.first, Optional(r.baseline_s),
+                                    Optional(r.candidate_s), ratio(r.baseline_s, r.candidate_s),
+                                    Optional(r.baseline_cpu_s), Optional(r.candidate_cpu_s),
+                                    ratio(r.baseline_cpu_s, r.candidate_cpu_s), Winner(result, r)};
+    if (with_load) {
+      const RoundLoad* load = LoadOf(result, r.round);
+      auto cell = [&](const std::optional<double>& value, const char* format) {
+        return load != nullptr && value ? fmt::format(fmt::runtime(format), *value) : std::string("-");
+      };
+      row.push_back(load ? cell(load->load_1m, "{:.2f}") : "-");
+      row.push_back(load && load->others_share ? FormatPercent(*load->others_share) : "-");
+      row.push_back(load && load->steal_share ? FormatPercent(*load->steal_share) : "-");
+      row.push_back(load ? cell(load->cpu_mhz, "{:.0f}") : "-");
+    }
+    row.push_back(r.warmup ? "warm-up (not analysed)" : "");
+    rows.push_back(std::move(row));
   }
   for (auto& row : rows) {
     for (auto& cell : row) cell = report::OneLine(cell);
   }
-  return "Rounds (ratio = candidate / baseline, wall time then CPU time (user + system); below 1.00x the "
-         "candidate was faster)\n" +
-         FormatTable(rows, "rlrrrrrrll");
+  std::string title =
+      "Rounds (ratio = candidate / baseline, wall time then CPU time (user + system); below 1.00x the candidate was "
+      "faster";
+  if (with_load) {
+    title += "; load = 1-minute load average at the round's end, others' CPU = CPU time used by other processes, "
+             "steal = CPU time the hypervisor gave away";
+  }
+  return title + ")\n" + FormatTable(rows, with_load ? "rlrrrrrrlrrrrl" : "rlrrrrrrll");
 }
 
 std::string Summary(const WorkloadDetail& d) {

@@ -326,6 +326,17 @@ constexpr auto FieldsOf(Tag<Verdict>) {
   };
 }
 
+constexpr auto FieldsOf(Tag<RoundLoad>) {
+  using S = RoundLoad;
+  return std::tuple{
+      Field{"round", &S::round},
+      Field{"load_1m", &S::load_1m},
+      Field{"others_share", &S::others_share},
+      Field{"steal_share", &S::steal_share},
+      Field{"cpu_mhz", &S::cpu_mhz},
+  };
+}
+
 constexpr auto FieldsOf(Tag<RunResult>) {
   using S = RunResult;
   return std::tuple{
@@ -343,6 +354,7 @@ constexpr auto FieldsOf(Tag<RunResult>) {
       Field{"sweeps", &S::sweeps, kAddedLater},
       Field{"complete", &S::complete},
       Field{"verdict", &S::verdict},
+      Field{"load", &S::load, kAddedLater},
   };
 }
 

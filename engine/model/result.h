@@ -279,6 +279,16 @@ struct Verdict {
   std::string accepted_by;  // what accepted it, e.g. "--accept-regression"
 };
 
+// How busy the machine was during one round (engine/run/machine_load.h). Empty fields could
+// not be read; results files from before these existed have no rounds here at all.
+struct RoundLoad {
+  int round = 0;                       // as Sample::round, warm-ups included
+  std::optional<double> load_1m;       // 1-minute load average at the round's end
+  std::optional<double> others_share;  // CPU time used by other processes / all CPU time (0..1)
+  std::optional<double> steal_share;   // CPU time the hypervisor gave to others / all CPU time
+  std::optional<double> cpu_mhz;       // mean clock of the cores, where the kernel reports it
+};
+
 struct RunResult {
   std::string engine_version;
   std::string spec_path;
@@ -294,6 +304,7 @@ struct RunResult {
   std::vector<SweepResult> sweeps;
   bool complete = false;  // false when interrupted or failed before the last round
   Verdict verdict;
+  std::vector<RoundLoad> load;  // one per round of the rounds loop
 };
 
 }  // namespace pe

@@ -12,6 +12,7 @@
 
 #include "engine/model/atomic_file.h"
 #include "engine/model/names.h"
+#include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
@@ -849,6 +850,9 @@ std::string HtmlReport(const RunResult& result) {
                       Esc(summary));
   html += fmt::format("<p>Baseline {} against candidate {}: {}.</p>\n", Esc(result.baseline),
                       Esc(result.candidate), Esc(RoundsLine(result.settings)));
+  if (std::string busy = BusyMachineLine(result); !busy.empty()) {
+    html += fmt::format("<p class=\"busy-machine\">{}</p>\n", Esc(busy));
+  }
   html += WorkloadTable(result);
   html += FailureSection(result);
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/model/names.h"
+#include "engine/report/machine_load_line.h"
 #include "engine/report/markdown_text.h"
 #include "engine/report/overview.h"
 #include "engine/report/sweep_report.h"
@@ -95,6 +96,7 @@ std::string MarkdownReport(const RunResult& result) {
   std::string out = fmt::format("### perfengine: {}\n\n", SummaryLine(result));
   out += fmt::format("Baseline {} against candidate {}.\n\n", EscapeMarkdown(result.baseline),
                      EscapeMarkdown(result.candidate));
+  if (std::string busy = BusyMachineLine(result); !busy.empty()) out += EscapeMarkdown(busy) + "\n\n";
   AppendTable(result, out);
   out += SweepMarkdown(SweepSections(result));
   for (const auto& [title, lines] : {std::pair{"Counts and CPU time", MeasureLines(result)},

@@ -9,6 +9,7 @@
 
 #include "engine/model/names.h"
 #include "engine/report/details.h"
+#include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
@@ -112,6 +113,7 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
   out << fmt::format("baseline {}, candidate {}: {}\n", OneLine(result.baseline),
                      OneLine(result.candidate), RoundsLine(result.settings));
   out << '\n';
+  if (std::string busy = BusyMachineLine(result); !busy.empty()) out << paint(busy, kYellow) << "\n\n";
   WriteTable(WorkloadRows(result), out, paint);
   out << SweepTerminalText(SweepSections(result));
   for (const auto& section : {MeasureLines(result), ServeLines(result), ProfileLines(result)}) {

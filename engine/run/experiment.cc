@@ -1,5 +1,8 @@
 #include "engine/run/experiment.h"
 #include "engine/run/experiment_impl.h"
+#include "engine/run/machine_load.h"
+
+#include <sys/stat.h>
 
 #include <fmt/format.h>
 
@@ -102,7 +105,8 @@ RunResult Experiment::Run() {
     sr.efficiency_threads = s.efficiency_threads;
     result_.sweeps.push_back(std::move(sr));
   }
-  scratch_ = MakeScratch();
+  scratch_dir_.emplace(fs::temp_directory_path());
+  scratch_ = scratch_dir_->path();
   const bool ok = BuildContenders() && PrepareFixtures() && CheckParity() && RunRounds() && RunRssOnly() &&
                   RunCounts();
   result_.complete = ok;
@@ -114,8 +118,7 @@ RunResult Experiment::Run() {
     ProfileRegressions();
     if (!options_.accepted_by.empty()) gate::Accept(result_.verdict, options_.accepted_by);
   }
-  std::error_code ec;
-  fs::remove_all(scratch_, ec);
+  scratch_dir_.reset();
   return std::move(result_);
 }
 
@@ -140,12 +143,6 @@ void Experiment::InitResult() {
     for (const auto& a : c.startup_argv) info.startup_argv.push_back(a.value);
     result_.contenders.push_back(std::move(info));
   }
-}
-
-fs::path Experiment::MakeScratch() {
-  std::string pattern = (fs::temp_directory_path() / "perfengine-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a scratch directory in " + fs::temp_directory_path().string());
-  return pattern;
 }
 
 WorkloadResult& Experiment::ResultFor(const spec::Workload& w) {
@@ -230,6 +227,16 @@ Command Experiment::BuildCommand(const spec::Contender& c, const spec::Workload&
 bool Experiment::Execute(const spec::Contender& c, const spec::Workload& w, Outcome* outcome, Paths* paths_out) {
   Paths paths = PathsFor(c, w);
   const Command cmd = BuildCommand(c, w, paths);
+  if (paths_out && w.output != "stdout") {
+    paths.output = spec::Expand(w.output, Placeholders(c, w, paths));
+    paths.output_before = StampOfFile(paths.output);
+    if (auto it = outputs_written_.find(paths.output);
+        it != outputs_written_.end() && paths.output_before.existed && paths.output_before == it->second) {
+      std::error_code ec;
+      fs::remove(paths.output, ec);
+      paths.output_before = StampOfFile(paths.output);
+    }
+  }
   *outcome = runner_.Run(cmd);
   if (progress_) progress_->Step(w.name);
   if (paths_out) *paths_out = paths;
@@ -271,11 +278,42 @@ bool Experiment::Interrupted() {
   return false;
 }
 
-std::string Experiment::OutputOf(const spec::Contender& c, const spec::Workload& w, const Paths& paths) {
-  if (w.output == "stdout") return ReadFile(paths.stdout_path);
-  const fs::path file = spec::Expand(w.output, Placeholders(c, w, paths));
-  if (!fs::exists(file)) throw std::runtime_error(fmt::format("did not write its output file {}", file.string()));
-  return ReadFile(file);
+FileStamp StampOfFile(const fs::path& file) {
+  FileStamp stamp;
+  struct stat info = {};
+  if (::stat(file.c_str(), &info) != 0) return stamp;
+  stamp.existed = true;
+  stamp.device = info.st_dev;
+  stamp.inode = info.st_ino;
+  stamp.size = static_cast<std::uint64_t>(info.st_size);
+  stamp.mtime_ns = info.st_mtim.tv_sec * 1'000'000'000LL + info.st_mtim.tv_nsec;
+  stamp.ctime_ns = info.st_ctim.tv_sec * 1'000'000'000LL + info.st_ctim.tv_nsec;
+  return stamp;
+}
+
+fs::path Experiment::OutputFile(const spec::Workload& w, const Paths& paths) const {
+  std::error_code ec;
+  if (w.output == "stdout") {
+    // Read back by path, so a contender that deleted or replaced its capture would otherwise
+    // compare as empty output.
+    if (!fs::is_regular_file(paths.stdout_path, ec)) {
+      throw std::runtime_error(
+          fmt::format("its stdout capture {} is gone or no longer a regular file", paths.stdout_path.string()));
+    }
+    return paths.stdout_path;
+  }
+  const fs::path& file = paths.output;
+  if (!fs::exists(file, ec)) throw std::runtime_error(fmt::format("did not write its output file {}", file.string()));
+  if (!fs::is_regular_file(file, ec)) {
+    throw std::runtime_error(fmt::format("its output {} is not a regular file", file.string()));
+  }
+  // A file that was there before and is unchanged was not written by this run (a fixed path
+  // the user keeps, or one the previous contender wrote and this one did not remove).
+  if (paths.output_before.existed && StampOfFile(file) == paths.output_before) {
+    throw std::runtime_error(
+        fmt::format("did not write its output file {} (it is unchanged since before it ran)", file.string()));
+  }
+  return file;
 }
 
 // Workloads with a gated check that the rounds so far leave unresolved. Judged on a copy
@@ -315,6 +353,9 @@ bool Experiment::RunRounds() {
     }
     if (progress_) progress_->SetRound(round + 1);
     next_round_ = round + 1;
+    LoadProbe load;
+    load.Begin();
+    double children_cpu_s = 0;
     const std::vector<size_t> order = RoundOrder(settings_.order, round, spec_.contenders.size(), settings_.seed);
     for (const spec::Workload* w : active) {
       for (size_t position = 0; position < order.size(); ++position) {
@@ -336,9 +377,11 @@ bool Experiment::RunRounds() {
         s.round = round;
         s.warmup = round < settings_.warmup_rounds;
         s.position = static_cast<int>(position);
+        children_cpu_s += s.user_s + s.sys_s;
         ResultFor(*w).samples.push_back(std::move(s));
       }
     }
+    result_.load.push_back(load.End(round, children_cpu_s));
   }
   return true;
 }

@@ -12,6 +12,7 @@
 #include "engine/model/result.h"
 #include "engine/run/experiment.h"
 #include "engine/run/progress.h"
+#include "engine/run/scratch.h"
 #include "engine/runner/process_runner.h"
 #include "engine/serve/serve_round.h"
 #include "engine/spec/spec.h"
@@ -27,8 +28,20 @@ std::string ReadFile(const std::filesystem::path& path);
 std::string Tail(const std::filesystem::path& path);
 std::string FormatNumber(double value);
 
+// What a file was before a contender ran, to tell a fresh output from a stale one.
+struct FileStamp {
+  bool existed = false;
+  std::uint64_t device = 0, inode = 0, size = 0;
+  std::int64_t mtime_ns = 0, ctime_ns = 0;
+  bool operator==(const FileStamp&) const = default;
+};
+
+// `file` as it is now; existed == false when it is not there.
+FileStamp StampOfFile(const std::filesystem::path& file);
+
 // One run of an experiment: every phase records its failures in the result and returns false
 // to stop the run; nothing here exits the process.
+
 class Experiment {
  public:
   Experiment(const spec::Spec& spec, const Options& options, ProcessRunner& runner)
@@ -40,7 +53,6 @@ class Experiment {
 
   void InitResult();
 
-  fs::path MakeScratch();
 
   WorkloadResult& ResultFor(const spec::Workload& w);
 
@@ -64,6 +76,8 @@ class Experiment {
 
   struct Paths {
     fs::path dir, stdout_path, stderr_path, out, workdir;
+    fs::path output;           // the workload's `output` file (empty for stdout)
+    FileStamp output_before;   // that file as it was just before the run
   };
 
   Paths PathsFor(const spec::Contender& c, const spec::Workload& w);
@@ -86,7 +100,14 @@ class Experiment {
 
   bool Interrupted();
 
-  std::string OutputOf(const spec::Contender& c, const spec::Workload& w, const Paths& paths);
+  // The file holding the output parity compares, checked to be this run's: the stdout capture
+  // must still be there, `output` must be a regular file written (or rewritten) by this run.
+  // Throws std::runtime_error saying what is wrong.
+  fs::path OutputFile(const spec::Workload& w, const Paths& paths) const;
+  // Output files a contender of this run wrote, as they were when parity read them: a fixed
+  // `output` path still like that is the previous contender's and is removed before the next
+  // one runs. Files the run did not write are never removed.
+  std::map<fs::path, FileStamp> outputs_written_;
 
   // Each contender runs each workload once; normalised outputs must agree before any timing.
   bool CheckParity();
@@ -109,6 +130,7 @@ class Experiment {
   std::vector<const spec::Workload*> workloads_;
   std::map<std::string, fs::path> fixtures_;
   std::map<std::string, fs::path> worktrees_;
+  std::optional<RunScratch> scratch_dir_;  // held for the run: its lock marks it as in use
   fs::path scratch_;
   std::optional<Progress> progress_;
 };

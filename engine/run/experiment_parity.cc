@@ -7,6 +7,7 @@
 
 #include "engine/run/experiment_impl.h"
 #include "engine/run/normalise.h"
+#include "engine/run/output_digest.h"
 #include "engine/run/serve_workload.h"
 #include "engine/runner/interrupt.h"
 
@@ -63,29 +64,42 @@ bool Experiment::CheckParity() {
       if (!CheckServeParity(*w)) return false;
       continue;
     }
-    std::string baseline_output;
+    // Outputs are compared as digests of streams (output_digest.h); the baseline's file is
+    // copied aside so a difference can still be shown after other contenders ran.
+    const fs::path baseline_copy = scratch_ / ".parity-baseline-output";
+    OutputDigest baseline_digest;
     for (const spec::Contender* c : ParityOrder()) {
       Outcome outcome;
       Paths paths;
       if (!Execute(*c, *w, &outcome, &paths)) return false;
       if (w->startup) continue;  // versions differ by design: startup output is not compared
-      std::string normalised;
+      fs::path file;
+      OutputDigest digest;
       try {
-        normalised = Normalise(OutputOf(*c, *w, paths), w->normaliser, w->sort_lists);
+        file = OutputFile(*w, paths);
+        digest = DigestOutput(file, w->normaliser, w->sort_lists);
+        if (!paths.output.empty()) outputs_written_[paths.output] = StampOfFile(paths.output);
+        if (c->name == spec_.baseline) fs::copy_file(file, baseline_copy, fs::copy_options::overwrite_existing);
       } catch (const std::exception& e) {
         ResultFor(*w).failures.push_back({Failure::Kind::kParity, w->name, c->name, e.what(), Tail(paths.stderr_path)});
         return false;
       }
       if (c->name == spec_.baseline) {
-        baseline_output = std::move(normalised);
+        baseline_digest = digest;
         continue;
       }
-      if (auto diff = FirstDifference(baseline_output, normalised, w->normaliser, spec_.baseline, c->name)) {
+      if (digest != baseline_digest) {
+        std::string diff;
+        try {
+          diff = DescribeDifference(baseline_copy, file, w->normaliser, w->sort_lists, spec_.baseline, c->name);
+        } catch (const std::exception& e) {
+          diff = e.what();
+        }
         ResultFor(*w).failures.push_back(
             {Failure::Kind::kParity, w->name, c->name,
              fmt::format("output differs from {}'s (parity: {}); no timing is reported over different work",
                          spec_.baseline, spec::NormaliserName(w->normaliser)),
-             *diff});
+             diff});
         return false;
       }
     }

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -90,6 +92,24 @@ void SortLists(nlohmann::json& json) {
   }
 }
 
+// One spelling per JSON number: 842.0, 8.42e2 and 842 are the same number (RFC 8259 has one
+// number type), so a float with an integral value that an int64 holds exactly is written as
+// that integer; -0.0 becomes 0.
+void CanonicalNumbers(nlohmann::json& json) {
+  if (json.is_array() || json.is_object()) {
+    for (auto& element : json) CanonicalNumbers(element);
+  } else if (json.is_number_float()) {
+    const double value = json.get<double>();
+    constexpr double kLimit = 9007199254740992.0;  // 2^53: every integer below is exact
+    if (std::isfinite(value) && value == std::trunc(value) && std::fabs(value) <= kLimit) {
+      json = static_cast<std::int64_t>(value);
+    }
+  } else if (json.is_number_unsigned() &&
+             json.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)) {
+    json = static_cast<std::int64_t>(json.get<std::uint64_t>());
+  }
+}
+
 }  // namespace
 
 std::string Normalise(const std::string& output, spec::Normaliser normaliser, bool sort_lists) {
@@ -107,12 +127,14 @@ std::string Normalise(const std::string& output, spec::Normaliser normaliser, bo
       // nlohmann's default object type is ordered by key: dump() is canonical.
     {
       auto json = ParseJson(output, "json");
+      CanonicalNumbers(json);
       if (sort_lists) SortLists(json);
       return json.dump(1) + "\n";
     }
     case spec::Normaliser::kJsonMap: {
       auto json = ParseJson(output, "json-map");
       if (!json.is_object()) throw std::runtime_error("output is not a JSON object, as the 'json-map' normaliser expects");
+      CanonicalNumbers(json);
       if (sort_lists) SortLists(json);
       return json.dump(1) + "\n";
     }

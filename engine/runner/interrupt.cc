@@ -65,6 +65,9 @@ void InstallHandlers() {
   action.sa_flags = 0;
   ::sigaction(SIGINT, &action, nullptr);
   ::sigaction(SIGTERM, &action, nullptr);
+  // A closed terminal or an SSH session that drops must stop the run as cleanly as SIGTERM
+  // does: without this, SIGHUP's default action would end the engine mid-round.
+  ::sigaction(SIGHUP, &action, nullptr);
 }
 
 bool Interrupted() { return signal_number.load() != 0; }

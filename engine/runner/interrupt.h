@@ -1,4 +1,4 @@
-// SIGINT/SIGTERM handling shared by every place that waits on a child.
+// SIGINT/SIGTERM/SIGHUP handling shared by every place that waits on a child.
 // The handler only records the signal and kills the live process groups (kill() is
 // async-signal-safe); runners then see Interrupted() and unwind as data, never exit().
 #pragma once
@@ -7,9 +7,10 @@
 
 namespace pe::interrupt {
 
-// Installs handlers for SIGINT and SIGTERM. Idempotent.
+// Installs handlers for SIGINT, SIGTERM and SIGHUP (a hang-up is treated like SIGTERM).
+// Idempotent.
 void InstallHandlers();
-// True once SIGINT or SIGTERM arrived.
+// True once SIGINT, SIGTERM or SIGHUP arrived.
 bool Interrupted();
 // The signal that interrupted us, or 0.
 int Signal();

@@ -1,14 +1,11 @@
 #include "engine/runner/process_group.h"
 
-#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <cerrno>
 #include <csignal>
 
 namespace pe {
-
-bool BecomeSubreaper() { return ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }
 
 void KillGroup(pid_t pgid) {
   if (pgid > 0) ::kill(-pgid, SIGKILL);

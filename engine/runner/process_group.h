@@ -1,15 +1,10 @@
-// Killing and reaping a child's whole process group, so nothing a contender started outlives
-// its run: not on timeout, not on Ctrl-C, not when the contender itself exits normally.
+// Killing a child's whole process group, on timeout or Ctrl-C. (perfengine-spawner reaps the
+// children it starts and kills what they leave; ReapGroup is for processes forked directly.)
 #pragma once
 
 #include <sys/types.h>
 
 namespace pe {
-
-// Makes this process the reaper of orphaned descendants (PR_SET_CHILD_SUBREAPER), so a
-// grandchild whose parent has exited becomes our child and ReapGroup can collect it even when
-// PID 1 of a container does not reap. Idempotent; returns false where unsupported.
-bool BecomeSubreaper();
 
 // SIGKILL to every process in the group; a group that is already gone is not an error.
 void KillGroup(pid_t pgid);

@@ -47,11 +47,11 @@ class ProcessRunner {
   virtual Outcome Run(const Command& command) = 0;
 };
 
-// Spawns with Boost.Process from an argv, in a new process group, stdin from /dev/null.
-// Also installs the SIGINT/SIGTERM handlers (interrupt.h) and makes this process a child
-// subreaper, so whatever a contender leaves in its process group is killed and reaped when
-// its run ends (normally, on timeout or on interrupt). Descendants that move to another
-// process group or session escape this; contenders are expected not to daemonise.
+// Starts each command through perfengine-spawner (spawn.h) from an argv, in a new process
+// group, stdin from /dev/null; installs the SIGINT/SIGTERM/SIGHUP handlers (interrupt.h).
+// Whatever a contender leaves behind, in its group or in a session of its own (setsid), is
+// killed and reaped when its run ends (normally, on timeout or on interrupt), and nothing
+// outlives the engine, even a SIGKILLed one (PR_SET_PDEATHSIG, the spawner's socket).
 std::unique_ptr<ProcessRunner> MakeSystemProcessRunner();
 
 }  // namespace pe

@@ -35,32 +35,28 @@ std::string ServerProcess::Start(const Command& command) {
   if (pid_ > 0) return "server already started";
   // Idempotent; the engine may start a server before any ProcessRunner exists.
   interrupt::InstallHandlers();
-  BecomeSubreaper();
   if (interrupt::Interrupted()) return "interrupted before start";
   Spawned spawned = SpawnInOwnGroup(command);
   if (!spawned.error.empty()) return spawned.error;
   pid_ = spawned.pid;
-  start_ = spawned.start;
+  spawned_ = std::move(spawned);
   return "";
 }
 
 bool ServerProcess::Running() const {
   if (pid_ <= 0 || reaped_) return false;
-  siginfo_t info = {};
-  // WNOWAIT leaves the zombie for Stop's or Wait's wait4.
-  if (::waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) != 0) return false;
-  return info.si_pid != pid_;
+  return !IsDone(spawned_.done.get());
 }
 
 bool ServerProcess::ExitsWithin(double seconds) {
   if (pid_ <= 0 || reaped_) return true;
-  return WaitForExit(pid_, In(seconds)) == WaitEnd::kExited || !Running();
+  return WaitForExit(spawned_.done.get(), In(seconds)) == WaitEnd::kExited || !Running();
 }
 
 Outcome ServerProcess::Stop(double grace_s) {
   if (reaped_ || pid_ <= 0) return outcome_;
   ::kill(-pid_, SIGTERM);
-  const WaitEnd end = WaitForExit(pid_, In(grace_s));
+  const WaitEnd end = WaitForExit(spawned_.done.get(), In(grace_s));
   if (end != WaitEnd::kExited) KillGroup(pid_);
   Outcome outcome = Reap(end == WaitEnd::kInterrupted);
   if (end == WaitEnd::kTimedOut) {
@@ -72,22 +68,19 @@ Outcome ServerProcess::Stop(double grace_s) {
 
 Outcome ServerProcess::Wait() {
   if (reaped_ || pid_ <= 0) return outcome_;
-  const WaitEnd end = WaitForExit(pid_, std::nullopt);
+  const WaitEnd end = WaitForExit(spawned_.done.get(), std::nullopt);
   if (end != WaitEnd::kExited) KillGroup(pid_);
   return Reap(end == WaitEnd::kInterrupted);
 }
 
 Outcome ServerProcess::Reap(bool interrupted) {
-  Outcome outcome = ReapChild(pid_, start_);
+  Outcome outcome = ReapChild(spawned_);
   // The interrupt handler may have killed the group just before our wait noticed.
   if (interrupt::Interrupted() && outcome.status == Outcome::Status::kSignalled &&
       outcome.signal == SIGKILL) {
     interrupted = true;
   }
-  // Helpers the server started (workers, a daemonised child) belong to this round.
-  KillGroup(pid_);
-  ReapGroup(pid_);
-  interrupt::UnregisterGroup(pid_);
+  // Helpers the server started (workers, a daemonised child) were killed by the spawner.
   reaped_ = true;
   if (interrupted) {
     outcome.status = Outcome::Status::kInterrupted;

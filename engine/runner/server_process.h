@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/runner/process_runner.h"
+#include "engine/runner/spawn.h"
 
 namespace pe {
 
@@ -56,7 +57,7 @@ class ServerProcess {
 
   pid_t pid_ = -1;
   bool reaped_ = false;
-  std::chrono::steady_clock::time_point start_;
+  Spawned spawned_;
   Outcome outcome_;
 };
 

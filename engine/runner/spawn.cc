@@ -1,65 +1,200 @@
-// Boost.Process spawns; its child object is detached right after, and the child reaped with
-// wait4(pid), because only wait4 on that pid yields the child's own rusage;
-// getrusage(RUSAGE_CHILDREN) would sum every child so far and report the largest peak RSS any
-// of them ever reached.
+// The engine's side of perfengine-spawner: start it once (per process), send it requests, read
+// the results. The spawner is started with posix_spawn into its own process group, so Ctrl-C
+// at the terminal reaches only the engine, which decides what to kill.
 #include "engine/runner/spawn.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/process/args.hpp>
-#include <boost/process/child.hpp>
-#include <boost/process/exe.hpp>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fmt/core.h>
-#include <optional>
+#include <mutex>
 #include <string_view>
 #include <system_error>
-#include <utility>
-#include <vector>
 
-#include "engine/runner/child_setup.h"
 #include "engine/runner/interrupt.h"
 #include "engine/runner/program_lookup.h"
+#include "engine/runner/spawner_protocol.h"
+
+extern char** environ;
 
 namespace pe {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-  UniqueFd& operator=(UniqueFd&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
+namespace fs = std::filesystem;
 
 std::string ErrnoText(int error) { return std::error_code(error, std::system_category()).message(); }
 
-// Opens one of the child's standard streams in the engine, so a bad path is reported before
-// anything is spawned. O_CLOEXEC keeps it out of children spawned by other threads.
-std::optional<UniqueFd> OpenStream(const std::filesystem::path& path, bool for_reading,
-                                   const char* stream, std::string* error) {
+Spawned NotSpawned(std::string error) {
+  Spawned spawned;
+  spawned.error = std::move(error);
+  return spawned;
+}
+
+bool Executable(const fs::path& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
+
+// Beside the running program first (an installed perfengine), then where the build put it
+// (tests and tools linking the engine's libraries); PERFENGINE_SPAWNER overrides both.
+fs::path FindSpawner() {
+  if (const char* chosen = std::getenv("PERFENGINE_SPAWNER"); chosen != nullptr && *chosen != '\0') {
+    return chosen;
+  }
+  std::error_code error;
+  const fs::path beside = fs::read_symlink("/proc/self/exe", error).parent_path() / "perfengine-spawner";
+  if (!error && Executable(beside)) return beside;
+#ifdef PE_SPAWNER_BUILD_PATH
+  if (Executable(PE_SPAWNER_BUILD_PATH)) return PE_SPAWNER_BUILD_PATH;
+#endif
+  return beside;
+}
+
+class SpawnerClient {
+ public:
+  // Sends one request; starts (or restarts) the spawner when needed. "" on success.
+  std::string Send(const std::string& request, const int* fds, int nfds) {
+    std::lock_guard lock(mutex_);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (std::string error = EnsureRunning(); !error.empty()) return error;
+      iovec data = {const_cast<char*>(request.data()), request.size()};
+      char control[CMSG_SPACE(sizeof(int) * 5)] = {};
+      msghdr message = {};
+      message.msg_iov = &data;
+      message.msg_iovlen = 1;
+      message.msg_control = control;
+      message.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+      cmsghdr* header = CMSG_FIRSTHDR(&message);
+      header->cmsg_level = SOL_SOCKET;
+      header->cmsg_type = SCM_RIGHTS;
+      header->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+      std::memcpy(CMSG_DATA(header), fds, sizeof(int) * nfds);
+      ssize_t sent;
+      do {
+        sent = ::sendmsg(socket_, &message, MSG_NOSIGNAL);
+      } while (sent < 0 && errno == EINTR);
+      if (sent == static_cast<ssize_t>(request.size())) return "";
+      const int error = errno;
+      if (error == EMSGSIZE) return "the command line and environment are too long";
+      Stop();  // the spawner died (EPIPE, ECONNRESET): start a new one and try once more
+    }
+    return "the process spawner does not answer";
+  }
+
+  pid_t Pid() {
+    std::lock_guard lock(mutex_);
+    return owner_ == ::getpid() ? pid_ : -1;
+  }
+
+ private:
+  std::string EnsureRunning() {
+    // A forked copy of the engine (tests do this) must not share the parent's spawner.
+    if (owner_ != ::getpid()) {
+      if (socket_ >= 0) ::close(socket_);
+      socket_ = -1;
+      pid_ = -1;
+    }
+    if (socket_ >= 0) return "";
+    const fs::path program = FindSpawner();
+    if (!Executable(program)) {
+      return fmt::format(
+          "perfengine-spawner not found at {} (build target perfengine-spawner, or set "
+          "PERFENGINE_SPAWNER)",
+          program.string());
+    }
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+      return "socketpair: " + ErrnoText(errno);
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&actions, pair[1], 3);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(&attributes,
+                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    const std::string path = program.string();
+    char* argv[] = {const_cast<char*>("perfengine-spawner"), nullptr};
+    char* envp[] = {nullptr};
+    pid_t pid = -1;
+    const int error = ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    ::close(pair[1]);
+    if (error != 0) {
+      ::close(pair[0]);
+      return fmt::format("cannot start {}: {}", path, ErrnoText(error));
+    }
+    socket_ = pair[0];
+    pid_ = pid;
+    owner_ = ::getpid();
+    return "";
+  }
+
+  void Stop() {
+    if (socket_ >= 0) ::close(socket_);
+    socket_ = -1;
+    if (pid_ > 0) {
+      // It exits on end of file; reap it so it does not linger as a zombie.
+      while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+    pid_ = -1;
+  }
+
+  std::mutex mutex_;
+  int socket_ = -1;
+  pid_t pid_ = -1;
+  pid_t owner_ = -1;
+};
+
+SpawnerClient& Client() {
+  static SpawnerClient* client = new SpawnerClient;  // never destroyed: children may outlive statics
+  return *client;
+}
+
+void Append(std::string& request, const void* data, std::size_t size) {
+  request.append(static_cast<const char*>(data), size);
+}
+
+void AppendString(std::string& request, std::string_view text) {
+  request.append(text);
+  request.push_back('\0');
+}
+
+bool ReadFull(int fd, void* data, std::size_t size) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    const ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::optional<UniqueFd> OpenStream(const fs::path& path, bool for_reading, const char* stream,
+                                   std::string* error) {
   const char* target = path.empty() ? "/dev/null" : path.c_str();
   int flags = O_CLOEXEC | (for_reading ? O_RDONLY : O_WRONLY);
   if (!for_reading && !path.empty()) flags |= O_CREAT | O_TRUNC;
-  int fd = ::open(target, flags, 0644);
+  const int fd = ::open(target, flags, 0644);
   if (fd < 0) {
     *error = fmt::format("cannot open {} file {}: {}", stream, target, ErrnoText(errno));
     return std::nullopt;
@@ -67,13 +202,26 @@ std::optional<UniqueFd> OpenStream(const std::filesystem::path& path, bool for_r
   return UniqueFd(fd);
 }
 
-std::string PathVariable(const Command& command) {
-  if (auto it = command.env.find("PATH"); it != command.env.end()) return it->second;
+}  // namespace
+
+void UniqueFd::Reset() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+std::string SignalName(int signal) {
+  const char* abbrev = ::sigabbrev_np(signal);
+  return abbrev != nullptr ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", signal);
+}
+
+pid_t SpawnerPid() { return Client().Pid(); }
+
+std::string PathVariable(const std::map<std::string, std::string>& env) {
+  if (auto it = env.find("PATH"); it != env.end()) return it->second;
   const char* path = std::getenv("PATH");
   return path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
-// The engine's environment with the command's variables added or replaced, as NAME=VALUE.
 std::vector<std::string> ChildEnvironment(const std::map<std::string, std::string>& overrides) {
   std::vector<std::string> entries;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
@@ -85,85 +233,124 @@ std::vector<std::string> ChildEnvironment(const std::map<std::string, std::strin
   return entries;
 }
 
-std::vector<char*> Pointers(std::vector<std::string>& strings) {
-  std::vector<char*> pointers;
-  pointers.reserve(strings.size() + 1);
-  for (auto& text : strings) pointers.push_back(text.data());
-  pointers.push_back(nullptr);
-  return pointers;
-}
+Spawned StartProcess(const StartRequest& request) {
+  if (request.argv.empty()) return NotSpawned("empty command");
+  std::string message;
+  spawner::SpawnHeader header;
+  header.flags = request.hold ? spawner::kSpawnHold : 0;
+  header.argc = static_cast<std::uint32_t>(request.argv.size());
+  header.envc = static_cast<std::uint32_t>(request.env.size());
+  header.nlimits = static_cast<std::uint32_t>(request.limits.size());
+  Append(message, &header, sizeof header);
+  for (const ResourceLimit& limit : request.limits) {
+    spawner::SpawnLimit wire;
+    wire.resource = limit.resource;
+    wire.soft = limit.soft;
+    wire.hard = limit.hard;
+    Append(message, &wire, sizeof wire);
+  }
+  AppendString(message, request.program.string());
+  AppendString(message, request.cwd.string());
+  for (const std::string& arg : request.argv) AppendString(message, arg);
+  for (const std::string& entry : request.env) AppendString(message, entry);
+  if (message.size() > static_cast<std::size_t>(spawner::kMaxRequestBytes)) {
+    return NotSpawned(fmt::format("cannot start {}: the command line and environment are too long",
+                                  request.argv[0]));
+  }
 
-double Seconds(const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
+  int result_pipe[2];
+  if (::pipe2(result_pipe, O_CLOEXEC) != 0) return NotSpawned("pipe: " + ErrnoText(errno));
+  UniqueFd result_read(result_pipe[0]);
+  UniqueFd result_write(result_pipe[1]);
+  UniqueFd go_read, go_write;
+  if (request.hold) {
+    int go[2];
+    if (::pipe2(go, O_CLOEXEC) != 0) return NotSpawned("pipe: " + ErrnoText(errno));
+    go_read = UniqueFd(go[0]);
+    go_write = UniqueFd(go[1]);
+  }
+  int fds[5] = {request.stdin_fd, request.stdout_fd, request.stderr_fd, result_write.get(),
+                go_read.get()};
 
-Spawned NotSpawned(std::string error) {
   Spawned spawned;
-  spawned.error = std::move(error);
+  spawned.start = Clock::now();
+  if (std::string error = Client().Send(message, fds, request.hold ? 5 : 4); !error.empty()) {
+    return NotSpawned(fmt::format("cannot start {}: {}", request.argv[0], error));
+  }
+  // Only the spawner's copies may remain, so a spawner that dies gives us end of file.
+  result_write.Reset();
+  go_read.Reset();
+  spawner::SpawnStarted started;
+  if (!ReadFull(result_read.get(), &started, sizeof started)) {
+    return NotSpawned(fmt::format("cannot start {}: the process spawner exited", request.argv[0]));
+  }
+  if (started.pid <= 0 || started.exec_errno != 0) {
+    // Without a pid there is nothing to wait for; with one, the spawner reaps it.
+    if (started.pid > 0) {
+      spawner::SpawnDone ignored;
+      ReadFull(result_read.get(), &ignored, sizeof ignored);
+    }
+    return NotSpawned(
+        fmt::format("cannot start {}: {}", request.argv[0], ErrnoText(started.exec_errno)));
+  }
+  spawned.pid = started.pid;
+  spawned.done = std::move(result_read);
+  spawned.go = std::move(go_write);
+  interrupt::RegisterGroup(spawned.pid);
   return spawned;
 }
 
-}  // namespace
-
-std::string SignalName(int signal) {
-  const char* abbrev = ::sigabbrev_np(signal);
-  return abbrev != nullptr ? fmt::format("SIG{}", abbrev) : fmt::format("signal {}", signal);
-}
+void Release(Spawned& spawned) { spawned.go.Reset(); }
 
 Spawned SpawnInOwnGroup(const Command& command) {
   if (command.argv.empty()) return NotSpawned("empty command");
-  ResolvedProgram program = ResolveProgram(command.argv[0], command.cwd, PathVariable(command));
+  ResolvedProgram program = ResolveProgram(command.argv[0], command.cwd, PathVariable(command.env));
   if (!program.error.empty()) return NotSpawned(program.error);
   std::error_code fs_error;
-  if (!command.cwd.empty() && !std::filesystem::is_directory(command.cwd, fs_error)) {
+  if (!command.cwd.empty() && !fs::is_directory(command.cwd, fs_error)) {
     return NotSpawned(fmt::format("working directory not found: {}", command.cwd.string()));
   }
-
   std::string error;
   auto in = OpenStream({}, true, "stdin", &error);
   auto out = in ? OpenStream(command.stdout_path, false, "stdout", &error) : std::nullopt;
   auto err = out ? OpenStream(command.stderr_path, false, "stderr", &error) : std::nullopt;
   if (!err) return NotSpawned(error);
 
-  // Everything the forked child reads is built here, in the parent, before fork.
-  std::vector<std::string> argv_strings = command.argv;
-  std::vector<char*> argv = Pointers(argv_strings);
-  std::vector<std::string> env_strings = ChildEnvironment(command.env);
-  std::vector<char*> envp = Pointers(env_strings);
-  std::string cwd = command.cwd.string();
-  ChildSetup setup;
-  setup.stdin_fd = in->get();
-  setup.stdout_fd = out->get();
-  setup.stderr_fd = err->get();
-  setup.cwd = cwd.empty() ? nullptr : cwd.c_str();
-  setup.argv = argv.data();
-  setup.envp = envp.data();
-  std::vector<std::string> args(command.argv.begin() + 1, command.argv.end());
-
-  Spawned spawned;
-  spawned.start = Clock::now();
-  std::error_code spawn_error;
-  boost::process::child child(boost::process::exe = program.path.string(),
-                              boost::process::args = args, setup, spawn_error);
-  if (spawn_error) {
-    return NotSpawned(fmt::format("cannot start {}: {}", command.argv[0], spawn_error.message()));
-  }
-  // From here on we own the pid: Boost must neither wait for it nor kill it on destruction.
-  spawned.pid = child.id();
-  child.detach();
-  interrupt::RegisterGroup(spawned.pid);
-  return spawned;
+  StartRequest request;
+  request.program = program.path;
+  request.argv = command.argv;
+  request.env = ChildEnvironment(command.env);
+  request.cwd = command.cwd;
+  request.stdin_fd = in->get();
+  request.stdout_fd = out->get();
+  request.stderr_fd = err->get();
+  return StartProcess(request);
 }
 
-Outcome ReapChild(pid_t pid, Clock::time_point start) {
-  int status = 0;
-  rusage usage = {};
-  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-  }
+Outcome ReapChild(Spawned& spawned) {
+  spawner::SpawnDone done;
+  const bool got = ReadFull(spawned.done.get(), &done, sizeof done);
+  spawned.done.Reset();
+  spawned.go.Reset();
+  interrupt::UnregisterGroup(spawned.pid);
   Outcome outcome;
-  outcome.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  outcome.user_s = Seconds(usage.ru_utime);
-  outcome.sys_s = Seconds(usage.ru_stime);
-  outcome.max_rss_kib = usage.ru_maxrss;  // Linux reports KiB
-  if (WIFSIGNALED(status)) {
+  if (!got) {
+    // Only when the spawner itself was killed: its minder killed the child before dying.
+    outcome.status = Outcome::Status::kSignalled;
+    outcome.signal = SIGKILL;
+    outcome.error = "the process spawner exited; the child was killed";
+    outcome.wall_s = std::chrono::duration<double>(Clock::now() - spawned.start).count();
+    return outcome;
+  }
+  outcome.wall_s = static_cast<double>(done.wall_ns) / 1e9;
+  outcome.user_s = static_cast<double>(done.user_us) / 1e6;
+  outcome.sys_s = static_cast<double>(done.sys_us) / 1e6;
+  outcome.max_rss_kib = done.max_rss_kib;  // Linux reports KiB
+  const int status = done.status;
+  if (done.exec_errno != 0) {
+    outcome.status = Outcome::Status::kSpawnFailed;
+    outcome.error = ErrnoText(done.exec_errno);
+  } else if (WIFSIGNALED(status)) {
     outcome.status = Outcome::Status::kSignalled;
     outcome.signal = WTERMSIG(status);
     outcome.error = fmt::format("killed by {}", SignalName(outcome.signal));

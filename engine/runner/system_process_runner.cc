@@ -41,21 +41,20 @@ Outcome SystemProcessRunner::Run(const Command& command) {
     deadline = spawned.start + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(command.timeout_s));
   }
-  WaitEnd end = WaitForExit(pid, deadline);
+  WaitEnd end = WaitForExit(spawned.done.get(), deadline);
   if (end != WaitEnd::kExited) KillGroup(pid);
-  Outcome outcome = ReapChild(pid, spawned.start);
+  // The spawner kills what the contender left behind (helpers in its group, daemons that
+  // escaped with setsid) before it reports, so nothing of this run outlives the call.
+  Outcome outcome = ReapChild(spawned);
   // The handler may have killed the group before poll() noticed the wake-up.
   if (end == WaitEnd::kExited && interrupt::Interrupted() &&
       outcome.status == Outcome::Status::kSignalled) {
     end = WaitEnd::kInterrupted;
   }
-  // A contender may leave helpers behind in its group (a daemon, a stuck grandchild); they
-  // belong to this run and die with it.
-  KillGroup(pid);
-  ReapGroup(pid);
-  interrupt::UnregisterGroup(pid);
 
   if (end == WaitEnd::kTimedOut) {
+    // The child's own clock stopped when we killed it; the time it was given is ours.
+    outcome.wall_s = std::chrono::duration<double>(Clock::now() - spawned.start).count();
     outcome.status = Outcome::Status::kTimedOut;
     outcome.exit_code = 0;
     outcome.signal = 0;
@@ -75,7 +74,6 @@ Outcome SystemProcessRunner::Run(const Command& command) {
 
 std::unique_ptr<ProcessRunner> MakeSystemProcessRunner() {
   interrupt::InstallHandlers();
-  BecomeSubreaper();
   return std::make_unique<SystemProcessRunner>();
 }
 

@@ -1,9 +1,6 @@
-// Sleeping until a child exits, a deadline passes or the engine is interrupted, whichever
-// comes first, without busy polling and without reaping (the caller reaps with wait4 to get
-// the child's own rusage).
+// Sleeping until a child is done, a deadline passes or the engine is interrupted, whichever
+// comes first, without busy polling and without reaping (ReapChild collects the result).
 #pragma once
-
-#include <sys/types.h>
 
 #include <chrono>
 #include <optional>
@@ -11,13 +8,16 @@
 namespace pe {
 
 enum class WaitEnd {
-  kExited,       // the child is a zombie now, ready for wait4
+  kExited,       // the child's result is ready for ReapChild
   kTimedOut,     // the deadline passed first
-  kInterrupted,  // SIGINT or SIGTERM arrived first
+  kInterrupted,  // SIGINT, SIGTERM or SIGHUP arrived first
 };
 
-// Polls a pidfd for the child together with interrupt::WakeFd(); where pidfd_open is
-// unavailable it falls back to checking with waitid(WNOWAIT) every few milliseconds.
-WaitEnd WaitForExit(pid_t pid, std::optional<std::chrono::steady_clock::time_point> deadline);
+// Polls `done_fd` (Spawned::done, readable once the spawner has the child's result) together
+// with interrupt::WakeFd().
+WaitEnd WaitForExit(int done_fd, std::optional<std::chrono::steady_clock::time_point> deadline);
+
+// True once `done_fd` is readable, without waiting.
+bool IsDone(int done_fd);
 
 }  // namespace pe

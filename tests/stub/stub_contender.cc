@@ -127,6 +127,58 @@ void SpawnChildThatHangs(const std::string& pidfile) {
   if (::rename(temporary.c_str(), pidfile.c_str()) != 0) Die("cannot write " + pidfile);
 }
 
+// A daemon that escapes the process group: a child that calls setsid() and starts a
+// grandchild of its own; both hang. The pid file gets "CHILD GRANDCHILD".
+void SpawnSetsidPairThatHangs(const std::string& pidfile) {
+  std::fflush(nullptr);
+  int ready[2];
+  if (::pipe(ready) != 0) Die("pipe failed");
+  pid_t pid = ::fork();
+  if (pid < 0) Die("fork failed");
+  if (pid == 0) {
+    ::close(ready[0]);
+    if (::setsid() < 0) _exit(1);
+    pid_t grandchild = ::fork();
+    if (grandchild == 0) {
+      ::close(ready[1]);
+      Hang();
+    }
+    const std::string text = std::to_string(::getpid()) + " " + std::to_string(grandchild);
+    const std::string temporary = pidfile + ".tmp";
+    WriteFile(temporary, text, O_TRUNC);
+    if (::rename(temporary.c_str(), pidfile.c_str()) != 0) _exit(1);
+    ::close(ready[1]);
+    Hang();
+  }
+  ::close(ready[1]);
+  char byte;
+  while (::read(ready[0], &byte, 1) < 0 && errno == EINTR) {
+  }
+  ::close(ready[0]);
+}
+
+// This process's own peak RSS as the kernel keeps it (VmHWM in /proc/self/status), in KiB,
+// then _exit(0): nothing may fault in new pages after the figure is taken. The first pass
+// only warms up the code the second one runs, so the second reads the final high-water mark.
+long ReadVmHwm() {
+  FILE* status = std::fopen("/proc/self/status", "r");
+  if (status == nullptr) Die("cannot read /proc/self/status");
+  char line[256];
+  long kib = -1;
+  while (std::fgets(line, sizeof line, status) != nullptr) {
+    if (std::sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+  }
+  std::fclose(status);
+  if (kib < 0) Die("no VmHWM in /proc/self/status");
+  return kib;
+}
+
+[[noreturn]] void WriteVmHwmAndExit(const std::string& path) {
+  for (int pass = 0; pass < 2; ++pass) WriteFile(path, std::to_string(ReadVmHwm()), O_TRUNC);
+  std::fflush(nullptr);
+  ::_exit(0);
+}
+
 void Copy(const std::string& from, const std::string& to) {
   std::error_code ec;
   std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, ec);
@@ -200,6 +252,12 @@ std::vector<Action> Parse(int argc, char** argv) {
       actions.push_back([signal] { RaiseSignal(signal); });
     } else if (flag == "--hang") {
       actions.push_back([] { Hang(); });
+    } else if (flag == "--spawn-setsid-hang") {
+      std::string pidfile = next(flag);
+      actions.push_back([pidfile] { SpawnSetsidPairThatHangs(pidfile); });
+    } else if (flag == "--vmhwm") {
+      std::string path = next(flag);
+      actions.push_back([path] { WriteVmHwmAndExit(path); });
     } else if (flag == "--spawn-child-hang") {
       std::string pidfile = next(flag);
       actions.push_back([pidfile] { SpawnChildThatHangs(pidfile); });

@@ -2,6 +2,10 @@
 #include "engine/run/experiment.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
 
 #include "engine/spec/spec.h"
 #include "tests/support/fake_process_runner.h"
@@ -9,6 +13,7 @@
 namespace pe::run {
 namespace {
 
+namespace fs = std::filesystem;
 using testing::FakeProcessRunner;
 using testing::WriteText;
 
@@ -39,6 +44,8 @@ struct Script {
   Outcome::Status candidate_status = Outcome::Status::kExited;
   int candidate_exit = 0;
   std::string candidate_stderr;
+  // Runs after the contender "ran", for contenders that tamper with their outputs.
+  std::function<void(const Command&, const std::string& who)> then;
 
   Outcome operator()(const Command& cmd) const {
     const std::string who = cmd.env.at("WHO");
@@ -54,6 +61,7 @@ struct Script {
       o.exit_code = candidate_exit;
       if (candidate_status == Outcome::Status::kSignalled) o.signal = 11;
     }
+    if (then && !startup) then(cmd, who);
     return o;
   }
 };
@@ -133,6 +141,81 @@ TEST(Experiment, ParityMismatchIsARunFailureWithTheDifference) {
   EXPECT_EQ(f.detail, "first difference at line 2 of 3 vs 3:\n  baseline: b\n  candidate: B");
   EXPECT_TRUE(Work(r).samples.empty());  // no timing over different work
   EXPECT_FALSE(Work(r).comparison.has_value());
+}
+
+// The three ways parity used to pass on different answers (issue 14).
+std::string SpecWithOutput(const std::string& output) {
+  std::string text = kSpec;
+  const std::string args = "args = [\"work\"]";
+  text.replace(text.find(args), args.size(), "args = [\"work\", \"{out}\"]\noutput = \"" + output + "\"");
+  return text;
+}
+
+Failure OnlyFailure(const RunResult& r) {
+  EXPECT_EQ(r.verdict.exit, ExitCode::kRunFailed);
+  EXPECT_EQ(Work(r).failures.size(), 1u);
+  return Work(r).failures.empty() ? Failure{} : Work(r).failures.at(0);
+}
+
+TEST(Experiment, ParityFailsWhenAContenderDeletesItsStdoutCapture) {
+  Script s;
+  s.baseline_out = "";
+  s.candidate_out = "a different answer\n";
+  fs::path deleted;
+  s.then = [&](const Command& cmd, const std::string& who) {
+    if (who == "candidate") {
+      deleted = cmd.stdout_path;
+      fs::remove(cmd.stdout_path);
+    }
+  };
+  const Failure f = OnlyFailure(RunWith(s));
+  EXPECT_EQ(f.kind, Failure::Kind::kParity);
+  EXPECT_EQ(f.contender, "candidate");
+  EXPECT_EQ(f.message, "its stdout capture " + deleted.string() + " is gone or no longer a regular file");
+}
+
+TEST(Experiment, ParityFailsWhenTheOutputIsADirectory) {
+  Script s;
+  fs::path out;
+  s.then = [&](const Command& cmd, const std::string& who) {
+    out = cmd.argv.back();
+    fs::create_directories(fs::path(out) / who);  // different contents, both read as "" before
+  };
+  const std::string text = SpecWithOutput("{out}");
+  const Failure f = OnlyFailure(RunWith(s, nullptr, text.c_str()));
+  EXPECT_EQ(f.kind, Failure::Kind::kParity);
+  EXPECT_EQ(f.contender, "baseline");
+  EXPECT_EQ(f.message, "its output " + out.string() + " is not a regular file");
+}
+
+TEST(Experiment, FixedOutputPathIsNotReadBackFromThePreviousContender) {
+  const fs::path dir = fs::temp_directory_path() / ("pe-fixed-output-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path fixed = dir / "answer.json";
+  Script s;
+  s.then = [&](const Command&, const std::string& who) {
+    if (who == "baseline") WriteText(fixed, "{\"answer\": 42}\n");  // the candidate writes nothing
+  };
+  const std::string text = SpecWithOutput(fixed.string());
+  const Failure f = OnlyFailure(RunWith(s, nullptr, text.c_str()));
+  EXPECT_EQ(f.kind, Failure::Kind::kParity);
+  EXPECT_EQ(f.contender, "candidate");
+  EXPECT_EQ(f.message, "did not write its output file " + fixed.string());
+
+  // A file the run did not write is never removed: unchanged, it is not this run's output.
+  WriteText(fixed, "{\"answer\": 42}\n");
+  Script nobody;
+  const Failure g = OnlyFailure(RunWith(nobody, nullptr, text.c_str()));
+  EXPECT_EQ(g.contender, "baseline");
+  EXPECT_EQ(g.message, "did not write its output file " + fixed.string() + " (it is unchanged since before it ran)");
+  EXPECT_TRUE(fs::exists(fixed));
+
+  // Both writing the same answer, quickly one after the other, is parity.
+  Script both;
+  both.then = [&](const Command&, const std::string&) { WriteText(fixed, "{\"answer\": 42.0}\n"); };
+  const RunResult ok = RunWith(both, nullptr, text.c_str());
+  EXPECT_TRUE(Work(ok).failures.empty()) << Work(ok).failures.at(0).message;
+  fs::remove_all(dir);
 }
 
 TEST(Experiment, CrashNamesContenderWorkloadAndStderrTail) {

@@ -20,6 +20,19 @@ TEST(Normalise, JsonIsCanonical) {
   EXPECT_THROW(Normalise("[1]", Normaliser::kJsonMap), std::runtime_error);
 }
 
+// 842.0 and 842 are one JSON number (RFC 8259 has a single number type).
+TEST(Normalise, JsonNumbersCompareByValueNotSpelling) {
+  for (const Normaliser normaliser : {Normaliser::kJson, Normaliser::kJsonMap}) {
+    EXPECT_EQ(Normalise(R"({"n": 842.0, "m": [1e2, -0.0, 8.42e2]})", normaliser),
+              Normalise(R"({"n": 842, "m": [100, 0, 842]})", normaliser));
+    EXPECT_NE(Normalise(R"({"n": 842.5})", normaliser), Normalise(R"({"n": 842})", normaliser));
+    EXPECT_NE(Normalise(R"({"n": "842"})", normaliser), Normalise(R"({"n": 842})", normaliser));
+  }
+  EXPECT_EQ(Normalise(R"({"n": 842.0})", Normaliser::kJson), "{\n \"n\": 842\n}\n");
+  // Exact parity stays exact: the bytes differ.
+  EXPECT_NE(Normalise("842.0\n", Normaliser::kExact), Normalise("842\n", Normaliser::kExact));
+}
+
 TEST(Normalise, JsonMapShowsDifferingAndMissingKeys) {
   const auto a = Normalise(R"({"//a": "1", "//b": "2", "//c": "3"})", Normaliser::kJsonMap);
   const auto b = Normalise(R"({"//a": "1", "//b": "X", "//d": "4"})", Normaliser::kJsonMap);

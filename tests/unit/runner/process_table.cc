@@ -9,6 +9,9 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
+
+#include "engine/runner/spawn.h"
 
 namespace pe::testing {
 namespace {
@@ -54,5 +57,17 @@ int CountChildrenOf(pid_t ppid) {
 }
 
 bool Gone(pid_t pid) { return ::kill(pid, 0) != 0 && errno == ESRCH; }
+
+int CountLeftOver() {
+  int count = 0;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const pid_t spawner = SpawnerPid();
+    count = CountChildrenOf(::getpid()) - (spawner > 0 ? 1 : 0) +
+            (spawner > 0 ? CountChildrenOf(spawner) : 0);
+    if (count == 0) return 0;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return count;
+}
 
 }  // namespace pe::testing

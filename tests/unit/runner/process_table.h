@@ -11,5 +11,9 @@ int CountInGroup(pid_t pgid);
 int CountChildrenOf(pid_t ppid);
 // True when `pid` no longer exists at all, not even as a zombie.
 bool Gone(pid_t pid);
+// Processes we started that still exist, zombies included: our children other than
+// perfengine-spawner, and the spawner's children (one per child being minded). A minder
+// reports before it exits, so this waits up to a second for the count to reach zero.
+int CountLeftOver();
 
 }  // namespace pe::testing

@@ -1,7 +1,9 @@
 // The real runner against the real stub contender (tests/stub/) and a few coreutils.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +13,7 @@
 
 #include "engine/runner/interrupt.h"
 #include "engine/runner/process_runner.h"
+#include "engine/runner/spawn.h"
 #include "tests/unit/runner/process_table.h"
 #include "tests/unit/runner/temp_dir.h"
 
@@ -21,6 +24,7 @@ namespace fs = std::filesystem;
 using Status = Outcome::Status;
 using testing::CountChildrenOf;
 using testing::CountInGroup;
+using testing::CountLeftOver;
 using testing::Gone;
 using testing::TempDir;
 
@@ -46,7 +50,7 @@ class SystemProcessRunnerTest : public ::testing::Test {
   void TearDown() override {
     interrupt::ResetForTesting();
     // Whatever a test ran, nothing of it may survive, not even a zombie.
-    EXPECT_EQ(CountChildrenOf(::getpid()), 0);
+    EXPECT_EQ(CountLeftOver(), 0);
   }
 
   Command Stub(std::vector<std::string> args) {
@@ -234,9 +238,34 @@ TEST_F(SystemProcessRunnerTest, PeakRssIsThisChildsNotTheHighWaterMark) {
   ASSERT_TRUE(small.ok()) << small.error;
   EXPECT_GT(small.max_rss_kib, 0);
   EXPECT_LT(small.max_rss_kib, big.max_rss_kib - 64 * 1024);
-  rusage all_children = {};
-  ASSERT_EQ(::getrusage(RUSAGE_CHILDREN, &all_children), 0);
-  EXPECT_GE(all_children.ru_maxrss, 128 * 1024);  // what a careless runner would have reported
+}
+
+// Linux carries the high-water RSS of the memory a process had before exec into its
+// ru_maxrss; started by fork, vfork or posix_spawn from the engine, a contender's peak RSS
+// would be at least the engine's. The stub reports its own VmHWM from /proc/self/status.
+TEST_F(SystemProcessRunnerTest, PeakRssMatchesTheContendersOwnVmHwmWhateverTheEngineHolds) {
+  auto measure = [this](const char* alloc_mb) {
+    Outcome outcome = runner_->Run(Stub({"--alloc-mb", alloc_mb, "--vmhwm", (dir_ / "hwm").string()}));
+    EXPECT_TRUE(outcome.ok()) << outcome.error;
+    const double own = std::stod(ReadAll(dir_ / "hwm"));
+    return std::pair<double, double>(static_cast<double>(outcome.max_rss_kib), own);
+  };
+  // The kernel's RSS counters are per-CPU and summed approximately for ru_maxrss, so a few
+  // hundred KiB either way is the kernel's precision, not ours: 5% for a contender of some
+  // size, an absolute margin for a tiny one.
+  auto check = [&](const char* engine_holds) {
+    for (const char* alloc_mb : {"16", "48"}) {
+      auto [measured, own] = measure(alloc_mb);
+      EXPECT_NEAR(measured, own, own * 0.05) << engine_holds << ", stub --alloc-mb " << alloc_mb;
+    }
+    auto [measured, own] = measure("0");
+    EXPECT_NEAR(measured, own, 512) << engine_holds << ", stub allocating nothing";
+  };
+  check("engine holding nothing");
+  // 200 MB of output held in the engine's memory, every page touched.
+  std::vector<char> held(200u << 20, 'x');
+  check("engine holding 200 MB");
+  EXPECT_EQ(held[held.size() - 1], 'x');
 }
 
 TEST_F(SystemProcessRunnerTest, ChildRunsInItsOwnProcessGroup) {
@@ -251,7 +280,105 @@ TEST_F(SystemProcessRunnerTest, ChildRunsInItsOwnProcessGroup) {
   pid_t pid = std::stoi(stat);
   EXPECT_EQ(pgrp, pid);
   EXPECT_NE(pgrp, ::getpgrp());
-  EXPECT_EQ(ppid, ::getpid());
+  // Its parent is the spawner's minder for this child, not the engine.
+  EXPECT_NE(ppid, ::getpid());
+  EXPECT_GT(SpawnerPid(), 0);
+}
+
+TEST_F(SystemProcessRunnerTest, DaemonThatEscapedWithSetsidIsKilled) {
+  Outcome outcome = runner_->Run(Stub({"--spawn-setsid-hang", (dir_ / "daemon.pids").string()}));
+  EXPECT_TRUE(outcome.ok()) << outcome.error;
+  std::istringstream pids(ReadAll(dir_ / "daemon.pids"));
+  pid_t child = 0, grandchild = 0;
+  pids >> child >> grandchild;
+  ASSERT_GT(child, 0);
+  ASSERT_GT(grandchild, 0);
+  EXPECT_TRUE(Gone(child));
+  EXPECT_TRUE(Gone(grandchild));
+}
+
+TEST_F(SystemProcessRunnerTest, DaemonThatEscapedWithSetsidIsKilledOnTimeout) {
+  Command command = Stub({"--spawn-setsid-hang", (dir_ / "daemon.pids").string(), "--hang"});
+  command.timeout_s = 0.3;
+  EXPECT_EQ(runner_->Run(command).status, Status::kTimedOut);
+  std::istringstream pids(ReadAll(dir_ / "daemon.pids"));
+  pid_t child = 0, grandchild = 0;
+  pids >> child >> grandchild;
+  ASSERT_GT(child, 0);
+  EXPECT_TRUE(Gone(child));
+  EXPECT_TRUE(Gone(grandchild));
+}
+
+// PR_SET_PDEATHSIG and the spawner's end-of-file check: an engine killed with SIGKILL has no
+// chance to clean up, yet nothing it started survives it.
+TEST_F(SystemProcessRunnerTest, SigkilledEngineLeavesNoContenderBehind) {
+  const fs::path pidfile = dir_ / "daemon.pids";
+  const fs::path log = dir_ / "log";
+  const pid_t engine = ::fork();
+  ASSERT_GE(engine, 0);
+  if (engine == 0) {
+    auto runner = MakeSystemProcessRunner();
+    Command command = Stub({"--log", log.string(), "started", "--spawn-setsid-hang",
+                            pidfile.string(), "--hang"});
+    runner->Run(command);
+    ::_exit(0);
+  }
+  for (int i = 0; i < 1000 && !fs::exists(pidfile); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(fs::exists(pidfile));
+  ::kill(engine, SIGKILL);
+  ::waitpid(engine, nullptr, 0);
+  std::istringstream pids(ReadAll(pidfile));
+  pid_t child = 0, grandchild = 0;
+  pids >> child >> grandchild;
+  std::istringstream started(ReadAll(log));
+  std::string tag;
+  pid_t stub = 0;
+  started >> tag >> stub;
+  ASSERT_GT(stub, 0);
+  bool all_gone = false;
+  for (int i = 0; i < 200 && !all_gone; ++i) {
+    all_gone = Gone(stub) && Gone(child) && Gone(grandchild);
+    if (!all_gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(Gone(stub));
+  EXPECT_TRUE(Gone(child));
+  EXPECT_TRUE(Gone(grandchild));
+}
+
+TEST_F(SystemProcessRunnerTest, HangupInterruptsLikeSigterm) {
+  Command command = Stub({"--log", (dir_ / "log").string(), "started", "--hang"});
+  std::thread hangup([this] {
+    for (int i = 0; i < 500 && !fs::exists(dir_ / "log"); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ::kill(::getpid(), SIGHUP);
+  });
+  Outcome outcome = runner_->Run(command);
+  hangup.join();
+  EXPECT_EQ(outcome.status, Status::kInterrupted);
+  EXPECT_EQ(outcome.error, "interrupted by SIGHUP; its process group was killed");
+  EXPECT_EQ(interrupt::Signal(), SIGHUP);
+}
+
+TEST_F(SystemProcessRunnerTest, ResourceLimitsApplyToTheChildOnly) {
+  UniqueFd in(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  UniqueFd out(::open((dir_ / "limits").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  StartRequest request;
+  request.program = "/bin/cat";
+  request.argv = {"cat", "/proc/self/limits"};
+  request.env = ChildEnvironment({});
+  request.stdin_fd = in.get();
+  request.stdout_fd = out.get();
+  request.stderr_fd = out.get();
+  request.limits.push_back({RLIMIT_NOFILE, 123, 456});
+  Spawned spawned = StartProcess(request);
+  ASSERT_EQ(spawned.error, "");
+  EXPECT_TRUE(ReapChild(spawned).ok());
+  EXPECT_NE(ReadAll(dir_ / "limits").find("Max open files            123                  456"),
+            std::string::npos)
+      << ReadAll(dir_ / "limits");
 }
 
 TEST_F(SystemProcessRunnerTest, TimeoutKillsTheChildAndItsGrandchild) {

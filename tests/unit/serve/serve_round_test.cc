@@ -22,6 +22,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using Status = Outcome::Status;
 using pe::testing::CountChildrenOf;
+using pe::testing::CountLeftOver;
 using pe::testing::HeldPort;
 
 const std::string kStub = STUB_HTTP_SERVER;
@@ -55,7 +56,7 @@ class ServeRoundTest : public ::testing::Test {
   void SetUp() override { interrupt::ResetForTesting(); }
   void TearDown() override {
     interrupt::ResetForTesting();
-    EXPECT_EQ(CountChildrenOf(::getpid()), 0);
+    EXPECT_EQ(CountLeftOver(), 0);  // the spawner aside, nothing we started, not even a zombie
   }
 
   ServeRoundOptions Options() {

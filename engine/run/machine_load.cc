@@ -1,0 +1,105 @@
+#include "engine/run/machine_load.h"
+
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace pe::run {
+namespace {
+
+std::string ReadSmallFile(const char* path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+double EngineCpuSeconds() {
+  rusage self = {};
+  ::getrusage(RUSAGE_SELF, &self);
+  return self.ru_utime.tv_sec + self.ru_utime.tv_usec / 1e6 + self.ru_stime.tv_sec + self.ru_stime.tv_usec / 1e6;
+}
+
+}  // namespace
+
+std::optional<CpuTicks> ParseProcStat(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("cpu ", 0) != 0) continue;
+    std::istringstream fields(line.substr(4));
+    std::uint64_t user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    if (!(fields >> user >> nice >> system >> idle >> iowait >> irq >> softirq)) return std::nullopt;
+    fields >> steal;  // absent before Linux 2.6.11
+    CpuTicks ticks;
+    ticks.busy = user + nice + system + irq + softirq;
+    ticks.idle = idle + iowait;
+    ticks.steal = steal;
+    return ticks;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> ParseLoadAvg(const std::string& text) {
+  std::istringstream in(text);
+  double load = 0;
+  if (in >> load) return load;
+  return std::nullopt;
+}
+
+std::optional<double> ParseCpuMhz(const std::string& cpuinfo) {
+  std::istringstream lines(cpuinfo);
+  std::string line;
+  double sum = 0;
+  int count = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("cpu MHz", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    try {
+      sum += std::stod(line.substr(colon + 1));
+      ++count;
+    } catch (const std::exception&) {
+    }
+  }
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
+
+RoundLoad LoadBetween(const CpuTicks& before, const CpuTicks& after, double own_cpu_s, double ticks_per_s) {
+  RoundLoad load;
+  if (after.total() <= before.total() || ticks_per_s <= 0) return load;
+  const double total = static_cast<double>(after.total() - before.total());
+  const double busy_s = static_cast<double>(after.busy - before.busy) / ticks_per_s;
+  const double steal = static_cast<double>(after.steal - before.steal);
+  load.steal_share = steal / total;
+  // Capacity from the ticks themselves, not wall x cores: the two disagree by rounding at the
+  // tick, and the share must stay within 0..1.
+  const double capacity_s = total / ticks_per_s;
+  load.others_share = std::clamp((busy_s - own_cpu_s) / capacity_s, 0.0, 1.0);
+  return load;
+}
+
+void LoadProbe::Begin() {
+  ticks_ = ParseProcStat(ReadSmallFile("/proc/stat"));
+  engine_cpu_s_ = EngineCpuSeconds();
+}
+
+RoundLoad LoadProbe::End(int round, double children_cpu_s) {
+  RoundLoad load;
+  const auto after = ParseProcStat(ReadSmallFile("/proc/stat"));
+  if (ticks_ && after) {
+    const double own = children_cpu_s + (EngineCpuSeconds() - engine_cpu_s_);
+    load = LoadBetween(*ticks_, *after, own, static_cast<double>(::sysconf(_SC_CLK_TCK)));
+  }
+  load.round = round;
+  load.load_1m = ParseLoadAvg(ReadSmallFile("/proc/loadavg"));
+  load.cpu_mhz = ParseCpuMhz(ReadSmallFile("/proc/cpuinfo"));
+  return load;
+}
+
+}  // namespace pe::run

@@ -1,0 +1,381 @@
+// perfengine-spawner: the small process every child of the engine is started from (see
+// spawner_protocol.h for why). It is linked statically and allocates almost nothing, so the
+// memory a child inherits the high-water mark of is a few hundred KiB.
+//
+// Two layers: the long-lived spawner reads requests from the engine's socket (fd 3) and forks
+// one "minder" per request; the minder becomes a child subreaper, starts the child with
+// clone(CLONE_VM | CLONE_VFORK) (or fork() when the engine must attach before exec), reaps it
+// with wait4, then SIGKILLs everything the child left behind, in any process group or session,
+// because every orphaned descendant is reparented to the minder. Only then does it report.
+//
+// Lifetime: the spawner exits when the engine's end of the socket closes (the engine exited or
+// was SIGKILLed); each minder has PR_SET_PDEATHSIG=SIGTERM on the spawner and each child
+// PR_SET_PDEATHSIG=SIGKILL on its minder, so a dead engine leaves no contender behind.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+#include "engine/runner/spawner_protocol.h"
+
+namespace {
+
+using namespace pe::spawner;
+
+constexpr int kSocketFd = 3;
+constexpr int kMaxFds = 5;
+
+// In .bss: only the pages a request actually fills count towards our RSS.
+alignas(16) char g_request[kMaxRequestBytes];
+
+struct Plan {
+  std::uint32_t flags = 0;
+  const SpawnLimit* limits = nullptr;
+  std::uint32_t nlimits = 0;
+  const char* program = nullptr;
+  const char* cwd = nullptr;  // nullptr: stay where the spawner is
+  char** argv = nullptr;
+  char** envp = nullptr;
+  int in = -1, out = -1, err = -1, result = -1, go = -1;
+  int error_pipe = -1;  // the write end; the child reports a failing step's errno here
+  pid_t minder = 0;
+};
+
+std::int64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+void WriteAll(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the engine is gone; nobody to tell
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+}
+
+// --- the child, between clone and exec: async-signal-safe calls only --------------------
+
+[[noreturn]] void FailChild(const Plan& plan) {
+  int error = errno;
+  WriteAll(plan.error_pipe, &error, sizeof error);
+  _exit(127);
+}
+
+void Redirect(const Plan& plan, int from, int to) {
+  if (from == to) {
+    if (fcntl(to, F_SETFD, 0) != 0) FailChild(plan);  // dup2 onto itself keeps O_CLOEXEC
+  } else if (dup2(from, to) < 0) {
+    FailChild(plan);
+  }
+}
+
+int ExecChild(void* arg) {
+  const Plan& plan = *static_cast<const Plan*>(arg);
+  // Our own group, so a timeout or Ctrl-C kills the child and all it started at once.
+  if (setpgid(0, 0) != 0) FailChild(plan);
+  // The minder is single-threaded, so "parent thread exits" means "minder exits".
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) FailChild(plan);
+  if (getppid() != plan.minder) _exit(127);
+  for (std::uint32_t i = 0; i < plan.nlimits; ++i) {
+    rlimit limit = {static_cast<rlim_t>(plan.limits[i].soft), static_cast<rlim_t>(plan.limits[i].hard)};
+    if (setrlimit(plan.limits[i].resource, &limit) != 0) FailChild(plan);
+  }
+  // The minder ignores SIGPIPE (the engine may be gone); the contender must not inherit that.
+  struct sigaction deflt = {};
+  deflt.sa_handler = SIG_DFL;
+  sigaction(SIGPIPE, &deflt, nullptr);
+  Redirect(plan, plan.in, STDIN_FILENO);
+  Redirect(plan, plan.out, STDOUT_FILENO);
+  Redirect(plan, plan.err, STDERR_FILENO);
+  if (plan.cwd != nullptr && chdir(plan.cwd) != 0) FailChild(plan);
+  // Anything not opened with O_CLOEXEC must not leak into the contender.
+  syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+  if (plan.go >= 0) {
+    char byte;
+    while (read(plan.go, &byte, 1) < 0 && errno == EINTR) {
+    }
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  execve(plan.program, plan.argv, plan.envp);
+  FailChild(plan);
+}
+
+// --- the minder ------------------------------------------------------------------------
+
+// SIGKILLs every remaining child of ours (the contender's orphans, whatever their group or
+// session) and reaps it; each one killed hands its own children to us, so this loops until
+// there are none. Returns how many were killed.
+int KillEverythingLeft() {
+  int killed = 0;
+  char path[64];
+  const pid_t self = getpid();
+  snprintf(path, sizeof path, "/proc/%d/task/%d/children", self, self);
+  for (;;) {
+    pid_t done = waitpid(-1, nullptr, WNOHANG | __WALL);
+    if (done > 0) continue;
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      return killed;  // ECHILD: nothing left
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char text[4096];
+    ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n > 0) {
+      text[n] = '\0';
+      for (char* p = text; *p != '\0';) {
+        char* end;
+        long pid = strtol(p, &end, 10);
+        if (end == p) break;
+        if (pid > 0 && kill(static_cast<pid_t>(pid), SIGKILL) == 0) ++killed;
+        p = end;
+      }
+    }
+    // Blocks until one of them is gone; the next pass sees its children, now ours.
+    while (waitpid(-1, nullptr, __WALL) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+bool ParseRequest(size_t size, Plan* plan) {
+  if (size < sizeof(SpawnHeader)) return false;
+  SpawnHeader header;
+  memcpy(&header, g_request, sizeof header);
+  if (header.magic != kMagic) return false;
+  size_t offset = sizeof header;
+  if (header.nlimits > 64 || offset + header.nlimits * sizeof(SpawnLimit) > size) return false;
+  plan->flags = header.flags;
+  plan->limits = reinterpret_cast<const SpawnLimit*>(g_request + offset);
+  plan->nlimits = header.nlimits;
+  offset += header.nlimits * sizeof(SpawnLimit);
+  // argv and envp share one table: argv..., nullptr, env..., nullptr.
+  const size_t count = static_cast<size_t>(header.argc) + header.envc;
+  char** table = static_cast<char**>(calloc(count + 2, sizeof(char*)));
+  if (table == nullptr) return false;
+  for (size_t i = 0; i < count + 2; ++i) {
+    if (offset >= size) return false;
+    char* text = g_request + offset;
+    const void* nul = memchr(text, '\0', size - offset);
+    if (nul == nullptr) return false;
+    offset = static_cast<size_t>(static_cast<const char*>(nul) - g_request) + 1;
+    if (i == 0) {
+      plan->program = text;
+    } else if (i == 1) {
+      plan->cwd = text[0] != '\0' ? text : nullptr;
+    } else if (i - 2 < header.argc) {
+      table[i - 2] = text;
+    } else {
+      table[i - 1] = text;  // skips the argv terminator
+    }
+  }
+  plan->argv = table;
+  plan->envp = table + header.argc + 1;
+  return header.argc > 0;
+}
+
+[[noreturn]] void Mind(size_t size, const int* fds, int nfds, pid_t spawner, int spawner_signals) {
+  // The spawner is single-threaded: its death is the engine's death or a bug; either way the
+  // contender must go too.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != spawner) _exit(1);
+  close(kSocketFd);
+  close(spawner_signals);
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  signal(SIGPIPE, SIG_IGN);
+  sigset_t watched;
+  sigemptyset(&watched);
+  sigaddset(&watched, SIGCHLD);
+  sigaddset(&watched, SIGTERM);
+  sigaddset(&watched, SIGHUP);
+  sigaddset(&watched, SIGINT);
+  sigprocmask(SIG_BLOCK, &watched, nullptr);
+  const int signals = signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
+
+  Plan plan;
+  plan.minder = getpid();
+  plan.in = fds[0];
+  plan.out = fds[1];
+  plan.err = fds[2];
+  plan.result = fds[3];
+  plan.go = nfds > 4 ? fds[4] : -1;
+  SpawnStarted started;
+  if (!ParseRequest(size, &plan) || signals < 0 || ((plan.flags & kSpawnHold) != 0) != (plan.go >= 0)) {
+    started.exec_errno = EINVAL;
+    WriteAll(plan.result, &started, sizeof started);
+    _exit(1);
+  }
+  int error_pipe[2];
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
+    started.exec_errno = errno;
+    WriteAll(plan.result, &started, sizeof started);
+    _exit(1);
+  }
+  plan.error_pipe = error_pipe[1];
+
+  const bool hold = (plan.flags & kSpawnHold) != 0;
+  const std::int64_t start_ns = NowNs();
+  pid_t pid;
+  if (hold) {
+    // The engine attaches to the pid while the child waits: the minder must keep running, so
+    // this is a real fork of the (tiny) minder.
+    pid = fork();
+    if (pid == 0) ExecChild(&plan);
+  } else {
+    constexpr size_t kStack = 64 * 1024;
+    void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    pid = stack == MAP_FAILED
+              ? -1
+              : clone(ExecChild, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+  }
+  const int spawn_errno = errno;
+  close(error_pipe[1]);
+  close(plan.in);
+  close(plan.out);
+  close(plan.err);
+  if (pid < 0) {
+    started.exec_errno = spawn_errno;
+    WriteAll(plan.result, &started, sizeof started);
+    _exit(1);
+  }
+  started.pid = pid;
+  int exec_errno = 0;
+  bool error_pipe_open = true;
+  if (!hold) {
+    // The child has exec'd (the pipe closed) or failed (its errno is waiting) by now.
+    if (read(error_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
+    error_pipe_open = false;
+    started.exec_errno = exec_errno;
+  }
+  WriteAll(plan.result, &started, sizeof started);
+
+  SpawnDone done;
+  bool reaped = false;
+  while (!reaped) {
+    pollfd fds_to_watch[2] = {{signals, POLLIN, 0}, {error_pipe[0], POLLIN, 0}};
+    if (poll(fds_to_watch, error_pipe_open ? 2 : 1, -1) < 0 && errno != EINTR) break;
+    if (error_pipe_open && fds_to_watch[1].revents != 0) {
+      if (read(error_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
+      error_pipe_open = false;
+    }
+    if ((fds_to_watch[0].revents & POLLIN) != 0) {
+      signalfd_siginfo info;
+      while (read(signals, &info, sizeof info) == sizeof info) {
+        if (info.ssi_signo != SIGCHLD) {
+          // The spawner died (PDEATHSIG) or someone asked us to stop: the child goes first.
+          kill(-pid, SIGKILL);
+          kill(pid, SIGKILL);
+        }
+      }
+      int status = 0;
+      rusage usage = {};
+      for (;;) {
+        pid_t who = wait4(-1, &status, WNOHANG | __WALL, &usage);
+        if (who <= 0) break;
+        if (who == pid) {
+          done.wall_ns = NowNs() - start_ns;
+          done.status = status;
+          done.user_us = usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec;
+          done.sys_us = usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec;
+          done.max_rss_kib = usage.ru_maxrss;
+          reaped = true;
+          break;
+        }
+      }
+    }
+  }
+  if (error_pipe_open && read(error_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) {
+    exec_errno = 0;
+  }
+  done.exec_errno = exec_errno;
+  // Helpers the child left in its group, and anything that escaped it with setsid().
+  kill(-pid, SIGKILL);
+  done.leftovers = KillEverythingLeft();
+  WriteAll(plan.result, &done, sizeof done);
+  _exit(0);
+}
+
+}  // namespace
+
+int main() {
+  const pid_t self = getpid();
+  sigset_t child;
+  sigemptyset(&child);
+  sigaddset(&child, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &child, nullptr);
+  const int signals = signalfd(-1, &child, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signals < 0) return 1;
+  for (;;) {
+    pollfd watch[2] = {{kSocketFd, POLLIN, 0}, {signals, POLLIN, 0}};
+    if (poll(watch, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      return 1;
+    }
+    if (watch[1].revents != 0) {
+      signalfd_siginfo info;
+      while (read(signals, &info, sizeof info) == sizeof info) {
+      }
+      while (waitpid(-1, nullptr, WNOHANG) > 0) {
+      }
+    }
+    if (watch[0].revents == 0) continue;
+    char control[CMSG_SPACE(sizeof(int) * kMaxFds)];
+    iovec data = {g_request, sizeof g_request};
+    msghdr message = {};
+    message.msg_iov = &data;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+    const ssize_t size = recvmsg(kSocketFd, &message, MSG_CMSG_CLOEXEC);
+    if (size < 0 && errno == EINTR) continue;
+    // End of file: the engine is gone. Our minders get SIGTERM from PR_SET_PDEATHSIG.
+    if (size <= 0) return 0;
+    int fds[kMaxFds];
+    int nfds = 0;
+    for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+        nfds = static_cast<int>((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        memcpy(fds, CMSG_DATA(c), sizeof(int) * static_cast<size_t>(nfds));
+      }
+    }
+    if (nfds < 4 || (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
+      if (nfds >= 4) {
+        SpawnStarted refused;
+        refused.exec_errno = E2BIG;
+        WriteAll(fds[3], &refused, sizeof refused);
+      }
+      for (int i = 0; i < nfds; ++i) close(fds[i]);
+      continue;
+    }
+    const pid_t minder = fork();
+    if (minder == 0) Mind(static_cast<size_t>(size), fds, nfds, self, signals);
+    if (minder < 0) {
+      SpawnStarted refused;
+      refused.exec_errno = errno;
+      WriteAll(fds[3], &refused, sizeof refused);
+    }
+    for (int i = 0; i < nfds; ++i) close(fds[i]);
+  }
+}

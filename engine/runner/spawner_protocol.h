@@ -1,0 +1,56 @@
+// The messages between the engine and perfengine-spawner (spawner_main.cc), the small helper
+// process that starts every child. Why a helper at all: Linux carries the high-water RSS of
+// the memory a process had before exec into its ru_maxrss, and with fork(), vfork() and
+// posix_spawn() alike that memory is the engine's (fork: what the engine held at the fork;
+// vfork/posix_spawn: the engine's peak ever). Started from a process of a few hundred KiB,
+// a contender's ru_maxrss is its own.
+//
+// One request is one SOCK_SEQPACKET message: a SpawnHeader, `nlimits` SpawnLimits, then
+// NUL-terminated strings (program, cwd, argv..., env...), with the descriptors passed as
+// SCM_RIGHTS in this order: stdin, stdout, stderr, the result pipe's write end, and with
+// kSpawnHold the read end of the "go" pipe. Replies go to the result pipe: a SpawnStarted,
+// then (unless the start failed) a SpawnDone once the child exited and everything it left
+// behind was killed and reaped.
+#pragma once
+
+#include <cstdint>
+
+namespace pe::spawner {
+
+inline constexpr std::uint32_t kMagic = 0x70655370;  // "peSp"
+inline constexpr std::uint32_t kSpawnHold = 1;       // wait for the go pipe to close before exec
+inline constexpr int kMaxRequestBytes = 256 * 1024;
+
+struct SpawnHeader {
+  std::uint32_t magic = kMagic;
+  std::uint32_t flags = 0;
+  std::uint32_t argc = 0;
+  std::uint32_t envc = 0;
+  std::uint32_t nlimits = 0;
+  std::uint32_t reserved = 0;
+};
+
+struct SpawnLimit {
+  std::int32_t resource = 0;  // RLIMIT_*
+  std::int32_t reserved = 0;
+  std::uint64_t soft = 0;
+  std::uint64_t hard = 0;
+};
+
+struct SpawnStarted {
+  std::int32_t pid = -1;        // the child, also its process group id; -1 when not started
+  std::int32_t exec_errno = 0;  // set when the child could not be set up or exec failed
+};
+
+struct SpawnDone {
+  std::int32_t status = 0;      // as from wait4
+  std::int32_t exec_errno = 0;  // a held child's exec failure, found only after it was let go
+  std::int64_t user_us = 0;     // the child's own rusage, from wait4 on its pid
+  std::int64_t sys_us = 0;
+  std::int64_t max_rss_kib = 0;
+  std::int64_t wall_ns = 0;     // from just before the child was created to its reaping
+  std::int32_t leftovers = 0;   // descendants still alive after it exited, killed by the helper
+  std::int32_t reserved = 0;
+};
+
+}  // namespace pe::spawner

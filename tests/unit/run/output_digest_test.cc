@@ -1,0 +1,122 @@
+#include "engine/run/output_digest.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "engine/run/normalise.h"
+
+namespace pe::run {
+namespace {
+
+namespace fs = std::filesystem;
+using spec::Normaliser;
+
+class OutputDigestTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("pe-digest-test-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name, std::ios::binary) << text;
+    return dir_ / name;
+  }
+  bool Same(const std::string& a, const std::string& b, Normaliser n, bool sort_lists = false) {
+    return DigestOutput(Write("a", a), n, sort_lists) == DigestOutput(Write("b", b), n, sort_lists);
+  }
+
+  fs::path dir_;
+};
+
+// The digests agree with Normalise(): equal digests exactly when the normalised texts are.
+TEST_F(OutputDigestTest, AgreesWithNormalise) {
+  const std::vector<std::tuple<std::string, std::string, Normaliser, bool>> cases = {
+      {"a\nb\n", "a\nb\n", Normaliser::kExact, false},
+      {"a\nb\n", "a\nb", Normaliser::kExact, false},
+      {"b\r\na\n", "a\nb", Normaliser::kSortedLines, false},
+      {"a\na\nb\n", "a\nb\nb\n", Normaliser::kSortedLines, false},
+      {R"({"b": 1, "a": [1, 2]})", R"({"a":[1,2],"b":1})", Normaliser::kJson, false},
+      {R"({"a":[2,1]})", R"({"a":[1,2]})", Normaliser::kJson, false},
+      {R"({"a":[2,1]})", R"({"a":[1,2]})", Normaliser::kJson, true},
+      {R"({"a":[[2,1],[3]]})", R"({"a":[[3],[1,2]]})", Normaliser::kJson, true},
+      {R"({"n": 842.0, "m": [1e2, -0.0]})", R"({"n": 842, "m": [100, 0]})", Normaliser::kJsonMap, false},
+      {R"({"n": 842.5})", R"({"n": 842})", Normaliser::kJson, false},
+      {R"({"n": "842"})", R"({"n": 842})", Normaliser::kJson, false},
+      {R"({"k": {"x": 1, "y": null}})", R"({"k": {"y": null, "x": 1}})", Normaliser::kJsonMap, false},
+      {R"({"k": true})", R"({"k": 1})", Normaliser::kJsonMap, false},
+      {R"({"a": "x", "b": "y"})", R"({"a": "y", "b": "x"})", Normaliser::kJsonMap, false},
+  };
+  for (const auto& [a, b, normaliser, sort_lists] : cases) {
+    const bool normalised_equal = Normalise(a, normaliser, sort_lists) == Normalise(b, normaliser, sort_lists);
+    EXPECT_EQ(Same(a, b, normaliser, sort_lists), normalised_equal) << a << " vs " << b;
+  }
+}
+
+TEST_F(OutputDigestTest, ErrorsAreNormalisesErrors) {
+  try {
+    DigestOutput(Write("a", "{"), Normaliser::kJson, false);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("output is not valid JSON for the 'json' normaliser: ", 0), 0u) << e.what();
+  }
+  try {
+    DigestOutput(Write("a", "[1]"), Normaliser::kJsonMap, false);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "output is not a JSON object, as the 'json-map' normaliser expects");
+  }
+}
+
+TEST_F(OutputDigestTest, DescribesDifferencesLikeFirstDifferenceAndStreamsLargeOnes) {
+  const fs::path a = Write("a", "x\ny\nz\n"), b = Write("b", "x\nY\nz\n");
+  EXPECT_EQ(DescribeDifference(a, b, Normaliser::kExact, false, "baseline", "candidate"),
+            "first difference at line 2 of 3 vs 3:\n  baseline: y\n  candidate: Y");
+  // Past the load limit nothing is loaded whole: exact outputs are compared line by line.
+  EXPECT_EQ(DescribeDifference(a, b, Normaliser::kExact, false, "baseline", "candidate", 2),
+            "first difference at line 2:\n  baseline: y\n  candidate: Y");
+  EXPECT_EQ(DescribeDifference(Write("c", "b\na\n"), Write("d", "a\nc\n"), Normaliser::kSortedLines, false,
+                               "baseline", "candidate", 2),
+            "normalised outputs differ (baseline: 4 bytes, candidate: 4 bytes; too large to show where)");
+}
+
+long PeakRssKib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// The engine's footprint does not grow with the output: 96 MiB of output, each normaliser.
+TEST_F(OutputDigestTest, LargeOutputsCostABufferNotTheirSize) {
+  const fs::path lines = dir_ / "lines";
+  {
+    std::ofstream out(lines, std::ios::binary);
+    std::string line(95, 'x');
+    for (int i = 0; i < 1'000'000; ++i) out << line << (i % 10) << '\n';
+  }
+  const fs::path json = dir_ / "map.json";
+  {
+    std::ofstream out(json, std::ios::binary);
+    out << '{';
+    for (int i = 0; i < 200'000; ++i) out << (i ? "," : "") << "\"//pkg/target:" << i << "\": \"" << std::string(64, 'a' + i % 26) << '"';
+    out << '}';
+  }
+  // Resets VmHWM to the current RSS (Linux 4.0+), so the peak below is this test's alone.
+  std::ofstream("/proc/self/clear_refs") << "5";
+  const long before = PeakRssKib();
+  DigestOutput(lines, Normaliser::kExact, false);
+  DigestOutput(lines, Normaliser::kSortedLines, false);
+  DigestOutput(json, Normaliser::kJsonMap, false);
+  const long growth = PeakRssKib() - before;
+  EXPECT_LT(growth, 24 * 1024) << "peak RSS grew by " << growth << " KiB for 96 MiB and 17 MiB outputs";
+}
+
+}  // namespace
+}  // namespace pe::run
