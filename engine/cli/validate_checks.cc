@@ -50,8 +50,10 @@ std::vector<spec::SpecError> CheckByRunning(const spec::Spec& spec, ProcessRunne
       const gitbuild::GitResult resolved =
           gitbuild::RunGit(runner, c.repo, {"rev-parse", "--verify", "--quiet", c.git + "^{commit}"}, scratch.path());
       if (!resolved.outcome.ok() || resolved.out.empty()) {
+        std::string repo = c.repo.lexically_normal().string();
+        if (repo.size() > 1 && repo.back() == '/') repo.pop_back();
         errors.emplace_back(c.git_pos, fmt::format("contender '{}': git revision '{}' does not exist in {}", c.name,
-                                                   c.git, c.repo.string()));
+                                                   c.git, repo));
       }
       continue;
     }
@@ -69,7 +71,9 @@ std::vector<spec::SpecError> CheckByRunning(const spec::Spec& spec, ProcessRunne
     std::string why;
     const auto program = spec::ResolveProgram(cmd.argv[0], SpecDir(spec), &why);
     if (!program) continue;  // CheckPrograms reports it
-    cmd.argv[0] = program->string();
+    // A bare name stays bare (the runner looks it up on PATH), so the child's messages read
+    // as they would at run time ("sh: 0: Illegal option --").
+    if (cmd.argv[0].find('/') != std::string::npos) cmd.argv[0] = program->string();
     for (const auto& [k, v] : c.env) cmd.env[k] = spec::Expand(v, values);
     cmd.cwd = c.workdir;
     cmd.stderr_path = scratch.path() / "startup.stderr";

@@ -165,7 +165,7 @@ TEST(HardeningE2E, ValidateReportsEveryMistakeIncludingStartupAndGitRevisions) {
   EXPECT_EQ(f.err, s + ":2:9: contender 'baseline': its startup command 'sh --version' exited with status 2 "
                        "(sh: 0: Illegal option --); set startup = [...] to a command that exits 0 quickly\n" +
                        s + ":6:7: contender 'candidate': git revision 'no-such-revision' does not exist in " +
-                       dir.path().string() + "/.\n" + s +
+                       dir.path().string() + "\n" + s +
                        ":10:12: contender 'third': its startup command 'false' exited with status 1; set startup = "
                        "[...] to a command that exits 0 quickly\n");
   EXPECT_EQ(f.out, "");
