@@ -137,7 +137,48 @@ bool Verify(const fs::path& root) {
       return false;
     }
   }
-  return seen == expected;
+  if (seen != expected) return false;
+  // Nothing beyond the manifest either: a contender that planted a file (a cached answer) in
+  // its fixture must not find it there on a later run.
+  std::size_t present = 0;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (it.depth() == 0 && it->path().filename() == kManifest) continue;
+    const auto status = it->symlink_status(ec);
+    if (ec || !(fs::is_directory(status) || fs::is_regular_file(status))) return false;
+    ++present;
+  }
+  return !ec && present == expected;
+}
+
+// Fixtures are read-only once made: write bits off on every file and directory, so a
+// contender running as an ordinary user cannot change its input. (Root ignores the bits;
+// Verify's whole-tree check catches what it changes before the next run uses the fixture.)
+void SetTreeWritable(const fs::path& root, bool writable) {
+  std::error_code ec;
+  auto apply = [&](const fs::path& path, const fs::file_status& status) {
+    const bool exec = fs::is_directory(status) || (status.permissions() & fs::perms::owner_exec) != fs::perms::none;
+    fs::perms perms = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+    if (exec) perms |= fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+    if (writable) perms |= fs::perms::owner_write;
+    fs::permissions(path, perms, fs::perm_options::replace, ec);
+  };
+  const auto root_status = fs::symlink_status(root, ec);
+  if (ec || !fs::is_directory(root_status)) return;
+  if (writable) apply(root, root_status);  // first, so its entries can be reached and changed
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const auto status = it->symlink_status(ec);
+    if (ec) break;
+    if (fs::is_directory(status) || fs::is_regular_file(status)) apply(it->path(), status);
+  }
+  if (!writable) apply(root, root_status);  // last, or the walk could not reach inside
+}
+
+// remove_all on a read-only tree fails for an ordinary user: open it up first.
+void RemoveTree(const fs::path& root, std::error_code& ec) {
+  SetTreeWritable(root, true);
+  fs::remove_all(root, ec);
 }
 
 // Removes what interrupted runs left behind: temporaries named stem + pid of dead processes.
@@ -153,7 +194,7 @@ void RemoveStale(const fs::path& cache_root, const std::string& stem) {
       continue;
     }
     if (pid == ::getpid() || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) {
-      fs::remove_all(entry.path(), ec);
+      RemoveTree(entry.path(), ec);
     }
   }
 }
@@ -235,9 +276,10 @@ fs::path Materialize(const Generator& generator, const Params& params, const Con
     here.out_dir = tmp;
     generator.Generate(params, here);
     WriteManifest(tmp);
+    SetTreeWritable(tmp, false);
   } catch (...) {
     std::error_code ignored;
-    fs::remove_all(tmp, ignored);
+    RemoveTree(tmp, ignored);
     throw;
   }
 
@@ -246,13 +288,13 @@ fs::path Materialize(const Generator& generator, const Params& params, const Con
     // Damaged: move it aside first so the fixture appears in one rename.
     const fs::path trash = cache_root / fmt::format(".trash-{}{}", stem, ::getpid());
     fs::rename(dir, trash, ec);
-    if (!ec) fs::remove_all(trash, ec);
+    if (!ec) RemoveTree(trash, ec);
   }
   fs::rename(tmp, dir, ec);
   if (ec) {
     // Another run may have put a good copy in place meanwhile.
     std::error_code ignored;
-    fs::remove_all(tmp, ignored);
+    RemoveTree(tmp, ignored);
     if (Verify(dir)) return dir;
     throw std::runtime_error(
         fmt::format("cannot move fixture into {}: {}", dir.string(), ec.message()));

@@ -47,7 +47,7 @@ PairedAnalysis AnalyzePaired(const PairedInput& input) {
         result.rounds, input.confidence * 100, result.log_ratio_hl.achieved_level * 100));
   }
 
-  const BootstrapOptions options{input.confidence, input.resamples, input.seed};
+  const BootstrapOptions options{input.confidence, input.resamples, input.seed, input.cancelled};
   result.speedup_ci = BootstrapMedianRatio(input.baseline, input.candidate, options);
   if (!result.speedup_ci.note.empty()) {
     result.notes.push_back("speedup bootstrap: " + result.speedup_ci.note);

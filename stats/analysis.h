@@ -29,6 +29,7 @@ struct PairedInput {
   int resamples = 10000;
   std::uint64_t seed = 0;
   double effect = 0.02;  // relative difference the power estimate should resolve
+  std::function<bool()> cancelled;  // passed to the bootstraps (BootstrapOptions::cancelled)
 };
 
 // Rounds below which google/benchmark warns that statistics mean little.

@@ -36,6 +36,11 @@ void RequireOptions(const char* function, const BootstrapOptions& options) {
   }
 }
 
+// Polled inside the resampling loops; cheap enough to leave in: one call per 1024 resamples.
+void CheckCancelled(const BootstrapOptions& options, std::size_t i) {
+  if ((i & 1023) == 0 && options.cancelled && options.cancelled()) throw Cancelled();
+}
+
 BootstrapResult Degenerate(double estimate, const BootstrapOptions& options, std::string note) {
   BootstrapResult result;
   result.estimate = estimate;
@@ -217,7 +222,9 @@ BootstrapResult BootstrapMedianRatio(std::span<const double> baseline,
   RankedSample ranked_candidate(candidate);
   std::vector<std::uint32_t> indices(n);
   std::vector<double> replicates(static_cast<std::size_t>(options.resamples));
-  for (double& replicate : replicates) {
+  for (std::size_t r = 0; r < replicates.size(); ++r) {
+    CheckCancelled(options, r);
+    double& replicate = replicates[r];
     Draw(rng, indices, n);
     replicate = ranked_baseline.MedianAt(indices) / ranked_candidate.MedianAt(indices);
   }
@@ -247,7 +254,9 @@ BootstrapResult BootstrapMedianRatioUnpaired(std::span<const double> before,
   std::vector<std::uint32_t> before_indices(before.size());
   std::vector<std::uint32_t> after_indices(after.size());
   std::vector<double> replicates(static_cast<std::size_t>(options.resamples));
-  for (double& replicate : replicates) {
+  for (std::size_t r = 0; r < replicates.size(); ++r) {
+    CheckCancelled(options, r);
+    double& replicate = replicates[r];
     Draw(rng, before_indices, before.size());
     Draw(rng, after_indices, after.size());
     replicate = ranked_before.MedianAt(before_indices) / ranked_after.MedianAt(after_indices);
@@ -318,7 +327,9 @@ BootstrapResult BootstrapStartupAdjustedRatio(std::span<const double> baseline,
   RankedSample ranked_candidate_startup(candidate_startup);
   std::vector<double> replicates(static_cast<std::size_t>(options.resamples));
   int invalid = 0;
-  for (double& replicate : replicates) {
+  for (std::size_t r = 0; r < replicates.size(); ++r) {
+    CheckCancelled(options, r);
+    double& replicate = replicates[r];
     Draw(rng, rounds, n);
     Draw(rng, startup_b, nb);
     if (startup_paired) {

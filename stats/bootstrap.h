@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -27,6 +28,9 @@ struct BootstrapOptions {
   double confidence = 0.95;
   int resamples = 10000;
   std::uint64_t seed = 0;
+  // Asked every 1024 resamples; when it returns true the bootstrap throws Cancelled. Lets
+  // the engine stop a million-resample analysis on Ctrl-C without stats/ knowing signals.
+  std::function<bool()> cancelled;
 };
 
 struct Bounds {

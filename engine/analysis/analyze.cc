@@ -167,7 +167,8 @@ Interval FromBootstrap(const stats::BootstrapResult& b, double estimate, int rou
 
 // Intervals, tests and power from stats/, for workloads whose rounds allow them.
 void AddStatistics(const RunResult& run, const WorkloadResult* startup, const std::vector<double>& baseline,
-                   const std::vector<double>& candidate, const Thresholds& thresholds, Comparison& c) {
+                   const std::vector<double>& candidate, const Thresholds& thresholds, Comparison& c,
+                   const std::function<bool()>& cancelled) {
   const std::vector<double> baseline_startup = StartupWalls(startup, run.baseline);
   const std::vector<double> candidate_startup = StartupWalls(startup, run.candidate);
   stats::PairedInput in;
@@ -180,11 +181,15 @@ void AddStatistics(const RunResult& run, const WorkloadResult* startup, const st
   in.confidence = thresholds.confidence;
   in.resamples = run.settings.bootstrap_resamples;
   in.seed = run.settings.seed;
+  in.cancelled = cancelled;
   stats::PairedAnalysis a;
   try {
     a = stats::AnalyzePaired(in);
   } catch (const stats::StatsError& e) {
     c.notes.push_back(fmt::format("no intervals: {}", e.what()));
+    return;
+  } catch (const stats::Cancelled&) {
+    c.notes.push_back("no intervals: the run was interrupted during the analysis");
     return;
   }
   c.sign_test_p = a.sign_test_p;
@@ -300,7 +305,8 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
     CompareLogic(result, startup, w, c);
     CompareCpuAndCounts(series[result.baseline], series[result.candidate], *b, *k, w.thresholds, c);
     if (options.intervals) {
-      AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c);
+      AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c,
+                    options.cancelled);
     }
     const bool adjusted = c.logic_speedup && !w.startup && w.kind != "serve";
     const StartupSeries startup_walls{adjusted ? StartupWalls(startup, result.baseline) : std::vector<double>{},

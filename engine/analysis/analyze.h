@@ -2,6 +2,8 @@
 // comparisons, written into the result model for the gate and the reporters.
 #pragma once
 
+#include <functional>
+
 #include "engine/model/result.h"
 
 namespace pe::analysis {
@@ -10,6 +12,9 @@ struct AnalyzeOptions {
   // Bootstrap intervals and tests; the run loop leaves them out when it only asks which
   // checks are still unresolved between rounds.
   bool intervals = true;
+  // Polled inside the bootstraps (e.g. "Ctrl-C arrived"): once it says true the remaining
+  // intervals are skipped with a note, so the analysis ends promptly.
+  std::function<bool()> cancelled;
 };
 
 // Fills summaries and comparison of every workload that has measured samples.

@@ -1,15 +1,19 @@
 #include "engine/cli/cli.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
 #include "engine/cli/commands.h"
 #include "engine/runner/interrupt.h"
+#include "engine/spec/spec.h"
 #include "engine/spec/spec_error.h"
+#include "engine/spec/suggest.h"
 
 namespace pe::cli {
 
@@ -21,11 +25,50 @@ bool UseColor() {
   return ::isatty(STDOUT_FILENO) && (no_color == nullptr || *no_color == '\0');
 }
 
+// A whole number in [min, max], checked on the text before CLI11 converts it, so an overflowing
+// value is this message too, never a wrapped int or CLI11's "not in range 0.000000 to 1.79e308".
+CLI::Validator WholeNumber(long long min, long long max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        std::size_t used = 0;
+        long long n = 0;
+        try {
+          n = std::stoll(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size() || n < min || n > max) {
+          return fmt::format("must be a whole number from {} to {}, not '{}'", min, max, text);
+        }
+        return {};
+      },
+      fmt::format("{}..{}", min, max), "WholeNumber");
+}
+
+// A number greater than 0 and at most max.
+CLI::Validator PositiveUpTo(double max) {
+  return CLI::Validator(
+      [max](std::string& text) -> std::string {
+        std::size_t used = 0;
+        double x = 0;
+        try {
+          x = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size() || !(x > 0) || !(x <= max)) {
+          return fmt::format("must be a number greater than 0 and at most {}, not '{}'", max, text);
+        }
+        return {};
+      },
+      fmt::format("(0..{}]", max), "PositiveUpTo");
+}
+
 void AddSpecOptions(CLI::App* cmd, CommonOptions& o) {
   cmd->add_option("spec", o.spec, "The spec file (TOML)")->required();
   cmd->add_option("--contender", o.contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
   cmd->add_option("--workload", o.workloads, "Only this workload (repeatable); startup always runs");
-  cmd->add_option("--scale", o.scale, "Multiply fixture sizes by this factor")->check(CLI::PositiveNumber);
+  cmd->add_option("--scale", o.scale, "Multiply fixture sizes by this factor")->check(PositiveUpTo(spec::limits::kMaxScale));
   cmd->add_option("--cache-dir", o.cache_dir, "Fixture cache (default: $PERFENGINE_CACHE or ~/.cache/perfengine)");
 }
 
@@ -44,19 +87,21 @@ int Run(int argc, char** argv) {
   RunFlags run_flags;
   CLI::App* run = app.add_subcommand("run", "Run a spec: parity, timed rounds, verdict");
   AddSpecOptions(run, common);
-  run->add_option("--rounds", run_flags.rounds, "Measured rounds (overrides [run] rounds)")->check(CLI::PositiveNumber);
+  run->add_option("--rounds", run_flags.rounds, "Measured rounds (overrides [run] rounds)")
+      ->check(WholeNumber(1, spec::limits::kMaxRounds));
   run->add_option("--max-rounds", run_flags.max_rounds,
                   "Add rounds while a gated check is unresolved, up to this many (overrides [run] max_rounds)")
-      ->check(CLI::PositiveNumber);
-  run->add_option("--warmup-rounds", run_flags.warmup_rounds, "Warm-up rounds, discarded")->check(CLI::NonNegativeNumber);
+      ->check(WholeNumber(1, spec::limits::kMaxRounds));
+  run->add_option("--warmup-rounds", run_flags.warmup_rounds, "Warm-up rounds, discarded")
+      ->check(WholeNumber(0, spec::limits::kMaxWarmupRounds));
   run->add_option("--json", run_flags.json, "Write the full results file here (atomically)");
   run->add_option("--markdown", run_flags.markdown, "Write a Markdown report here, for a pull-request comment");
   run->add_option("--html", run_flags.html, "Write a self-contained HTML report with charts here");
   run->add_flag("--skip-serve", run_flags.skip_serve, "Leave out serve workloads");
   run->add_option("--serve-requests", run_flags.serve_requests, "Requests per serve round (overrides the spec)")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeNumber(1, spec::limits::kMaxRequestCount));
   run->add_option("--serve-concurrency", run_flags.serve_concurrency, "Connections per serve round (overrides the spec)")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeNumber(1, spec::limits::kMaxConcurrency));
   run->add_flag("--accept-regression", run_flags.accept_regression,
                 "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
 
@@ -82,6 +127,17 @@ int Run(int argc, char** argv) {
   compare->add_option("new", compare_flags.new_results, "The later results file; its thresholds apply")->required();
   compare->add_flag("--allow-different-spec", compare_flags.allow_different_spec,
                     "Compare even when the two files come from different specs");
+
+  // CLI11 would say only "The following arguments were not expected"; name the command.
+  if (argc >= 2 && argv[1][0] != '-') {
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(sub->get_name());
+    if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+      std::cerr << fmt::format("perfengine: unknown command '{}'{}; the commands are {}\n", argv[1],
+                               spec::DidYouMean(argv[1], commands), fmt::join(commands, ", "));
+      return static_cast<int>(ExitCode::kRunFailed);
+    }
+  }
 
   try {
     app.parse(argc, argv);

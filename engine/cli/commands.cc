@@ -7,12 +7,15 @@
 #include <filesystem>
 #include <iostream>
 
+#include "engine/cli/output_paths.h"
+#include "engine/cli/validate_checks.h"
 #include "engine/model/atomic_file.h"
 #include "engine/report/html_reporter.h"
 #include "engine/report/json_reporter.h"
 #include "engine/report/markdown_reporter.h"
 #include "engine/report/terminal_reporter.h"
 #include "engine/run/experiment.h"
+#include "engine/run/path_component.h"
 #include "engine/runner/process_runner.h"
 #include "engine/spec/programs.h"
 #include "engine/spec/rounds_reach.h"
@@ -105,18 +108,45 @@ ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool col
     options.accepted_by = "PERFENGINE_ACCEPT_REGRESSION";
   }
   run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
+  CheckOutputPaths(common.spec, {{"--json", flags.json}, {"--markdown", flags.markdown}, {"--html", flags.html}});
   auto runner = MakeSystemProcessRunner();
   const RunResult result = run::RunExperiment(spec, options, *runner);
-  // Files first: an interrupted or failed run still leaves its evidence behind.
-  if (!flags.json.empty()) report::WriteJsonReport(result, flags.json);
-  if (!flags.markdown.empty()) WriteFileAtomically(flags.markdown, report::MarkdownReport(result));
-  if (!flags.html.empty()) report::WriteHtmlReport(result, flags.html);
+  // Files first: an interrupted or failed run still leaves its evidence behind. One file that
+  // cannot be written (the disk filled during the run) costs neither the others nor the table.
+  std::vector<std::string> unwritten;
+  auto write = [&](const char* flag, const std::string& path, const auto& writer) {
+    if (path.empty()) return;
+    try {
+      writer();
+    } catch (const std::exception& e) {
+      unwritten.push_back(fmt::format("perfengine: {} not written: {}", flag, e.what()));
+    }
+  };
+  write("--json", flags.json, [&] { report::WriteJsonReport(result, flags.json); });
+  write("--markdown", flags.markdown, [&] { WriteFileAtomically(flags.markdown, report::MarkdownReport(result)); });
+  write("--html", flags.html, [&] { report::WriteHtmlReport(result, flags.html); });
   report::WriteTerminalReport(result, std::cout, color);
+  std::cout << std::flush;
+  for (const std::string& line : unwritten) std::cerr << line << "\n";
+  // A report CI asked for and did not get is a failed run, whatever the verdict said.
+  if (!unwritten.empty() && result.verdict.exit != ExitCode::kInterrupted) return ExitCode::kRunFailed;
   return result.verdict.exit;
 }
 
 ExitCode ValidateCommand(const CommonOptions& common) {
-  const spec::Spec spec = LoadSpec(common);
+  // Every mistake at once: the parse's (thrown together), then the programs', the git
+  // revisions' and the startup commands'.
+  spec::Spec spec = spec::ParseSpecFile(common.spec);
+  for (const std::string& assignment : common.contenders) spec::ApplyContenderOverride(spec, assignment);
+  std::vector<spec::SpecError> errors;
+  try {
+    spec::CheckPrograms(spec);
+  } catch (const spec::SpecError& e) {
+    errors.push_back(e);
+  }
+  auto runner = MakeSystemProcessRunner();
+  for (spec::SpecError& e : CheckByRunning(spec, *runner)) errors.push_back(std::move(e));
+  if (!errors.empty()) throw spec::SpecError::Several(std::move(errors));
   run::SelectWorkloads(spec, RunOptions(common));
   std::cout << fmt::format("{}: ok ({} contenders, {} workloads; baseline '{}', candidate '{}')\n", common.spec,
                            spec.contenders.size(), spec.workloads.size(), spec.baseline, spec.candidate);
@@ -171,7 +201,7 @@ ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir
   if (options.scale) settings.scale = *options.scale;
   for (const spec::Workload* w : run::SelectWorkloads(spec, options)) {
     if (w->fixture.kind != spec::Fixture::Kind::kGenerator) continue;
-    const fs::path dir = fs::path(out_dir) / w->name;
+    const fs::path dir = fs::path(out_dir) / run::PathComponent(w->name);
     if (fs::exists(dir) && !fs::is_empty(dir)) {
       throw spec::UsageError(fmt::format("--out: {} exists and is not empty", dir.string()));
     }

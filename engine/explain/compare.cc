@@ -183,7 +183,15 @@ RunComparison CompareRuns(const RunResult& old_run, const RunResult& new_run) {
   FailuresOf(old_run, "OLD", failures);
   FailuresOf(new_run, "NEW", failures);
   for (const WorkloadResult& w : old_run.workloads) {
-    if (Find(new_run, w.name) == nullptr) out.only_in_old.push_back(w.name);
+    if (Find(new_run, w.name) != nullptr) continue;
+    out.only_in_old.push_back(w.name);
+    // A gate cannot pass on a workload NEW never ran (e.g. run with --workload): that is an
+    // incomplete comparison, exit 2, never a silent pass.
+    if (w.gate && !w.startup) {
+      failures.push_back(fmt::format("NEW: {}: gated in OLD but missing from NEW; run it in NEW or compare "
+                                     "results of the same workloads",
+                                     w.name));
+    }
   }
   for (const WorkloadResult& new_w : new_run.workloads) {
     const WorkloadResult* old_w = Find(old_run, new_w.name);

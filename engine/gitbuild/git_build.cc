@@ -119,14 +119,15 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
   build.stderr_path = base / (built.commit + ".build.stderr.log");
   Outcome outcome = runner.Run(build);
   if (!outcome.ok()) {
-    std::string message = fmt::format("building revision '{}' ({}) failed: {}", revision,
-                                      built.commit.substr(0, 12), HowItEnded(outcome));
+    const std::string summary = fmt::format("building revision '{}' ({}) failed: {}", revision,
+                                            built.commit.substr(0, 12), HowItEnded(outcome));
+    std::string tails;
     for (const fs::path& log : {build.stdout_path, build.stderr_path}) {
       std::string tail = LogTail(log, kTailLines);
       if (tail.empty()) continue;
-      message += fmt::format("\n--- last lines of {} ---\n{}", log.string(), tail);
+      tails += fmt::format("{}--- last lines of {} ---\n{}", tails.empty() ? "" : "\n", log.string(), tail);
     }
-    throw BuildError(message, build.stdout_path);
+    throw BuildError(summary, tails, build.stdout_path);
   }
   WriteFile(marker, marker_text);
   return built;

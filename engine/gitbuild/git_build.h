@@ -29,11 +29,18 @@ class GitError : public std::runtime_error {
 // ends with the last lines of its output; log_path() holds the whole of it.
 class BuildError : public std::runtime_error {
  public:
-  BuildError(const std::string& message, std::filesystem::path log_path)
-      : std::runtime_error(message), log_path_(std::move(log_path)) {}
+  BuildError(const std::string& summary, const std::string& tail, std::filesystem::path log_path)
+      : std::runtime_error(tail.empty() ? summary : summary + "\n" + tail),
+        summary_(summary), tail_(tail), log_path_(std::move(log_path)) {}
   const std::filesystem::path& log_path() const { return log_path_; }
+  // The first line alone, and the logs' last lines with their line breaks, so a report can
+  // print the one as a message and the other as a block.
+  const std::string& summary() const { return summary_; }
+  const std::string& tail() const { return tail_; }
 
  private:
+  std::string summary_;
+  std::string tail_;
   std::filesystem::path log_path_;
 };
 

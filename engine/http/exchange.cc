@@ -16,6 +16,10 @@
 
 namespace pe::http::internal {
 
+namespace {
+constexpr std::uint64_t kMaxBodyBytes = std::uint64_t{1} << 30;  // 1 GiB
+}  // namespace
+
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
@@ -97,8 +101,11 @@ asio::awaitable<Exchanged> Exchange(beast::tcp_stream& stream, beast::flat_buffe
     co_return out;
   }
   bhttp::response_parser<bhttp::string_body> parser;
-  // Answers such as a large impacted-targets list may exceed Beast's default 8 MB cap.
-  parser.body_limit(boost::none);
+  // Answers such as a large impacted-targets list may exceed Beast's default 8 MB cap. Not
+  // boost::none: Boost 1.74 compares the length against the empty optional as if it were 0,
+  // so a body arriving after its header was "body limit exceeded". A finite cap also keeps a
+  // runaway server from filling memory.
+  parser.body_limit(kMaxBodyBytes);
   if (request.head) parser.skip(true);
   co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
   out.response.latency_s = std::chrono::duration<double>(Clock::now() - start).count();

@@ -1,6 +1,12 @@
 #include "engine/model/json.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <fstream>
 #include <limits>
@@ -318,27 +324,99 @@ RunResult RunResultFromJson(const nlohmann::json& json) {
   return result;
 }
 
-RunResult ReadResultsFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw std::runtime_error(fmt::format("{}: cannot read: {}", path.string(),
-                                         std::strerror(errno)));
-  }
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) throw std::runtime_error(fmt::format("{}: read failed", path.string()));
+namespace {
 
+constexpr std::size_t kMaxResultsBytes = std::size_t{256} << 20;
+
+// Reads a whole results file, but never more than kMaxResultsBytes: /dev/zero or a runaway
+// pipe is an error, not a machine out of memory. Devices, sockets and directories are refused
+// before reading; a FIFO (or `<(...)`) is read, and one with no writer reads as empty.
+std::string ReadBounded(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw std::runtime_error(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    const char* what = S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device"
+                       : S_ISBLK(st.st_mode) ? "a block device" : "not a regular file";
+    ::close(fd);
+    throw std::runtime_error(fmt::format("{}: is {}, not a results file (write one with perfengine run --json)",
+                                         path.string(), what));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::string content;
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int error = errno;
+      ::close(fd);
+      throw std::runtime_error(fmt::format("{}: read failed: {}", path.string(), std::strerror(error)));
+    }
+    if (n == 0) break;
+    if (content.size() + static_cast<std::size_t>(n) > kMaxResultsBytes) {
+      ::close(fd);
+      throw std::runtime_error(fmt::format("{}: larger than {} MiB, not a results file", path.string(),
+                                           kMaxResultsBytes >> 20));
+    }
+    content.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  if (content.empty()) throw std::runtime_error(fmt::format("{}: empty, not a results file", path.string()));
+  return content;
+}
+
+// A library message can quote a whole token (a 400-digit number): keep it to one short line.
+std::string Shortened(std::string text) {
+  constexpr std::size_t kMax = 240;
+  if (text.size() > kMax) text = text.substr(0, kMax) + "...";
+  return text;
+}
+
+std::string SampleName(const WorkloadResult& w, std::size_t i) {
+  const Sample& s = w.samples[i];
+  return fmt::format("workload '{}', sample {} (contender '{}', round {})", w.name, i, s.contender, s.round);
+}
+
+// Every timed sample must be a time a process could take: statistics over a zero, negative or
+// NaN time would be meaningless (a ratio of zero, an infinite speed-up).
+void CheckSamples(const RunResult& result) {
+  for (const WorkloadResult& w : result.workloads) {
+    for (std::size_t i = 0; i < w.samples.size(); ++i) {
+      const Sample& s = w.samples[i];
+      if (!(std::isfinite(s.wall_s) && s.wall_s > 0)) {
+        throw std::runtime_error(fmt::format("{}: wall_s is {}; a measured time must be a finite number greater than 0",
+                                             SampleName(w, i), s.wall_s));
+      }
+      for (const auto& [name, value] : {std::pair{"user_s", s.user_s}, std::pair{"sys_s", s.sys_s}}) {
+        if (!(std::isfinite(value) && value >= 0)) {
+          throw std::runtime_error(fmt::format("{}: {} is {}; a CPU time must be a finite number of at least 0",
+                                               SampleName(w, i), name, value));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+RunResult ReadResultsFile(const std::filesystem::path& path) { return ParseResultsText(ReadBounded(path), path.string()); }
+
+RunResult ParseResultsText(const std::string& content, const std::string& name) {
+  const std::filesystem::path path = name;
   nlohmann::json parsed;
   try {
-    parsed = nlohmann::json::parse(content.str());
-  } catch (const nlohmann::json::parse_error& error) {
+    parsed = nlohmann::json::parse(content);
+  } catch (const nlohmann::json::exception& error) {  // parse_error, and out_of_range for 1e400
     throw std::runtime_error(
-        fmt::format("{}: not valid JSON: {}", path.string(), WithoutExceptionId(error.what())));
+        fmt::format("{}: not valid JSON: {}", path.string(), Shortened(WithoutExceptionId(error.what()))));
   }
   try {
-    return RunResultFromJson(parsed);
+    RunResult result = RunResultFromJson(parsed);
+    CheckSamples(result);
+    return result;
   } catch (const std::runtime_error& error) {
-    throw std::runtime_error(fmt::format("{}: {}", path.string(), error.what()));
+    throw std::runtime_error(fmt::format("{}: {}", path.string(), Shortened(error.what())));
   }
 }
 

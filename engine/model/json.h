@@ -27,7 +27,12 @@ std::string ToJsonText(const RunResult& result);
 // optional may be absent or null.
 RunResult RunResultFromJson(const nlohmann::json& json);
 
-// Reads and parses a results file. Errors are std::runtime_error prefixed with the path.
+// Reads and parses a results file. Errors are std::runtime_error prefixed with the path: a
+// directory, device or socket is refused unread, more than 256 MiB is refused, and a timed
+// sample whose wall time is not finite and > 0 (or CPU time not finite and >= 0) is named.
 RunResult ReadResultsFile(const std::filesystem::path& path);
+
+// ReadResultsFile's parsing and checks on text already read; errors are prefixed with `name`.
+RunResult ParseResultsText(const std::string& text, const std::string& name);
 
 }  // namespace pe

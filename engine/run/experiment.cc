@@ -1,6 +1,8 @@
 #include "engine/run/experiment.h"
 #include "engine/run/experiment_impl.h"
+#include "engine/run/fixture_child.h"
 #include "engine/run/machine_load.h"
+#include "engine/run/path_component.h"
 
 #include <sys/stat.h>
 
@@ -57,8 +59,8 @@ fs::path PrepareFixture(const spec::Spec& spec, const spec::Workload& workload, 
       gen::Context ctx;
       ctx.scale = settings.scale;
       ctx.seed = settings.seed;
-      return gen::Materialize(*generator, workload.fixture.params, ctx,
-                              cache_root.empty() ? gen::DefaultCacheRoot() : cache_root);
+      const fs::path root = cache_root.empty() ? gen::DefaultCacheRoot() : cache_root;
+      return MakeInChild([&] { return gen::Materialize(*generator, workload.fixture.params, ctx, root); });
     }
   }
   return {};
@@ -111,8 +113,15 @@ RunResult Experiment::Run() {
                   RunCounts();
   result_.complete = ok;
   if (progress_) progress_->Finish();
-  analysis::Analyze(result_);
+  // Ctrl-C during a long analysis (a million resamples) stops it promptly: the intervals
+  // left are skipped and the run ends interrupted (130), never as a verdict.
+  const bool interrupted_before = interrupt::Interrupted();
+  analysis::Analyze(result_, {.intervals = true, .cancelled = [] { return interrupt::Interrupted(); }});
   analysis::AnalyzeSweeps(result_);
+  if (!interrupted_before && interrupt::Interrupted()) {
+    result_.complete = false;
+    Interrupted();
+  }
   result_.verdict = gate::Judge(result_);
   if (ok && result_.verdict.exit == ExitCode::kThresholdMissed) {
     ProfileRegressions();
@@ -158,6 +167,8 @@ bool Experiment::PrepareFixtures() {
       Settings at_point = settings_;
       at_point.scale *= w->scale_factor;
       fixtures_[w->name] = PrepareFixture(spec_, *w, at_point, options_.cache_root);
+    } catch (const FixtureInterrupted&) {
+      return Interrupted();
     } catch (const std::exception& e) {
       ResultFor(*w).failures.push_back({Failure::Kind::kFixture, w->name, "",
                                         fmt::format("preparing the fixture failed: {}", e.what()), ""});
@@ -170,7 +181,8 @@ bool Experiment::PrepareFixtures() {
 
 Experiment::Paths Experiment::PathsFor(const spec::Contender& c, const spec::Workload& w) {
   Paths p;
-  p.dir = scratch_ / w.name / c.name;
+  // Names carry sweep values, which are free text: escaped, they stay inside the scratch directory.
+  p.dir = scratch_ / PathComponent(w.name) / PathComponent(c.name);
   p.stdout_path = p.dir / "stdout";
   p.stderr_path = p.dir / "stderr";
   p.out = p.dir / "out";

@@ -28,7 +28,11 @@ bool Experiment::BuildContenders() {
           info.commit = built.commit;
         }
       }
-    } catch (const std::exception& e) {  // GitError, BuildError (with its log's tail)
+    } catch (const gitbuild::BuildError& e) {
+      // The log's tail is the failure's detail, printed once as a block with its lines kept.
+      result_.failures.push_back({Failure::Kind::kBuild, "", c.name, fmt::format("could not be built: {}", e.summary()), e.tail()});
+      return false;
+    } catch (const std::exception& e) {  // GitError
       result_.failures.push_back({Failure::Kind::kBuild, "", c.name, fmt::format("could not be built: {}", e.what()), ""});
       return false;
     }

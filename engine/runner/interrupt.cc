@@ -44,8 +44,11 @@ void KillRegistered() {
 void Handle(int sig) {
   int saved_errno = errno;
   int none = 0;
-  signal_number.compare_exchange_strong(none, sig);
+  const bool second = !signal_number.compare_exchange_strong(none, sig);
   KillRegistered();
+  // A second Ctrl-C means "stop now", whatever the engine is still finishing (writing
+  // reports, removing a large scratch tree): the children are already dead.
+  if (second) ::_exit(130);
   if (wake_pipe[1] >= 0) {
     char byte = 1;
     [[maybe_unused]] ssize_t n = ::write(wake_pipe[1], &byte, 1);

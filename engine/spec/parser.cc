@@ -35,12 +35,19 @@ const char* TypeName(const toml::node& node) {
 Spec Parser::Parse() {
   Spec spec;
   spec.path = path_;
-  CheckKeys(root_, {"description", "run", "contenders", "workloads", "thresholds"}, "the spec");
-  if (auto* run = TableAt(root_, "run")) ParseRun(*run, spec);
-  ParseContenders(spec);
-  ParseRoles(spec);
-  if (auto* t = TableAt(root_, "thresholds")) spec.thresholds = ParseThresholds(*t, "[thresholds]");
-  ParseWorkloads(spec);
+  Recover([&] { CheckKeys(root_, {"description", "run", "contenders", "workloads", "thresholds"}, "the spec"); });
+  Recover([&] {
+    if (auto* run = TableAt(root_, "run")) ParseRun(*run, spec);
+  });
+  // Roles name contenders: judged only when every contender parsed.
+  bool contenders_clean = false;
+  Recover([&] { contenders_clean = ParseContenders(spec); });
+  if (contenders_clean) Recover([&] { ParseRoles(spec); });
+  Recover([&] {
+    if (auto* t = TableAt(root_, "thresholds")) spec.thresholds = ParseThresholds(*t, "[thresholds]");
+  });
+  Recover([&] { ParseWorkloads(spec); });
+  if (!errors_.empty()) throw SpecError::Several(errors_);
   CheckRoundsReach(spec);
   return spec;
 }
@@ -68,29 +75,35 @@ void Parser::CheckRoundsReach(const Spec& spec) const {
 void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   CheckKeys(run, {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline",
                   "candidate", "bootstrap_resamples", "confidence", "measure", "max_rounds"}, "[run]");
-  if (auto measure = StringArray(run, "measure", false)) {
-    const std::vector<std::string> kinds = {"instructions", "allocations"};
-    for (const Located& m : *measure) {
-      if (m.value == "instructions") spec.measure_instructions = true;
-      else if (m.value == "allocations") spec.measure_allocations = true;
-      else Fail(m.pos, fmt::format("unknown measure '{}'{}; expected instructions or allocations", m.value, DidYouMean(m.value, kinds)));
+  Recover([&] {
+    if (auto measure = StringArray(run, "measure", false)) {
+      const std::vector<std::string> kinds = {"instructions", "allocations"};
+      for (const Located& m : *measure) {
+        if (m.value == "instructions") spec.measure_instructions = true;
+        else if (m.value == "allocations") spec.measure_allocations = true;
+        else Fail(m.pos, fmt::format("unknown measure '{}'{}; expected instructions or allocations", m.value, DidYouMean(m.value, kinds)));
+      }
     }
-  }
+  });
   Settings& s = spec.settings;
-  if (auto v = Integer(run, "rounds", 1)) s.rounds = static_cast<int>(*v);
-  if (auto v = Integer(run, "warmup_rounds", 0)) s.warmup_rounds = static_cast<int>(*v);
-  if (auto v = Integer(run, "max_rounds", 1)) {
-    if (*v < s.rounds) {
-      Fail(Pos(*run.get("max_rounds")),
-           fmt::format("'max_rounds' must be at least 'rounds' ({}), not {}", s.rounds, *v));
+  Recover([&] { if (auto v = Integer(run, "rounds", 1, limits::kMaxRounds)) s.rounds = static_cast<int>(*v); });
+  Recover([&] { if (auto v = Integer(run, "warmup_rounds", 0, limits::kMaxWarmupRounds)) s.warmup_rounds = static_cast<int>(*v); });
+  Recover([&] {
+    if (auto v = Integer(run, "max_rounds", 1, limits::kMaxRounds)) {
+      if (*v < s.rounds) {
+        Fail(Pos(*run.get("max_rounds")),
+             fmt::format("'max_rounds' must be at least 'rounds' ({}), not {}", s.rounds, *v));
+      }
+      s.max_rounds = static_cast<int>(*v);
     }
-    s.max_rounds = static_cast<int>(*v);
-  }
-  if (auto v = Number(run, "scale", 0, true)) s.scale = *v;
-  if (auto v = Integer(run, "seed", 0)) s.seed = static_cast<std::uint64_t>(*v);
-  if (auto v = Number(run, "timeout", 0, true)) s.timeout_s = *v;
-  if (auto v = Integer(run, "bootstrap_resamples", 100)) s.bootstrap_resamples = static_cast<int>(*v);
-  if (auto v = Number(run, "confidence", 0, true, 0.9999)) s.confidence = *v;
+  });
+  Recover([&] { if (auto v = Number(run, "scale", 0, true, limits::kMaxScale)) s.scale = *v; });
+  Recover([&] { if (auto v = Integer(run, "seed", 0, INT64_MAX)) s.seed = static_cast<std::uint64_t>(*v); });
+  Recover([&] { if (auto v = Number(run, "timeout", 0, true, limits::kMaxTimeoutS)) s.timeout_s = *v; });
+  Recover([&] {
+    if (auto v = Integer(run, "bootstrap_resamples", 100, limits::kMaxBootstrapResamples)) s.bootstrap_resamples = static_cast<int>(*v);
+  });
+  Recover([&] { if (auto v = Number(run, "confidence", 0, true, 0.9999)) s.confidence = *v; });
   if (auto v = String(run, "order")) {
     const std::vector<std::string> orders = {"alternate", "random"};
     if (std::find(orders.begin(), orders.end(), *v) == orders.end()) {
@@ -101,12 +114,27 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   }
 }
 
-void Parser::ParseContenders(Spec& spec) const {
+bool Parser::ParseContenders(Spec& spec) const {
   const toml::table* contenders = TableAt(root_, "contenders");
   if (contenders == nullptr || contenders->empty()) {
     Fail({path_.string(), 1, 1}, "the spec declares no contenders: add [contenders.NAME] tables");
   }
+  bool clean = true;
   for (auto&& [key, node] : *contenders) {
+    clean &= Recover([&, &key = key, &node = node] { ParseContender(key, node, spec); });
+  }
+  if (!clean) return false;  // the mistakes are recorded; counting and roles would only echo them
+  // toml++ tables iterate by key; the spec's order is the order in the file.
+  std::sort(spec.contenders.begin(), spec.contenders.end(),
+            [](const Contender& a, const Contender& b) { return Before(a.pos, b.pos); });
+  if (spec.contenders.size() < 2) {
+    Fail(spec.contenders.front().pos, "the spec declares one contender; a comparison needs at least two");
+  }
+  return true;
+}
+
+void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& spec) const {
+  {
     const std::string name(key.str());
     if (!ValidName(name)) {
       Fail(Pos(key.source()), fmt::format("contender name '{}' may hold only letters, digits, '-', '_' and '.'", name));
@@ -126,6 +154,7 @@ void Parser::ParseContenders(Spec& spec) const {
     if (auto git = String(t, "git")) {
       if (git->empty()) Fail(Pos(*t.get("git")), "'git' must name a revision, e.g. \"main\" or \"HEAD\"");
       c.git = *git;
+      c.git_pos = Pos(*t.get("git"));
       c.repo = ResolveAgainstSpec(String(t, "repo").value_or("."));
       if (auto build = StringArray(t, "build", true)) {
         for (const Located& b : *build) c.build.push_back(b.value);
@@ -151,13 +180,12 @@ void Parser::ParseContenders(Spec& spec) const {
     }
     CheckPlaceholders(c.argv, nullptr);
     CheckPlaceholders(c.startup_argv, nullptr);
+    std::vector<Located> env_values;
+    if (const toml::table* env = t.get_as<toml::table>("env")) {
+      for (auto&& [env_key, env_value] : *env) env_values.push_back({c.env[std::string(env_key.str())], Pos(env_value)});
+    }
+    CheckPlaceholders(env_values, nullptr);
     spec.contenders.push_back(std::move(c));
-  }
-  // toml++ tables iterate by key; the spec's order is the order in the file.
-  std::sort(spec.contenders.begin(), spec.contenders.end(),
-            [](const Contender& a, const Contender& b) { return Before(a.pos, b.pos); });
-  if (spec.contenders.size() < 2) {
-    Fail(spec.contenders.front().pos, "the spec declares one contender; a comparison needs at least two");
   }
 }
 
@@ -194,7 +222,7 @@ ThresholdOverrides Parser::ParseThresholds(const toml::table& t, const std::stri
   o.min_win_rate = Number(t, "min_win_rate", 0, false, 1.0);
   o.min_logic_speedup = Number(t, "min_logic_speedup", 0, true);
   o.max_rss_ratio = Number(t, "max_rss_ratio", 0, true);
-  if (auto v = Integer(t, "rss_runs", 0)) o.rss_runs = static_cast<int>(*v);
+  if (auto v = Integer(t, "rss_runs", 0, limits::kMaxRssRuns)) o.rss_runs = static_cast<int>(*v);
   o.min_speedup_ci = Number(t, "min_speedup_ci", 0, true);
   o.max_slowdown = Number(t, "max_slowdown", 0, true);
   o.confidence = Number(t, "confidence", 0, true, 0.9999);
@@ -215,69 +243,73 @@ void Parser::ParseWorkloads(Spec& spec) const {
     Fail({path_.string(), 1, 1}, "the spec declares no workloads: add [workloads.NAME] tables");
   }
   std::vector<Workload> declared;
-  for (auto&& [key, node] : *workloads) {
-    const std::string name(key.str());
-    if (!ValidName(name)) {
-      Fail(Pos(key.source()), fmt::format("workload name '{}' may hold only letters, digits, '-', '_' and '.'", name));
-    }
-    if (!node.is_table()) Fail(Pos(node), fmt::format("workload '{}' must be a table, not {}", name, TypeName(node)));
-    const toml::table& t = *node.as_table();
-    const std::string where = fmt::format("[workloads.{}]", name);
-    if (name == "startup") {
-      // The startup workload runs each contender's own `startup` argv; only its gating is set here.
-      CheckKeys(t, {"description", "gate", "timeout", "thresholds"}, where + " (the built-in startup workload)");
-      startup.pos = Pos(key.source());
-      if (auto d = String(t, "description")) startup.description = *d;
-      startup.gate = Bool(t, "gate").value_or(false);
-      startup.timeout_s = Number(t, "timeout", 0, true);
-      if (auto* th = TableAt(t, "thresholds")) startup.thresholds = ParseThresholds(*th, where + ".thresholds");
-      continue;
-    }
-    CheckKeys(t, {"description", "args", "output", "parity", "gate", "timeout", "fixture", "thresholds", "elements",
-                  "sweep", "sort_lists", "kind", "health", "ready_timeout", "requests", "method", "body",
-                  "request_count", "concurrency", "request_timeout"}, where);
-    Workload w;
-    w.name = name;
-    w.pos = Pos(key.source());
-    w.description = String(t, "description").value_or("");
-    w.args = StringArray(t, "args", false).value_or(std::vector<Located>{});
-    w.gate = Bool(t, "gate").value_or(true);
-    w.timeout_s = Number(t, "timeout", 0, true);
-    if (auto output = String(t, "output")) {
-      w.output = *output;
-      w.output_pos = Pos(*t.get("output"));
-    }
-    if (auto parity = String(t, "parity")) w.normaliser = ParseNormaliser(*parity, *t.get("parity"));
-    ParseFixture(t, w);
-    if (auto* th = TableAt(t, "thresholds")) w.thresholds = ParseThresholds(*th, where + ".thresholds");
-    if (auto e = Number(t, "elements", 0, false)) w.elements = *e;
-    w.sort_lists = Bool(t, "sort_lists").value_or(false);
-    ParseServe(t, w);
-    std::vector<Axis> axes;
-    Sweep sweep;
-    if (auto* sw = TableAt(t, "sweep")) axes = ParseSweep(*sw, w, sweep);
-    std::vector<std::string> axis_names;
-    for (const Axis& a : axes) axis_names.push_back(a.name);
-    if (w.serve) axis_names.push_back("port");
-    CheckPlaceholders(w.args, &w, axis_names);
-    if (w.serve && std::none_of(w.args.begin(), w.args.end(),
-                                [](const Located& a) { return a.value.find("{port}") != std::string::npos; })) {
-      Fail(w.pos, fmt::format("serve workload '{}' never passes {{port}} to the server: add it to args, e.g. "
-                              "[\"serve\", \"--port\", \"{{port}}\"]", w.name));
-    }
-    if (w.output != "stdout") CheckPlaceholders({{w.output, w.output_pos}}, &w, axis_names);
-    if (axes.empty()) {
-      declared.push_back(std::move(w));
-      continue;
-    }
-    spec.sweeps.push_back(sweep);
-    for (Workload& point : ExpandSweep(w, axes)) declared.push_back(std::move(point));
+  bool clean = true;
+  for (auto&& [key_, node_] : *workloads) {
+    // One workload's mistakes never hide another's.
+    clean &= Recover([&, &key = key_, &node = node_] {
+      const std::string name(key.str());
+      if (!ValidName(name)) {
+        Fail(Pos(key.source()), fmt::format("workload name '{}' may hold only letters, digits, '-', '_' and '.'", name));
+      }
+      if (!node.is_table()) Fail(Pos(node), fmt::format("workload '{}' must be a table, not {}", name, TypeName(node)));
+      const toml::table& t = *node.as_table();
+      const std::string where = fmt::format("[workloads.{}]", name);
+      if (name == "startup") {
+        // The startup workload runs each contender's own `startup` argv; only its gating is set here.
+        CheckKeys(t, {"description", "gate", "timeout", "thresholds"}, where + " (the built-in startup workload)");
+        startup.pos = Pos(key.source());
+        if (auto d = String(t, "description")) startup.description = *d;
+        startup.gate = Bool(t, "gate").value_or(false);
+        startup.timeout_s = Number(t, "timeout", 0, true, limits::kMaxTimeoutS);
+        if (auto* th = TableAt(t, "thresholds")) startup.thresholds = ParseThresholds(*th, where + ".thresholds");
+        return;
+      }
+      CheckKeys(t, {"description", "args", "output", "parity", "gate", "timeout", "fixture", "thresholds", "elements",
+                    "sweep", "sort_lists", "kind", "health", "ready_timeout", "requests", "method", "body",
+                    "request_count", "concurrency", "request_timeout"}, where);
+      Workload w;
+      w.name = name;
+      w.pos = Pos(key.source());
+      w.description = String(t, "description").value_or("");
+      w.args = StringArray(t, "args", false).value_or(std::vector<Located>{});
+      w.gate = Bool(t, "gate").value_or(true);
+      w.timeout_s = Number(t, "timeout", 0, true, limits::kMaxTimeoutS);
+      if (auto output = String(t, "output")) {
+        w.output = *output;
+        w.output_pos = Pos(*t.get("output"));
+      }
+      if (auto parity = String(t, "parity")) w.normaliser = ParseNormaliser(*parity, *t.get("parity"));
+      ParseFixture(t, w);
+      if (auto* th = TableAt(t, "thresholds")) w.thresholds = ParseThresholds(*th, where + ".thresholds");
+      if (auto e = Number(t, "elements", 0, false)) w.elements = *e;
+      w.sort_lists = Bool(t, "sort_lists").value_or(false);
+      ParseServe(t, w);
+      std::vector<Axis> axes;
+      Sweep sweep;
+      if (auto* sw = TableAt(t, "sweep")) axes = ParseSweep(*sw, w, sweep);
+      std::vector<std::string> axis_names;
+      for (const Axis& a : axes) axis_names.push_back(a.name);
+      if (w.serve) axis_names.push_back("port");
+      CheckPlaceholders(w.args, &w, axis_names);
+      if (w.serve && std::none_of(w.args.begin(), w.args.end(),
+                                  [](const Located& a) { return a.value.find("{port}") != std::string::npos; })) {
+        Fail(w.pos, fmt::format("serve workload '{}' never passes {{port}} to the server: add it to args, e.g. "
+                                "[\"serve\", \"--port\", \"{{port}}\"]", w.name));
+      }
+      if (w.output != "stdout") CheckPlaceholders({{w.output, w.output_pos}}, &w, axis_names);
+      if (axes.empty()) {
+        declared.push_back(std::move(w));
+        return;
+      }
+      spec.sweeps.push_back(sweep);
+      for (Workload& point : ExpandSweep(w, axes)) declared.push_back(std::move(point));
+    });
   }
   std::sort(spec.sweeps.begin(), spec.sweeps.end(), [](const Sweep& a, const Sweep& b) { return Before(a.pos, b.pos); });
   // Stable: the points of one sweep share its position and keep their expansion order.
   std::stable_sort(declared.begin(), declared.end(),
                    [](const Workload& a, const Workload& b) { return Before(a.pos, b.pos); });
-  if (declared.empty()) Fail(startup.pos, "the spec declares only the startup workload; add one that does work");
+  if (declared.empty() && clean) Fail(startup.pos, "the spec declares only the startup workload; add one that does work");
   spec.workloads.push_back(std::move(startup));
   for (auto& w : declared) spec.workloads.push_back(std::move(w));
 }
@@ -363,6 +395,12 @@ void Parser::CheckPlaceholders(const std::vector<Located>& strings, const Worklo
     std::string error;
     for (const std::string& name : PlaceholdersIn(s.value, &error)) {
       if (std::find(known.begin(), known.end(), name) == known.end()) {
+        const std::vector<std::string> all_axes = AllAxisNames();
+        if (std::find(all_axes.begin(), all_axes.end(), name) != all_axes.end()) {
+          Fail(s.pos, fmt::format("'{{{}}}' is a sweep axis; an axis placeholder may be used only in the args, output "
+                                  "and sweep env of the workload that sweeps it",
+                                  name));
+        }
         std::vector<std::string> braced;
         for (const auto& p : known) braced.push_back("{" + p + "}");
         Fail(s.pos, fmt::format("unknown placeholder '{{{}}}'{}", name, DidYouMean("{" + name + "}", braced)));
@@ -373,6 +411,21 @@ void Parser::CheckPlaceholders(const std::vector<Located>& strings, const Worklo
     }
     if (!error.empty()) Fail(s.pos, error);
   }
+}
+
+std::vector<std::string> Parser::AllAxisNames() const {
+  std::vector<std::string> names;
+  const toml::table* workloads = root_.get_as<toml::table>("workloads");
+  if (workloads == nullptr) return names;
+  for (auto&& [name, node] : *workloads) {
+    const toml::table* workload = node.as_table();
+    const toml::table* sweep = workload ? workload->get_as<toml::table>("sweep") : nullptr;
+    if (sweep == nullptr) continue;
+    for (auto&& [axis, values] : *sweep) {
+      if (axis.str() != "env" && axis.str() != "thresholds") names.emplace_back(axis.str());
+    }
+  }
+  return names;
 }
 
 std::filesystem::path Parser::ResolveAgainstSpec(const std::string& p) const {

@@ -41,15 +41,34 @@ class Parser {
     throw SpecError(pos, message);
   }
 
+  // Runs one independent part of the parse; a mistake in it is recorded and the parse goes on,
+  // so `validate` reports every mistake, not only the first. Returns whether the part was clean.
+  template <typename F>
+  bool Recover(F&& part) const {
+    try {
+      part();
+      return true;
+    } catch (const SpecError& e) {
+      errors_.push_back(e);
+      return false;
+    }
+  }
+
+  // Every unknown key of the table is reported. The table's parse then stops: with a key
+  // misspelt, its other checks ("needs 'argv'") would only echo the typo.
   void CheckKeys(const toml::table& table, const std::vector<std::string>& allowed,
                  const std::string& where) const {
+    std::vector<SpecError> unknown;
     for (auto&& [key, value] : table) {
       const std::string name(key.str());
       if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) {
-        Fail(Pos(key.source()),
-             fmt::format("unknown key '{}' in {}{}", name, where, DidYouMean(name, allowed)));
+        unknown.emplace_back(Pos(key.source()),
+                             fmt::format("unknown key '{}' in {}{}", name, where, DidYouMean(name, allowed)));
       }
     }
+    if (unknown.empty()) return;
+    errors_.insert(errors_.end(), unknown.begin(), unknown.end() - 1);
+    throw unknown.back();
   }
 
   const toml::table* TableAt(const toml::table& parent, std::string_view key) const {
@@ -73,12 +92,16 @@ class Parser {
     return node->as_boolean()->get();
   }
 
-  std::optional<std::int64_t> Integer(const toml::table& t, std::string_view key, std::int64_t min) const {
+  // toml++ gives int64; every key has a ceiling so nothing wraps when it narrows to int and
+  // nothing asks for more rounds, resamples or requests than a machine can hold.
+  std::optional<std::int64_t> Integer(const toml::table& t, std::string_view key, std::int64_t min,
+                                      std::int64_t max) const {
     const toml::node* node = t.get(key);
     if (node == nullptr) return std::nullopt;
     if (!node->is_integer()) Fail(Pos(*node), fmt::format("'{}' must be an integer, not {}", key, TypeName(*node)));
     const std::int64_t value = node->as_integer()->get();
     if (value < min) Fail(Pos(*node), fmt::format("'{}' must be at least {}, not {}", key, min, value));
+    if (value > max) Fail(Pos(*node), fmt::format("'{}' must be at most {}, not {}", key, max, value));
     return value;
   }
 
@@ -120,7 +143,9 @@ class Parser {
 
   void ParseRun(const toml::table& run, Spec& spec) const;
 
-  void ParseContenders(Spec& spec) const;
+  // False when a contender had a mistake (recorded in errors_).
+  bool ParseContenders(Spec& spec) const;
+  void ParseContender(const toml::key& key, const toml::node& node, Spec& spec) const;
 
   void ParseRoles(Spec& spec) const;
 
@@ -164,8 +189,13 @@ class Parser {
 
   std::filesystem::path ResolveAgainstSpec(const std::string& p) const;
 
+  // Names of every sweep axis in the spec, so a placeholder naming one outside its workload's
+  // args and output gets a message that says where axes may be used.
+  std::vector<std::string> AllAxisNames() const;
+
   std::filesystem::path path_;
   const toml::table& root_;
+  mutable std::vector<SpecError> errors_;
 };
 
 }  // namespace pe::spec::internal

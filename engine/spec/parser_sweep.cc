@@ -26,13 +26,39 @@ std::vector<Parser::Axis> Parser::ParseSweep(const toml::table& table, const Wor
       Fail(Pos(key.source()), fmt::format("sweep axis '{}' would hide the {{{}}} placeholder; choose another name", name, name));
     }
     Axis axis{name, Pos(key.source()), {}, {}};
-    for (const toml::node& v : *node.as_array()) axis.values.push_back({AxisValueText(v, name), Pos(v)});
+    const toml::array& values = *node.as_array();
+    // Checked before any value is read: a million-value axis once took minutes and gigabytes.
+    if (values.size() > limits::kMaxSweepPoints) {
+      Fail(Pos(node), fmt::format("sweep axis '{}' has {} values; a sweep may have at most {} points", name,
+                                  values.size(), limits::kMaxSweepPoints));
+    }
+    for (const toml::node& v : values) {
+      Located value{AxisValueText(v, name), Pos(v)};
+      // Two equal values would make two workloads of one name whose samples merge.
+      for (const Located& earlier : axis.values) {
+        if (earlier.value == value.value) {
+          Fail(value.pos, fmt::format("sweep axis '{}' lists {} twice (first at line {}, column {})", name,
+                                      value.value, earlier.pos.line, earlier.pos.column));
+        }
+      }
+      axis.values.push_back(std::move(value));
+    }
     if (axis.values.empty()) Fail(Pos(node), fmt::format("sweep axis '{}' has no values", name));
     for (const Located& v : axis.values) CheckAxisValue(axis.name, v);
     axes.push_back(std::move(axis));
   }
   std::sort(axes.begin(), axes.end(), [](const Axis& a, const Axis& b) { return Before(a.pos, b.pos); });
   if (axes.empty()) Fail(Pos(table), fmt::format("{} declares no axis: add e.g. threads = [1, 2, 4]", where));
+  std::size_t points = 1;
+  std::vector<std::string> sizes;
+  for (const Axis& a : axes) {
+    points = std::min(points * a.values.size(), limits::kMaxSweepPoints + 1);  // each factor is capped: no overflow
+    sizes.push_back(std::to_string(a.values.size()));
+  }
+  if (points > limits::kMaxSweepPoints) {
+    Fail(w.pos, fmt::format("{} has more than {} points ({} values); use fewer values or split it into several sweeps",
+                            where, limits::kMaxSweepPoints, fmt::join(sizes, " x ")));
+  }
   for (const Axis& a : axes) sweep.axes.push_back(a.name);
   if (const toml::table* env = TableAt(table, "env")) ParseSweepEnv(*env, axes, where, w.name);
   for (Axis& a : axes) {
@@ -52,7 +78,7 @@ std::vector<Parser::Axis> Parser::ParseSweep(const toml::table& table, const Wor
     CheckKeys(*th, {"max_cost_exponent", "min_scaling_efficiency", "efficiency_threads"}, where + ".thresholds");
     sweep.max_cost_exponent = Number(*th, "max_cost_exponent", 0, true);
     sweep.min_scaling_efficiency = Number(*th, "min_scaling_efficiency", 0, true, 1.0);
-    if (auto n = Integer(*th, "efficiency_threads", 2)) sweep.efficiency_threads = static_cast<int>(*n);
+    if (auto n = Integer(*th, "efficiency_threads", 2, limits::kMaxThreads)) sweep.efficiency_threads = static_cast<int>(*n);
     const Axis* threads = nullptr;
     for (const Axis& a : axes) {
       if (a.name == "threads") threads = &a;
@@ -87,12 +113,16 @@ void Parser::CheckAxisValue(const std::string& axis, const Located& v) const {
   if (axis == "threads") {
     char* end = nullptr;
     const long n = std::strtol(v.value.c_str(), &end, 10);
-    if (*end != '\0' || n < 1) Fail(v.pos, fmt::format("threads values must be whole numbers of at least 1, not '{}'", v.value));
+    if (v.value.empty() || *end != '\0' || n < 1 || n > limits::kMaxThreads) {
+      Fail(v.pos, fmt::format("threads values must be whole numbers from 1 to {}, not '{}'", limits::kMaxThreads, v.value));
+    }
   }
   if (axis == "scale") {
     char* end = nullptr;
     const double x = std::strtod(v.value.c_str(), &end);
-    if (*end != '\0' || !(x > 0)) Fail(v.pos, fmt::format("scale values must be numbers greater than 0, not '{}'", v.value));
+    if (v.value.empty() || *end != '\0' || !(x > 0) || !(x <= limits::kMaxScale)) {
+      Fail(v.pos, fmt::format("scale values must be numbers greater than 0 and at most {}, not '{}'", limits::kMaxScale, v.value));
+    }
   }
 }
 
@@ -122,6 +152,7 @@ void Parser::ParseSweepEnv(const toml::table& env, std::vector<Axis>& axes, cons
           Fail(Pos(text), fmt::format("environment variable '{}' must be a string, not {}", var.str(), TypeName(text)));
         }
         axis->env[value][std::string(var.str())] = std::string(text.as_string()->get());
+        CheckPlaceholders({{std::string(text.as_string()->get()), Pos(text)}}, nullptr, names);
       }
     }
   }

@@ -41,6 +41,7 @@ std::optional<std::filesystem::path> ResolveProgram(const std::string& program,
 
 void CheckPrograms(Spec& spec) {
   const std::map<std::string, std::string> placeholders = {{"spec_dir", SpecDir(spec).string()}};
+  std::vector<SpecError> errors;  // every contender's, not only the first
   for (Contender& c : spec.contenders) {
     if (!c.git.empty()) continue;  // its programs exist only once its revision is built
     for (std::vector<Located>* argv : {&c.argv, &c.startup_argv}) {
@@ -48,9 +49,10 @@ void CheckPrograms(Spec& spec) {
       std::string why;
       const std::string expanded = Expand(program.value, placeholders);
       auto resolved = ResolveProgram(expanded, SpecDir(spec), &why);
-      if (!resolved) throw SpecError(program.pos, fmt::format("contender '{}': {}", c.name, why));
+      if (!resolved) errors.emplace_back(program.pos, fmt::format("contender '{}': {}", c.name, why));
     }
   }
+  if (!errors.empty()) throw SpecError::Several(std::move(errors));
 }
 
 void ApplyContenderOverride(Spec& spec, const std::string& assignment) {

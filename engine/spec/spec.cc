@@ -20,6 +20,23 @@ SpecError::SpecError(const SourcePos& pos, const std::string& message)
       pos_(pos),
       message_(message) {}
 
+SpecError::SpecError(const SourcePos& pos, const std::string& message, const std::string& text, std::size_t count)
+    : std::runtime_error(text), pos_(pos), message_(message), count_(count) {}
+
+SpecError SpecError::Several(std::vector<SpecError> errors) {
+  if (errors.empty()) throw std::logic_error("SpecError::Several needs at least one error");
+  std::stable_sort(errors.begin(), errors.end(), [](const SpecError& a, const SpecError& b) {
+    return a.pos().line != b.pos().line ? a.pos().line < b.pos().line : a.pos().column < b.pos().column;
+  });
+  std::vector<std::string> lines;
+  for (const SpecError& e : errors) {
+    if (std::find(lines.begin(), lines.end(), e.what()) == lines.end()) lines.push_back(e.what());
+  }
+  if (lines.size() == 1) return errors.front();
+  return SpecError(errors.front().pos(), errors.front().message(), fmt::format("{}", fmt::join(lines, "\n")),
+                   lines.size());
+}
+
 const Contender* Spec::FindContender(std::string_view name) const {
   for (const auto& c : contenders) {
     if (c.name == name) return &c;

@@ -13,6 +13,22 @@
 
 namespace pe::spec {
 
+// Ceilings of the spec's numeric keys (docs/spec.md lists them). They keep every value inside
+// the int it is stored in and inside what one machine can do in a run: a typo of a few digits
+// is a clear error, not a wrapped count or a run that eats the machine's memory.
+namespace limits {
+inline constexpr int kMaxRounds = 100000;
+inline constexpr int kMaxWarmupRounds = 10000;
+inline constexpr int kMaxBootstrapResamples = 1000000;  // 8 MB of replicates per interval
+inline constexpr int kMaxRssRuns = 1000;
+inline constexpr double kMaxTimeoutS = 604800;  // a week
+inline constexpr double kMaxScale = 1000;
+inline constexpr int kMaxRequestCount = 10000000;
+inline constexpr int kMaxConcurrency = 1024;
+inline constexpr int kMaxThreads = 4096;
+inline constexpr std::size_t kMaxSweepPoints = 1000;
+}  // namespace limits
+
 // A string from the spec with the position it came from, so later checks can point at it.
 struct Located {
   std::string value;
@@ -30,6 +46,7 @@ struct Contender {
   // Built from git: the revision, the repository (default: the spec's own) and the build
   // argv run in the revision's worktree; argv paths are then relative to that worktree.
   std::string git;
+  SourcePos git_pos;
   std::filesystem::path repo;
   std::vector<std::string> build;
 };

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace pe::spec {
 
@@ -16,12 +17,18 @@ struct SourcePos {
 class SpecError : public std::runtime_error {
  public:
   SpecError(const SourcePos& pos, const std::string& message);
+  // Every mistake found in one pass, in file order: what() is one line per mistake; pos() and
+  // message() are the first one's. One error stays itself.
+  static SpecError Several(std::vector<SpecError> errors);
   const SourcePos& pos() const { return pos_; }
   const std::string& message() const { return message_; }
+  std::size_t count() const { return count_; }
 
  private:
+  SpecError(const SourcePos& pos, const std::string& message, const std::string& text, std::size_t count);
   SourcePos pos_;
   std::string message_;
+  std::size_t count_ = 1;
 };
 
 // A command-line mistake (unknown flag value, unknown workload name, ...): exit 2, no position.

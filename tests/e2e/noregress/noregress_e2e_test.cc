@@ -117,6 +117,14 @@ TEST_F(NoRegressionE2E, ABuildFailureIsExitTwoWithTheLogTail) {
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(f.out.find("contender 'candidate' could not be built"), std::string::npos) << f.out;
   EXPECT_NE(f.out.find("no-such-file.cc"), std::string::npos) << f.out;
+  // The log's tail is printed once, as an indented block whose lines stay lines.
+  std::size_t tails = 0;
+  for (std::size_t at = f.out.find("build.stderr.log ---"); at != std::string::npos;
+       at = f.out.find("build.stderr.log ---", at + 1)) {
+    ++tails;
+  }
+  EXPECT_EQ(tails, 1u) << f.out;
+  EXPECT_NE(f.out.find("\n      --- last lines of "), std::string::npos) << f.out;
 }
 
 TEST_F(NoRegressionE2E, AcceptingARegressionPassesAndSaysSo) {

@@ -71,12 +71,29 @@ TEST(Compare, AnIncompleteRunIsExitTwo) {
 }
 
 TEST(Compare, WorkloadsInOnlyOneFileAreListedNotCompared) {
+  RunResult old_run = LoadResults("pass.json");
+  ASSERT_EQ(old_run.workloads.back().name, "cold");
+  old_run.workloads.back().gate = false;  // listed, skipped; a gated one fails (next test)
   RunResult new_run = LoadResults("improved.json");
   new_run.workloads.pop_back();  // cold
-  const RunComparison c = CompareRuns(LoadResults("pass.json"), new_run);
+  const RunComparison c = CompareRuns(old_run, new_run);
   EXPECT_EQ(c.only_in_old, std::vector<std::string>{"cold"});
   EXPECT_EQ(c.workloads.size(), 3u);
   EXPECT_EQ(c.verdict.exit, ExitCode::kPass);
+}
+
+// NEW run with --workload (or a spec that dropped a workload) once passed compare while a gated
+// workload went unmeasured.
+TEST(Compare, AGatedWorkloadMissingFromNewIsExitTwo) {
+  RunResult old_run = LoadResults("pass.json");
+  ASSERT_EQ(old_run.workloads.back().name, "cold");
+  old_run.workloads.back().gate = true;
+  RunResult new_run = LoadResults("improved.json");
+  new_run.workloads.pop_back();  // cold
+  const RunComparison c = CompareRuns(old_run, new_run);
+  EXPECT_EQ(c.verdict.exit, ExitCode::kRunFailed);
+  EXPECT_EQ(c.verdict.lines, std::vector<std::string>{"NEW: cold: gated in OLD but missing from NEW; run it in NEW or "
+                                                      "compare results of the same workloads"});
 }
 
 TEST(Compare, FiguresAreTheCandidatesUnpairedTimes) {

@@ -1,3 +1,4 @@
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -85,11 +87,57 @@ TEST_F(ResultsFileTest, MissingDirectoryIsAnErrorNamingIt) {
   EXPECT_TRUE(Entries().empty());
 }
 
-TEST_F(ResultsFileTest, FailedRenameRemovesTheTemporaryFile) {
+TEST_F(ResultsFileTest, ADirectoryIsRefusedAndLeftAlone) {
   fs::create_directories(dir_ / "results.json" / "occupied");
-  EXPECT_EQ(ErrorFrom([&] { WriteFileAtomically(dir_ / "results.json", "x"); }),
-            (dir_ / "results.json").string() + ": rename failed: Is a directory");
+  const std::string expected = (dir_ / "results.json").string() + ": is a directory; give a file path";
+  EXPECT_EQ(ErrorFrom([&] { CheckWritable(dir_ / "results.json"); }), expected);
+  EXPECT_EQ(ErrorFrom([&] { WriteFileAtomically(dir_ / "results.json", "x"); }), expected);
   EXPECT_EQ(Entries(), std::vector<std::string>{"results.json"});
+  EXPECT_TRUE(fs::exists(dir_ / "results.json" / "occupied"));
+}
+
+// A symlink is never replaced by a regular file: its target gets the content.
+TEST_F(ResultsFileTest, ASymlinkIsWrittenThroughAndKept) {
+  fs::create_directories(dir_ / "real");
+  fs::create_symlink("real/results.json", dir_ / "link.json");  // dangling until written
+  WriteFileAtomically(dir_ / "link.json", "first\n");
+  WriteFileAtomically(dir_ / "link.json", "second\n");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir_ / "link.json")));
+  EXPECT_EQ(Read(dir_ / "real" / "results.json"), "second\n");
+  EXPECT_EQ(Entries(), (std::vector<std::string>{"link.json", "real"}));
+}
+
+// As root, `--json /dev/null` once replaced /dev/null with a regular file.
+TEST_F(ResultsFileTest, ACharacterDeviceIsWrittenThroughNotReplaced) {
+  CheckWritable("/dev/null");
+  WriteFileAtomically("/dev/null", "discarded\n");
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  EXPECT_EQ(ErrorFrom([&] { WriteFileAtomically("/dev/full", "x"); }), "/dev/full: write failed: No space left on device");
+}
+
+TEST_F(ResultsFileTest, AFifoIsWrittenThroughOrRefusedWhenNobodyReads) {
+  const fs::path fifo = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(ErrorFrom([&] { WriteFileAtomically(fifo, "x"); }),
+            fifo.string() + ": nothing is reading the FIFO: No such device or address");
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  WriteFileAtomically(fifo, "through\n");
+  char buffer[32] = {};
+  EXPECT_EQ(::read(reader, buffer, sizeof buffer), 8);
+  EXPECT_EQ(std::string(buffer), "through\n");
+  ::close(reader);
+  EXPECT_EQ(Entries(), std::vector<std::string>{"pipe"});
+}
+
+TEST_F(ResultsFileTest, CheckWritableNamesAMissingDirectoryAndLeavesNothing) {
+  const fs::path target = dir_ / "missing" / "results.json";
+  EXPECT_EQ(ErrorFrom([&] { CheckWritable(target); }),
+            target.string() + ": cannot create a file in " + (dir_ / "missing").string() + ": No such file or directory");
+  CheckWritable(dir_ / "results.json");
+  EXPECT_TRUE(Entries().empty());
 }
 
 // A write cut short (here by a file-size limit, as a full disk would) must leave the old
@@ -139,6 +187,43 @@ TEST_F(ResultsFileTest, ReadErrorsNameTheFile) {
   WriteFileAtomically(path, "{\"format\": \"perfengine-results/1\"}");
   EXPECT_EQ(ErrorFrom([&] { ReadResultsFile(path); }),
             path.string() + ": missing field \"engine_version\"");
+}
+
+// explain and compare once read /dev/zero until memory ran out and blocked on a FIFO.
+TEST_F(ResultsFileTest, DevicesDirectoriesAndEmptyFifosAreClearErrors) {
+  EXPECT_EQ(ErrorFrom([&] { ReadResultsFile("/dev/zero"); }),
+            "/dev/zero: is a character device, not a results file (write one with perfengine run --json)");
+  EXPECT_EQ(ErrorFrom([&] { ReadResultsFile(dir_); }),
+            dir_.string() + ": is a directory, not a results file (write one with perfengine run --json)");
+  const fs::path fifo = dir_ / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(ErrorFrom([&] { ReadResultsFile(fifo); }), fifo.string() + ": empty, not a results file");
+}
+
+TEST_F(ResultsFileTest, AHugeNumberIsAShortParseErrorNotALibraryException) {
+  const fs::path path = dir_ / "results.json";
+  WriteFileAtomically(path, "{\"format\": 1" + std::string(400, '7') + "}");
+  const std::string error = ErrorFrom([&] { ReadResultsFile(path); });
+  EXPECT_EQ(error.substr(0, path.string().size() + 50),
+            path.string() + ": not valid JSON: number overflow parsing '1777777") << error;
+  EXPECT_LT(error.size(), path.string().size() + 300) << error;  // 240 characters of the message, then "..."
+  EXPECT_EQ(error.find("[json.exception"), std::string::npos) << error;
+}
+
+TEST_F(ResultsFileTest, AZeroNegativeOrNaNTimeNamesTheFileAndTheSample) {
+  const fs::path path = dir_ / "results.json";
+  const nlohmann::json good = ToJson(testing::FullResult());
+  const std::string sample = ": workload 'large_graph', sample 1 (contender 'bazel-diff-rs', round 3): ";
+  for (const auto& [field, value, expected] :
+       {std::tuple{"wall_s", nlohmann::json(0.0), "wall_s is 0; a measured time must be a finite number greater than 0"},
+        std::tuple{"wall_s", nlohmann::json(-1.5), "wall_s is -1.5; a measured time must be a finite number greater than 0"},
+        std::tuple{"wall_s", nlohmann::json("NaN"), "wall_s is nan; a measured time must be a finite number greater than 0"},
+        std::tuple{"sys_s", nlohmann::json(-0.25), "sys_s is -0.25; a CPU time must be a finite number of at least 0"}}) {
+    nlohmann::json bad = good;
+    bad["workloads"][0]["samples"][1][field] = value;
+    WriteFileAtomically(path, bad.dump());
+    EXPECT_EQ(ErrorFrom([&] { ReadResultsFile(path); }), path.string() + sample + expected);
+  }
 }
 
 }  // namespace

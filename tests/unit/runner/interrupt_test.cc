@@ -62,10 +62,21 @@ TEST_F(InterruptTest, SigtermIsRecordedAndWakesPoll) {
   EXPECT_TRUE(Readable(interrupt::WakeFd(), 0));
 }
 
-TEST_F(InterruptTest, FirstSignalIsTheOneReported) {
-  ::raise(SIGINT);
-  ::raise(SIGTERM);
-  EXPECT_EQ(interrupt::Signal(), SIGINT);
+// The first signal is recorded and the run unwinds; a second one (Ctrl-C again) exits 130 at
+// once. In a child, since it ends the process.
+TEST_F(InterruptTest, FirstSignalIsReportedAndASecondExitsAtOnce) {
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::raise(SIGINT);
+    if (interrupt::Signal() != SIGINT) ::_exit(3);
+    ::raise(SIGTERM);
+    ::_exit(4);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
 }
 
 TEST_F(InterruptTest, SignalFromAnotherThreadWakesThisOne) {

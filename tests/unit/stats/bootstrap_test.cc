@@ -275,3 +275,27 @@ TEST(StartupAdjustedTest, ResamplesThatCrossZeroWithholdTheInterval) {
 
 }  // namespace
 }  // namespace pe::stats
+
+namespace pe::stats {
+namespace {
+
+// The engine's Ctrl-C hook: the bootstrap asks every 1024 resamples and stops when told.
+TEST(BootstrapCancellation, StopsWhenTheCallableSaysSo) {
+  const std::vector<double> baseline = {1.0, 1.1, 1.2, 1.3, 1.4};
+  const std::vector<double> candidate = {0.5, 0.6, 0.55, 0.65, 0.7};
+  int asked = 0;
+  BootstrapOptions options;
+  options.resamples = 1000000;
+  options.cancelled = [&] { return ++asked == 3; };
+  EXPECT_THROW(BootstrapMedianRatio(baseline, candidate, options), Cancelled);
+  EXPECT_EQ(asked, 3);  // stopped at the third poll, after 2048 of a million resamples
+  int polls = 0;
+  options.resamples = 4096;
+  options.cancelled = [&] { return ++polls < 0; };
+  const BootstrapResult full = BootstrapMedianRatio(baseline, candidate, options);
+  EXPECT_EQ(polls, 4);
+  EXPECT_EQ(full.resamples, 4096);
+}
+
+}  // namespace
+}  // namespace pe::stats

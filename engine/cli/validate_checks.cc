@@ -1,0 +1,95 @@
+#include "engine/cli/validate_checks.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "engine/gitbuild/git.h"
+#include "engine/runner/file_tail.h"
+#include "engine/spec/placeholders.h"
+#include "engine/spec/programs.h"
+
+namespace pe::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kStartupTimeoutS = 10;
+
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (fs::temp_directory_path() / "perfengine-validate-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a scratch directory");
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+fs::path SpecDir(const spec::Spec& spec) {
+  return spec.path.parent_path().empty() ? fs::path(".") : spec.path.parent_path();
+}
+
+}  // namespace
+
+std::vector<spec::SpecError> CheckByRunning(const spec::Spec& spec, ProcessRunner& runner) {
+  std::vector<spec::SpecError> errors;
+  ScratchDir scratch;
+  for (const spec::Contender& c : spec.contenders) {
+    if (!c.git.empty()) {
+      const gitbuild::GitResult resolved =
+          gitbuild::RunGit(runner, c.repo, {"rev-parse", "--verify", "--quiet", c.git + "^{commit}"}, scratch.path());
+      if (!resolved.outcome.ok() || resolved.out.empty()) {
+        std::string repo = c.repo.lexically_normal().string();
+        if (repo.size() > 1 && repo.back() == '/') repo.pop_back();
+        errors.emplace_back(c.git_pos, fmt::format("contender '{}': git revision '{}' does not exist in {}", c.name,
+                                                   c.git, repo));
+      }
+      continue;
+    }
+    const std::map<std::string, std::string> values = {
+        {"spec_dir", fs::absolute(SpecDir(spec)).lexically_normal().string()},
+        {"contender", c.name},
+        {"seed", std::to_string(spec.settings.seed)},
+        {"scale", fmt::format("{}", spec.settings.scale)},
+        {"workdir", scratch.path().string()},
+        {"out", (scratch.path() / "out").string()},
+        {"fixture", scratch.path().string()},
+    };
+    Command cmd;
+    for (const spec::Located& a : c.startup_argv) cmd.argv.push_back(spec::Expand(a.value, values));
+    std::string why;
+    const auto program = spec::ResolveProgram(cmd.argv[0], SpecDir(spec), &why);
+    if (!program) continue;  // CheckPrograms reports it
+    // A bare name stays bare (the runner looks it up on PATH), so the child's messages read
+    // as they would at run time ("sh: 0: Illegal option --").
+    if (cmd.argv[0].find('/') != std::string::npos) cmd.argv[0] = program->string();
+    for (const auto& [k, v] : c.env) cmd.env[k] = spec::Expand(v, values);
+    cmd.cwd = c.workdir;
+    cmd.stderr_path = scratch.path() / "startup.stderr";
+    cmd.timeout_s = kStartupTimeoutS;
+    const Outcome outcome = runner.Run(cmd);
+    if (outcome.ok()) continue;
+    const std::string tail = FileTail(cmd.stderr_path, 1, 4096);
+    std::vector<std::string> shown;
+    for (const spec::Located& a : c.startup_argv) shown.push_back(a.value);
+    errors.emplace_back(c.startup_argv.front().pos,
+                        fmt::format("contender '{}': its startup command '{}' {}{}; set startup = [...] to a command "
+                                    "that exits 0 quickly",
+                                    c.name, fmt::join(shown, " "), outcome.error.empty() ? "failed" : outcome.error,
+                                    tail.empty() ? "" : fmt::format(" ({})", tail)));
+  }
+  return errors;
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,18 @@
+// The checks `validate` makes by running something, which parsing alone cannot: every git
+// revision a contender names exists, and every contender's startup command exits 0 (a shell
+// contender's default `sh --version` once failed only at run time).
+#pragma once
+
+#include <vector>
+
+#include "engine/runner/process_runner.h"
+#include "engine/spec/spec.h"
+
+namespace pe::cli {
+
+// One SpecError per problem, each at the key at fault; empty when all is well. Startup
+// commands run with a 10 s timeout, their output discarded; contenders built from git are
+// not run (their programs exist only once built).
+std::vector<spec::SpecError> CheckByRunning(const spec::Spec& spec, ProcessRunner& runner);
+
+}  // namespace pe::cli
