@@ -57,6 +57,8 @@ int Run(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run->add_option("--serve-concurrency", run_flags.serve_concurrency, "Connections per serve round (overrides the spec)")
       ->check(CLI::PositiveNumber);
+  run->add_option("--shard", run_flags.shard,
+                  "Run only shard K of N (e.g. 2/4): a fixed 1/N of the workloads, for a CI matrix; see merge");
   run->add_flag("--accept-regression", run_flags.accept_regression,
                 "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
 
@@ -83,6 +85,15 @@ int Run(int argc, char** argv) {
   compare->add_flag("--allow-different-spec", compare_flags.allow_different_spec,
                     "Compare even when the two files come from different specs");
 
+  MergeFlags merge_flags;
+  CLI::App* merge = app.add_subcommand("merge", "Combine the results files of run --shard jobs into one result and verdict");
+  merge->add_option("results", merge_flags.files, "One results file per shard (run --shard K/N --json ...)")->required();
+  merge->add_option("--json", merge_flags.json, "Write the merged results file here (atomically)");
+  merge->add_option("--markdown", merge_flags.markdown, "Write a Markdown report of the merged result here");
+  merge->add_option("--html", merge_flags.html, "Write an HTML report of the merged result here");
+  merge->add_flag("--accept-regression", merge_flags.accept_regression,
+                  "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -100,6 +111,7 @@ int Run(int argc, char** argv) {
     if (*generate) return static_cast<int>(GenerateCommand(common, out_dir));
     if (*explain) return static_cast<int>(ExplainCommand(explain_flags));
     if (*compare) return static_cast<int>(CompareCommand(compare_flags));
+    if (*merge) return static_cast<int>(MergeCommand(merge_flags, UseColor()));
   } catch (const spec::SpecError& e) {
     std::cerr << e.what() << "\n";
     return static_cast<int>(ExitCode::kRunFailed);

@@ -28,6 +28,7 @@ struct RunFlags {
   std::optional<int> serve_requests;
   std::optional<int> serve_concurrency;
   std::string markdown;
+  std::string shard;  // --shard K/N
 };
 
 // `perfengine explain RESULTS.json [--workload W]...` (engine/cli/explain_command.cc).
@@ -43,11 +44,31 @@ struct CompareFlags {
   bool allow_different_spec = false;
 };
 
+// `perfengine merge SHARD.json... [--json F] [--markdown F] [--html F]` (merge_command.cc).
+struct MergeFlags {
+  std::vector<std::string> files;
+  std::string json;
+  std::string markdown;
+  std::string html;
+  bool accept_regression = false;
+};
+
+struct ReportFiles {
+  std::string json, markdown, html;  // empty: not written
+};
+
+// Writes the files asked for (atomically), then the terminal report to stdout.
+void WriteReports(const RunResult& result, const ReportFiles& files, bool color);
+
+// What accepts a missed threshold: "--accept-regression" when `flag`, else
+// "PERFENGINE_ACCEPT_REGRESSION" when that variable is set and not "0", else "".
+std::string AcceptedBy(bool flag);
+
 ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color);
 ExitCode ValidateCommand(const CommonOptions& common);
 ExitCode ListCommand(const CommonOptions& common);
 ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir);
 ExitCode ExplainCommand(const ExplainFlags& flags);
 ExitCode CompareCommand(const CompareFlags& flags);
-
+ExitCode MergeCommand(const MergeFlags& flags, bool color);
 }  // namespace pe::cli

@@ -314,6 +314,15 @@ constexpr auto FieldsOf(Tag<MachineInfo>) {
   };
 }
 
+constexpr auto FieldsOf(Tag<ShardInfo>) {
+  using S = ShardInfo;
+  return std::tuple{
+      Field{"index", &S::index},         Field{"count", &S::count},
+      Field{"selection", &S::selection}, Field{"workloads", &S::workloads},
+      Field{"machine", &S::machine},     Field{"started_at", &S::started_at},
+  };
+}
+
 constexpr auto FieldsOf(Tag<Verdict>) {
   using S = Verdict;
   return std::tuple{
@@ -343,6 +352,7 @@ constexpr auto FieldsOf(Tag<RunResult>) {
       Field{"sweeps", &S::sweeps, kAddedLater},
       Field{"complete", &S::complete},
       Field{"verdict", &S::verdict},
+      Field{"shards", &S::shards, kAddedLater},
   };
 }
 

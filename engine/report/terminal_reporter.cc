@@ -10,6 +10,7 @@
 #include "engine/model/names.h"
 #include "engine/report/details.h"
 #include "engine/report/overview.h"
+#include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
 
@@ -111,6 +112,7 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
   Painter paint(color);
   out << fmt::format("baseline {}, candidate {}: {}\n", OneLine(result.baseline),
                      OneLine(result.candidate), RoundsLine(result.settings));
+  for (const std::string& line : ShardLines(result)) out << OneLine(line) << '\n';
   out << '\n';
   WriteTable(WorkloadRows(result), out, paint);
   out << SweepTerminalText(SweepSections(result));
