@@ -94,6 +94,25 @@ int Run(int argc, char** argv) {
   merge->add_flag("--accept-regression", merge_flags.accept_regression,
                   "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
 
+  BisectFlags bisect_flags;
+  CLI::App* bisect = app.add_subcommand("bisect", "Find the commit that missed the gate: git bisect run, the gate as its test");
+  bisect->add_option("spec", common.spec, "A spec whose baseline and candidate are built from git")->required();
+  bisect->add_option("--good", bisect_flags.good, "A revision that passes (the baseline is built from it)")->required();
+  bisect->add_option("--bad", bisect_flags.bad, "A later revision that misses the gate")->required();
+  bisect->add_option("--rounds", bisect_flags.rounds, "Measured rounds at each commit")->check(CLI::PositiveNumber);
+  bisect->add_option("--contender", common.contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
+  bisect->add_option("--cache-dir", common.cache_dir, "Worktrees, builds and each step's results (default: the fixture cache)");
+
+  BisectStepFlags step_flags;
+  CLI::App* step = app.add_subcommand("bisect-step", "One commit of a bisection; git bisect run calls it");
+  step->group("");  // not listed: perfengine bisect runs it
+  step->add_option("spec", common.spec)->required();
+  step->add_option("--good-commit", step_flags.good_commit)->required();
+  step->add_option("--state", step_flags.state)->required();
+  step->add_option("--rounds", step_flags.rounds);
+  step->add_option("--contender", common.contenders);
+  step->add_option("--cache-dir", common.cache_dir);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -111,6 +130,14 @@ int Run(int argc, char** argv) {
     if (*generate) return static_cast<int>(GenerateCommand(common, out_dir));
     if (*explain) return static_cast<int>(ExplainCommand(explain_flags));
     if (*compare) return static_cast<int>(CompareCommand(compare_flags));
+    if (*bisect) {
+      interrupt::InstallHandlers();
+      return static_cast<int>(BisectCommand(common, bisect_flags));
+    }
+    if (*step) {
+      interrupt::InstallHandlers();
+      return BisectStepCommand(common, step_flags);
+    }
     if (*merge) return static_cast<int>(MergeCommand(merge_flags, UseColor()));
   } catch (const spec::SpecError& e) {
     std::cerr << e.what() << "\n";

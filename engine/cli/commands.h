@@ -64,6 +64,20 @@ void WriteReports(const RunResult& result, const ReportFiles& files, bool color)
 // "PERFENGINE_ACCEPT_REGRESSION" when that variable is set and not "0", else "".
 std::string AcceptedBy(bool flag);
 
+// `perfengine bisect SPEC --good REV --bad REV [--rounds N]` (bisect_command.cc).
+struct BisectFlags {
+  std::string good;
+  std::string bad;
+  std::optional<int> rounds;
+};
+
+// `perfengine bisect-step SPEC --good-commit C --state DIR`: what `git bisect run` calls.
+struct BisectStepFlags {
+  std::string good_commit;
+  std::string state;
+  std::optional<int> rounds;
+};
+
 ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color);
 ExitCode ValidateCommand(const CommonOptions& common);
 ExitCode ListCommand(const CommonOptions& common);
@@ -71,4 +85,8 @@ ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir
 ExitCode ExplainCommand(const ExplainFlags& flags);
 ExitCode CompareCommand(const CompareFlags& flags);
 ExitCode MergeCommand(const MergeFlags& flags, bool color);
+ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags);
+// Returns the status git bisect run reads: 0 good, 1 bad, 125 skip, 128 stop.
+int BisectStepCommand(const CommonOptions& common, const BisectStepFlags& flags);
+
 }  // namespace pe::cli
