@@ -59,6 +59,9 @@ int Run(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   run->add_option("--shard", run_flags.shard,
                   "Run only shard K of N (e.g. 2/4): a fixed 1/N of the workloads, for a CI matrix; see merge");
+  run->add_flag("--record", run_flags.record, "Record the run in the history database (see perfengine history)");
+  run->add_option("--history", run_flags.history,
+                  "The history database (default: $PERFENGINE_HISTORY or ~/.local/share/perfengine/history.sqlite)");
   run->add_flag("--accept-regression", run_flags.accept_regression,
                 "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
 
@@ -93,6 +96,15 @@ int Run(int argc, char** argv) {
   merge->add_option("--html", merge_flags.html, "Write an HTML report of the merged result here");
   merge->add_flag("--accept-regression", merge_flags.accept_regression,
                   "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
+
+  HistoryFlags history_flags;
+  CLI::App* history = app.add_subcommand("history", "Each workload's trend over the recorded runs of a spec, with change points");
+  history->add_option("spec", history_flags.spec, "The spec file whose runs were recorded (run --record)")->required();
+  history->add_option("--workload", history_flags.workloads, "Only this workload (repeatable)");
+  history->add_option("--figure", history_flags.figure,
+                      "The figure to trace: speedup (default), cpu_ratio, instructions_ratio, ... or CONTENDER.median_wall_s");
+  history->add_option("--history", history_flags.history,
+                      "The history database (default: $PERFENGINE_HISTORY or ~/.local/share/perfengine/history.sqlite)");
 
   BisectFlags bisect_flags;
   CLI::App* bisect = app.add_subcommand("bisect", "Find the commit that missed the gate: git bisect run, the gate as its test");
@@ -130,6 +142,7 @@ int Run(int argc, char** argv) {
     if (*generate) return static_cast<int>(GenerateCommand(common, out_dir));
     if (*explain) return static_cast<int>(ExplainCommand(explain_flags));
     if (*compare) return static_cast<int>(CompareCommand(compare_flags));
+    if (*history) return static_cast<int>(HistoryCommand(history_flags));
     if (*bisect) {
       interrupt::InstallHandlers();
       return static_cast<int>(BisectCommand(common, bisect_flags));

@@ -122,6 +122,15 @@ ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool col
   auto runner = MakeSystemProcessRunner();
   const RunResult result = run::RunExperiment(spec, options, *runner);
   WriteReports(result, {flags.json, flags.markdown, flags.html}, color);
+  if (flags.record) {
+    try {
+      RecordRun(result, common.spec, flags.history);
+    } catch (const std::exception& e) {
+      // The run stands; its record is missing, which a CI job must notice.
+      std::cerr << "perfengine: --record: " << e.what() << "\n";
+      return ExitCode::kRunFailed;
+    }
+  }
   return result.verdict.exit;
 }
 

@@ -29,6 +29,8 @@ struct RunFlags {
   std::optional<int> serve_concurrency;
   std::string markdown;
   std::string shard;  // --shard K/N
+  bool record = false;   // --record: into the history database
+  std::string history;   // --history PATH; empty: history::DefaultPath()
 };
 
 // `perfengine explain RESULTS.json [--workload W]...` (engine/cli/explain_command.cc).
@@ -78,6 +80,17 @@ struct BisectStepFlags {
   std::optional<int> rounds;
 };
 
+// `perfengine history SPEC [--workload W]... [--figure F] [--history PATH]`.
+struct HistoryFlags {
+  std::string spec;
+  std::vector<std::string> workloads;
+  std::string figure;
+  std::string history;
+};
+
+// Records a finished run in the history database (history_command.cc); throws on failure.
+void RecordRun(const RunResult& result, const std::string& spec, const std::string& history_flag);
+
 ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color);
 ExitCode ValidateCommand(const CommonOptions& common);
 ExitCode ListCommand(const CommonOptions& common);
@@ -85,6 +98,7 @@ ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir
 ExitCode ExplainCommand(const ExplainFlags& flags);
 ExitCode CompareCommand(const CompareFlags& flags);
 ExitCode MergeCommand(const MergeFlags& flags, bool color);
+ExitCode HistoryCommand(const HistoryFlags& flags);
 ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags);
 // Returns the status git bisect run reads: 0 good, 1 bad, 125 skip, 128 stop.
 int BisectStepCommand(const CommonOptions& common, const BisectStepFlags& flags);
