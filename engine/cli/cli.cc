@@ -103,6 +103,7 @@ int Run(int argc, char** argv) {
   history->add_option("--workload", history_flags.workloads, "Only this workload (repeatable)");
   history->add_option("--figure", history_flags.figure,
                       "The figure to trace: speedup (default), cpu_ratio, instructions_ratio, ... or CONTENDER.median_wall_s");
+  history->add_option("--html", history_flags.html, "Also write the trends as a self-contained HTML page of charts");
   history->add_option("--history", history_flags.history,
                       "The history database (default: $PERFENGINE_HISTORY or ~/.local/share/perfengine/history.sqlite)");
 

@@ -80,12 +80,13 @@ struct BisectStepFlags {
   std::optional<int> rounds;
 };
 
-// `perfengine history SPEC [--workload W]... [--figure F] [--history PATH]`.
+// `perfengine history SPEC [--workload W]... [--figure F] [--history PATH] [--html FILE]`.
 struct HistoryFlags {
   std::string spec;
   std::vector<std::string> workloads;
   std::string figure;
   std::string history;
+  std::string html;  // --html FILE: the trends as charts
 };
 
 // Records a finished run in the history database (history_command.cc); throws on failure.

@@ -6,6 +6,8 @@
 #include "engine/gitbuild/git.h"
 #include "engine/history/store.h"
 #include "engine/history/trend.h"
+#include "engine/history/trend_html.h"
+#include "engine/model/atomic_file.h"
 #include "engine/runner/process_runner.h"
 #include "engine/spec/spec_error.h"
 
@@ -55,7 +57,11 @@ ExitCode HistoryCommand(const HistoryFlags& flags) {
   history::TrendOptions options;
   options.workloads = flags.workloads;
   if (!flags.figure.empty()) options.figure = flags.figure;
-  std::cout << history::TrendText(store.Series(key), options) << std::flush;
+  const std::vector<history::WorkloadSeries> series = store.Series(key);
+  std::cout << history::TrendText(series, options) << std::flush;
+  if (!flags.html.empty()) {
+    WriteFileAtomically(flags.html, history::TrendHtml(series, options, fmt::format("perfengine history: {}", flags.spec)));
+  }
   return ExitCode::kPass;
 }
 

@@ -11,8 +11,9 @@
 namespace pe::e2e {
 namespace {
 
-// Five plain workloads and a three-point sweep; the candidate sleeps 10 ms against 80 ms, and
-// "strict" asks for 50x, so the verdict is a miss on exactly one workload, on any machine.
+// Five plain workloads and a three-point sweep; the candidate sleeps 10 ms against 80 ms (the
+// speedup stays above the 1.2x bar until start-up costs 340 ms), and "strict" asks for 50x, so
+// the verdict is a miss on exactly one workload even on a loaded machine.
 fs::path WriteSpec(const fs::path& dir, const std::string& name = "spec.toml", const std::string& extra = "") {
   const fs::path spec = dir / name;
   std::ofstream(spec) << "[run]\nrounds = 2\nwarmup_rounds = 0\nseed = 7\n" << extra << "\n"
@@ -22,7 +23,7 @@ fs::path WriteSpec(const fs::path& dir, const std::string& name = "spec.toml", c
                       << "[workloads.strict]\nthresholds = { min_speedup = 50.0 }\n"
                       << "[workloads.ramp]\nargs = [\"--sleep-ms\", \"{ms}\"]\n"
                       << "[workloads.ramp.sweep]\nms = [1, 2, 3]\n"
-                      << "[thresholds]\nmin_speedup = 1.5\nmin_win_rate = 1.0\n";
+                      << "[thresholds]\nmin_speedup = 1.2\nmin_win_rate = 1.0\n";
   return spec;
 }
 

@@ -1,4 +1,5 @@
 #include "engine/history/trend.h"
+#include "engine/history/trend_html.h"
 
 #include <gtest/gtest.h>
 
@@ -67,6 +68,23 @@ TEST(TrendTest, SelectsWorkloadsAndSaysWhatWasRecordedInstead) {
   } catch (const spec::UsageError& e) {
     EXPECT_EQ(std::string(e.what()), "--workload: no run recorded 'brav' (did you mean 'bravo'?)");
   }
+}
+
+TEST(TrendHtmlTest, OneChartPerWorkloadWithItsChangePointMarked) {
+  const std::string html =
+      TrendHtml({Series("work", {1.50, 1.52, 1.49, 1.51, 1.50, 1.20, 1.21, 1.19, 1.20}), Series("<b>", {1, 1})}, {},
+                "history of a&b");
+  EXPECT_NE(html.find("<title>history of a&amp;b</title>"), std::string::npos);
+  size_t charts = 0;
+  for (size_t at = html.find("<svg class=\"trend\""); at != std::string::npos; at = html.find("<svg class=\"trend\"", at + 1)) {
+    ++charts;
+  }
+  EXPECT_EQ(charts, 2u);
+  EXPECT_NE(html.find("<h2>&lt;b&gt;</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<title>change point at run 6</title>"), std::string::npos);
+  EXPECT_EQ(html.find("change point at run 2<"), std::string::npos);
+  EXPECT_NE(html.find("<title>run 9: 1.2, 2026-12-09T00:00:00Z, iiiiiiiiiiii, ci</title>"), std::string::npos);
+  EXPECT_NE(html.find("<pre>work: speedup over 9 runs"), std::string::npos);
 }
 
 }  // namespace
