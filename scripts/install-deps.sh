@@ -15,6 +15,7 @@ packages=(
   bazel-bootstrap       # real Bazel 4.2.3: the differential test checks fixtures and hashing against it
   libssl-dev            # SHA-256 for fixture digests and the reference contender
   libmimalloc-dev       # the reference contender's fast build
+  libsqlite3-dev        # the history of runs (run --record, perfengine history): one file, safe with parallel CI writers
   libgtest-dev libgmock-dev  # unit and end-to-end tests
   python3 python3-scipy python3-protobuf  # independent reference values and decoders in tests
   valgrind              # instruction counts where perf counters are not available

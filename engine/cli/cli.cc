@@ -102,6 +102,11 @@ int Run(int argc, char** argv) {
       ->check(WholeNumber(1, spec::limits::kMaxRequestCount));
   run->add_option("--serve-concurrency", run_flags.serve_concurrency, "Connections per serve round (overrides the spec)")
       ->check(WholeNumber(1, spec::limits::kMaxConcurrency));
+  run->add_option("--shard", run_flags.shard,
+                  "Run only shard K of N (e.g. 2/4): a fixed 1/N of the workloads, for a CI matrix; see merge");
+  run->add_flag("--record", run_flags.record, "Record the run in the history database (see perfengine history)");
+  run->add_option("--history", run_flags.history,
+                  "The history database (default: $PERFENGINE_HISTORY or ~/.local/share/perfengine/history.sqlite)");
   run->add_flag("--accept-regression", run_flags.accept_regression,
                 "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
 
@@ -128,10 +133,50 @@ int Run(int argc, char** argv) {
   compare->add_flag("--allow-different-spec", compare_flags.allow_different_spec,
                     "Compare even when the two files come from different specs");
 
+  MergeFlags merge_flags;
+  CLI::App* merge = app.add_subcommand("merge", "Combine the results files of run --shard jobs into one result and verdict");
+  merge->add_option("results", merge_flags.files, "One results file per shard (run --shard K/N --json ...)")->required();
+  merge->add_option("--json", merge_flags.json, "Write the merged results file here (atomically)");
+  merge->add_option("--markdown", merge_flags.markdown, "Write a Markdown report of the merged result here");
+  merge->add_option("--html", merge_flags.html, "Write an HTML report of the merged result here");
+  merge->add_flag("--accept-regression", merge_flags.accept_regression,
+                  "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
+
+  HistoryFlags history_flags;
+  CLI::App* history = app.add_subcommand("history", "Each workload's trend over the recorded runs of a spec, with change points");
+  history->add_option("spec", history_flags.spec, "The spec file whose runs were recorded (run --record)")->required();
+  history->add_option("--workload", history_flags.workloads, "Only this workload (repeatable)");
+  history->add_option("--figure", history_flags.figure,
+                      "The figure to trace: speedup (default), cpu_ratio, instructions_ratio, ... or CONTENDER.median_wall_s");
+  history->add_option("--html", history_flags.html, "Also write the trends as a self-contained HTML page of charts");
+  history->add_option("--history", history_flags.history,
+                      "The history database (default: $PERFENGINE_HISTORY or ~/.local/share/perfengine/history.sqlite)");
+
+  BisectFlags bisect_flags;
+  CLI::App* bisect = app.add_subcommand("bisect", "Find the commit that missed the gate: git bisect run, the gate as its test");
+  bisect->add_option("spec", common.spec, "A spec whose baseline and candidate are built from git")->required();
+  bisect->add_option("--good", bisect_flags.good, "A revision that passes (the baseline is built from it)")->required();
+  bisect->add_option("--bad", bisect_flags.bad, "A later revision that misses the gate")->required();
+  bisect->add_option("--rounds", bisect_flags.rounds, "Measured rounds at each commit")->check(CLI::PositiveNumber);
+  bisect->add_option("--contender", common.contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
+  bisect->add_option("--cache-dir", common.cache_dir, "Worktrees, builds and each step's results (default: the fixture cache)");
+
+  BisectStepFlags step_flags;
+  CLI::App* step = app.add_subcommand("bisect-step", "One commit of a bisection; git bisect run calls it");
+  step->group("");  // not listed: perfengine bisect runs it
+  step->add_option("spec", common.spec)->required();
+  step->add_option("--good-commit", step_flags.good_commit)->required();
+  step->add_option("--state", step_flags.state)->required();
+  step->add_option("--rounds", step_flags.rounds);
+  step->add_option("--contender", common.contenders);
+  step->add_option("--cache-dir", common.cache_dir);
+
   // CLI11 would say only "The following arguments were not expected"; name the command.
   if (argc >= 2 && argv[1][0] != '-') {
     std::vector<std::string> commands;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(sub->get_name());
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App* a) { return !a->get_group().empty(); })) {
+      commands.push_back(sub->get_name());  // hidden commands (bisect-step) are not offered
+    }
     if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
       std::cerr << fmt::format("perfengine: unknown command '{}'{}; the commands are {}\n", argv[1],
                                spec::DidYouMean(argv[1], commands), fmt::join(commands, ", "));
@@ -156,6 +201,16 @@ int Run(int argc, char** argv) {
     if (*generate) return static_cast<int>(GenerateCommand(common, out_dir));
     if (*explain) return static_cast<int>(ExplainCommand(explain_flags));
     if (*compare) return static_cast<int>(CompareCommand(compare_flags));
+    if (*history) return static_cast<int>(HistoryCommand(history_flags));
+    if (*bisect) {
+      interrupt::InstallHandlers();
+      return static_cast<int>(BisectCommand(common, bisect_flags));
+    }
+    if (*step) {
+      interrupt::InstallHandlers();
+      return BisectStepCommand(common, step_flags);
+    }
+    if (*merge) return static_cast<int>(MergeCommand(merge_flags, UseColor()));
   } catch (const spec::SpecError& e) {
     std::cerr << e.what() << "\n";
     return static_cast<int>(ExitCode::kRunFailed);

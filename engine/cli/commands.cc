@@ -90,6 +90,24 @@ void CheckRoundsOverride(const spec::Spec& spec, const RunFlags& flags) {
 
 }  // namespace
 
+std::string AcceptedBy(bool flag) {
+  // CI sets the variable from a pull-request label; a person passes the flag.
+  const char* accept_env = std::getenv("PERFENGINE_ACCEPT_REGRESSION");
+  if (flag) return "--accept-regression";
+  if (accept_env != nullptr && *accept_env != '\0' && std::string(accept_env) != "0") {
+    return "PERFENGINE_ACCEPT_REGRESSION";
+  }
+  return "";
+}
+
+void WriteReports(const RunResult& result, const ReportFiles& files, bool color) {
+  // Files first: an interrupted or failed run still leaves its evidence behind.
+  if (!files.json.empty()) report::WriteJsonReport(result, files.json);
+  if (!files.markdown.empty()) WriteFileAtomically(files.markdown, report::MarkdownReport(result));
+  if (!files.html.empty()) report::WriteHtmlReport(result, files.html);
+  report::WriteTerminalReport(result, std::cout, color);
+}
+
 ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color) {
   const spec::Spec spec = LoadSpec(common);
   run::Options options = RunOptions(common);
@@ -100,13 +118,9 @@ ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool col
   options.skip_serve = flags.skip_serve;
   options.serve_requests = flags.serve_requests;
   options.serve_concurrency = flags.serve_concurrency;
+  if (!flags.shard.empty()) options.shard = run::ParseShard(flags.shard);
   if (::isatty(STDERR_FILENO)) options.progress = &std::cerr;
-  // CI sets the variable from a pull-request label; a person passes the flag.
-  const char* accept_env = std::getenv("PERFENGINE_ACCEPT_REGRESSION");
-  if (flags.accept_regression) options.accepted_by = "--accept-regression";
-  else if (accept_env != nullptr && *accept_env != '\0' && std::string(accept_env) != "0") {
-    options.accepted_by = "PERFENGINE_ACCEPT_REGRESSION";
-  }
+  options.accepted_by = AcceptedBy(flags.accept_regression);
   run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
   CheckOutputPaths(common.spec, {{"--json", flags.json}, {"--markdown", flags.markdown}, {"--html", flags.html}});
   auto runner = MakeSystemProcessRunner();
@@ -130,6 +144,15 @@ ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool col
   for (const std::string& line : unwritten) std::cerr << line << "\n";
   // A report CI asked for and did not get is a failed run, whatever the verdict said.
   if (!unwritten.empty() && result.verdict.exit != ExitCode::kInterrupted) return ExitCode::kRunFailed;
+  if (flags.record) {
+    try {
+      RecordRun(result, common.spec, flags.history);
+    } catch (const std::exception& e) {
+      // The run stands; its record is missing, which a CI job must notice.
+      std::cerr << "perfengine: --record: " << e.what() << "\n";
+      return ExitCode::kRunFailed;
+    }
+  }
   return result.verdict.exit;
 }
 

@@ -28,6 +28,9 @@ struct RunFlags {
   std::optional<int> serve_requests;
   std::optional<int> serve_concurrency;
   std::string markdown;
+  std::string shard;  // --shard K/N
+  bool record = false;   // --record: into the history database
+  std::string history;   // --history PATH; empty: history::DefaultPath()
 };
 
 // `perfengine explain RESULTS.json [--workload W]...` (engine/cli/explain_command.cc).
@@ -43,11 +46,62 @@ struct CompareFlags {
   bool allow_different_spec = false;
 };
 
+// `perfengine merge SHARD.json... [--json F] [--markdown F] [--html F]` (merge_command.cc).
+struct MergeFlags {
+  std::vector<std::string> files;
+  std::string json;
+  std::string markdown;
+  std::string html;
+  bool accept_regression = false;
+};
+
+struct ReportFiles {
+  std::string json, markdown, html;  // empty: not written
+};
+
+// Writes the files asked for (atomically), then the terminal report to stdout.
+void WriteReports(const RunResult& result, const ReportFiles& files, bool color);
+
+// What accepts a missed threshold: "--accept-regression" when `flag`, else
+// "PERFENGINE_ACCEPT_REGRESSION" when that variable is set and not "0", else "".
+std::string AcceptedBy(bool flag);
+
+// `perfengine bisect SPEC --good REV --bad REV [--rounds N]` (bisect_command.cc).
+struct BisectFlags {
+  std::string good;
+  std::string bad;
+  std::optional<int> rounds;
+};
+
+// `perfengine bisect-step SPEC --good-commit C --state DIR`: what `git bisect run` calls.
+struct BisectStepFlags {
+  std::string good_commit;
+  std::string state;
+  std::optional<int> rounds;
+};
+
+// `perfengine history SPEC [--workload W]... [--figure F] [--history PATH] [--html FILE]`.
+struct HistoryFlags {
+  std::string spec;
+  std::vector<std::string> workloads;
+  std::string figure;
+  std::string history;
+  std::string html;  // --html FILE: the trends as charts
+};
+
+// Records a finished run in the history database (history_command.cc); throws on failure.
+void RecordRun(const RunResult& result, const std::string& spec, const std::string& history_flag);
+
 ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color);
 ExitCode ValidateCommand(const CommonOptions& common);
 ExitCode ListCommand(const CommonOptions& common);
 ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir);
 ExitCode ExplainCommand(const ExplainFlags& flags);
 ExitCode CompareCommand(const CompareFlags& flags);
+ExitCode MergeCommand(const MergeFlags& flags, bool color);
+ExitCode HistoryCommand(const HistoryFlags& flags);
+ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags);
+// Returns the status git bisect run reads: 0 good, 1 bad, 125 skip, 128 stop.
+int BisectStepCommand(const CommonOptions& common, const BisectStepFlags& flags);
 
 }  // namespace pe::cli

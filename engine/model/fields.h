@@ -314,6 +314,15 @@ constexpr auto FieldsOf(Tag<MachineInfo>) {
   };
 }
 
+constexpr auto FieldsOf(Tag<ShardInfo>) {
+  using S = ShardInfo;
+  return std::tuple{
+      Field{"index", &S::index},         Field{"count", &S::count},
+      Field{"selection", &S::selection}, Field{"workloads", &S::workloads},
+      Field{"machine", &S::machine},     Field{"started_at", &S::started_at},
+  };
+}
+
 constexpr auto FieldsOf(Tag<Verdict>) {
   using S = Verdict;
   return std::tuple{
@@ -355,6 +364,7 @@ constexpr auto FieldsOf(Tag<RunResult>) {
       Field{"complete", &S::complete},
       Field{"verdict", &S::verdict},
       Field{"load", &S::load, kAddedLater},
+      Field{"shards", &S::shards, kAddedLater},
   };
 }
 

@@ -42,9 +42,11 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
                                              const Verdict& v, const AxisValue& av,
                                              const ScalingFit& sf, const ScalingEfficiency& se,
                                              const SweepResult& sr, const FunctionShift& fs,
-                                             const ServeFigures& sv, const RoundLoad& rl) {
+                                             const ServeFigures& sv, const RoundLoad& rl, const ShardInfo& sh) {
   [[maybe_unused]] const auto& [rl1, rl2, rl3, rl4, rl5] = rl;
   static_assert(kTableCovers<RoundLoad, 5>);
+  [[maybe_unused]] const auto& [sh1, sh2, sh3, sh4, sh5, sh6] = sh;
+  static_assert(kTableCovers<ShardInfo, 6>);
   [[maybe_unused]] const auto& [sv1, sv2, sv3, sv4, sv5, sv6, sv7] = sv;
   static_assert(kTableCovers<ServeFigures, 7>);
   [[maybe_unused]] const auto& [fs1, fs2, fs3, fs4, fs5] = fs;

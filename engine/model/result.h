@@ -267,6 +267,17 @@ struct MachineInfo {
   std::int64_t memory_kib = 0;
 };
 
+// A share of a run split across machines (`run --shard K/N`, docs/ci.md). A shard's results
+// file holds one, itself; `merge` writes one per shard it combined, each with its machine.
+struct ShardInfo {
+  int index = 0;  // 1-based
+  int count = 0;
+  std::vector<std::string> selection;  // every workload being sharded, in run order (not startup)
+  std::vector<std::string> workloads;  // this shard's share of them, in run order
+  MachineInfo machine;
+  std::string started_at;
+};
+
 struct Verdict {
   ExitCode exit = ExitCode::kPass;
   std::vector<Check> checks;
@@ -305,6 +316,7 @@ struct RunResult {
   bool complete = false;  // false when interrupted or failed before the last round
   Verdict verdict;
   std::vector<RoundLoad> load;  // one per round of the rounds loop
+  std::vector<ShardInfo> shards;  // empty: one unsharded run (docs/ci.md)
 };
 
 }  // namespace pe

@@ -14,6 +14,7 @@
 #include "engine/model/names.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
+#include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
 #include "engine/report/units.h"
@@ -797,6 +798,7 @@ std::string DetailsSection(const RunResult& result) {
   html += fmt::format("<li>started: {}</li>\n", Esc(result.started_at));
   html += fmt::format("<li>machine: {}, {}, {}, {} cores, {}</li>\n", Esc(m.hostname), Esc(m.os),
                       Esc(m.cpu), m.cores, FormatKiB(m.memory_kib));
+  for (const std::string& line : ShardLines(result)) html += fmt::format("<li>{}</li>\n", Esc(line));
   html += fmt::format("<li>rounds: {}</li>\n", Esc(RoundsLine(result.settings)));
   if (!result.complete) html += "<li>results incomplete: the run stopped before its last round</li>\n";
   for (const auto& contender : result.contenders) {

@@ -9,6 +9,7 @@
 #include "engine/report/machine_load_line.h"
 #include "engine/report/markdown_text.h"
 #include "engine/report/overview.h"
+#include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/units.h"
 
@@ -72,6 +73,7 @@ void AppendDetails(const RunResult& result, std::string& out) {
                      EscapeMarkdown(result.spec_digest));
   out += fmt::format("- started: {}\n", EscapeMarkdown(result.started_at));
   out += fmt::format("- machine: {}\n", MachineLine(result.machine));
+  for (const std::string& line : ShardLines(result)) out += fmt::format("- {}\n", EscapeMarkdown(line));
   out += fmt::format("- rounds: {}\n", EscapeMarkdown(RoundsLine(result.settings)));
   if (!result.complete) out += "- results incomplete: the run stopped before its last round\n";
   out += "- contenders:\n";

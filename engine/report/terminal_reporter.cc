@@ -11,6 +11,7 @@
 #include "engine/report/details.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
+#include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
 
@@ -112,6 +113,7 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
   Painter paint(color);
   out << fmt::format("baseline {}, candidate {}: {}\n", OneLine(result.baseline),
                      OneLine(result.candidate), RoundsLine(result.settings));
+  for (const std::string& line : ShardLines(result)) out << OneLine(line) << '\n';
   out << '\n';
   if (std::string busy = BusyMachineLine(result); !busy.empty()) out << paint(busy, kYellow) << "\n\n";
   WriteTable(WorkloadRows(result), out, paint);

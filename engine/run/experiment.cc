@@ -44,7 +44,30 @@ std::vector<const spec::Workload*> SelectWorkloads(const spec::Spec& spec, const
     if (w.serve && options.skip_serve) continue;
     if (w.startup || asked) selected.push_back(&w);
   }
+  if (!options.shard) return selected;
+  std::vector<std::string> names;
+  for (const spec::Workload* w : selected) {
+    if (!w->startup) names.push_back(w->name);
+  }
+  const std::vector<std::string> mine = ShardNames(names, *options.shard);
+  std::erase_if(selected, [&](const spec::Workload* w) {
+    return !w->startup && std::find(mine.begin(), mine.end(), w->name) == mine.end();
+  });
   return selected;
+}
+
+std::optional<ShardInfo> DescribeShard(const spec::Spec& spec, const Options& options) {
+  if (!options.shard) return std::nullopt;
+  Options unsharded = options;
+  unsharded.shard.reset();
+  ShardInfo info;
+  info.index = options.shard->index;
+  info.count = options.shard->count;
+  for (const spec::Workload* w : SelectWorkloads(spec, unsharded)) {
+    if (!w->startup) info.selection.push_back(w->name);
+  }
+  info.workloads = ShardNames(info.selection, *options.shard);
+  return info;
 }
 
 fs::path PrepareFixture(const spec::Spec& spec, const spec::Workload& workload, const Settings& settings,
@@ -137,6 +160,11 @@ void Experiment::InitResult() {
   result_.spec_digest = spec_.digest;
   result_.started_at = NowIso8601();
   result_.machine = ReadMachineInfo();
+  if (auto shard = DescribeShard(spec_, options_)) {
+    shard->machine = result_.machine;
+    shard->started_at = result_.started_at;
+    result_.shards.push_back(std::move(*shard));
+  }
   settings_ = spec_.settings;
   if (options_.rounds) settings_.rounds = *options_.rounds;
   if (options_.warmup_rounds) settings_.warmup_rounds = *options_.warmup_rounds;

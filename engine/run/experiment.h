@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/model/result.h"
+#include "engine/run/shard.h"
 #include "engine/runner/process_runner.h"
 #include "engine/spec/spec.h"
 
@@ -28,11 +29,17 @@ struct Options {
   bool skip_serve = false;                 // --skip-serve: leave out serve workloads
   std::optional<int> serve_requests;       // --serve-requests
   std::optional<int> serve_concurrency;    // --serve-concurrency
+  std::optional<Shard> shard;              // --shard K/N: only this shard's workloads (shard.h)
 };
 
 // The workloads a run will execute, in order, after checking names in options.workloads.
+// With options.shard, only that shard's share of them, and the startup workload.
 // Throws spec::UsageError for an unknown name.
 std::vector<const spec::Workload*> SelectWorkloads(const spec::Spec& spec, const Options& options);
+
+// What a --shard run records about itself (machine and start time left for the caller);
+// nullopt without options.shard.
+std::optional<ShardInfo> DescribeShard(const spec::Spec& spec, const Options& options);
 
 // Materialises one workload's fixture and returns its directory ("" when it has none).
 std::filesystem::path PrepareFixture(const spec::Spec& spec, const spec::Workload& workload,

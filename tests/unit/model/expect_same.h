@@ -37,6 +37,7 @@ inline void Same(ExitCode a, ExitCode b, const std::string& path) {
 }
 
 // Declared ahead so the optional and vector templates below find them.
+inline void Same(const ShardInfo& a, const ShardInfo& b, const std::string& path);
 inline void Same(const Interval& a, const Interval& b, const std::string& path);
 inline void Same(const Sample& a, const Sample& b, const std::string& path);
 inline void Same(const Failure& a, const Failure& b, const std::string& path);
@@ -237,6 +238,19 @@ inline void Same(const SweepResult& a, const SweepResult& b, const std::string& 
   Same(a.efficiency_threads, b.efficiency_threads, path + ".efficiency_threads");
 }
 
+inline void Same(const ShardInfo& a, const ShardInfo& b, const std::string& path) {
+  Same(a.index, b.index, path + ".index");
+  Same(a.count, b.count, path + ".count");
+  Same(a.selection, b.selection, path + ".selection");
+  Same(a.workloads, b.workloads, path + ".workloads");
+  Same(a.machine.hostname, b.machine.hostname, path + ".machine.hostname");
+  Same(a.machine.os, b.machine.os, path + ".machine.os");
+  Same(a.machine.cpu, b.machine.cpu, path + ".machine.cpu");
+  Same(a.machine.cores, b.machine.cores, path + ".machine.cores");
+  Same(a.machine.memory_kib, b.machine.memory_kib, path + ".machine.memory_kib");
+  Same(a.started_at, b.started_at, path + ".started_at");
+}
+
 inline void Same(const RunResult& a, const RunResult& b) {
   Same(a.engine_version, b.engine_version, "engine_version");
   Same(a.spec_path, b.spec_path, "spec_path");
@@ -268,6 +282,7 @@ inline void Same(const RunResult& a, const RunResult& b) {
   Same(a.verdict.lines, b.verdict.lines, "verdict.lines");
   Same(a.verdict.accepted, b.verdict.accepted, "verdict.accepted");
   Same(a.verdict.accepted_by, b.verdict.accepted_by, "verdict.accepted_by");
+  Same(a.shards, b.shards, "shards");
 }
 
 }  // namespace pe::testing

@@ -137,6 +137,14 @@ inline RunResult FullResult() {
   r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
   r.verdict.accepted = true;
   r.verdict.accepted_by = "--accept-regression";
+  ShardInfo shard;
+  shard.index = 2;
+  shard.count = 3;
+  shard.selection = {"small_graph", "large_graph", "bare"};
+  shard.workloads = {"large_graph"};
+  shard.machine = {"ci-7", "Linux 6.1", "EPYC", 4, 16000000};
+  shard.started_at = "2026-12-03T08:00:00Z";
+  r.shards = {shard};
   return r;
 }
 

@@ -1,0 +1,221 @@
+#include "engine/bisect/bisect.h"
+
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <fmt/ranges.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "engine/gate/gate.h"
+#include "engine/gitbuild/git.h"
+#include "engine/model/json.h"
+#include "engine/report/json_reporter.h"
+#include "engine/run/experiment.h"
+#include "engine/runner/file_tail.h"
+#include "engine/spec/spec_error.h"
+#include "generators/fixture_cache.h"
+
+namespace pe::bisect {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string Short(const std::string& commit) { return commit.substr(0, 12); }
+
+std::vector<Check> Missed(const RunResult& r) {
+  std::vector<Check> out;
+  for (const Check& c : r.verdict.checks) {
+    if (!c.passed && !c.skipped) out.push_back(c);
+  }
+  return out;
+}
+
+std::string Lines(const RunResult& r) {
+  std::string text;
+  for (const std::string& line : r.verdict.lines) text += "\n  " + line;
+  return text;
+}
+
+class Git {
+ public:
+  Git(ProcessRunner& runner, fs::path scratch) : runner_(runner), scratch_(std::move(scratch)) {}
+  // The command's stdout; throws spec::UsageError with its stderr when it fails.
+  std::string operator()(const fs::path& dir, const std::vector<std::string>& args) {
+    const gitbuild::GitResult r = gitbuild::RunGit(runner_, dir, args, scratch_);
+    if (r.outcome.status == pe::Outcome::Status::kInterrupted) throw spec::UsageError("interrupted");
+    if (!r.outcome.ok()) {
+      throw spec::UsageError(fmt::format("git {} failed: {}", fmt::join(args, " "), r.err.empty() ? r.out : r.err));
+    }
+    return r.out;
+  }
+
+ private:
+  ProcessRunner& runner_;
+  fs::path scratch_;
+};
+
+// Removes the bisection's worktree however Bisect() ends.
+class WorktreeGuard {
+ public:
+  WorktreeGuard(Git& git, fs::path repo, fs::path worktree) : git_(git), repo_(std::move(repo)), worktree_(std::move(worktree)) {}
+  ~WorktreeGuard() {
+    try {
+      git_(worktree_, {"bisect", "reset"});
+    } catch (...) {  // nothing to reset when the bisection never started
+    }
+    try {
+      git_(repo_, {"worktree", "remove", "--force", worktree_.string()});
+    } catch (...) {
+      std::error_code ec;
+      fs::remove_all(worktree_, ec);
+    }
+  }
+
+ private:
+  Git& git_;
+  fs::path repo_, worktree_;
+};
+
+}  // namespace
+
+int StepStatus(const RunResult& result) {
+  switch (result.verdict.exit) {
+    case ExitCode::kPass: return 0;
+    case ExitCode::kThresholdMissed: return 1;
+    case ExitCode::kInterrupted: return 128;
+    case ExitCode::kRunFailed: break;
+  }
+  bool any = false, all_candidate = true;
+  auto look = [&](const Failure& f) {
+    any = true;
+    all_candidate = all_candidate && f.contender == result.candidate && f.kind != Failure::Kind::kSpec &&
+                    f.kind != Failure::Kind::kFixture && f.kind != Failure::Kind::kInterrupted;
+  };
+  for (const Failure& f : result.failures) look(f);
+  for (const WorkloadResult& w : result.workloads) {
+    for (const Failure& f : w.failures) look(f);
+  }
+  return any && all_candidate ? 125 : 128;
+}
+
+spec::Spec AtCommits(spec::Spec spec, const std::string& good_commit, const std::string& commit) {
+  spec::Contender* baseline = nullptr;
+  spec::Contender* candidate = nullptr;
+  for (spec::Contender& c : spec.contenders) {
+    if (c.name == spec.baseline) baseline = &c;
+    if (c.name == spec.candidate) candidate = &c;
+  }
+  for (const spec::Contender* c : {baseline, candidate}) {
+    if (c == nullptr || c->git.empty()) {
+      throw spec::UsageError(fmt::format(
+          "bisect: {} must build its baseline and its candidate from git (docs/no-regression.md); '{}' has no git key",
+          spec.path.string(), c == nullptr ? "?" : c->name));
+    }
+  }
+  if (fs::weakly_canonical(baseline->repo) != fs::weakly_canonical(candidate->repo)) {
+    throw spec::UsageError(fmt::format("bisect: the baseline ({}) and the candidate ({}) come from different repositories",
+                                       baseline->repo.string(), candidate->repo.string()));
+  }
+  baseline->git = good_commit;
+  candidate->git = commit;
+  return spec;
+}
+
+RunResult RunStep(const spec::Spec& spec, const std::string& good_commit, const std::string& commit,
+                  const Options& options, const fs::path& state, ProcessRunner& runner) {
+  const spec::Spec at = AtCommits(spec, good_commit, commit);
+  run::Options run_options;
+  run_options.cache_root = options.cache_root;
+  run_options.rounds = options.rounds;
+  const RunResult result = run::RunExperiment(at, run_options, runner);
+  report::WriteJsonReport(result, state / (commit + ".json"));
+  return result;
+}
+
+Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& runner) {
+  const fs::path cache = options.cache_root.empty() ? gen::DefaultCacheRoot() : options.cache_root;
+  const spec::Spec checked = AtCommits(spec, "", "");  // both built from git, in one repository
+  fs::path repo;
+  for (const spec::Contender& c : checked.contenders) {
+    if (c.name == checked.candidate) repo = c.repo;
+  }
+  fs::create_directories(cache / "bisect");
+  std::string pattern = (cache / "bisect" / "run-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a directory in " + (cache / "bisect").string());
+  Outcome outcome;
+  outcome.state = pattern;
+  Git git(runner, outcome.state);
+
+  const auto resolve = [&](const std::string& rev, const char* flag) {
+    try {
+      return git(repo, {"rev-parse", "--verify", "--quiet", rev + "^{commit}"});
+    } catch (const spec::UsageError&) {
+      throw spec::UsageError(fmt::format("bisect: {} '{}' is not a commit of {}", flag, rev, repo.string()));
+    }
+  };
+  const std::string good = resolve(options.good, "--good");
+  const std::string bad = resolve(options.bad, "--bad");
+  const std::string ancestor = git(repo, {"merge-base", good, bad});
+  if (ancestor != good) {
+    throw spec::UsageError(fmt::format("bisect: --good {} is not an ancestor of --bad {}", options.good, options.bad));
+  }
+
+  // The bad end first: if it passes there is no regression to find, and if it cannot be
+  // measured neither can the search.
+  const RunResult at_bad = RunStep(spec, good, bad, options, outcome.state, runner);
+  const int bad_status = StepStatus(at_bad);
+  outcome.steps.push_back({bad, bad_status, Missed(at_bad)});
+  if (bad_status == 0) {
+    throw spec::UsageError(fmt::format("bisect: --bad {} ({}) passes the gate against --good {}: no regression to look for",
+                                       options.bad, Short(bad), options.good));
+  }
+  if (bad_status != 1) {
+    throw spec::UsageError(fmt::format("bisect: --bad {} ({}) could not be measured:{}", options.bad, Short(bad), Lines(at_bad)));
+  }
+
+  const fs::path worktree = outcome.state / "worktree";
+  git(repo, {"worktree", "add", "--detach", "--no-checkout", worktree.string(), bad});
+  WorktreeGuard guard(git, repo, worktree);
+  git(worktree, {"bisect", "start", "--no-checkout", bad, good});
+  std::vector<std::string> step = {"bisect",     "run",           options.self.string(), "bisect-step",
+                                   options.spec_path.string(), "--good-commit", good,   "--state",
+                                   outcome.state.string(), "--cache-dir", cache.string()};
+  if (options.rounds) step.insert(step.end(), {"--rounds", std::to_string(*options.rounds)});
+  const gitbuild::GitResult run = gitbuild::RunGit(runner, worktree, step, outcome.state);
+  const std::string log = run.out + "\n" + run.err;
+  const fs::path log_path = outcome.state / "bisect-run.log";
+  std::ofstream(log_path) << log << "\n";
+  if (run.outcome.status == pe::Outcome::Status::kInterrupted) throw spec::UsageError("bisect: interrupted");
+  if (!run.outcome.ok()) {
+    throw spec::UsageError(fmt::format("bisect: git bisect run stopped: a step failed in a way that skipping a commit "
+                                       "cannot help (the baseline's build, the spec); git's log and each step's report "
+                                       "are in {}", log_path.string()));
+  }
+
+  outcome.first_bad = git(worktree, {"rev-parse", "--verify", "refs/bisect/bad"});
+  if (log.find(outcome.first_bad + " is the first bad commit") == std::string::npos) {
+    throw spec::UsageError(fmt::format("bisect: git could not name one first bad commit (skipped commits in the way?); "
+                                       "its log is {}", log_path.string()));
+  }
+  outcome.subject = git(repo, {"log", "-1", "--format=%s", outcome.first_bad});
+  // Every commit git tested, in order: each step prints "bisect-step <commit> <status>".
+  std::ifstream bisect_log_lines(outcome.state / "bisect-run.log");
+  for (std::string line; std::getline(bisect_log_lines, line);) {
+    const std::string tag = "bisect-step ";
+    if (line.rfind(tag, 0) != 0) continue;
+    std::istringstream fields(line.substr(tag.size()));
+    Step s;
+    fields >> s.commit >> s.status;
+    if (s.commit.empty()) continue;
+    if (fs::exists(outcome.state / (s.commit + ".json"))) s.missed = Missed(ReadResultsFile(outcome.state / (s.commit + ".json")));
+    outcome.steps.push_back(std::move(s));
+  }
+  const fs::path first_bad_file = outcome.state / (outcome.first_bad + ".json");
+  if (fs::exists(first_bad_file)) outcome.missed = Missed(ReadResultsFile(first_bad_file));
+  return outcome;
+}
+
+}  // namespace pe::bisect

@@ -1,0 +1,64 @@
+// `perfengine bisect SPEC --good REV --bad REV`: which commit made it slower? git is the engine:
+// `git bisect run` walks the history, and at each commit perfengine runs the spec with the
+// baseline built from GOOD and the candidate from that commit (engine/gitbuild/), the
+// no-regression gate deciding good (exit 0) or bad (1). A commit that does not build, or whose
+// candidate crashes or disagrees, is skipped (125); any other failure stops the bisection.
+// docs/bisect.md describes it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/result.h"
+#include "engine/runner/process_runner.h"
+#include "engine/spec/spec.h"
+
+namespace pe::bisect {
+
+// The exit status a step gives `git bisect run`: 0 the gate passed, 1 a threshold was missed,
+// 125 the candidate could not be measured (failures all the candidate's: build, crash,
+// timeout, parity), 128 anything else (the baseline failed, an interrupt), which makes git
+// stop the bisection.
+int StepStatus(const RunResult& result);
+
+struct Options {
+  std::string good;                     // revisions as the user gave them
+  std::string bad;
+  std::filesystem::path cache_root;     // worktrees, builds and each step's results
+  std::optional<int> rounds;            // --rounds for every step
+  std::filesystem::path self;           // the perfengine binary each step runs
+  std::filesystem::path spec_path;      // the spec each step reads
+};
+
+struct Step {
+  std::string commit;
+  int status = 0;  // StepStatus
+  std::vector<Check> missed;  // the checks that failed, for a bad commit
+};
+
+struct Outcome {
+  std::string first_bad;          // full commit name
+  std::string subject;            // its first line
+  std::vector<Check> missed;      // its failing checks: the measured ratios
+  std::vector<Step> steps;        // every commit measured, in order
+  std::filesystem::path state;    // each step's results file, <commit>.json, and git's log
+};
+
+// The commit a spec's candidate is measured at for one step: the baseline is pinned to
+// `good_commit`, the candidate to `commit`. Throws spec::UsageError unless both the baseline
+// and the candidate are built from git in one repository.
+spec::Spec AtCommits(spec::Spec spec, const std::string& good_commit, const std::string& commit);
+
+// One step: the spec at (good_commit, commit), its results written to state/<commit>.json.
+RunResult RunStep(const spec::Spec& spec, const std::string& good_commit, const std::string& commit,
+                  const Options& options, const std::filesystem::path& state, ProcessRunner& runner);
+
+// The whole bisection. Measures BAD first (it must miss the gate, or there is nothing to look
+// for), then runs `git bisect start --no-checkout BAD GOOD` and `git bisect run` in a worktree of
+// its own, so the user's checkout and any bisection of theirs are untouched; removes that
+// worktree at the end. Throws spec::UsageError with the reason when it cannot name a commit.
+Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& runner);
+
+}  // namespace pe::bisect

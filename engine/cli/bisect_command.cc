@@ -1,0 +1,89 @@
+// `perfengine bisect` and the step `git bisect run` calls back (`perfengine bisect-step`, not
+// listed in --help): engine/bisect/ does the work; this prints it.
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+
+#include "engine/bisect/bisect.h"
+#include "engine/cli/commands.h"
+#include "engine/gate/gate.h"
+#include "engine/gitbuild/git.h"
+#include "engine/report/terminal_reporter.h"
+#include "engine/spec/programs.h"
+#include "engine/spec/spec_error.h"
+
+namespace pe::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+spec::Spec LoadBisectSpec(const CommonOptions& common) {
+  spec::Spec spec = spec::ParseSpecFile(common.spec);
+  for (const std::string& assignment : common.contenders) spec::ApplyContenderOverride(spec, assignment);
+  return spec;
+}
+
+bisect::Options BisectOptions(const CommonOptions& common, const BisectFlags& flags) {
+  bisect::Options o;
+  o.good = flags.good;
+  o.bad = flags.bad;
+  o.cache_root = common.cache_dir;
+  o.rounds = flags.rounds;
+  o.self = fs::read_symlink("/proc/self/exe");
+  o.spec_path = fs::absolute(common.spec);
+  return o;
+}
+
+std::string StatusText(const bisect::Step& s) {
+  switch (s.status) {
+    case 0: return "good";
+    case 1: {
+      std::string text = "bad";
+      for (const Check& c : s.missed) text += fmt::format("; {}", gate::CheckLine(c));
+      return text;
+    }
+    case 125: return "skipped: could not be built or measured";
+    default: return fmt::format("stopped the bisection (status {})", s.status);
+  }
+}
+
+}  // namespace
+
+ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags) {
+  const spec::Spec spec = LoadBisectSpec(common);
+  auto runner = MakeSystemProcessRunner();
+  const bisect::Outcome outcome = bisect::Bisect(spec, BisectOptions(common, flags), *runner);
+  std::cout << fmt::format("bisect: {} commits measured, baseline built from --good {}\n", outcome.steps.size(), flags.good);
+  for (const bisect::Step& s : outcome.steps) {
+    std::cout << fmt::format("  {}  {}\n", s.commit.substr(0, 12), StatusText(s));
+  }
+  std::cout << fmt::format("\nfirst bad commit: {} {}\n", outcome.first_bad, outcome.subject);
+  for (const Check& c : outcome.missed) std::cout << "  " << gate::CheckLine(c) << "\n";
+  std::cout << fmt::format("each step's results file: {}/<commit>.json\n", outcome.state.string());
+  return ExitCode::kPass;
+}
+
+int BisectStepCommand(const CommonOptions& common, const BisectStepFlags& flags) {
+  auto runner = MakeSystemProcessRunner();
+  // `git bisect start --no-checkout` names the commit to test in BISECT_HEAD; this runs in the
+  // bisection's own worktree.
+  const gitbuild::GitResult head =
+      gitbuild::RunGit(*runner, fs::current_path(), {"rev-parse", "--verify", "BISECT_HEAD"}, flags.state);
+  if (!head.outcome.ok()) {
+    std::cerr << "perfengine bisect-step: no BISECT_HEAD here: " << head.err << "\n";
+    return 128;  // git bisect run stops on a status above 127
+  }
+  BisectFlags bisect_flags;
+  bisect_flags.rounds = flags.rounds;
+  const spec::Spec spec = LoadBisectSpec(common);
+  const RunResult result =
+      bisect::RunStep(spec, flags.good_commit, head.out, BisectOptions(common, bisect_flags), flags.state, *runner);
+  report::WriteTerminalReport(result, std::cout, false);
+  const int status = bisect::StepStatus(result);
+  std::cout << fmt::format("bisect-step {} {}\n", head.out, status) << std::flush;
+  return status;
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,68 @@
+// `perfengine run --record` and `perfengine history`: engine/history/ does the work.
+#include <filesystem>
+#include <iostream>
+
+#include "engine/cli/commands.h"
+#include "engine/gitbuild/git.h"
+#include "engine/history/store.h"
+#include "engine/history/trend.h"
+#include "engine/history/trend_html.h"
+#include "engine/model/atomic_file.h"
+#include "engine/runner/process_runner.h"
+#include "engine/spec/spec_error.h"
+
+#include <fmt/format.h>
+
+namespace pe::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path HistoryPath(const std::string& flag) { return flag.empty() ? history::DefaultPath() : fs::path(flag); }
+
+// A spec is the same spec across edits and checkouts in one place: its absolute path.
+std::string SpecKey(const std::string& spec) { return fs::weakly_canonical(fs::absolute(spec)).string(); }
+
+// What was measured: the candidate's commit when built from git, else the spec's checkout.
+std::string CommitOf(const RunResult& result, const std::string& spec) {
+  for (const ContenderInfo& c : result.contenders) {
+    if (c.name == result.candidate && !c.commit.empty()) return c.commit;
+  }
+  auto runner = MakeSystemProcessRunner();
+  std::error_code ec;
+  const fs::path scratch = fs::temp_directory_path(ec);
+  const fs::path dir = fs::absolute(spec).parent_path();
+  const gitbuild::GitResult head = gitbuild::RunGit(*runner, dir, {"rev-parse", "--verify", "--quiet", "HEAD"}, scratch);
+  return head.outcome.ok() ? head.out : "";
+}
+
+}  // namespace
+
+void RecordRun(const RunResult& result, const std::string& spec, const std::string& history_flag) {
+  const fs::path path = HistoryPath(history_flag);
+  history::Store store(path);
+  const std::int64_t id = store.Record(result, SpecKey(spec), CommitOf(result, spec));
+  std::cerr << "recorded as run " << id << " in " << path.string() << "\n";
+}
+
+ExitCode HistoryCommand(const HistoryFlags& flags) {
+  const fs::path path = HistoryPath(flags.history);
+  if (!fs::exists(path)) throw spec::UsageError(path.string() + ": no history yet (perfengine run SPEC --record writes it)");
+  history::Store store(path);
+  const std::string key = SpecKey(flags.spec);
+  const int runs = store.CountRuns(key);
+  if (runs == 0) throw spec::UsageError(fmt::format("{}: no run of {} recorded", path.string(), key));
+  std::cout << fmt::format("{}: {} runs recorded in {}\n\n", flags.spec, runs, path.string());
+  history::TrendOptions options;
+  options.workloads = flags.workloads;
+  if (!flags.figure.empty()) options.figure = flags.figure;
+  const std::vector<history::WorkloadSeries> series = store.Series(key);
+  std::cout << history::TrendText(series, options) << std::flush;
+  if (!flags.html.empty()) {
+    WriteFileAtomically(flags.html, history::TrendHtml(series, options, fmt::format("perfengine history: {}", flags.spec)));
+  }
+  return ExitCode::kPass;
+}
+
+}  // namespace pe::cli

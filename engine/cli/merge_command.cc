@@ -1,0 +1,18 @@
+// `perfengine merge`: read every shard's results file, merge (engine/merge/), report.
+#include "engine/cli/commands.h"
+#include "engine/gate/gate.h"
+#include "engine/merge/merge.h"
+#include "engine/model/json.h"
+
+namespace pe::cli {
+
+ExitCode MergeCommand(const MergeFlags& flags, bool color) {
+  std::vector<merge::ShardFile> files;
+  for (const std::string& path : flags.files) files.push_back({path, ReadResultsFile(path)});
+  RunResult merged = merge::MergeShards(files);
+  if (const std::string by = AcceptedBy(flags.accept_regression); !by.empty()) gate::Accept(merged.verdict, by);
+  WriteReports(merged, {flags.json, flags.markdown, flags.html}, color);
+  return merged.verdict.exit;
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,310 @@
+#include "engine/history/store.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <map>
+
+#include "engine/model/json.h"
+#include "engine/model/names.h"
+
+namespace pe::history {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Each migration takes the schema from version i to i + 1 (index 0: from empty to 1). Never
+// edit one that has shipped; append a new one and raise kSchemaVersion.
+constexpr const char* kMigrations[] = {
+    // 1: runs (the whole results file kept too) and one row per figure.
+    R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  recorded_at TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  spec_key TEXT NOT NULL,
+  spec_path TEXT NOT NULL,
+  spec_digest TEXT NOT NULL,
+  engine_version TEXT NOT NULL,
+  commit_id TEXT NOT NULL,
+  hostname TEXT NOT NULL,
+  os TEXT NOT NULL,
+  cpu TEXT NOT NULL,
+  cores INTEGER NOT NULL,
+  memory_kib INTEGER NOT NULL,
+  baseline TEXT NOT NULL,
+  candidate TEXT NOT NULL,
+  exit TEXT NOT NULL,
+  complete INTEGER NOT NULL,
+  results TEXT NOT NULL
+);
+CREATE INDEX runs_by_spec ON runs (spec_key, started_at);
+CREATE TABLE figures (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  workload TEXT NOT NULL,
+  contender TEXT NOT NULL,
+  name TEXT NOT NULL,
+  value REAL NOT NULL,
+  PRIMARY KEY (run_id, workload, contender, name)
+);
+)sql",
+    // 2: the gate's checks, and which shard of a split run a row came from.
+    R"sql(
+CREATE TABLE checks (
+  run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+  workload TEXT NOT NULL,
+  threshold TEXT NOT NULL,
+  measured REAL NOT NULL,
+  bar REAL NOT NULL,
+  passed INTEGER NOT NULL,
+  skipped INTEGER NOT NULL
+);
+ALTER TABLE runs ADD COLUMN shard TEXT NOT NULL DEFAULT '';
+)sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+class Statement {
+ public:
+  Statement(sqlite3* db, const fs::path& path, const char* sql) : db_(db), path_(path) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) Fail("preparing a statement");
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement& Bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.c_str(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& Bind(int i, double v) {
+    sqlite3_bind_double(stmt_, i, v);
+    return *this;
+  }
+  Statement& Bind(int i, std::int64_t v) {
+    sqlite3_bind_int64(stmt_, i, v);
+    return *this;
+  }
+  // true while there is a row.
+  bool Step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc != SQLITE_DONE) Fail("running a statement");
+    return false;
+  }
+  void Run() {
+    Step();
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+  std::string Text(int i) {
+    const auto* text = sqlite3_column_text(stmt_, i);
+    return text == nullptr ? "" : reinterpret_cast<const char*>(text);
+  }
+  double Double(int i) { return sqlite3_column_double(stmt_, i); }
+  std::int64_t Int(int i) { return sqlite3_column_int64(stmt_, i); }
+
+ private:
+  [[noreturn]] void Fail(const char* what) {
+    throw HistoryError(fmt::format("{}: {}: {}", path_.string(), what, sqlite3_errmsg(db_)));
+  }
+  sqlite3* db_;
+  const fs::path& path_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+void Exec(sqlite3* db, const fs::path& path, const std::string& sql) {
+  char* error = nullptr;
+  if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+    const std::string message = error ? error : sqlite3_errmsg(db);
+    sqlite3_free(error);
+    throw HistoryError(fmt::format("{}: {}", path.string(), message));
+  }
+}
+
+// A write transaction taken at once (BEGIN IMMEDIATE), so two writers queue on the busy
+// timeout instead of one failing at commit; rolled back unless committed.
+class Transaction {
+ public:
+  Transaction(sqlite3* db, const fs::path& path) : db_(db), path_(path) { Exec(db_, path_, "BEGIN IMMEDIATE"); }
+  ~Transaction() {
+    if (!done_) sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+  void Commit() {
+    Exec(db_, path_, "COMMIT");
+    done_ = true;
+  }
+
+ private:
+  sqlite3* db_;
+  const fs::path& path_;
+  bool done_ = false;
+};
+
+std::string NowIso8601() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
+                     utc.tm_hour, utc.tm_min, utc.tm_sec);
+}
+
+// The figures of one workload worth a trend: the comparison's ratios (contender "") and each
+// contender's medians and counts.
+std::vector<std::tuple<std::string, std::string, double>> FiguresOf(const WorkloadResult& w) {
+  std::vector<std::tuple<std::string, std::string, double>> out;
+  auto add = [&](const std::string& contender, const char* name, auto value) {
+    if constexpr (requires { value.has_value(); }) {
+      if (value) out.emplace_back(contender, name, static_cast<double>(*value));
+    } else {
+      out.emplace_back(contender, name, static_cast<double>(value));
+    }
+  };
+  if (w.comparison) {
+    const Comparison& c = *w.comparison;
+    add("", "speedup", c.speedup);
+    add("", "win_rate", c.win_rate);
+    add("", "logic_speedup", c.logic_speedup);
+    add("", "rss_ratio", c.rss_ratio);
+    add("", "cpu_ratio", c.cpu_ratio);
+    add("", "instructions_ratio", c.instructions_ratio);
+    add("", "allocations_ratio", c.allocations_ratio);
+    add("", "p99_ratio", c.p99_ratio);
+  }
+  for (const ContenderSummary& s : w.summaries) {
+    add(s.contender, "median_wall_s", s.median_wall_s);
+    add(s.contender, "median_cpu_s", s.median_cpu_s);
+    add(s.contender, "median_max_rss_kib", s.median_max_rss_kib);
+    add(s.contender, "instructions", s.instructions);
+    add(s.contender, "allocation_calls", s.allocation_calls);
+    if (s.serve) add(s.contender, "p99_s", s.serve->p99_s);
+  }
+  return out;
+}
+
+}  // namespace
+
+fs::path DefaultPath() {
+  if (const char* path = std::getenv("PERFENGINE_HISTORY"); path != nullptr && *path != '\0') return path;
+  if (const char* data = std::getenv("XDG_DATA_HOME"); data != nullptr && *data != '\0') {
+    return fs::path(data) / "perfengine" / "history.sqlite";
+  }
+  const char* home = std::getenv("HOME");
+  return fs::path(home != nullptr ? home : ".") / ".local" / "share" / "perfengine" / "history.sqlite";
+}
+
+Store::Store(const fs::path& path, int up_to) : path_(path) {
+  std::error_code ec;
+  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw HistoryError(fmt::format("{}: cannot open: {}", path.string(), message));
+  }
+  try {
+    // Writers from parallel CI jobs wait their turn for up to a minute rather than fail.
+    sqlite3_busy_timeout(db_, 60000);
+    Exec(db_, path_, "PRAGMA journal_mode = WAL");
+    Exec(db_, path_, "PRAGMA foreign_keys = ON");
+    Migrate(up_to);
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+Store::~Store() { sqlite3_close(db_); }
+
+int Store::SchemaVersion() {
+  Statement exists(db_, path_, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'");
+  exists.Step();
+  if (exists.Int(0) == 0) return 0;
+  Statement version(db_, path_, "SELECT version FROM schema_version");
+  return version.Step() ? static_cast<int>(version.Int(0)) : 0;
+}
+
+void Store::Migrate(int up_to) {
+  Transaction tx(db_, path_);  // another process may be migrating the same file right now
+  Exec(db_, path_, "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)");
+  int version = SchemaVersion();
+  if (version > kSchemaVersion) {
+    throw HistoryError(fmt::format(
+        "{}: schema version {} is newer than this perfengine's {}: record with a newer perfengine or another file",
+        path_.string(), version, kSchemaVersion));
+  }
+  for (; version < up_to; ++version) Exec(db_, path_, kMigrations[version]);
+  Exec(db_, path_, "DELETE FROM schema_version");
+  Statement set(db_, path_, "INSERT INTO schema_version (version) VALUES (?)");
+  set.Bind(1, static_cast<std::int64_t>(version)).Run();
+  tx.Commit();
+}
+
+std::int64_t Store::Record(const RunResult& result, const std::string& spec_key, const std::string& commit) {
+  if (SchemaVersion() < kSchemaVersion) throw HistoryError(path_.string() + ": not migrated");
+  std::string shard;
+  if (result.shards.size() == 1) shard = fmt::format("{}/{}", result.shards[0].index, result.shards[0].count);
+  Transaction tx(db_, path_);
+  Statement run(db_, path_, R"sql(
+INSERT INTO runs (recorded_at, started_at, spec_key, spec_path, spec_digest, engine_version, commit_id,
+                  hostname, os, cpu, cores, memory_kib, baseline, candidate, exit, complete, results, shard)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
+  const MachineInfo& m = result.machine;
+  run.Bind(1, NowIso8601()).Bind(2, result.started_at).Bind(3, spec_key).Bind(4, result.spec_path);
+  run.Bind(5, result.spec_digest).Bind(6, result.engine_version).Bind(7, commit).Bind(8, m.hostname);
+  run.Bind(9, m.os).Bind(10, m.cpu).Bind(11, static_cast<std::int64_t>(m.cores)).Bind(12, m.memory_kib);
+  run.Bind(13, result.baseline).Bind(14, result.candidate).Bind(15, std::string(ExitCodeName(result.verdict.exit)));
+  run.Bind(16, static_cast<std::int64_t>(result.complete)).Bind(17, ToJsonText(result)).Bind(18, shard);
+  run.Run();
+  const std::int64_t id = sqlite3_last_insert_rowid(db_);
+  Statement figure(db_, path_, "INSERT OR REPLACE INTO figures (run_id, workload, contender, name, value) VALUES (?, ?, ?, ?, ?)");
+  for (const WorkloadResult& w : result.workloads) {
+    for (const auto& [contender, name, value] : FiguresOf(w)) {
+      figure.Bind(1, id).Bind(2, w.name).Bind(3, contender).Bind(4, name).Bind(5, value).Run();
+    }
+  }
+  Statement check(db_, path_, "INSERT INTO checks (run_id, workload, threshold, measured, bar, passed, skipped) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  for (const Check& c : result.verdict.checks) {
+    check.Bind(1, id).Bind(2, c.workload).Bind(3, c.threshold).Bind(4, c.measured).Bind(5, c.bar);
+    check.Bind(6, static_cast<std::int64_t>(c.passed)).Bind(7, static_cast<std::int64_t>(c.skipped)).Run();
+  }
+  tx.Commit();
+  return id;
+}
+
+int Store::CountRuns(const std::string& spec_key) {
+  Statement count(db_, path_, "SELECT count(*) FROM runs WHERE spec_key = ?");
+  count.Bind(1, spec_key);
+  count.Step();
+  return static_cast<int>(count.Int(0));
+}
+
+std::vector<WorkloadSeries> Store::Series(const std::string& spec_key) {
+  Statement rows(db_, path_, R"sql(
+SELECT r.id, r.started_at, r.commit_id, r.hostname, r.spec_digest, f.workload, f.contender, f.name, f.value
+FROM runs r JOIN figures f ON f.run_id = r.id
+WHERE r.spec_key = ?
+ORDER BY r.started_at, r.id, f.rowid)sql");
+  rows.Bind(1, spec_key);
+  std::vector<WorkloadSeries> out;
+  std::map<std::string, size_t> index;
+  while (rows.Step()) {
+    Point p{rows.Int(0), rows.Text(1), rows.Text(2), rows.Text(3), rows.Text(4), rows.Double(8)};
+    const std::string workload = rows.Text(5), contender = rows.Text(6), name = rows.Text(7);
+    auto [it, inserted] = index.emplace(workload, out.size());
+    if (inserted) out.push_back({workload, {}});
+    auto& figures = out[it->second].figures;
+    const std::string figure = contender.empty() ? name : contender + "." + name;
+    auto series = std::find_if(figures.begin(), figures.end(), [&](const auto& f) { return f.first == figure; });
+    if (series == figures.end()) {
+      figures.push_back({figure, {}});
+      series = figures.end() - 1;
+    }
+    series->second.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace pe::history

@@ -1,0 +1,96 @@
+#include "engine/history/trend.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/spec/spec_error.h"
+#include "engine/spec/suggest.h"
+#include "stats/change_points.h"
+#include "stats/descriptive.h"
+
+namespace pe::history {
+
+namespace {
+
+std::string Value(const std::string& figure, double v) {
+  const auto ends_with = [&](std::string_view suffix) {
+    return figure.size() >= suffix.size() && figure.compare(figure.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with("_s")) return fmt::format("{:.4g} s", v);
+  if (ends_with("win_rate")) return fmt::format("{:.0f}%", 100 * v);
+  if (ends_with("speedup") || ends_with("_ratio")) return fmt::format("{:.3f}x", v);
+  return fmt::format("{:.0f}", v);
+}
+
+double MedianOf(const std::vector<Point>& points, size_t begin, size_t end) {
+  std::vector<double> v;
+  for (size_t i = begin; i < end; ++i) v.push_back(points[i].value);
+  return stats::Median(v);
+}
+
+}  // namespace
+
+std::vector<std::size_t> TrendChangePoints(const std::vector<double>& values) {
+  const bool positive = std::all_of(values.begin(), values.end(), [](double v) { return v > 0; });
+  std::vector<double> x;
+  for (double v : values) x.push_back(positive ? std::log(v) : v);
+  std::vector<std::size_t> out;
+  // Sigma from the raw values: the smoothed ones repeat, and would make every wobble a step.
+  const double penalty = stats::ChangePointPenalty(x);
+  for (const stats::ChangePoint& p : stats::ChangePoints(stats::RunningMedian3(x), 2, penalty)) out.push_back(p.index);
+  return out;
+}
+
+std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOptions& options) {
+  std::vector<std::string> names;
+  for (const WorkloadSeries& s : series) names.push_back(s.workload);
+  for (const std::string& w : options.workloads) {
+    if (std::find(names.begin(), names.end(), w) == names.end()) {
+      throw spec::UsageError(fmt::format("--workload: no run recorded '{}'{}", w, spec::DidYouMean(w, names)));
+    }
+  }
+  std::string out;
+  for (const WorkloadSeries& s : series) {
+    if (!options.workloads.empty() &&
+        std::find(options.workloads.begin(), options.workloads.end(), s.workload) == options.workloads.end()) {
+      continue;
+    }
+    const auto found = std::find_if(s.figures.begin(), s.figures.end(), [&](const auto& f) { return f.first == options.figure; });
+    if (found == s.figures.end()) {
+      std::vector<std::string> recorded;
+      for (const auto& f : s.figures) recorded.push_back(f.first);
+      out += fmt::format("{}: no {} recorded (recorded: {})\n\n", s.workload, options.figure, fmt::join(recorded, ", "));
+      continue;
+    }
+    const std::vector<Point>& points = found->second;
+    out += fmt::format("{}: {} over {} runs\n", s.workload, options.figure, points.size());
+    std::vector<double> values;
+    for (size_t i = 0; i < points.size(); ++i) {
+      const Point& p = points[i];
+      values.push_back(p.value);
+      const bool changed = i > 0 && p.spec_digest != points[i - 1].spec_digest;
+      out += fmt::format("  {:>4}  {}  {:<12}  {:<16}  {:>10}{}\n", i + 1, p.started_at,
+                         p.commit.empty() ? "-" : p.commit.substr(0, 12), p.hostname, Value(options.figure, p.value),
+                         changed ? "  (spec changed)" : "");
+    }
+    const std::vector<std::size_t> changes = TrendChangePoints(values);
+    size_t begin = 0;
+    for (size_t c = 0; c < changes.size(); ++c) {
+      const size_t at = changes[c];
+      const size_t end = c + 1 < changes.size() ? changes[c + 1] : points.size();
+      const double before = MedianOf(points, begin, at), after = MedianOf(points, at, end);
+      out += fmt::format("  change point at run {} ({}, commit {}): median {} -> {} ({:+.1f}%)\n", at + 1,
+                         points[at].started_at, points[at].commit.empty() ? "-" : points[at].commit.substr(0, 12),
+                         Value(options.figure, before), Value(options.figure, after), 100 * (after / before - 1));
+      begin = at;
+    }
+    if (changes.empty()) out += "  no change point\n";
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace pe::history

@@ -1,0 +1,29 @@
+// `perfengine merge`: the results files of `run --shard K/N` jobs back into one result and one
+// verdict. Each workload keeps the figures its own shard measured (its rounds were paired on one
+// machine, and its startup-adjusted speedup used that machine's startup); sweep-wide figures
+// are fitted again over every point, and the verdict is the gate's (engine/gate/gate.h) on the
+// whole. docs/ci.md describes it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/model/result.h"
+
+namespace pe::merge {
+
+struct ShardFile {
+  std::string path;  // as the user named it, for messages
+  RunResult result;
+};
+
+// Combines one results file per shard into the result one unsharded run would have had: the
+// startup workload from shard 1 first (every shard runs its own; a failure in another shard's
+// startup is kept, as a failure of the run), then each workload from its shard in run order.
+// Throws spec::UsageError, naming the files, when they are not shards of one run: different
+// specs (digest), seeds or other settings, engine versions or contenders (commits included),
+// different shard counts or selections, a shard given twice or missing, a workload in two
+// shards or in none. The verdict is filled; accepting a regression is left to the caller.
+RunResult MergeShards(const std::vector<ShardFile>& files);
+
+}  // namespace pe::merge

@@ -1,0 +1,18 @@
+#include "engine/report/shards.h"
+
+#include <fmt/format.h>
+
+namespace pe::report {
+
+std::vector<std::string> ShardLines(const RunResult& result) {
+  std::vector<std::string> lines;
+  for (const ShardInfo& s : result.shards) {
+    const MachineInfo& m = s.machine;
+    lines.push_back(fmt::format("shard {} of {}: {} of {} workloads on {} ({}, {}, {} cores), started {}", s.index,
+                                s.count, s.workloads.size(), s.selection.size(), m.hostname, m.os, m.cpu, m.cores,
+                                s.started_at));
+  }
+  return lines;
+}
+
+}  // namespace pe::report

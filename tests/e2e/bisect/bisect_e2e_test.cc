@@ -1,0 +1,122 @@
+// `perfengine bisect` end to end: a generated git repository of ten commits whose program is a
+// script around the stub contender. Commit 7 plants a slowdown (5 ms -> 400 ms, far beyond any
+// noise, even with a loaded machine's start-up times), commit 5 does not build and is where git
+// looks first; bisect must skip 5 and name commit 7 with its ratio.
+#include <gtest/gtest.h>
+#include <spawn.h>
+
+#include <chrono>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace pe::e2e {
+namespace {
+
+std::string RunOut(std::vector<std::string> argv, const fs::path& cwd) {
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  const fs::path out = cwd / ".out";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, raw[0], &actions, nullptr, raw.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  EXPECT_EQ(rc, 0);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << argv[5];
+  std::string text = ReadAll(out);
+  fs::remove(out);
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+class BisectE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    repo_ = dir_.path() / "repo";
+    fs::create_directories(repo_);
+    Git({"init", "-q"});
+    // The program: the stub contender sleeping for as long as the built file says.
+    std::ofstream(repo_ / "run") << "#!/bin/sh\nexec " STUB_CONTENDER " --sleep-ms \"$(cat cost.built)\" --print same\n";
+    fs::permissions(repo_ / "run", fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+    for (int i = 1; i <= 10; ++i) {
+      if (i == 5) {
+        fs::remove(repo_ / "cost");  // the build (cp cost cost.built) fails here
+      } else {
+        std::ofstream(repo_ / "cost") << (i >= 7 ? "400" : "5") << "\n";
+      }
+      std::ofstream(repo_ / "log") << "commit " << i << "\n";
+      Git({"add", "-A"});
+      Git({"commit", "-q", "-m", "commit " + std::to_string(i)});
+      commits_.push_back(RunOut({"git", "rev-parse", "HEAD"}, repo_));
+    }
+    spec_ = dir_.path() / "spec.toml";
+    std::ofstream(spec_) << "[run]\nrounds = 3\nwarmup_rounds = 0\n"
+                         << "[contenders.baseline]\ngit = \"main\"\nrepo = \"repo\"\nbuild = [\"cp\", \"cost\", \"cost.built\"]\n"
+                         << "argv = [\"./run\"]\nstartup = [\"true\"]\n"
+                         << "[contenders.candidate]\ngit = \"main\"\nrepo = \"repo\"\nbuild = [\"cp\", \"cost\", \"cost.built\"]\n"
+                         << "argv = [\"./run\"]\nstartup = [\"true\"]\n"
+                         << "[workloads.sleep]\n"
+                         << "[thresholds]\nmin_speedup = 0.5\n";
+  }
+
+  void Git(std::vector<std::string> args) {
+    std::vector<std::string> argv = {"git", "-c", "user.name=perfengine", "-c", "user.email=test@perfengine",
+                                     "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunOut(argv, repo_);
+  }
+
+  Finished Bisect(const std::string& good, const std::string& bad) {
+    return RunPerfengine({"bisect", spec_.string(), "--good", good, "--bad", bad, "--cache-dir",
+                          (dir_.path() / "cache").string()},
+                         dir_.path());
+  }
+
+  TempDir dir_;
+  fs::path repo_, spec_;
+  std::vector<std::string> commits_;
+};
+
+TEST_F(BisectE2E, NamesThePlantedCommitAndItsRatioSkippingTheOneThatDoesNotBuild) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string head_before = RunOut({"git", "rev-parse", "HEAD"}, repo_);
+  const Finished f = Bisect(commits_[0], commits_[9]);
+  ASSERT_EQ(f.exit, 0) << f.out << f.err;
+  EXPECT_NE(f.out.find("first bad commit: " + commits_[6] + " commit 7\n"), std::string::npos) << f.out;
+  // The measured ratio of the first bad commit: (start-up + 5 ms) / (start-up + 400 ms).
+  EXPECT_NE(f.out.find("\n  sleep: median speedup 0."), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("is below the required 0.50x"), std::string::npos) << f.out;
+  // Nothing before 7 was called bad; commit 5, which does not build, was skipped.
+  for (int i = 0; i < 6; ++i) {
+    const std::string line = "  " + commits_[i].substr(0, 12) + "  bad";
+    EXPECT_EQ(f.out.find(line), std::string::npos) << f.out;
+  }
+  EXPECT_NE(f.out.find("  " + commits_[4].substr(0, 12) + "  skipped: could not be built or measured\n"), std::string::npos)
+      << f.out;
+  // The user's checkout and branch are untouched, and no bisection or worktree is left.
+  EXPECT_EQ(RunOut({"git", "rev-parse", "HEAD"}, repo_), head_before);
+  EXPECT_FALSE(fs::exists(repo_ / ".git" / "BISECT_LOG"));
+  EXPECT_EQ(RunOut({"git", "worktree", "list", "--porcelain"}, repo_).find("/bisect/"), std::string::npos);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(90));
+}
+
+TEST_F(BisectE2E, ABadRevisionThatPassesIsRefused) {
+  const Finished f = Bisect(commits_[0], commits_[3]);
+  EXPECT_EQ(f.exit, 2) << f.out;
+  EXPECT_EQ(f.err, "perfengine: bisect: --bad " + commits_[3] + " (" + commits_[3].substr(0, 12) +
+                       ") passes the gate against --good " + commits_[0] + ": no regression to look for\n");
+}
+
+TEST_F(BisectE2E, GoodMustBeAnAncestorOfBad) {
+  const Finished f = Bisect(commits_[9], commits_[0]);
+  EXPECT_EQ(f.exit, 2) << f.out;
+  EXPECT_EQ(f.err, "perfengine: bisect: --good " + commits_[9] + " is not an ancestor of --bad " + commits_[0] + "\n");
+}
+
+}  // namespace
+}  // namespace pe::e2e

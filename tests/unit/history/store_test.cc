@@ -1,0 +1,206 @@
+#include "engine/history/store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace pe::history {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "perfengine-history-XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+RunResult MakeRun(const std::string& started_at, double speedup) {
+  RunResult r;
+  r.engine_version = "0.1.0";
+  r.spec_path = "specs/x.toml";
+  r.spec_digest = "abc";
+  r.started_at = started_at;
+  r.machine.hostname = "ci-1";
+  r.baseline = "baseline";
+  r.candidate = "candidate";
+  r.complete = true;
+  WorkloadResult w;
+  w.name = "work";
+  ContenderSummary b, c;
+  b.contender = "baseline";
+  b.median_wall_s = 0.2;
+  c.contender = "candidate";
+  c.median_wall_s = 0.2 / speedup;
+  c.instructions = 1000;
+  w.summaries = {b, c};
+  Comparison cmp;
+  cmp.speedup = speedup;
+  cmp.win_rate = 1;
+  w.comparison = cmp;
+  r.workloads.push_back(w);
+  Check check;
+  check.workload = "work";
+  check.threshold = "min_speedup";
+  check.measured = speedup;
+  check.bar = 1;
+  check.passed = speedup >= 1;
+  r.verdict.checks.push_back(check);
+  return r;
+}
+
+// Runs SQL on the file directly, as an older perfengine or another tool would.
+void Sql(const fs::path& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* error = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  EXPECT_EQ(rc, SQLITE_OK) << (error ? error : "");
+  sqlite3_free(error);
+  sqlite3_close(db);
+}
+
+std::int64_t Count(const fs::path& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  sqlite3_open(path.c_str(), &db);
+  sqlite3_stmt* stmt = nullptr;
+  sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr);
+  std::int64_t n = -1;
+  if (sqlite3_step(stmt) == SQLITE_ROW) n = sqlite3_column_int64(stmt, 0);
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return n;
+}
+
+TEST(HistoryStoreTest, RecordsEveryFigureAndReadsTheSeriesBackInOrder) {
+  TempDir dir;
+  const fs::path db = dir.path() / "sub" / "history.sqlite";
+  Store store(db);
+  EXPECT_EQ(store.SchemaVersion(), kSchemaVersion);
+  store.Record(MakeRun("2026-12-02T00:00:00Z", 1.5), "/specs/x.toml", "c2");
+  store.Record(MakeRun("2026-12-01T00:00:00Z", 1.4), "/specs/x.toml", "c1");  // recorded late, sorted by start
+  store.Record(MakeRun("2026-12-01T00:00:00Z", 9), "/specs/other.toml", "c9");
+  EXPECT_EQ(store.CountRuns("/specs/x.toml"), 2);
+  const auto series = store.Series("/specs/x.toml");
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].workload, "work");
+  std::vector<std::string> names;
+  for (const auto& [name, points] : series[0].figures) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"speedup", "win_rate", "baseline.median_wall_s", "baseline.median_cpu_s",
+                                             "baseline.median_max_rss_kib", "candidate.median_wall_s",
+                                             "candidate.median_cpu_s", "candidate.median_max_rss_kib",
+                                             "candidate.instructions"}));
+  const auto& speedup = series[0].figures[0].second;
+  ASSERT_EQ(speedup.size(), 2u);
+  EXPECT_EQ(speedup[0].commit, "c1");
+  EXPECT_EQ(speedup[0].value, 1.4);
+  EXPECT_EQ(speedup[1].value, 1.5);
+  EXPECT_EQ(speedup[1].hostname, "ci-1");
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM checks WHERE passed = 1"), 3);
+  // The whole results file is kept: nothing measured is lost to the figures table.
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE results LIKE '%\"format\": \"perfengine-results/1\"%'"), 3);
+}
+
+TEST(HistoryStoreTest, AVersionOneDatabaseIsMigratedWithItsRunsKept) {
+  TempDir dir;
+  const fs::path db = dir.path() / "history.sqlite";
+  { Store v1(db, 1); EXPECT_EQ(v1.SchemaVersion(), 1); }
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM sqlite_master WHERE name = 'checks'"), 0);
+  // A run as version 1 wrote it.
+  Sql(db, "INSERT INTO runs (recorded_at, started_at, spec_key, spec_path, spec_digest, engine_version, commit_id, "
+          "hostname, os, cpu, cores, memory_kib, baseline, candidate, exit, complete, results) VALUES "
+          "('t', '2026-11-30T00:00:00Z', '/specs/x.toml', 'specs/x.toml', 'abc', '0.1.0', 'c0', 'old-host', '', '', 2, 0, "
+          "'baseline', 'candidate', 'pass', 1, '{}');"
+          "INSERT INTO figures VALUES (1, 'work', '', 'speedup', 1.25);");
+  Store current(db);
+  EXPECT_EQ(current.SchemaVersion(), 2);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE shard = ''"), 1);
+  current.Record(MakeRun("2026-12-01T00:00:00Z", 1.5), "/specs/x.toml", "c1");
+  const auto series = current.Series("/specs/x.toml");
+  ASSERT_EQ(series.size(), 1u);
+  const auto& speedup = series[0].figures[0].second;
+  ASSERT_EQ(speedup.size(), 2u);
+  EXPECT_EQ(speedup[0].hostname, "old-host");
+  EXPECT_EQ(speedup[0].value, 1.25);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM schema_version"), 1);
+  // Opening again changes nothing.
+  Store again(db);
+  EXPECT_EQ(again.CountRuns("/specs/x.toml"), 2);
+}
+
+TEST(HistoryStoreTest, ADatabaseFromANewerPerfengineIsRefusedUntouched) {
+  TempDir dir;
+  const fs::path db = dir.path() / "history.sqlite";
+  { Store store(db); }
+  Sql(db, "UPDATE schema_version SET version = 9");
+  try {
+    Store store(db);
+    FAIL() << "opened";
+  } catch (const HistoryError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              db.string() + ": schema version 9 is newer than this perfengine's 2: record with a newer perfengine or another file");
+  }
+  EXPECT_EQ(Count(db, "SELECT version FROM schema_version"), 9);
+}
+
+TEST(HistoryStoreTest, ConcurrentWritersFromSeveralProcessesLoseNothing) {
+  TempDir dir;
+  const fs::path db = dir.path() / "history.sqlite";
+  constexpr int kWriters = 6, kRuns = 15;
+  std::vector<pid_t> pids;
+  for (int w = 0; w < kWriters; ++w) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      // Every child opens (and so may create and migrate) the file at the same moment.
+      int status = 0;
+      try {
+        Store store(db);
+        for (int i = 0; i < kRuns; ++i) store.Record(MakeRun("2026-12-01T00:00:00Z", 1 + w + i / 100.0), "/s", "c");
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "writer %d: %s\n", w, e.what());
+        status = 1;
+      }
+      ::_exit(status);
+    }
+    pids.push_back(pid);
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM runs"), kWriters * kRuns);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM figures WHERE name = 'speedup'"), kWriters * kRuns);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM schema_version"), 1);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'"), 1);
+  EXPECT_EQ(Count(db, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+}
+
+TEST(HistoryStoreTest, DefaultPathFollowsTheEnvironment) {
+  setenv("PERFENGINE_HISTORY", "/x/h.sqlite", 1);
+  EXPECT_EQ(DefaultPath(), fs::path("/x/h.sqlite"));
+  unsetenv("PERFENGINE_HISTORY");
+  setenv("XDG_DATA_HOME", "/data", 1);
+  EXPECT_EQ(DefaultPath(), fs::path("/data/perfengine/history.sqlite"));
+  unsetenv("XDG_DATA_HOME");
+  setenv("HOME", "/home/u", 1);
+  EXPECT_EQ(DefaultPath(), fs::path("/home/u/.local/share/perfengine/history.sqlite"));
+}
+
+}  // namespace
+}  // namespace pe::history

@@ -1,0 +1,91 @@
+#include "engine/history/trend.h"
+#include "engine/history/trend_html.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/spec/spec_error.h"
+
+namespace pe::history {
+namespace {
+
+WorkloadSeries Series(const std::string& workload, const std::vector<double>& speedups) {
+  WorkloadSeries s;
+  s.workload = workload;
+  std::vector<Point> points;
+  for (size_t i = 0; i < speedups.size(); ++i) {
+    Point p;
+    p.run = static_cast<std::int64_t>(i + 1);
+    p.started_at = "2026-12-0" + std::to_string(i + 1) + "T00:00:00Z";
+    p.commit = std::string(12, static_cast<char>('a' + i)) + "ffff";
+    p.hostname = "ci";
+    p.spec_digest = i < 5 ? "one" : "two";
+    p.value = speedups[i];
+    points.push_back(p);
+  }
+  s.figures.push_back({"speedup", points});
+  return s;
+}
+
+TEST(TrendTest, AStepInSpeedupIsOneChangePointWithTheMediansEitherSide) {
+  const std::string text = TrendText({Series("work", {1.50, 1.52, 1.49, 1.51, 1.50, 1.20, 1.21, 1.19, 1.20})}, {});
+  EXPECT_EQ(text,
+            "work: speedup over 9 runs\n"
+            "     1  2026-12-01T00:00:00Z  aaaaaaaaaaaa  ci                    1.500x\n"
+            "     2  2026-12-02T00:00:00Z  bbbbbbbbbbbb  ci                    1.520x\n"
+            "     3  2026-12-03T00:00:00Z  cccccccccccc  ci                    1.490x\n"
+            "     4  2026-12-04T00:00:00Z  dddddddddddd  ci                    1.510x\n"
+            "     5  2026-12-05T00:00:00Z  eeeeeeeeeeee  ci                    1.500x\n"
+            "     6  2026-12-06T00:00:00Z  ffffffffffff  ci                    1.200x  (spec changed)\n"
+            "     7  2026-12-07T00:00:00Z  gggggggggggg  ci                    1.210x\n"
+            "     8  2026-12-08T00:00:00Z  hhhhhhhhhhhh  ci                    1.190x\n"
+            "     9  2026-12-09T00:00:00Z  iiiiiiiiiiii  ci                    1.200x\n"
+            "  change point at run 6 (2026-12-06T00:00:00Z, commit ffffffffffff): median 1.500x -> 1.200x (-20.0%)\n"
+            "\n");
+}
+
+TEST(TrendTest, OneOutlyingRunIsNotAChange) {
+  EXPECT_TRUE(TrendChangePoints({2.65, 2.72, 1.10, 2.40}).empty());  // four noisy runs: nothing to say
+  EXPECT_TRUE(TrendChangePoints({1.5, 1.51, 1.49, 1.5, 0.7, 1.5, 1.51, 1.49, 1.5}).empty());
+  EXPECT_EQ(TrendChangePoints({1.5, 1.51, 1.49, 1.5, 0.7, 0.71, 0.69, 0.7, 0.7}), (std::vector<std::size_t>{4}));
+}
+
+TEST(TrendTest, SelectsWorkloadsAndSaysWhatWasRecordedInstead) {
+  const std::vector<WorkloadSeries> all = {Series("alpha", {1, 1}), Series("bravo", {2, 2})};
+  TrendOptions only_bravo;
+  only_bravo.workloads = {"bravo"};
+  const std::string text = TrendText(all, only_bravo);
+  EXPECT_EQ(text.find("alpha"), std::string::npos);
+  EXPECT_NE(text.find("bravo: speedup over 2 runs\n"), std::string::npos);
+  EXPECT_NE(text.find("  no change point\n"), std::string::npos);
+  TrendOptions cpu;
+  cpu.figure = "cpu_ratio";
+  EXPECT_EQ(TrendText({all[0]}, cpu), "alpha: no cpu_ratio recorded (recorded: speedup)\n\n");
+  TrendOptions typo;
+  typo.workloads = {"brav"};
+  try {
+    TrendText(all, typo);
+    FAIL();
+  } catch (const spec::UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--workload: no run recorded 'brav' (did you mean 'bravo'?)");
+  }
+}
+
+TEST(TrendHtmlTest, OneChartPerWorkloadWithItsChangePointMarked) {
+  const std::string html =
+      TrendHtml({Series("work", {1.50, 1.52, 1.49, 1.51, 1.50, 1.20, 1.21, 1.19, 1.20}), Series("<b>", {1, 1})}, {},
+                "history of a&b");
+  EXPECT_NE(html.find("<title>history of a&amp;b</title>"), std::string::npos);
+  size_t charts = 0;
+  for (size_t at = html.find("<svg class=\"trend\""); at != std::string::npos; at = html.find("<svg class=\"trend\"", at + 1)) {
+    ++charts;
+  }
+  EXPECT_EQ(charts, 2u);
+  EXPECT_NE(html.find("<h2>&lt;b&gt;</h2>"), std::string::npos);
+  EXPECT_NE(html.find("<title>change point at run 6</title>"), std::string::npos);
+  EXPECT_EQ(html.find("change point at run 2<"), std::string::npos);
+  EXPECT_NE(html.find("<title>run 9: 1.2, 2026-12-09T00:00:00Z, iiiiiiiiiiii, ci</title>"), std::string::npos);
+  EXPECT_NE(html.find("<pre>work: speedup over 9 runs"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pe::history
