@@ -173,11 +173,13 @@ int Run(int argc, char** argv) {
 
   // CLI11 would say only "The following arguments were not expected"; name the command.
   if (argc >= 2 && argv[1][0] != '-') {
-    std::vector<std::string> commands;
-    for (const CLI::App* sub : app.get_subcommands([](const CLI::App* a) { return !a->get_group().empty(); })) {
-      commands.push_back(sub->get_name());  // hidden commands (bisect-step) are not offered
+    std::vector<std::string> commands;  // offered; hidden ones (bisect-step) are still accepted
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      known = known || sub->get_name() == argv[1];
+      if (!sub->get_group().empty()) commands.push_back(sub->get_name());
     }
-    if (std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+    if (!known) {
       std::cerr << fmt::format("perfengine: unknown command '{}'{}; the commands are {}\n", argv[1],
                                spec::DidYouMean(argv[1], commands), fmt::join(commands, ", "));
       return static_cast<int>(ExitCode::kRunFailed);
