@@ -21,7 +21,7 @@ fs::path WriteSpec(const TempDir& dir, const std::string& run = "rounds = 2\nwar
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\n" << run << "\n[contenders.baseline]\nargv = [" << Stub() << "]\n\n"
                       << "[contenders.candidate]\nargv = [" << Stub() << "]\n\n"
-                      << workloads << "\n[thresholds]\nmin_speedup = 0.01\n";
+                      << workloads;  // no thresholds: these tests are about inputs and files, not verdicts
   return spec;
 }
 
@@ -53,12 +53,12 @@ TEST(HardeningE2E, AnUnknownCommandIsNamed) {
   TempDir dir;
   Finished f = RunPerfengine({"bogus"}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "perfengine: unknown command 'bogus'; the commands are run, validate, list, generate, explain, compare\n");
+  EXPECT_EQ(f.err, "perfengine: unknown command 'bogus'; the commands are run, validate, list, generate, explain, compare, merge, history, bisect\n");
   f = RunPerfengine({"rn", "x.toml"}, dir.path());
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(f.err,
             "perfengine: unknown command 'rn' (did you mean 'run'?); the commands are run, validate, list, generate, "
-            "explain, compare\n");
+            "explain, compare, merge, history, bisect\n");
 }
 
 // A sweep value of "/../../../planted" once became part of the scratch path, so the run wrote
