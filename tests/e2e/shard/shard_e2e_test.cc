@@ -16,7 +16,7 @@ namespace {
 // the verdict is a miss on exactly one workload even on a loaded machine.
 fs::path WriteSpec(const fs::path& dir, const std::string& name = "spec.toml", const std::string& extra = "") {
   const fs::path spec = dir / name;
-  std::ofstream(spec) << "[run]\nrounds = 2\nwarmup_rounds = 0\nseed = 7\n" << extra << "\n"
+  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 0\nseed = 7\n" << extra << "\n"
                       << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", \"--sleep-ms\", \"80\", \"--print\", \"same\"]\n"
                       << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\", \"--sleep-ms\", \"10\", \"--print\", \"same\"]\n"
                       << "[workloads.alpha]\n[workloads.bravo]\n[workloads.charlie]\n[workloads.delta]\n"
@@ -110,7 +110,7 @@ TEST_F(ShardE2E, MergeRefusesFilesThatAreNotTheShardsOfOneRun) {
   // Two real shards of a small spec; every other file is one of them doctored, since merge
   // reads nothing but the files.
   const fs::path spec = dir_.path() / "small.toml";
-  std::ofstream(spec) << "[run]\nrounds = 1\nwarmup_rounds = 0\nseed = 7\n"
+  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 0\nseed = 7\n"
                       << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n"
                       << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n"
                       << "[workloads.alpha]\n[workloads.bravo]\n";
