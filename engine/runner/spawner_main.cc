@@ -243,6 +243,8 @@ bool ParseRequest(size_t size, Plan* plan) {
     // this is a real fork of the (tiny) minder.
     pid = fork();
     if (pid == 0) ExecChild(&plan);
+    // The engine may signal the group as soon as it has the pid: it must exist by then.
+    if (pid > 0) setpgid(pid, pid);
   } else {
     constexpr size_t kStack = 64 * 1024;
     void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
