@@ -23,7 +23,7 @@ fs::path WriteSpec(const fs::path& dir, const std::string& name = "spec.toml", c
                       << "[workloads.strict]\nthresholds = { min_speedup = 50.0 }\n"
                       << "[workloads.ramp]\nargs = [\"--sleep-ms\", \"{ms}\"]\n"
                       << "[workloads.ramp.sweep]\nms = [1, 2, 3]\n"
-                      << "[thresholds]\nmin_speedup = 1.2\nmin_win_rate = 1.0\n";
+                      << "[thresholds]\nmin_speedup = 1.2\nmin_win_rate = 0.5\n";
   return spec;
 }
 
@@ -110,7 +110,7 @@ TEST_F(ShardE2E, MergeRefusesFilesThatAreNotTheShardsOfOneRun) {
   // Two real shards of a small spec; every other file is one of them doctored, since merge
   // reads nothing but the files.
   const fs::path spec = dir_.path() / "small.toml";
-  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 0\nseed = 7\n"
+  std::ofstream(spec) << "[run]\nrounds = 1\nwarmup_rounds = 0\nseed = 7\n"
                       << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n"
                       << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n"
                       << "[workloads.alpha]\n[workloads.bravo]\n";

@@ -10,12 +10,13 @@ namespace {
 
 const std::vector<std::string> kSelection = {"delta", "alpha", "charlie", "bravo"};
 
-WorkloadResult Workload(const std::string& name, double speedup) {
+// A point check (a deterministic count against its bar), so the gate needs no samples.
+WorkloadResult Workload(const std::string& name, double instructions_ratio) {
   WorkloadResult w;
   w.name = name;
-  w.thresholds.min_speedup = 1.0;
+  w.thresholds.max_instructions_ratio = 1.0;
   Comparison c;
-  c.speedup = speedup;
+  c.instructions_ratio = instructions_ratio;
   w.comparison = c;
   return w;
 }
@@ -43,7 +44,7 @@ ShardFile Shard(int k, const std::string& host) {
   info.workloads = run::ShardNames(kSelection, {k, 2});
   info.machine = r.machine;
   info.started_at = r.started_at;
-  for (const std::string& name : info.workloads) r.workloads.push_back(Workload(name, name == "charlie" ? 0.5 : 2));
+  for (const std::string& name : info.workloads) r.workloads.push_back(Workload(name, name == "charlie" ? 1.5 : 0.9));
   r.shards = {info};
   return {"shard" + std::to_string(k) + ".json", r};
 }
@@ -93,7 +94,7 @@ TEST(MergeTest, AcceptsOneShardOfOne) {
   only.result.shards[0].count = 1;
   only.result.shards[0].workloads = kSelection;
   only.result.workloads.resize(1);
-  for (const std::string& name : kSelection) only.result.workloads.push_back(Workload(name, 2));
+  for (const std::string& name : kSelection) only.result.workloads.push_back(Workload(name, 0.9));
   EXPECT_EQ(MergeShards({only}).verdict.exit, ExitCode::kPass);
 }
 
