@@ -7,20 +7,24 @@
 
 #include <fmt/format.h>
 
+#include "generators/bazel_4_2_3.h"
 #include "generators/rng.h"
+#include "generators/sha256.h"
 
 namespace pe::gen {
 namespace {
 
 constexpr std::uint64_t kGraphStream = 0x67726170682d7631;  // "graph-v1"
 
-constexpr std::array<std::string_view, 3> kRuleClasses = {"cc_library", "java_library",
+constexpr std::array<std::string_view, 4> kRuleClasses = {"genrule", "cc_library", "java_library",
                                                           "py_library"};
+constexpr std::array<std::string_view, 4> kFlagAttributes = {"local", "linkstatic", "neverlink",
+                                                             "testonly"};
 
-// Names that look like the repositories a real WORKSPACE declares.
+// Names that look like the repositories a real WORKSPACE declares (none of Bazel's defaults).
 constexpr std::array<std::string_view, 8> kExternalNames = {
-    "bazel_skylib", "com_google_protobuf", "rules_cc",       "rules_java",
-    "rules_python", "zlib",                "com_google_absl", "platforms"};
+    "bazel_skylib", "com_google_protobuf", "io_bazel_rules_go", "rules_python",
+    "zlib",         "com_google_absl",     "com_google_googletest", "rules_foreign_cc"};
 
 int Digits(std::uint64_t n) {
   int digits = 1;
@@ -77,15 +81,26 @@ GraphOptions ReadGraphOptions(ParamReader& reader, double scale, std::int64_t de
 
 std::span<const std::string_view> RuleClasses() { return kRuleClasses; }
 
+std::string_view FlagAttribute(std::uint8_t kind) { return kFlagAttributes.at(kind); }
+
+std::int64_t FixedExternalCount() {
+  return static_cast<std::int64_t>(bazel423::DefaultExternals().size()) + 2;
+}
+
+std::string ExternalSha256(const BazelGraph& graph, std::string_view name) {
+  return Sha256Hex(fmt::format("{}:{}", graph.seed, name));
+}
+
 std::int64_t BazelGraph::TargetCount() const {
-  std::int64_t count = static_cast<std::int64_t>(externals.size()) + SourceFileCount();
+  std::int64_t count =
+      FixedExternalCount() + static_cast<std::int64_t>(externals.size()) + SourceFileCount();
   for (const auto& rule : rules) count += 1 + rule.outs;
   return count;
 }
 
 std::int64_t BazelGraph::SourceFileCount() const {
   std::int64_t count = 0;
-  for (const auto& package : packages) count += 1 + (package.has_defs ? 1 : 0);
+  count += static_cast<std::int64_t>(packages.size());  // BUILD
   for (const auto& rule : rules) count += static_cast<std::int64_t>(rule.srcs.size());
   return count;
 }
@@ -127,6 +142,8 @@ std::string BazelGraph::SourceName(const RuleNode& rule, const SourceRef& src) {
 }
 
 std::string BazelGraph::OutputName(const RuleNode& rule, std::uint32_t k) {
+  // A java_library's implicit outputs, as Bazel names them.
+  if (rule.kind == kJavaLibrary) return "lib" + RuleName(rule) + (k == 0 ? ".jar" : "-src.jar");
   std::string name = RuleName(rule);
   name += "_gen";
   AppendNumber(name, k);
@@ -146,7 +163,6 @@ std::vector<PackageEntry> BazelGraph::PackageTargets(std::uint32_t package_index
   const PackageNode& package = packages[package_index];
   std::vector<PackageEntry> entries;
   entries.push_back({PackageEntry::Kind::kBuildFile, 0, 0, "BUILD"});
-  if (package.has_defs) entries.push_back({PackageEntry::Kind::kDefsFile, 0, 0, "defs.bzl"});
   for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
     const RuleNode& rule = rules[r];
     entries.push_back({PackageEntry::Kind::kRule, r, 0, RuleName(rule)});
@@ -167,7 +183,8 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
   graph.seed = seed;
   Rng rng(seed, kGraphStream);
 
-  const std::int64_t external_count = std::min(options.external_targets, options.targets);
+  const std::int64_t external_count =
+      std::clamp<std::int64_t>(options.targets - FixedExternalCount(), 0, options.external_targets);
   for (std::int64_t i = 0; i < external_count; ++i) {
     const auto slot = static_cast<std::size_t>(i) % kExternalNames.size();
     const auto round = static_cast<std::size_t>(i) / kExternalNames.size();
@@ -175,28 +192,33 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
                                          : fmt::format("{}_{}", kExternalNames[slot], round));
   }
 
-  // Plan packages greedily against the target budget so the total comes out exact: every
-  // package but the last is full; the last is cut short wherever the budget runs out.
-  std::int64_t budget = options.targets - external_count;
+  // Plan packages greedily against the target budget so the total comes out exact (once it
+  // covers the fixed externals): every package but the last is full; the last is cut short
+  // wherever the budget runs out. A genrule needs an output and a java_library has two, so
+  // where the budget cannot pay for them the rule becomes a cc_library.
+  std::int64_t budget = options.targets - FixedExternalCount() - external_count;
+  struct PlannedRule {
+    std::uint32_t srcs, outs;
+    std::uint8_t kind;
+  };
   struct Planned {
-    bool has_defs;
-    std::vector<std::pair<std::uint32_t, std::uint32_t>> rules;  // (srcs, outs)
+    std::vector<PlannedRule> rules;
   };
   std::vector<Planned> planned;
   while (budget > 0) {
-    Planned package{false, {}};
+    Planned package;
     budget -= 1;  // BUILD
-    if (budget > 0) {
-      package.has_defs = true;
-      budget -= 1;
-    }
     while (budget > 0 && std::cmp_less(package.rules.size(), options.rules_per_package)) {
       budget -= 1;
       const auto srcs = static_cast<std::uint32_t>(std::min(options.srcs_per_rule, budget));
       budget -= srcs;
-      const auto outs = static_cast<std::uint32_t>(std::min(options.outs_per_rule, budget));
+      auto kind = static_cast<std::uint8_t>(rng.Below(kRuleClasses.size()));
+      std::uint32_t outs = 0;
+      if (kind == kGenrule) outs = static_cast<std::uint32_t>(std::min(options.outs_per_rule, budget));
+      if (kind == kJavaLibrary && budget >= 2) outs = 2;
+      if ((kind == kGenrule || kind == kJavaLibrary) && outs == 0) kind = 1;  // cc_library
       budget -= outs;
-      package.rules.emplace_back(srcs, outs);
+      package.rules.push_back({srcs, outs, kind});
     }
     planned.push_back(std::move(package));
   }
@@ -210,18 +232,17 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
     PackageNode package;
     package.layer = static_cast<std::uint32_t>(p * graph.layers / package_count);
     package.name = fmt::format("src/l{:0{}}/p{:0{}}", package.layer, layer_width, p, width);
-    package.has_defs = planned[p].has_defs;
     package.first_rule = static_cast<std::uint32_t>(graph.rules.size());
     package.rule_count = static_cast<std::uint32_t>(planned[p].rules.size());
     for (std::uint32_t j = 0; j < package.rule_count; ++j) {
       RuleNode rule;
       rule.package = static_cast<std::uint32_t>(p);
       rule.index = j;
-      const auto [srcs, outs] = planned[p].rules[j];
+      const auto [srcs, outs, kind] = planned[p].rules[j];
       rule.outs = outs;
+      rule.kind = kind;
       for (std::uint32_t s = 0; s < srcs; ++s) rule.srcs.push_back({s, 0});
       rule.next_source_id = srcs;
-      rule.kind = static_cast<std::uint8_t>(rng.Below(kRuleClasses.size()));
       rule.macro = package.has_defs && rng.Chance(options.macro_fraction);
       rule.flag = rng.Chance(0.5);
       graph.rules.push_back(std::move(rule));

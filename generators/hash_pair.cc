@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
+#include "generators/bazel_4_2_3.h"
 #include "generators/bazel_graph.h"
 #include "generators/bazel_shim_install.h"
 #include "generators/builtin_generators.h"
@@ -94,6 +95,10 @@ class HashPair {
  private:
   // Flattens the graph into nodes ordered so every input precedes its users.
   void Build(const BazelGraph& graph) {
+    // What real Bazel lists whatever the workspace (bazel_graph.h, FixedExternalCount).
+    for (std::string_view label : bazel423::DefaultExternalLabels()) Add(std::string(label), Type::kRule, 0, 0);
+    Add("//external:WORKSPACE", Type::kSourceFile, 0, 0);
+    Add("//external:" + std::string(kWorkspaceName), Type::kRule, 0, 0);
     for (const auto& name : graph.externals) Add("//external:" + name, Type::kRule, 0, 0);
     std::vector<std::uint32_t> rule_node(graph.rules.size());
     // Sources first, so rules can name them; rules in package order (deps lie in lower
@@ -101,7 +106,6 @@ class HashPair {
     for (std::uint32_t p = 0; p < graph.packages.size(); ++p) {
       const PackageNode& package = graph.packages[p];
       Add(graph.Label(p, "BUILD"), Type::kSourceFile, package.layer, p);
-      if (package.has_defs) Add(graph.Label(p, "defs.bzl"), Type::kSourceFile, package.layer, p);
       for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
         for (const SourceRef& src : graph.rules[r].srcs) {
           Add(graph.Label(p, BazelGraph::SourceName(graph.rules[r], src)), Type::kSourceFile,

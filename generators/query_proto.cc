@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "generators/bazel_4_2_3.h"
 #include "generators/sha256.h"
 
 namespace pe::gen {
@@ -107,17 +108,18 @@ constexpr std::uint32_t kTypeRule = 1, kTypeSourceFile = 2, kTypeGeneratedFile =
 }  // namespace target
 namespace rule {
 constexpr std::uint32_t kName = 1, kRuleClass = 2, kLocation = 3, kAttribute = 4,
-                        kRuleInput = 5, kRuleOutput = 6, kSkylarkEnvironmentHashCode = 12,
-                        kInstantiationStack = 13;
+                        kRuleInput = 5, kRuleOutput = 6, kInstantiationStack = 13;
 }  // namespace rule
 namespace attribute {
-constexpr std::uint32_t kName = 1, kType = 2, kStringValue = 5, kStringListValue = 6,
-                        kExplicitlySpecified = 13, kBooleanValue = 14, kNodep = 20;
+constexpr std::uint32_t kName = 1, kType = 2, kIntValue = 3, kStringValue = 5,
+                        kStringListValue = 6, kExplicitlySpecified = 13, kBooleanValue = 14,
+                        kNodep = 20;
 constexpr std::uint32_t kString = 2, kStringList = 5, kLabelList = 6, kOutputList = 7,
                         kBoolean = 14;
 }  // namespace attribute
 namespace source_file {
-constexpr std::uint32_t kName = 1, kLocation = 2;
+constexpr std::uint32_t kName = 1, kLocation = 2, kSubinclude = 3, kVisibilityLabel = 5,
+                        kPackageContainsErrors = 9;
 }  // namespace source_file
 namespace generated_file {
 constexpr std::uint32_t kName = 1, kGeneratingRule = 2, kLocation = 3;
@@ -129,19 +131,85 @@ void AppendNumber(std::string& out, std::uint64_t value) {
   out.append(digits, static_cast<std::size_t>(end - digits));
 }
 
+const bazel423::RuleClass& RecordedClass(std::string_view name) {
+  for (const auto& recorded : bazel423::Classes()) {
+    if (recorded.name == name) return recorded;
+  }
+  throw std::logic_error(fmt::format("no recorded Bazel 4.2.3 rule class {}", name));
+}
+
+// An explicitly specified attribute, shaped as Bazel 4.2.3 prints one of its type: lists and
+// strings carry nodep, booleans their int and string forms instead.
+struct Attr {
+  std::string_view name;
+  std::uint32_t type = attribute::kString;
+  const std::string* string_value = nullptr;
+  const std::string* const* list = nullptr;
+  std::size_t list_size = 0;
+  int boolean_value = -1;  // set for kBoolean
+  bool nodep = false;
+};
+
+template <class Sink>
+void Attribute(Sink& sink, const Attr& a) {
+  static const std::string kTrue = "true", kFalse = "false";
+  wire::Message(sink, rule::kAttribute, [&](auto& s) {
+    wire::Bytes(s, attribute::kName, a.name);
+    wire::Uint(s, attribute::kType, a.type);
+    if (a.type == attribute::kBoolean) {
+      wire::Uint(s, attribute::kIntValue, a.boolean_value);
+      wire::Bytes(s, attribute::kStringValue, a.boolean_value ? kTrue : kFalse);
+    }
+    if (a.string_value != nullptr) wire::Bytes(s, attribute::kStringValue, *a.string_value);
+    for (std::size_t i = 0; i < a.list_size; ++i) {
+      wire::Bytes(s, attribute::kStringListValue, *a.list[i]);
+    }
+    wire::Uint(s, attribute::kExplicitlySpecified, 1);
+    if (a.type == attribute::kBoolean) {
+      wire::Uint(s, attribute::kBooleanValue, a.boolean_value);
+    } else {
+      wire::Uint(s, attribute::kNodep, a.nodep ? 1 : 0);
+    }
+  });
+}
+
+template <class Sink>
+void StringAttribute(Sink& sink, std::string_view name, const std::string& value) {
+  Attribute(sink, {.name = name, .string_value = &value});
+}
+
+// Every attribute of a recorded class in Bazel's order: the recorded default where the
+// generator sets nothing, else what `set(sink, name)` writes.
+template <class Sink, class Set>
+void Attributes(Sink& sink, const bazel423::RuleClass& recorded, bool macro, const Set& set) {
+  for (const bazel423::Attribute& a : recorded.attributes) {
+    const bool generated = macro && a.name.starts_with("generator_");
+    if (a.default_bytes.empty() || generated) {
+      set(sink, a.name);
+    } else {
+      wire::Tag(sink, rule::kAttribute, wire::kLength);
+      wire::Varint(sink, a.default_bytes.size());
+      sink.Append(a.default_bytes.data(), a.default_bytes.size());
+    }
+  }
+}
+
 class Writer {
  public:
-  Writer(const BazelGraph& graph, OutputFile& out) : graph_(graph), out_(out) {
-    // A Starlark rule's environment hash: stable per rule class within one fixture.
-    for (auto rule_class : RuleClasses()) {
-      environment_hashes_.push_back(Sha256Hex(fmt::format("{}:{}", graph.seed, rule_class)));
-    }
+  Writer(const BazelGraph& graph, OutputFile& out)
+      : graph_(graph),
+        out_(out),
+        http_archive_(RecordedClass("http_archive")),
+        local_repository_(RecordedClass("local_repository")) {
+    for (auto rule_class : RuleClasses()) classes_.push_back(&RecordedClass(rule_class));
     // Every rule's label is named by up to fan_in dependents: build each once.
     rule_labels_.reserve(graph.rules.size());
     for (std::uint32_t r = 0; r < graph.rules.size(); ++r) rule_labels_.push_back(graph.RuleLabel(r));
   }
 
   void Run() {
+    for (std::string_view recorded : bazel423::DefaultExternals()) Raw(recorded);
+    Workspace();
     for (std::size_t i = 0; i < graph_.externals.size(); ++i) External(i);
     for (std::uint32_t p = 0; p < graph_.packages.size(); ++p) Package(p);
   }
@@ -167,36 +235,31 @@ class Writer {
     out_.MaybeFlush();
   }
 
-  struct Attr {
-    std::string_view name;
-    std::uint32_t type = attribute::kString;
-    bool explicitly_specified = true;
-    const std::string* string_value = nullptr;
-    const std::string* const* list = nullptr;
-    std::size_t list_size = 0;
-    int boolean_value = -1;  // -1: unset
-    bool nodep = false;
-  };
-
-  template <class Sink>
-  static void Attribute(Sink& sink, const Attr& a) {
-    wire::Message(sink, rule::kAttribute, [&](auto& s) {
-      wire::Bytes(s, attribute::kName, a.name);
-      wire::Uint(s, attribute::kType, a.type);
-      if (a.string_value != nullptr) wire::Bytes(s, attribute::kStringValue, *a.string_value);
-      for (std::size_t i = 0; i < a.list_size; ++i) {
-        wire::Bytes(s, attribute::kStringListValue, *a.list[i]);
-      }
-      wire::Uint(s, attribute::kExplicitlySpecified, a.explicitly_specified ? 1 : 0);
-      if (a.boolean_value >= 0) wire::Uint(s, attribute::kBooleanValue, a.boolean_value);
-      if (a.nodep) wire::Uint(s, attribute::kNodep, 1);
-    });
+  // A Target recorded from real Bazel, as it was.
+  void Raw(std::string_view target) {
+    std::string& buffer = out_.buffer();
+    const std::size_t at = buffer.size();
+    buffer.resize(at + wire::VarintSize(target.size()) + target.size());
+    wire::Appender out{buffer.data() + at};
+    wire::Varint(out, target.size());
+    out.Append(target.data(), target.size());
+    out_.MaybeFlush();
   }
 
-  template <class Sink>
-  static void StringAttribute(Sink& sink, std::string_view name, const std::string& value,
-                              bool explicitly = true) {
-    Attribute(sink, {.name = name, .explicitly_specified = explicitly, .string_value = &value});
+  // //external:WORKSPACE and the workspace's own repository, named by workspace() on line 1.
+  void Workspace() {
+    SourceFile("//external:WORKSPACE", "WORKSPACE", nullptr);
+    static const std::string kName(kWorkspaceName), kPath = ".";
+    const std::string label = "//external:" + kName;
+    Emit(target::kTypeRule, target::kRule, [&](auto& s) {
+      wire::Bytes(s, rule::kName, label);
+      wire::Bytes(s, rule::kRuleClass, local_repository_.name);
+      wire::Bytes(s, rule::kLocation, "WORKSPACE:1:10");
+      Attributes(s, local_repository_, false, [&](auto& sink, std::string_view name) {
+        StringAttribute(sink, name, name == "name" ? kName : kPath);
+      });
+      wire::Bytes(s, rule::kInstantiationStack, "WORKSPACE:1:10: <toplevel>");
+    });
   }
 
   void External(std::size_t i) {
@@ -204,21 +267,22 @@ class Writer {
     const auto line = kWorkspaceHeaderLines + 1 + i * kWorkspaceRepoLines;
     const std::string location = fmt::format("WORKSPACE:{}:13", line);
     const std::string label = "//external:" + name;
-    const std::string sha256 = Sha256Hex(fmt::format("{}:{}", graph_.seed, name));
+    const std::string sha256 = ExternalSha256(graph_, name);
     const std::string strip_prefix = name + "-1.0";
     const std::string url = fmt::format("https://example.com/{0}/{0}-1.0.tar.gz", name);
     const std::string* urls[] = {&url};
-    const std::string environment = Sha256Hex(fmt::format("{}:http", graph_.seed));
     const std::string frame = location + ": <toplevel>";
     Emit(target::kTypeRule, target::kRule, [&](auto& s) {
       wire::Bytes(s, rule::kName, label);
-      wire::Bytes(s, rule::kRuleClass, "http_archive");
+      wire::Bytes(s, rule::kRuleClass, http_archive_.name);
       wire::Bytes(s, rule::kLocation, location);
-      StringAttribute(s, "name", name);
-      StringAttribute(s, "sha256", sha256);
-      StringAttribute(s, "strip_prefix", strip_prefix);
-      Attribute(s, {.name = "urls", .type = attribute::kStringList, .list = urls, .list_size = 1});
-      wire::Bytes(s, rule::kSkylarkEnvironmentHashCode, environment);
+      Attributes(s, http_archive_, false, [&](auto& sink, std::string_view attr) {
+        if (attr == "urls") {
+          Attribute(sink, {.name = attr, .type = attribute::kStringList, .list = urls, .list_size = 1});
+        } else {
+          StringAttribute(sink, attr, attr == "name" ? name : attr == "sha256" ? sha256 : strip_prefix);
+        }
+      });
       wire::Bytes(s, rule::kInstantiationStack, frame);
     });
   }
@@ -227,7 +291,7 @@ class Writer {
     const PackageNode& package = graph_.packages[p];
     prefix_.assign("//").append(package.name).append(":");
     build_file_.assign(package.name).append("/BUILD");
-    build_location_ = build_file_ + ":1:1";
+    defs_label_.assign(prefix_).append("defs.bzl");
     locations_.resize(package.rule_count);
     for (std::uint32_t j = 0; j < package.rule_count; ++j) {
       const RuleNode& node = graph_.rules[package.first_rule + j];
@@ -243,11 +307,12 @@ class Writer {
     for (const PackageEntry& entry : graph_.PackageTargets(p)) {
       switch (entry.kind) {
         case PackageEntry::Kind::kBuildFile:
-        case PackageEntry::Kind::kDefsFile:
-          SourceFile(entry.name, build_location_);
+          label_.assign(prefix_).append(entry.name);
+          SourceFile(label_, build_file_, package.has_defs ? &defs_label_ : nullptr, true);
           break;
         case PackageEntry::Kind::kSource:
-          SourceFile(entry.name, locations_[graph_.rules[entry.rule].index]);
+          label_.assign(prefix_).append(entry.name);
+          SourceFile(label_, locations_[graph_.rules[entry.rule].index], nullptr);
           break;
         case PackageEntry::Kind::kOutput: {
           const RuleNode& node = graph_.rules[entry.rule];
@@ -266,11 +331,16 @@ class Writer {
     }
   }
 
-  void SourceFile(const std::string& name, const std::string& location) {
-    label_.assign(prefix_).append(name);
+  // A BUILD file names the .bzl files it loads (subinclude); every source file is private.
+  void SourceFile(const std::string& label, const std::string& location, const std::string* subinclude,
+                  bool build_file = false) {
+    static const std::string kPrivate = "//visibility:private";
     Emit(target::kTypeSourceFile, target::kSourceFile, [&](auto& s) {
-      wire::Bytes(s, source_file::kName, label_);
+      wire::Bytes(s, source_file::kName, label);
       wire::Bytes(s, source_file::kLocation, location);
+      if (subinclude != nullptr) wire::Bytes(s, source_file::kSubinclude, *subinclude);
+      wire::Bytes(s, source_file::kVisibilityLabel, kPrivate);
+      if (build_file) wire::Uint(s, source_file::kPackageContainsErrors, 0);
     });
   }
 
@@ -280,10 +350,13 @@ class Writer {
     static const std::string kMacro = "my_macro";
     const RuleNode& node = graph_.rules[r];
     const PackageNode& package = graph_.packages[node.package];
+    const bazel423::RuleClass& recorded = *classes_[node.kind];
     const std::string& location = locations_[node.index];
     const std::string name = BazelGraph::RuleName(node);
+    const bool genrule = node.kind == kGenrule;
 
-    // Labels of srcs, deps and outs, in that order; deps point at the shared rule labels.
+    // Labels of srcs, deps and outs, in that order; deps point at the shared rule labels. A
+    // genrule's deps are the tail of its srcs.
     const std::size_t source_count = node.srcs.size();
     const auto deps = graph_.DepsOf(r);
     labels_.resize(source_count + node.outs);  // reusing the strings' capacity
@@ -298,6 +371,8 @@ class Writer {
       labels_[source_count + k].assign(prefix_).append(BazelGraph::OutputName(node, k));
       lists_.push_back(&labels_[source_count + k]);
     }
+    // Rule inputs: srcs and deps sorted, then the class's implicit @bazel_tools inputs, which
+    // sort after every "//" label.
     sorted_.assign(lists_.begin(), lists_.begin() + static_cast<std::ptrdiff_t>(outs_at));
     std::sort(sorted_.begin(), sorted_.end(),
               [](const std::string* a, const std::string* b) { return *a < *b; });
@@ -307,35 +382,48 @@ class Writer {
     AppendNumber(tag_, package.layer);
     frame_.assign(location).append(": <toplevel>");
     macro_frame_.assign(package.name).append("/defs.bzl:2:9: my_macro");
+    const std::string_view flag = FlagAttribute(node.kind);
 
     Emit(target::kTypeRule, target::kRule, [&](auto& s) {
       wire::Bytes(s, rule::kName, rule_labels_[r]);
-      wire::Bytes(s, rule::kRuleClass, RuleClasses()[node.kind]);
+      wire::Bytes(s, rule::kRuleClass, recorded.name);
       wire::Bytes(s, rule::kLocation, location);
-      // Attributes in name order, as Bazel lists a rule class's attributes.
-      StringAttribute(s, "cmd", kCmd);
-      Attribute(s, {.name = "deps", .type = attribute::kLabelList,
-                    .list = lists_.data() + source_count, .list_size = deps.size()});
-      if (node.macro) {
-        StringAttribute(s, "generator_function", kMacro, false);
-        StringAttribute(s, "generator_location", location, false);
-        StringAttribute(s, "generator_name", name, false);
-      }
-      Attribute(s, {.name = "linkstatic", .type = attribute::kBoolean,
-                    .boolean_value = node.flag ? 1 : 0});
-      StringAttribute(s, "name", name);
-      Attribute(s, {.name = "outs", .type = attribute::kOutputList,
-                    .list = lists_.data() + outs_at, .list_size = node.outs});
-      Attribute(s, {.name = "srcs", .type = attribute::kLabelList, .list = lists_.data(),
-                    .list_size = source_count});
-      Attribute(s, {.name = "tags", .type = attribute::kStringList, .list = tags, .list_size = 1});
-      Attribute(s, {.name = "visibility", .type = attribute::kStringList, .list = visibility,
-                    .list_size = 1, .nodep = true});
+      Attributes(s, recorded, node.macro, [&](auto& sink, std::string_view attr) {
+        if (attr == "name") {
+          StringAttribute(sink, attr, name);
+        } else if (attr == "srcs") {
+          Attribute(sink, {.name = attr, .type = attribute::kLabelList, .list = lists_.data(),
+                           .list_size = genrule ? outs_at : source_count});
+        } else if (attr == "deps") {
+          Attribute(sink, {.name = attr, .type = attribute::kLabelList,
+                           .list = lists_.data() + source_count, .list_size = deps.size()});
+        } else if (attr == "outs") {
+          Attribute(sink, {.name = attr, .type = attribute::kOutputList,
+                           .list = lists_.data() + outs_at, .list_size = node.outs});
+        } else if (attr == "cmd") {
+          StringAttribute(sink, attr, kCmd);
+        } else if (attr == flag) {
+          Attribute(sink, {.name = attr, .type = attribute::kBoolean, .boolean_value = node.flag ? 1 : 0});
+        } else if (attr == "tags") {
+          Attribute(sink, {.name = attr, .type = attribute::kStringList, .list = tags, .list_size = 1});
+        } else if (attr == "visibility") {
+          Attribute(sink, {.name = attr, .type = attribute::kStringList, .list = visibility,
+                           .list_size = 1, .nodep = true});
+        } else if (attr == "generator_function") {
+          StringAttribute(sink, attr, kMacro);
+        } else if (attr == "generator_location") {
+          StringAttribute(sink, attr, location);
+        } else if (attr == "generator_name") {
+          StringAttribute(sink, attr, name);
+        } else {
+          throw std::logic_error(fmt::format("no value for {}'s attribute {}", recorded.name, attr));
+        }
+      });
       for (const std::string* input : sorted_) wire::Bytes(s, rule::kRuleInput, *input);
+      for (std::string_view input : recorded.implicit_inputs) wire::Bytes(s, rule::kRuleInput, input);
       for (std::uint32_t k = 0; k < node.outs; ++k) {
         wire::Bytes(s, rule::kRuleOutput, *lists_[outs_at + k]);
       }
-      wire::Bytes(s, rule::kSkylarkEnvironmentHashCode, environment_hashes_[node.kind]);
       wire::Bytes(s, rule::kInstantiationStack, frame_);
       if (node.macro) wire::Bytes(s, rule::kInstantiationStack, macro_frame_);
     });
@@ -343,10 +431,12 @@ class Writer {
 
   const BazelGraph& graph_;
   OutputFile& out_;
-  std::vector<std::string> environment_hashes_;
+  const bazel423::RuleClass& http_archive_;
+  const bazel423::RuleClass& local_repository_;
+  std::vector<const bazel423::RuleClass*> classes_;  // by RuleNode::kind
   std::vector<std::string> rule_labels_;
   // Scratch strings reused across targets, so steady state allocates little.
-  std::string prefix_, build_file_, build_location_, label_, tag_, frame_, macro_frame_;
+  std::string prefix_, build_file_, defs_label_, label_, tag_, frame_, macro_frame_;
   std::vector<std::string> locations_;
   std::vector<std::string> labels_;
   std::vector<const std::string*> lists_;

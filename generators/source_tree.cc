@@ -12,12 +12,13 @@ namespace {
 
 constexpr std::uint64_t kSourceStream = 0x736f757263652d31;  // "source-1"
 
-void AppendList(std::string& out, std::string_view key, const std::vector<std::string>& items) {
+void AppendList(std::string& out, std::string_view key, const std::vector<std::string>& items,
+                bool end_line = true) {
   fmt::format_to(std::back_inserter(out), "    {} = [", key);
   for (std::size_t i = 0; i < items.size(); ++i) {
     fmt::format_to(std::back_inserter(out), "{}\"{}\"", i == 0 ? "" : ", ", items[i]);
   }
-  out += "],\n";
+  out += end_line ? "],\n" : "],";
 }
 
 }  // namespace
@@ -31,15 +32,18 @@ SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader) {
 
 std::string RenderWorkspaceFile(const BazelGraph& graph) {
   // kWorkspaceHeaderLines lines, then kWorkspaceRepoLines per repository.
-  std::string out = "workspace(name = \"perfengine_fixture\")\n\n";
+  std::string out = fmt::format(
+      "workspace(name = \"{}\")\n\n"
+      "load(\"@bazel_tools//tools/build_defs/repo:http.bzl\", \"http_archive\")\n\n",
+      kWorkspaceName);
   for (const std::string& name : graph.externals) {
     fmt::format_to(std::back_inserter(out),
                    "http_archive(\n"
                    "    name = \"{0}\",\n"
                    "    urls = [\"https://example.com/{0}/{0}-1.0.tar.gz\"],\n"
-                   "    strip_prefix = \"{0}-1.0\",\n"
+                   "    strip_prefix = \"{0}-1.0\", sha256 = \"{1}\",\n"
                    ")\n\n",
-                   name);
+                   name, ExternalSha256(graph, name));
   }
   return out;
 }
@@ -57,7 +61,8 @@ std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
   for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
     const RuleNode& rule = graph.rules[r];
     const std::string_view rule_class = RuleClasses()[rule.kind];
-    // Exactly kBuildRuleLines lines per rule.
+    // Exactly kBuildRuleLines lines per rule, with only the attributes its class has: a
+    // genrule has no deps (its deps are srcs) and only a genrule has outs and cmd.
     if (rule.macro) {
       fmt::format_to(std::back_inserter(out), "my_macro(\n    name = \"mod{}\", kind = {},\n",
                      rule.index, rule_class);
@@ -67,17 +72,22 @@ std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
     }
     items.clear();
     for (const SourceRef& src : rule.srcs) items.push_back(BazelGraph::SourceName(rule, src));
+    if (rule.kind == kGenrule) {
+      for (std::uint32_t dep : graph.DepsOf(r)) items.push_back(graph.RuleLabel(dep));
+    }
     AppendList(out, "srcs", items);
     items.clear();
-    for (std::uint32_t k = 0; k < rule.outs; ++k) items.push_back(BazelGraph::OutputName(rule, k));
-    AppendList(out, "outs", items);
-    items.clear();
-    for (std::uint32_t dep : graph.DepsOf(r)) items.push_back(graph.RuleLabel(dep));
-    AppendList(out, "deps", items);
-    out += "    cmd = \"cat $(SRCS) > $@\",\n";
-    fmt::format_to(std::back_inserter(out), "    tags = [\"l{}\"],\n", package.layer);
-    fmt::format_to(std::back_inserter(out), "    linkstatic = {},\n",
+    if (rule.kind == kGenrule) {
+      for (std::uint32_t k = 0; k < rule.outs; ++k) items.push_back(BazelGraph::OutputName(rule, k));
+      AppendList(out, "outs", items, false);
+      out += " cmd = \"cat $(SRCS) > $@\",\n";
+    } else {
+      for (std::uint32_t dep : graph.DepsOf(r)) items.push_back(graph.RuleLabel(dep));
+      AppendList(out, "deps", items);
+    }
+    fmt::format_to(std::back_inserter(out), "    {} = {},\n", FlagAttribute(rule.kind),
                    rule.flag ? "True" : "False");
+    fmt::format_to(std::back_inserter(out), "    tags = [\"l{}\"],\n", package.layer);
     out += "    visibility = [\"//visibility:public\"],\n)\n\n";
   }
   return out;

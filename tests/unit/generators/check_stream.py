@@ -14,7 +14,9 @@ import tempfile
 TARGETS = 300
 FAN_IN = 3
 LAYERS = 4
-EXTERNALS = 5
+# The WORKSPACE's 5 repositories, Bazel 4.2.3's 30 defaults, the workspace's own and
+# //external:WORKSPACE.
+EXTERNALS = 5 + 30 + 2
 SOURCE_BYTES = 200
 
 
@@ -83,7 +85,8 @@ def main():
             packages.append((package, []))
         packages[-1][1].append(name)
     for package, names in packages:
-        if names != sorted(names):
+        # Bazel's own repositories come first, as recorded; the rest sort by name.
+        if package != "external" and names != sorted(names):
             fail("targets of %s are not sorted" % package)
 
     rules = {t.rule.name: t.rule for t in targets if t.type == T.RULE}
@@ -103,24 +106,35 @@ def main():
         if list(rule.rule_input) != sorted(rule.rule_input):
             fail("rule_input of %s is not sorted" % name)
         attrs = {a.name: a for a in rule.attribute}
-        for needed in ("srcs", "deps", "outs", "cmd", "tags", "visibility", "linkstatic", "name"):
-            if needed not in attrs:
-                fail("%s lacks attribute %s" % (name, needed))
-        if attrs["outs"].type != build_pb2.Attribute.OUTPUT_LIST:
+        # What each class is given explicitly (a genrule's deps are in its srcs).
+        explicit = {"genrule": ("srcs", "outs", "cmd", "local"),
+                    "cc_library": ("srcs", "deps", "linkstatic"),
+                    "java_library": ("srcs", "deps", "neverlink"),
+                    "py_library": ("srcs", "deps", "testonly")}[rule.rule_class]
+        for needed in explicit + ("tags", "visibility", "name"):
+            if needed not in attrs or not attrs[needed].explicitly_specified:
+                fail("%s lacks explicit attribute %s" % (name, needed))
+        if not any(not a.explicitly_specified for a in rule.attribute):
+            fail("%s has none of its class's default attributes" % name)
+        if rule.rule_class == "genrule" and attrs["outs"].type != build_pb2.Attribute.OUTPUT_LIST:
             fail("outs of %s is not OUTPUT_LIST" % name)
         vis = attrs["visibility"]
         if vis.type != build_pb2.Attribute.STRING_LIST or not vis.nodep:
             fail("visibility of %s is not a nodep STRING_LIST" % name)
         saw_visibility = True
-        if attrs["linkstatic"].type != build_pb2.Attribute.BOOLEAN:
-            fail("linkstatic of %s is not BOOLEAN" % name)
+        flag = attrs[explicit[-1]]
+        if flag.type != build_pb2.Attribute.BOOLEAN or flag.string_value not in ("true", "false"):
+            fail("%s of %s is not a BOOLEAN with its string form" % (explicit[-1], name))
         if not rule.instantiation_stack or not rule.instantiation_stack[0].endswith(": <toplevel>"):
             fail("%s has no toplevel frame" % name)
-        if "generator_function" in attrs:
+        if attrs["generator_function"].explicitly_specified:
             saw_macro = True
             if not rule.instantiation_stack[-1].endswith("/defs.bzl:2:9: my_macro"):
                 fail("%s is macro-made but its stack is %s" % (name, list(rule.instantiation_stack)))
-        deps = list(attrs["deps"].string_list_value)
+        if rule.rule_class == "genrule":
+            deps = [d for d in attrs["srcs"].string_list_value if d in layer_of]
+        else:
+            deps = list(attrs["deps"].string_list_value)
         layer = layer_of[name]
         if layer == 0:
             if deps:
@@ -132,6 +146,8 @@ def main():
             if layer_of.get(dep) != layer - 1:
                 fail("%s (layer %d) depends on %s outside layer %d" % (name, layer, dep, layer - 1))
         for src in attrs["srcs"].string_list_value:
+            if src in layer_of:
+                continue
             path = os.path.join(fixture, "workspace", *src[2:].split(":"))
             if os.path.getsize(path) != SOURCE_BYTES:
                 fail("%s is not %d bytes on disk" % (path, SOURCE_BYTES))
@@ -144,7 +160,8 @@ def main():
             fail("%s has no matching generating rule" % g.name)
     for t in targets:
         if t.type == T.SOURCE_FILE:
-            path = os.path.join(fixture, "workspace", *t.source_file.name[2:].split(":"))
+            name = t.source_file.name.replace("//external:", "//:")
+            path = os.path.join(fixture, "workspace", *name[2:].split(":"))
             if not os.path.isfile(path):
                 fail("source file %s missing at %s" % (t.source_file.name, path))
     print("ok: %d targets, %d rules, %d packages, layers %s" %
