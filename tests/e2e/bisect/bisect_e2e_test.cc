@@ -55,7 +55,7 @@ class BisectE2E : public ::testing::Test {
       commits_.push_back(RunOut({"git", "rev-parse", "HEAD"}, repo_));
     }
     spec_ = dir_.path() / "spec.toml";
-    std::ofstream(spec_) << "[run]\nrounds = 7\nwarmup_rounds = 0\n"
+    std::ofstream(spec_) << "[run]\nrounds = 7\nmax_rounds = 20\nwarmup_rounds = 0\n"
                          << "[contenders.baseline]\ngit = \"main\"\nrepo = \"repo\"\nbuild = [\"cp\", \"cost\", \"cost.built\"]\n"
                          << "argv = [\"./run\"]\nstartup = [\"true\"]\n"
                          << "[contenders.candidate]\ngit = \"main\"\nrepo = \"repo\"\nbuild = [\"cp\", \"cost\", \"cost.built\"]\n"
