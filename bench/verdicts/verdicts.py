@@ -102,6 +102,8 @@ def main():
     ap.add_argument("--max-rounds", type=int, default=60)
     ap.add_argument("--only", default="", help="comma-separated scenario names")
     args = ap.parse_args()
+    with open("/proc/loadavg") as f:
+        print("load average at start:", " ".join(f.read().split()[:3]))
     perfengine = os.path.abspath(args.perfengine)
 
     work = tempfile.mkdtemp(prefix="pe-verdicts-")
@@ -127,9 +129,9 @@ def main():
               f"confidence {args.confidence}; max_slowdown {args.bar}; load {args.load} busy loops; "
               f"{os.cpu_count()} cores")
         print(f"{'scenario':<22} {'pass':>5} {'fail(1)':>8} {'error(2)':>9} {'right':>7} "
-              f"{'rounds median':>14} {'rounds max':>11}")
+              f"{'right <=15 rounds':>18} {'rounds median':>14} {'rounds p90':>11} {'rounds max':>11}")
         for i, (name, template, extra, expected) in enumerate(scenarios):
-            codes, rounds = [], []
+            codes, rounds, right_early = [], [], 0
             for r in range(args.runs):
                 text = template.format(rounds=args.rounds, max_rounds=args.max_rounds, seed=1000 + r,
                                        baseline=builds[0], candidate=builds[extra], bar=args.bar,
@@ -138,13 +140,19 @@ def main():
                 codes.append(code)
                 if used is not None:
                     rounds.append(used)
+                if code == expected and used is not None and used <= 15:
+                    right_early += 1
             right = "-" if expected is None else f"{sum(c == expected for c in codes) / len(codes):.0%}"
+            early = "-" if expected is None else f"{right_early / len(codes):.0%}"
+            p90 = sorted(rounds)[max(0, int(0.9 * len(rounds)) - 1)] if rounds else "-"
             print(f"{name:<22} {codes.count(0):>5} {codes.count(1):>8} {codes.count(2):>9} {right:>7} "
-                  f"{statistics.median(rounds) if rounds else '-':>14} {max(rounds) if rounds else '-':>11}",
-                  flush=True)
+                  f"{early:>18} {statistics.median(rounds) if rounds else '-':>14} {p90:>11} "
+                  f"{max(rounds) if rounds else '-':>11}", flush=True)
     finally:
         for l in loaders:
             l.kill()
+        with open("/proc/loadavg") as f:
+            print("load average at end:", " ".join(f.read().split()[:3]))
 
 
 if __name__ == "__main__":
