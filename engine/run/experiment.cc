@@ -195,6 +195,10 @@ bool Experiment::PrepareFixtures() {
       Settings at_point = settings_;
       at_point.scale *= w->scale_factor;
       fixtures_[w->name] = PrepareFixture(spec_, *w, at_point, options_.cache_root);
+      const fs::path& root = fixtures_[w->name];
+      if (w->fixture.kind == spec::Fixture::Kind::kGenerator && !guards_.count(root)) {
+        guards_[root] = std::make_unique<FixtureGuard>(root);
+      }
     } catch (const FixtureInterrupted&) {
       return Interrupted();
     } catch (const std::exception& e) {
@@ -205,6 +209,20 @@ bool Experiment::PrepareFixtures() {
     if (interrupt::Interrupted()) return Interrupted();
   }
   return true;
+}
+
+bool Experiment::CheckFixtureUntouched(const spec::Contender& c, const spec::Workload& w) {
+  const auto guard = guards_.find(fixtures_[w.name]);
+  if (guard == guards_.end()) return true;
+  const std::optional<std::string> change = guard->second->Changed(w.serve);
+  if (!change) return true;
+  ResultFor(w).failures.push_back(
+      {Failure::Kind::kFixture, w.name, c.name,
+       fmt::format("wrote into the fixture {}: {}. Fixtures are read-only to contenders, so that no run "
+                   "can read back what an earlier one left there",
+                   guard->first.string(), *change),
+       ""});
+  return false;
 }
 
 Experiment::Paths Experiment::PathsFor(const spec::Contender& c, const spec::Workload& w) {
@@ -281,7 +299,7 @@ bool Experiment::Execute(const spec::Contender& c, const spec::Workload& w, Outc
   if (progress_) progress_->Step(w.name);
   if (paths_out) *paths_out = paths;
   if (outcome->status == Outcome::Status::kInterrupted || interrupt::Interrupted()) return Interrupted();
-  if (outcome->ok()) return true;
+  if (outcome->ok()) return CheckFixtureUntouched(c, w);
   Failure f;
   f.workload = w.name;
   f.contender = c.name;
@@ -361,7 +379,7 @@ fs::path Experiment::OutputFile(const spec::Workload& w, const Paths& paths) con
 // are looked at: that is what lets the run stop as soon as every check is resolved.
 std::vector<const spec::Workload*> Experiment::Unresolved() const {
   RunResult interim = result_;
-  analysis::Analyze(interim, {.intervals = false});
+  analysis::Analyze(interim, {.intervals = false, .cancelled = {}});
   const Verdict verdict = gate::Judge(interim);
   // A startup-adjusted check also reads the startup workload's median: it gets rounds too.
   const bool logic_open = std::any_of(verdict.checks.begin(), verdict.checks.end(), [](const Check& c) {

@@ -5,12 +5,14 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/model/result.h"
 #include "engine/run/experiment.h"
+#include "engine/run/fixture_guard.h"
 #include "engine/run/progress.h"
 #include "engine/run/scratch.h"
 #include "engine/runner/process_runner.h"
@@ -74,6 +76,10 @@ class Experiment {
 
   bool PrepareFixtures();
 
+  // False (with the failure recorded) when the contender just run wrote into w's generated
+  // fixture.
+  bool CheckFixtureUntouched(const spec::Contender& c, const spec::Workload& w);
+
   struct Paths {
     fs::path dir, stdout_path, stderr_path, out, workdir;
     fs::path output;           // the workload's `output` file (empty for stdout)
@@ -129,6 +135,7 @@ class Experiment {
   RunResult result_;
   std::vector<const spec::Workload*> workloads_;
   std::map<std::string, fs::path> fixtures_;
+  std::map<fs::path, std::unique_ptr<FixtureGuard>> guards_;  // one per generated fixture
   std::map<std::string, fs::path> worktrees_;
   std::optional<RunScratch> scratch_dir_;  // held for the run: its lock marks it as in use
   fs::path scratch_;

@@ -24,7 +24,10 @@ std::optional<serve::ServeRoundResult> Experiment::ExecuteServe(const spec::Cont
     Interrupted();
     return std::nullopt;
   }
-  if (round.ok) return round;
+  if (round.ok) {
+    if (!CheckFixtureUntouched(c, w)) return std::nullopt;
+    return round;
+  }
   ResultFor(w).failures.push_back({round.failure.rfind("cannot start", 0) == 0 ? Failure::Kind::kSpawn
                                                                                : Failure::Kind::kExit,
                                    w.name, c.name, fmt::format("(server) {}", round.failure), round.detail});

@@ -1,6 +1,8 @@
 // Hardening (issue 14) end to end: the real binary on inputs that once wrapped, escaped the
 // scratch directory, replaced files that were not reports, or lost a run's evidence.
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -198,6 +200,29 @@ TEST(HardeningE2E, CtrlCDuringFixtureGenerationStopsAtOnce) {
   EXPECT_LT(SecondsSince(start), 3.0);
   EXPECT_EQ(f.exit, 130) << f.out << f.err;
   EXPECT_NE(f.out.find("INTERRUPTED"), std::string::npos) << f.out;
+}
+
+// A contender once wrote its answer into {fixture} and read it back later (a persistent 7.29x
+// "speed-up"). Permission bits do not stop root, nor an owner who makes the file writable again,
+// so a write during the run itself stops the run and names who wrote what. The candidate here
+// does what such a contender would: makes the fixture writable, plants a file, answers.
+TEST(HardeningE2E, AContenderThatWritesIntoItsFixtureFailsTheRunNamingTheFile) {
+  TempDir dir;
+  const fs::path cache = dir.path() / "cache";
+  std::ofstream(dir.path() / "spec.toml")
+      << "[run]\nrounds = 3\nwarmup_rounds = 0\n"
+      << "[contenders.baseline]\nargv = [\"/bin/sh\", \"-c\", \"echo same\"]\nstartup = [\"true\"]\n"
+      << "[contenders.candidate]\nargv = [\"/bin/sh\", \"-c\", "
+         "\"if ! test -f {fixture}/answer; then chmod -R u+w {fixture}; echo same > {fixture}/answer; fi; echo same\"]\nstartup = [\"true\"]\n"
+      << "[workloads.work]\nfixture = { generator = \"hash_pair\", targets = 60 }\n";
+  const Finished f = RunPerfengine({"run", (dir.path() / "spec.toml").string(), "--cache-dir", cache.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  const std::string all = f.out + f.err;
+  EXPECT_NE(all.find("candidate"), std::string::npos) << all;
+  EXPECT_NE(all.find("wrote into the fixture "), std::string::npos) << all;
+  EXPECT_NE(all.find(": created 'answer'. Fixtures are read-only to contenders"), std::string::npos) << all;
+  // The baseline, which only reads, ran first and was not blamed.
+  EXPECT_EQ(all.find("contender 'baseline'"), std::string::npos) << all;
 }
 
 // SIGTERM during a million-resample analysis once took 53 s and then printed PASS, exit 0.
