@@ -95,6 +95,7 @@ std::int64_t BazelGraph::TargetCount() const {
   std::int64_t count =
       FixedExternalCount() + static_cast<std::int64_t>(externals.size()) + SourceFileCount();
   for (const auto& rule : rules) count += 1 + rule.outs;
+  for (const auto& package : packages) count += package.has_group ? 1 : 0;
   return count;
 }
 
@@ -163,6 +164,9 @@ std::vector<PackageEntry> BazelGraph::PackageTargets(std::uint32_t package_index
   const PackageNode& package = packages[package_index];
   std::vector<PackageEntry> entries;
   entries.push_back({PackageEntry::Kind::kBuildFile, 0, 0, "BUILD"});
+  if (package.has_group) {
+    entries.push_back({PackageEntry::Kind::kPackageGroup, 0, 0, std::string(kPackageGroupName)});
+  }
   for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
     const RuleNode& rule = rules[r];
     entries.push_back({PackageEntry::Kind::kRule, r, 0, RuleName(rule)});
@@ -202,12 +206,17 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
     std::uint8_t kind;
   };
   struct Planned {
+    bool has_group = false;
     std::vector<PlannedRule> rules;
   };
   std::vector<Planned> planned;
   while (budget > 0) {
     Planned package;
     budget -= 1;  // BUILD
+    if (options.package_groups && budget > 0) {
+      package.has_group = true;
+      budget -= 1;
+    }
     while (budget > 0 && std::cmp_less(package.rules.size(), options.rules_per_package)) {
       budget -= 1;
       const auto srcs = static_cast<std::uint32_t>(std::min(options.srcs_per_rule, budget));
@@ -232,6 +241,7 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
     PackageNode package;
     package.layer = static_cast<std::uint32_t>(p * graph.layers / package_count);
     package.name = fmt::format("src/l{:0{}}/p{:0{}}", package.layer, layer_width, p, width);
+    package.has_group = planned[p].has_group;
     package.first_rule = static_cast<std::uint32_t>(graph.rules.size());
     package.rule_count = static_cast<std::uint32_t>(planned[p].rules.size());
     for (std::uint32_t j = 0; j < package.rule_count; ++j) {

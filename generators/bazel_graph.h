@@ -25,6 +25,7 @@ struct GraphOptions {
   std::int64_t outs_per_rule = 1;
   double macro_fraction = 0.25;
   std::int64_t external_targets = 5;
+  bool package_groups = true;  // a package_group per package (hash files leave them out, as upstream)
 };
 
 // Reads the graph parameters (docs/generators.md); `targets` comes back multiplied by scale.
@@ -56,11 +57,12 @@ struct PackageNode {
   std::uint32_t first_rule = 0;
   std::uint32_t rule_count = 0;
   bool has_defs = true;  // loads my_macro from defs.bzl (a .bzl file is not a target)
+  bool has_group = false;  // ends with package_group(name = "friends"); false where the budget ran out
 };
 
 // One target of a package, for listing a package in bazel's order (sorted by name).
 struct PackageEntry {
-  enum class Kind { kBuildFile, kRule, kSource, kOutput };
+  enum class Kind { kBuildFile, kPackageGroup, kRule, kSource, kOutput };
   Kind kind;
   std::uint32_t rule = 0;  // for kRule, kSource, kOutput
   std::uint32_t item = 0;  // index into srcs (kSource) or output number (kOutput)
@@ -78,6 +80,7 @@ class BazelGraph {
 
   std::int64_t TargetCount() const;
   std::int64_t SourceFileCount() const;  // BUILD files and rule sources (not externals)
+  static constexpr std::string_view kPackageGroupName = "friends";
 
   std::span<const std::uint32_t> DepsOf(std::uint32_t rule) const {
     return {deps.data() + rules[rule].dep_begin, rules[rule].dep_count};

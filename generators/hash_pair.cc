@@ -305,6 +305,7 @@ class HashPairGenerator : public Generator {
     ParamReader reader(Name(), params);
     Options options;
     options.graph = ReadGraphOptions(reader, scale, 150000);
+    options.graph.package_groups = false;  // upstream's hash files have no package groups
     options.changed = reader.Fraction("changed", options.changed);
     options.added = reader.Fraction("added", options.added);
     options.removed = reader.Fraction("removed", options.removed);

@@ -103,8 +103,8 @@ void Message(Sink& sink, std::uint32_t field, const Fields& write) {
 
 // blaze_query field numbers and enum values (Bazel's build.proto, see proto/CMakeLists.txt).
 namespace target {
-constexpr std::uint32_t kType = 1, kRule = 2, kSourceFile = 3, kGeneratedFile = 4;
-constexpr std::uint32_t kTypeRule = 1, kTypeSourceFile = 2, kTypeGeneratedFile = 3;
+constexpr std::uint32_t kType = 1, kRule = 2, kSourceFile = 3, kGeneratedFile = 4, kPackageGroup = 5;
+constexpr std::uint32_t kTypeRule = 1, kTypeSourceFile = 2, kTypeGeneratedFile = 3, kTypePackageGroup = 4;
 }  // namespace target
 namespace rule {
 constexpr std::uint32_t kName = 1, kRuleClass = 2, kLocation = 3, kAttribute = 4,
@@ -121,6 +121,9 @@ namespace source_file {
 constexpr std::uint32_t kName = 1, kLocation = 2, kSubinclude = 3, kVisibilityLabel = 5,
                         kPackageContainsErrors = 9;
 }  // namespace source_file
+namespace package_group {
+constexpr std::uint32_t kName = 1, kContainedPackage = 2;
+}  // namespace package_group
 namespace generated_file {
 constexpr std::uint32_t kName = 1, kGeneratingRule = 2, kLocation = 3;
 }  // namespace generated_file
@@ -310,6 +313,15 @@ class Writer {
           label_.assign(prefix_).append(entry.name);
           SourceFile(label_, build_file_, package.has_defs ? &defs_label_ : nullptr, true);
           break;
+        case PackageEntry::Kind::kPackageGroup: {
+          label_.assign(prefix_).append(entry.name);
+          const std::string contained = package.name + "/...";
+          Emit(target::kTypePackageGroup, target::kPackageGroup, [&](auto& s) {
+            wire::Bytes(s, package_group::kName, label_);
+            wire::Bytes(s, package_group::kContainedPackage, contained);
+          });
+          break;
+        }
         case PackageEntry::Kind::kSource:
           label_.assign(prefix_).append(entry.name);
           SourceFile(label_, locations_[graph_.rules[entry.rule].index], nullptr);

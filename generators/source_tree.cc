@@ -90,6 +90,10 @@ std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
     fmt::format_to(std::back_inserter(out), "    tags = [\"l{}\"],\n", package.layer);
     out += "    visibility = [\"//visibility:public\"],\n)\n\n";
   }
+  if (package.has_group) {
+    fmt::format_to(std::back_inserter(out), "package_group(\n    name = \"{}\",\n    packages = [\"//{}/...\"],\n)\n",
+                   BazelGraph::kPackageGroupName, package.name);
+  }
   return out;
 }
 

@@ -32,6 +32,7 @@ constexpr const char* kRecordedOutputRoot = "/home/user/.cache/bazel/_bazel_user
 std::string Name(const blaze_query::Target& t) {
   if (t.has_rule()) return t.rule().name();
   if (t.has_source_file()) return t.source_file().name();
+  if (t.has_package_group()) return t.package_group().name();
   return t.generated_file().name();
 }
 
@@ -69,7 +70,7 @@ void Normalise(blaze_query::Target* t, const std::string& workspace, const std::
     for (std::string& frame : *t->mutable_rule()->mutable_instantiation_stack()) fix(&frame);
   } else if (t->has_source_file()) {
     fix(t->mutable_source_file()->mutable_location());
-  } else {
+  } else if (t->has_generated_file()) {
     fix(t->mutable_generated_file()->mutable_location());
   }
 }
@@ -126,11 +127,12 @@ TEST(RealBazelWorkspace, QueryOverTheGeneratedWorkspacePrintsTheGeneratedStream)
   EXPECT_EQ(only_ours, std::vector<std::string>{}) << "targets the fixture lists that real Bazel does not";
   EXPECT_EQ(ours.size(), static_cast<std::size_t>(graph.TargetCount()));
 
-  int rules = 0, differing = 0;
+  int rules = 0, differing = 0, package_groups = 0;
   std::map<std::string, int> classes;
   for (const auto& [name, target] : ours) {
     const auto it = real.find(name);
     if (it == real.end()) continue;
+    package_groups += target.has_package_group() ? 1 : 0;
     if (target.has_rule()) {
       ++rules;
       ++classes[target.rule().rule_class()];
@@ -145,6 +147,7 @@ TEST(RealBazelWorkspace, QueryOverTheGeneratedWorkspacePrintsTheGeneratedStream)
     EXPECT_GT(classes[rule_class], 0) << rule_class;
   }
   EXPECT_GT(rules, 100);
+  EXPECT_EQ(package_groups, static_cast<int>(graph.packages.size()));
 
   std::error_code ignored;
   fs::remove_all(dir, ignored);

@@ -52,7 +52,7 @@ TEST_F(BazelWorkspace, WorkspaceBytesArePinned) {
   const std::string digest = TreeDigest(fixture_ / "workspace");
   EXPECT_EQ(digest, TreeDigest(again / "workspace"));
   EXPECT_NE(digest, TreeDigest(other / "workspace"));
-  EXPECT_EQ(digest, "fc1ee3cc54b2daaf810b0ab67adeb587a221402afcf9e654f738a14fa36c76a7");
+  EXPECT_EQ(digest, "75cbc650df9897643ff80dc8db615ae9893ca12a3ec989cf7a28b44bfec09ab8");
 }
 
 TEST_F(BazelWorkspace, BuildFileLinesMatchQueryLocations) {

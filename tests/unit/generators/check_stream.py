@@ -67,7 +67,8 @@ def main():
 
     T = build_pb2.Target
     name_of = {T.RULE: lambda t: t.rule.name, T.SOURCE_FILE: lambda t: t.source_file.name,
-               T.GENERATED_FILE: lambda t: t.generated_file.name}
+               T.GENERATED_FILE: lambda t: t.generated_file.name,
+               T.PACKAGE_GROUP: lambda t: t.package_group.name}
     labels = [name_of[t.type](t) for t in targets]
     if len(set(labels)) != len(labels):
         fail("duplicate labels")

@@ -39,7 +39,7 @@ TEST(GitWorkspace, TaggedRevisionsWithReproducibleCommits) {
     EXPECT_EQ(Git(a / "repo", {"rev-parse", tag}),
               revisions[static_cast<std::size_t>(k)]["commit"].get<std::string>() + "\n");
   }
-  EXPECT_EQ(revisions[2]["commit"], "ba2168b99f8f94b91ebd052e18611bd6d7e8eb33");
+  EXPECT_EQ(revisions[2]["commit"], "1aac1aa491e89e3d1dbe7560562e4878a51f3d1d");
 }
 
 TEST(GitWorkspace, RevisionsDifferLikeHashPairs) {

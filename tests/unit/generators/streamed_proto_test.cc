@@ -39,7 +39,7 @@ TEST(StreamedProto, BytesArePinned) {
   const std::string a = Sha256FileHex(dir.path() / "a" / "query.pb");
   EXPECT_EQ(a, Sha256FileHex(dir.path() / "b" / "query.pb"));
   EXPECT_NE(a, Sha256FileHex(dir.path() / "c" / "query.pb"));
-  EXPECT_EQ(a, "ce5d9795ddbe33a48d4197f3dbc9d61fcfacac1b9e3f5cb5babedb6e0fc44674");
+  EXPECT_EQ(a, "656e89c8b34b53046248c34d3158b7e4bd3fa0dec2ae98a73813ad9a64024507");
 }
 
 TEST(StreamedProto, DecodesWithRequiredFieldsAndExactCount) {
