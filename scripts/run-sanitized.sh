@@ -8,7 +8,7 @@ src="$1"
 seconds="${2:-10}"
 bin="$src/build-sanitize/bin"
 if [ ! -x "$bin/spec_test" ]; then
-  echo "skipped: $bin/spec_test is missing; PERFENGINE_SANITIZE_BUILD=1 ./scripts/build.sh builds it"
+  echo "skipped: $bin/spec_test is missing; ./scripts/build.sh builds it (unless PERFENGINE_SANITIZE_BUILD=0)"
   exit 77
 fi
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1"
