@@ -43,9 +43,11 @@ def main():
     ap.add_argument("--only", choices=["shipped", "aa"], default=None)
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="pe-flagship-")
-    # A copy, so a rebuild while the trials run cannot swap the binary under them.
+    # A copy, so a rebuild while the trials run cannot swap the binary under them; the helpers
+    # it starts (the spawner, the replay bazel shim) are found next to it.
     perfengine = os.path.join(work, "perfengine")
-    shutil.copy2(args.perfengine, perfengine)
+    for name in ("perfengine", "perfengine-spawner", "perfengine-bazel-shim"):
+        shutil.copy2(os.path.join(os.path.dirname(os.path.abspath(args.perfengine)), name), os.path.join(work, name))
     baseline = os.path.join(ROOT, "build/bin/bazel-diff-ref-baseline")
     scenarios = [("shipped", [], 0), ("aa", ["--contender", "candidate=" + baseline], None)]
     with open("/proc/loadavg") as f:
