@@ -11,6 +11,9 @@ const Registry& BuiltinRegistry() {
     r.Add("bazel_workspace", MakeBazelWorkspaceGenerator);
     r.Add("hash_pair", MakeHashPairGenerator);
     r.Add("git_workspace", MakeGitWorkspaceGenerator);
+    r.Add("random_bytes", MakeRandomBytesGenerator);
+    r.Add("text_lines", MakeTextLinesGenerator);
+    r.Add("json_docs", MakeJsonDocsGenerator);
     return r;
   }();
   return registry;

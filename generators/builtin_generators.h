@@ -13,5 +13,8 @@ std::unique_ptr<Generator> MakeBazelShimGenerator();
 std::unique_ptr<Generator> MakeBazelWorkspaceGenerator();
 std::unique_ptr<Generator> MakeHashPairGenerator();
 std::unique_ptr<Generator> MakeGitWorkspaceGenerator();
+std::unique_ptr<Generator> MakeRandomBytesGenerator();
+std::unique_ptr<Generator> MakeTextLinesGenerator();
+std::unique_ptr<Generator> MakeJsonDocsGenerator();
 
 }  // namespace pe::gen

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "engine/cli/cli_docs.h"
 #include "engine/cli/commands.h"
 #include "engine/runner/interrupt.h"
 #include "engine/spec/spec.h"
@@ -64,8 +65,9 @@ CLI::Validator PositiveUpTo(double max) {
       fmt::format("(0..{}]", max), "PositiveUpTo");
 }
 
-void AddSpecOptions(CLI::App* cmd, CommonOptions& o) {
-  cmd->add_option("spec", o.spec, "The spec file (TOML)")->required();
+void AddSpecOptions(CLI::App* cmd, CommonOptions& o, bool spec_required = true) {
+  CLI::Option* spec = cmd->add_option("spec", o.spec, "The spec file (TOML)");
+  if (spec_required) spec->required();
   cmd->add_option("--contender", o.contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
   cmd->add_option("--workload", o.workloads, "Only this workload (repeatable); startup always runs");
   cmd->add_option("--scale", o.scale, "Multiply fixture sizes by this factor")->check(PositiveUpTo(spec::limits::kMaxScale));
@@ -86,7 +88,12 @@ int Run(int argc, char** argv) {
   CommonOptions common;
   RunFlags run_flags;
   CLI::App* run = app.add_subcommand("run", "Run a spec: parity, timed rounds, verdict");
-  AddSpecOptions(run, common);
+  AddSpecOptions(run, common, false);  // or --quick
+  run->add_option("--quick", run_flags.quick,
+                  "Compare two commands without writing a spec: --quick 'CMD A' 'CMD B' (the spec perfengine init would write)")
+      ->expected(2);
+  run->add_option("--parity", run_flags.parity,
+                  "With --quick: how outputs are compared (exact, sorted-lines, json, json-map, none: time only)");
   run->add_option("--rounds", run_flags.rounds, "Measured rounds (overrides [run] rounds)")
       ->check(WholeNumber(1, spec::limits::kMaxRounds));
   run->add_option("--max-rounds", run_flags.max_rounds,
@@ -97,6 +104,7 @@ int Run(int argc, char** argv) {
   run->add_option("--json", run_flags.json, "Write the full results file here (atomically)");
   run->add_option("--markdown", run_flags.markdown, "Write a Markdown report here, for a pull-request comment");
   run->add_option("--html", run_flags.html, "Write a self-contained HTML report with charts here");
+  run->add_option("--csv", run_flags.csv, "Write the figures as CSV here: one row per workload and contender");
   run->add_flag("--skip-serve", run_flags.skip_serve, "Leave out serve workloads");
   run->add_option("--serve-requests", run_flags.serve_requests, "Requests per serve round (overrides the spec)")
       ->check(WholeNumber(1, spec::limits::kMaxRequestCount));
@@ -104,11 +112,23 @@ int Run(int argc, char** argv) {
       ->check(WholeNumber(1, spec::limits::kMaxConcurrency));
   run->add_option("--shard", run_flags.shard,
                   "Run only shard K of N (e.g. 2/4): a fixed 1/N of the workloads, for a CI matrix; see merge");
+  run->add_flag("--quiet,-q", run_flags.quiet,
+                "No progress on stderr (by default: a line redrawn on a terminal, else a plain line every 10 s)");
   run->add_flag("--record", run_flags.record, "Record the run in the history database (see perfengine history)");
   run->add_option("--history", run_flags.history,
                   "The history database (default: $PERFENGINE_HISTORY or ~/.local/share/perfengine/history.sqlite)");
   run->add_flag("--accept-regression", run_flags.accept_regression,
                 "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
+
+  InitFlags init_flags;
+  CLI::App* init = app.add_subcommand("init", "Write a starting spec from two commands: init 'CMD A' 'CMD B'");
+  init->add_option("commands", init_flags.commands, "The baseline's command, then the candidate's (quote each)")
+      ->required()
+      ->expected(2);
+  init->add_option("--out,-o", init_flags.out, "Where to write the spec (default: perfengine.toml)");
+  init->add_option("--parity", init_flags.parity,
+                   "How outputs are compared: exact (default), sorted-lines, json, json-map, none (time only)");
+  init->add_flag("--force", init_flags.force, "Replace the file if it exists");
 
   CLI::App* validate = app.add_subcommand("validate", "Check a spec without running anything");
   AddSpecOptions(validate, common);
@@ -171,6 +191,14 @@ int Run(int argc, char** argv) {
   step->add_option("--contender", common.contenders);
   step->add_option("--cache-dir", common.cache_dir);
 
+  // Generated from the definitions above (cli_docs.h); not listed, the build and packagers use them.
+  std::string shell;
+  CLI::App* completion = app.add_subcommand("completion", "Print shell completion: completion bash|zsh");
+  completion->group("");
+  completion->add_option("shell", shell, "bash or zsh")->required()->check(CLI::IsMember({"bash", "zsh"}));
+  CLI::App* man = app.add_subcommand("man", "Print the man page (roff)");
+  man->group("");
+
   // CLI11 would say only "The following arguments were not expected"; name the command.
   if (argc >= 2 && argv[1][0] != '-') {
     std::vector<std::string> commands;  // offered; hidden ones (bisect-step) are still accepted
@@ -199,6 +227,15 @@ int Run(int argc, char** argv) {
       return static_cast<int>(RunCommand(common, run_flags, UseColor()));
     }
     if (*validate) return static_cast<int>(ValidateCommand(common));
+    if (*init) return static_cast<int>(InitCommand(init_flags));
+    if (*completion) {
+      std::cout << (shell == "bash" ? BashCompletion(app) : ZshCompletion(app));
+      return 0;
+    }
+    if (*man) {
+      std::cout << ManPage(app, PERFENGINE_VERSION);
+      return 0;
+    }
     if (*list) return static_cast<int>(ListCommand(common));
     if (*generate) return static_cast<int>(GenerateCommand(common, out_dir));
     if (*explain) return static_cast<int>(ExplainCommand(explain_flags));

@@ -10,6 +10,7 @@
 #include "engine/cli/output_paths.h"
 #include "engine/cli/validate_checks.h"
 #include "engine/model/atomic_file.h"
+#include "engine/report/csv_reporter.h"
 #include "engine/report/html_reporter.h"
 #include "engine/report/json_reporter.h"
 #include "engine/report/markdown_reporter.h"
@@ -108,7 +109,16 @@ void WriteReports(const RunResult& result, const ReportFiles& files, bool color)
   report::WriteTerminalReport(result, std::cout, color);
 }
 
-ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color) {
+ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool color) {
+  CommonOptions common = given;
+  std::optional<QuickSpec> quick;
+  if (!flags.quick.empty()) {
+    if (!common.spec.empty()) throw spec::UsageError("--quick: give either a SPEC or --quick 'CMD A' 'CMD B', not both");
+    quick.emplace(InitFlags{flags.quick, "", flags.parity, false});
+    common.spec = quick->path().string();
+  } else if (common.spec.empty()) {
+    throw spec::UsageError("run: give a SPEC file, or --quick 'CMD A' 'CMD B' (perfengine init writes a spec to keep)");
+  }
   const spec::Spec spec = LoadSpec(common);
   run::Options options = RunOptions(common);
   options.rounds = flags.rounds;
@@ -119,10 +129,12 @@ ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool col
   options.serve_requests = flags.serve_requests;
   options.serve_concurrency = flags.serve_concurrency;
   if (!flags.shard.empty()) options.shard = run::ParseShard(flags.shard);
-  if (::isatty(STDERR_FILENO)) options.progress = &std::cerr;
+  options.progress_style = run::ChooseProgressStyle(flags.quiet, ::isatty(STDERR_FILENO));
+  if (options.progress_style != run::ProgressStyle::kOff) options.progress = &std::cerr;
   options.accepted_by = AcceptedBy(flags.accept_regression);
   run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
-  CheckOutputPaths(common.spec, {{"--json", flags.json}, {"--markdown", flags.markdown}, {"--html", flags.html}});
+  CheckOutputPaths(common.spec,
+                   {{"--json", flags.json}, {"--markdown", flags.markdown}, {"--html", flags.html}, {"--csv", flags.csv}});
   auto runner = MakeSystemProcessRunner();
   const RunResult result = run::RunExperiment(spec, options, *runner);
   // Files first: an interrupted or failed run still leaves its evidence behind. One file that
@@ -139,6 +151,7 @@ ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool col
   write("--json", flags.json, [&] { report::WriteJsonReport(result, flags.json); });
   write("--markdown", flags.markdown, [&] { WriteFileAtomically(flags.markdown, report::MarkdownReport(result)); });
   write("--html", flags.html, [&] { report::WriteHtmlReport(result, flags.html); });
+  write("--csv", flags.csv, [&] { WriteFileAtomically(flags.csv, report::CsvReport(result)); });
   report::WriteTerminalReport(result, std::cout, color);
   std::cout << std::flush;
   for (const std::string& line : unwritten) std::cerr << line << "\n";

@@ -1,6 +1,7 @@
 // The subcommands, each from parsed options to an exit code.
 #pragma once
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,8 +29,12 @@ struct RunFlags {
   std::optional<int> serve_requests;
   std::optional<int> serve_concurrency;
   std::string markdown;
+  std::string csv;    // --csv FILE: one row per workload and contender
   std::string shard;  // --shard K/N
   bool record = false;   // --record: into the history database
+  bool quiet = false;    // --quiet: no progress on stderr
+  std::vector<std::string> quick;  // --quick 'CMD A' 'CMD B': run a throwaway init spec
+  std::string parity = "exact";    // with --quick: the spec's parity
   std::string history;   // --history PATH; empty: history::DefaultPath()
 };
 
@@ -88,6 +93,34 @@ struct HistoryFlags {
   std::string history;
   std::string html;  // --html FILE: the trends as charts
 };
+
+// `perfengine init 'CMD A' 'CMD B' [--out FILE] [--parity P] [--force]` (init_command.cc);
+// also what `run --quick 'CMD A' 'CMD B'` builds its throwaway spec from.
+struct InitFlags {
+  std::vector<std::string> commands;
+  std::string out = "perfengine.toml";
+  std::string parity = "exact";
+  bool force = false;
+};
+
+// The spec init writes for `flags`, checked as `validate` would check it (programs exist,
+// start-up commands exit 0) as if it were at `out`. Throws UsageError or SpecError.
+std::string CheckedInitSpec(const InitFlags& flags, const std::filesystem::path& out);
+
+// run --quick: the spec in a temporary directory, removed with this object.
+class QuickSpec {
+ public:
+  explicit QuickSpec(const InitFlags& flags);
+  ~QuickSpec();
+  QuickSpec(const QuickSpec&) = delete;
+  QuickSpec& operator=(const QuickSpec&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path dir_, path_;
+};
+
+ExitCode InitCommand(const InitFlags& flags);
 
 // Records a finished run in the history database (history_command.cc); throws on failure.
 void RecordRun(const RunResult& result, const std::string& spec, const std::string& history_flag);

@@ -315,7 +315,10 @@ std::string Thresholds(const RunResult& result, const WorkloadResult& w) {
   if (!missed.empty()) {
     std::vector<std::string> names;
     for (const Check* c : missed) names.push_back(fmt::format("{} (margin {})", c->threshold, Margin(*c)));
-    out += fmt::format("  decided by: {} missed\n", fmt::join(names, ", "));
+    out += fmt::format("  decided by: {} missed{}\n", fmt::join(names, ", "),
+                       result.verdict.accepted
+                           ? fmt::format("; accepted by {}, so the run passed", report::OneLine(result.verdict.accepted_by))
+                           : "");
   } else if (closest != nullptr) {
     out += fmt::format("  decided: every threshold met; the closest is {} (margin {})\n", closest->threshold,
                        Margin(*closest));
@@ -400,8 +403,13 @@ std::string ExplainText(const RunResult& result, const std::string& file,
   out += fmt::format("baseline {}, candidate {}: {}; bootstrap {} resamples\n", report::OneLine(result.baseline),
                      report::OneLine(result.candidate), report::RoundsLine(result.settings),
                      result.settings.bootstrap_resamples);
-  out += fmt::format("recorded verdict: {} (exit {}){}\n", ExitCodeName(result.verdict.exit),
-                     static_cast<int>(result.verdict.exit), result.complete ? "" : "; the run is incomplete");
+  // An accepted regression exits 0 but is not a pass: say what was accepted, and by what.
+  const std::string verdict =
+      result.verdict.accepted
+          ? fmt::format("accepted regression, accepted by {}", report::OneLine(result.verdict.accepted_by))
+          : std::string(ExitCodeName(result.verdict.exit));
+  out += fmt::format("recorded verdict: {} (exit {}){}\n", verdict, static_cast<int>(result.verdict.exit),
+                     result.complete ? "" : "; the run is incomplete");
   for (const WorkloadResult* w : workloads) out += Workload(result, *w);
   if (!result.verdict.lines.empty()) {
     out += "\n== verdict lines ==\n";

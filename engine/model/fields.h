@@ -238,6 +238,8 @@ constexpr auto FieldsOf(Tag<WorkloadResult>) {
       Field{"elements", &S::elements, kAddedLater},
       Field{"profile", &S::profile, kAddedLater},
       Field{"profile_note", &S::profile_note, kAddedLater},
+      Field{"parity", &S::parity, kAddedLater},
+      Field{"normalise", &S::normalise, kAddedLater},
   };
 }
 

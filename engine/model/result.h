@@ -207,6 +207,10 @@ struct WorkloadResult {
   std::vector<FunctionShift> profile;
   std::string profile_note;       // how the profile was taken, or why it is missing
   std::string kind = "process";   // or "serve": a server measured over HTTP requests
+  // How outputs were compared: exact, sorted-lines, json, json-map, or "none" (not compared:
+  // the figures compare time only, and every report says so).
+  std::string parity = "exact";
+  std::vector<std::string> normalise;  // the command each output went through first, if any
 };
 
 // Figures across the points of one sweep (docs/sweeps.md).

@@ -21,4 +21,8 @@ std::vector<std::string> ServeLines(const RunResult& result);
 // For each profiled workload: a heading line, then one line per function whose cost grew.
 std::vector<std::string> ProfileLines(const RunResult& result);
 
+// One line per workload whose outputs were not compared (parity = "none"), e.g.
+// "compress: parity = "none": outputs were not compared; these figures compare time only".
+std::vector<std::string> UncomparedLines(const RunResult& result);
+
 }  // namespace pe::report

@@ -99,6 +99,7 @@ std::string MarkdownReport(const RunResult& result) {
   out += fmt::format("Baseline {} against candidate {}.\n\n", EscapeMarkdown(result.baseline),
                      EscapeMarkdown(result.candidate));
   if (std::string busy = BusyMachineLine(result); !busy.empty()) out += EscapeMarkdown(busy) + "\n\n";
+  for (const auto& line : UncomparedLines(result)) out += fmt::format("**Warning:** {}\n\n", EscapeMarkdown(line));
   AppendTable(result, out);
   out += SweepMarkdown(SweepSections(result));
   for (const auto& [title, lines] : {std::pair{"Counts and CPU time", MeasureLines(result)},

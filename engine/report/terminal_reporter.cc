@@ -116,6 +116,10 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
   for (const std::string& line : ShardLines(result)) out << OneLine(line) << '\n';
   out << '\n';
   if (std::string busy = BusyMachineLine(result); !busy.empty()) out << paint(busy, kYellow) << "\n\n";
+  if (auto uncompared = UncomparedLines(result); !uncompared.empty()) {
+    for (const auto& line : uncompared) out << paint(OneLine(line), kBoldYellow) << '\n';
+    out << '\n';
+  }
   WriteTable(WorkloadRows(result), out, paint);
   out << SweepTerminalText(SweepSections(result));
   for (const auto& section : {MeasureLines(result), ServeLines(result), ProfileLines(result)}) {

@@ -25,6 +25,7 @@
 #include "engine/spec/programs.h"
 #include "engine/spec/suggest.h"
 #include "generators/fixture_cache.h"
+#include "generators/params.h"
 
 namespace pe::run {
 
@@ -89,6 +90,23 @@ fs::path PrepareFixture(const spec::Spec& spec, const spec::Workload& workload, 
   return {};
 }
 
+std::optional<std::string> FixtureNote(const spec::Workload& workload, const Settings& settings,
+                                       const fs::path& cache_root) {
+  if (workload.fixture.kind != spec::Fixture::Kind::kGenerator) return std::nullopt;
+  auto generator = gen::BuiltinRegistry().Create(workload.fixture.generator);
+  gen::Context ctx;
+  ctx.scale = settings.scale;
+  ctx.seed = settings.seed;
+  const fs::path root = cache_root.empty() ? gen::DefaultCacheRoot() : cache_root;
+  if (gen::IsCached(gen::FixtureDirectory(*generator, workload.fixture.params, ctx, root))) return std::nullopt;
+  std::string size;
+  if (auto it = workload.fixture.params.find("targets"); it != workload.fixture.params.end()) {
+    if (const auto* n = std::get_if<std::int64_t>(&it->second)) size = fmt::format(", {} targets", gen::Scaled(*n, ctx.scale));
+  }
+  return fmt::format("generating fixture for {} ({}{}); it is cached for later runs", workload.name,
+                     workload.fixture.generator, size);
+}
+
 namespace internal {
 
 std::string ReadFile(const fs::path& path) {
@@ -104,6 +122,7 @@ std::string FormatNumber(double value) { return fmt::format("{}", value); }
 
 RunResult Experiment::Run() {
   InitResult();
+  if (options_.progress) progress_.emplace(*options_.progress, options_.progress_style, options_.progress_clock);
   workloads_ = SelectWorkloads(spec_, options_);
   for (const spec::Workload* w : workloads_) {
     WorkloadResult wr;
@@ -116,6 +135,8 @@ RunResult Experiment::Run() {
     wr.sweep = w->sweep;
     for (const auto& [axis, value] : w->point) wr.point.push_back({axis, value});
     wr.elements = w->elements * settings_.scale;
+    wr.parity = std::string(spec::NormaliserName(w->normaliser));
+    for (const auto& a : w->normalise) wr.normalise.push_back(a.value);
     result_.workloads.push_back(std::move(wr));
   }
   for (const spec::Sweep& s : spec_.sweeps) {
@@ -194,6 +215,9 @@ bool Experiment::PrepareFixtures() {
     try {
       Settings at_point = settings_;
       at_point.scale *= w->scale_factor;
+      if (progress_) {
+        if (auto note = FixtureNote(*w, at_point, options_.cache_root)) progress_->Note(*note);
+      }
       fixtures_[w->name] = PrepareFixture(spec_, *w, at_point, options_.cache_root);
       const fs::path& root = fixtures_[w->name];
       if (w->fixture.kind == spec::Fixture::Kind::kGenerator && !guards_.count(root)) {
@@ -399,10 +423,7 @@ bool Experiment::RunRounds() {
   // [run] rounds are the minimum; up to max_rounds more are added while a check is open.
   const int first = settings_.warmup_rounds + settings_.rounds;
   const int last = settings_.warmup_rounds + std::max(settings_.rounds, settings_.max_rounds);
-  if (options_.progress) {
-    progress_.emplace(*options_.progress,
-                      static_cast<int>(first * workloads_.size() * spec_.contenders.size()), first);
-  }
+  if (progress_) progress_->BeginRounds(static_cast<int>(first * workloads_.size() * spec_.contenders.size()), first);
   std::vector<const spec::Workload*> active = workloads_;
   for (int round = 0; round < last; ++round) {
     if (round >= first) {

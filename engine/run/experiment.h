@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/model/result.h"
+#include "engine/run/progress.h"
 #include "engine/run/shard.h"
 #include "engine/runner/process_runner.h"
 #include "engine/spec/spec.h"
@@ -22,7 +23,9 @@ struct Options {
   std::optional<int> warmup_rounds;
   std::optional<double> scale;
   std::filesystem::path cache_root;    // fixture cache; empty: the default
-  std::ostream* progress = nullptr;    // progress lines go here when set (a terminal)
+  std::ostream* progress = nullptr;    // progress goes here when set (stderr), in this style
+  ProgressStyle progress_style = ProgressStyle::kTerminal;
+  Progress::Clock progress_clock;      // empty: the steady clock
   // Non-empty: a missed threshold is accepted (exit 0) and reported as accepted by this,
   // e.g. "--accept-regression" or "PERFENGINE_ACCEPT_REGRESSION".
   std::string accepted_by;
@@ -44,6 +47,11 @@ std::optional<ShardInfo> DescribeShard(const spec::Spec& spec, const Options& op
 // Materialises one workload's fixture and returns its directory ("" when it has none).
 std::filesystem::path PrepareFixture(const spec::Spec& spec, const spec::Workload& workload,
                                      const Settings& settings, const std::filesystem::path& cache_root);
+
+// "generating fixture for W (G, n targets)" when a workload's generated fixture is not cached
+// yet (the wait a progress line should explain); nullopt otherwise.
+std::optional<std::string> FixtureNote(const spec::Workload& workload, const Settings& settings,
+                                       const std::filesystem::path& cache_root);
 
 // Runs the experiment. The result is complete unless a failure or an interrupt stopped it;
 // its verdict is filled by the gate.

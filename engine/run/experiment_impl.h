@@ -120,6 +120,10 @@ class Experiment {
 
   // The baseline first, so every other output is compared against it.
   std::vector<const spec::Contender*> ParityOrder() const;
+  // Runs the workload's normalise command on `output`; its stdout's path, or nullopt after
+  // recording a parity failure (or an interrupt).
+  std::optional<fs::path> RunNormaliseCommand(const spec::Contender& c, const spec::Workload& w, const Paths& paths,
+                                              const fs::path& output);
 
   bool RunRounds();
   std::vector<const spec::Workload*> Unresolved() const;

@@ -10,6 +10,8 @@
 #include "engine/run/output_digest.h"
 #include "engine/run/serve_workload.h"
 #include "engine/runner/interrupt.h"
+#include "engine/spec/placeholders.h"
+#include "engine/spec/programs.h"
 
 namespace pe::run::internal {
 
@@ -35,6 +37,13 @@ std::optional<serve::ServeRoundResult> Experiment::ExecuteServe(const spec::Cont
 }
 
 bool Experiment::CheckServeParity(const spec::Workload& w) {
+  if (w.normaliser == spec::Normaliser::kNone) {
+    // Time only: each server still answers once, so one that cannot is caught before timing.
+    for (const spec::Contender* c : ParityOrder()) {
+      if (!ExecuteServe(*c, w, true)) return false;
+    }
+    return true;
+  }
   std::vector<std::string> baseline_bodies;
   const serve::ServeRequestSpec requests = ServeRequests(w, {}, true);
   for (const spec::Contender* c : ParityOrder()) {
@@ -76,12 +85,19 @@ bool Experiment::CheckParity() {
       Paths paths;
       if (!Execute(*c, *w, &outcome, &paths)) return false;
       if (w->startup) continue;  // versions differ by design: startup output is not compared
+      // parity = "none": each contender ran once (a crash still fails here), nothing is compared.
+      if (w->normaliser == spec::Normaliser::kNone) continue;
       fs::path file;
       OutputDigest digest;
       try {
         file = OutputFile(*w, paths);
-        digest = DigestOutput(file, w->normaliser, w->sort_lists);
         if (!paths.output.empty()) outputs_written_[paths.output] = StampOfFile(paths.output);
+        if (!w->normalise.empty()) {
+          auto normalised = RunNormaliseCommand(*c, *w, paths, file);
+          if (!normalised) return false;
+          file = *normalised;
+        }
+        digest = DigestOutput(file, w->normaliser, w->sort_lists);
         if (c->name == spec_.baseline) fs::copy_file(file, baseline_copy, fs::copy_options::overwrite_existing);
       } catch (const std::exception& e) {
         ResultFor(*w).failures.push_back({Failure::Kind::kParity, w->name, c->name, e.what(), Tail(paths.stderr_path)});
@@ -108,6 +124,39 @@ bool Experiment::CheckParity() {
     }
   }
   return true;
+}
+
+std::optional<fs::path> Experiment::RunNormaliseCommand(const spec::Contender& c, const spec::Workload& w,
+                                                        const Paths& paths, const fs::path& output) {
+  auto values = Placeholders(c, w, paths);
+  values["output"] = output.string();
+  Command cmd;
+  for (const auto& a : w.normalise) cmd.argv.push_back(spec::Expand(a.value, values));
+  std::string why;
+  if (auto program = spec::ResolveProgram(cmd.argv[0], SpecDir(), &why)) {
+    cmd.argv[0] = fs::absolute(*program).lexically_normal().string();
+  }
+  cmd.stdout_path = paths.dir / "normalised";
+  cmd.stderr_path = paths.dir / "normalise.stderr";
+  cmd.timeout_s = w.timeout_s.value_or(settings_.timeout_s);
+  const Outcome outcome = runner_.Run(cmd);
+  if (outcome.status == Outcome::Status::kInterrupted || interrupt::Interrupted()) {
+    Interrupted();
+    return std::nullopt;
+  }
+  if (outcome.ok()) return cmd.stdout_path;
+  std::string what;
+  switch (outcome.status) {
+    case Outcome::Status::kExited: what = fmt::format("exited with status {}", outcome.exit_code); break;
+    case Outcome::Status::kSignalled: what = fmt::format("was killed by signal {}", outcome.signal); break;
+    case Outcome::Status::kTimedOut: what = fmt::format("timed out after {} s", FormatNumber(cmd.timeout_s)); break;
+    case Outcome::Status::kSpawnFailed: what = fmt::format("could not be started: {}", outcome.error); break;
+    case Outcome::Status::kInterrupted: break;
+  }
+  ResultFor(w).failures.push_back(
+      {Failure::Kind::kParity, w.name, c.name,
+       fmt::format("the normalise command {} {} on its output", cmd.argv[0], what), Tail(cmd.stderr_path)});
+  return std::nullopt;
 }
 
 std::vector<const spec::Contender*> Experiment::ParityOrder() const {

@@ -115,6 +115,7 @@ void CanonicalNumbers(nlohmann::json& json) {
 std::string Normalise(const std::string& output, spec::Normaliser normaliser, bool sort_lists) {
   switch (normaliser) {
     case spec::Normaliser::kExact:
+    case spec::Normaliser::kNone:
       return output;
     case spec::Normaliser::kSortedLines: {
       auto lines = SplitLines(output);

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "engine/run/byte_difference.h"
 #include "engine/run/normalise.h"
 
 namespace pe::run {
@@ -254,6 +255,7 @@ std::string StreamedLineDifference(const fs::path& a, const fs::path& b, const s
 OutputDigest DigestOutput(const fs::path& file, spec::Normaliser normaliser, bool sort_lists) {
   switch (normaliser) {
     case spec::Normaliser::kExact:
+    case spec::Normaliser::kNone:  // never compared; a digest of the bytes is harmless
       return DigestExact(file);
     case spec::Normaliser::kSortedLines:
       return DigestSortedLines(file);
@@ -268,6 +270,10 @@ OutputDigest DigestOutput(const fs::path& file, spec::Normaliser normaliser, boo
 std::string DescribeDifference(const fs::path& baseline, const fs::path& other, spec::Normaliser normaliser,
                                bool sort_lists, const std::string& baseline_name, const std::string& other_name,
                                std::uintmax_t load_limit) {
+  // A binary output is shown as an offset and hex, never as raw bytes on a terminal.
+  if (normaliser == spec::Normaliser::kExact && EitherLooksBinary(baseline, other)) {
+    return ByteDifference(baseline, other, baseline_name, other_name);
+  }
   std::error_code ec;
   const std::uintmax_t size_a = fs::file_size(baseline, ec);
   const std::uintmax_t size_b = fs::file_size(other, ec);

@@ -2,21 +2,69 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+
 namespace pe::run {
 
-Progress::Progress(std::ostream& out, int total_steps, int total_rounds)
-    : out_(out), total_steps_(total_steps), total_rounds_(total_rounds) {}
-
-void Progress::Step(const std::string& workload) {
-  ++done_;
-  if (round_ == 0) return;  // parity runs are not counted in the rounds
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  const double eta = done_ > 0 ? elapsed / done_ * (total_steps_ - done_) : 0;
-  out_ << fmt::format("\r\x1b[K{}  round {}/{}  elapsed {:.0f}s  ETA {:.0f}s", workload, round_, total_rounds_,
-                      elapsed, eta > 0 ? eta : 0)
-       << std::flush;
+ProgressStyle ChooseProgressStyle(bool quiet, bool stderr_is_terminal) {
+  if (quiet) return ProgressStyle::kOff;
+  return stderr_is_terminal ? ProgressStyle::kTerminal : ProgressStyle::kLines;
 }
 
-void Progress::Finish() { out_ << "\r\x1b[K" << std::flush; }
+Progress::Progress(std::ostream& out, ProgressStyle style, Clock clock, double interval_s)
+    : out_(out), style_(style), clock_(std::move(clock)), interval_s_(interval_s) {
+  start_ = Now();
+  last_line_ = start_;
+}
+
+double Progress::Now() const {
+  if (clock_) return clock_();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void Progress::Note(const std::string& message) {
+  if (style_ == ProgressStyle::kOff) return;
+  if (style_ == ProgressStyle::kTerminal && drawn_) out_ << "\r\x1b[K";
+  drawn_ = false;
+  out_ << "perfengine: " << message << "\n" << std::flush;
+  last_line_ = Now();
+}
+
+void Progress::BeginRounds(int total_steps, int total_rounds) {
+  total_steps_ = total_steps;
+  total_rounds_ = total_rounds;
+  done_ = 0;
+  rounds_start_ = Now();
+}
+
+std::string Progress::Status(const std::string& workload, double elapsed) const {
+  // The ETA is for the minimum rounds; rounds added while a check is unresolved come after.
+  const double rounds_elapsed = Now() - rounds_start_;
+  const double eta = done_ > 0 && done_ < total_steps_ ? rounds_elapsed / done_ * (total_steps_ - done_) : 0;
+  const std::string round = round_ <= total_rounds_ ? fmt::format("round {}/{}", round_, total_rounds_)
+                                                    : fmt::format("round {} (added: a check is unresolved)", round_);
+  return fmt::format("{}, {}, elapsed {:.0f}s, ETA {:.0f}s", workload, round, elapsed, eta);
+}
+
+void Progress::Step(const std::string& workload) {
+  if (round_ == 0) return;  // parity runs are not counted in the rounds
+  ++done_;
+  if (style_ == ProgressStyle::kOff) return;
+  const double now = Now();
+  const double elapsed = now - start_;
+  if (style_ == ProgressStyle::kTerminal) {
+    out_ << "\r\x1b[K" << Status(workload, elapsed) << std::flush;
+    drawn_ = true;
+    return;
+  }
+  if (now - last_line_ < interval_s_) return;
+  last_line_ = now;
+  out_ << "perfengine: " << Status(workload, elapsed) << "\n" << std::flush;
+}
+
+void Progress::Finish() {
+  if (style_ == ProgressStyle::kTerminal && drawn_) out_ << "\r\x1b[K" << std::flush;
+  drawn_ = false;
+}
 
 }  // namespace pe::run

@@ -1,27 +1,56 @@
-// Progress on stderr while a run goes on: workload, round i/N, elapsed, ETA. Only used
-// when stderr is a terminal, so logs and CI output stay clean.
+// Progress on stderr while a run goes on, never on stdout (whose report tests compare exactly).
+// On a terminal: one line redrawn in place (workload, round i/N, elapsed, ETA). Elsewhere (a
+// CI log, a pipe): plain lines, at most one per `interval` seconds, so a 20-minute run is not
+// 20 minutes of silence and a log is not flooded. --quiet turns both off.
 #pragma once
 
-#include <chrono>
+#include <functional>
 #include <ostream>
 #include <string>
 
 namespace pe::run {
 
+enum class ProgressStyle {
+  kOff,       // --quiet
+  kTerminal,  // stderr is a TTY: a line redrawn with \r
+  kLines,     // anything else: plain, rate-limited lines
+};
+
+// The style for a run: off when quiet, else by whether stderr is a terminal.
+ProgressStyle ChooseProgressStyle(bool quiet, bool stderr_is_terminal);
+
 class Progress {
  public:
-  Progress(std::ostream& out, int total_steps, int total_rounds);
+  using Clock = std::function<double()>;  // monotonic seconds; tests inject their own
+  static constexpr double kLineInterval = 10;
+
+  Progress(std::ostream& out, ProgressStyle style, Clock clock = {}, double interval_s = kLineInterval);
+
+  // A phase that may take long and happens once, e.g. "generating fixture X (n targets)".
+  // Always printed (both styles): it names what the wait is for.
+  void Note(const std::string& message);
+  // The measured rounds start: `total_steps` commands over `total_rounds` rounds (the minimum).
+  void BeginRounds(int total_steps, int total_rounds);
   void SetRound(int round) { round_ = round; }
   void Step(const std::string& workload);  // one command finished
-  void Finish();                           // clears the line
+  void Finish();                           // clears the terminal line
 
  private:
+  double Now() const;
+  std::string Status(const std::string& workload, double elapsed) const;
+
   std::ostream& out_;
-  int total_steps_;
-  int total_rounds_;
+  ProgressStyle style_;
+  Clock clock_;
+  double interval_s_;
+  double start_ = 0;
+  double rounds_start_ = 0;
+  double last_line_ = 0;
+  int total_steps_ = 0;
+  int total_rounds_ = 0;
   int done_ = 0;
   int round_ = 0;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  bool drawn_ = false;  // a terminal line is on screen
 };
 
 }  // namespace pe::run

@@ -265,7 +265,7 @@ void Parser::ParseWorkloads(Spec& spec) const {
         return;
       }
       CheckKeys(t, {"description", "args", "output", "parity", "gate", "timeout", "fixture", "thresholds", "elements",
-                    "sweep", "sort_lists", "kind", "health", "ready_timeout", "requests", "method", "body",
+                    "sweep", "sort_lists", "normalise", "kind", "health", "ready_timeout", "requests", "method", "body",
                     "request_count", "concurrency", "request_timeout"}, where);
       Workload w;
       w.name = name;
@@ -279,6 +279,7 @@ void Parser::ParseWorkloads(Spec& spec) const {
         w.output_pos = Pos(*t.get("output"));
       }
       if (auto parity = String(t, "parity")) w.normaliser = ParseNormaliser(*parity, *t.get("parity"));
+      w.normalise = StringArray(t, "normalise", true).value_or(std::vector<Located>{});
       ParseFixture(t, w);
       if (auto* th = TableAt(t, "thresholds")) w.thresholds = ParseThresholds(*th, where + ".thresholds");
       if (auto e = Number(t, "elements", 0, false)) w.elements = *e;
@@ -297,6 +298,7 @@ void Parser::ParseWorkloads(Spec& spec) const {
                                 "[\"serve\", \"--port\", \"{{port}}\"]", w.name));
       }
       if (w.output != "stdout") CheckPlaceholders({{w.output, w.output_pos}}, &w, axis_names);
+      if (!w.normalise.empty()) CheckNormaliseCommand(w, axis_names);
       if (axes.empty()) {
         declared.push_back(std::move(w));
         return;
@@ -317,14 +319,32 @@ void Parser::ParseWorkloads(Spec& spec) const {
 Normaliser Parser::ParseNormaliser(const std::string& value, const toml::node& node) const {
   static const std::vector<std::pair<std::string, Normaliser>> kinds = {
       {"exact", Normaliser::kExact}, {"sorted-lines", Normaliser::kSortedLines},
-      {"json", Normaliser::kJson}, {"json-map", Normaliser::kJsonMap}};
+      {"json", Normaliser::kJson}, {"json-map", Normaliser::kJsonMap}, {"none", Normaliser::kNone}};
   std::vector<std::string> names;
   for (const auto& [n, k] : kinds) {
     if (n == value) return k;
     names.push_back(n);
   }
-  Fail(Pos(node), fmt::format("unknown parity normaliser '{}'{}; expected one of exact, sorted-lines, json, json-map",
+  Fail(Pos(node), fmt::format("unknown parity normaliser '{}'{}; expected one of exact, sorted-lines, json, json-map, none",
                               value, DidYouMean(value, names)));
+}
+
+void Parser::CheckNormaliseCommand(const Workload& w, std::vector<std::string> axis_names) const {
+  const SourcePos& pos = w.normalise.front().pos;
+  if (w.normaliser == Normaliser::kNone) {
+    Fail(pos, fmt::format("workload '{}' has parity = \"none\", so its outputs are never compared; drop normalise "
+                          "or choose a parity",
+                          w.name));
+  }
+  if (w.serve) Fail(pos, fmt::format("serve workload '{}': normalise applies to output files, not to responses", w.name));
+  if (std::none_of(w.normalise.begin(), w.normalise.end(),
+                   [](const Located& a) { return a.value.find("{output}") != std::string::npos; })) {
+    Fail(pos, fmt::format("workload '{}': the normalise command never reads {{output}} (the output file); add it, "
+                          "e.g. [\"zstd\", \"-dc\", \"{{output}}\"]",
+                          w.name));
+  }
+  axis_names.push_back("output");
+  CheckPlaceholders(w.normalise, &w, axis_names);
 }
 
 void Parser::ParseFixture(const toml::table& t, Workload& w) const {

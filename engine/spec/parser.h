@@ -155,6 +155,8 @@ class Parser {
   void ParseWorkloads(Spec& spec) const;
 
   Normaliser ParseNormaliser(const std::string& value, const toml::node& node) const;
+  // normalise = [...]: reads {output}, not with parity = "none", not for serve workloads.
+  void CheckNormaliseCommand(const Workload& w, std::vector<std::string> axis_names) const;
 
   void ParseFixture(const toml::table& t, Workload& w) const;
 

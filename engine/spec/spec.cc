@@ -109,6 +109,7 @@ std::string_view NormaliserName(Normaliser n) {
     case Normaliser::kSortedLines: return "sorted-lines";
     case Normaliser::kJson: return "json";
     case Normaliser::kJsonMap: return "json-map";
+    case Normaliser::kNone: return "none";
   }
   return "exact";
 }

@@ -51,7 +51,9 @@ struct Contender {
   std::vector<std::string> build;
 };
 
-enum class Normaliser { kExact, kSortedLines, kJson, kJsonMap };
+// kNone: outputs are not compared at all (tools whose outputs differ by nature, e.g. two
+// compressors); the report says loudly that only time was compared.
+enum class Normaliser { kExact, kSortedLines, kJson, kJsonMap, kNone };
 
 struct Fixture {
   enum class Kind { kNone, kDirectory, kGenerator };
@@ -77,6 +79,9 @@ struct Workload {
   std::string output = "stdout";  // "stdout" or a path template such as "{out}"
   SourcePos output_pos;
   Normaliser normaliser = Normaliser::kExact;
+  // `normalise`: a command run on each output before it is compared (e.g. a decompressor);
+  // its stdout is what `parity` compares. {output} is the output file. Empty: none.
+  std::vector<Located> normalise;
   bool gate = true;
   bool startup = false;           // the built-in startup workload
   std::optional<double> timeout_s;

@@ -6,7 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -54,6 +57,9 @@ struct Finished {
 class Running {
  public:
   Running(const std::vector<std::string>& args, const fs::path& dir) : dir_(dir) {
+    for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == "--json") results_.push_back(args[i + 1]);
+    }
     std::vector<std::string> argv = {PERFENGINE_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> raw;
@@ -75,10 +81,31 @@ class Running {
     f.exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     f.out = ReadAll(dir_ / "perfengine.out");
     f.err = ReadAll(dir_ / "perfengine.err");
+    ValidateResults();
     return f;
   }
 
  private:
+  // Every results file a test has perfengine write must match docs/results.schema.json.
+  void ValidateResults() const {
+#ifdef PERFENGINE_RESULTS_SCHEMA
+    std::string command = "/usr/bin/python3 " PERFENGINE_VALIDATE_RESULTS " " PERFENGINE_RESULTS_SCHEMA;
+    bool any = false;
+    for (const fs::path& file : results_) {
+      std::error_code ec;
+      if (!fs::is_regular_file(file, ec)) continue;  // a failed run may write none
+      command += " '" + file.string() + "'";
+      any = true;
+    }
+    if (!any) return;
+    command += " > '" + (dir_ / "schema.out").string() + "' 2>&1";
+    if (std::system(command.c_str()) != 0) {
+      ADD_FAILURE() << "results file does not match docs/results.schema.json:\n" << ReadAll(dir_ / "schema.out");
+    }
+#endif
+  }
+
+  std::vector<fs::path> results_;
   fs::path dir_;
   pid_t pid_ = -1;
 };

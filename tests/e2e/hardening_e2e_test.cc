@@ -55,7 +55,7 @@ TEST(HardeningE2E, AnUnknownCommandIsNamed) {
   TempDir dir;
   Finished f = RunPerfengine({"bogus"}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "perfengine: unknown command 'bogus'; the commands are run, validate, list, generate, explain, compare, merge, history, bisect\n");
+  EXPECT_EQ(f.err, "perfengine: unknown command 'bogus'; the commands are run, init, validate, list, generate, explain, compare, merge, history, bisect\n");
   f = RunPerfengine({"rn", "x.toml"}, dir.path());
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(f.err,

@@ -35,6 +35,23 @@ TEST(ExplainGolden, MissedThresholdsNameWhatDecided) {
       << text;
 }
 
+TEST(Explain, AnAcceptedRegressionIsShownAsAccepted) {
+  RunResult r = LoadResults("missed.json");
+  const std::string missed = Explain(r, "missed.json", {"work"});
+  EXPECT_NE(missed.find("recorded verdict: threshold_missed (exit 1)\n"), std::string::npos) << missed;
+  r.verdict.exit = ExitCode::kPass;
+  r.verdict.accepted = true;
+  r.verdict.accepted_by = "--accept-regression";
+  const std::string text = Explain(r, "missed.json", {"work"});
+  EXPECT_NE(text.find("recorded verdict: accepted regression, accepted by --accept-regression (exit 0)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  decided by: min_speedup (margin -16%), min_speedup_ci (margin -7%), min_logic_speedup "
+                      "(margin -23%) missed; accepted by --accept-regression, so the run passed\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(ExplainGolden, FailedWorkloadShowsTheFailureAndNoAnalysis) {
   const std::string text = Explain(LoadResults("failed.json"), "failed.json", {"work"});
   ExpectGolden("explain_failed_work.txt", text);

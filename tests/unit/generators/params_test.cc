@@ -19,8 +19,8 @@ std::string CheckError(std::string_view generator, const Params& params) {
 
 TEST(Registry, HoldsTheBuiltinGeneratorsSorted) {
   EXPECT_EQ(BuiltinRegistry().Names(),
-            (std::vector<std::string>{"bazel_shim", "bazel_workspace", "git_workspace",
-                                      "hash_pair", "streamed_proto", "workspace"}));
+            (std::vector<std::string>{"bazel_shim", "bazel_workspace", "git_workspace", "hash_pair",
+                                      "json_docs", "random_bytes", "streamed_proto", "text_lines", "workspace"}));
   EXPECT_EQ(BuiltinRegistry().Create("streamed-protp"), nullptr);
   for (const auto& name : BuiltinRegistry().Names()) {
     auto generator = BuiltinRegistry().Create(name);

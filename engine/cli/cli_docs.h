@@ -1,0 +1,17 @@
+// Shell completion (bash, zsh) and the man page, generated from the CLI11 definitions the
+// command line itself parses with, so neither can name a flag the program does not take.
+// `perfengine completion bash|zsh` and `perfengine man` print them; the build writes them
+// into build/share/ and `cmake --install` installs them.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace pe::cli {
+
+std::string BashCompletion(const CLI::App& app);
+std::string ZshCompletion(const CLI::App& app);
+// roff (man 7 man), section 1.
+std::string ManPage(const CLI::App& app, const std::string& version);
+
+}  // namespace pe::cli

@@ -1,0 +1,101 @@
+// `perfengine init` and `perfengine run --quick`: a spec from two commands, checked the way
+// `validate` checks one before it is written, so `perfengine run` on it works at once.
+#include <fmt/format.h>
+#include <stdlib.h>
+
+#include <algorithm>
+
+#include <filesystem>
+#include <iostream>
+
+#include "engine/cli/commands.h"
+#include "engine/cli/init_spec.h"
+#include "engine/cli/validate_checks.h"
+#include "engine/model/atomic_file.h"
+#include "engine/runner/process_runner.h"
+#include "engine/spec/programs.h"
+#include "engine/spec/spec.h"
+
+namespace pe::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kParities = {"exact", "sorted-lines", "json", "json-map", "none"};
+
+}  // namespace
+
+std::string CheckedInitSpec(const InitFlags& flags, const fs::path& out) {
+  if (std::find(kParities.begin(), kParities.end(), flags.parity) == kParities.end()) {
+    throw spec::UsageError(fmt::format("--parity: '{}' is not a parity; expected one of exact, sorted-lines, json, "
+                                       "json-map, none",
+                                       flags.parity));
+  }
+  InitInput input;
+  input.commands = flags.commands;
+  input.parity = flags.parity;
+  input.plain_startup = {true, true};
+  input.spec_dir = out.parent_path().empty() ? "." : out.parent_path().string();
+  const std::vector<std::string> names = InitNames(input);
+  auto runner = MakeSystemProcessRunner();
+  // A program's `--version` is its start-up command unless it fails here: then the spec
+  // says so and measures no start-up, rather than fail `validate`.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const std::string text = InitSpecText(input);
+    spec::Spec spec = spec::ParseSpecText(text, out);
+    try {
+      spec::CheckPrograms(spec);
+    } catch (const spec::SpecError& e) {
+      throw spec::UsageError(fmt::format("init: {}", e.message()));
+    }
+    std::vector<spec::SpecError> errors = CheckByRunning(spec, *runner);
+    if (errors.empty()) return text;
+    bool changed = false;
+    for (const spec::SpecError& e : errors) {
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        if (e.message().rfind(fmt::format("contender '{}': its startup command", names[i]), 0) == 0 &&
+            input.plain_startup[i]) {
+          input.plain_startup[i] = false;
+          changed = true;
+        }
+      }
+    }
+    if (!changed) throw spec::SpecError::Several(std::move(errors));
+  }
+  throw spec::UsageError("init: the start-up commands still fail");
+}
+
+ExitCode InitCommand(const InitFlags& flags) {
+  const fs::path out = flags.out;
+  std::error_code ec;
+  if (fs::exists(out, ec) && !flags.force) {
+    throw spec::UsageError(fmt::format("init: {} exists; pass --force to replace it, or --out to write elsewhere",
+                                       out.string()));
+  }
+  const std::string text = CheckedInitSpec(flags, out);
+  WriteFileAtomically(out, text);
+  InitInput input;
+  input.commands = flags.commands;
+  const std::vector<std::string> names = InitNames(input);
+  std::cout << fmt::format("wrote {}: baseline '{}' ({}), candidate '{}' ({})\n", out.string(), names[0],
+                           flags.commands[0], names[1], flags.commands[1]);
+  std::cout << fmt::format("next: perfengine run {} --json results.json && perfengine explain results.json\n",
+                           out.string());
+  return ExitCode::kPass;
+}
+
+QuickSpec::QuickSpec(const InitFlags& flags) {
+  std::string pattern = (fs::temp_directory_path() / "perfengine-quick-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("--quick: cannot create a temporary directory");
+  dir_ = pattern;
+  path_ = dir_ / "quick.toml";
+  WriteFileAtomically(path_, CheckedInitSpec(flags, path_));
+}
+
+QuickSpec::~QuickSpec() {
+  std::error_code ec;
+  fs::remove_all(dir_, ec);
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,166 @@
+#include "engine/cli/init_spec.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/spec/spec_error.h"
+
+namespace pe::cli {
+
+namespace fs = std::filesystem;
+
+std::optional<std::vector<std::string>> SplitCommand(const std::string& text) {
+  // Characters that mean something to a shell outside quotes: pipes, redirection, lists,
+  // expansion, globs, comments, subshells.
+  static constexpr std::string_view kShell = "|&;<>()$`*?[]{}~#\n";
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else if (c == '\'') {
+      const std::size_t end = text.find('\'', i + 1);
+      if (end == std::string::npos) return std::nullopt;
+      word += text.substr(i + 1, end - i - 1);
+      i = end;
+      in_word = true;
+    } else if (c == '"') {
+      std::size_t j = i + 1;
+      for (; j < text.size() && text[j] != '"'; ++j) {
+        if (text[j] == '$' || text[j] == '`') return std::nullopt;  // expansion inside "..."
+        if (text[j] == '\\' && j + 1 < text.size() && std::string_view("\"\\").find(text[j + 1]) != std::string_view::npos) ++j;
+        word += text[j];
+      }
+      if (j >= text.size()) return std::nullopt;
+      i = j;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < text.size()) {
+      word += text[++i];
+      in_word = true;
+    } else if (kShell.find(c) != std::string_view::npos || (c == '=' && !in_word && words.empty())) {
+      return std::nullopt;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  if (words.empty()) return std::nullopt;
+  // VAR=value before the program is a shell's job too.
+  if (words.front().find('=') != std::string::npos) return std::nullopt;
+  return words;
+}
+
+namespace {
+
+std::vector<std::string> ArgvOf(const std::string& command) {
+  if (auto words = SplitCommand(command)) return *words;
+  return {"sh", "-c", command};
+}
+
+bool ValidName(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  });
+}
+
+// A TOML basic string.
+std::string Quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
+        else out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string Array(const std::vector<std::string>& items) {
+  std::vector<std::string> quoted;
+  for (const auto& i : items) quoted.push_back(Quoted(i));
+  return fmt::format("[{}]", fmt::join(quoted, ", "));
+}
+
+}  // namespace
+
+std::vector<std::string> InitNames(const InitInput& input) {
+  std::vector<std::string> names;
+  for (const std::string& command : input.commands) {
+    const std::vector<std::string> argv = ArgvOf(command);
+    names.push_back(argv.front() == "sh" && argv.size() == 3 ? "" : fs::path(argv.front()).filename().string());
+  }
+  if (names.size() == 2 && names[0] != names[1] && ValidName(names[0]) && ValidName(names[1]) &&
+      names[0] != "startup" && names[1] != "startup") {
+    return names;
+  }
+  return {"baseline", "candidate"};
+}
+
+std::string InitSpecText(const InitInput& input) {
+  if (input.commands.size() != 2) throw spec::UsageError("init: give exactly two commands, the baseline's then the candidate's");
+  for (const std::string& command : input.commands) {
+    if (command.find_first_not_of(" \t") == std::string::npos) throw spec::UsageError("init: a command is empty");
+  }
+  const std::vector<std::string> names = InitNames(input);
+  std::string out;
+  out += "# Written by `perfengine init`: two commands compared on wall time. Every key is in docs/spec.md.\n";
+  out += "#   perfengine validate SPEC    checks it;  perfengine run SPEC --json results.json    runs it;\n";
+  out += "#   perfengine explain results.json    shows the working behind the verdict.\n";
+  out += fmt::format("description = {}\n\n", Quoted(fmt::format("{} vs {}", input.commands[0], input.commands[1])));
+  out += "[run]\n";
+  out += "rounds = 10         # the minimum; rounds are added while a check is unresolved...\n";
+  out += "max_rounds = 30     # ...up to this many\n";
+  out += "warmup_rounds = 1   # run first and discarded\n";
+  out += fmt::format("baseline = {}\ncandidate = {}\n", Quoted(names[0]), Quoted(names[1]));
+  for (std::size_t i = 0; i < 2; ++i) {
+    std::vector<std::string> argv = ArgvOf(input.commands[i]);
+    const fs::path program(argv.front());
+    // A relative path is relative to the spec's folder when the spec is read.
+    if (argv.front().find('/') != std::string::npos && program.is_relative()) {
+      argv.front() = fs::relative(fs::absolute(program), fs::absolute(input.spec_dir)).string();
+      if (argv.front().find('/') == std::string::npos) argv.front() = "./" + argv.front();
+    }
+    out += fmt::format("\n[contenders.{}]\n", names[i]);
+    out += fmt::format("description = {}\n", Quoted(input.commands[i]));
+    if (argv.front() == "sh" && argv.size() == 3) out += "# The command needs a shell (a pipe, redirection, $ or a glob), so it runs under sh -c.\n";
+    out += fmt::format("argv = {}\n", Array(argv));
+    const bool plain = i < input.plain_startup.size() ? input.plain_startup[i] : true;
+    if (argv.front() == "sh") {
+      out += "startup = [\"sh\", \"-c\", \"true\"]   # the shell's own start-up cost\n";
+    } else if (!plain) {
+      out += fmt::format("startup = [\"true\"]   # `{} --version` failed here, so start-up is not measured\n",
+                         argv.front());
+    }
+  }
+  out += "\n# The commands run from the directory perfengine runs in; their stdout is compared before timing.\n";
+  out += "[workloads.command]\n";
+  out += fmt::format("description = {}\n", Quoted("the two commands as given"));
+  if (input.parity == "none") {
+    out += "parity = \"none\"   # outputs differ by nature: compare time only (the report says so)\n";
+  } else {
+    out += fmt::format("parity = {}   # \"none\" compares time only; normalise = [\"cmd\", \"{{output}}\"] "
+                       "transforms each output first\n",
+                       Quoted(input.parity));
+  }
+  out += "\n# A faster candidate passes: its median is faster and it wins more rounds than it loses,\n";
+  out += "# each shown at 95% confidence. Unresolved after max_rounds is neither a pass nor a miss.\n";
+  out += "[thresholds]\n";
+  out += "min_speedup = 1.0\n";
+  out += "min_win_rate = 0.5\n";
+  return out;
+}
+
+}  // namespace pe::cli

@@ -1,0 +1,53 @@
+#include "engine/report/csv_reporter.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <optional>
+#include <vector>
+
+namespace pe::report {
+namespace {
+
+std::string Field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string Number(double value) { return std::isfinite(value) ? fmt::format("{}", value) : ""; }
+std::string Number(const std::optional<double>& value) { return value ? Number(*value) : ""; }
+
+const char* kHeader =
+    "workload,contender,role,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
+    "median_max_rss_kib,speedup,speedup_low,speedup_high,win_rate,logic_speedup,parity\n";
+
+}  // namespace
+
+std::string CsvReport(const RunResult& result) {
+  std::string out = kHeader;
+  for (const WorkloadResult& w : result.workloads) {
+    const std::optional<Comparison>& c = w.comparison;
+    for (const ContenderSummary& s : w.summaries) {
+      const std::string role = s.contender == result.baseline    ? "baseline"
+                               : s.contender == result.candidate ? "candidate"
+                                                                 : "";
+      std::vector<std::string> row = {
+          Field(w.name), Field(s.contender), role, std::to_string(s.n), Number(s.median_wall_s),
+          Number(s.min_wall_s), Number(s.max_wall_s), Number(s.median_user_s), Number(s.median_sys_s),
+          Number(s.median_cpu_s), std::to_string(s.median_max_rss_kib),
+          c ? Number(c->speedup) : "", c && c->speedup_ci ? Number(c->speedup_ci->low) : "",
+          c && c->speedup_ci ? Number(c->speedup_ci->high) : "", c ? Number(c->win_rate) : "",
+          c ? Number(c->logic_speedup) : "", Field(w.parity)};
+      out += fmt::format("{}\n", fmt::join(row, ","));
+    }
+  }
+  return out;
+}
+
+}  // namespace pe::report

@@ -1,0 +1,15 @@
+// `run --csv FILE`: one row per workload and contender, for a spreadsheet or a plotting script
+// (hyperfine's --export-csv, with perfengine's figures). RFC 4180: a header row, fields quoted
+// when they hold a comma, quote or line break, CRLF-free (\n line ends). Plain numbers in base
+// units (seconds, KiB), never formatted for reading; an undefined figure is an empty field.
+#pragma once
+
+#include <string>
+
+#include "engine/model/result.h"
+
+namespace pe::report {
+
+std::string CsvReport(const RunResult& result);
+
+}  // namespace pe::report

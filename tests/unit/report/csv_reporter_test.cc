@@ -1,0 +1,44 @@
+// The CSV export: a header, one row per workload and contender, base units, RFC 4180 quoting.
+#include "engine/report/csv_reporter.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/report/sample_result.h"
+
+namespace pe::report {
+namespace {
+
+TEST(CsvReport, OneRowPerWorkloadAndContender) {
+  RunResult r;
+  r.baseline = "old";
+  r.candidate = "new";
+  WorkloadResult w = testing::MeasuredWorkload("sort, big", "d", 2.0, 1.0, 7);
+  w.summaries[0].contender = "old";
+  w.summaries[1].contender = "new";
+  w.parity = "none";
+  w.comparison->speedup_ci = Interval{2.0, 1.5, 2.5, 0.95, "bootstrap"};
+  r.workloads.push_back(w);
+  WorkloadResult failed;
+  failed.name = "crashed";
+  failed.summaries = {testing::SummaryOf("old", 0.5)};
+  r.workloads.push_back(failed);
+  EXPECT_EQ(CsvReport(r),
+            "workload,contender,role,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
+            "median_max_rss_kib,speedup,speedup_low,speedup_high,win_rate,logic_speedup,parity\n"
+            "\"sort, big\",old,baseline,10,2,1.9,2.2,1.6,0.2,0,123456,2,1.5,2.5,0.7,,none\n"
+            "\"sort, big\",new,candidate,10,1,0.95,1.1,0.8,0.1,0,123456,2,1.5,2.5,0.7,,none\n"
+            "crashed,old,baseline,10,0.5,0.475,0.55,0.4,0.05,0,123456,,,,,,exact\n");
+}
+
+TEST(CsvReport, QuotesQuotesAndLineBreaks) {
+  RunResult r;
+  WorkloadResult w;
+  w.name = "say \"hi\"\nthere";
+  w.summaries = {testing::SummaryOf("x", 1)};
+  r.workloads.push_back(w);
+  const std::string csv = CsvReport(r);
+  EXPECT_NE(csv.find("\n\"say \"\"hi\"\"\nthere\",x,,10,"), std::string::npos) << csv;
+}
+
+}  // namespace
+}  // namespace pe::report
