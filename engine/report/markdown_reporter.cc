@@ -44,9 +44,10 @@ void AppendFailingLines(const RunResult& result, std::string& out) {
     out += "\n**Notes:**\n\n";
     for (const auto& line : result.verdict.notes) out += fmt::format("- {}\n", EscapeMarkdown(line));
   }
-  if (result.verdict.lines.empty()) return;
+  const std::vector<std::string> lines = LinesNotShownAsFailures(result);
+  if (lines.empty()) return;
   out += "\n**Failing:**\n\n";
-  for (const auto& line : result.verdict.lines) out += fmt::format("- {}\n", EscapeMarkdown(line));
+  for (const auto& line : lines) out += fmt::format("- {}\n", EscapeMarkdown(line));
 }
 
 void AppendFailures(const RunResult& result, std::string& out) {

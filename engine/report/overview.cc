@@ -140,4 +140,19 @@ std::string RoundsLine(const Settings& settings) {
                      settings.seed, settings.scale);
 }
 
+std::vector<std::string> LinesNotShownAsFailures(const RunResult& result) {
+  std::vector<std::string> shown;
+  for (const Failure* f : AllFailures(result)) {
+    // The form of gate::FailureLine (engine/gate/gate.cc), which reports cannot link.
+    std::string line = f->workload.empty() ? "" : f->workload + ": ";
+    if (!f->contender.empty()) line += fmt::format("contender '{}' ", f->contender);
+    shown.push_back(line + f->message);
+  }
+  std::vector<std::string> lines;
+  for (const std::string& line : result.verdict.lines) {
+    if (std::find(shown.begin(), shown.end(), line) == shown.end()) lines.push_back(line);
+  }
+  return lines;
+}
+
 }  // namespace pe::report

@@ -54,6 +54,10 @@ std::vector<const Failure*> AllFailures(const RunResult& result);
 // "huge_graph, bazel-diff-rs", "huge_graph", "bazel-diff-rs" or "run": where a failure happened.
 std::string FailurePlace(const Failure& failure);
 
+// The verdict lines a report prints after its failures section: those that only repeat a
+// failure shown there (the gate's FailureLine of it) are left out, so a failure prints once.
+std::vector<std::string> LinesNotShownAsFailures(const RunResult& result);
+
 // "10 rounds + 1 warm-up, alternate order, seed 42, scale 1".
 std::string RoundsLine(const Settings& settings);
 

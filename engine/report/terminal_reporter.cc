@@ -132,9 +132,9 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
     out << '\n' << paint("notes:", kDim) << '\n';
     for (const auto& line : result.verdict.notes) out << "  " << OneLine(line) << '\n';
   }
-  if (!result.verdict.lines.empty()) {
+  if (const auto lines = LinesNotShownAsFailures(result); !lines.empty()) {
     out << '\n';
-    for (const auto& line : result.verdict.lines) out << "  " << OneLine(line) << '\n';
+    for (const auto& line : lines) out << "  " << OneLine(line) << '\n';
   }
   out << '\n' << paint(SummaryLine(result), SummaryColor(result.verdict.exit)) << '\n';
 }
