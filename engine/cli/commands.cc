@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "engine/cli/output_paths.h"
 #include "engine/cli/validate_checks.h"
@@ -17,6 +18,7 @@
 #include "engine/report/terminal_reporter.h"
 #include "engine/run/experiment.h"
 #include "engine/run/path_component.h"
+#include "engine/run/thread_axis.h"
 #include "engine/runner/process_runner.h"
 #include "engine/spec/programs.h"
 #include "engine/spec/rounds_reach.h"
@@ -133,6 +135,9 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   if (options.progress_style != run::ProgressStyle::kOff) options.progress = &std::cerr;
   options.accepted_by = AcceptedBy(flags.accept_regression);
   run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
+  for (const std::string& warning : run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
+    std::cerr << "perfengine: warning: " << warning << "\n";
+  }
   CheckOutputPaths(common.spec,
                    {{"--json", flags.json}, {"--markdown", flags.markdown}, {"--html", flags.html}, {"--csv", flags.csv}});
   auto runner = MakeSystemProcessRunner();
@@ -184,6 +189,9 @@ ExitCode ValidateCommand(const CommonOptions& common) {
   for (spec::SpecError& e : CheckByRunning(spec, *runner)) errors.push_back(std::move(e));
   if (!errors.empty()) throw spec::SpecError::Several(std::move(errors));
   run::SelectWorkloads(spec, RunOptions(common));
+  for (const std::string& warning : run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
+    std::cerr << "perfengine: warning: " << warning << "\n";
+  }
   std::cout << fmt::format("{}: ok ({} contenders, {} workloads; baseline '{}', candidate '{}')\n", common.spec,
                            spec.contenders.size(), spec.workloads.size(), spec.baseline, spec.candidate);
   return ExitCode::kPass;

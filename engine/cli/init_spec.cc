@@ -145,7 +145,10 @@ std::string InitSpecText(const InitInput& input) {
                          argv.front());
     }
   }
-  out += "\n# The commands run from the directory perfengine runs in; their stdout is compared before timing.\n";
+  out += input.parity == "none"
+             ? "\n# The commands run from the directory perfengine runs in.\n"
+             : "\n# The commands run from the directory perfengine runs in; each one's stdout is compared with the\n"
+               "# baseline's before anything is timed.\n";
   out += "[workloads.command]\n";
   out += fmt::format("description = {}\n", Quoted("the two commands as given"));
   if (input.parity == "none") {
@@ -156,7 +159,7 @@ std::string InitSpecText(const InitInput& input) {
                        Quoted(input.parity));
   }
   out += "\n# A faster candidate passes: its median is faster and it wins more rounds than it loses,\n";
-  out += "# each shown at 95% confidence. Unresolved after max_rounds is neither a pass nor a miss.\n";
+  out += "# each shown at 95% confidence. A speed-up still not shown after max_rounds fails the gate.\n";
   out += "[thresholds]\n";
   out += "min_speedup = 1.0\n";
   out += "min_win_rate = 0.5\n";

@@ -362,6 +362,10 @@ std::string Workload(const RunResult& result, const WorkloadResult& w) {
   std::string out = fmt::format("\n== {}{} ==\n", report::OneLine(w.name), w.startup ? " (startup)" : "");
   if (!w.description.empty()) out += report::OneLine(w.description) + "\n";
   out += fmt::format("{}; thresholds: {}\n", w.gate ? "gated" : "not gated", ThresholdList(w.thresholds));
+  if (w.parity == "none") out += "parity: none: outputs were not compared; the figures compare time only\n";
+  if (!w.normalise.empty()) {
+    out += fmt::format("parity: {} after the normalise command {}\n", w.parity, report::OneLine(fmt::format("{}", fmt::join(w.normalise, " "))));
+  }
   out += Heading(Rounds(result, d));
   if (!d.contenders.empty()) out += Heading(Summary(d));
   out += Failures(w).empty() ? "" : Heading(Failures(w));

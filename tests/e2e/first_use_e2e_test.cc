@@ -125,6 +125,10 @@ TEST(DifferentOutputs, ParityNoneComparesTimeOnlyAndSaysSo) {
             std::string::npos)
       << f.out;
   EXPECT_EQ(nlohmann::json::parse(ReadAll(json))["workloads"][1]["parity"], "none");
+  const Finished explain = RunPerfengine({"explain", json.string(), "--workload", "compress"}, dir.path());
+  EXPECT_NE(explain.out.find("\nparity: none: outputs were not compared; the figures compare time only\n"),
+            std::string::npos)
+      << explain.out;
 }
 
 TEST(Progress, OffATerminalFixturesAreAnnouncedAndQuietSilencesIt) {
