@@ -116,8 +116,10 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   std::optional<QuickSpec> quick;
   if (!flags.quick.empty()) {
     if (!common.spec.empty()) throw spec::UsageError("--quick: give either a SPEC or --quick 'CMD A' 'CMD B', not both");
-    quick.emplace(InitFlags{flags.quick, "", flags.parity, false});
+    quick.emplace(InitFlags{flags.quick, "", flags.parity.empty() ? "exact" : flags.parity, false});
     common.spec = quick->path().string();
+  } else if (!flags.parity.empty()) {
+    throw spec::UsageError("--parity: only with --quick; a spec sets parity per workload");
   } else if (common.spec.empty()) {
     throw spec::UsageError("run: give a SPEC file, or --quick 'CMD A' 'CMD B' (perfengine init writes a spec to keep)");
   }

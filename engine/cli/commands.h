@@ -34,7 +34,7 @@ struct RunFlags {
   bool record = false;   // --record: into the history database
   bool quiet = false;    // --quiet: no progress on stderr
   std::vector<std::string> quick;  // --quick 'CMD A' 'CMD B': run a throwaway init spec
-  std::string parity = "exact";    // with --quick: the spec's parity
+  std::string parity;              // with --quick: the spec's parity (default exact)
   std::string history;   // --history PATH; empty: history::DefaultPath()
 };
 

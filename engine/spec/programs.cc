@@ -27,13 +27,17 @@ std::optional<std::filesystem::path> ResolveProgram(const std::string& program,
   const char* path_env = std::getenv("PATH");
   const ResolvedProgram found = pe::ResolveProgram(program, base, path_env ? path_env : "/usr/bin:/bin");
   if (found.error.empty()) return found.path.lexically_normal();
+  // Where the program was looked for, resolved: a relative path is relative to the spec's
+  // folder, which is rarely where the user stands.
+  std::filesystem::path p(program);
+  if (p.is_relative()) p = base / p;
+  std::error_code ec;
+  if (std::filesystem::path absolute = std::filesystem::absolute(p, ec); !ec) p = absolute;
   if (found.error.rfind("not executable", 0) == 0) {
-    *why = fmt::format("program '{}' is not an executable file", program);
+    *why = fmt::format("program '{}' is not an executable file ({})", program, p.lexically_normal().string());
   } else if (program.find('/') == std::string::npos) {
     *why = fmt::format("program '{}' not found on PATH", program);
   } else {
-    std::filesystem::path p(program);
-    if (p.is_relative()) p = base / p;
     *why = fmt::format("program '{}' not found (looked for {})", program, p.lexically_normal().string());
   }
   return std::nullopt;

@@ -62,6 +62,9 @@ TEST(FirstUse, QuickRunsTwoCommandsInOneLine) {
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
   EXPECT_NE(f.out.find("PASS"), std::string::npos) << f.out;
   EXPECT_EQ(f.err, "");
+  const Finished stray = RunPerfengine({"run", "spec.toml", "--parity", "none"}, dir.path());
+  EXPECT_EQ(stray.exit, 2);
+  EXPECT_EQ(stray.err, "perfengine: --parity: only with --quick; a spec sets parity per workload\n");
   const Finished neither = RunPerfengine({"run"}, dir.path());
   EXPECT_EQ(neither.exit, 2);
   EXPECT_EQ(neither.err,

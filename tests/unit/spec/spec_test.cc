@@ -1,6 +1,10 @@
 #include "engine/spec/spec.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "engine/spec/programs.h"
 #include "engine/spec/suggest.h"
@@ -155,6 +159,28 @@ TEST(Spec, ContenderOverrideErrors) {
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "--contender old: program '/no/such/program' not found (looked for /no/such/program)");
   }
+}
+
+TEST(Programs, ErrorsShowWhereARelativeProgramResolvedTo) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("pe-programs-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "tools");
+  std::ofstream(dir / "tools" / "plain") << "not a program\n";
+  const std::string text =
+      "[contenders.a]\nargv = [\"./tools/missing\"]\nstartup = [\"true\"]\n"
+      "[contenders.b]\nargv = [\"tools/plain\"]\nstartup = [\"true\"]\n[workloads.w]\n";
+  Spec spec = ParseSpecText(text, dir / "spec.toml");
+  try {
+    CheckPrograms(spec);
+    FAIL();
+  } catch (const SpecError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              (dir / "spec.toml").string() + ":2:9: contender 'a': program './tools/missing' not found (looked for " +
+                  (dir / "tools" / "missing").string() + ")\n" + (dir / "spec.toml").string() +
+                  ":5:9: contender 'b': program 'tools/plain' is not an executable file (" +
+                  (dir / "tools" / "plain").string() + ")");
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Suggest, NearNamesOnly) {
