@@ -140,14 +140,15 @@ std::string RoundsLine(const Settings& settings) {
                      settings.seed, settings.scale);
 }
 
+std::string FailureSummary(const Failure& f) {
+  std::string line = f.workload.empty() ? "" : f.workload + ": ";
+  if (!f.contender.empty()) line += fmt::format("contender '{}' ", f.contender);
+  return line + f.message;
+}
+
 std::vector<std::string> LinesNotShownAsFailures(const RunResult& result) {
   std::vector<std::string> shown;
-  for (const Failure* f : AllFailures(result)) {
-    // The form of gate::FailureLine (engine/gate/gate.cc), which reports cannot link.
-    std::string line = f->workload.empty() ? "" : f->workload + ": ";
-    if (!f->contender.empty()) line += fmt::format("contender '{}' ", f->contender);
-    shown.push_back(line + f->message);
-  }
+  for (const Failure* f : AllFailures(result)) shown.push_back(FailureSummary(*f));
   std::vector<std::string> lines;
   for (const std::string& line : result.verdict.lines) {
     if (std::find(shown.begin(), shown.end(), line) == shown.end()) lines.push_back(line);

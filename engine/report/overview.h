@@ -54,8 +54,12 @@ std::vector<const Failure*> AllFailures(const RunResult& result);
 // "huge_graph, bazel-diff-rs", "huge_graph", "bazel-diff-rs" or "run": where a failure happened.
 std::string FailurePlace(const Failure& failure);
 
+// "work: contender 'candidate' exited with status 3": a failure as one line, in the form of the
+// gate's verdict line for it (gate::FailureLine, which reports cannot link).
+std::string FailureSummary(const Failure& failure);
+
 // The verdict lines a report prints after its failures section: those that only repeat a
-// failure shown there (the gate's FailureLine of it) are left out, so a failure prints once.
+// failure shown there (its FailureSummary) are left out, so a failure prints once.
 std::vector<std::string> LinesNotShownAsFailures(const RunResult& result);
 
 // "10 rounds + 1 warm-up, alternate order, seed 42, scale 1".

@@ -101,8 +101,8 @@ void WriteFailures(const RunResult& result, std::ostream& out, const Painter& pa
   if (failures.empty()) return;
   out << '\n' << paint("failures:", kRed) << '\n';
   for (const Failure* failure : failures) {
-    out << fmt::format("  {}: {}: {}\n", OneLine(FailurePlace(*failure)),
-                       FailureKindName(failure->kind), OneLine(failure->message));
+    // The verdict line's form, which is then not repeated below: a failure prints once.
+    out << fmt::format("  {}\n", OneLine(FailureSummary(*failure)));
     out << Indented(Printable(failure->detail), "      ");
   }
 }

@@ -155,7 +155,7 @@ std::optional<fs::path> Experiment::RunNormaliseCommand(const spec::Contender& c
   }
   ResultFor(w).failures.push_back(
       {Failure::Kind::kParity, w.name, c.name,
-       fmt::format("the normalise command {} {} on its output", cmd.argv[0], what), Tail(cmd.stderr_path)});
+       fmt::format("output could not be normalised: {} {}", cmd.argv[0], what), Tail(cmd.stderr_path)});
   return std::nullopt;
 }
 

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -58,7 +59,10 @@ class Running {
  public:
   Running(const std::vector<std::string>& args, const fs::path& dir) : dir_(dir) {
     for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-      if (args[i] == "--json") results_.push_back(args[i + 1]);
+      if (args[i] != "--json") continue;
+      std::error_code ec;
+      const auto before = fs::last_write_time(args[i + 1], ec);
+      results_.push_back({args[i + 1], ec ? std::nullopt : std::optional(before)});
     }
     std::vector<std::string> argv = {PERFENGINE_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -91,9 +95,10 @@ class Running {
 #ifdef PERFENGINE_RESULTS_SCHEMA
     std::string command = "/usr/bin/python3 " PERFENGINE_VALIDATE_RESULTS " " PERFENGINE_RESULTS_SCHEMA;
     bool any = false;
-    for (const fs::path& file : results_) {
+    for (const auto& [file, before] : results_) {
       std::error_code ec;
       if (!fs::is_regular_file(file, ec)) continue;  // a failed run may write none
+      if (before && fs::last_write_time(file, ec) == *before) continue;  // refused: not written
       command += " '" + file.string() + "'";
       any = true;
     }
@@ -105,7 +110,7 @@ class Running {
 #endif
   }
 
-  std::vector<fs::path> results_;
+  std::vector<std::pair<fs::path, std::optional<fs::file_time_type>>> results_;  // --json, its mtime before
   fs::path dir_;
   pid_t pid_ = -1;
 };

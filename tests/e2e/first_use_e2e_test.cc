@@ -111,8 +111,8 @@ TEST(DifferentOutputs, ANormaliseCommandComparesWhatItPrints) {
   const auto broken = WriteSpec(dir, kFast, "printf 'not gzip'", "normalise = [\"gzip\", \"-dc\", \"{output}\"]\n");
   const Finished g = RunPerfengine({"run", broken.string(), "--quiet"}, dir.path());
   EXPECT_EQ(g.exit, 2) << g.out << g.err;
-  EXPECT_NE(g.out.find("  compress, candidate: parity: the normalise command /usr/bin/gzip exited with status 1 on "
-                       "its output\n"),
+  EXPECT_NE(g.out.find("  compress: contender 'candidate' output could not be normalised: /usr/bin/gzip exited with "
+                       "status 1\n"),
             std::string::npos)
       << g.out;
 }

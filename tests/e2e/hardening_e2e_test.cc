@@ -59,7 +59,7 @@ TEST(HardeningE2E, AnUnknownCommandIsNamed) {
   f = RunPerfengine({"rn", "x.toml"}, dir.path());
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(f.err,
-            "perfengine: unknown command 'rn' (did you mean 'run'?); the commands are run, validate, list, generate, "
+            "perfengine: unknown command 'rn' (did you mean 'run'?); the commands are run, init, validate, list, generate, "
             "explain, compare, merge, history, bisect\n");
 }
 
