@@ -3,6 +3,7 @@
 // difference shown as hex); progress lines on stderr when it is not a terminal, and --quiet.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/e2e_support.h"
@@ -121,13 +122,23 @@ TEST(DifferentOutputs, ParityNoneComparesTimeOnlyAndSaysSo) {
   TempDir dir;
   const auto spec = WriteSpec(dir, kFast, "printf 'something else entirely'", "parity = \"none\"\n");
   const fs::path json = dir.path() / "results.json";
-  const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string(), "--quiet"}, dir.path());
+  const fs::path csv = dir.path() / "figures.csv";
+  const Finished f =
+      RunPerfengine({"run", spec.string(), "--json", json.string(), "--csv", csv.string(), "--quiet"}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
   EXPECT_NE(f.out.find("\ncompress: parity = \"none\": outputs were not compared; these figures compare time only, "
                        "not the same work\n"),
             std::string::npos)
       << f.out;
   EXPECT_EQ(nlohmann::json::parse(ReadAll(json))["workloads"][1]["parity"], "none");
+  // --csv: a header, then one row per workload and contender (startup included).
+  const std::string table = ReadAll(csv);
+  EXPECT_EQ(table.substr(0, table.find('\n')),
+            "workload,contender,role,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
+            "median_max_rss_kib,speedup,speedup_low,speedup_high,win_rate,logic_speedup,parity");
+  EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 5);
+  EXPECT_NE(table.find("\ncompress,candidate,candidate,3,"), std::string::npos) << table;
+  EXPECT_EQ(table.substr(table.size() - 6), ",none\n") << table;
   const Finished explain = RunPerfengine({"explain", json.string(), "--workload", "compress"}, dir.path());
   EXPECT_NE(explain.out.find("\nparity: none: outputs were not compared; the figures compare time only\n"),
             std::string::npos)
