@@ -240,6 +240,7 @@ constexpr auto FieldsOf(Tag<WorkloadResult>) {
       Field{"profile_note", &S::profile_note, kAddedLater},
       Field{"parity", &S::parity, kAddedLater},
       Field{"normalise", &S::normalise, kAddedLater},
+      Field{"unit", &S::unit, kAddedLater},
   };
 }
 

@@ -211,6 +211,7 @@ struct WorkloadResult {
   // the figures compare time only, and every report says so).
   std::string parity = "exact";
   std::vector<std::string> normalise;  // the command each output went through first, if any
+  std::string unit;  // what `elements` counts: "B" (bytes) or a name; "" for elements
 };
 
 // Figures across the points of one sweep (docs/sweeps.md).

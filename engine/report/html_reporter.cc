@@ -611,10 +611,11 @@ std::string SweepCharts(const RunResult& result, const SweepResult& sweep, IdMak
   std::string html;
   if (HasAxis(sweep, kThreadsAxis)) {
     std::vector<SweepTable> tables = SweepTables(result, sweep, kThreadsAxis);
+    const std::string unit = tables.empty() ? "" : tables.front().unit;  // one workload: one unit
     std::vector<Series> series = SeriesOf(
         result, tables,
-        [](const SweepFigures& f) {
-          return f.elements_per_s ? std::optional<double>(*f.elements_per_s / 1000) : std::nullopt;
+        [&](const SweepFigures& f) {
+          return f.elements_per_s ? std::optional<double>(*f.elements_per_s / ThroughputDivisor(unit)) : std::nullopt;
         },
         [](const SweepTable& table, std::string_view contender) {
           return SeriesLabel(contender, table.configuration);
@@ -629,7 +630,8 @@ std::string SweepCharts(const RunResult& result, const SweepResult& sweep, IdMak
       html += LineChart("throughput-vs-threads", ids("throughput", sweep.name),
                         fmt::format("Throughput against threads: {}", Esc(sweep.name)), series,
                         false, y_log, DistinctX(series), Number, "threads",
-                        y_log ? "throughput (Kelem/s, log scale)" : "throughput (Kelem/s)");
+                        y_log ? fmt::format("throughput ({}, log scale)", ThroughputUnit(unit))
+                              : fmt::format("throughput ({})", ThroughputUnit(unit)));
     }
   }
   if (HasAxis(sweep, kScaleAxis)) {
@@ -727,7 +729,7 @@ std::string SweepHeading(const SweepTable& table) {
     names += fmt::format("<th colspan=\"{}\" class=\"contender\">{}</th>", per_contender,
                          Esc(contender));
     figures += "<th>median time</th>";
-    if (table.has_throughput) figures += "<th>Kelem/s</th>";
+    if (table.has_throughput) figures += fmt::format("<th>{}</th>", Esc(ThroughputUnit(table.unit)));
     if (table.has_efficiency) figures += "<th>efficiency</th>";
   }
   return names + "</tr>\n" + figures + "</tr>\n";

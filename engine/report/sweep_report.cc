@@ -201,6 +201,7 @@ std::vector<SweepTable> SweepTables(const RunResult& result, const SweepResult& 
       table = std::prev(tables.end());
     }
     table->has_throughput = table->has_throughput || workload.elements > 0;
+    if (workload.elements > 0) table->unit = workload.unit;
     SweepRow row;
     row.value = *value;
     row.number = Number(*value);
@@ -237,6 +238,17 @@ std::string FormatKelemPerSecond(double elements_per_s) {
   return fmt::format("{:.0f}", kelem);
 }
 
+std::string ThroughputUnit(const std::string& unit) {
+  if (unit == "B") return "MB/s";
+  return fmt::format("K{}/s", unit.empty() ? "elem" : unit);
+}
+
+double ThroughputDivisor(const std::string& unit) { return unit == "B" ? 1e6 : 1e3; }
+
+std::string FormatThroughput(double elements_per_s, const std::string& unit) {
+  return FormatKelemPerSecond(elements_per_s / ThroughputDivisor(unit) * 1000);
+}
+
 std::string FitText(const ScalingFit& fit) {
   if (!std::isfinite(fit.exponent)) {
     return fmt::format("no fit over {}{}{}", fit.axis, fit.note.empty() ? "" : ": ", fit.note);
@@ -254,7 +266,7 @@ std::vector<std::string> SweepHeadings(const SweepTable& table) {
   std::vector<std::string> headings = {table.axis};
   for (const auto& contender : table.contenders) {
     headings.push_back(contender + " time");
-    if (table.has_throughput) headings.push_back(contender + " Kelem/s");
+    if (table.has_throughput) headings.push_back(contender + " " + ThroughputUnit(table.unit));
     if (table.has_efficiency) headings.push_back(contender + " efficiency");
   }
   return headings;
@@ -269,7 +281,9 @@ std::vector<std::vector<std::string>> SweepCells(const SweepTable& table) {
         return value ? format(*value) : std::string(kNothing);
       };
       cells.push_back(cell(figures.median_wall_s, FormatSeconds));
-      if (table.has_throughput) cells.push_back(cell(figures.elements_per_s, FormatKelemPerSecond));
+      if (table.has_throughput) {
+        cells.push_back(cell(figures.elements_per_s, [&](double v) { return FormatThroughput(v, table.unit); }));
+      }
       if (table.has_efficiency) cells.push_back(cell(figures.efficiency, FormatPercent));
     }
     lines.push_back(std::move(cells));

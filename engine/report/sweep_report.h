@@ -36,6 +36,7 @@ struct SweepTable {
   std::string axis;              // the row axis
   std::vector<std::string> contenders;
   bool has_throughput = false;   // some point declared elements
+  std::string unit;              // what those elements are (WorkloadResult::unit)
   bool has_efficiency = false;   // the row axis is "threads"
   std::vector<SweepRow> rows;    // by numeric value when every value is a number
 };
@@ -68,6 +69,13 @@ std::vector<SweepSection> SweepSections(const RunResult& result);
 
 // Elements per second as Kelem/s, three significant digits from 1: "812", "41.2", "0.050".
 std::string FormatKelemPerSecond(double elements_per_s);
+
+// The throughput column's unit for elements of `unit`: "MB/s" for "B" (bytes, decimal
+// megabytes), "Kelem/s" for "", else "K<unit>/s" (e.g. "Klines/s"); and the value in it,
+// three significant digits from 1 as FormatKelemPerSecond.
+std::string ThroughputUnit(const std::string& unit);
+double ThroughputDivisor(const std::string& unit);  // elements per second per one of the unit
+std::string FormatThroughput(double elements_per_s, const std::string& unit);
 
 // "time grows as n^1.02 over scale (95% interval 0.97 to 1.08)", with "; <note>" when
 // the fit has a note, and "no fit over scale: <note>" when the exponent is not finite.

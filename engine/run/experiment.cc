@@ -136,6 +136,7 @@ RunResult Experiment::Run() {
     for (const auto& [axis, value] : w->point) wr.point.push_back({axis, value});
     wr.elements = w->elements * settings_.scale;
     wr.parity = std::string(spec::NormaliserName(w->normaliser));
+    wr.unit = w->unit;
     for (const auto& a : w->normalise) wr.normalise.push_back(a.value);
     result_.workloads.push_back(std::move(wr));
   }

@@ -265,7 +265,7 @@ void Parser::ParseWorkloads(Spec& spec) const {
         return;
       }
       CheckKeys(t, {"description", "args", "output", "parity", "gate", "timeout", "fixture", "thresholds", "elements",
-                    "sweep", "sort_lists", "normalise", "kind", "health", "ready_timeout", "requests", "method", "body",
+                    "sweep", "sort_lists", "normalise", "unit", "kind", "health", "ready_timeout", "requests", "method", "body",
                     "request_count", "concurrency", "request_timeout"}, where);
       Workload w;
       w.name = name;
@@ -283,6 +283,15 @@ void Parser::ParseWorkloads(Spec& spec) const {
       ParseFixture(t, w);
       if (auto* th = TableAt(t, "thresholds")) w.thresholds = ParseThresholds(*th, where + ".thresholds");
       if (auto e = Number(t, "elements", 0, false)) w.elements = *e;
+      if (auto unit = String(t, "unit")) {
+        const SourcePos pos = Pos(*t.get("unit"));
+        if (unit->empty() || unit->size() > 12 ||
+            !std::all_of(unit->begin(), unit->end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); })) {
+          Fail(pos, fmt::format("unit '{}' must be a short name of letters, e.g. \"B\" (bytes: MB/s) or \"lines\"", *unit));
+        }
+        if (w.elements <= 0) Fail(pos, fmt::format("workload '{}' has a unit but no elements: say how many one run processes", name));
+        w.unit = *unit;
+      }
       w.sort_lists = Bool(t, "sort_lists").value_or(false);
       ParseServe(t, w);
       std::vector<Axis> axes;

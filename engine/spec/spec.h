@@ -89,6 +89,7 @@ struct Workload {
   ThresholdOverrides thresholds;
   SourcePos pos;
   double elements = 0;            // elements one run processes (for throughput); 0: undeclared
+  std::string unit;               // what an element is: "B" (bytes, MB/s) or a name (K<name>/s); "": elem
   // Sweep points: the axis values of this point, which also fill {axis} placeholders.
   std::string sweep;
   std::vector<std::pair<std::string, std::string>> point;

@@ -156,6 +156,26 @@ TEST(SweepReportTest, KelemPerSecondKeepsThreeDigits) {
   EXPECT_EQ(FormatKelemPerSecond(std::nan("")), "n/a");
 }
 
+TEST(SweepReportTest, ThroughputTakesTheWorkloadsUnit) {
+  EXPECT_EQ(ThroughputUnit(""), "Kelem/s");
+  EXPECT_EQ(ThroughputUnit("B"), "MB/s");
+  EXPECT_EQ(ThroughputUnit("lines"), "Klines/s");
+  EXPECT_EQ(FormatThroughput(812345678, "B"), "812");  // decimal megabytes
+  EXPECT_EQ(FormatThroughput(41234, "B"), "0.041");
+  EXPECT_EQ(FormatThroughput(41234, "lines"), "41.2");
+  RunResult result = testing::SweepSampleResult();
+  for (WorkloadResult& w : result.workloads) {
+    if (w.sweep == "growth") w.unit = "B";
+  }
+  const SweepSection growth = SweepSections(result)[1];
+  EXPECT_EQ(SweepHeadings(growth.tables[0]),
+            (std::vector<std::string>{"scale", "bazel-diff time", "bazel-diff MB/s", "bazel-diff-rs time",
+                                      "bazel-diff-rs MB/s"}));
+  const std::vector<std::vector<std::string>> cells = SweepCells(growth.tables[0]);
+  const SweepRow& row = growth.tables[0].rows[0];
+  EXPECT_EQ(cells[0][2], FormatKelemPerSecond(*row.figures[0].elements_per_s / 1000));
+}
+
 TEST(SweepReportTest, HostileAxisValuesAreEscaped) {
   RunResult result = testing::SweepSampleResult();
   for (auto& workload : result.workloads) {

@@ -183,6 +183,18 @@ TEST(Programs, ErrorsShowWhereARelativeProgramResolvedTo) {
   fs::remove_all(dir);
 }
 
+TEST(Spec, AUnitNamesWhatElementsCountInEverySweepPoint) {
+  const Spec spec = ParseSpecText(
+      "[contenders.a]\nargv = [\"true\"]\n[contenders.b]\nargv = [\"true\"]\n"
+      "[workloads.zip]\nargs = [\"{threads}\"]\nelements = 1048576\nunit = \"B\"\n"
+      "[workloads.zip.sweep]\nthreads = [1, 2]\n",
+      "x.toml");
+  ASSERT_EQ(spec.workloads.size(), 3u);  // startup and two points
+  EXPECT_EQ(spec.workloads[1].unit, "B");
+  EXPECT_EQ(spec.workloads[2].unit, "B");
+  EXPECT_EQ(spec.workloads[0].unit, "");
+}
+
 TEST(Suggest, NearNamesOnly) {
   EXPECT_EQ(EditDistance("kitten", "sitting"), 3);
   EXPECT_EQ(EditDistance("", "abc"), 3);
