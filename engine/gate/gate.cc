@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <optional>
+#include <string_view>
+#include <utility>
 
 namespace pe::gate {
 
@@ -40,11 +43,6 @@ void AddNotes(const RunResult& result, Verdict& v) {
   }
 }
 
-bool AnyThreshold(const Thresholds& t) {
-  return t.min_speedup || t.min_win_rate || t.min_logic_speedup || t.max_rss_ratio || t.min_speedup_ci ||
-         t.max_slowdown || t.max_instructions_ratio || t.max_allocations_ratio || t.max_p99_ratio;
-}
-
 // A check that reads a confidence sequence: pass and fail must each be shown at the
 // sequence's level; in between it is unresolved, which fails a claim that must be shown
 // (kShowMet) and passes a check that fails only on a shown miss (kShowMissed).
@@ -62,88 +60,108 @@ Check SequentialCheck(const WorkloadResult& w, std::string threshold, std::strin
   return c;
 }
 
-void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
+// One row per workload threshold: its spec key, how a line names it, the figure it reads
+// and what is said when that figure could not be computed. A sequential row reads a
+// confidence sequence; a point row (burden kPoint) compares one figure with its bar.
+struct Row {
+  const char* key;
+  const char* label;
+  std::optional<double> Thresholds::*bar;
+  Check::Unit unit;
+  bool higher_is_better;
+  Check::Burden burden;
+  std::optional<Interval> Comparison::*sequence;  // sequential rows
+  std::optional<int> Comparison::*rounds_needed;  // sequential rows; null where no estimate exists
+  std::optional<double> Comparison::*point;       // point rows
+  std::string (*missing)(const WorkloadResult&);  // the note when the figure is absent
+  std::string (*note)(const Comparison&);         // a detail shown with the figure, or null
+  bool after_startup;      // the figure is work after start-up, which a serve workload measures already
+  bool profile_explains;   // a miss is a cost regression that a callgrind profile can explain
+};
+
+std::string NoPairedRounds(const WorkloadResult&) { return "no paired rounds"; }
+std::string NoLogicFigure(const WorkloadResult& w) {
+  return w.comparison->logic_note.empty() ? "no startup-adjusted figure" : w.comparison->logic_note;
+}
+std::string NoCpuTime(const WorkloadResult&) { return "no CPU time: no paired rounds reported any"; }
+std::string NoBaselineRss(const WorkloadResult&) { return "the baseline reported no peak RSS"; }
+std::string NotServe(const WorkloadResult&) { return "not a serve workload"; }
+std::string NoInstructions(const WorkloadResult& w) { return MeasureNote(w, "instructions not measured"); }
+std::string NoAllocations(const WorkloadResult& w) { return MeasureNote(w, "allocations not measured"); }
+std::string Wins(const Comparison& c) {
+  return c.sign_test_p ? fmt::format("{} of {} rounds, sign test p = {:.3g}", c.wins, c.rounds, *c.sign_test_p)
+                       : fmt::format("{} of {} rounds", c.wins, c.rounds);
+}
+
+using C = Comparison;
+using T = Thresholds;
+using B = Check::Burden;
+using U = Check::Unit;
+// In the order checks are listed.
+const Row kRows[] = {
+    {"min_speedup", "median speedup", &T::min_speedup, U::kRatio, true, B::kShowMet, &C::speedup_cs,
+     &C::speedup_rounds_needed, nullptr, NoPairedRounds, nullptr, false, false},
+    {"min_speedup_ci", "median speedup", &T::min_speedup_ci, U::kRatio, true, B::kShowMet, &C::speedup_cs,
+     &C::speedup_rounds_needed, nullptr, NoPairedRounds, nullptr, false, false},
+    {"min_win_rate", "win rate", &T::min_win_rate, U::kRate, true, B::kShowMet, &C::win_rate_cs,
+     &C::win_rounds_needed, nullptr, NoPairedRounds, Wins, false, false},
+    {"min_logic_speedup", "startup-adjusted speedup", &T::min_logic_speedup, U::kRatio, true, B::kShowMet,
+     &C::logic_speedup_cs, nullptr, nullptr, NoLogicFigure, nullptr, true, false},
+    // Fails only when the regression is shown: noise alone cannot push the whole sequence
+    // above the tolerance at the chosen confidence, however many rounds are looked at.
+    {"max_slowdown", "paired CPU-time ratio", &T::max_slowdown, U::kRatio, false, B::kShowMissed, &C::cpu_ratio_cs,
+     &C::cpu_rounds_needed, nullptr, NoCpuTime, nullptr, false, true},
+    {"max_rss_ratio", "peak RSS ratio", &T::max_rss_ratio, U::kRatio, false, B::kPoint, nullptr, nullptr,
+     &C::rss_ratio, NoBaselineRss, nullptr, false, false},
+    {"max_p99_ratio", "p99 latency ratio", &T::max_p99_ratio, U::kRatio, false, B::kPoint, nullptr, nullptr,
+     &C::p99_ratio, NotServe, nullptr, false, false},
+    {"max_instructions_ratio", "instruction count ratio", &T::max_instructions_ratio, U::kRatio, false, B::kPoint,
+     nullptr, nullptr, &C::instructions_ratio, NoInstructions, nullptr, false, true},
+    {"max_allocations_ratio", "allocation count ratio", &T::max_allocations_ratio, U::kRatio, false, B::kPoint,
+     nullptr, nullptr, &C::allocations_ratio, NoAllocations, nullptr, false, true},
+};
+
+// The sweep thresholds (CheckSweep) and their units.
+constexpr std::pair<std::string_view, Check::Unit> kSweepUnits[] = {
+    {"max_cost_exponent", U::kNumber},
+    {"min_scaling_efficiency", U::kRate},
+};
+
+const Row* RowOf(std::string_view key) {
+  for (const Row& row : kRows) {
+    if (key == row.key) return &row;
+  }
+  return nullptr;
+}
+
+bool AnyThreshold(const Thresholds& t) {
+  return std::any_of(std::begin(kRows), std::end(kRows), [&](const Row& row) { return (t.*row.bar).has_value(); });
+}
+
+Check RowCheck(const Row& row, const WorkloadResult& w) {
   const Comparison& c = *w.comparison;
-  const Thresholds& t = w.thresholds;
-  const std::string level = fmt::format("{:.0f}%", 100 * t.confidence);
-  const auto speedup_key = [&](const char* key, const std::optional<double>& bar) {
-    if (!bar) return;
-    if (!c.speedup_cs) {
-      checks.push_back(SkippedCheck(w.name, key, "median speedup", *bar, "no paired rounds"));
-      return;
-    }
-    checks.push_back(SequentialCheck(w, key, "median speedup", *c.speedup_cs, *bar, true, Check::Burden::kShowMet,
-                                     c.speedup_rounds_needed));
-  };
-  speedup_key("min_speedup", t.min_speedup);
-  speedup_key("min_speedup_ci", t.min_speedup_ci);
-  if (t.min_win_rate) {
-    if (c.win_rate_cs) {
-      Check check = SequentialCheck(w, "min_win_rate", "win rate", *c.win_rate_cs, *t.min_win_rate, true,
-                                    Check::Burden::kShowMet, c.win_rounds_needed);
-      check.note = c.sign_test_p ? fmt::format("{} of {} rounds, sign test p = {:.3g}", c.wins, c.rounds, *c.sign_test_p)
-                                 : fmt::format("{} of {} rounds", c.wins, c.rounds);
-      checks.push_back(check);
-    } else {
-      checks.push_back(SkippedCheck(w.name, "min_win_rate", "win rate", *t.min_win_rate, "no paired rounds"));
-    }
+  const double bar = *(w.thresholds.*row.bar);
+  if (row.after_startup && w.kind == "serve") {
+    // A server's requests are its work after start-up already; its logic column shows
+    // time-to-ready, which is a different figure and not what this threshold promises.
+    return SkippedCheck(w.name, row.key, row.label, bar, "a serve workload's latency is already measured after start-up");
   }
-  if (t.min_logic_speedup) {
-    if (w.kind == "serve") {
-      // A server's requests are its work after start-up already; its logic column shows
-      // time-to-ready, which is a different figure and not what this threshold promises.
-      checks.push_back(SkippedCheck(w.name, "min_logic_speedup", "startup-adjusted speedup", *t.min_logic_speedup,
-                                    "a serve workload's latency is already measured after start-up"));
-    } else if (c.logic_speedup_cs) {
-      checks.push_back(SequentialCheck(w, "min_logic_speedup", "startup-adjusted speedup", *c.logic_speedup_cs,
-                                       *t.min_logic_speedup, true, Check::Burden::kShowMet, std::nullopt));
-    } else {
-      checks.push_back(SkippedCheck(w.name, "min_logic_speedup", "startup-adjusted speedup", *t.min_logic_speedup,
-                                    c.logic_note.empty() ? "no startup-adjusted figure" : c.logic_note));
-    }
+  if (row.burden == B::kPoint) {
+    const std::optional<double>& figure = c.*row.point;
+    if (!figure) return SkippedCheck(w.name, row.key, row.label, bar, row.missing(w));
+    return MakeCheck(w.name, row.key, row.label, *figure, bar, row.higher_is_better);
   }
-  if (t.max_slowdown) {
-    if (c.cpu_ratio_cs) {
-      // Fail only when the regression is shown: noise alone cannot push the whole sequence
-      // above the tolerance at the chosen confidence, however many rounds are looked at.
-      checks.push_back(SequentialCheck(w, "max_slowdown", "paired CPU-time ratio", *c.cpu_ratio_cs, *t.max_slowdown,
-                                       false, Check::Burden::kShowMissed, c.cpu_rounds_needed));
-    } else {
-      checks.push_back(SkippedCheck(w.name, "max_slowdown", "paired CPU-time ratio", *t.max_slowdown,
-                                    "no CPU time: no paired rounds reported any"));
-    }
-  }
-  if (t.max_rss_ratio) {
-    if (c.rss_ratio) {
-      checks.push_back(MakeCheck(w.name, "max_rss_ratio", "peak RSS ratio", *c.rss_ratio, *t.max_rss_ratio, false));
-    } else {
-      checks.push_back(SkippedCheck(w.name, "max_rss_ratio", "peak RSS ratio", *t.max_rss_ratio, "the baseline reported no peak RSS"));
-    }
-  }
-  if (t.max_p99_ratio) {
-    if (c.p99_ratio) {
-      checks.push_back(MakeCheck(w.name, "max_p99_ratio", "p99 latency ratio", *c.p99_ratio, *t.max_p99_ratio, false));
-    } else {
-      checks.push_back(SkippedCheck(w.name, "max_p99_ratio", "p99 latency ratio", *t.max_p99_ratio, "not a serve workload"));
-    }
-  }
-  if (t.max_instructions_ratio) {
-    if (c.instructions_ratio) {
-      checks.push_back(MakeCheck(w.name, "max_instructions_ratio", "instruction count ratio", *c.instructions_ratio,
-                                 *t.max_instructions_ratio, false));
-    } else {
-      checks.push_back(SkippedCheck(w.name, "max_instructions_ratio", "instruction count ratio", *t.max_instructions_ratio,
-                               MeasureNote(w, "instructions not measured")));
-    }
-  }
-  if (t.max_allocations_ratio) {
-    if (c.allocations_ratio) {
-      checks.push_back(MakeCheck(w.name, "max_allocations_ratio", "allocation count ratio", *c.allocations_ratio,
-                                 *t.max_allocations_ratio, false));
-    } else {
-      checks.push_back(SkippedCheck(w.name, "max_allocations_ratio", "allocation count ratio", *t.max_allocations_ratio,
-                               MeasureNote(w, "allocations not measured")));
-    }
+  const std::optional<Interval>& cs = c.*row.sequence;
+  if (!cs) return SkippedCheck(w.name, row.key, row.label, bar, row.missing(w));
+  Check check = SequentialCheck(w, row.key, row.label, *cs, bar, row.higher_is_better, row.burden,
+                                row.rounds_needed ? c.*row.rounds_needed : std::nullopt);
+  if (row.note) check.note = row.note(c);
+  return check;
+}
+
+void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
+  for (const Row& row : kRows) {
+    if (w.thresholds.*row.bar) checks.push_back(RowCheck(row, w));
   }
 }
 
@@ -196,6 +214,7 @@ Check MakeCheck(std::string workload, std::string threshold, std::string label, 
   c.label = std::move(label);
   c.measured = measured;
   c.bar = bar;
+  c.unit = UnitOf(c.threshold);
   c.higher_is_better = higher_is_better;
   c.passed = higher_is_better ? measured >= bar : measured <= bar;
   c.state = c.passed ? Check::State::kPass : Check::State::kFail;
@@ -208,6 +227,7 @@ Check SkippedCheck(std::string workload, std::string threshold, std::string labe
   c.workload = std::move(workload);
   c.threshold = std::move(threshold);
   c.label = std::move(label);
+  c.unit = UnitOf(c.threshold);
   c.bar = bar;
   c.skipped = true;
   c.passed = true;
@@ -222,9 +242,22 @@ std::string MarginPercent(double percent) {
 }
 }  // namespace
 
+Check::Unit UnitOf(std::string_view threshold) {
+  if (const Row* row = RowOf(threshold)) return row->unit;
+  for (const auto& [key, unit] : kSweepUnits) {
+    if (key == threshold) return unit;
+  }
+  return Check::Unit::kRatio;
+}
+
+bool ProfileExplains(const Check& check) {
+  const Row* row = RowOf(check.threshold);
+  return row && row->profile_explains;
+}
+
 std::string CheckLine(const Check& c) {
-  const bool is_rate = c.threshold == "min_win_rate" || c.threshold == "min_scaling_efficiency";
-  const bool is_plain = c.threshold == "max_cost_exponent";
+  const bool is_rate = c.unit == Check::Unit::kRate;
+  const bool is_plain = c.unit == Check::Unit::kNumber;
   const bool missed = !c.passed || c.state == Check::State::kFail;
   // Enough digits that a miss never prints as equal to its bar ("0.997x", not "1.00x").
   int digits = 2;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "engine/model/result.h"
 
@@ -23,6 +24,13 @@ Check MakeCheck(std::string workload, std::string threshold, std::string label, 
 
 // A threshold in force whose figure could not be computed: shown with the reason, never failing.
 Check SkippedCheck(std::string workload, std::string threshold, std::string label, double bar, std::string note);
+
+// How a threshold's figures print: a ratio ("0.94x"), a rate ("62%") or a plain number.
+Check::Unit UnitOf(std::string_view threshold);
+
+// Whether a missed check is a cost regression (CPU time, instructions, allocations) that a
+// callgrind profile of both contenders can explain.
+bool ProfileExplains(const Check& check);
 
 // The line printed for a check, e.g.
 // "generate-hashes-large: median speedup 0.94x is below the required 1.00x (short by 6%)".

@@ -68,6 +68,11 @@ constexpr auto NamesOf(Tag<Check::Burden>) {
                     EnumName{K::kShowMissed, "show_missed"}};
 }
 
+constexpr auto NamesOf(Tag<Check::Unit>) {
+  using K = Check::Unit;
+  return std::array{EnumName{K::kRatio, "ratio"}, EnumName{K::kRate, "rate"}, EnumName{K::kNumber, "number"}};
+}
+
 constexpr auto NamesOf(Tag<ExitCode>) {
   return std::array{
       EnumName{ExitCode::kPass, "pass"},
@@ -217,6 +222,7 @@ constexpr auto FieldsOf(Tag<Check>) {
       Field{"interval", &S::interval},
       Field{"rounds", &S::rounds, kAddedLater},
       Field{"rounds_needed", &S::rounds_needed},
+      Field{"unit", &S::unit, kAddedLater},
   };
 }
 

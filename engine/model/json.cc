@@ -75,8 +75,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<Interval, 5>);
   [[maybe_unused]] const auto& [cs1, cs2, cs3, cs4, cs5, cs6, cs7, cs8, cs9, cs10, cs11, cs12, cs13, cs14, cs15] = cs;
   static_assert(kTableCovers<ContenderSummary, 15>);
-  [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14] = k;
-  static_assert(kTableCovers<Check, 14>);
+  [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15] = k;
+  static_assert(kTableCovers<Check, 15>);
   [[maybe_unused]] const auto& [ci1, ci2, ci3, ci4, ci5, ci6] = ci;
   static_assert(kTableCovers<ContenderInfo, 6>);
   [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8, st9] = st;
@@ -305,6 +305,22 @@ std::string ToJsonText(const RunResult& result) {
   return ToJson(result).dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+// Files written before checks carried their unit: the rates and the one plain number were
+// told apart by their threshold key then (engine/gate/gate.cc has the same table).
+void UnitsOfEarlierFiles(const json& file, RunResult& result) {
+  const auto verdict = file.find("verdict");
+  if (verdict == file.end() || !verdict->contains("checks")) return;
+  const json& checks = (*verdict)["checks"];
+  for (std::size_t i = 0; i < result.verdict.checks.size() && i < checks.size(); ++i) {
+    if (checks[i].contains("unit")) continue;
+    Check& c = result.verdict.checks[i];
+    if (c.threshold == "min_win_rate" || c.threshold == "min_scaling_efficiency") c.unit = Check::Unit::kRate;
+    if (c.threshold == "max_cost_exponent") c.unit = Check::Unit::kNumber;
+  }
+}
+}  // namespace
+
 RunResult RunResultFromJson(const nlohmann::json& json) {
   if (!json.is_object()) {
     throw std::runtime_error(fmt::format(
@@ -323,6 +339,7 @@ RunResult RunResultFromJson(const nlohmann::json& json) {
   }
   RunResult result;
   ReadObject(json, "", result);
+  UnitsOfEarlierFiles(json, result);
   return result;
 }
 

@@ -167,6 +167,8 @@ struct Check {
   // no-regression check fails only when the regression is shown (unresolved passes); a
   // point check compares one figure (a count, a peak) with its bar.
   enum class Burden { kPoint, kShowMet, kShowMissed };
+  // How measured and bar print: "0.94x", "62%", "1.52".
+  enum class Unit { kRatio, kRate, kNumber };
   std::string workload;
   std::string threshold;  // the spec key, e.g. "min_speedup"
   std::string label;      // how the line names it, e.g. "median speedup"
@@ -181,6 +183,7 @@ struct Check {
   std::optional<Interval> interval;   // the confidence sequence a sequential check read
   int rounds = 0;                     // paired rounds behind it
   std::optional<int> rounds_needed;   // unresolved: rounds that would resolve it, if any would
+  Unit unit = Unit::kRatio;           // set from the threshold by gate::MakeCheck
 };
 
 // One axis of a sweep at one value, e.g. threads = 4.

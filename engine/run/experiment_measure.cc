@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/run/experiment_impl.h"
+#include "engine/gate/gate.h"
 #include "engine/gitbuild/git_build.h"
 #include "engine/measure/allocations.h"
 #include "engine/measure/instructions.h"
@@ -79,11 +80,9 @@ bool Experiment::RunCounts() {
 }
 
 void Experiment::ProfileRegressions() {
-  static const std::vector<std::string> kRegression = {"max_slowdown", "max_instructions_ratio", "max_allocations_ratio"};
   for (const spec::Workload* w : workloads_) {
     const bool regressed = std::any_of(result_.verdict.checks.begin(), result_.verdict.checks.end(), [&](const Check& c) {
-      return c.workload == w->name && !c.passed &&
-             std::find(kRegression.begin(), kRegression.end(), c.threshold) != kRegression.end();
+      return c.workload == w->name && !c.passed && gate::ProfileExplains(c);
     });
     if (!regressed) continue;
     const spec::Contender* b = spec_.FindContender(spec_.baseline);

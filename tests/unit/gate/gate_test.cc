@@ -241,6 +241,20 @@ TEST(Gate, CountRatiosAreUpperBoundsAndMissingCountsSayWhy) {
             "w: allocation count ratio not checked against 1.00x: candidate: not measurable: statically linked");
 }
 
+TEST(Gate, EachThresholdHasItsUnitAndOnlyCostRegressionsAreProfiled) {
+  EXPECT_EQ(UnitOf("min_speedup"), Check::Unit::kRatio);
+  EXPECT_EQ(UnitOf("min_win_rate"), Check::Unit::kRate);
+  EXPECT_EQ(UnitOf("min_scaling_efficiency"), Check::Unit::kRate);
+  EXPECT_EQ(UnitOf("max_cost_exponent"), Check::Unit::kNumber);
+  EXPECT_EQ(MakeCheck("w", "min_win_rate", "win rate", 0.4, 0.5, true).unit, Check::Unit::kRate);
+  for (const char* key : {"max_slowdown", "max_instructions_ratio", "max_allocations_ratio"}) {
+    EXPECT_TRUE(ProfileExplains(MakeCheck("w", key, "x", 2, 1, false))) << key;
+  }
+  for (const char* key : {"min_speedup", "max_rss_ratio", "max_p99_ratio", "max_cost_exponent"}) {
+    EXPECT_FALSE(ProfileExplains(MakeCheck("w", key, "x", 2, 1, false))) << key;
+  }
+}
+
 TEST(Gate, AcceptTurnsAMissIntoAPassThatSaysSo) {
   RunResult r;
   WorkloadResult w = Sequenced("w", {0.9, 0.85, 0.95, 0.95, ""}, {0.0, 0.0, 0.3, 0.95, ""}, 10);

@@ -134,6 +134,7 @@ inline RunResult FullResult() {
   r.verdict.exit = ExitCode::kThresholdMissed;
   r.verdict.checks = {{"large_graph", "min_speedup", "median speedup", 6.666, 10, true, false,
                        true, "note"}};
+  r.verdict.checks[0].unit = Check::Unit::kNumber;  // not the default, so the round trip shows it
   r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
   r.verdict.accepted = true;
   r.verdict.accepted_by = "--accept-regression";

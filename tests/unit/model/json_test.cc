@@ -87,6 +87,24 @@ TEST(JsonTest, EveryEnumValueRoundTrips) {
   }
 }
 
+TEST(JsonTest, ChecksFromFilesWithoutUnitsTakeTheUnitOfTheirThreshold) {
+  RunResult r;
+  for (const char* key : {"min_speedup", "min_win_rate", "min_scaling_efficiency", "max_cost_exponent"}) {
+    Check c;
+    c.threshold = key;
+    r.verdict.checks.push_back(c);
+  }
+  r.verdict.checks[1].unit = Check::Unit::kRate;
+  json in = ToJson(r);
+  EXPECT_EQ(in["verdict"]["checks"][1]["unit"], "rate");
+  for (json& check : in["verdict"]["checks"]) check.erase("unit");
+  const RunResult back = RunResultFromJson(in);
+  EXPECT_EQ(back.verdict.checks[0].unit, Check::Unit::kRatio);
+  EXPECT_EQ(back.verdict.checks[1].unit, Check::Unit::kRate);
+  EXPECT_EQ(back.verdict.checks[2].unit, Check::Unit::kRate);
+  EXPECT_EQ(back.verdict.checks[3].unit, Check::Unit::kNumber);
+}
+
 TEST(JsonTest, EnumNames) {
   EXPECT_EQ(ExitCodeName(ExitCode::kRunFailed), "run_failed");
   EXPECT_EQ(FailureKindName(Failure::Kind::kSignal), "signal");
