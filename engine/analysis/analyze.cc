@@ -1,6 +1,8 @@
 #include "engine/analysis/analyze.h"
 
 #include "engine/analysis/sequences.h"
+#include "engine/model/samples.h"
+#include "engine/units/units.h"
 
 #include <fmt/format.h>
 
@@ -73,20 +75,11 @@ ServeFigures MedianServe(const std::vector<ServeFigures>& rounds) {
   return m;
 }
 
-const ContenderSummary* SummaryOf(const WorkloadResult& w, const std::string& contender) {
-  for (const auto& s : w.summaries) {
-    if (s.contender == contender) return &s;
-  }
-  return nullptr;
-}
-
-std::string Seconds(double s) { return fmt::format("{:.3g} s", s); }
-
 std::vector<double> StartupWalls(const WorkloadResult* startup, const std::string& contender) {
   std::vector<double> wall;
   if (startup == nullptr) return wall;
   for (const Sample& s : startup->samples) {
-    if (!s.warmup && !s.rss_only && s.contender == contender) wall.push_back(s.wall_s);
+    if (Measured(s) && s.contender == contender) wall.push_back(s.wall_s);
   }
   return wall;
 }
@@ -108,7 +101,7 @@ void CompareTimeToReady(const ContenderSummary& b, const ContenderSummary& k, Co
 }
 
 void CompareLogic(const RunResult& run, const WorkloadResult* startup, WorkloadResult& w, Comparison& c) {
-  if (w.kind == "serve") {
+  if (w.kind == WorkloadResult::Kind::kServe) {
     const ContenderSummary* b = SummaryOf(w, run.baseline);
     const ContenderSummary* k = SummaryOf(w, run.candidate);
     if (b && k) CompareTimeToReady(*b, *k, c);
@@ -137,8 +130,10 @@ void CompareLogic(const RunResult& run, const WorkloadResult* startup, WorkloadR
         std::tuple{run.candidate, k_logic, k_floor, ks->median_wall_s}}) {
     if (logic <= floor) {
       c.logic_note = fmt::format(
-          "startup-bound: {}'s time after start-up ({} = {} - {}) is below the {} that separates work from start-up noise",
-          name, Seconds(logic), Seconds(logic + startup_median), Seconds(startup_median), Seconds(floor));
+          "startup-bound: {}'s time after start-up ({} = {} - {}) is below the {} that separates work from start-up "
+          "noise",
+          name, units::FormatSeconds(logic), units::FormatSeconds(logic + startup_median),
+          units::FormatSeconds(startup_median), units::FormatSeconds(floor));
       return;
     }
   }
@@ -308,7 +303,7 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
       AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c,
                     options.cancelled);
     }
-    const bool adjusted = c.logic_speedup && !w.startup && w.kind != "serve";
+    const bool adjusted = c.logic_speedup && !w.startup && w.kind != WorkloadResult::Kind::kServe;
     const StartupSeries startup_walls{adjusted ? StartupWalls(startup, result.baseline) : std::vector<double>{},
                                       adjusted ? StartupWalls(startup, result.candidate) : std::vector<double>{}};
     AddSequences(wall, cpu, startup_walls, w.thresholds, c);

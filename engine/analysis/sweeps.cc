@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 
+#include "engine/model/samples.h"
 #include "stats/error.h"
 #include "stats/scaling_fit.h"
 
@@ -36,13 +37,6 @@ std::string Key(const std::vector<AxisValue>& fixed) {
   std::string key;
   for (const AxisValue& v : fixed) key += v.axis + "=" + v.value + ";";
   return key;
-}
-
-const ContenderSummary* SummaryOf(const WorkloadResult& w, const std::string& contender) {
-  for (const auto& s : w.summaries) {
-    if (s.contender == contender) return &s;
-  }
-  return nullptr;
 }
 
 // Elements per second; a workload without declared elements counts one element per run,
@@ -83,7 +77,7 @@ void Fits(const RunResult& run, const std::vector<const WorkloadResult*>& points
       group.first = fixed;
       const double n = std::strtod(ValueOf(*w, "scale").c_str(), nullptr) * run.settings.scale;
       for (const Sample& s : w->samples) {
-        if (s.contender != c.name || s.warmup || s.rss_only) continue;
+        if (s.contender != c.name || !Measured(s)) continue;
         group.second.first.push_back(n);
         group.second.second.push_back(s.wall_s);
       }

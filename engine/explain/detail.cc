@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/analysis/analyze.h"
+#include "engine/model/samples.h"
 #include "stats/descriptive.h"
 #include "stats/error.h"
 
@@ -27,7 +28,7 @@ ContenderStats Describe(const WorkloadResult& w, const std::string& contender,
   s.max_s = *std::max_element(wall.begin(), wall.end());
   std::vector<double> user, sys;
   for (const Sample& x : w.samples) {
-    if (x.warmup || x.rss_only || x.contender != contender) continue;
+    if (!Measured(x) || x.contender != contender) continue;
     user.push_back(x.user_s);
     sys.push_back(x.sys_s);
   }

@@ -22,28 +22,10 @@ std::vector<RoundRow> RoundRows(const RunResult& result, const WorkloadResult& w
   return out;
 }
 
-PairedRounds Paired(const RunResult& result, const WorkloadResult& workload) {
-  std::map<int, double> baseline, candidate;
-  for (const Sample& s : workload.samples) {
-    if (s.warmup || s.rss_only) continue;
-    if (s.contender == result.baseline) baseline[s.round] = s.wall_s;
-    if (s.contender == result.candidate) candidate[s.round] = s.wall_s;
-  }
-  PairedRounds out;
-  for (const auto& [round, wall] : baseline) {
-    auto other = candidate.find(round);
-    if (other == candidate.end()) continue;
-    out.rounds.push_back(round);
-    out.baseline.push_back(wall);
-    out.candidate.push_back(other->second);
-  }
-  return out;
-}
-
 std::vector<double> MeasuredWalls(const WorkloadResult& workload, const std::string& contender) {
   std::vector<double> out;
   for (const Sample& s : workload.samples) {
-    if (!s.warmup && !s.rss_only && s.contender == contender) out.push_back(s.wall_s);
+    if (Measured(s) && s.contender == contender) out.push_back(s.wall_s);
   }
   return out;
 }

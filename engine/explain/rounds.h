@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/model/result.h"
+#include "engine/model/samples.h"
 
 namespace pe::explain {
 
@@ -24,15 +25,9 @@ struct RoundRow {
 // round order, warm-ups included (rss_only runs are not timed and not shown).
 std::vector<RoundRow> RoundRows(const RunResult& result, const WorkloadResult& workload);
 
-// Measured (not warm-up, not rss_only) wall times of the rounds both contenders completed,
-// in round order. A contender's later sample of the same round replaces an earlier one,
-// as in engine/analysis.
-struct PairedRounds {
-  std::vector<int> rounds;
-  std::vector<double> baseline;
-  std::vector<double> candidate;
-};
-PairedRounds Paired(const RunResult& result, const WorkloadResult& workload);
+// The rounds both contenders completed (engine/model/samples.h).
+using pe::Paired;
+using pe::PairedRounds;
 
 // Measured wall times of one contender, in run order; `rss_only` and warm-ups excluded.
 std::vector<double> MeasuredWalls(const WorkloadResult& workload, const std::string& contender);

@@ -7,14 +7,15 @@
 #include <cmath>
 #include <iterator>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
+
+#include "engine/units/units.h"
 
 namespace pe::gate {
 
 namespace {
-
-std::string Percent(double x) { return fmt::format("{:.0f}%", 100 * x); }
 
 // Why a count is missing, in the contenders' own words ("not measurable: statically linked").
 std::string MeasureNote(const WorkloadResult& w, const std::string& fallback) {
@@ -75,8 +76,8 @@ struct Row {
   std::optional<double> Comparison::*point;       // point rows
   std::string (*missing)(const WorkloadResult&);  // the note when the figure is absent
   std::string (*note)(const Comparison&);         // a detail shown with the figure, or null
-  bool after_startup;      // the figure is work after start-up, which a serve workload measures already
-  bool profile_explains;   // a miss is a cost regression that a callgrind profile can explain
+  bool after_startup;     // the figure is work after start-up, which a serve workload measures already
+  bool profile_explains;  // a miss is a cost regression that a callgrind profile can explain
 };
 
 std::string NoPairedRounds(const WorkloadResult&) { return "no paired rounds"; }
@@ -103,22 +104,22 @@ const Row kRows[] = {
      &C::speedup_rounds_needed, nullptr, NoPairedRounds, nullptr, false, false},
     {"min_speedup_ci", "median speedup", &T::min_speedup_ci, U::kRatio, true, B::kShowMet, &C::speedup_cs,
      &C::speedup_rounds_needed, nullptr, NoPairedRounds, nullptr, false, false},
-    {"min_win_rate", "win rate", &T::min_win_rate, U::kRate, true, B::kShowMet, &C::win_rate_cs,
-     &C::win_rounds_needed, nullptr, NoPairedRounds, Wins, false, false},
+    {"min_win_rate", "win rate", &T::min_win_rate, U::kRate, true, B::kShowMet, &C::win_rate_cs, &C::win_rounds_needed,
+     nullptr, NoPairedRounds, Wins, false, false},
     {"min_logic_speedup", "startup-adjusted speedup", &T::min_logic_speedup, U::kRatio, true, B::kShowMet,
      &C::logic_speedup_cs, nullptr, nullptr, NoLogicFigure, nullptr, true, false},
     // Fails only when the regression is shown: noise alone cannot push the whole sequence
     // above the tolerance at the chosen confidence, however many rounds are looked at.
     {"max_slowdown", "paired CPU-time ratio", &T::max_slowdown, U::kRatio, false, B::kShowMissed, &C::cpu_ratio_cs,
      &C::cpu_rounds_needed, nullptr, NoCpuTime, nullptr, false, true},
-    {"max_rss_ratio", "peak RSS ratio", &T::max_rss_ratio, U::kRatio, false, B::kPoint, nullptr, nullptr,
-     &C::rss_ratio, NoBaselineRss, nullptr, false, false},
+    {"max_rss_ratio", "peak RSS ratio", &T::max_rss_ratio, U::kRatio, false, B::kPoint, nullptr, nullptr, &C::rss_ratio,
+     NoBaselineRss, nullptr, false, false},
     {"max_p99_ratio", "p99 latency ratio", &T::max_p99_ratio, U::kRatio, false, B::kPoint, nullptr, nullptr,
      &C::p99_ratio, NotServe, nullptr, false, false},
     {"max_instructions_ratio", "instruction count ratio", &T::max_instructions_ratio, U::kRatio, false, B::kPoint,
      nullptr, nullptr, &C::instructions_ratio, NoInstructions, nullptr, false, true},
-    {"max_allocations_ratio", "allocation count ratio", &T::max_allocations_ratio, U::kRatio, false, B::kPoint,
-     nullptr, nullptr, &C::allocations_ratio, NoAllocations, nullptr, false, true},
+    {"max_allocations_ratio", "allocation count ratio", &T::max_allocations_ratio, U::kRatio, false, B::kPoint, nullptr,
+     nullptr, &C::allocations_ratio, NoAllocations, nullptr, false, true},
 };
 
 // The sweep thresholds (CheckSweep) and their units.
@@ -141,10 +142,11 @@ bool AnyThreshold(const Thresholds& t) {
 Check RowCheck(const Row& row, const WorkloadResult& w) {
   const Comparison& c = *w.comparison;
   const double bar = *(w.thresholds.*row.bar);
-  if (row.after_startup && w.kind == "serve") {
+  if (row.after_startup && w.kind == WorkloadResult::Kind::kServe) {
     // A server's requests are its work after start-up already; its logic column shows
     // time-to-ready, which is a different figure and not what this threshold promises.
-    return SkippedCheck(w.name, row.key, row.label, bar, "a serve workload's latency is already measured after start-up");
+    return SkippedCheck(w.name, row.key, row.label, bar,
+                        "a serve workload's latency is already measured after start-up");
   }
   if (row.burden == B::kPoint) {
     const std::optional<double>& figure = c.*row.point;
@@ -259,18 +261,25 @@ std::string CheckLine(const Check& c) {
   const bool is_rate = c.unit == Check::Unit::kRate;
   const bool is_plain = c.unit == Check::Unit::kNumber;
   const bool missed = !c.passed || c.state == Check::State::kFail;
-  // Enough digits that a miss never prints as equal to its bar ("0.997x", not "1.00x").
-  int digits = 2;
-  while (missed && !c.skipped && !is_rate && digits < 6 &&
-         fmt::format("{:.{}f}", c.measured, digits) == fmt::format("{:.{}f}", c.bar, digits)) {
-    ++digits;
-  }
-  auto format = [&](double x) {
+  // Each figure prints with its unit's decimals, the bar with as many as the spec wrote it
+  // with ("1.005x"); `extra` raises them all until a miss never prints as equal to its bar
+  // ("0.997x is below the required 1.000x", not "1.00x ... 1.00x").
+  int extra = 0;
+  auto own = [&](double x) { return is_plain ? 2 : units::RatioDecimals(x); };
+  auto text = [&](double x, int decimals) {
     if (std::isinf(x)) return std::string(x > 0 ? "unbounded" : "-unbounded");
-    return is_rate ? Percent(x) : is_plain ? fmt::format("{:.{}f}", x, digits) : fmt::format("{:.{}f}x", x, digits);
+    if (is_rate) return units::FormatPercent(x);
+    decimals = std::max(decimals, extra);
+    return is_plain ? units::FormatFixed(x, decimals) : units::FormatRatio(x, decimals);
   };
+  const int bar_decimals = units::DecimalsToShow(c.bar, own(c.bar));
+  // A miss prints its figures with at least the bar's decimals, so they compare digit by digit.
+  auto format = [&](double x) { return text(x, missed ? std::max(own(x), bar_decimals) : own(x)); };
+  while (missed && !c.skipped && !is_rate && extra < 6 && format(c.measured) == text(c.bar, bar_decimals)) {
+    extra = std::max({extra, own(c.measured), bar_decimals}) + 1;
+  }
   const std::string measured = format(c.measured);
-  const std::string bar = format(c.bar);
+  const std::string bar = text(c.bar, bar_decimals);
   const std::string allowed = c.higher_is_better ? "required" : "allowed";
   if (c.skipped) return fmt::format("{}: {} not checked against {}: {}", c.workload, c.label, bar, c.note);
   std::vector<std::string> details;

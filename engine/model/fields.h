@@ -73,6 +73,11 @@ constexpr auto NamesOf(Tag<Check::Unit>) {
   return std::array{EnumName{K::kRatio, "ratio"}, EnumName{K::kRate, "rate"}, EnumName{K::kNumber, "number"}};
 }
 
+constexpr auto NamesOf(Tag<WorkloadResult::Kind>) {
+  using K = WorkloadResult::Kind;
+  return std::array{EnumName{K::kProcess, "process"}, EnumName{K::kServe, "serve"}};
+}
+
 constexpr auto NamesOf(Tag<ExitCode>) {
   return std::array{
       EnumName{ExitCode::kPass, "pass"},

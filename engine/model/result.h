@@ -209,7 +209,9 @@ struct WorkloadResult {
   // On a regression: the functions whose cost grew most, from profiles of both contenders.
   std::vector<FunctionShift> profile;
   std::string profile_note;       // how the profile was taken, or why it is missing
-  std::string kind = "process";   // or "serve": a server measured over HTTP requests
+  // kServe: a server measured over HTTP requests; kProcess: a command run to completion.
+  enum class Kind { kProcess, kServe };
+  Kind kind = Kind::kProcess;
   // How outputs were compared: exact, sorted-lines, json, json-map, or "none" (not compared:
   // the figures compare time only, and every report says so).
   std::string parity = "exact";

@@ -3,18 +3,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/model/samples.h"
 #include "engine/report/units.h"
 
 namespace pe::report {
 
 namespace {
-
-const ContenderSummary* SummaryOf(const WorkloadResult& w, const std::string& contender) {
-  for (const auto& s : w.summaries) {
-    if (s.contender == contender) return &s;
-  }
-  return nullptr;
-}
 
 std::string Count(std::optional<std::uint64_t> n) { return n ? fmt::format("{}", *n) : "-"; }
 
@@ -25,7 +19,7 @@ std::vector<std::string> MeasureLines(const RunResult& result) {
   for (const WorkloadResult& w : result.workloads) {
     const ContenderSummary* b = SummaryOf(w, result.baseline);
     const ContenderSummary* k = SummaryOf(w, result.candidate);
-    if (!b || !k || !w.comparison || w.startup || w.kind == "serve") continue;
+    if (!b || !k || !w.comparison || w.startup || w.kind == WorkloadResult::Kind::kServe) continue;
     const Comparison& c = *w.comparison;
     const bool counted = b->instructions || k->instructions || b->allocation_calls || k->allocation_calls ||
                          !b->measure_note.empty() || !k->measure_note.empty();
@@ -66,7 +60,7 @@ std::vector<std::string> MeasureLines(const RunResult& result) {
 std::vector<std::string> ServeLines(const RunResult& result) {
   std::vector<std::string> lines;
   for (const WorkloadResult& w : result.workloads) {
-    if (w.kind != "serve") continue;
+    if (w.kind != WorkloadResult::Kind::kServe) continue;
     for (const ContenderSummary& s : w.summaries) {
       if (!s.serve) continue;
       const ServeFigures& f = *s.serve;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/model/samples.h"
 #include "engine/report/units.h"
 
 namespace pe::report {
@@ -12,15 +13,8 @@ namespace {
 
 constexpr std::string_view kNothing = "-";
 
-const ContenderSummary* FindSummary(const WorkloadResult& workload, std::string_view contender) {
-  for (const auto& summary : workload.summaries) {
-    if (summary.contender == contender) return &summary;
-  }
-  return nullptr;
-}
-
 std::string MedianCell(const WorkloadResult& workload, std::string_view contender) {
-  const ContenderSummary* summary = FindSummary(workload, contender);
+  const ContenderSummary* summary = SummaryOf(workload, contender);
   if (summary == nullptr || summary->n == 0) return std::string(kNothing);
   return FormatSeconds(summary->median_wall_s);
 }
@@ -78,7 +72,8 @@ std::vector<WorkloadRow> WorkloadRows(const RunResult& result) {
       row.logic_speedup = comparison->logic_speedup ? FormatRatio(*comparison->logic_speedup)
                                                     : LogicNoteShortForm(comparison->logic_note);
       // A server's column compares time-to-ready, not work after start-up: say so in the cell.
-      if (workload.kind == "serve" && comparison->logic_speedup) row.logic_speedup += " (time-to-ready)";
+      if (workload.kind == WorkloadResult::Kind::kServe && comparison->logic_speedup)
+        row.logic_speedup += " (time-to-ready)";
       row.rounds_won = fmt::format("{}/{}", comparison->wins, comparison->rounds);
     } else {
       row.speedup = row.logic_speedup = row.rounds_won = kNothing;

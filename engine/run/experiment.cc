@@ -130,7 +130,7 @@ RunResult Experiment::Run() {
     wr.description = w->description;
     wr.gate = w->gate;
     wr.startup = w->startup;
-    wr.kind = w->serve ? "serve" : "process";
+    wr.kind = w->serve ? WorkloadResult::Kind::kServe : WorkloadResult::Kind::kProcess;
     wr.thresholds = spec::EffectiveThresholds(spec_, *w);
     wr.sweep = w->sweep;
     for (const auto& [axis, value] : w->point) wr.point.push_back({axis, value});

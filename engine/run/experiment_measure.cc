@@ -5,13 +5,13 @@
 
 #include <algorithm>
 
-#include "engine/run/experiment_impl.h"
 #include "engine/gate/gate.h"
 #include "engine/gitbuild/git_build.h"
 #include "engine/measure/allocations.h"
 #include "engine/measure/instructions.h"
 #include "engine/measure/profile.h"
 #include "engine/measure/where_the_time_went.h"
+#include "engine/run/experiment_impl.h"
 #include "engine/runner/interrupt.h"
 
 namespace pe::run::internal {
@@ -81,9 +81,9 @@ bool Experiment::RunCounts() {
 
 void Experiment::ProfileRegressions() {
   for (const spec::Workload* w : workloads_) {
-    const bool regressed = std::any_of(result_.verdict.checks.begin(), result_.verdict.checks.end(), [&](const Check& c) {
-      return c.workload == w->name && !c.passed && gate::ProfileExplains(c);
-    });
+    const bool regressed =
+        std::any_of(result_.verdict.checks.begin(), result_.verdict.checks.end(),
+                    [&](const Check& c) { return c.workload == w->name && !c.passed && gate::ProfileExplains(c); });
     if (!regressed) continue;
     const spec::Contender* b = spec_.FindContender(spec_.baseline);
     const spec::Contender* k = spec_.FindContender(spec_.candidate);

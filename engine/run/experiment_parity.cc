@@ -30,9 +30,9 @@ std::optional<serve::ServeRoundResult> Experiment::ExecuteServe(const spec::Cont
     if (!CheckFixtureUntouched(c, w)) return std::nullopt;
     return round;
   }
-  ResultFor(w).failures.push_back({round.failure.rfind("cannot start", 0) == 0 ? Failure::Kind::kSpawn
-                                                                               : Failure::Kind::kExit,
-                                   w.name, c.name, fmt::format("(server) {}", round.failure), round.detail});
+  ResultFor(w).failures.push_back(
+      {round.failed == serve::ServeRoundResult::Failure::kNotStarted ? Failure::Kind::kSpawn : Failure::Kind::kExit,
+       w.name, c.name, fmt::format("(server) {}", round.failure), round.detail});
   return std::nullopt;
 }
 

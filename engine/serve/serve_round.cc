@@ -54,8 +54,10 @@ bool LostPort(const Outcome& outcome, const std::string& stderr_tail, int port) 
 }
 
 // Marks the round failed; always returns false, so callers can `return Fail(...)`.
-bool Fail(ServeRoundResult* result, std::string failure, std::string detail = {}) {
+bool Fail(ServeRoundResult* result, std::string failure, std::string detail = {},
+          ServeRoundResult::Failure kind = ServeRoundResult::Failure::kFailed) {
   result->ok = false;
+  result->failed = kind;
   result->failure = std::move(failure);
   result->detail = std::move(detail);
   return false;
@@ -137,7 +139,7 @@ bool StartHealthy(const std::function<Command(int port)>& make_command,
     ServerProcess& server = *attempt->server;
     if (std::string error = server.Start(command); !error.empty()) {
       if (interrupt::Interrupted()) return Fail(result, "interrupted");
-      return Fail(result, "cannot start server: " + error);
+      return Fail(result, "cannot start server: " + error, {}, ServeRoundResult::Failure::kNotStarted);
     }
     const http::HealthResult health =
         http::WaitUntilHealthy(result->port, options.health_path, options.ready_timeout_s,

@@ -30,7 +30,10 @@ struct ServeRoundOptions {
 };
 
 struct ServeRoundResult {
+  // kNotStarted: the server's process could not be spawned; kFailed: anything after that.
+  enum class Failure { kNone, kNotStarted, kFailed };
   bool ok = false;
+  Failure failed = Failure::kNone;
   std::string failure;  // one line: what went wrong; empty when ok
   std::string detail;   // the server's stderr tail, or the request and its answer; may be empty
   int port = 0;         // the port of the last attempt

@@ -241,6 +241,19 @@ TEST(Gate, CountRatiosAreUpperBoundsAndMissingCountsSayWhy) {
             "w: allocation count ratio not checked against 1.00x: candidate: not measurable: statically linked");
 }
 
+TEST(Gate, FiguresPrintInTheSharedUnitsAndABarWithTheDecimalsItWasWrittenWith) {
+  // A passing ratio from 10 up prints with one decimal, as every report prints it.
+  EXPECT_EQ(CheckLine(MakeCheck("w", "max_rss_ratio", "peak RSS ratio", 12.4, 20, false)),
+            "w: peak RSS ratio 12.4x meets the allowed 20.0x");
+  // A bar of 1.005 is not "1.00x".
+  EXPECT_EQ(CheckLine(MakeCheck("w", "max_rss_ratio", "peak RSS ratio", 1.0, 1.005, false)),
+            "w: peak RSS ratio 1.00x meets the allowed 1.005x");
+  EXPECT_EQ(CheckLine(MakeCheck("w", "max_rss_ratio", "peak RSS ratio", 1.0051, 1.005, false)),
+            "w: peak RSS ratio 1.0051x is above the allowed 1.0050x (over by 0.0%)");
+  EXPECT_EQ(CheckLine(MakeCheck("w", "max_rss_ratio", "peak RSS ratio", 12.33, 12.4, true)),
+            "w: peak RSS ratio 12.3x is below the required 12.4x (short by 0.6%)");
+}
+
 TEST(Gate, EachThresholdHasItsUnitAndOnlyCostRegressionsAreProfiled) {
   EXPECT_EQ(UnitOf("min_speedup"), Check::Unit::kRatio);
   EXPECT_EQ(UnitOf("min_win_rate"), Check::Unit::kRate);

@@ -35,6 +35,12 @@ inline void Same(Failure::Kind a, Failure::Kind b, const std::string& path) {
 inline void Same(ExitCode a, ExitCode b, const std::string& path) {
   EXPECT_EQ(static_cast<int>(a), static_cast<int>(b)) << path;
 }
+inline void Same(Check::Unit a, Check::Unit b, const std::string& path) {
+  EXPECT_EQ(static_cast<int>(a), static_cast<int>(b)) << path;
+}
+inline void Same(WorkloadResult::Kind a, WorkloadResult::Kind b, const std::string& path) {
+  EXPECT_EQ(static_cast<int>(a), static_cast<int>(b)) << path;
+}
 
 // Declared ahead so the optional and vector templates below find them.
 inline void Same(const ShardInfo& a, const ShardInfo& b, const std::string& path);
@@ -138,6 +144,7 @@ inline void Same(const Check& a, const Check& b, const std::string& path) {
   Same(a.passed, b.passed, path + ".passed");
   Same(a.skipped, b.skipped, path + ".skipped");
   Same(a.note, b.note, path + ".note");
+  Same(a.unit, b.unit, path + ".unit");
 }
 
 inline void Same(const ContenderInfo& a, const ContenderInfo& b, const std::string& path) {

@@ -106,7 +106,7 @@ inline RunResult FullResult() {
   w.sweep = "dense";
   w.point = {{"threads", "4"}, {"allocator", "mimalloc"}};
   w.elements = 192000;
-  w.kind = "serve";
+  w.kind = WorkloadResult::Kind::kServe;
   w.profile = {{"ParseRecords", 2100046, 6900070, 0.452, 0.731}};
   w.profile_note = "callgrind, self cost";
   r.workloads = {w};

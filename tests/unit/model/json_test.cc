@@ -163,7 +163,7 @@ TEST(JsonTest, ReadsFilesWrittenBeforeLaterFieldsExisted) {
   in["verdict"].erase("accepted");
   const RunResult back = RunResultFromJson(in);
   EXPECT_TRUE(back.sweeps.empty());
-  EXPECT_EQ(back.workloads[0].kind, "process");
+  EXPECT_EQ(back.workloads[0].kind, WorkloadResult::Kind::kProcess);
   EXPECT_TRUE(back.workloads[0].profile.empty());
   EXPECT_EQ(back.contenders[1].git, "");
   EXPECT_FALSE(back.verdict.accepted);

@@ -75,6 +75,7 @@ TEST_F(ServeRoundTest, NormalRoundMeasuresLatencyThroughputAndReadiness) {
                     Requests({"/a", "/b", "/c"}, 24, 4), options);
   ASSERT_TRUE(result.ok) << result.failure << "\n" << result.detail;
   EXPECT_EQ(result.failure, "");
+  EXPECT_EQ(result.failed, ServeRoundResult::Failure::kNone);
   EXPECT_EQ(result.attempts, 1);
   EXPECT_GT(result.port, 0);
   EXPECT_GE(result.time_to_ready_s, 0.1);
@@ -134,6 +135,7 @@ TEST_F(ServeRoundTest, ServerThatExitsBeforeHealthyIsNotRetried) {
       RunServeRound(Stub({"--no-such-flag"}), Requests({"/a"}, 3, 1), Options());
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.failure, "server exited before becoming healthy (exit status 2)");
+  EXPECT_EQ(result.failed, ServeRoundResult::Failure::kFailed);  // it started: not a spawn failure
   EXPECT_EQ(result.detail, "stub-http-server: unknown flag --no-such-flag");
   EXPECT_EQ(result.attempts, 1);
   EXPECT_EQ(result.server.exit_code, 2);
@@ -212,6 +214,7 @@ TEST_F(ServeRoundTest, MissingProgramCannotStart) {
   ServeRoundResult result = RunServeRound(missing, Requests({"/a"}, 1, 1), Options());
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.failure, "cannot start server: program not found: no-such-server-for-pe-tests");
+  EXPECT_EQ(result.failed, ServeRoundResult::Failure::kNotStarted);
 }
 
 TEST_F(ServeRoundTest, InterruptStopsTheServer) {

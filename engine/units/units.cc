@@ -1,10 +1,12 @@
-#include "engine/report/units.h"
+#include "engine/units/units.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
+#include <string>
 
-namespace pe::report {
+namespace pe::units {
 namespace {
 
 constexpr std::string_view kNotAvailable = "n/a";
@@ -40,29 +42,44 @@ std::string Scaled(double value, const std::array<Unit, kCount>& units) {
 std::string FormatSeconds(double seconds) {
   if (!std::isfinite(seconds)) return std::string(kNotAvailable);
   if (seconds == 0) return "0 s";
-  static constexpr std::array<Unit, 4> kUnits{
-      {{1, "s"}, {1e3, "ms"}, {1e6, "us"}, {1e9, "ns"}}};
+  static constexpr std::array<Unit, 4> kUnits{{{1, "s"}, {1e3, "ms"}, {1e6, "us"}, {1e9, "ns"}}};
   std::string magnitude = Scaled(std::fabs(seconds), kUnits);
   return seconds < 0 ? "-" + magnitude : magnitude;
 }
 
 std::string FormatKiB(std::int64_t kib) {
   if (kib == 0) return "0 KiB";
-  static constexpr std::array<Unit, 4> kUnits{{{1.0 / (1024.0 * 1024.0 * 1024.0), "TiB"},
-                                               {1.0 / (1024.0 * 1024.0), "GiB"},
-                                               {1.0 / 1024.0, "MiB"},
-                                               {1, "KiB"}}};
+  static constexpr std::array<Unit, 4> kUnits{
+      {{1.0 / (1024.0 * 1024.0 * 1024.0), "TiB"}, {1.0 / (1024.0 * 1024.0), "GiB"}, {1.0 / 1024.0, "MiB"}, {1, "KiB"}}};
   // Below 1 MiB the KiB count itself is shown, up to 4 digits: "1000 KiB".
   double magnitude = std::fabs(static_cast<double>(kib));
-  std::string text = magnitude < 1024 ? fmt::format("{} KiB", std::llabs(kib))
-                                      : Scaled(magnitude, kUnits);
+  std::string text = magnitude < 1024 ? fmt::format("{} KiB", std::llabs(kib)) : Scaled(magnitude, kUnits);
   return kib < 0 ? "-" + text : text;
 }
 
-std::string FormatRatio(double ratio) {
+int RatioDecimals(double ratio) { return std::fabs(ratio) < 9.995 ? 2 : 1; }
+
+std::string FormatRatio(double ratio) { return FormatRatio(ratio, RatioDecimals(ratio)); }
+
+std::string FormatRatio(double ratio, int decimals) {
   if (!std::isfinite(ratio)) return std::string(kNotAvailable);
-  if (std::fabs(ratio) < 9.995) return fmt::format("{:.2f}x", ratio);
-  return fmt::format("{:.1f}x", ratio);
+  return fmt::format("{:.{}f}x", ratio, decimals);
+}
+
+std::string FormatFixed(double value, int decimals) {
+  if (!std::isfinite(value)) return std::string(kNotAvailable);
+  return fmt::format("{:.{}f}", value, decimals);
+}
+
+int DecimalsToShow(double value, int at_least) {
+  int decimals = at_least;
+  // Printed and read back, the text must give the value to within rounding noise.
+  while (decimals < 6 && std::isfinite(value) &&
+         std::fabs(std::stod(fmt::format("{:.{}f}", value, decimals)) - value) >
+             1e-9 * std::max(1.0, std::fabs(value))) {
+    ++decimals;
+  }
+  return decimals;
 }
 
 std::string FormatPercent(double fraction) {
@@ -76,4 +93,4 @@ std::string FormatPValue(double p) {
   return fmt::format("p = {:.3f}", p);
 }
 
-}  // namespace pe::report
+}  // namespace pe::units

@@ -1,11 +1,11 @@
-#include "engine/report/units.h"
+#include "engine/units/units.h"
 
 #include <cstdint>
 #include <limits>
 
 #include <gtest/gtest.h>
 
-namespace pe::report {
+namespace pe::units {
 namespace {
 
 TEST(UnitsTest, Seconds) {
@@ -49,6 +49,19 @@ TEST(UnitsTest, Ratios) {
   EXPECT_EQ(FormatRatio(std::numeric_limits<double>::infinity()), "n/a");
 }
 
+TEST(UnitsTest, RatiosWithTheirOwnDecimals) {
+  EXPECT_EQ(FormatRatio(1.0, 3), "1.000x");
+  EXPECT_EQ(RatioDecimals(9.99), 2);
+  EXPECT_EQ(RatioDecimals(12.4), 1);
+  EXPECT_EQ(DecimalsToShow(1.0, 2), 2);
+  EXPECT_EQ(DecimalsToShow(1.005, 2), 3);
+  EXPECT_EQ(DecimalsToShow(1.0625, 2), 4);
+  EXPECT_EQ(DecimalsToShow(12.5, 1), 1);
+  EXPECT_EQ(DecimalsToShow(1.0 / 3, 2), 6);  // at most 6
+  EXPECT_EQ(FormatRatio(1.005, DecimalsToShow(1.005, RatioDecimals(1.005))), "1.005x");
+  EXPECT_EQ(FormatFixed(1.5, 2), "1.50");
+}
+
 TEST(UnitsTest, PercentagesAndPValues) {
   EXPECT_EQ(FormatPercent(0.06), "6%");
   EXPECT_EQ(FormatPercent(0.9), "90%");
@@ -68,4 +81,4 @@ TEST(UnitsTest, FmtFormattersUseTheSameText) {
 }
 
 }  // namespace
-}  // namespace pe::report
+}  // namespace pe::units

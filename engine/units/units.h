@@ -1,0 +1,87 @@
+// Units, formatted once (docs/results-format.md, "Units"). Every module that prints a figure
+// (the gate's lines, the analysis notes, every reporter) prints through these, so a duration
+// or a ratio reads the same in the terminal, in Markdown and in logs. It depends on fmt only,
+// at the bottom of the module graph.
+//
+//   durations  3 significant digits in s, ms, us or ns: "1.23 s", "41.2 ms", "812 us"
+//   memory     from KiB, binary units: "812 KiB", "12.3 MiB", "1.23 GiB"
+//   ratios     2 decimals below 10, 1 from 10: "0.94x", "19.8x"; a bar from a spec prints
+//              with the decimals it was written with: "1.005x", never "1.00x"
+//   fractions  as whole percentages: "6%"
+//   p-values   3 decimals, floored: "p = 0.031", "p < 0.001"
+//
+// Non-finite inputs print as "n/a". ASCII only ("us", not the micro sign), so column
+// widths are byte counts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace pe::units {
+
+std::string FormatSeconds(double seconds);
+std::string FormatKiB(std::int64_t kib);
+std::string FormatRatio(double ratio);
+std::string FormatRatio(double ratio, int decimals);  // "1.000x"
+std::string FormatFixed(double value, int decimals);  // a plain number: "1.52"
+
+// The decimals FormatRatio(ratio) uses: 2 below 10, 1 from 10.
+int RatioDecimals(double ratio);
+// The fewest decimals, at least `at_least` and at most 6, at which `value` prints exactly
+// (a bar written 1.005 needs 3).
+int DecimalsToShow(double value, int at_least);
+std::string FormatPercent(double fraction);
+std::string FormatPValue(double p);
+
+// For fmt: fmt::format("{:>8}", Seconds{0.0412}) == " 41.2 ms".
+struct Seconds {
+  double value;
+};
+struct KiB {
+  std::int64_t value;
+};
+struct Ratio {
+  double value;
+};
+struct Percent {
+  double value;
+};
+struct PValue {
+  double value;
+};
+
+}  // namespace pe::units
+
+template <>
+struct fmt::formatter<pe::units::Seconds> : fmt::formatter<std::string_view> {
+  auto format(pe::units::Seconds v, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(pe::units::FormatSeconds(v.value), ctx);
+  }
+};
+template <>
+struct fmt::formatter<pe::units::KiB> : fmt::formatter<std::string_view> {
+  auto format(pe::units::KiB v, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(pe::units::FormatKiB(v.value), ctx);
+  }
+};
+template <>
+struct fmt::formatter<pe::units::Ratio> : fmt::formatter<std::string_view> {
+  auto format(pe::units::Ratio v, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(pe::units::FormatRatio(v.value), ctx);
+  }
+};
+template <>
+struct fmt::formatter<pe::units::Percent> : fmt::formatter<std::string_view> {
+  auto format(pe::units::Percent v, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(pe::units::FormatPercent(v.value), ctx);
+  }
+};
+template <>
+struct fmt::formatter<pe::units::PValue> : fmt::formatter<std::string_view> {
+  auto format(pe::units::PValue v, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(pe::units::FormatPValue(v.value), ctx);
+  }
+};
