@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build git pkg-config
+  clang-format          # scripts/check-format.sh (run by .ci/run): changed lines follow .clang-format
   libtomlplusplus-dev   # spec parsing with source positions
   libboost-dev libboost-filesystem-dev  # Boost.Process (children; it needs Boost.Filesystem), Asio/Beast (serve)
   libeigen3-dev         # scaling fits in stats/
