@@ -12,9 +12,11 @@
 
 #include "engine/model/atomic_file.h"
 #include "engine/model/names.h"
+#include "engine/model/samples.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
 #include "engine/report/shards.h"
+#include "engine/report/svg_chart.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
 #include "engine/report/units.h"
@@ -22,6 +24,8 @@
 
 namespace pe::report {
 namespace {
+
+using namespace svg;  // NOLINT: the chart vocabulary (Axis, Frame, Ticks) reads best unqualified here
 
 // ---------------------------------------------------------------------------------------
 // Page furniture.
@@ -107,168 +111,7 @@ class IdMaker {
 };
 
 // ---------------------------------------------------------------------------------------
-// Axes and chart frames. Coordinates print with one decimal, so output is byte-stable.
-
-std::string Px(double value) { return fmt::format("{:.1f}", value); }
-
-struct Axis {
-  double lo = 0;
-  double hi = 1;
-  bool log = false;
-  double from = 0;  // pixel of lo
-  double to = 1;    // pixel of hi
-
-  double operator()(double value) const {
-    double t = log ? (std::log10(value) - std::log10(lo)) / (std::log10(hi) - std::log10(lo))
-                   : (value - lo) / (hi - lo);
-    return from + t * (to - from);
-  }
-};
-
-double NiceStep(double span) {
-  double raw = span / 6;
-  double magnitude = std::pow(10, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0}) {
-    if (m * magnitude >= raw) return m * magnitude;
-  }
-  return 10 * magnitude;
-}
-
-// Values equal up to rounding (a ratio of two equally perturbed medians) count as one
-// value: the axis then gets a span of its own instead of a zero-width one.
-Axis LinearAxis(double lo, double hi, bool from_zero) {
-  if (from_zero) lo = std::min(lo, 0.0);
-  if (hi - lo <= 1e-9 * std::max(std::fabs(lo), std::fabs(hi))) {
-    double pad = lo == 0 ? 1 : std::fabs(lo) * 0.1;
-    return {lo - (from_zero && lo == 0 ? 0 : pad), hi + pad, false};
-  }
-  double pad = (hi - lo) * 0.06;
-  return {from_zero && lo == 0 ? 0 : lo - pad, hi + pad, false};
-}
-
-Axis LogAxis(double lo, double hi) {
-  if (hi <= lo * (1 + 1e-9)) return {lo / 1.5, hi * 1.5, true};
-  double pad = std::pow(hi / lo, 0.06);
-  return {lo / pad, hi * pad, true};
-}
-
-// A log axis when the values span more than `fold`-fold, else a linear one.
-Axis AxisFor(double lo, double hi, double fold, bool from_zero) {
-  if (lo > 0 && hi / lo > fold) return LogAxis(lo, hi);
-  return LinearAxis(lo, hi, from_zero);
-}
-
-std::vector<double> LinearTicks(double lo, double hi) {
-  std::vector<double> ticks;
-  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return ticks;
-  double step = NiceStep(hi - lo);
-  if (!(step > 0) || (hi - lo) / step > 20) return ticks;
-  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
-    ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
-  }
-  return ticks;
-}
-
-// 1-2-5 in each decade; every decade alone when that gives too many; plain steps when
-// the axis spans less than a decade and 1-2-5 would leave fewer than three ticks.
-std::vector<double> Ticks(const Axis& axis) {
-  if (!axis.log) return LinearTicks(axis.lo, axis.hi);
-  auto within = [&](double t) { return t >= axis.lo * (1 - 1e-9) && t <= axis.hi * (1 + 1e-9); };
-  std::vector<double> ticks;
-  for (int d = static_cast<int>(std::floor(std::log10(axis.lo)));
-       d <= static_cast<int>(std::ceil(std::log10(axis.hi))); ++d) {
-    for (double m : {1.0, 2.0, 5.0}) {
-      double t = m * std::pow(10, d);
-      if (within(t)) ticks.push_back(t);
-    }
-  }
-  if (ticks.size() > 9) {
-    std::erase_if(ticks, [](double t) {
-      double mantissa = t / std::pow(10, std::floor(std::log10(t) + 1e-9));
-      return std::fabs(mantissa - 1) > 1e-6;
-    });
-  }
-  if (ticks.size() < 3) return LinearTicks(axis.lo, axis.hi);
-  return ticks;
-}
-
-// Three significant digits without exponents: "0.05", "1.5", "960", "3264".
-std::string Number(double value) {
-  if (value == 0) return "0";
-  if (std::fabs(value) >= 1000) return fmt::format("{:.0f}", value);
-  return fmt::format("{:.3g}", value);
-}
-
-// The plot area inside a chart of width x height, margins around it for labels.
-struct Frame {
-  double width = 540;
-  double height = 300;
-  double left = 70;
-  double right = 20;
-  double top = 34;
-  double bottom = 46;
-
-  double PlotLeft() const { return left; }
-  double PlotRight() const { return width - right; }
-  double PlotTop() const { return top; }
-  double PlotBottom() const { return height - bottom; }
-};
-
-std::string OpenChart(std::string_view classes, const std::string& id, const Frame& frame,
-                      const std::string& title) {
-  return fmt::format(
-      "<svg class=\"chart {}\" id=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-      "role=\"img\">\n<title>{}</title>\n<text class=\"chart-title\" x=\"{}\" y=\"20\">{}</text>\n",
-      classes, id, Px(frame.width), Px(frame.height), Px(frame.width), Px(frame.height), title,
-      Px(frame.left), title);
-}
-
-using Label = std::function<std::string(double)>;
-
-// Grid lines, tick labels and the axis title along the bottom of the plot.
-std::string XAxis(const Frame& frame, const Axis& x, const std::vector<double>& ticks,
-                  const Label& label, std::string_view title) {
-  std::string svg;
-  for (double t : ticks) {
-    double px = x(t);
-    svg += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
-                       Px(px), Px(frame.PlotTop()), Px(frame.PlotBottom()));
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", Px(px),
-                       Px(frame.PlotBottom() + 15), EscapeHtml(label(t)));
-  }
-  svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
-                     Px(frame.PlotLeft()), Px(frame.PlotRight()), Px(frame.PlotBottom()));
-  if (title.empty()) return svg;
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-                     Px((frame.PlotLeft() + frame.PlotRight()) / 2), Px(frame.PlotBottom() + 34),
-                     title);
-  return svg;
-}
-
-std::string YAxis(const Frame& frame, const Axis& y, const std::vector<double>& ticks,
-                  const Label& label, std::string_view title) {
-  std::string svg;
-  for (double t : ticks) {
-    double py = y(t);
-    svg += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n",
-                       Px(frame.PlotLeft()), Px(frame.PlotRight()), Px(py));
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-                       Px(frame.PlotLeft() - 6), Px(py + 4), EscapeHtml(label(t)));
-  }
-  svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n",
-                     Px(frame.PlotLeft()), Px(frame.PlotTop()), Px(frame.PlotBottom()));
-  double cy = (frame.PlotTop() + frame.PlotBottom()) / 2;
-  svg += fmt::format(
-      "<text x=\"14\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 14 {0})\">{1}</text>\n",
-      Px(cy), title);
-  return svg;
-}
-
-// ---------------------------------------------------------------------------------------
 // Per workload: the time distribution of each contender, and the paired ratio by round.
-
-// Measured samples only: warm-ups are never analysed and RSS-only runs are never timed.
-bool Measured(const Sample& sample) { return !sample.warmup && !sample.rss_only; }
 
 struct ContenderRuns {
   std::string contender;
@@ -298,20 +141,33 @@ double Jitter(std::size_t i) {
   return spread - 0.5;
 }
 
-// Each contender gets its own band and its own linear axis: when one is a hundred times
+// Contenders within kSharedAxisFold of each other share one linear axis, so their boxes
+// compare by eye. Beyond that each gets its own band and axis: when one is a hundred times
 // faster, a shared axis would squash its box to a line, and the spread within each
 // contender is what this chart is for (the table and the ratio chart compare them).
+constexpr double kSharedAxisFold = 3;
+
 std::string BoxPlot(const RunResult& result, const WorkloadResult& workload,
                     const std::vector<ContenderRuns>& runs, const std::string& id) {
   constexpr double kBand = 84;
   Frame frame;
   frame.left = 120;
   frame.height = frame.top + kBand * runs.size() + 22;
+  double all_lo = INFINITY;
+  double all_hi = 0;
+  for (const ContenderRuns& entry : runs) {
+    for (const Sample* sample : entry.samples) {
+      all_lo = std::min(all_lo, sample->wall_s);
+      all_hi = std::max(all_hi, sample->wall_s);
+    }
+  }
+  const bool shared = all_hi <= kSharedAxisFold * all_lo;
   std::string title = fmt::format("Wall time per run: {}", Esc(workload.name));
   std::string svg = OpenChart("box-plot", id, frame, title);
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
                      Px((frame.PlotLeft() + frame.PlotRight()) / 2), Px(frame.height - 10),
-                     "wall time per run (each contender on its own scale)");
+                     shared ? "wall time per run (one scale for every contender)"
+                            : "wall time per run (each contender on its own scale: they differ more than 3x)");
 
   for (std::size_t c = 0; c < runs.size(); ++c) {
     const ContenderRuns& entry = runs[c];
@@ -321,8 +177,8 @@ std::string BoxPlot(const RunResult& result, const WorkloadResult& workload,
     band.bottom = 0;
     band.height = band.top + 52;
     double mid = band.top + 22;
-    double lo = INFINITY;
-    double hi = 0;
+    double lo = shared ? all_lo : INFINITY;
+    double hi = shared ? all_hi : 0;
     for (const Sample* sample : entry.samples) {
       lo = std::min(lo, sample->wall_s);
       hi = std::max(hi, sample->wall_s);
@@ -377,26 +233,39 @@ std::string BoxPlot(const RunResult& result, const WorkloadResult& workload,
   return svg + "</svg>\n";
 }
 
+// The page's one ratio convention, the table's: baseline / candidate, above 1 when the
+// candidate is faster.
 struct RoundRatio {
   int round = 0;
-  double ratio = 0;  // candidate wall / baseline wall
+  double ratio = 0;  // baseline wall / candidate wall
 };
 
 std::vector<RoundRatio> PairedRatios(const RunResult& result, const WorkloadResult& workload) {
-  std::map<int, double> baseline;
-  std::map<int, double> candidate;
-  for (const auto& sample : workload.samples) {
-    if (!Measured(sample) || !(sample.wall_s > 0) || !std::isfinite(sample.wall_s)) continue;
-    if (sample.contender == result.baseline) baseline[sample.round] = sample.wall_s;
-    if (sample.contender == result.candidate) candidate[sample.round] = sample.wall_s;
-  }
+  const PairedRounds paired = Paired(result, workload);
   std::vector<RoundRatio> ratios;
-  for (const auto& [round, wall] : candidate) {
-    auto it = baseline.find(round);
-    if (it != baseline.end()) ratios.push_back({round, wall / it->second});
+  for (std::size_t i = 0; i < paired.rounds.size(); ++i) {
+    const double b = paired.baseline[i], k = paired.candidate[i];
+    if (!(b > 0) || !std::isfinite(b) || !(k > 0) || !std::isfinite(k)) continue;
+    ratios.push_back({paired.rounds[i], b / k});
   }
   return ratios;
 }
+
+// The interval of the median speed-up the gate read (its confidence sequence), else the
+// bootstrap interval; the text names which.
+struct SpeedupInterval {
+  const Interval* interval = nullptr;
+  std::string_view kind;
+};
+SpeedupInterval IntervalOf(const WorkloadResult& workload) {
+  if (!workload.comparison) return {};
+  const Comparison& c = *workload.comparison;
+  if (c.speedup_cs) return {&*c.speedup_cs, "confidence sequence"};
+  if (c.speedup_ci) return {&*c.speedup_ci, "interval"};
+  return {};
+}
+
+bool Drawable(double value) { return std::isfinite(value) && value > 0; }
 
 std::string RatioChart(const RunResult& result, const WorkloadResult& workload,
                        const std::vector<RoundRatio>& ratios, const std::string& id) {
@@ -410,6 +279,13 @@ std::string RatioChart(const RunResult& result, const WorkloadResult& workload,
     lo = std::min(lo, r.ratio);
     hi = std::max(hi, r.ratio);
     values.push_back(r.ratio);
+  }
+  // The interval is drawn as a band; its finite ends are kept in view.
+  const SpeedupInterval band = IntervalOf(workload);
+  if (band.interval) {
+    for (double end : {band.interval->low, band.interval->high}) {
+      if (Drawable(end)) lo = std::min(lo, end), hi = std::max(hi, end);
+    }
   }
   double median = stats::Median(values);
   // The axis reaches 1.0 only when that costs at most a doubling of its span: a candidate
@@ -431,10 +307,25 @@ std::string RatioChart(const RunResult& result, const WorkloadResult& workload,
   std::vector<double> x_ticks = Ticks(x);
   std::erase_if(x_ticks, [](double t) { return t != std::floor(t); });
 
-  std::string title = fmt::format("Candidate / baseline by round: {}", Esc(workload.name));
+  std::string title = fmt::format("Speed-up (baseline / candidate) by round: {}", Esc(workload.name));
   std::string svg = OpenChart("ratio-over-rounds", id, frame, title);
   svg += XAxis(frame, x, x_ticks, Number, "round");
-  svg += YAxis(frame, y, Ticks(y), Number, "candidate / baseline (log scale)");
+  svg += YAxis(frame, y, Ticks(y), Number, "baseline / candidate (log scale)");
+  if (band.interval) {
+    const Interval& i = *band.interval;
+    // An unbounded end runs to the edge of the plot.
+    const double top = Drawable(i.high) ? y(i.high) : frame.PlotTop();
+    const double bottom = Drawable(i.low) ? y(i.low) : frame.PlotBottom();
+    const std::string text =
+        fmt::format("{} {} of the median: {} to {}", FormatPercent(i.level), band.kind,
+                    Drawable(i.low) ? FormatRatio(i.low) : "0", Drawable(i.high) ? FormatRatio(i.high) : "unbounded");
+    svg += fmt::format(
+        "<rect class=\"interval\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
+        "fill-opacity=\"0.12\"><title>{}</title></rect>\n"
+        "<text class=\"interval-label\" x=\"{}\" y=\"{}\" dx=\"4\">{}</text>\n",
+        Px(frame.PlotLeft()), Px(top), Px(frame.PlotRight() - frame.PlotLeft()), Px(std::max(1.0, bottom - top)), color,
+        text, Px(frame.PlotLeft()), Px(frame.PlotBottom() - 6), text);
+  }
   if (one_in_view) {
     svg += fmt::format(
         "<line class=\"reference\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n"
@@ -763,6 +654,20 @@ std::string SweepSectionHtml(const RunResult& result, const SweepSection& sectio
   return html + "</section>\n";
 }
 
+// The workload's statistical caveats and why it has no startup-adjusted figure, in full
+// (the table shows the short form).
+std::string WorkloadNotes(const WorkloadResult& workload) {
+  if (!workload.comparison) return "";
+  std::vector<std::string> notes = workload.comparison->notes;
+  if (!workload.comparison->logic_speedup && !workload.comparison->logic_note.empty()) {
+    notes.insert(notes.begin(), workload.comparison->logic_note);
+  }
+  if (notes.empty()) return "";
+  std::string html = "<ul class=\"notes\">\n";
+  for (const std::string& note : notes) html += fmt::format("<li>{}</li>\n", Esc(note));
+  return html + "</ul>\n";
+}
+
 std::string WorkloadSection(const RunResult& result, const WorkloadResult& workload,
                             const WorkloadRow& row, IdMaker& ids) {
   std::string html = fmt::format("<section class=\"workload\" id=\"{}\">\n<h2>{}</h2>\n",
@@ -788,7 +693,7 @@ std::string WorkloadSection(const RunResult& result, const WorkloadResult& workl
     charts += RatioChart(result, workload, ratios, ids("ratio", workload.name));
   }
   if (!charts.empty()) html += "<div class=\"charts\">\n" + charts + "</div>\n";
-  return html + notes + "</section>\n";
+  return html + notes + WorkloadNotes(workload) + "</section>\n";
 }
 
 std::string DetailsSection(const RunResult& result) {

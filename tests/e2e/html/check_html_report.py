@@ -36,6 +36,8 @@ EXPECTED_CHARTS = {
 EXPECTED_IDS = ["box-large_graph", "ratio-large_graph", "throughput-dense", "scale-growth",
                 "box-dense-threads-4-allocator-mimalloc"]
 
+EXPECTED_INTERVALS = 2
+
 CHROMIUM_TIMEOUT_S = 90
 
 # Chromium's own services call these whatever the flags say (the component updater's
@@ -182,6 +184,12 @@ def check_charts(dom):
         raise Failed("rendered DOM lacks charts %s" % missing)
     if "RUN FAILED" not in dom:
         raise Failed("rendered DOM lacks the verdict")
+    # html_report_writer gives two workloads a speed-up interval: each is drawn as a band.
+    if dom.count('<rect class="interval"') != EXPECTED_INTERVALS:
+        raise Failed("rendered DOM has %d interval bands, expected %d"
+                     % (dom.count('<rect class="interval"'), EXPECTED_INTERVALS))
+    if "candidate / baseline" in dom:
+        raise Failed("the page mixes ratio conventions: it says 'candidate / baseline'")
 
 
 def main():

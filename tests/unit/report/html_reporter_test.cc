@@ -1,11 +1,14 @@
 #include "engine/report/html_reporter.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -16,6 +19,13 @@
 
 namespace pe::report {
 namespace {
+
+WorkloadResult& Named(RunResult& result, const std::string& name) {
+  for (WorkloadResult& w : result.workloads) {
+    if (w.name == name) return w;
+  }
+  throw std::runtime_error("no workload " + name);
+}
 
 int Count(const std::string& text, const std::string& needle) {
   int count = 0;
@@ -69,6 +79,72 @@ TEST(HtmlReporterTest, PlotsMeasuredSamplesOnlyNeverWarmUps) {
   EXPECT_EQ(Count(ratio, "<circle class=\"sample\""), 10);
   EXPECT_NE(ratio.find("<title>round 1: "), std::string::npos);
   EXPECT_EQ(ratio.find("<title>round 0:"), std::string::npos);
+}
+
+TEST(HtmlReporterTest, TheRatioChartReadsBaselineOverCandidateAsTheTableDoes) {
+  RunResult result = testing::SweepSampleResult();
+  std::string html = HtmlReport(result);
+  std::string ratio = Chart(html, "ratio-large_graph");
+  EXPECT_NE(ratio.find("Speed-up (baseline / candidate) by round: large_graph"), std::string::npos);
+  EXPECT_NE(ratio.find(">baseline / candidate (log scale)</text>"), std::string::npos);
+  EXPECT_EQ(ratio.find("candidate / baseline"), std::string::npos);
+  // large_graph's candidate is about 8x faster: every round is above 1, as the table's 8.42x.
+  const WorkloadResult& large = Named(result, "large_graph");
+  ASSERT_TRUE(large.comparison);
+  EXPECT_GT(large.comparison->speedup, 1);
+  EXPECT_NE(ratio.find("1.0 = equal is below this chart"), std::string::npos);
+}
+
+TEST(HtmlReporterTest, TheRatioChartDrawsTheIntervalTheGateRead) {
+  RunResult result = testing::SweepSampleResult();
+  std::string plain = Chart(HtmlReport(result), "ratio-large_graph");
+  EXPECT_EQ(plain.find("class=\"interval\""), std::string::npos);  // none without one
+  Named(result, "large_graph").comparison->speedup_cs = Interval{8.4, 7.9, 9.1, 0.95, "confidence sequence"};
+  std::string drawn = Chart(HtmlReport(result), "ratio-large_graph");
+  EXPECT_EQ(Count(drawn, "<rect class=\"interval\""), 1);
+  EXPECT_NE(drawn.find(">95% confidence sequence of the median: 7.90x to 9.10x</text>"), std::string::npos);
+  // An unbounded end runs to the edge of the plot, and says so.
+  Named(result, "large_graph").comparison->speedup_cs = Interval{8.4, 0, INFINITY, 0.95, "confidence sequence"};
+  EXPECT_NE(Chart(HtmlReport(result), "ratio-large_graph").find("of the median: 0 to unbounded"), std::string::npos);
+  // Without a sequence, the bootstrap interval.
+  Named(result, "large_graph").comparison->speedup_cs.reset();
+  Named(result, "large_graph").comparison->speedup_ci = Interval{8.4, 8.0, 8.8, 0.9, "bootstrap BCa"};
+  EXPECT_NE(Chart(HtmlReport(result), "ratio-large_graph").find(">90% interval of the median: 8.00x to 8.80x</text>"),
+            std::string::npos);
+}
+
+TEST(HtmlReporterTest, BoxPlotsShareAnAxisWhenContendersAreWithinThreeFold) {
+  RunResult result = testing::SweepSampleResult();
+  std::string html = HtmlReport(result);
+  // large_graph: 12.8 s against 1.52 s, each on its own scale.
+  EXPECT_NE(Chart(html, "box-large_graph").find("each contender on its own scale"), std::string::npos);
+  // Bring the candidate within 3x of the baseline: one scale.
+  for (Sample& s : Named(result, "large_graph").samples) {
+    if (s.contender == result.candidate) s.wall_s *= 4;
+  }
+  std::string shared = Chart(HtmlReport(result), "box-large_graph");
+  EXPECT_NE(shared.find("one scale for every contender"), std::string::npos);
+  // Both bands then carry the same tick labels.
+  std::regex tick(">([0-9.]+ (s|ms))</text>");
+  std::vector<std::string> labels;
+  for (auto it = std::sregex_iterator(shared.begin(), shared.end(), tick); it != std::sregex_iterator(); ++it) {
+    labels.push_back((*it)[1]);
+  }
+  ASSERT_FALSE(labels.empty());
+  ASSERT_EQ(labels.size() % 2, 0u);
+  EXPECT_EQ(std::vector<std::string>(labels.begin(), labels.begin() + labels.size() / 2),
+            std::vector<std::string>(labels.begin() + labels.size() / 2, labels.end()));
+}
+
+TEST(HtmlReporterTest, EachWorkloadShowsItsNotes) {
+  RunResult result = testing::SweepSampleResult();
+  Named(result, "large_graph").comparison->notes = {"bootstrap percentile, 2000 resamples, seed 7"};
+  Named(result, "large_graph").comparison->logic_note = "startup-bound: <all> start-up";
+  Named(result, "large_graph").comparison->logic_speedup.reset();
+  std::string html = HtmlReport(result);
+  EXPECT_NE(html.find("<ul class=\"notes\">\n<li>startup-bound: &lt;all&gt; start-up</li>\n"
+                      "<li>bootstrap percentile, 2000 resamples, seed 7</li>\n</ul>\n</section>"),
+            std::string::npos);
 }
 
 TEST(HtmlReporterTest, SweepChartsHaveALinePerContenderAndConfiguration) {

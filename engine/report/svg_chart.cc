@@ -1,0 +1,132 @@
+#include "engine/report/svg_chart.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engine/report/html_reporter.h"
+
+namespace pe::report::svg {
+
+std::string Px(double value) { return fmt::format("{:.1f}", value); }
+
+double NiceStep(double span) {
+  double raw = span / 6;
+  double magnitude = std::pow(10, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (m * magnitude >= raw) return m * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+// Values equal up to rounding (a ratio of two equally perturbed medians) count as one
+// value: the axis then gets a span of its own instead of a zero-width one.
+Axis LinearAxis(double lo, double hi, bool from_zero) {
+  if (from_zero) lo = std::min(lo, 0.0);
+  if (hi - lo <= 1e-9 * std::max(std::fabs(lo), std::fabs(hi))) {
+    double pad = lo == 0 ? 1 : std::fabs(lo) * 0.1;
+    return {lo - (from_zero && lo == 0 ? 0 : pad), hi + pad, false};
+  }
+  double pad = (hi - lo) * 0.06;
+  return {from_zero && lo == 0 ? 0 : lo - pad, hi + pad, false};
+}
+
+Axis LogAxis(double lo, double hi) {
+  if (hi <= lo * (1 + 1e-9)) return {lo / 1.5, hi * 1.5, true};
+  double pad = std::pow(hi / lo, 0.06);
+  return {lo / pad, hi * pad, true};
+}
+
+// A log axis when the values span more than `fold`-fold, else a linear one.
+Axis AxisFor(double lo, double hi, double fold, bool from_zero) {
+  if (lo > 0 && hi / lo > fold) return LogAxis(lo, hi);
+  return LinearAxis(lo, hi, from_zero);
+}
+
+std::vector<double> LinearTicks(double lo, double hi) {
+  std::vector<double> ticks;
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return ticks;
+  double step = NiceStep(hi - lo);
+  if (!(step > 0) || (hi - lo) / step > 20) return ticks;
+  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
+    ticks.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
+  }
+  return ticks;
+}
+
+// 1-2-5 in each decade; every decade alone when that gives too many; plain steps when
+// the axis spans less than a decade and 1-2-5 would leave fewer than three ticks.
+std::vector<double> Ticks(const Axis& axis) {
+  if (!axis.log) return LinearTicks(axis.lo, axis.hi);
+  auto within = [&](double t) { return t >= axis.lo * (1 - 1e-9) && t <= axis.hi * (1 + 1e-9); };
+  std::vector<double> ticks;
+  for (int d = static_cast<int>(std::floor(std::log10(axis.lo))); d <= static_cast<int>(std::ceil(std::log10(axis.hi)));
+       ++d) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      double t = m * std::pow(10, d);
+      if (within(t)) ticks.push_back(t);
+    }
+  }
+  if (ticks.size() > 9) {
+    std::erase_if(ticks, [](double t) {
+      double mantissa = t / std::pow(10, std::floor(std::log10(t) + 1e-9));
+      return std::fabs(mantissa - 1) > 1e-6;
+    });
+  }
+  if (ticks.size() < 3) return LinearTicks(axis.lo, axis.hi);
+  return ticks;
+}
+
+// Three significant digits without exponents: "0.05", "1.5", "960", "3264".
+std::string Number(double value) {
+  if (value == 0) return "0";
+  if (std::fabs(value) >= 1000) return fmt::format("{:.0f}", value);
+  return fmt::format("{:.3g}", value);
+}
+
+std::string OpenChart(std::string_view classes, const std::string& id, const Frame& frame, const std::string& title) {
+  return fmt::format(
+      "<svg class=\"chart {}\" id=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
+      "role=\"img\">\n<title>{}</title>\n<text class=\"chart-title\" x=\"{}\" y=\"20\">{}</text>\n",
+      classes, id, Px(frame.width), Px(frame.height), Px(frame.width), Px(frame.height), title, Px(frame.left), title);
+}
+
+// Grid lines, tick labels and the axis title along the bottom of the plot.
+std::string XAxis(const Frame& frame, const Axis& x, const std::vector<double>& ticks, const Label& label,
+                  std::string_view title) {
+  std::string svg;
+  for (double t : ticks) {
+    double px = x(t);
+    svg += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", Px(px),
+                       Px(frame.PlotTop()), Px(frame.PlotBottom()));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n", Px(px),
+                       Px(frame.PlotBottom() + 15), EscapeHtml(label(t)));
+  }
+  svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n", Px(frame.PlotLeft()),
+                     Px(frame.PlotRight()), Px(frame.PlotBottom()));
+  if (title.empty()) return svg;
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+                     Px((frame.PlotLeft() + frame.PlotRight()) / 2), Px(frame.PlotBottom() + 34), title);
+  return svg;
+}
+
+std::string YAxis(const Frame& frame, const Axis& y, const std::vector<double>& ticks, const Label& label,
+                  std::string_view title) {
+  std::string svg;
+  for (double t : ticks) {
+    double py = y(t);
+    svg += fmt::format("<line class=\"grid\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\"/>\n", Px(frame.PlotLeft()),
+                       Px(frame.PlotRight()), Px(py));
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", Px(frame.PlotLeft() - 6), Px(py + 4),
+                       EscapeHtml(label(t)));
+  }
+  svg += fmt::format("<line class=\"axis\" x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\"/>\n", Px(frame.PlotLeft()),
+                     Px(frame.PlotTop()), Px(frame.PlotBottom()));
+  double cy = (frame.PlotTop() + frame.PlotBottom()) / 2;
+  svg += fmt::format("<text x=\"14\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 14 {0})\">{1}</text>\n",
+                     Px(cy), title);
+  return svg;
+}
+
+}  // namespace pe::report::svg
