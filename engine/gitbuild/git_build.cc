@@ -8,6 +8,7 @@
 
 #include "engine/gitbuild/git.h"
 #include "engine/gitbuild/log_tail.h"
+#include "engine/runner/read_file.h"
 
 namespace pe::gitbuild {
 namespace {
@@ -15,13 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr int kTailLines = 30;
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void WriteFile(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -89,7 +83,7 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
   const std::string marker_text = MarkerText(build_argv);
 
   if (IsWorktreeAt(built.worktree, built.commit, runner, base)) {
-    if (fs::exists(marker, ec) && ReadFile(marker) == marker_text) {
+    if (fs::exists(marker, ec) && ReadWholeFile(marker) == marker_text) {
       built.reused = true;
       return built;
     }

@@ -9,6 +9,7 @@
 #include "engine/measure/elf_linkage.h"
 #include "engine/measure/scratch_dir.h"
 #include "engine/runner/program_lookup.h"
+#include "engine/runner/read_file.h"
 
 namespace pe::measure {
 namespace {

@@ -5,6 +5,7 @@
 #include "engine/measure/callgrind.h"
 #include "engine/measure/perf_counter.h"
 #include "engine/measure/scratch_dir.h"
+#include "engine/runner/read_file.h"
 
 namespace pe::measure {
 namespace {

@@ -10,6 +10,7 @@
 #include "engine/measure/callgrind.h"
 #include "engine/measure/scratch_dir.h"
 #include "engine/runner/program_lookup.h"
+#include "engine/runner/read_file.h"
 
 namespace pe::measure {
 namespace {

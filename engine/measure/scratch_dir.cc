@@ -3,8 +3,6 @@
 #include <stdlib.h>
 
 #include <cerrno>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 namespace pe::measure {
@@ -21,13 +19,6 @@ ScratchDir::ScratchDir(const std::string& prefix) {
 ScratchDir::~ScratchDir() {
   std::error_code ignored;
   std::filesystem::remove_all(path_, ignored);
-}
-
-std::string ReadWholeFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 }  // namespace pe::measure

@@ -20,7 +20,4 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-// The whole file, or an empty string when it cannot be read.
-std::string ReadWholeFile(const std::filesystem::path& path);
-
 }  // namespace pe::measure

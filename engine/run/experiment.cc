@@ -109,13 +109,6 @@ std::optional<std::string> FixtureNote(const spec::Workload& workload, const Set
 
 namespace internal {
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
 std::string Tail(const fs::path& path) { return FileTail(path, 12, 2000); }
 
 std::string FormatNumber(double value) { return fmt::format("{}", value); }

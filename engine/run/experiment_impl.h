@@ -24,8 +24,6 @@ namespace pe::run::internal {
 
 namespace fs = std::filesystem;
 
-// Reads a whole file ("" when it cannot be read).
-std::string ReadFile(const std::filesystem::path& path);
 // The last lines of a child's stderr, for failure messages.
 std::string Tail(const std::filesystem::path& path);
 std::string FormatNumber(double value);

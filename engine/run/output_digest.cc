@@ -15,6 +15,7 @@
 
 #include "engine/run/byte_difference.h"
 #include "engine/run/normalise.h"
+#include "engine/runner/read_file.h"
 
 namespace pe::run {
 namespace {
@@ -225,11 +226,6 @@ OutputDigest DigestJson(const fs::path& file, bool json_map, bool sort_lists) {
   return canonical.digest();
 }
 
-std::string ReadWhole(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
 std::string Shorten(const std::string& s) {
   constexpr std::size_t kMax = 160;
   return s.size() <= kMax ? s : s.substr(0, kMax) + "...";
@@ -278,8 +274,8 @@ std::string DescribeDifference(const fs::path& baseline, const fs::path& other, 
   const std::uintmax_t size_a = fs::file_size(baseline, ec);
   const std::uintmax_t size_b = fs::file_size(other, ec);
   if (!ec && size_a <= load_limit && size_b <= load_limit) {
-    const std::string a = Normalise(ReadWhole(baseline), normaliser, sort_lists);
-    const std::string b = Normalise(ReadWhole(other), normaliser, sort_lists);
+    const std::string a = Normalise(ReadWholeFile(baseline), normaliser, sort_lists);
+    const std::string b = Normalise(ReadWholeFile(other), normaliser, sort_lists);
     if (auto diff = FirstDifference(a, b, normaliser, baseline_name, other_name)) return *diff;
     return "normalised outputs differ";
   }

@@ -1,0 +1,15 @@
+#include "engine/runner/read_file.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace pe {
+
+std::string ReadWholeFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace pe

@@ -1,0 +1,23 @@
+#include "engine/runner/read_file.h"
+
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/unit/runner/temp_dir.h"
+
+namespace pe {
+namespace {
+
+TEST(ReadWholeFile, ReadsEveryByteAndAnUnreadableFileAsEmpty) {
+  testing::TempDir dir;
+  const std::string bytes("a\0b\r\n\xff", 6);
+  std::ofstream(dir / "f", std::ios::binary) << bytes;
+  EXPECT_EQ(ReadWholeFile(dir / "f"), bytes);
+  EXPECT_EQ(ReadWholeFile(dir / "missing"), "");
+  EXPECT_EQ(ReadWholeFile(dir.path()), "");  // a directory
+}
+
+}  // namespace
+}  // namespace pe
