@@ -132,12 +132,16 @@ std::shared_ptr<const HashEntries> RevisionCache::Compute(const std::string& com
     std::lock_guard<std::mutex> lock(mutex_);
     dir = workdir_ / (commit + "-" + std::to_string(computations_));
   }
-  repo_.AddWorktree(dir, commit);
+  {
+    std::lock_guard<std::mutex> git(git_mutex_);
+    repo_.AddWorktree(dir, commit);
+  }
   struct RemoveWorktree {
     RevisionCache* cache;
     const std::filesystem::path& dir;
     ~RemoveWorktree() {
       try {
+        std::lock_guard<std::mutex> git(cache->git_mutex_);
         if (cache->repo_.RemoveWorktree(dir)) return;
       } catch (const RefDiffError&) {
       }

@@ -68,6 +68,9 @@ class RevisionCache : public RevisionSource {
   int threads_;
   std::filesystem::path workdir_;
   mutable std::mutex mutex_;
+  // git's worktree bookkeeping in one repository is not safe to change from two processes at
+  // once: adds and removes for different commits take turns (hashing still runs in parallel).
+  std::mutex git_mutex_;
   std::map<std::string, std::shared_future<std::shared_ptr<const HashEntries>>> hashes_;
   int computations_ = 0;
   bool needs_prune_ = false;
