@@ -18,7 +18,7 @@ class StreamedProtoGenerator : public Generator {
   std::string_view Description() const override {
     return "query.pb: a layered target graph as `bazel query --output=streamed_proto`";
   }
-  int Version() const override { return 1; }
+  int Version() const override { return 2; }  // 2: what real Bazel 4.2.3 prints (bazel_4_2_3.h)
   void Check(const Params& params) const override { Read(params, 1); }
   void Generate(const Params& params, const Context& ctx) const override {
     WriteQueryProto(BuildGraph(Read(params, ctx.scale), ctx.seed), ctx.out_dir / "query.pb");
@@ -39,7 +39,7 @@ class WorkspaceGenerator : public Generator {
   std::string_view Description() const override {
     return "workspace/: the BUILD, .bzl and source files of the streamed_proto graph";
   }
-  int Version() const override { return 1; }
+  int Version() const override { return 2; }  // 2: what real Bazel 4.2.3 prints (bazel_4_2_3.h)
   void Check(const Params& params) const override {
     GraphOptions graph;
     SourceTreeOptions tree;
@@ -68,7 +68,7 @@ class BazelShimGenerator : public Generator {
   std::string_view Description() const override {
     return "bazel: the replay shim with its shim.json (replays an empty query.pb)";
   }
-  int Version() const override { return 1; }
+  int Version() const override { return 2; }  // 2: what real Bazel 4.2.3 prints (bazel_4_2_3.h)
   void Check(const Params& params) const override { Read(params); }
   void Generate(const Params& params, const Context& ctx) const override {
     InstallShim(ctx.out_dir, Read(params));
@@ -91,7 +91,7 @@ class BazelWorkspaceGenerator : public Generator {
   std::string_view Description() const override {
     return "streamed_proto + workspace + bazel_shim in one fixture, consistent with each other";
   }
-  int Version() const override { return 1; }
+  int Version() const override { return 2; }  // 2: what real Bazel 4.2.3 prints (bazel_4_2_3.h)
   void Check(const Params& params) const override { Read(params, 1); }
   void Generate(const Params& params, const Context& ctx) const override {
     const Options options = Read(params, ctx.scale);

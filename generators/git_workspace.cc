@@ -84,7 +84,7 @@ class GitWorkspaceGenerator : public Generator {
   std::string_view Description() const override {
     return "repo/: a git repository with the workspace at revisions tagged rev0, rev1, ...";
   }
-  int Version() const override { return 1; }
+  int Version() const override { return 2; }  // 2: what real Bazel 4.2.3 prints (bazel_4_2_3.h)
   void Check(const Params& params) const override { Read(params, 1); }
   std::string KeyExtra() const override { return ShimKeyExtra(); }
 

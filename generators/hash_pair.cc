@@ -293,7 +293,7 @@ class HashPairGenerator : public Generator {
     return "start.json, final.json (bazel-diff hashes of two revisions), optionally deps.json, and "
            "workspace/ with the replay bazel for get-impacted-targets -w";
   }
-  int Version() const override { return 2; }
+  int Version() const override { return 3; }  // 3: Bazel 4.2.3's own externals, no defs.bzl
   std::string KeyExtra() const override { return ShimKeyExtra(); }
   void Check(const Params& params) const override { Read(params, 1); }
   void Generate(const Params& params, const Context& ctx) const override {

@@ -32,6 +32,8 @@ def run(perfengine, spec, extra, results):
     except (OSError, ValueError, KeyError):
         pass
     failed = [line.strip() for line in p.stdout.splitlines() if "FAIL" in line or "not shown" in line]
+    with open(results[:-len(".json")] + ".txt", "w") as f:  # the report as printed
+        f.write(p.stdout)
     return p.returncode, seconds, rounds, failed, p.stderr
 
 
@@ -67,7 +69,8 @@ def main():
                 print("    " + err.strip().splitlines()[-1] if err.strip() else "")
         passes = codes.count(0)
         verdict = f"passed {passes} of {len(codes)}"
-        print(f"{name}: {verdict}" + (" (must pass every time)" if want == 0 else " (must never pass)"), flush=True)
+        print(f"reports and results files in {work}")
+    print(f"{name}: {verdict}" + (" (must pass every time)" if want == 0 else " (must never pass)"), flush=True)
     with open("/proc/loadavg") as f:
         print("load average at end:", " ".join(f.read().split()[:3]))
 
