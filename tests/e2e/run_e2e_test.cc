@@ -76,8 +76,9 @@ TEST(RunE2E, AnIdenticalPairStaysUnresolvedAndAddsRoundsUpToTheCap) {
   const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
   EXPECT_EQ(f.exit, 1) << f.out << f.err;
   // A figure near its bar prints a third decimal (engine/units), so both forms are right.
-  EXPECT_TRUE(std::regex_search(f.out, std::regex(R"(work: median speedup \d\.\d\d\d?x \(95% confidence sequence .* 12 )"
-                                                  R"(rounds\) is not shown to meet the required 1\.000?x: unresolved; )")))
+  EXPECT_TRUE(
+      std::regex_search(f.out, std::regex(R"(work: median speedup \d\.\d\d\d?x \(95% confidence sequence .* 12 )"
+                                          R"(rounds\) is not shown to meet the required 1\.000?x: unresolved; )")))
       << f.out;
   EXPECT_NE(f.out.find("work: still unresolved after 12 rounds, the most [run] max_rounds allows"), std::string::npos)
       << f.out;
