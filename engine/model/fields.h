@@ -10,11 +10,25 @@
 #include <optional>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "engine/model/result.h"
 
 namespace pe::fields {
+
+// Type tests the table walkers (json.cc, schema.cc) dispatch on.
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {};
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <typename T>
+inline constexpr bool kUnsupported = false;
 
 template <typename T>
 struct Tag {};

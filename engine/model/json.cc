@@ -87,18 +87,9 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<Verdict, 6>);
 }
 
-template <typename T>
-struct IsVector : std::false_type {};
-template <typename T>
-struct IsVector<std::vector<T>> : std::true_type {};
-
-template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-
-template <typename T>
-inline constexpr bool kUnsupported = false;
+using fields::IsOptional;
+using fields::IsVector;
+using fields::kUnsupported;
 
 constexpr std::string_view kNaN = "NaN";
 constexpr std::string_view kInfinity = "Infinity";

@@ -14,16 +14,9 @@ namespace {
 using json = nlohmann::json;
 using fields::Tag;
 
-template <typename T>
-struct IsVector : std::false_type {};
-template <typename T>
-struct IsVector<std::vector<T>> : std::true_type {};
-template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-template <typename T>
-inline constexpr bool kUnsupported = false;
+using fields::IsOptional;
+using fields::IsVector;
+using fields::kUnsupported;
 
 template <typename T>
 json SchemaOf();
