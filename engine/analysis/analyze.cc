@@ -75,6 +75,25 @@ ServeFigures MedianServe(const std::vector<ServeFigures>& rounds) {
   return m;
 }
 
+// Each contender's work after start-up, round by round: its workload time less its start-up
+// time in the same round, over the rounds where all four were measured.
+PairedSeries LogicByRound(const Series& base, const Series& cand, const Series& base_startup,
+                          const Series& cand_startup) {
+  PairedSeries p;
+  for (const auto& [round, b] : base.wall_by_round) {
+    auto k = cand.wall_by_round.find(round);
+    auto bs = base_startup.wall_by_round.find(round);
+    auto ks = cand_startup.wall_by_round.find(round);
+    if (k == cand.wall_by_round.end() || bs == base_startup.wall_by_round.end() ||
+        ks == cand_startup.wall_by_round.end()) {
+      continue;
+    }
+    p.baseline.push_back(b - bs->second);
+    p.candidate.push_back(k->second - ks->second);
+  }
+  return p;
+}
+
 std::vector<double> StartupWalls(const WorkloadResult* startup, const std::string& contender) {
   std::vector<double> wall;
   if (startup == nullptr) return wall;
@@ -303,10 +322,13 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
       AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c,
                     options.cancelled);
     }
-    const bool adjusted = c.logic_speedup && !w.startup && w.kind != WorkloadResult::Kind::kServe;
-    const StartupSeries startup_walls{adjusted ? StartupWalls(startup, result.baseline) : std::vector<double>{},
-                                      adjusted ? StartupWalls(startup, result.candidate) : std::vector<double>{}};
-    AddSequences(wall, cpu, startup_walls, w.thresholds, c);
+    PairedSeries logic;
+    if (c.logic_speedup && !w.startup && w.kind != WorkloadResult::Kind::kServe && startup != nullptr) {
+      auto startup_series = Collect(*startup);
+      logic = LogicByRound(series[result.baseline], series[result.candidate], startup_series[result.baseline],
+                           startup_series[result.candidate]);
+    }
+    AddSequences(wall, cpu, logic, w.thresholds, c);
     w.comparison = c;
   }
 }

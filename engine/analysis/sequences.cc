@@ -1,5 +1,6 @@
 #include "engine/analysis/sequences.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -12,6 +13,9 @@ namespace pe::analysis {
 namespace {
 
 constexpr char kMedianMethod[] = "confidence sequence for the median per-round ratio (Howard & Ramdas 2022)";
+constexpr char kLogicMethod[] =
+    "confidence sequence for the median per-round startup-adjusted ratio, start-up from the same round (Howard & "
+    "Ramdas 2022)";
 
 // log(numerator_i / denominator_i) per round; empty when any time is not positive.
 std::vector<double> LogRatios(const std::vector<double>& numerator, const std::vector<double>& denominator) {
@@ -40,34 +44,42 @@ std::optional<int> RoundsNeeded(const std::vector<double>& log_ratios, double ba
 
 bool Resolved(const Interval& cs, double bar) { return cs.low >= bar || cs.high <= bar; }
 
-// (b - bs) / (c - cs) over four medians, each from its own sequence at alpha / 4, so the
-// four hold together at 1 - alpha (Bonferroni): the lowest and highest ratio they allow.
-std::optional<Interval> LogicSequence(const PairedSeries& wall, const StartupSeries& startup, double estimate,
-                                      double confidence) {
-  if (startup.baseline.empty() || startup.candidate.empty() || wall.baseline.empty()) return std::nullopt;
-  const double each = 1 - (1 - confidence) / 4;
-  const stats::MedianBounds b = stats::MedianSequence(wall.baseline, each);
-  const stats::MedianBounds k = stats::MedianSequence(wall.candidate, each);
-  const stats::MedianBounds bs = stats::MedianSequence(startup.baseline, each);
-  const stats::MedianBounds ks = stats::MedianSequence(startup.candidate, each);
-  const double inf = std::numeric_limits<double>::infinity();
-  const double low_num = b.low - bs.high, low_den = k.high - ks.low;
-  const double high_num = b.high - bs.low, high_den = k.low - ks.high;
-  Interval cs;
-  cs.estimate = estimate;
-  cs.low = std::isfinite(low_num) && low_num > 0 && std::isfinite(low_den) && low_den > 0 ? low_num / low_den : 0;
-  cs.high = std::isfinite(high_num) && std::isfinite(high_den) && high_den > 0 ? std::max(high_num, 0.0) / high_den : inf;
-  cs.level = confidence;
-  cs.method = "confidence sequences for four medians at alpha/4 each (workload and start-up, both contenders)";
-  return cs;
+// A round's time after start-up can be zero or negative when start-up noise exceeds the work.
+// Such a round still counts, as the most extreme evidence on its side, so the order statistics
+// the median sequence reads stay defined; an end that lands on the cap is shown as 0 or infinity.
+constexpr double kLogCap = 50;
+
+// log(baseline / candidate) of each round's work after start-up.
+std::vector<double> LogicLogRatios(const PairedSeries& logic) {
+  std::vector<double> out;
+  for (size_t i = 0; i < logic.baseline.size() && i < logic.candidate.size(); ++i) {
+    const double b = logic.baseline[i], k = logic.candidate[i];
+    const double extreme = b > 0 ? kLogCap : k > 0 ? -kLogCap : 0;
+    out.push_back(b > 0 && k > 0 ? std::clamp(std::log(b / k), -kLogCap, kLogCap) : extreme);
+  }
+  return out;
+}
+
+// One sequence over the per-round ratios (b - bs) / (k - ks), each round's start-up taken from
+// the same round, so what a round shared (a busy neighbour, a cold cache) cancels in its ratio.
+// It replaced four median sequences at alpha / 4 combined end against end, which stayed
+// unresolved at 30 rounds for a candidate 1.3x faster.
+Interval LogicSequence(const std::vector<double>& log_ratios, double confidence) {
+  const stats::MedianBounds b = stats::MedianSequence(log_ratios, confidence);
+  auto end = [](double log_value) {
+    return log_value <= -kLogCap  ? 0
+           : log_value >= kLogCap ? std::numeric_limits<double>::infinity()
+                                  : std::exp(log_value);
+  };
+  return Interval{end(stats::Median(log_ratios)), end(b.low), end(b.high), confidence, kLogicMethod};
 }
 
 }  // namespace
 
 int MinRoundsToResolve(double confidence) { return stats::MinTrialsToExclude(0.5, confidence).value_or(0); }
 
-void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const StartupSeries& startup,
-                  const Thresholds& t, Comparison& c) {
+void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const PairedSeries& logic, const Thresholds& t,
+                  Comparison& c) {
   const double level = t.confidence;
   const std::vector<double> speedups = LogRatios(wall.baseline, wall.candidate);
   if (!speedups.empty()) {
@@ -90,7 +102,13 @@ void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const Start
       c.cpu_rounds_needed = RoundsNeeded(cpu_ratios, *t.max_slowdown, level);
     }
   }
-  if (c.logic_speedup) c.logic_speedup_cs = LogicSequence(wall, startup, *c.logic_speedup, level);
+  const std::vector<double> logic_ratios = LogicLogRatios(logic);
+  if (c.logic_speedup && !logic_ratios.empty()) {
+    c.logic_speedup_cs = LogicSequence(logic_ratios, level);
+    if (t.min_logic_speedup && !Resolved(*c.logic_speedup_cs, *t.min_logic_speedup)) {
+      c.logic_rounds_needed = RoundsNeeded(logic_ratios, *t.min_logic_speedup, level);
+    }
+  }
 }
 
 }  // namespace pe::analysis

@@ -217,6 +217,7 @@ void CheckAgainstFile(const RunResult& result, const WorkloadResult& w, Workload
   agree.Number("p99 ratio", c.p99_ratio, r.p99_ratio);
   agree.Number("rounds needed (speedup)", Count(c.speedup_rounds_needed), Count(r.speedup_rounds_needed));
   agree.Number("rounds needed (CPU time)", Count(c.cpu_rounds_needed), Count(r.cpu_rounds_needed));
+  agree.Number("rounds needed (startup-adjusted)", Count(c.logic_rounds_needed), Count(r.logic_rounds_needed));
   agree.Number("rounds needed (win rate)", Count(c.win_rounds_needed), Count(r.win_rounds_needed));
   agree.Interval("paired ratio interval", c.paired_ratio_ci,
                  stats::Bounds{a.paired_ratio_low, a.paired_ratio_high});

@@ -107,7 +107,7 @@ const Row kRows[] = {
     {"min_win_rate", "win rate", &T::min_win_rate, U::kRate, true, B::kShowMet, &C::win_rate_cs, &C::win_rounds_needed,
      nullptr, NoPairedRounds, Wins, false, false},
     {"min_logic_speedup", "startup-adjusted speedup", &T::min_logic_speedup, U::kRatio, true, B::kShowMet,
-     &C::logic_speedup_cs, nullptr, nullptr, NoLogicFigure, nullptr, true, false},
+     &C::logic_speedup_cs, &C::logic_rounds_needed, nullptr, NoLogicFigure, nullptr, true, false},
     // Fails only when the regression is shown: noise alone cannot push the whole sequence
     // above the tolerance at the chosen confidence, however many rounds are looked at.
     {"max_slowdown", "paired CPU-time ratio", &T::max_slowdown, U::kRatio, false, B::kShowMissed, &C::cpu_ratio_cs,

@@ -199,6 +199,7 @@ constexpr auto FieldsOf(Tag<Comparison>) {
       Field{"logic_speedup_cs", &S::logic_speedup_cs},
       Field{"speedup_rounds_needed", &S::speedup_rounds_needed},
       Field{"cpu_rounds_needed", &S::cpu_rounds_needed},
+      Field{"logic_rounds_needed", &S::logic_rounds_needed},
       Field{"win_rounds_needed", &S::win_rounds_needed},
   };
 }

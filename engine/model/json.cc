@@ -63,8 +63,9 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<RunResult, 16>);
   [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18] = w;
   static_assert(kTableCovers<WorkloadResult, 18>);
-  [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19, c20, c21, c22, c23, c24, c25, c26, c27, c28] = c;
-  static_assert(kTableCovers<Comparison, 28>);
+  [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19,
+                                c20, c21, c22, c23, c24, c25, c26, c27, c28, c29] = c;
+  static_assert(kTableCovers<Comparison, 29>);
   [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10] = s;
   static_assert(kTableCovers<Sample, 10>);
   [[maybe_unused]] const auto& [f1, f2, f3, f4, f5] = f;

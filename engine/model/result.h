@@ -142,11 +142,12 @@ struct Comparison {
   std::optional<Interval> speedup_cs;        // median per-round baseline / candidate wall time
   std::optional<Interval> cpu_ratio_cs;      // median per-round candidate / baseline CPU time
   std::optional<Interval> win_rate_cs;       // probability that the candidate wins a round
-  std::optional<Interval> logic_speedup_cs;  // startup-adjusted speedup, from four median sequences
+  std::optional<Interval> logic_speedup_cs;  // median per-round startup-adjusted ratio
   // Rounds that would resolve each sequential check still open, at the share of rounds seen
   // on each side of its bar so far; absent when resolved or when no number would do.
   std::optional<int> speedup_rounds_needed;
   std::optional<int> cpu_rounds_needed;
+  std::optional<int> logic_rounds_needed;
   std::optional<int> win_rounds_needed;
 };
 

@@ -11,13 +11,11 @@ namespace pe::spec {
 
 std::optional<RoundsShortfall> FindRoundsShortfall(const Thresholds& t, int reach) {
   const double level = t.confidence;
-  // The startup-adjusted figure combines four median sequences at alpha / 4 each.
-  const double logic_level = 1 - (1 - level) / 4;
   const std::vector<std::pair<const char*, std::optional<int>>> needs = {
       {"min_speedup", t.min_speedup ? stats::MinTrialsToExclude(0.5, level) : std::nullopt},
       {"min_speedup_ci", t.min_speedup_ci ? stats::MinTrialsToExclude(0.5, level) : std::nullopt},
       {"max_slowdown", t.max_slowdown ? stats::MinTrialsToExclude(0.5, level) : std::nullopt},
-      {"min_logic_speedup", t.min_logic_speedup ? stats::MinTrialsToExclude(0.5, logic_level) : std::nullopt},
+      {"min_logic_speedup", t.min_logic_speedup ? stats::MinTrialsToExclude(0.5, level) : std::nullopt},
   };
   for (const auto& [key, needed] : needs) {
     if (!needed || *needed <= reach) continue;
