@@ -57,11 +57,22 @@ const RoundLoad* LoadOf(const RunResult& result, int round) {
   return nullptr;
 }
 
+// A round's candidate / baseline time after start-up; "-" where either is missing, and "none
+// left" where start-up noise left one of them no time after start-up.
+std::string LogicRatio(const std::optional<double>& b, const std::optional<double>& k) {
+  if (!b || !k) return "-";
+  return *b > 0 && *k > 0 ? FormatRatio(*k / *b) : "none left";
+}
+
 std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
   const bool with_load = !result.load.empty();
+  const bool with_logic = std::any_of(d.rows.begin(), d.rows.end(), [](const RoundRow& r) {
+    return r.baseline_logic_s.has_value() || r.candidate_logic_s.has_value();
+  });
   std::vector<std::vector<std::string>> rows = {{"round", "first", result.baseline, result.candidate, "ratio",
                                                  "CPU " + result.baseline, "CPU " + result.candidate, "CPU ratio",
                                                  "winner"}};
+  if (with_logic) rows[0].insert(rows[0].end() - 1, "after start-up");
   if (with_load) rows[0].insert(rows[0].end(), {"load", "others' CPU", "steal", "MHz"});
   rows[0].push_back("");
   const auto ratio = [](const std::optional<double>& b, const std::optional<double>& k) {
@@ -72,6 +83,7 @@ std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
                                     Optional(r.candidate_s), ratio(r.baseline_s, r.candidate_s),
                                     Optional(r.baseline_cpu_s), Optional(r.candidate_cpu_s),
                                     ratio(r.baseline_cpu_s, r.candidate_cpu_s), Winner(result, r)};
+    if (with_logic) row.insert(row.end() - 1, LogicRatio(r.baseline_logic_s, r.candidate_logic_s));
     if (with_load) {
       const RoundLoad* load = LoadOf(result, r.round);
       auto cell = [&](const std::optional<double>& value, const char* format) {
@@ -91,11 +103,18 @@ std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
   std::string title =
       "Rounds (ratio = candidate / baseline, wall time then CPU time (user + system); below 1.00x the candidate was "
       "faster";
+  if (with_logic) {
+    title +=
+        "; after start-up = the same ratio of each wall time less that contender's start-up in the round, "
+        "what min_logic_speedup reads as baseline / candidate";
+  }
   if (with_load) {
     title += "; load = 1-minute load average at the round's end, others' CPU = CPU time used by other processes, "
              "steal = CPU time the hypervisor gave away";
   }
-  return title + ")\n" + FormatTable(rows, with_load ? "rlrrrrrrlrrrrl" : "rlrrrrrrll");
+  std::string align = with_logic ? "rlrrrrrrrl" : "rlrrrrrrl";
+  if (with_load) align += "rrrr";
+  return title + ")\n" + FormatTable(rows, align + "l");
 }
 
 std::string Summary(const WorkloadDetail& d) {

@@ -17,6 +17,19 @@ std::vector<RoundRow> RoundRows(const RunResult& result, const WorkloadResult& w
     (is_baseline ? row.baseline_cpu_s : row.candidate_cpu_s) = s.user_s + s.sys_s;
     if (s.position == 0) row.first = s.contender;
   }
+  // A process workload's time after start-up, round by round, as engine/analysis pairs them.
+  const WorkloadResult* startup = StartupWorkload(result);
+  if (!workload.startup && workload.kind != WorkloadResult::Kind::kServe && startup != nullptr) {
+    for (const Sample& s : startup->samples) {
+      if (s.rss_only) continue;
+      auto row = rows.find(s.round);
+      if (row == rows.end()) continue;
+      const bool is_baseline = s.contender == result.baseline;
+      if (!is_baseline && s.contender != result.candidate) continue;
+      const std::optional<double>& wall = is_baseline ? row->second.baseline_s : row->second.candidate_s;
+      if (wall) (is_baseline ? row->second.baseline_logic_s : row->second.candidate_logic_s) = *wall - s.wall_s;
+    }
+  }
   std::vector<RoundRow> out;
   for (auto& [round, row] : rows) out.push_back(std::move(row));
   return out;

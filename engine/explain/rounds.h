@@ -19,6 +19,10 @@ struct RoundRow {
   std::optional<double> candidate_s;
   std::optional<double> baseline_cpu_s;   // user + system, what max_slowdown reads
   std::optional<double> candidate_cpu_s;
+  // Wall time less the same round's start-up, what min_logic_speedup reads; absent when the
+  // round has no start-up sample of that contender, or the workload is not startup-adjusted.
+  std::optional<double> baseline_logic_s;
+  std::optional<double> candidate_logic_s;
 };
 
 // One row per round index that has a timed sample of the baseline or the candidate, in
