@@ -85,6 +85,19 @@ TEST(HardeningE2E, SweepValuesNeverLeaveTheScratchDirectory) {
   EXPECT_TRUE(fs::is_empty(tmp));  // the scratch directory is gone, and nothing beside it
 }
 
+// The scratch directories are emptied between executions rather than made again: whatever
+// one execution leaves in {workdir} or beside {out} is gone before the next, of either contender.
+TEST(HardeningE2E, NothingAnExecutionLeavesInItsScratchReachesTheNext) {
+  TempDir dir;
+  const auto spec =
+      WriteSpec(dir, "rounds = 3\nwarmup_rounds = 1\n",
+                "[workloads.work]\nargs = [\"--fail-if-exists\", \"{workdir}/mark\", \"--fail-if-exists\", "
+                "\"{out}.part\", \"--write\", \"{workdir}/mark\", \"x\", \"--write\", \"{out}.part\", \"x\", "
+                "\"--print\", \"same\"]\n");
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+}
+
 TEST(HardeningE2E, AReportOverTheSpecOrTwoReportsOnOneFileAreRefused) {
   TempDir dir;
   const auto spec = WriteSpec(dir);

@@ -230,6 +230,12 @@ std::vector<Action> Parse(int argc, char** argv) {
       std::string path = next(flag);
       std::string text = next(flag);
       actions.push_back([path, text] { WriteFile(path, text, O_TRUNC); });
+    } else if (flag == "--fail-if-exists") {
+      // A file an earlier execution left behind, which a fresh scratch directory never holds.
+      std::string path = next(flag);
+      actions.push_back([path] {
+        if (::access(path.c_str(), F_OK) == 0) Die("left over from an earlier run: " + path);
+      });
     } else if (flag == "--copy") {
       std::string from = next(flag);
       std::string to = next(flag);
