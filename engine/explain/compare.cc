@@ -7,7 +7,7 @@
 #include "engine/analysis/analyze.h"
 #include "engine/explain/rounds.h"
 #include "engine/gate/gate.h"
-#include "engine/report/units.h"
+#include "engine/units/units.h"
 #include "stats/analysis.h"
 #include "stats/descriptive.h"
 #include "stats/error.h"
@@ -39,7 +39,7 @@ std::optional<double> LogicTime(const RunResult& run, const WorkloadResult& w, c
   const double floor = analysis::LogicFloor(median, 1.4826 * stats::MedianAbsoluteDeviation(startup_wall));
   if (logic <= floor) {
     note = fmt::format("startup-bound: in {} the time after start-up ({}) is not above the floor ({})", which,
-                       report::FormatSeconds(logic), report::FormatSeconds(floor));
+                       units::FormatSeconds(logic), units::FormatSeconds(floor));
     return std::nullopt;
   }
   return logic;
@@ -64,8 +64,8 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
     c.notes.push_back(fmt::format(
         "controlled by baseline '{}', which ran in both: its own OLD/NEW ratio is {}, so the candidate's {} "
         "becomes {}; the interval is divided by the same control and does not include its own spread",
-        old_run.baseline, report::FormatRatio(*c.control), report::FormatRatio(c.raw_speedup),
-        report::FormatRatio(c.speedup)));
+        old_run.baseline, units::FormatRatio(*c.control), units::FormatRatio(c.raw_speedup),
+        units::FormatRatio(c.speedup)));
   }
   c.mann_whitney = stats::MannWhitneyU(c.old_wall, c.new_wall);
   c.superiority = c.mann_whitney.probability_x_greater;
@@ -109,7 +109,7 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
 
 // NEW's thresholds read on the unpaired figures; the line format is gate::CheckLine's.
 void CheckWorkload(const WorkloadComparison& w, const Thresholds& t, std::vector<Check>& checks) {
-  using report::FormatRatio;
+  using units::FormatRatio;
   if (t.min_speedup) {
     checks.push_back(gate::MakeCheck(w.workload, "min_speedup", "median speedup over OLD", w.speedup, *t.min_speedup, true));
   }
@@ -136,9 +136,12 @@ void CheckWorkload(const WorkloadComparison& w, const Thresholds& t, std::vector
   }
   if (t.min_speedup_ci) {
     if (w.speedup_ci) {
-      checks.push_back(gate::MakeCheck(w.workload, "min_speedup_ci", fmt::format("lower end of the {} unpaired speedup interval", report::FormatPercent(w.speedup_ci->level)),
+      checks.push_back(gate::MakeCheck(
+          w.workload, "min_speedup_ci",
+          fmt::format("lower end of the {} unpaired speedup interval", units::FormatPercent(w.speedup_ci->level)),
           w.speedup_ci->low, *t.min_speedup_ci, true,
-          fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(w.speedup_ci->low), FormatRatio(w.speedup_ci->high))));
+          fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(w.speedup_ci->low),
+                      FormatRatio(w.speedup_ci->high))));
     } else {
       checks.push_back(gate::SkippedCheck(w.workload, "min_speedup_ci", "unpaired speedup interval", *t.min_speedup_ci, "no interval"));
     }
@@ -149,10 +152,12 @@ void CheckWorkload(const WorkloadComparison& w, const Thresholds& t, std::vector
       // above the tolerance, as the gate does with the paired interval.
       const double low = 1 / w.speedup_ci->high;
       const double high = 1 / w.speedup_ci->low;
-      checks.push_back(gate::MakeCheck(w.workload, "max_slowdown",
-          fmt::format("lower end of the {} unpaired time-ratio interval NEW/OLD", report::FormatPercent(w.speedup_ci->level)),
-          low, *t.max_slowdown, false,
-          fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(low), FormatRatio(high))));
+      checks.push_back(
+          gate::MakeCheck(w.workload, "max_slowdown",
+                          fmt::format("lower end of the {} unpaired time-ratio interval NEW/OLD",
+                                      units::FormatPercent(w.speedup_ci->level)),
+                          low, *t.max_slowdown, false,
+                          fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(low), FormatRatio(high))));
     } else {
       checks.push_back(gate::SkippedCheck(w.workload, "max_slowdown", "unpaired time-ratio interval", *t.max_slowdown, "no interval"));
     }

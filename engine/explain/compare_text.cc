@@ -6,17 +6,17 @@
 #include "engine/explain/table.h"
 #include "engine/gate/gate.h"
 #include "engine/report/text.h"
-#include "engine/report/units.h"
+#include "engine/units/units.h"
 
 namespace pe::explain {
 
 namespace {
 
-using report::FormatPercent;
-using report::FormatPValue;
-using report::FormatRatio;
-using report::FormatSeconds;
 using report::OneLine;
+using units::FormatPercent;
+using units::FormatPValue;
+using units::FormatRatio;
+using units::FormatSeconds;
 
 std::string RunLine(const char* which, const std::string& file, const RunResult& run) {
   return fmt::format("{} {}: started {}, {}, bootstrap {} resamples\n", which, OneLine(file), OneLine(run.started_at),

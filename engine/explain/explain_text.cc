@@ -11,17 +11,17 @@
 #include "engine/model/names.h"
 #include "engine/report/overview.h"
 #include "engine/report/text.h"
-#include "engine/report/units.h"
+#include "engine/units/units.h"
 
 namespace pe::explain {
 
 namespace {
 
-using report::FormatKiB;
-using report::FormatPercent;
-using report::FormatPValue;
-using report::FormatRatio;
-using report::FormatSeconds;
+using units::FormatKiB;
+using units::FormatPercent;
+using units::FormatPValue;
+using units::FormatRatio;
+using units::FormatSeconds;
 
 // A plain number to `digits` decimals, never "-0.000".
 std::string Fixed(double x, int digits) {

@@ -4,7 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/model/samples.h"
-#include "engine/report/units.h"
+#include "engine/units/units.h"
 
 namespace pe::report {
 
@@ -26,24 +26,27 @@ std::vector<std::string> MeasureLines(const RunResult& result) {
     const bool regression_gated = w.thresholds.max_slowdown.has_value();
     if (!counted && !regression_gated) continue;
     std::vector<std::string> parts;
-    std::string cpu = fmt::format("CPU {} -> {}", FormatSeconds(b->median_cpu_s), FormatSeconds(k->median_cpu_s));
-    if (c.cpu_ratio) cpu += fmt::format(" ({}", FormatRatio(*c.cpu_ratio));
+    std::string cpu =
+        fmt::format("CPU {} -> {}", units::FormatSeconds(b->median_cpu_s), units::FormatSeconds(k->median_cpu_s));
+    if (c.cpu_ratio) cpu += fmt::format(" ({}", units::FormatRatio(*c.cpu_ratio));
     // The sequence max_slowdown reads: the median per-round CPU-time ratio.
     if (c.cpu_ratio && c.cpu_ratio_cs) {
       cpu += fmt::format("; median per-round {}, {:.0f}% confidence sequence {} to {}",
-                         FormatRatio(c.cpu_ratio_cs->estimate), 100 * c.cpu_ratio_cs->level,
-                         FormatRatio(c.cpu_ratio_cs->low), FormatRatio(c.cpu_ratio_cs->high));
+                         units::FormatRatio(c.cpu_ratio_cs->estimate), 100 * c.cpu_ratio_cs->level,
+                         units::FormatRatio(c.cpu_ratio_cs->low), units::FormatRatio(c.cpu_ratio_cs->high));
     }
     if (c.cpu_ratio) cpu += ")";
     parts.push_back(cpu);
     if (b->instructions || k->instructions) {
-      parts.push_back(fmt::format("instructions {} -> {}{}{}", Count(b->instructions), Count(k->instructions),
-                                  c.instructions_ratio ? fmt::format(" ({}", FormatRatio(*c.instructions_ratio)) : " (",
-                                  fmt::format("{}{})", c.instructions_ratio ? ", " : "", k->instructions_source)));
+      parts.push_back(
+          fmt::format("instructions {} -> {}{}{}", Count(b->instructions), Count(k->instructions),
+                      c.instructions_ratio ? fmt::format(" ({}", units::FormatRatio(*c.instructions_ratio)) : " (",
+                      fmt::format("{}{})", c.instructions_ratio ? ", " : "", k->instructions_source)));
     }
     if (b->allocation_calls || k->allocation_calls) {
-      parts.push_back(fmt::format("allocations {} -> {}{}", Count(b->allocation_calls), Count(k->allocation_calls),
-                                  c.allocations_ratio ? fmt::format(" ({})", FormatRatio(*c.allocations_ratio)) : ""));
+      parts.push_back(
+          fmt::format("allocations {} -> {}{}", Count(b->allocation_calls), Count(k->allocation_calls),
+                      c.allocations_ratio ? fmt::format(" ({})", units::FormatRatio(*c.allocations_ratio)) : ""));
     }
     if (!b->measure_note.empty() && b->measure_note == k->measure_note) {
       parts.push_back(fmt::format("both: {}", b->measure_note));
@@ -64,10 +67,10 @@ std::vector<std::string> ServeLines(const RunResult& result) {
     for (const ContenderSummary& s : w.summaries) {
       if (!s.serve) continue;
       const ServeFigures& f = *s.serve;
-      lines.push_back(fmt::format("{}: {}: p50 {}, p90 {}, p99 {}, max {}; {:.0f} requests/s; time-to-ready {}",
-                                  w.name, s.contender, FormatSeconds(f.p50_s), FormatSeconds(f.p90_s),
-                                  FormatSeconds(f.p99_s), FormatSeconds(f.max_s), f.throughput_rps,
-                                  FormatSeconds(f.time_to_ready_s)));
+      lines.push_back(fmt::format("{}: {}: p50 {}, p90 {}, p99 {}, max {}; {:.0f} requests/s; time-to-ready {}", w.name,
+                                  s.contender, units::FormatSeconds(f.p50_s), units::FormatSeconds(f.p90_s),
+                                  units::FormatSeconds(f.p99_s), units::FormatSeconds(f.max_s), f.throughput_rps,
+                                  units::FormatSeconds(f.time_to_ready_s)));
     }
   }
   return lines;
@@ -80,10 +83,10 @@ std::vector<std::string> ProfileLines(const RunResult& result) {
     lines.push_back(fmt::format("{}: where the extra time went ({}):", w.name, w.profile_note));
     if (w.profile.empty()) lines.push_back("  no function's cost grew");
     for (const FunctionShift& f : w.profile) {
-      lines.push_back(fmt::format("  {}: {} -> {} instructions (+{}), {} -> {} of the run", f.function,
-                                  f.baseline_cost, f.candidate_cost,
-                                  static_cast<std::int64_t>(f.candidate_cost) - static_cast<std::int64_t>(f.baseline_cost),
-                                  FormatPercent(f.baseline_share), FormatPercent(f.candidate_share)));
+      lines.push_back(fmt::format(
+          "  {}: {} -> {} instructions (+{}), {} -> {} of the run", f.function, f.baseline_cost, f.candidate_cost,
+          static_cast<std::int64_t>(f.candidate_cost) - static_cast<std::int64_t>(f.baseline_cost),
+          units::FormatPercent(f.baseline_share), units::FormatPercent(f.candidate_share)));
     }
   }
   return lines;

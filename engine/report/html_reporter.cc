@@ -19,7 +19,7 @@
 #include "engine/report/svg_chart.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
-#include "engine/report/units.h"
+#include "engine/units/units.h"
 #include "stats/descriptive.h"
 
 namespace pe::report {
@@ -186,7 +186,7 @@ std::string BoxPlot(const RunResult& result, const WorkloadResult& workload,
     Axis x = LinearAxis(lo, hi, false);
     x.from = frame.PlotLeft();
     x.to = frame.PlotRight();
-    svg += XAxis(band, x, Ticks(x), FormatSeconds, "");
+    svg += XAxis(band, x, Ticks(x), units::FormatSeconds, "");
     std::vector<double> walls;
     for (const Sample* sample : entry.samples) walls.push_back(sample->wall_s);
     std::vector<double> sorted = stats::Sorted(walls);
@@ -215,8 +215,8 @@ std::string BoxPlot(const RunResult& result, const WorkloadResult& workload,
     svg += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.15\" "
         "stroke=\"{}\"><title>{}: median {}, quartiles {} to {}</title></rect>\n",
-        Px(x(q1)), Px(mid - 16), Px(std::max(1.0, x(q3) - x(q1))), Px(32.0), color, color,
-        Esc(entry.contender), FormatSeconds(median), FormatSeconds(q1), FormatSeconds(q3));
+        Px(x(q1)), Px(mid - 16), Px(std::max(1.0, x(q3) - x(q1))), Px(32.0), color, color, Esc(entry.contender),
+        units::FormatSeconds(median), units::FormatSeconds(q1), units::FormatSeconds(q3));
     svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\" "
                        "stroke-width=\"2.5\"/>\n",
                        Px(x(median)), Px(mid - 16), Px(mid + 16), color);
@@ -225,8 +225,7 @@ std::string BoxPlot(const RunResult& result, const WorkloadResult& workload,
       svg += fmt::format(
           "<circle class=\"sample\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\" fill-opacity=\"0.75\">"
           "<title>round {}: {}</title></circle>\n",
-          Px(x(sample.wall_s)), Px(mid + Jitter(i) * 24), color, sample.round,
-          FormatSeconds(sample.wall_s));
+          Px(x(sample.wall_s)), Px(mid + Jitter(i) * 24), color, sample.round, units::FormatSeconds(sample.wall_s));
     }
     svg += "</g>\n";
   }
@@ -316,9 +315,9 @@ std::string RatioChart(const RunResult& result, const WorkloadResult& workload,
     // An unbounded end runs to the edge of the plot.
     const double top = Drawable(i.high) ? y(i.high) : frame.PlotTop();
     const double bottom = Drawable(i.low) ? y(i.low) : frame.PlotBottom();
-    const std::string text =
-        fmt::format("{} {} of the median: {} to {}", FormatPercent(i.level), band.kind,
-                    Drawable(i.low) ? FormatRatio(i.low) : "0", Drawable(i.high) ? FormatRatio(i.high) : "unbounded");
+    const std::string text = fmt::format("{} {} of the median: {} to {}", units::FormatPercent(i.level), band.kind,
+                                         Drawable(i.low) ? units::FormatRatio(i.low) : "0",
+                                         Drawable(i.high) ? units::FormatRatio(i.high) : "unbounded");
     svg += fmt::format(
         "<rect class=\"interval\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" "
         "fill-opacity=\"0.12\"><title>{}</title></rect>\n"
@@ -541,9 +540,8 @@ std::string SweepCharts(const RunResult& result, const SweepResult& sweep, IdMak
       html += Note("No time against scale: no point has a measured median.");
     } else {
       html += LineChart("time-vs-scale", ids("scale", sweep.name),
-                        fmt::format("Median time against scale: {}", Esc(sweep.name)), series,
-                        true, true, DistinctX(series), FormatSeconds, "scale (log scale)",
-                        "median wall time (log scale)");
+                        fmt::format("Median time against scale: {}", Esc(sweep.name)), series, true, true,
+                        DistinctX(series), units::FormatSeconds, "scale (log scale)", "median wall time (log scale)");
     }
   }
   return html;
@@ -703,8 +701,8 @@ std::string DetailsSection(const RunResult& result) {
   html += fmt::format("<li>spec: {} (sha256 {})</li>\n", Esc(result.spec_path),
                       Esc(result.spec_digest));
   html += fmt::format("<li>started: {}</li>\n", Esc(result.started_at));
-  html += fmt::format("<li>machine: {}, {}, {}, {} cores, {}</li>\n", Esc(m.hostname), Esc(m.os),
-                      Esc(m.cpu), m.cores, FormatKiB(m.memory_kib));
+  html += fmt::format("<li>machine: {}, {}, {}, {} cores, {}</li>\n", Esc(m.hostname), Esc(m.os), Esc(m.cpu), m.cores,
+                      units::FormatKiB(m.memory_kib));
   for (const std::string& line : ShardLines(result)) html += fmt::format("<li>{}</li>\n", Esc(line));
   html += fmt::format("<li>rounds: {}</li>\n", Esc(RoundsLine(result.settings)));
   if (!result.complete) html += "<li>results incomplete: the run stopped before its last round</li>\n";

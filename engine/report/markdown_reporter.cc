@@ -11,7 +11,7 @@
 #include "engine/report/overview.h"
 #include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"
-#include "engine/report/units.h"
+#include "engine/units/units.h"
 
 #include "engine/report/details.h"
 
@@ -62,9 +62,8 @@ void AppendFailures(const RunResult& result, std::string& out) {
 }
 
 std::string MachineLine(const MachineInfo& machine) {
-  return fmt::format("{}, {}, {}, {} cores, {}", EscapeMarkdown(machine.hostname),
-                     EscapeMarkdown(machine.os), EscapeMarkdown(machine.cpu), machine.cores,
-                     FormatKiB(machine.memory_kib));
+  return fmt::format("{}, {}, {}, {} cores, {}", EscapeMarkdown(machine.hostname), EscapeMarkdown(machine.os),
+                     EscapeMarkdown(machine.cpu), machine.cores, units::FormatKiB(machine.memory_kib));
 }
 
 void AppendDetails(const RunResult& result, std::string& out) {

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/model/samples.h"
-#include "engine/report/units.h"
+#include "engine/units/units.h"
 
 namespace pe::report {
 namespace {
@@ -16,7 +16,7 @@ constexpr std::string_view kNothing = "-";
 std::string MedianCell(const WorkloadResult& workload, std::string_view contender) {
   const ContenderSummary* summary = SummaryOf(workload, contender);
   if (summary == nullptr || summary->n == 0) return std::string(kNothing);
-  return FormatSeconds(summary->median_wall_s);
+  return units::FormatSeconds(summary->median_wall_s);
 }
 
 RowStatus StatusOf(const RunResult& result, const WorkloadResult& workload) {
@@ -64,12 +64,12 @@ std::vector<WorkloadRow> WorkloadRows(const RunResult& result) {
     row.baseline_median = MedianCell(workload, result.baseline);
     row.candidate_median = MedianCell(workload, result.candidate);
     if (const auto& comparison = workload.comparison) {
-      row.speedup = FormatRatio(comparison->speedup);
+      row.speedup = units::FormatRatio(comparison->speedup);
       // The confidence sequence the speed-up checks read, beside the figure.
       if (const auto& cs = comparison->speedup_cs; cs && std::isfinite(cs->high) && cs->low > 0) {
-        row.speedup += fmt::format(" ({}-{})", FormatRatio(cs->low), FormatRatio(cs->high));
+        row.speedup += fmt::format(" ({}-{})", units::FormatRatio(cs->low), units::FormatRatio(cs->high));
       }
-      row.logic_speedup = comparison->logic_speedup ? FormatRatio(*comparison->logic_speedup)
+      row.logic_speedup = comparison->logic_speedup ? units::FormatRatio(*comparison->logic_speedup)
                                                     : LogicNoteShortForm(comparison->logic_note);
       // A server's column compares time-to-ready, not work after start-up: say so in the cell.
       if (workload.kind == WorkloadResult::Kind::kServe && comparison->logic_speedup)

@@ -10,7 +10,7 @@
 
 #include "engine/report/markdown_text.h"
 #include "engine/report/text.h"
-#include "engine/report/units.h"
+#include "engine/units/units.h"
 
 namespace pe::report {
 namespace {
@@ -116,9 +116,8 @@ std::vector<std::string> ThresholdLines(const RunResult& result, const SweepResu
                                 *sweep.max_cost_exponent));
   }
   if (sweep.min_scaling_efficiency) {
-    lines.push_back(fmt::format("{} scaling efficiency at {} threads at least {}",
-                                result.candidate, sweep.efficiency_threads,
-                                FormatPercent(*sweep.min_scaling_efficiency)));
+    lines.push_back(fmt::format("{} scaling efficiency at {} threads at least {}", result.candidate,
+                                sweep.efficiency_threads, units::FormatPercent(*sweep.min_scaling_efficiency)));
   }
   return lines;
 }
@@ -255,8 +254,7 @@ std::string FitText(const ScalingFit& fit) {
   }
   std::string text = fmt::format("time grows as n^{} over {}", Fixed2(fit.exponent), fit.axis);
   if (std::isfinite(fit.low) && std::isfinite(fit.high)) {
-    text += fmt::format(" ({} interval {} to {})", FormatPercent(fit.level), Fixed2(fit.low),
-                        Fixed2(fit.high));
+    text += fmt::format(" ({} interval {} to {})", units::FormatPercent(fit.level), Fixed2(fit.low), Fixed2(fit.high));
   }
   if (!fit.note.empty()) text += "; " + fit.note;
   return text;
@@ -280,11 +278,11 @@ std::vector<std::vector<std::string>> SweepCells(const SweepTable& table) {
       auto cell = [](const std::optional<double>& value, auto format) {
         return value ? format(*value) : std::string(kNothing);
       };
-      cells.push_back(cell(figures.median_wall_s, FormatSeconds));
+      cells.push_back(cell(figures.median_wall_s, units::FormatSeconds));
       if (table.has_throughput) {
         cells.push_back(cell(figures.elements_per_s, [&](double v) { return FormatThroughput(v, table.unit); }));
       }
-      if (table.has_efficiency) cells.push_back(cell(figures.efficiency, FormatPercent));
+      if (table.has_efficiency) cells.push_back(cell(figures.efficiency, units::FormatPercent));
     }
     lines.push_back(std::move(cells));
   }

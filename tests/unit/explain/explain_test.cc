@@ -7,8 +7,8 @@
 #include "engine/explain/detail.h"
 #include "engine/explain/explain_text.h"
 #include "engine/explain/select.h"
-#include "engine/report/units.h"
 #include "engine/spec/spec_error.h"
+#include "engine/units/units.h"
 #include "stats/descriptive.h"
 #include "tests/unit/explain/golden.h"
 
@@ -137,11 +137,11 @@ TEST(ExplainAgreement, PrintedFiguresAreTheStoredOnes) {
   const RunResult r = LoadResults("missed.json");
   const Comparison& c = *r.workloads[1].comparison;
   const std::string text = Explain(r, "missed.json", {"work"});
-  EXPECT_NE(text.find(fmt::format("= {} over the 10 paired rounds", report::FormatRatio(c.speedup))), std::string::npos);
-  EXPECT_NE(text.find(fmt::format("    BCa {} to {} ", report::FormatRatio(c.speedup_ci->low),
-                                  report::FormatRatio(c.speedup_ci->high))),
+  EXPECT_NE(text.find(fmt::format("= {} over the 10 paired rounds", units::FormatRatio(c.speedup))), std::string::npos);
+  EXPECT_NE(text.find(fmt::format("    BCa {} to {} ", units::FormatRatio(c.speedup_ci->low),
+                                  units::FormatRatio(c.speedup_ci->high))),
             std::string::npos);
-  EXPECT_NE(text.find(report::FormatPValue(*c.sign_test_p)), std::string::npos);
+  EXPECT_NE(text.find(units::FormatPValue(*c.sign_test_p)), std::string::npos);
   EXPECT_NE(text.find(fmt::format("takes about {} rounds", *c.rounds_to_resolve)), std::string::npos);
 }
 
