@@ -19,7 +19,7 @@ std::optional<serve::ServeRoundResult> Experiment::ExecuteServe(const spec::Cont
   const Paths paths = PathsFor(c, w);
   const ServeOverrides overrides{options_.serve_requests, options_.serve_concurrency};
   serve::ServeRoundResult round = serve::RunServeRound(
-      [&](int port) { return BuildCommand(c, w, paths, port); }, ServeRequests(w, overrides, parity),
+      runner_, [&](int port) { return BuildCommand(c, w, paths, port); }, ServeRequests(w, overrides, parity),
       ServeOptions(w, parity));
   if (progress_) progress_->Step(w.name);
   if (interrupt::Interrupted()) {

@@ -1,6 +1,7 @@
-// The seam between the engine and the operating system: run one command, measure it.
-// SystemProcessRunner spawns real children; tests use a fake that returns scripted outcomes
-// (tests/support/fake_process_runner.h), so gate, stats and report tests are exact and instant.
+// The seam between the engine and the operating system: run one command, measure it; or start
+// a server and hold it until stopped. SystemProcessRunner spawns real children; tests use a fake
+// that returns scripted outcomes and scripted servers (tests/support/fake_process_runner.h), so
+// gate, stats, report and serve-round tests are exact and instant.
 #pragma once
 
 #include <cstdint>
@@ -41,10 +42,36 @@ struct Outcome {
   bool ok() const { return status == Status::kExited && exit_code == 0; }
 };
 
+// A server started by ProcessRunner::StartServer: it runs until stopped or until it dies by
+// itself. Destroying one that was not stopped or waited for kills and reaps it.
+class RunningServer {
+ public:
+  virtual ~RunningServer() = default;
+  // True until the server exits. Does not reap, so Stop and Wait still collect its status and
+  // its usage.
+  virtual bool Running() const = 0;
+  // Waits up to `seconds` for the server to exit by itself, without signalling or reaping it.
+  // True when it has exited.
+  virtual bool ExitsWithin(double seconds) = 0;
+  // Asks the server to stop (SIGTERM to its group, SIGKILL after `grace_s`) and collects how
+  // it ended and its CPU time and peak RSS. Calling it again returns the same Outcome.
+  virtual Outcome Stop(double grace_s) = 0;
+  // For a server that died by itself: waits for it to exit and collects the same Outcome.
+  virtual Outcome Wait() = 0;
+};
+
+struct StartedServer {
+  std::unique_ptr<RunningServer> server;  // null when it could not be started
+  std::string error;                      // why not: "program not found: X", "interrupted before start", ...
+};
+
 class ProcessRunner {
  public:
   virtual ~ProcessRunner() = default;
+  // Runs `command` to its end and measures it.
   virtual Outcome Run(const Command& command) = 0;
+  // Starts `command` as a server and returns without waiting; command.timeout_s is ignored.
+  virtual StartedServer StartServer(const Command& command) = 0;
 };
 
 // Starts each command through perfengine-spawner (spawn.h) from an argv, in a new process
@@ -52,6 +79,7 @@ class ProcessRunner {
 // Whatever a contender leaves behind, in its group or in a session of its own (setsid), is
 // killed and reaped when its run ends (normally, on timeout or on interrupt), and nothing
 // outlives the engine, even a SIGKILLed one (PR_SET_PDEATHSIG, the spawner's socket).
+// Servers are ServerProcesses (server_process.h).
 std::unique_ptr<ProcessRunner> MakeSystemProcessRunner();
 
 }  // namespace pe

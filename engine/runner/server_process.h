@@ -2,7 +2,8 @@
 // round, asked questions, then stopped. Unlike ProcessRunner::Run, starting does not wait;
 // stopping is SIGTERM to the server's process group, SIGKILL after a grace period, and wait4
 // for the server's own rusage. Nothing it started outlives it: not on Stop, not on Ctrl-C, not
-// when the caller forgets (the destructor kills and reaps).
+// when the caller forgets (the destructor kills and reaps). The system ProcessRunner's
+// StartServer returns one of these.
 #pragma once
 
 #include <sys/types.h>
@@ -15,11 +16,11 @@
 
 namespace pe {
 
-class ServerProcess {
+class ServerProcess final : public RunningServer {
  public:
   ServerProcess() = default;
   // Kills the group and reaps it if the server was started and not yet reaped.
-  ~ServerProcess();
+  ~ServerProcess() override;
   ServerProcess(const ServerProcess&) = delete;
   ServerProcess& operator=(const ServerProcess&) = delete;
 
@@ -34,11 +35,11 @@ class ServerProcess {
   pid_t pid() const { return pid_; }
   // True from a successful Start until the server exits. Does not reap, so Stop and Wait
   // still collect its status and rusage.
-  bool Running() const;
+  bool Running() const override;
   // Waits up to `seconds` for the server to exit by itself, without signalling or reaping it.
   // True when it has exited. For telling a server that just died (its sockets close a moment
   // before it becomes reapable) from one that is alive but stopped answering.
-  bool ExitsWithin(double seconds);
+  bool ExitsWithin(double seconds) override;
 
   // SIGTERM to the whole group, up to `grace_s` for the server to exit, then SIGKILL to the
   // group; reaps the server with wait4, then kills and reaps whatever is left in its group.
@@ -46,10 +47,10 @@ class ServerProcess {
   // when SIGKILL was needed, error says "did not stop within 5 s of SIGTERM; killed". An
   // interrupt while waiting kills the group at once and returns kInterrupted. wall_s is from
   // the spawn to the reap. Calling it again returns the same Outcome.
-  Outcome Stop(double grace_s);
+  Outcome Stop(double grace_s) override;
   // For a server that died by itself: waits for it to exit (an interrupt kills it), reaps it
   // and its group. Returns the same kind of Outcome as Stop.
-  Outcome Wait();
+  Outcome Wait() override;
 
  private:
   // Reaps the server (already exited or killed), then the rest of its group; unregisters it.

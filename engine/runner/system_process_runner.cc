@@ -8,6 +8,7 @@
 #include "engine/runner/interrupt.h"
 #include "engine/runner/process_group.h"
 #include "engine/runner/process_runner.h"
+#include "engine/runner/server_process.h"
 #include "engine/runner/spawn.h"
 #include "engine/runner/wait_for_exit.h"
 
@@ -26,6 +27,7 @@ Outcome Failed(Outcome::Status status, std::string error) {
 class SystemProcessRunner final : public ProcessRunner {
  public:
   Outcome Run(const Command& command) override;
+  StartedServer StartServer(const Command& command) override;
 };
 
 Outcome SystemProcessRunner::Run(const Command& command) {
@@ -68,6 +70,12 @@ Outcome SystemProcessRunner::Run(const Command& command) {
                                 SignalName(interrupt::Signal()));
   }
   return outcome;
+}
+
+StartedServer SystemProcessRunner::StartServer(const Command& command) {
+  auto server = std::make_unique<ServerProcess>();
+  if (std::string error = server->Start(command); !error.empty()) return {nullptr, std::move(error)};
+  return {std::move(server), ""};
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include "engine/http/health.h"
 #include "engine/http/load.h"
 #include "engine/runner/interrupt.h"
-#include "engine/runner/server_process.h"
 #include "engine/runner/spawn.h"
 #include "engine/serve/stderr_file.h"
 #include "stats/descriptive.h"
@@ -120,12 +119,12 @@ std::string ValidationError(const ServeRequestSpec& spec, const ServeRoundOption
 // The server of the current attempt, and where its stderr goes.
 struct Attempt {
   std::unique_ptr<StderrFile> stderr_file;
-  std::unique_ptr<ServerProcess> server;
+  std::unique_ptr<RunningServer> server;
 };
 
 // Starts the server until one becomes healthy, on a new port each time it lost its port.
 // False (with the failure filled in and every server reaped) when none became healthy.
-bool StartHealthy(const std::function<Command(int port)>& make_command,
+bool StartHealthy(ProcessRunner& runner, const std::function<Command(int port)>& make_command,
                   const ServeRoundOptions& options, Attempt* attempt, ServeRoundResult* result) {
   for (;;) {
     if (interrupt::Interrupted()) return Fail(result, "interrupted");
@@ -135,12 +134,13 @@ bool StartHealthy(const std::function<Command(int port)>& make_command,
     Command command = make_command(result->port);
     attempt->server.reset();  // the previous attempt's server was reaped; its file goes next
     attempt->stderr_file = std::make_unique<StderrFile>(&command);
-    attempt->server = std::make_unique<ServerProcess>();
-    ServerProcess& server = *attempt->server;
-    if (std::string error = server.Start(command); !error.empty()) {
+    StartedServer started = runner.StartServer(command);
+    if (!started.server) {
       if (interrupt::Interrupted()) return Fail(result, "interrupted");
-      return Fail(result, "cannot start server: " + error, {}, ServeRoundResult::Failure::kNotStarted);
+      return Fail(result, "cannot start server: " + started.error, {}, ServeRoundResult::Failure::kNotStarted);
     }
+    attempt->server = std::move(started.server);
+    RunningServer& server = *attempt->server;
     const http::HealthResult health =
         http::WaitUntilHealthy(result->port, options.health_path, options.ready_timeout_s,
                                [&] { return !interrupt::Interrupted() && server.Running(); });
@@ -177,7 +177,7 @@ bool StartHealthy(const std::function<Command(int port)>& make_command,
 // error, else the first non-2xx answer, else a server that died, else the figures.
 bool StopAndJudge(const http::LoadResult& load, const std::vector<http::Request>& requests,
                   const ServeRoundOptions& options, Attempt* attempt, ServeRoundResult* result) {
-  ServerProcess& server = *attempt->server;
+  RunningServer& server = *attempt->server;
   if (interrupt::Interrupted()) {
     result->server = server.Stop(options.stop_grace_s);
     return Fail(result, "interrupted");
@@ -221,7 +221,7 @@ bool StopAndJudge(const http::LoadResult& load, const std::vector<http::Request>
 
 }  // namespace
 
-ServeRoundResult RunServeRound(const std::function<Command(int port)>& make_command,
+ServeRoundResult RunServeRound(ProcessRunner& runner, const std::function<Command(int port)>& make_command,
                                const ServeRequestSpec& spec, const ServeRoundOptions& options) {
   ServeRoundResult result;
   if (std::string error = ValidationError(spec, options); !error.empty()) {
@@ -230,7 +230,7 @@ ServeRoundResult RunServeRound(const std::function<Command(int port)>& make_comm
   }
   const std::vector<http::Request> requests = Expand(spec);
   Attempt attempt;
-  if (!StartHealthy(make_command, options, &attempt, &result)) return result;
+  if (!StartHealthy(runner, make_command, options, &attempt, &result)) return result;
   const http::LoadResult load = http::FireRequests(result.port, requests, spec.concurrency,
                                                    spec.request_timeout_s, options.keep_bodies);
   StopAndJudge(load, requests, options, &attempt, &result);

@@ -47,9 +47,9 @@ struct ServeRoundResult {
   int attempts = 0;                 // servers started (more than 1 after a lost port)
 };
 
-// Runs one round. `make_command` builds the server's command for a port (the port in its argv
-// or environment). Latencies, percentiles, throughput and bodies are filled in only when ok;
-// `server` and `attempts` always. Failures, each with every process
+// Runs one round, starting each server through `runner` (ProcessRunner::StartServer).
+// `make_command` builds the server's command for a port (the port in its argv or environment). Latencies, percentiles,
+// throughput and bodies are filled in only when ok; `server` and `attempts` always. Failures, each with every process
 // of the server killed and reaped before returning:
 //   "cannot start server: program not found: X"
 //   "server exited before becoming healthy (exit status 1)"          detail: stderr tail
@@ -63,7 +63,7 @@ struct ServeRoundResult {
 // A port is retried only when the server exited before becoming healthy because the port was
 // taken: exit status 98 (EADDRINUSE), "address in use" on stderr, or the port now answering.
 // When the command names no stderr file, stderr goes to a temporary file, removed afterwards.
-ServeRoundResult RunServeRound(const std::function<Command(int port)>& make_command,
+ServeRoundResult RunServeRound(ProcessRunner& runner, const std::function<Command(int port)>& make_command,
                                const ServeRequestSpec& spec, const ServeRoundOptions& options);
 
 }  // namespace pe::serve

@@ -1,5 +1,6 @@
 // A ProcessRunner that runs nothing: each call returns a scripted outcome and writes scripted
-// output, so orchestration, gate and report tests are exact and instant.
+// output, so orchestration, gate and report tests are exact and instant. Servers come from a
+// second script (tests/support/fake_server.h has one that answers HTTP in-process).
 #pragma once
 
 #include <fstream>
@@ -16,17 +17,29 @@ class FakeProcessRunner : public ProcessRunner {
   // Decides the outcome of one command; may write the command's stdout/stderr/output files.
   using Script = std::function<Outcome(const Command&)>;
 
-  explicit FakeProcessRunner(Script script) : script_(std::move(script)) {}
+  // Decides how one server command starts: a server, or the error that it could not start.
+  using ServerScript = std::function<StartedServer(const Command&)>;
+
+  explicit FakeProcessRunner(Script script, ServerScript servers = {})
+      : script_(std::move(script)), servers_(std::move(servers)) {}
 
   Outcome Run(const Command& command) override {
     calls.push_back(command);
     return script_(command);
   }
 
+  StartedServer StartServer(const Command& command) override {
+    server_calls.push_back(command);
+    if (!servers_) return {nullptr, "the fake runner was given no servers"};
+    return servers_(command);
+  }
+
   std::vector<Command> calls;
+  std::vector<Command> server_calls;
 
  private:
   Script script_;
+  ServerScript servers_;
 };
 
 // Writes text to a file, for scripts that emulate a contender's output.

@@ -59,6 +59,9 @@ class ServeRoundTest : public ::testing::Test {
     EXPECT_EQ(CountLeftOver(), 0);  // the spawner aside, nothing we started, not even a zombie
   }
 
+  // The real runner: these tests are about the real stub server and its processes.
+  std::unique_ptr<ProcessRunner> runner_ = MakeSystemProcessRunner();
+
   ServeRoundOptions Options() {
     ServeRoundOptions options;
     options.ready_timeout_s = 10;
@@ -71,7 +74,7 @@ TEST_F(ServeRoundTest, NormalRoundMeasuresLatencyThroughputAndReadiness) {
   ServeRoundOptions options = Options();
   options.keep_bodies = true;
   ServeRoundResult result =
-      RunServeRound(Stub({"--ready-after-ms", "100", "--latency-ms", "20", "--body", "{target}"}),
+      RunServeRound(*runner_, Stub({"--ready-after-ms", "100", "--latency-ms", "20", "--body", "{target}"}),
                     Requests({"/a", "/b", "/c"}, 24, 4), options);
   ASSERT_TRUE(result.ok) << result.failure << "\n" << result.detail;
   EXPECT_EQ(result.failure, "");
@@ -105,7 +108,7 @@ TEST_F(ServeRoundTest, NormalRoundMeasuresLatencyThroughputAndReadiness) {
 }
 
 TEST_F(ServeRoundTest, BodiesAreNotKeptUnlessAsked) {
-  ServeRoundResult result = RunServeRound(Stub({}), Requests({"/a"}, 3, 1), Options());
+  ServeRoundResult result = RunServeRound(*runner_, Stub({}), Requests({"/a"}, 3, 1), Options());
   ASSERT_TRUE(result.ok) << result.failure;
   EXPECT_TRUE(result.bodies.empty());
   EXPECT_EQ(result.latencies_s.size(), 3u);
@@ -115,7 +118,7 @@ TEST_F(ServeRoundTest, NeverHealthy) {
   ServeRoundOptions options = Options();
   options.ready_timeout_s = 0.3;
   ServeRoundResult result =
-      RunServeRound(Stub({"--ready-after-ms", "60000"}), Requests({"/a"}, 3, 1), options);
+      RunServeRound(*runner_, Stub({"--ready-after-ms", "60000"}), Requests({"/a"}, 3, 1), options);
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.failure, "not healthy after 0.3 s: last answer 503");
   EXPECT_EQ(result.attempts, 1);
@@ -125,14 +128,12 @@ TEST_F(ServeRoundTest, NeverHealthy) {
 TEST_F(ServeRoundTest, HealthPathIsTheOneGiven) {
   ServeRoundOptions options = Options();
   options.health_path = "/ready";
-  ServeRoundResult result =
-      RunServeRound(Stub({"--health-path", "/ready"}), Requests({"/a"}, 2, 1), options);
+  ServeRoundResult result = RunServeRound(*runner_, Stub({"--health-path", "/ready"}), Requests({"/a"}, 2, 1), options);
   EXPECT_TRUE(result.ok) << result.failure;
 }
 
 TEST_F(ServeRoundTest, ServerThatExitsBeforeHealthyIsNotRetried) {
-  ServeRoundResult result =
-      RunServeRound(Stub({"--no-such-flag"}), Requests({"/a"}, 3, 1), Options());
+  ServeRoundResult result = RunServeRound(*runner_, Stub({"--no-such-flag"}), Requests({"/a"}, 3, 1), Options());
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.failure, "server exited before becoming healthy (exit status 2)");
   EXPECT_EQ(result.failed, ServeRoundResult::Failure::kFailed);  // it started: not a spawn failure
@@ -142,8 +143,7 @@ TEST_F(ServeRoundTest, ServerThatExitsBeforeHealthyIsNotRetried) {
 }
 
 TEST_F(ServeRoundTest, CrashMidRunNamesTheRequestAndTheExit) {
-  ServeRoundResult result =
-      RunServeRound(Stub({"--crash-after", "5"}), Requests({"/x"}, 20, 1), Options());
+  ServeRoundResult result = RunServeRound(*runner_, Stub({"--crash-after", "5"}), Requests({"/x"}, 20, 1), Options());
   EXPECT_FALSE(result.ok);
   EXPECT_THAT(result.failure, StartsWith("server stopped answering: "));
   EXPECT_THAT(result.failure,
@@ -155,7 +155,7 @@ TEST_F(ServeRoundTest, CrashMidRunNamesTheRequestAndTheExit) {
 TEST_F(ServeRoundTest, Non2xxAnswerFailsNamingTheRequest) {
   ServeRoundOptions options = Options();
   options.keep_bodies = true;
-  ServeRoundResult result = RunServeRound(Stub({"--status", "500", "--body", "broke on {target}"}),
+  ServeRoundResult result = RunServeRound(*runner_, Stub({"--status", "500", "--body", "broke on {target}"}),
                                           Requests({"/first", "/second"}, 4, 1), options);
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.failure, "request 0: GET /first answered 500");
@@ -170,7 +170,7 @@ TEST_F(ServeRoundTest, LostPortIsRetriedOnANewPort) {
   int picks = 0;
   ServeRoundOptions options = Options();
   options.pick_port = [&] { return picks++ == 0 ? taken.port() : http::PickFreePort(); };
-  ServeRoundResult result = RunServeRound(Stub({}), Requests({"/a"}, 5, 2), options);
+  ServeRoundResult result = RunServeRound(*runner_, Stub({}), Requests({"/a"}, 5, 2), options);
   ASSERT_TRUE(result.ok) << result.failure << "\n" << result.detail;
   EXPECT_EQ(result.attempts, 2);
   EXPECT_EQ(picks, 2);
@@ -183,7 +183,7 @@ TEST_F(ServeRoundTest, LostPortRetriesAreBounded) {
   ServeRoundOptions options = Options();
   options.port_attempts = 2;
   options.pick_port = [&] { return taken.port(); };
-  ServeRoundResult result = RunServeRound(Stub({}), Requests({"/a"}, 5, 2), options);
+  ServeRoundResult result = RunServeRound(*runner_, Stub({}), Requests({"/a"}, 5, 2), options);
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.failure, "server lost its port to another process 2 times (exit status 98)");
   EXPECT_THAT(result.detail, HasSubstr("address in use"));
@@ -198,7 +198,7 @@ TEST_F(ServeRoundTest, ServerIgnoringSigtermIsKilledAfterTheGrace) {
     command.argv.insert(command.argv.begin(), kDeaf);
     return command;
   };
-  ServeRoundResult result = RunServeRound(deaf, Requests({"/a"}, 3, 1), options);
+  ServeRoundResult result = RunServeRound(*runner_, deaf, Requests({"/a"}, 3, 1), options);
   ASSERT_TRUE(result.ok) << result.failure;  // the figures stand; how it ended is recorded
   EXPECT_EQ(result.server.status, Status::kSignalled);
   EXPECT_EQ(result.server.signal, SIGKILL);
@@ -211,7 +211,7 @@ TEST_F(ServeRoundTest, MissingProgramCannotStart) {
     command.argv = {"no-such-server-for-pe-tests"};
     return command;
   };
-  ServeRoundResult result = RunServeRound(missing, Requests({"/a"}, 1, 1), Options());
+  ServeRoundResult result = RunServeRound(*runner_, missing, Requests({"/a"}, 1, 1), Options());
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.failure, "cannot start server: program not found: no-such-server-for-pe-tests");
   EXPECT_EQ(result.failed, ServeRoundResult::Failure::kNotStarted);
@@ -224,8 +224,7 @@ TEST_F(ServeRoundTest, InterruptStopsTheServer) {
   });
   // 200 requests of 50 ms on one connection: 10 s unless interrupted.
   const auto start = std::chrono::steady_clock::now();
-  ServeRoundResult result =
-      RunServeRound(Stub({"--latency-ms", "50"}), Requests({"/a"}, 200, 1), Options());
+  ServeRoundResult result = RunServeRound(*runner_, Stub({"--latency-ms", "50"}), Requests({"/a"}, 200, 1), Options());
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ctrl_c.join();
@@ -236,10 +235,10 @@ TEST_F(ServeRoundTest, InterruptStopsTheServer) {
 }
 
 TEST_F(ServeRoundTest, EmptyWorkloadIsRejectedBeforeStarting) {
-  EXPECT_EQ(RunServeRound(Stub({}), Requests({}, 3, 1), Options()).failure, "no requests to send");
-  EXPECT_EQ(RunServeRound(Stub({}), Requests({"/a"}, 0, 1), Options()).failure,
+  EXPECT_EQ(RunServeRound(*runner_, Stub({}), Requests({}, 3, 1), Options()).failure, "no requests to send");
+  EXPECT_EQ(RunServeRound(*runner_, Stub({}), Requests({"/a"}, 0, 1), Options()).failure,
             "request count must be positive, not 0");
-  EXPECT_EQ(RunServeRound(Stub({}), Requests({"/a"}, 1, 0), Options()).failure,
+  EXPECT_EQ(RunServeRound(*runner_, Stub({}), Requests({"/a"}, 1, 0), Options()).failure,
             "concurrency must be positive, not 0");
 }
 

@@ -1,0 +1,178 @@
+// Serve workloads in the run loop over the fake runner: servers start through
+// ProcessRunner::StartServer, so a server that cannot start, never becomes ready, dies mid-round
+// or answers is scripted exactly; requests still go over loopback TCP to an in-process server.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <string>
+
+#include "engine/run/experiment.h"
+#include "engine/spec/spec.h"
+#include "tests/support/fake_process_runner.h"
+#include "tests/support/fake_server.h"
+
+namespace pe::run {
+namespace {
+
+using testing::FakeProcessRunner;
+using testing::FakeServerScript;
+using testing::StartFakeServers;
+using testing::WriteText;
+
+constexpr const char* kSpec = R"(
+[run]
+rounds = 5
+warmup_rounds = 1
+
+[contenders.baseline]
+argv = ["server"]
+env = { WHO = "baseline" }
+
+[contenders.candidate]
+argv = ["server"]
+env = { WHO = "candidate" }
+
+[workloads.api]
+kind = "serve"
+args = ["--port", "{port}"]
+requests = ["/a", "/b", "/c"]
+request_count = 9
+concurrency = 2
+ready_timeout = 0.3
+)";
+
+// The startup workload's runs: each contender prints a version.
+Outcome Startup(const Command& command) {
+  WriteText(command.stdout_path, command.env.at("WHO") + " 1.0\n");
+  return Outcome{};
+}
+
+std::string Who(const Command& command) { return command.env.at("WHO"); }
+
+struct Ran {
+  RunResult result;
+  std::vector<Command> server_calls;
+};
+
+// Runs the spec with each contender's server scripted by `candidate` (the candidate's) and a
+// baseline that answers every request with its target.
+Ran RunServe(FakeServerScript candidate, const char* text = kSpec) {
+  FakeServerScript baseline;
+  baseline.answer = [](const http::Request& r) { return std::pair<int, std::string>(200, r.target); };
+  baseline.stopped.user_s = 0.25;
+  baseline.stopped.max_rss_kib = 2048;
+  FakeProcessRunner runner(Startup, StartFakeServers([=](const Command& command) {
+                             return Who(command) == "baseline" ? baseline : candidate;
+                           }));
+  Ran ran;
+  ran.result = RunExperiment(spec::ParseSpecText(text, "x.toml"), Options{}, runner);
+  ran.server_calls = runner.server_calls;
+  return ran;
+}
+
+const WorkloadResult& Api(const RunResult& r) { return r.workloads.at(1); }
+
+FakeServerScript Answering() {
+  FakeServerScript script;
+  script.answer = [](const http::Request& r) { return std::pair<int, std::string>(200, r.target); };
+  script.stopped.user_s = 0.5;
+  script.stopped.max_rss_kib = 4096;
+  return script;
+}
+
+TEST(ExperimentServe, ServersThatAnswerAreMeasuredEveryRoundThroughTheRunner) {
+  const Ran ran = RunServe(Answering());
+  const RunResult& r = ran.result;
+  EXPECT_TRUE(r.complete);
+  EXPECT_EQ(r.verdict.exit, ExitCode::kPass) << (r.verdict.lines.empty() ? "" : r.verdict.lines[0]);
+  ASSERT_EQ(r.workloads.size(), 2u);
+  EXPECT_EQ(Api(r).kind, WorkloadResult::Kind::kServe);
+  EXPECT_TRUE(Api(r).failures.empty()) << Api(r).failures.at(0).message;
+  // One parity round and 1 warm-up + 5 rounds, two servers each, every one on a port of its own.
+  ASSERT_EQ(ran.server_calls.size(), 14u);
+  for (const Command& call : ran.server_calls) {
+    EXPECT_EQ(call.argv.at(1), "--port");
+    EXPECT_GT(testing::PortIn(call), 0);
+  }
+  EXPECT_EQ(Who(ran.server_calls[0]), "baseline");  // parity: the baseline first
+  EXPECT_EQ(Who(ran.server_calls[1]), "candidate");
+  ASSERT_EQ(Api(r).samples.size(), 12u);
+  for (const Sample& s : Api(r).samples) {
+    ASSERT_TRUE(s.serve.has_value());
+    EXPECT_EQ(s.serve->requests, 9);
+    EXPECT_GT(s.serve->p50_s, 0);
+    EXPECT_DOUBLE_EQ(s.wall_s, s.serve->p50_s);  // a serve sample's time is its median latency
+    // CPU time and peak RSS are the server's own, from how the runner says it ended.
+    EXPECT_DOUBLE_EQ(s.user_s, s.contender == "baseline" ? 0.25 : 0.5);
+    EXPECT_EQ(s.max_rss_kib, s.contender == "baseline" ? 2048 : 4096);
+  }
+}
+
+TEST(ExperimentServe, DifferentAnswersFailParityNamingTheRequest) {
+  FakeServerScript candidate = Answering();
+  candidate.answer = [](const http::Request& r) {
+    return std::pair<int, std::string>(200, r.target == "/b" ? "/B" : r.target);
+  };
+  const Ran ran = RunServe(candidate);
+  EXPECT_EQ(ran.result.verdict.exit, ExitCode::kRunFailed);
+  ASSERT_EQ(Api(ran.result).failures.size(), 1u);
+  const Failure& f = Api(ran.result).failures[0];
+  EXPECT_EQ(f.kind, Failure::Kind::kParity);
+  EXPECT_EQ(f.contender, "candidate");
+  EXPECT_EQ(f.message, "answers differ from baseline's (parity: exact); no timing is reported over different work");
+  EXPECT_EQ(f.detail.substr(0, f.detail.find('\n')), "request 1: GET /b");
+  EXPECT_EQ(ran.server_calls.size(), 2u);  // no timed round after parity failed
+}
+
+TEST(ExperimentServe, ServerThatCannotStartIsASpawnFailureNamingContenderAndWorkload) {
+  FakeServerScript baseline = Answering();
+  FakeProcessRunner runner(Startup, [&](const Command& command) -> StartedServer {
+    if (Who(command) == "candidate") return {nullptr, "program not found: server"};
+    return testing::StartFakeServers([&](const Command&) { return baseline; })(command);
+  });
+  const RunResult r = RunExperiment(spec::ParseSpecText(kSpec, "x.toml"), Options{}, runner);
+  EXPECT_EQ(r.verdict.exit, ExitCode::kRunFailed);
+  ASSERT_EQ(Api(r).failures.size(), 1u);
+  const Failure& f = Api(r).failures[0];
+  EXPECT_EQ(f.kind, Failure::Kind::kSpawn);
+  EXPECT_EQ(f.workload, "api");
+  EXPECT_EQ(f.contender, "candidate");
+  EXPECT_EQ(f.message, "(server) cannot start server: program not found: server");
+  ASSERT_EQ(r.verdict.lines.size(), 1u);
+  EXPECT_EQ(r.verdict.lines[0], "api: contender 'candidate' (server) cannot start server: program not found: server");
+}
+
+TEST(ExperimentServe, ServerThatNeverBecomesReadyFailsAfterTheReadyTimeout) {
+  FakeServerScript candidate = Answering();
+  candidate.listens = false;
+  const Ran ran = RunServe(candidate);
+  EXPECT_EQ(ran.result.verdict.exit, ExitCode::kRunFailed);
+  ASSERT_EQ(Api(ran.result).failures.size(), 1u);
+  const Failure& f = Api(ran.result).failures[0];
+  EXPECT_EQ(f.kind, Failure::Kind::kExit);
+  EXPECT_EQ(f.workload, "api");
+  EXPECT_EQ(f.contender, "candidate");
+  EXPECT_EQ(f.message, "(server) not healthy after 0.3 s: no answer (connect: Connection refused)");
+  EXPECT_EQ(ran.server_calls.size(), 2u);
+}
+
+TEST(ExperimentServe, ServerThatDiesMidRoundNamesTheRequestAndHowItEnded) {
+  FakeServerScript candidate = Answering();
+  candidate.die_after = 1;
+  candidate.died.status = Outcome::Status::kSignalled;
+  candidate.died.signal = SIGSEGV;
+  const Ran ran = RunServe(candidate);
+  EXPECT_EQ(ran.result.verdict.exit, ExitCode::kRunFailed);
+  ASSERT_EQ(Api(ran.result).failures.size(), 1u);
+  const Failure& f = Api(ran.result).failures[0];
+  EXPECT_EQ(f.kind, Failure::Kind::kExit);
+  EXPECT_EQ(f.contender, "candidate");
+  // Parity sends each request once on one connection: /a is answered, /b finds the server gone.
+  EXPECT_EQ(f.message.substr(0, 34), "(server) server stopped answering:");
+  const std::string ending = " (request 1: GET /b); the server had exited (killed by SIGSEGV)";
+  ASSERT_GE(f.message.size(), ending.size());
+  EXPECT_EQ(f.message.substr(f.message.size() - ending.size()), ending) << f.message;
+}
+
+}  // namespace
+}  // namespace pe::run
