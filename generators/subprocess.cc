@@ -14,6 +14,17 @@
 
 namespace pe::gen {
 
+using runner::ChildEnvironment;
+using runner::Outcome;
+using runner::PathVariable;
+using runner::ReapChild;
+using runner::ResolveProgram;
+using runner::ResolvedProgram;
+using runner::Spawned;
+using runner::StartProcess;
+using runner::StartRequest;
+using runner::UniqueFd;
+
 std::string RunChecked(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                        const std::map<std::string, std::string>& env) {
   std::string command;

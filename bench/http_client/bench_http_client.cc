@@ -33,6 +33,11 @@
 extern char** environ;
 
 namespace pe::bench {
+
+using runner::KillGroup;
+using runner::ReapGroup;
+using runner::ResolveProgram;
+using runner::ResolvedProgram;
 namespace {
 
 struct Options {

@@ -18,6 +18,18 @@
 
 namespace pe::analysis {
 
+using model::Comparison;
+using model::ContenderInfo;
+using model::ContenderSummary;
+using model::Interval;
+using model::Measured;
+using model::RunResult;
+using model::Sample;
+using model::ServeFigures;
+using model::SummaryOf;
+using model::Thresholds;
+using model::WorkloadResult;
+
 namespace {
 
 struct Series {

@@ -19,7 +19,7 @@ struct AnalyzeOptions {
 
 // Fills summaries and comparison of every workload that has measured samples.
 // Warm-up samples are ignored; rss_only samples count for peak RSS only.
-void Analyze(RunResult& result, const AnalyzeOptions& options = {});
+void Analyze(model::RunResult& result, const AnalyzeOptions& options = {});
 
 // Startup-adjusted time is judged meaningful only above this floor: three times the start-up
 // noise (1.4826 x MAD of the start-up samples, a robust sigma) or 5% of the workload's

@@ -10,6 +10,10 @@
 
 namespace pe::analysis {
 
+using model::Comparison;
+using model::Interval;
+using model::Thresholds;
+
 namespace {
 
 constexpr char kMedianMethod[] = "confidence sequence for the median per-round ratio (Howard & Ramdas 2022)";

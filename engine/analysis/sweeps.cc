@@ -13,6 +13,17 @@
 
 namespace pe::analysis {
 
+using model::AxisValue;
+using model::ContenderInfo;
+using model::ContenderSummary;
+using model::Measured;
+using model::RunResult;
+using model::Sample;
+using model::ScalingFit;
+using model::SummaryOf;
+using model::SweepResult;
+using model::WorkloadResult;
+
 namespace {
 
 std::string ValueOf(const WorkloadResult& w, const std::string& axis) {

@@ -8,6 +8,6 @@ namespace pe::analysis {
 
 // Fills fits and efficiencies of every sweep in result.sweeps from its point workloads'
 // summaries and samples. Needs Analyze() to have run first.
-void AnalyzeSweeps(RunResult& result);
+void AnalyzeSweeps(model::RunResult& result);
 
 }  // namespace pe::analysis

@@ -19,6 +19,14 @@
 
 namespace pe::bisect {
 
+using model::Check;
+using model::ExitCode;
+using model::Failure;
+using runner::ProcessRunner;
+using model::ReadResultsFile;
+using model::RunResult;
+using model::WorkloadResult;
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -45,7 +53,7 @@ class Git {
   // The command's stdout; throws spec::UsageError with its stderr when it fails.
   std::string operator()(const fs::path& dir, const std::vector<std::string>& args) {
     const gitbuild::GitResult r = gitbuild::RunGit(runner_, dir, args, scratch_);
-    if (r.outcome.status == pe::Outcome::Status::kInterrupted) throw spec::UsageError("interrupted");
+    if (r.outcome.status == pe::runner::Outcome::Status::kInterrupted) throw spec::UsageError("interrupted");
     if (!r.outcome.ok()) {
       throw spec::UsageError(fmt::format("git {} failed: {}", fmt::join(args, " "), r.err.empty() ? r.out : r.err));
     }
@@ -188,7 +196,7 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
   const std::string log = run.out + "\n" + run.err;
   const fs::path log_path = outcome.state / "bisect-run.log";
   std::ofstream(log_path) << log << "\n";
-  if (run.outcome.status == pe::Outcome::Status::kInterrupted) throw spec::UsageError("bisect: interrupted");
+  if (run.outcome.status == pe::runner::Outcome::Status::kInterrupted) throw spec::UsageError("bisect: interrupted");
   if (!run.outcome.ok()) {
     throw spec::UsageError(fmt::format("bisect: git bisect run stopped: a step failed in a way that skipping a commit "
                                        "cannot help (the baseline's build, the spec); git's log and each step's report "

@@ -21,7 +21,7 @@ namespace pe::bisect {
 // 125 the candidate could not be measured (failures all the candidate's: build, crash,
 // timeout, parity), 128 anything else (the baseline failed, an interrupt), which makes git
 // stop the bisection.
-int StepStatus(const RunResult& result);
+int StepStatus(const model::RunResult& result);
 
 struct Options {
   std::string good;                     // revisions as the user gave them
@@ -35,13 +35,13 @@ struct Options {
 struct Step {
   std::string commit;
   int status = 0;  // StepStatus
-  std::vector<Check> missed;  // the checks that failed, for a bad commit
+  std::vector<model::Check> missed;  // the checks that failed, for a bad commit
 };
 
 struct Outcome {
   std::string first_bad;          // full commit name
   std::string subject;            // its first line
-  std::vector<Check> missed;      // its failing checks: the measured ratios
+  std::vector<model::Check> missed;      // its failing checks: the measured ratios
   std::vector<Step> steps;        // every commit measured, in order
   std::filesystem::path state;    // each step's results file, <commit>.json, and git's log
 };
@@ -52,13 +52,13 @@ struct Outcome {
 spec::Spec AtCommits(spec::Spec spec, const std::string& good_commit, const std::string& commit);
 
 // One step: the spec at (good_commit, commit), its results written to state/<commit>.json.
-RunResult RunStep(const spec::Spec& spec, const std::string& good_commit, const std::string& commit,
-                  const Options& options, const std::filesystem::path& state, ProcessRunner& runner);
+model::RunResult RunStep(const spec::Spec& spec, const std::string& good_commit, const std::string& commit,
+                  const Options& options, const std::filesystem::path& state, runner::ProcessRunner& runner);
 
 // The whole bisection. Measures BAD first (it must miss the gate, or there is nothing to look
 // for), then runs `git bisect start --no-checkout BAD GOOD` and `git bisect run` in a worktree of
 // its own, so the user's checkout and any bisection of theirs are untouched; removes that
 // worktree at the end. Throws spec::UsageError with the reason when it cannot name a commit.
-Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& runner);
+Outcome Bisect(const spec::Spec& spec, const Options& options, runner::ProcessRunner& runner);
 
 }  // namespace pe::bisect

@@ -15,6 +15,11 @@
 
 namespace pe::cli {
 
+using model::Check;
+using model::ExitCode;
+using runner::MakeSystemProcessRunner;
+using model::RunResult;
+
 namespace fs = std::filesystem;
 
 namespace {

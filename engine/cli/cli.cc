@@ -18,6 +18,8 @@
 
 namespace pe::cli {
 
+using model::ExitCode;
+
 namespace {
 
 // Colour only for a terminal, and never when NO_COLOR is set (https://no-color.org).

@@ -28,6 +28,12 @@
 
 namespace pe::cli {
 
+using model::ExitCode;
+using runner::MakeSystemProcessRunner;
+using model::RunResult;
+using model::Settings;
+using model::WriteFileAtomically;
+
 namespace fs = std::filesystem;
 
 namespace {

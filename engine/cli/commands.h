@@ -65,7 +65,7 @@ struct ReportFiles {
 };
 
 // Writes the files asked for (atomically), then the terminal report to stdout.
-void WriteReports(const RunResult& result, const ReportFiles& files, bool color);
+void WriteReports(const model::RunResult& result, const ReportFiles& files, bool color);
 
 // What accepts a missed threshold: "--accept-regression" when `flag`, else
 // "PERFENGINE_ACCEPT_REGRESSION" when that variable is set and not "0", else "".
@@ -120,20 +120,20 @@ class QuickSpec {
   std::filesystem::path dir_, path_;
 };
 
-ExitCode InitCommand(const InitFlags& flags);
+model::ExitCode InitCommand(const InitFlags& flags);
 
 // Records a finished run in the history database (history_command.cc); throws on failure.
-void RecordRun(const RunResult& result, const std::string& spec, const std::string& history_flag);
+void RecordRun(const model::RunResult& result, const std::string& spec, const std::string& history_flag);
 
-ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color);
-ExitCode ValidateCommand(const CommonOptions& common);
-ExitCode ListCommand(const CommonOptions& common);
-ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir);
-ExitCode ExplainCommand(const ExplainFlags& flags);
-ExitCode CompareCommand(const CompareFlags& flags);
-ExitCode MergeCommand(const MergeFlags& flags, bool color);
-ExitCode HistoryCommand(const HistoryFlags& flags);
-ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags);
+model::ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color);
+model::ExitCode ValidateCommand(const CommonOptions& common);
+model::ExitCode ListCommand(const CommonOptions& common);
+model::ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir);
+model::ExitCode ExplainCommand(const ExplainFlags& flags);
+model::ExitCode CompareCommand(const CompareFlags& flags);
+model::ExitCode MergeCommand(const MergeFlags& flags, bool color);
+model::ExitCode HistoryCommand(const HistoryFlags& flags);
+model::ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags);
 // Returns the status git bisect run reads: 0 good, 1 bad, 125 skip, 128 stop.
 int BisectStepCommand(const CommonOptions& common, const BisectStepFlags& flags);
 

@@ -12,6 +12,10 @@
 
 namespace pe::cli {
 
+using model::ExitCode;
+using model::ReadResultsFile;
+using model::RunResult;
+
 ExitCode ExplainCommand(const ExplainFlags& flags) {
   const RunResult result = ReadResultsFile(flags.results);
   const auto workloads = explain::SelectWorkloads(result, flags.workloads, flags.results);

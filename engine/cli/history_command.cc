@@ -15,6 +15,12 @@
 
 namespace pe::cli {
 
+using model::ContenderInfo;
+using model::ExitCode;
+using runner::MakeSystemProcessRunner;
+using model::RunResult;
+using model::WriteFileAtomically;
+
 namespace fs = std::filesystem;
 
 namespace {

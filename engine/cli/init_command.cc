@@ -18,6 +18,10 @@
 
 namespace pe::cli {
 
+using model::ExitCode;
+using runner::MakeSystemProcessRunner;
+using model::WriteFileAtomically;
+
 namespace fs = std::filesystem;
 
 namespace {

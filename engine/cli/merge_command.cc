@@ -6,6 +6,10 @@
 
 namespace pe::cli {
 
+using model::ExitCode;
+using model::ReadResultsFile;
+using model::RunResult;
+
 ExitCode MergeCommand(const MergeFlags& flags, bool color) {
   std::vector<merge::ShardFile> files;
   for (const std::string& path : flags.files) files.push_back({path, ReadResultsFile(path)});

@@ -9,6 +9,9 @@
 
 namespace pe::cli {
 
+using model::CheckWritable;
+using model::WriteTarget;
+
 namespace fs = std::filesystem;
 
 namespace {

@@ -13,6 +13,11 @@
 
 namespace pe::cli {
 
+using runner::Command;
+using runner::FileTail;
+using runner::Outcome;
+using runner::ProcessRunner;
+
 namespace fs = std::filesystem;
 
 namespace {

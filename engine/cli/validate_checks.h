@@ -13,6 +13,6 @@ namespace pe::cli {
 // One SpecError per problem, each at the key at fault; empty when all is well. Startup
 // commands run with a 10 s timeout, their output discarded; contenders built from git are
 // not run (their programs exist only once built).
-std::vector<spec::SpecError> CheckByRunning(const spec::Spec& spec, ProcessRunner& runner);
+std::vector<spec::SpecError> CheckByRunning(const spec::Spec& spec, runner::ProcessRunner& runner);
 
 }  // namespace pe::cli

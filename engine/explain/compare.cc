@@ -14,6 +14,14 @@
 
 namespace pe::explain {
 
+using model::Check;
+using model::ExitCode;
+using model::Failure;
+using model::Interval;
+using model::RunResult;
+using model::Thresholds;
+using model::WorkloadResult;
+
 namespace {
 
 const WorkloadResult* Find(const RunResult& run, const std::string& name) {

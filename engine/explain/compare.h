@@ -36,7 +36,7 @@ struct WorkloadComparison {
   stats::MannWhitneyResult mann_whitney;  // x = OLD, y = NEW
   double superiority = 0.5;               // P(NEW run < OLD run), ties half
   std::optional<stats::BootstrapResult> bootstrap;
-  std::optional<Interval> speedup_ci;     // the bounds the gate reads (BCa, else percentile)
+  std::optional<model::Interval> speedup_ci;     // the bounds the gate reads (BCa, else percentile)
   std::optional<double> rss_ratio;        // NEW / OLD median peak RSS
   std::optional<double> logic_speedup;    // startup-adjusted OLD / NEW
   std::string logic_note;                 // why there is no logic_speedup
@@ -49,13 +49,13 @@ struct RunComparison {
   std::vector<WorkloadComparison> workloads;  // NEW's order
   std::vector<std::string> only_in_old;
   std::vector<std::string> only_in_new;
-  Verdict verdict;  // exit, every check, and the lines of failures and missed checks
+  model::Verdict verdict;  // exit, every check, and the lines of failures and missed checks
 };
 
 // "" when both files come from the same spec (same spec_digest), else one line saying how
 // they differ.
-std::string SpecMismatch(const RunResult& old_run, const RunResult& new_run);
+std::string SpecMismatch(const model::RunResult& old_run, const model::RunResult& new_run);
 
-RunComparison CompareRuns(const RunResult& old_run, const RunResult& new_run);
+RunComparison CompareRuns(const model::RunResult& old_run, const model::RunResult& new_run);
 
 }  // namespace pe::explain

@@ -10,6 +10,11 @@
 
 namespace pe::explain {
 
+using model::Check;
+using model::ExitCode;
+using model::RunResult;
+using model::Verdict;
+
 namespace {
 
 using report::OneLine;

@@ -10,7 +10,7 @@
 namespace pe::explain {
 
 // `old_file` and `new_file` are the paths as the user gave them.
-std::string CompareText(const RunResult& old_run, const std::string& old_file, const RunResult& new_run,
+std::string CompareText(const model::RunResult& old_run, const std::string& old_file, const model::RunResult& new_run,
                         const std::string& new_file, const RunComparison& comparison);
 
 }  // namespace pe::explain

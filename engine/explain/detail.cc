@@ -12,6 +12,15 @@
 
 namespace pe::explain {
 
+using model::Comparison;
+using model::ContenderInfo;
+using model::ContenderSummary;
+using model::Measured;
+using model::Paired;
+using model::RunResult;
+using model::Sample;
+using model::WorkloadResult;
+
 namespace {
 
 ContenderStats Describe(const WorkloadResult& w, const std::string& contender,
@@ -138,7 +147,7 @@ class Agreement {
     }
   }
 
-  void Interval(const std::string& figure, const std::optional<pe::Interval>& in_file,
+  void Interval(const std::string& figure, const std::optional<pe::model::Interval>& in_file,
                 const std::optional<stats::Bounds>& recomputed) {
     Number(figure + " low", in_file ? std::optional(in_file->low) : std::nullopt,
            recomputed ? std::optional(recomputed->low) : std::nullopt);
@@ -151,7 +160,7 @@ class Agreement {
   WorkloadDetail& detail_;
 };
 
-std::optional<stats::Bounds> Bounds(const std::optional<pe::Interval>& i) {
+std::optional<stats::Bounds> Bounds(const std::optional<pe::model::Interval>& i) {
   return i ? std::optional(stats::Bounds{i->low, i->high}) : std::nullopt;
 }
 

@@ -48,12 +48,12 @@ struct StartupSubtraction {
 };
 
 struct WorkloadDetail {
-  const WorkloadResult* workload = nullptr;
+  const model::WorkloadResult* workload = nullptr;
   std::vector<RoundRow> rows;
   std::vector<ContenderStats> contenders;  // spec order, those with measured runs
   std::optional<double> speedup;           // baseline median / candidate median
   std::optional<double> rss_ratio;         // candidate / baseline median peak RSS
-  PairedRounds paired;
+  model::PairedRounds paired;
   std::optional<stats::PairedAnalysis> analysis;
   std::string no_analysis;                 // why `analysis` is empty
   StartupSubtraction startup;
@@ -62,6 +62,6 @@ struct WorkloadDetail {
   std::vector<std::string> compared;       // the figures that were checked
 };
 
-WorkloadDetail ComputeDetail(const RunResult& result, const WorkloadResult& workload);
+WorkloadDetail ComputeDetail(const model::RunResult& result, const model::WorkloadResult& workload);
 
 }  // namespace pe::explain

@@ -15,6 +15,16 @@
 
 namespace pe::explain {
 
+using model::Check;
+using model::Comparison;
+using model::ExitCodeName;
+using model::Failure;
+using model::FailureKindName;
+using model::Interval;
+using model::RoundLoad;
+using model::RunResult;
+using model::WorkloadResult;
+
 namespace {
 
 using units::FormatKiB;
@@ -36,7 +46,7 @@ std::string Optional(const std::optional<double>& seconds) {
 
 std::string Heading(const std::string& text) { return "\n" + text; }
 
-std::string ThresholdList(const Thresholds& t) {
+std::string ThresholdList(const model::Thresholds& t) {
   std::vector<std::string> parts;
   if (t.min_speedup) parts.push_back("min_speedup " + FormatRatio(*t.min_speedup));
   if (t.min_win_rate) parts.push_back("min_win_rate " + FormatPercent(*t.min_win_rate));

@@ -16,11 +16,11 @@
 namespace pe::explain {
 
 // `file` is how the header names the results file (the path as the user gave it).
-std::string ExplainText(const RunResult& result, const std::string& file,
-                        const std::vector<const WorkloadResult*>& workloads);
+std::string ExplainText(const model::RunResult& result, const std::string& file,
+                        const std::vector<const model::WorkloadResult*>& workloads);
 
 // The margin by which a check cleared (positive) or missed (negative) its bar, in the
 // terms of gate::CheckLine: "+25%" for ratios, "+10 points" for win rates; "" when skipped.
-std::string Margin(const Check& check);
+std::string Margin(const model::Check& check);
 
 }  // namespace pe::explain

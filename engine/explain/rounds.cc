@@ -4,6 +4,11 @@
 
 namespace pe::explain {
 
+using model::Measured;
+using model::RunResult;
+using model::Sample;
+using model::WorkloadResult;
+
 std::vector<RoundRow> RoundRows(const RunResult& result, const WorkloadResult& workload) {
   std::map<int, RoundRow> rows;  // ordered by round
   for (const Sample& s : workload.samples) {

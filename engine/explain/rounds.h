@@ -27,22 +27,22 @@ struct RoundRow {
 
 // One row per round index that has a timed sample of the baseline or the candidate, in
 // round order, warm-ups included (rss_only runs are not timed and not shown).
-std::vector<RoundRow> RoundRows(const RunResult& result, const WorkloadResult& workload);
+std::vector<RoundRow> RoundRows(const model::RunResult& result, const model::WorkloadResult& workload);
 
 // The rounds both contenders completed (engine/model/samples.h).
-using pe::Paired;
-using pe::PairedRounds;
+using pe::model::Paired;
+using pe::model::PairedRounds;
 
 // Measured wall times of one contender, in run order; `rss_only` and warm-ups excluded.
-std::vector<double> MeasuredWalls(const WorkloadResult& workload, const std::string& contender);
+std::vector<double> MeasuredWalls(const model::WorkloadResult& workload, const std::string& contender);
 
 // Peak RSS (KiB) of one contender's measured runs, rss_only runs included.
-std::vector<double> MeasuredRss(const WorkloadResult& workload, const std::string& contender);
+std::vector<double> MeasuredRss(const model::WorkloadResult& workload, const std::string& contender);
 
 // "candidate", "baseline" or "tie" for a row with both times; "-" otherwise.
-std::string Winner(const RunResult& result, const RoundRow& row);
+std::string Winner(const model::RunResult& result, const RoundRow& row);
 
 // The startup workload of the file, or nullptr.
-const WorkloadResult* StartupWorkload(const RunResult& result);
+const model::WorkloadResult* StartupWorkload(const model::RunResult& result);
 
 }  // namespace pe::explain

@@ -9,6 +9,9 @@
 
 namespace pe::explain {
 
+using model::RunResult;
+using model::WorkloadResult;
+
 std::vector<const WorkloadResult*> SelectWorkloads(const RunResult& result,
                                                    const std::vector<std::string>& names,
                                                    const std::string& file) {

@@ -15,6 +15,21 @@
 
 namespace pe::gate {
 
+using model::AxisValue;
+using model::Check;
+using model::Comparison;
+using model::ContenderSummary;
+using model::ExitCode;
+using model::Failure;
+using model::Interval;
+using model::RunResult;
+using model::ScalingEfficiency;
+using model::ScalingFit;
+using model::SweepResult;
+using model::Thresholds;
+using model::Verdict;
+using model::WorkloadResult;
+
 namespace {
 
 // Why a count is missing, in the contenders' own words ("not measurable: statically linked").

@@ -11,32 +11,32 @@
 
 namespace pe::gate {
 
-Verdict Judge(const RunResult& result);
+model::Verdict Judge(const model::RunResult& result);
 
 // A missed threshold accepted on purpose (--accept-regression, or PERFENGINE_ACCEPT_REGRESSION
 // set by CI from a pull-request label): exit 0, but every report still shows what was missed
 // and what accepted it. Failures of the run (exit 2) and interrupts cannot be accepted.
-void Accept(Verdict& verdict, const std::string& accepted_by);
+void Accept(model::Verdict& verdict, const std::string& accepted_by);
 
 // A check of `measured` against `bar` on one workload (or sweep).
-Check MakeCheck(std::string workload, std::string threshold, std::string label, double measured, double bar,
+model::Check MakeCheck(std::string workload, std::string threshold, std::string label, double measured, double bar,
                 bool higher_is_better, std::string note = "");
 
 // A threshold in force whose figure could not be computed: shown with the reason, never failing.
-Check SkippedCheck(std::string workload, std::string threshold, std::string label, double bar, std::string note);
+model::Check SkippedCheck(std::string workload, std::string threshold, std::string label, double bar, std::string note);
 
 // How a threshold's figures print: a ratio ("0.94x"), a rate ("62%") or a plain number.
-Check::Unit UnitOf(std::string_view threshold);
+model::Check::Unit UnitOf(std::string_view threshold);
 
 // Whether a missed check is a cost regression (CPU time, instructions, allocations) that a
 // callgrind profile of both contenders can explain.
-bool ProfileExplains(const Check& check);
+bool ProfileExplains(const model::Check& check);
 
 // The line printed for a check, e.g.
 // "generate-hashes-large: median speedup 0.94x is below the required 1.00x (short by 6%)".
-std::string CheckLine(const Check& check);
+std::string CheckLine(const model::Check& check);
 
 // The line printed for a failure, e.g. "w: contender 'candidate' exited with status 3".
-std::string FailureLine(const Failure& failure);
+std::string FailureLine(const model::Failure& failure);
 
 }  // namespace pe::gate

@@ -6,6 +6,9 @@
 #include <sstream>
 
 namespace pe::gitbuild {
+
+using runner::Command;
+using runner::ProcessRunner;
 namespace {
 
 std::string ReadAndRemove(const std::filesystem::path& path) {

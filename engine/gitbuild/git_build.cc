@@ -11,6 +11,11 @@
 #include "engine/runner/read_file.h"
 
 namespace pe::gitbuild {
+
+using runner::Command;
+using runner::Outcome;
+using runner::ProcessRunner;
+using runner::ReadWholeFile;
 namespace {
 
 namespace fs = std::filesystem;

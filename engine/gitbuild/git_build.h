@@ -52,7 +52,7 @@ class BuildError : public std::runtime_error {
 // BuildError.
 BuiltRevision PrepareRevision(const std::filesystem::path& repo, const std::string& revision,
                               const std::vector<std::string>& build_argv,
-                              const std::filesystem::path& cache_root, ProcessRunner& runner);
+                              const std::filesystem::path& cache_root, runner::ProcessRunner& runner);
 
 // Names a repository's worktree folder: 16 hex digits of FNV-1a over its canonical path, so
 // two checkouts of the same project never share worktrees.

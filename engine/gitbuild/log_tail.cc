@@ -4,6 +4,8 @@
 
 namespace pe::gitbuild {
 
+using runner::FileTail;
+
 std::string LogTail(const std::filesystem::path& path, int lines) {
   constexpr std::size_t kMaxRead = 64 * 1024;
   if (lines <= 0) return {};

@@ -15,6 +15,15 @@
 
 namespace pe::history {
 
+using model::Check;
+using model::Comparison;
+using model::ContenderSummary;
+using model::ExitCodeName;
+using model::MachineInfo;
+using model::RunResult;
+using model::ToJsonText;
+using model::WorkloadResult;
+
 namespace fs = std::filesystem;
 
 namespace {

@@ -61,7 +61,7 @@ class Store {
   // Records a run and every figure it has; returns the run's id. `commit` names what was
   // measured: the candidate's commit when it was built from git, else the spec's checkout's
   // HEAD, else "". `spec_key` identifies the spec across edits (its absolute path).
-  std::int64_t Record(const RunResult& result, const std::string& spec_key, const std::string& commit);
+  std::int64_t Record(const model::RunResult& result, const std::string& spec_key, const std::string& commit);
 
   // Number of runs recorded for a spec.
   int CountRuns(const std::string& spec_key);

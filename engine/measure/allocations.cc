@@ -12,6 +12,13 @@
 #include "engine/runner/read_file.h"
 
 namespace pe::measure {
+
+using runner::Command;
+using runner::Outcome;
+using runner::ProcessRunner;
+using runner::ReadWholeFile;
+using runner::ResolveProgram;
+using runner::ResolvedProgram;
 namespace {
 
 std::string EnvOf(const Command& command, const std::string& name) {

@@ -39,7 +39,7 @@ struct AllocationCount {
 // so it also counts through a preloaded allocator) and sums every process's report. A
 // statically linked program gets empty figures and kNotMeasurableStatic, never zeros; one
 // that defines malloc itself gets kNotMeasurableOwnMalloc.
-AllocationCount CountAllocations(const Command& command, ProcessRunner& runner);
+AllocationCount CountAllocations(const runner::Command& command, runner::ProcessRunner& runner);
 
 // Where the interposer is: $PERFENGINE_ALLOCCOUNT when set, else beside this executable
 // (build/bin/), else ../lib/perfengine/ relative to it (an installed layout).

@@ -10,6 +10,11 @@
 #include "engine/runner/program_lookup.h"
 
 namespace pe::measure {
+
+using runner::Command;
+using runner::ProcessRunner;
+using runner::ResolveProgram;
+using runner::ResolvedProgram;
 namespace {
 
 std::string EnginePath() {

@@ -15,7 +15,7 @@
 namespace pe::measure {
 
 struct CallgrindRun {
-  Outcome outcome;                             // the program's own exit (valgrind passes it on)
+  runner::Outcome outcome;                             // the program's own exit (valgrind passes it on)
   std::vector<std::filesystem::path> files;    // callgrind.out files: one per process part
   std::string error;                           // set when valgrind itself could not be run
 };
@@ -28,7 +28,7 @@ inline constexpr double kCallgrindSlowdown = 50;
 // file per process into `out_dir`. A fork() dumps the parent's costs so far first, so the
 // child's file holds only the child's work and summing every file counts each instruction
 // once. Work a process does between fork() and exec() is lost (valgrind restarts at exec).
-CallgrindRun RunCallgrind(const Command& command, ProcessRunner& runner,
+CallgrindRun RunCallgrind(const runner::Command& command, runner::ProcessRunner& runner,
                           const std::filesystem::path& out_dir);
 
 // The total Ir of one callgrind output file ("totals:" or else "summary:", at the position

@@ -16,6 +16,22 @@
 #include "engine/runner/wait_for_exit.h"
 
 namespace pe::measure {
+
+using runner::ChildEnvironment;
+using runner::Command;
+using runner::KillGroup;
+using runner::Outcome;
+using runner::PathVariable;
+using runner::ReapChild;
+using runner::Release;
+using runner::ResolveProgram;
+using runner::ResolvedProgram;
+using runner::Spawned;
+using runner::StartProcess;
+using runner::StartRequest;
+using runner::UniqueFd;
+using runner::WaitEnd;
+using runner::WaitForExit;
 namespace {
 
 using Clock = std::chrono::steady_clock;

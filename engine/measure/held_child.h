@@ -15,6 +15,6 @@ namespace pe::measure {
 // Calls `attach(pid)` while the child waits, then lets it exec. When `attach` returns false
 // the child is killed before exec and the outcome is kSpawnFailed ("not started: ...").
 // wall_s, user_s, sys_s and max_rss_kib are the child's own, as in the process runner.
-Outcome RunHeld(const Command& command, const std::function<bool(pid_t)>& attach);
+runner::Outcome RunHeld(const runner::Command& command, const std::function<bool(pid_t)>& attach);
 
 }  // namespace pe::measure

@@ -8,6 +8,11 @@
 #include "engine/runner/read_file.h"
 
 namespace pe::measure {
+
+using runner::Command;
+using runner::MakeSystemProcessRunner;
+using runner::ProcessRunner;
+using runner::ReadWholeFile;
 namespace {
 
 InstructionCount CountWithCallgrind(const Command& command, ProcessRunner& runner) {

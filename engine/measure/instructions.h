@@ -29,10 +29,10 @@ enum class InstructionSource {
 // Counts the user-space instructions `command` and its children execute. perf_event_open
 // runs the command itself; valgrind runs through `runner`. A command that does not exit 0
 // gives no count, with a note saying how it ended.
-InstructionCount CountInstructions(const Command& command, ProcessRunner& runner,
+InstructionCount CountInstructions(const runner::Command& command, runner::ProcessRunner& runner,
                                    InstructionSource source = InstructionSource::kAuto);
 
 // The same with the system process runner.
-InstructionCount CountInstructions(const Command& command);
+InstructionCount CountInstructions(const runner::Command& command);
 
 }  // namespace pe::measure

@@ -12,6 +12,8 @@
 #include "engine/measure/held_child.h"
 
 namespace pe::measure {
+
+using runner::Command;
 namespace {
 
 std::string ErrnoText(int error) {

@@ -13,7 +13,7 @@ namespace pe::measure {
 
 struct PerfCount {
   bool available = false;               // false: the kernel refused the counter (see note)
-  Outcome outcome;                      // the command's exit, when it ran
+  runner::Outcome outcome;                      // the command's exit, when it ran
   std::optional<std::uint64_t> count;  // user-space instructions, children included
   std::string note;                     // why there is no count, or how it was scaled
 };
@@ -26,6 +26,6 @@ std::string PerfEventUnavailableReason();
 // counting starts at exec), then lets it exec the command's argv with its env, cwd and
 // streams, in its own process group. Timeouts and SIGINT/SIGTERM end it as in the process
 // runner; only a command that exits with status 0 yields a count.
-PerfCount CountWithPerfEvent(const Command& command);
+PerfCount CountWithPerfEvent(const runner::Command& command);
 
 }  // namespace pe::measure

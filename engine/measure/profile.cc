@@ -13,6 +13,14 @@
 #include "engine/runner/read_file.h"
 
 namespace pe::measure {
+
+using runner::Command;
+using runner::MakeSystemProcessRunner;
+using runner::Outcome;
+using runner::ProcessRunner;
+using runner::ReadWholeFile;
+using runner::ResolveProgram;
+using runner::ResolvedProgram;
 namespace {
 
 // "file:function [object]" -> "function". The file part ends at the first single colon

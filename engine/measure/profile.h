@@ -27,10 +27,10 @@ struct ProfileResult {
 // Runs `command` once under callgrind (children included) and ranks functions by self
 // cost, merging the same function across processes. callgrind_annotate (from valgrind)
 // does the symbol work.
-ProfileResult ProfileCommand(const Command& command, ProcessRunner& runner);
+ProfileResult ProfileCommand(const runner::Command& command, runner::ProcessRunner& runner);
 
 // The ranking alone, with the system process runner; empty when it could not be made.
-std::vector<FunctionCost> Profile(const Command& command);
+std::vector<FunctionCost> Profile(const runner::Command& command);
 
 // Reads `callgrind_annotate --inclusive=no` output: "1,234 (45.6%)  file:function [object]"
 // lines become {function, cost}; share is left 0 (the caller knows the total).

@@ -15,6 +15,15 @@
 
 namespace pe::merge {
 
+using model::ContenderInfo;
+using model::Failure;
+using model::RunResult;
+using model::Settings;
+using model::ShardInfo;
+using model::SweepResult;
+using model::ToJson;
+using model::WorkloadResult;
+
 namespace {
 
 [[noreturn]] void Refuse(const std::string& message) { throw spec::UsageError(message); }

@@ -14,7 +14,7 @@ namespace pe::merge {
 
 struct ShardFile {
   std::string path;  // as the user named it, for messages
-  RunResult result;
+  model::RunResult result;
 };
 
 // Combines one results file per shard into the result one unsharded run would have had: the
@@ -24,6 +24,6 @@ struct ShardFile {
 // specs (digest), seeds or other settings, engine versions or contenders (commits included),
 // different shard counts or selections, a shard given twice or missing, a workload in two
 // shards or in none. The verdict is filled; accepting a regression is left to the caller.
-RunResult MergeShards(const std::vector<ShardFile>& files);
+model::RunResult MergeShards(const std::vector<ShardFile>& files);
 
 }  // namespace pe::merge

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-namespace pe {
+namespace pe::model {
 namespace {
 
 [[noreturn]] void Fail(const std::filesystem::path& path, std::string_view step, int error) {
@@ -128,4 +128,4 @@ void WriteFileAtomically(const std::filesystem::path& requested, std::string_vie
   }
 }
 
-}  // namespace pe
+}  // namespace pe::model

@@ -4,7 +4,7 @@
 #include <filesystem>
 #include <string_view>
 
-namespace pe {
+namespace pe::model {
 
 // Writes `content` to a temporary file in the same directory, fsyncs it, renames it over
 // `path` and fsyncs the directory. On any failure the temporary file is removed, `path` is
@@ -25,4 +25,4 @@ void CheckWritable(const std::filesystem::path& path);
 // would be created); otherwise `path` itself.
 std::filesystem::path WriteTarget(const std::filesystem::path& path);
 
-}  // namespace pe
+}  // namespace pe::model

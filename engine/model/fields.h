@@ -60,8 +60,8 @@ EnumName(Enum, std::string_view) -> EnumName<Enum>;
 inline constexpr std::string_view kFormatKey = "format";
 inline constexpr std::string_view kFormat = "perfengine-results/1";
 
-constexpr auto NamesOf(Tag<Failure::Kind>) {
-  using K = Failure::Kind;
+constexpr auto NamesOf(Tag<model::Failure::Kind>) {
+  using K = model::Failure::Kind;
   return std::array{
       EnumName{K::kSpec, "spec"},       EnumName{K::kFixture, "fixture"},
       EnumName{K::kSpawn, "spawn"},     EnumName{K::kExit, "exit"},
@@ -71,38 +71,38 @@ constexpr auto NamesOf(Tag<Failure::Kind>) {
   };
 }
 
-constexpr auto NamesOf(Tag<Check::State>) {
-  using K = Check::State;
+constexpr auto NamesOf(Tag<model::Check::State>) {
+  using K = model::Check::State;
   return std::array{EnumName{K::kPass, "pass"}, EnumName{K::kFail, "fail"}, EnumName{K::kUnresolved, "unresolved"}};
 }
 
-constexpr auto NamesOf(Tag<Check::Burden>) {
-  using K = Check::Burden;
+constexpr auto NamesOf(Tag<model::Check::Burden>) {
+  using K = model::Check::Burden;
   return std::array{EnumName{K::kPoint, "point"}, EnumName{K::kShowMet, "show_met"},
                     EnumName{K::kShowMissed, "show_missed"}};
 }
 
-constexpr auto NamesOf(Tag<Check::Unit>) {
-  using K = Check::Unit;
+constexpr auto NamesOf(Tag<model::Check::Unit>) {
+  using K = model::Check::Unit;
   return std::array{EnumName{K::kRatio, "ratio"}, EnumName{K::kRate, "rate"}, EnumName{K::kNumber, "number"}};
 }
 
-constexpr auto NamesOf(Tag<WorkloadResult::Kind>) {
-  using K = WorkloadResult::Kind;
+constexpr auto NamesOf(Tag<model::WorkloadResult::Kind>) {
+  using K = model::WorkloadResult::Kind;
   return std::array{EnumName{K::kProcess, "process"}, EnumName{K::kServe, "serve"}};
 }
 
-constexpr auto NamesOf(Tag<ExitCode>) {
+constexpr auto NamesOf(Tag<model::ExitCode>) {
   return std::array{
-      EnumName{ExitCode::kPass, "pass"},
-      EnumName{ExitCode::kThresholdMissed, "threshold_missed"},
-      EnumName{ExitCode::kRunFailed, "run_failed"},
-      EnumName{ExitCode::kInterrupted, "interrupted"},
+      EnumName{model::ExitCode::kPass, "pass"},
+      EnumName{model::ExitCode::kThresholdMissed, "threshold_missed"},
+      EnumName{model::ExitCode::kRunFailed, "run_failed"},
+      EnumName{model::ExitCode::kInterrupted, "interrupted"},
   };
 }
 
-constexpr auto FieldsOf(Tag<Sample>) {
-  using S = Sample;
+constexpr auto FieldsOf(Tag<model::Sample>) {
+  using S = model::Sample;
   return std::tuple{
       Field{"contender", &S::contender}, Field{"round", &S::round},
       Field{"warmup", &S::warmup},       Field{"rss_only", &S::rss_only},
@@ -113,8 +113,8 @@ constexpr auto FieldsOf(Tag<Sample>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<Failure>) {
-  using S = Failure;
+constexpr auto FieldsOf(Tag<model::Failure>) {
+  using S = model::Failure;
   return std::tuple{
       Field{"kind", &S::kind},       Field{"workload", &S::workload},
       Field{"contender", &S::contender}, Field{"message", &S::message},
@@ -122,8 +122,8 @@ constexpr auto FieldsOf(Tag<Failure>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<Thresholds>) {
-  using S = Thresholds;
+constexpr auto FieldsOf(Tag<model::Thresholds>) {
+  using S = model::Thresholds;
   return std::tuple{
       Field{"min_speedup", &S::min_speedup},
       Field{"min_win_rate", &S::min_win_rate},
@@ -139,8 +139,8 @@ constexpr auto FieldsOf(Tag<Thresholds>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<Interval>) {
-  using S = Interval;
+constexpr auto FieldsOf(Tag<model::Interval>) {
+  using S = model::Interval;
   return std::tuple{
       Field{"estimate", &S::estimate}, Field{"low", &S::low},
       Field{"high", &S::high},         Field{"level", &S::level},
@@ -148,8 +148,8 @@ constexpr auto FieldsOf(Tag<Interval>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<ContenderSummary>) {
-  using S = ContenderSummary;
+constexpr auto FieldsOf(Tag<model::ContenderSummary>) {
+  using S = model::ContenderSummary;
   return std::tuple{
       Field{"contender", &S::contender},
       Field{"n", &S::n},
@@ -169,8 +169,8 @@ constexpr auto FieldsOf(Tag<ContenderSummary>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<Comparison>) {
-  using S = Comparison;
+constexpr auto FieldsOf(Tag<model::Comparison>) {
+  using S = model::Comparison;
   return std::tuple{
       Field{"speedup", &S::speedup},
       Field{"rounds", &S::rounds},
@@ -204,8 +204,8 @@ constexpr auto FieldsOf(Tag<Comparison>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<ServeFigures>) {
-  using S = ServeFigures;
+constexpr auto FieldsOf(Tag<model::ServeFigures>) {
+  using S = model::ServeFigures;
   return std::tuple{
       Field{"requests", &S::requests}, Field{"p50_s", &S::p50_s},
       Field{"p90_s", &S::p90_s},       Field{"p99_s", &S::p99_s},
@@ -214,8 +214,8 @@ constexpr auto FieldsOf(Tag<ServeFigures>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<FunctionShift>) {
-  using S = FunctionShift;
+constexpr auto FieldsOf(Tag<model::FunctionShift>) {
+  using S = model::FunctionShift;
   return std::tuple{
       Field{"function", &S::function},
       Field{"baseline_cost", &S::baseline_cost},
@@ -225,8 +225,8 @@ constexpr auto FieldsOf(Tag<FunctionShift>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<Check>) {
-  using S = Check;
+constexpr auto FieldsOf(Tag<model::Check>) {
+  using S = model::Check;
   return std::tuple{
       Field{"workload", &S::workload},
       Field{"threshold", &S::threshold},
@@ -246,8 +246,8 @@ constexpr auto FieldsOf(Tag<Check>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<WorkloadResult>) {
-  using S = WorkloadResult;
+constexpr auto FieldsOf(Tag<model::WorkloadResult>) {
+  using S = model::WorkloadResult;
   return std::tuple{
       Field{"name", &S::name},
       Field{"description", &S::description},
@@ -270,13 +270,13 @@ constexpr auto FieldsOf(Tag<WorkloadResult>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<AxisValue>) {
-  using S = AxisValue;
+constexpr auto FieldsOf(Tag<model::AxisValue>) {
+  using S = model::AxisValue;
   return std::tuple{Field{"axis", &S::axis}, Field{"value", &S::value}};
 }
 
-constexpr auto FieldsOf(Tag<ScalingFit>) {
-  using S = ScalingFit;
+constexpr auto FieldsOf(Tag<model::ScalingFit>) {
+  using S = model::ScalingFit;
   return std::tuple{
       Field{"contender", &S::contender}, Field{"axis", &S::axis}, Field{"fixed", &S::fixed},
       Field{"exponent", &S::exponent},   Field{"low", &S::low},   Field{"high", &S::high},
@@ -284,8 +284,8 @@ constexpr auto FieldsOf(Tag<ScalingFit>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<ScalingEfficiency>) {
-  using S = ScalingEfficiency;
+constexpr auto FieldsOf(Tag<model::ScalingEfficiency>) {
+  using S = model::ScalingEfficiency;
   return std::tuple{
       Field{"contender", &S::contender},
       Field{"fixed", &S::fixed},
@@ -294,8 +294,8 @@ constexpr auto FieldsOf(Tag<ScalingEfficiency>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<SweepResult>) {
-  using S = SweepResult;
+constexpr auto FieldsOf(Tag<model::SweepResult>) {
+  using S = model::SweepResult;
   return std::tuple{
       Field{"name", &S::name},
       Field{"axes", &S::axes},
@@ -307,8 +307,8 @@ constexpr auto FieldsOf(Tag<SweepResult>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<ContenderInfo>) {
-  using S = ContenderInfo;
+constexpr auto FieldsOf(Tag<model::ContenderInfo>) {
+  using S = model::ContenderInfo;
   return std::tuple{
       Field{"name", &S::name},
       Field{"description", &S::description},
@@ -319,8 +319,8 @@ constexpr auto FieldsOf(Tag<ContenderInfo>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<Settings>) {
-  using S = Settings;
+constexpr auto FieldsOf(Tag<model::Settings>) {
+  using S = model::Settings;
   return std::tuple{
       Field{"rounds", &S::rounds},
       Field{"warmup_rounds", &S::warmup_rounds},
@@ -334,8 +334,8 @@ constexpr auto FieldsOf(Tag<Settings>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<MachineInfo>) {
-  using S = MachineInfo;
+constexpr auto FieldsOf(Tag<model::MachineInfo>) {
+  using S = model::MachineInfo;
   return std::tuple{
       Field{"hostname", &S::hostname}, Field{"os", &S::os},
       Field{"cpu", &S::cpu},           Field{"cores", &S::cores},
@@ -343,8 +343,8 @@ constexpr auto FieldsOf(Tag<MachineInfo>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<ShardInfo>) {
-  using S = ShardInfo;
+constexpr auto FieldsOf(Tag<model::ShardInfo>) {
+  using S = model::ShardInfo;
   return std::tuple{
       Field{"index", &S::index},         Field{"count", &S::count},
       Field{"selection", &S::selection}, Field{"workloads", &S::workloads},
@@ -352,8 +352,8 @@ constexpr auto FieldsOf(Tag<ShardInfo>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<Verdict>) {
-  using S = Verdict;
+constexpr auto FieldsOf(Tag<model::Verdict>) {
+  using S = model::Verdict;
   return std::tuple{
       Field{"exit", &S::exit},
       Field{"checks", &S::checks},
@@ -364,8 +364,8 @@ constexpr auto FieldsOf(Tag<Verdict>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<RoundLoad>) {
-  using S = RoundLoad;
+constexpr auto FieldsOf(Tag<model::RoundLoad>) {
+  using S = model::RoundLoad;
   return std::tuple{
       Field{"round", &S::round},
       Field{"load_1m", &S::load_1m},
@@ -375,8 +375,8 @@ constexpr auto FieldsOf(Tag<RoundLoad>) {
   };
 }
 
-constexpr auto FieldsOf(Tag<RunResult>) {
-  using S = RunResult;
+constexpr auto FieldsOf(Tag<model::RunResult>) {
+  using S = model::RunResult;
   return std::tuple{
       Field{"engine_version", &S::engine_version},
       Field{"spec_path", &S::spec_path},

@@ -21,7 +21,7 @@
 
 #include "engine/model/fields.h"
 
-namespace pe {
+namespace pe::model {
 namespace {
 
 using nlohmann::json;
@@ -431,4 +431,4 @@ RunResult ParseResultsText(const std::string& content, const std::string& name) 
   }
 }
 
-}  // namespace pe
+}  // namespace pe::model

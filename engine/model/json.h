@@ -10,7 +10,7 @@
 #include "engine/model/atomic_file.h"
 #include "engine/model/result.h"
 
-namespace pe {
+namespace pe::model {
 
 // Every field of `result`, plus "format": "perfengine-results/1". Empty optionals are
 // left out. Doubles are written so they read back bit-identical; non-finite ones are
@@ -35,4 +35,4 @@ RunResult ReadResultsFile(const std::filesystem::path& path);
 // ReadResultsFile's parsing and checks on text already read; errors are prefixed with `name`.
 RunResult ParseResultsText(const std::string& text, const std::string& name);
 
-}  // namespace pe
+}  // namespace pe::model

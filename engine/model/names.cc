@@ -2,7 +2,7 @@
 
 #include "engine/model/fields.h"
 
-namespace pe {
+namespace pe::model {
 
 std::string_view FailureKindName(Failure::Kind kind) { return fields::NameOf(kind); }
 std::optional<Failure::Kind> ParseFailureKind(std::string_view name) {
@@ -14,4 +14,4 @@ std::optional<ExitCode> ParseExitCode(std::string_view name) {
   return fields::ParseName<ExitCode>(name);
 }
 
-}  // namespace pe
+}  // namespace pe::model

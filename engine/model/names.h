@@ -7,7 +7,7 @@
 
 #include "engine/model/result.h"
 
-namespace pe {
+namespace pe::model {
 
 // "spec", "fixture", "spawn", "exit", "signal", "timeout", "parity", "interrupted".
 std::string_view FailureKindName(Failure::Kind kind);
@@ -17,4 +17,4 @@ std::optional<Failure::Kind> ParseFailureKind(std::string_view name);
 std::string_view ExitCodeName(ExitCode code);
 std::optional<ExitCode> ParseExitCode(std::string_view name);
 
-}  // namespace pe
+}  // namespace pe::model

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace pe {
+namespace pe::model {
 
 // Exit codes, documented in docs/exit-codes.md.
 enum class ExitCode : int {
@@ -330,4 +330,4 @@ struct RunResult {
   std::vector<ShardInfo> shards;  // empty: one unsharded run (docs/ci.md)
 };
 
-}  // namespace pe
+}  // namespace pe::model

@@ -4,6 +4,6 @@
 #include "engine/model/schema.h"
 
 int main() {
-  std::cout << pe::ResultsSchema().dump(2) << "\n";
+  std::cout << pe::model::ResultsSchema().dump(2) << "\n";
   return 0;
 }

@@ -2,7 +2,7 @@
 
 #include <map>
 
-namespace pe {
+namespace pe::model {
 
 const ContenderSummary* SummaryOf(const WorkloadResult& workload, std::string_view contender) {
   for (const ContenderSummary& s : workload.summaries) {
@@ -29,4 +29,4 @@ PairedRounds Paired(const RunResult& result, const WorkloadResult& workload) {
   return out;
 }
 
-}  // namespace pe
+}  // namespace pe::model

@@ -7,7 +7,7 @@
 
 #include "engine/model/result.h"
 
-namespace pe {
+namespace pe::model {
 
 // A measured sample: warm-ups are never analysed and RSS-only runs are never timed.
 inline bool Measured(const Sample& sample) { return !sample.warmup && !sample.rss_only; }
@@ -25,4 +25,4 @@ struct PairedRounds {
 };
 PairedRounds Paired(const RunResult& result, const WorkloadResult& workload);
 
-}  // namespace pe
+}  // namespace pe::model

@@ -8,7 +8,7 @@
 
 #include "engine/model/fields.h"
 
-namespace pe {
+namespace pe::model {
 namespace {
 
 using json = nlohmann::json;
@@ -83,4 +83,4 @@ nlohmann::json ResultsSchema() {
   return out;
 }
 
-}  // namespace pe
+}  // namespace pe::model

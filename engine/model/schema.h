@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-namespace pe {
+namespace pe::model {
 
 nlohmann::json ResultsSchema();
 
-}  // namespace pe
+}  // namespace pe::model

@@ -8,6 +8,11 @@
 #include <vector>
 
 namespace pe::report {
+
+using model::Comparison;
+using model::ContenderSummary;
+using model::RunResult;
+using model::WorkloadResult;
 namespace {
 
 std::string Field(const std::string& text) {

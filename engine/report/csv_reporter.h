@@ -10,6 +10,6 @@
 
 namespace pe::report {
 
-std::string CsvReport(const RunResult& result);
+std::string CsvReport(const model::RunResult& result);
 
 }  // namespace pe::report

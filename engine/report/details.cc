@@ -8,6 +8,14 @@
 
 namespace pe::report {
 
+using model::Comparison;
+using model::ContenderSummary;
+using model::FunctionShift;
+using model::RunResult;
+using model::ServeFigures;
+using model::SummaryOf;
+using model::WorkloadResult;
+
 namespace {
 
 std::string Count(std::optional<std::uint64_t> n) { return n ? fmt::format("{}", *n) : "-"; }

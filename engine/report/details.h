@@ -13,16 +13,16 @@ namespace pe::report {
 // One line per workload that has them, e.g.
 // "records: CPU 2.10 ms -> 3.00 ms (1.43x, 99% interval 1.38x to 1.50x); instructions
 //  4644092 -> 9444130 (2.03x, valgrind callgrind); allocations 4 -> 4 (1.00x)".
-std::vector<std::string> MeasureLines(const RunResult& result);
+std::vector<std::string> MeasureLines(const model::RunResult& result);
 
 // One line per serve workload and contender: latency percentiles, throughput, time-to-ready.
-std::vector<std::string> ServeLines(const RunResult& result);
+std::vector<std::string> ServeLines(const model::RunResult& result);
 
 // For each profiled workload: a heading line, then one line per function whose cost grew.
-std::vector<std::string> ProfileLines(const RunResult& result);
+std::vector<std::string> ProfileLines(const model::RunResult& result);
 
 // One line per workload whose outputs were not compared (parity = "none"), e.g.
 // "compress: parity = "none": outputs were not compared; these figures compare time only".
-std::vector<std::string> UncomparedLines(const RunResult& result);
+std::vector<std::string> UncomparedLines(const model::RunResult& result);
 
 }  // namespace pe::report

@@ -23,6 +23,23 @@
 #include "stats/descriptive.h"
 
 namespace pe::report {
+
+using model::AxisValue;
+using model::Comparison;
+using model::ExitCode;
+using model::Failure;
+using model::FailureKindName;
+using model::Interval;
+using model::MachineInfo;
+using model::Measured;
+using model::Paired;
+using model::PairedRounds;
+using model::RunResult;
+using model::Sample;
+using model::ScalingFit;
+using model::SweepResult;
+using model::WorkloadResult;
+using model::WriteFileAtomically;
 namespace {
 
 using namespace svg;  // NOLINT: the chart vocabulary (Axis, Frame, Ticks) reads best unqualified here

@@ -14,10 +14,10 @@
 
 namespace pe::report {
 
-std::string HtmlReport(const RunResult& result);
+std::string HtmlReport(const model::RunResult& result);
 
 // HtmlReport written with WriteFileAtomically; throws std::runtime_error as it does.
-void WriteHtmlReport(const RunResult& result, const std::filesystem::path& path);
+void WriteHtmlReport(const model::RunResult& result, const std::filesystem::path& path);
 
 // Text made inert in HTML text and in quoted attribute values: & < > " ' become
 // entities, control characters other than newline and tab become '?'.

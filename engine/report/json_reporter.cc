@@ -5,6 +5,10 @@
 
 namespace pe::report {
 
+using model::RunResult;
+using model::ToJsonText;
+using model::WriteFileAtomically;
+
 void WriteJsonReport(const RunResult& result, const std::filesystem::path& path) {
   WriteFileAtomically(path, ToJsonText(result));
 }

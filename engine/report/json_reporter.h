@@ -9,6 +9,6 @@ namespace pe::report {
 
 // Pretty-printed (2-space indent, trailing newline). Throws std::runtime_error naming the
 // path when the file cannot be written; an existing file is then left as it was.
-void WriteJsonReport(const RunResult& result, const std::filesystem::path& path);
+void WriteJsonReport(const model::RunResult& result, const std::filesystem::path& path);
 
 }  // namespace pe::report

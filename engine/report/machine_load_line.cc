@@ -6,6 +6,9 @@
 
 namespace pe::report {
 
+using model::RoundLoad;
+using model::RunResult;
+
 std::string BusyMachineLine(const RunResult& result) {
   double load = 0, others = 0, steal = 0;
   int busy_rounds = 0;

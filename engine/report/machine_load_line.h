@@ -13,6 +13,6 @@ inline constexpr double kBusyStealShare = 0.03;
 
 // "" when the machine was not busy: no round's 1-minute load average above the core count,
 // no round with steal above kBusyStealShare, or no load recorded (older results files).
-std::string BusyMachineLine(const RunResult& result);
+std::string BusyMachineLine(const model::RunResult& result);
 
 }  // namespace pe::report

@@ -16,6 +16,11 @@
 #include "engine/report/details.h"
 
 namespace pe::report {
+
+using model::Failure;
+using model::FailureKindName;
+using model::MachineInfo;
+using model::RunResult;
 namespace {
 
 std::string TableRow(const std::vector<std::string>& cells) {

@@ -9,6 +9,6 @@
 
 namespace pe::report {
 
-std::string MarkdownReport(const RunResult& result);
+std::string MarkdownReport(const model::RunResult& result);
 
 }  // namespace pe::report

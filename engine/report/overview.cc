@@ -9,6 +9,15 @@
 #include "engine/units/units.h"
 
 namespace pe::report {
+
+using model::Check;
+using model::ContenderSummary;
+using model::ExitCode;
+using model::Failure;
+using model::RunResult;
+using model::Settings;
+using model::SummaryOf;
+using model::WorkloadResult;
 namespace {
 
 constexpr std::string_view kNothing = "-";

@@ -35,7 +35,7 @@ inline constexpr std::string_view kColumnHeadings[] = {
     "workload", "baseline median", "candidate median", "speed-up",
     "startup-adjusted", "rounds won", "verdict"};
 
-std::vector<WorkloadRow> WorkloadRows(const RunResult& result);
+std::vector<WorkloadRow> WorkloadRows(const model::RunResult& result);
 
 // The cells of a row in heading order.
 std::vector<std::string> Cells(const WorkloadRow& row);
@@ -46,23 +46,23 @@ std::string LogicNoteShortForm(std::string_view note);
 
 // "PASS", "FAIL: 2 thresholds missed", "RUN FAILED", "INTERRUPTED (results incomplete)", or
 // "ACCEPTED: 1 threshold missed, accepted by --accept-regression".
-std::string SummaryLine(const RunResult& result);
+std::string SummaryLine(const model::RunResult& result);
 
 // Run failures first, then each workload's, in workload order.
-std::vector<const Failure*> AllFailures(const RunResult& result);
+std::vector<const model::Failure*> AllFailures(const model::RunResult& result);
 
 // "huge_graph, bazel-diff-rs", "huge_graph", "bazel-diff-rs" or "run": where a failure happened.
-std::string FailurePlace(const Failure& failure);
+std::string FailurePlace(const model::Failure& failure);
 
 // "work: contender 'candidate' exited with status 3": a failure as one line, in the form of the
 // gate's verdict line for it (gate::FailureLine, which reports cannot link).
-std::string FailureSummary(const Failure& failure);
+std::string FailureSummary(const model::Failure& failure);
 
 // The verdict lines a report prints after its failures section: those that only repeat a
 // failure shown there (its FailureSummary) are left out, so a failure prints once.
-std::vector<std::string> LinesNotShownAsFailures(const RunResult& result);
+std::vector<std::string> LinesNotShownAsFailures(const model::RunResult& result);
 
 // "10 rounds + 1 warm-up, alternate order, seed 42, scale 1".
-std::string RoundsLine(const Settings& settings);
+std::string RoundsLine(const model::Settings& settings);
 
 }  // namespace pe::report

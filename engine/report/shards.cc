@@ -4,6 +4,10 @@
 
 namespace pe::report {
 
+using model::MachineInfo;
+using model::RunResult;
+using model::ShardInfo;
+
 std::vector<std::string> ShardLines(const RunResult& result) {
   std::vector<std::string> lines;
   for (const ShardInfo& s : result.shards) {

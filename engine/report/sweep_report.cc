@@ -13,6 +13,12 @@
 #include "engine/units/units.h"
 
 namespace pe::report {
+
+using model::AxisValue;
+using model::RunResult;
+using model::ScalingFit;
+using model::SweepResult;
+using model::WorkloadResult;
 namespace {
 
 constexpr std::string_view kNothing = "-";

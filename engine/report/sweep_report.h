@@ -31,7 +31,7 @@ struct SweepRow {
 
 // The points of one sweep that share every axis value but the row axis.
 struct SweepTable {
-  std::vector<AxisValue> fixed;  // the other axes' values, in the sweep's axis order
+  std::vector<model::AxisValue> fixed;  // the other axes' values, in the sweep's axis order
   std::string configuration;     // `fixed` as "allocator=mimalloc, scale=2"; "" when none
   std::string axis;              // the row axis
   std::vector<std::string> contenders;
@@ -60,12 +60,12 @@ std::string RowAxis(const std::vector<std::string>& axes);
 
 // One table per configuration of `sweep`'s points with `row_axis` as rows, configurations
 // in the order their first point appears. Contenders are the run's, in spec order.
-std::vector<SweepTable> SweepTables(const RunResult& result, const SweepResult& sweep,
+std::vector<SweepTable> SweepTables(const model::RunResult& result, const model::SweepResult& sweep,
                                     std::string_view row_axis);
 
 // Every sweep of the run: those in RunResult::sweeps in order, then any sweep named only
 // by its point workloads (axes then taken from the first point).
-std::vector<SweepSection> SweepSections(const RunResult& result);
+std::vector<SweepSection> SweepSections(const model::RunResult& result);
 
 // Elements per second as Kelem/s, three significant digits from 1: "812", "41.2", "0.050".
 std::string FormatKelemPerSecond(double elements_per_s);
@@ -79,7 +79,7 @@ std::string FormatThroughput(double elements_per_s, const std::string& unit);
 
 // "time grows as n^1.02 over scale (95% interval 0.97 to 1.08)", with "; <note>" when
 // the fit has a note, and "no fit over scale: <note>" when the exponent is not finite.
-std::string FitText(const ScalingFit& fit);
+std::string FitText(const model::ScalingFit& fit);
 
 // Column headings and cells of a table, in the same order: the row axis, then per
 // contender "<name> time", "<name> Kelem/s" (has_throughput) and "<name> efficiency"

@@ -16,6 +16,10 @@
 #include "engine/report/text.h"
 
 namespace pe::report {
+
+using model::ExitCode;
+using model::Failure;
+using model::RunResult;
 namespace {
 
 constexpr std::string_view kRed = "\x1b[31m";

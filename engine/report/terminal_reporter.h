@@ -9,6 +9,6 @@
 namespace pe::report {
 
 // `color` adds ANSI colours; callers decide it from isatty() and NO_COLOR.
-void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color);
+void WriteTerminalReport(const model::RunResult& result, std::ostream& out, bool color);
 
 }  // namespace pe::report

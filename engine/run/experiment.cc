@@ -29,6 +29,22 @@
 
 namespace pe::run {
 
+using model::Check;
+using runner::Command;
+using model::ContenderInfo;
+using model::ExitCode;
+using model::Failure;
+using runner::FileTail;
+using runner::Outcome;
+using runner::ProcessRunner;
+using model::RunResult;
+using model::Sample;
+using model::Settings;
+using model::ShardInfo;
+using model::SweepResult;
+using model::Verdict;
+using model::WorkloadResult;
+
 namespace fs = std::filesystem;
 
 std::vector<const spec::Workload*> SelectWorkloads(const spec::Spec& spec, const Options& options) {

@@ -42,19 +42,19 @@ std::vector<const spec::Workload*> SelectWorkloads(const spec::Spec& spec, const
 
 // What a --shard run records about itself (machine and start time left for the caller);
 // nullopt without options.shard.
-std::optional<ShardInfo> DescribeShard(const spec::Spec& spec, const Options& options);
+std::optional<model::ShardInfo> DescribeShard(const spec::Spec& spec, const Options& options);
 
 // Materialises one workload's fixture and returns its directory ("" when it has none).
 std::filesystem::path PrepareFixture(const spec::Spec& spec, const spec::Workload& workload,
-                                     const Settings& settings, const std::filesystem::path& cache_root);
+                                     const model::Settings& settings, const std::filesystem::path& cache_root);
 
 // "generating fixture for W (G, n targets)" when a workload's generated fixture is not cached
 // yet (the wait a progress line should explain); nullopt otherwise.
-std::optional<std::string> FixtureNote(const spec::Workload& workload, const Settings& settings,
+std::optional<std::string> FixtureNote(const spec::Workload& workload, const model::Settings& settings,
                                        const std::filesystem::path& cache_root);
 
 // Runs the experiment. The result is complete unless a failure or an interrupt stopped it;
 // its verdict is filled by the gate.
-RunResult RunExperiment(const spec::Spec& spec, const Options& options, ProcessRunner& runner);
+model::RunResult RunExperiment(const spec::Spec& spec, const Options& options, runner::ProcessRunner& runner);
 
 }  // namespace pe::run

@@ -44,17 +44,17 @@ FileStamp StampOfFile(const std::filesystem::path& file);
 
 class Experiment {
  public:
-  Experiment(const spec::Spec& spec, const Options& options, ProcessRunner& runner)
+  Experiment(const spec::Spec& spec, const Options& options, runner::ProcessRunner& runner)
       : spec_(spec), options_(options), runner_(runner) {}
 
-  RunResult Run();
+  model::RunResult Run();
 
  private:
 
   void InitResult();
 
 
-  WorkloadResult& ResultFor(const spec::Workload& w);
+  model::WorkloadResult& ResultFor(const spec::Workload& w);
 
   // Contenders built from git: a worktree per revision under the cache, built once per commit.
   bool BuildContenders();
@@ -91,7 +91,7 @@ class Experiment {
 
   fs::path SpecDir() const { return spec_.path.parent_path().empty() ? fs::path(".") : spec_.path.parent_path(); }
 
-  Command BuildCommand(const spec::Contender& c, const spec::Workload& w, const Paths& paths, int port = 0);
+  runner::Command BuildCommand(const spec::Contender& c, const spec::Workload& w, const Paths& paths, int port = 0);
 
   // One serve round of one contender; records a failure and returns nullopt unless it succeeded.
   std::optional<serve::ServeRoundResult> ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity);
@@ -100,7 +100,7 @@ class Experiment {
   bool CheckServeParity(const spec::Workload& w);
 
   // Runs one contender on one workload; records a failure and returns false unless it succeeded.
-  bool Execute(const spec::Contender& c, const spec::Workload& w, Outcome* outcome, Paths* paths_out);
+  bool Execute(const spec::Contender& c, const spec::Workload& w, runner::Outcome* outcome, Paths* paths_out);
 
   bool Interrupted();
 
@@ -131,10 +131,10 @@ class Experiment {
 
   const spec::Spec& spec_;
   const Options& options_;
-  ProcessRunner& runner_;
-  Settings settings_;
+  runner::ProcessRunner& runner_;
+  model::Settings settings_;
   int next_round_ = 0;  // the index the next round would take, warm-ups included
-  RunResult result_;
+  model::RunResult result_;
   std::vector<const spec::Workload*> workloads_;
   std::map<std::string, fs::path> fixtures_;
   std::map<fs::path, std::unique_ptr<FixtureGuard>> guards_;  // one per generated fixture

@@ -16,6 +16,12 @@
 
 namespace pe::run::internal {
 
+using model::Check;
+using model::ContenderInfo;
+using model::ContenderSummary;
+using model::Failure;
+using model::WorkloadResult;
+
 bool Experiment::BuildContenders() {
   for (const spec::Contender& c : spec_.contenders) {
     if (c.git.empty()) continue;

@@ -15,6 +15,10 @@
 
 namespace pe::run::internal {
 
+using runner::Command;
+using model::Failure;
+using runner::Outcome;
+
 std::optional<serve::ServeRoundResult> Experiment::ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity) {
   const Paths paths = PathsFor(c, w);
   const ServeOverrides overrides{options_.serve_requests, options_.serve_concurrency};

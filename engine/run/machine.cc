@@ -11,6 +11,8 @@
 
 namespace pe::run {
 
+using model::MachineInfo;
+
 namespace {
 
 // The value after "key:" on the first line of `path` that starts with key.

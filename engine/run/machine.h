@@ -7,7 +7,7 @@
 
 namespace pe::run {
 
-MachineInfo ReadMachineInfo();
+model::MachineInfo ReadMachineInfo();
 std::string NowIso8601();  // UTC, second resolution
 
 }  // namespace pe::run

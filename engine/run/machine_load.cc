@@ -9,6 +9,8 @@
 #include <sstream>
 
 namespace pe::run {
+
+using model::RoundLoad;
 namespace {
 
 std::string ReadSmallFile(const char* path) {

@@ -31,7 +31,7 @@ std::optional<double> ParseCpuMhz(const std::string& cpuinfo);
 // The CPU shares of one interval: steal, and the busy time not accounted for by `own_cpu_s`
 // (the CPU time the round's children and the engine used in it), over all CPU time in it.
 // `ticks_per_s` is sysconf(_SC_CLK_TCK). Empty shares when no tick passed.
-RoundLoad LoadBetween(const CpuTicks& before, const CpuTicks& after, double own_cpu_s, double ticks_per_s);
+model::RoundLoad LoadBetween(const CpuTicks& before, const CpuTicks& after, double own_cpu_s, double ticks_per_s);
 
 // Samples the machine at the start of a round and turns the interval into a RoundLoad at its
 // end. Fields it cannot read stay empty; nothing here fails the run.
@@ -39,7 +39,7 @@ class LoadProbe {
  public:
   void Begin();
   // `children_cpu_s`: user + sys of every sample the round measured.
-  RoundLoad End(int round, double children_cpu_s);
+  model::RoundLoad End(int round, double children_cpu_s);
 
  private:
   std::optional<CpuTicks> ticks_;

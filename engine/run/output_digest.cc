@@ -18,6 +18,8 @@
 #include "engine/runner/read_file.h"
 
 namespace pe::run {
+
+using runner::ReadWholeFile;
 namespace {
 
 namespace fs = std::filesystem;

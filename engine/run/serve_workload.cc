@@ -6,6 +6,9 @@
 
 namespace pe::run {
 
+using model::Sample;
+using model::ServeFigures;
+
 serve::ServeRequestSpec ServeRequests(const spec::Workload& w, const ServeOverrides& overrides, bool parity) {
   const auto& o = w.serve_options;
   serve::ServeRequestSpec spec;

@@ -23,7 +23,7 @@ serve::ServeRoundOptions ServeOptions(const spec::Workload& w, bool parity);
 
 // A timed round as a sample: wall_s is the round's median latency (so speed-up and win rate
 // read latency), CPU and peak RSS are the server's own.
-Sample ServeSample(const serve::ServeRoundResult& round);
+model::Sample ServeSample(const serve::ServeRoundResult& round);
 
 // The first request whose normalised bodies differ, with the difference; nullopt when all agree.
 // Throws std::runtime_error when a body does not parse as the normaliser expects.

@@ -2,7 +2,7 @@
 
 #include <fstream>
 
-namespace pe {
+namespace pe::runner {
 
 std::string FileTail(const std::filesystem::path& path, std::size_t max_lines, std::size_t max_bytes) {
   if (path.empty() || max_lines == 0) return "";
@@ -24,4 +24,4 @@ std::string FileTail(const std::filesystem::path& path, std::size_t max_lines, s
   return start == std::string::npos ? text : text.substr(start + 1);
 }
 
-}  // namespace pe
+}  // namespace pe::runner

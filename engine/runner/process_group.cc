@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <csignal>
 
-namespace pe {
+namespace pe::runner {
 
 void KillGroup(pid_t pgid) {
   if (pgid > 0) ::kill(-pgid, SIGKILL);
@@ -23,4 +23,4 @@ void ReapGroup(pid_t pgid) {
   }
 }
 
-}  // namespace pe
+}  // namespace pe::runner

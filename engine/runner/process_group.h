@@ -4,7 +4,7 @@
 
 #include <sys/types.h>
 
-namespace pe {
+namespace pe::runner {
 
 // SIGKILL to every process in the group; a group that is already gone is not an error.
 void KillGroup(pid_t pgid);
@@ -13,4 +13,4 @@ void KillGroup(pid_t pgid);
 // is left as a zombie. Call after KillGroup; returns at once when there is nothing to reap.
 void ReapGroup(pid_t pgid);
 
-}  // namespace pe
+}  // namespace pe::runner

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace pe {
+namespace pe::runner {
 
 struct Command {
   std::vector<std::string> argv;  // argv[0] is a path or a name looked up on PATH; never a shell
@@ -82,4 +82,4 @@ class ProcessRunner {
 // Servers are ServerProcesses (server_process.h).
 std::unique_ptr<ProcessRunner> MakeSystemProcessRunner();
 
-}  // namespace pe
+}  // namespace pe::runner

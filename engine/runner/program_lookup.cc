@@ -6,7 +6,7 @@
 #include <system_error>
 #include <vector>
 
-namespace pe {
+namespace pe::runner {
 namespace {
 
 std::vector<boost::filesystem::path> SplitPath(const std::string& path_variable) {
@@ -46,4 +46,4 @@ ResolvedProgram ResolveProgram(const std::string& name, const std::filesystem::p
   return {path, {}};
 }
 
-}  // namespace pe
+}  // namespace pe::runner

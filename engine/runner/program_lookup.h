@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-namespace pe {
+namespace pe::runner {
 
 struct ResolvedProgram {
   std::filesystem::path path;  // absolute when found
@@ -18,4 +18,4 @@ struct ResolvedProgram {
 ResolvedProgram ResolveProgram(const std::string& name, const std::filesystem::path& cwd,
                                const std::string& path_variable);
 
-}  // namespace pe
+}  // namespace pe::runner

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace pe {
+namespace pe::runner {
 
 std::string ReadWholeFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -12,4 +12,4 @@ std::string ReadWholeFile(const std::filesystem::path& path) {
   return text.str();
 }
 
-}  // namespace pe
+}  // namespace pe::runner

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <string>
 
-namespace pe {
+namespace pe::runner {
 
 std::string ReadWholeFile(const std::filesystem::path& path);
 
-}  // namespace pe
+}  // namespace pe::runner

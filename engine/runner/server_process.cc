@@ -12,7 +12,7 @@
 #include "engine/runner/spawn.h"
 #include "engine/runner/wait_for_exit.h"
 
-namespace pe {
+namespace pe::runner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -93,4 +93,4 @@ Outcome ServerProcess::Reap(bool interrupted) {
   return outcome;
 }
 
-}  // namespace pe
+}  // namespace pe::runner

@@ -14,7 +14,7 @@
 #include "engine/runner/process_runner.h"
 #include "engine/runner/spawn.h"
 
-namespace pe {
+namespace pe::runner {
 
 class ServerProcess final : public RunningServer {
  public:
@@ -62,4 +62,4 @@ class ServerProcess final : public RunningServer {
   Outcome outcome_;
 };
 
-}  // namespace pe
+}  // namespace pe::runner

@@ -25,7 +25,7 @@
 
 extern char** environ;
 
-namespace pe {
+namespace pe::runner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -364,4 +364,4 @@ Outcome ReapChild(Spawned& spawned) {
   return outcome;
 }
 
-}  // namespace pe
+}  // namespace pe::runner

@@ -17,7 +17,7 @@
 
 #include "engine/runner/process_runner.h"
 
-namespace pe {
+namespace pe::runner {
 
 // A descriptor closed when its owner goes.
 class UniqueFd {
@@ -98,4 +98,4 @@ std::string SignalName(int signal);
 // The spawner's pid, or -1 when none is running; for tests that count our children.
 pid_t SpawnerPid();
 
-}  // namespace pe
+}  // namespace pe::runner

@@ -12,7 +12,7 @@
 #include "engine/runner/spawn.h"
 #include "engine/runner/wait_for_exit.h"
 
-namespace pe {
+namespace pe::runner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -85,4 +85,4 @@ std::unique_ptr<ProcessRunner> MakeSystemProcessRunner() {
   return std::make_unique<SystemProcessRunner>();
 }
 
-}  // namespace pe
+}  // namespace pe::runner

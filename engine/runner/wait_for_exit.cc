@@ -6,7 +6,7 @@
 
 #include "engine/runner/interrupt.h"
 
-namespace pe {
+namespace pe::runner {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -44,4 +44,4 @@ WaitEnd WaitForExit(int done_fd, std::optional<Clock::time_point> deadline) {
   }
 }
 
-}  // namespace pe
+}  // namespace pe::runner

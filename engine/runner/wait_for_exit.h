@@ -5,7 +5,7 @@
 #include <chrono>
 #include <optional>
 
-namespace pe {
+namespace pe::runner {
 
 enum class WaitEnd {
   kExited,       // the child's result is ready for ReapChild
@@ -20,4 +20,4 @@ WaitEnd WaitForExit(int done_fd, std::optional<std::chrono::steady_clock::time_p
 // True once `done_fd` is readable, without waiting.
 bool IsDone(int done_fd);
 
-}  // namespace pe
+}  // namespace pe::runner

@@ -16,6 +16,13 @@
 #include "stats/descriptive.h"
 
 namespace pe::serve {
+
+using runner::Command;
+using runner::Outcome;
+using runner::ProcessRunner;
+using runner::RunningServer;
+using runner::SignalName;
+using runner::StartedServer;
 namespace {
 
 constexpr int kExitAddressInUse = 98;  // EADDRINUSE's number, the convention servers follow

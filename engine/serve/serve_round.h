@@ -42,7 +42,7 @@ struct ServeRoundResult {
   double p50 = 0, p90 = 0, p99 = 0, max = 0;  // of latencies_s, type-7 quantiles
   double throughput_rps = 0;                  // count / wall_s
   double wall_s = 0;                          // first connect to last answer
-  Outcome server;                   // how the server ended, its CPU time and peak RSS (wait4)
+  runner::Outcome server;                   // how the server ended, its CPU time and peak RSS (wait4)
   std::vector<std::string> bodies;  // when keep_bodies; index = request index
   int attempts = 0;                 // servers started (more than 1 after a lost port)
 };
@@ -63,7 +63,7 @@ struct ServeRoundResult {
 // A port is retried only when the server exited before becoming healthy because the port was
 // taken: exit status 98 (EADDRINUSE), "address in use" on stderr, or the port now answering.
 // When the command names no stderr file, stderr goes to a temporary file, removed afterwards.
-ServeRoundResult RunServeRound(ProcessRunner& runner, const std::function<Command(int port)>& make_command,
+ServeRoundResult RunServeRound(runner::ProcessRunner& runner, const std::function<runner::Command(int port)>& make_command,
                                const ServeRequestSpec& spec, const ServeRoundOptions& options);
 
 }  // namespace pe::serve

@@ -10,6 +10,9 @@
 
 namespace pe::serve {
 
+using runner::Command;
+using runner::FileTail;
+
 StderrFile::StderrFile(Command* command) {
   if (!command->stderr_path.empty()) {
     path_ = command->stderr_path;

@@ -13,7 +13,7 @@ namespace pe::serve {
 class StderrFile {
  public:
   // Points command->stderr_path at a new temporary file when it names none.
-  explicit StderrFile(Command* command);
+  explicit StderrFile(runner::Command* command);
   // Removes the temporary file, if one was made.
   ~StderrFile();
   StderrFile(const StderrFile&) = delete;

@@ -10,6 +10,8 @@
 
 namespace pe::spec::internal {
 
+using model::Settings;
+
 bool ValidName(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';

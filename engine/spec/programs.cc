@@ -11,6 +11,8 @@
 
 namespace pe::spec {
 
+using runner::ResolvedProgram;
+
 namespace {
 
 std::filesystem::path SpecDir(const Spec& spec) {
@@ -25,7 +27,7 @@ std::optional<std::filesystem::path> ResolveProgram(const std::string& program,
   // The runner's lookup, so the spec check and the spawn agree on what a program is; the
   // messages here name the spec's terms.
   const char* path_env = std::getenv("PATH");
-  const ResolvedProgram found = pe::ResolveProgram(program, base, path_env ? path_env : "/usr/bin:/bin");
+  const ResolvedProgram found = pe::runner::ResolveProgram(program, base, path_env ? path_env : "/usr/bin:/bin");
   if (found.error.empty()) return found.path.lexically_normal();
   // Where the program was looked for, resolved: a relative path is relative to the spec's
   // folder, which is rarely where the user stands.

@@ -9,6 +9,8 @@
 
 namespace pe::spec {
 
+using model::Thresholds;
+
 std::optional<RoundsShortfall> FindRoundsShortfall(const Thresholds& t, int reach) {
   const double level = t.confidence;
   const std::vector<std::pair<const char*, std::optional<int>>> needs = {

@@ -19,6 +19,6 @@ struct RoundsShortfall {
 
 // The first threshold of `t` whose check `reach` rounds (the most the run may take:
 // max(rounds, max_rounds)) cannot resolve, or nullopt when all can.
-std::optional<RoundsShortfall> FindRoundsShortfall(const Thresholds& t, int reach);
+std::optional<RoundsShortfall> FindRoundsShortfall(const model::Thresholds& t, int reach);
 
 }  // namespace pe::spec

@@ -15,6 +15,8 @@
 
 namespace pe::spec {
 
+using model::Thresholds;
+
 SpecError::SpecError(const SourcePos& pos, const std::string& message)
     : std::runtime_error(fmt::format("{}:{}:{}: {}", pos.file, pos.line, pos.column, message)),
       pos_(pos),

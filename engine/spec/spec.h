@@ -123,7 +123,7 @@ struct Sweep {
 struct Spec {
   std::filesystem::path path;
   std::string digest;  // SHA-256 of the file's bytes
-  Settings settings;
+  model::Settings settings;
   std::string baseline;
   std::string candidate;
   std::vector<Contender> contenders;  // spec order
@@ -148,7 +148,7 @@ Spec ParseSpecText(std::string_view text, const std::filesystem::path& path);
 const std::vector<std::string>& PlaceholderNames();
 
 // Effective thresholds for a workload: [thresholds] merged with the workload's overrides.
-Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload);
+model::Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload);
 
 std::string_view NormaliserName(Normaliser n);
 

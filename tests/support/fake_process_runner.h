@@ -12,30 +12,30 @@
 
 namespace pe::testing {
 
-class FakeProcessRunner : public ProcessRunner {
+class FakeProcessRunner : public runner::ProcessRunner {
  public:
   // Decides the outcome of one command; may write the command's stdout/stderr/output files.
-  using Script = std::function<Outcome(const Command&)>;
+  using Script = std::function<runner::Outcome(const runner::Command&)>;
 
   // Decides how one server command starts: a server, or the error that it could not start.
-  using ServerScript = std::function<StartedServer(const Command&)>;
+  using ServerScript = std::function<runner::StartedServer(const runner::Command&)>;
 
   explicit FakeProcessRunner(Script script, ServerScript servers = {})
       : script_(std::move(script)), servers_(std::move(servers)) {}
 
-  Outcome Run(const Command& command) override {
+  runner::Outcome Run(const runner::Command& command) override {
     calls.push_back(command);
     return script_(command);
   }
 
-  StartedServer StartServer(const Command& command) override {
+  runner::StartedServer StartServer(const runner::Command& command) override {
     server_calls.push_back(command);
     if (!servers_) return {nullptr, "the fake runner was given no servers"};
     return servers_(command);
   }
 
-  std::vector<Command> calls;
-  std::vector<Command> server_calls;
+  std::vector<runner::Command> calls;
+  std::vector<runner::Command> server_calls;
 
  private:
   Script script_;

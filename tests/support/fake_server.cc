@@ -19,6 +19,10 @@
 
 namespace pe::testing {
 
+using runner::Command;
+using runner::Outcome;
+using runner::StartedServer;
+
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;

@@ -22,11 +22,11 @@ struct FakeServerScript {
   // The answer (status, body) to every other request; empty: 200 "OK".
   std::function<std::pair<int, std::string>(const http::Request&)> answer;
   int die_after = -1;  // >= 0: answers that many requests, then dies on receiving the next
-  Outcome died;        // how it ended when it died (default: killed by SIGSEGV)
-  Outcome stopped;     // how it ended when stopped (default: exit 0)
+  runner::Outcome died;        // how it ended when it died (default: killed by SIGSEGV)
+  runner::Outcome stopped;     // how it ended when stopped (default: exit 0)
 };
 
-class FakeServer final : public RunningServer {
+class FakeServer final : public runner::RunningServer {
  public:
   // Listens on 127.0.0.1:port unless the script says not to; a port already taken ends the
   // server at once with exit status 98, as a real server that lost its port does.
@@ -39,8 +39,8 @@ class FakeServer final : public RunningServer {
   bool ExitsWithin(double seconds) override;
   // Closes the port and every connection; returns the script's `stopped` (or `died`, when it
   // had died). Wait does the same: a fake that has not died is never waited on forever.
-  Outcome Stop(double grace_s) override;
-  Outcome Wait() override;
+  runner::Outcome Stop(double grace_s) override;
+  runner::Outcome Wait() override;
 
  private:
   struct Loop;  // the io_context, acceptor and connections, on `thread_`
@@ -54,11 +54,11 @@ class FakeServer final : public RunningServer {
 };
 
 // The port in a server command's argv: the argument after "--port"; 0 when there is none.
-int PortIn(const Command& command);
+int PortIn(const runner::Command& command);
 
 // A FakeProcessRunner server script: each command starts a FakeServer on its port, scripted by
 // `script_for(command)` (which may tell contenders apart by the command's argv or env).
-std::function<StartedServer(const Command&)> StartFakeServers(
-    std::function<FakeServerScript(const Command&)> script_for);
+std::function<runner::StartedServer(const runner::Command&)> StartFakeServers(
+    std::function<FakeServerScript(const runner::Command&)> script_for);
 
 }  // namespace pe::testing

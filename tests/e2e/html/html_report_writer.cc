@@ -13,14 +13,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    pe::RunResult result = pe::testing::SweepSampleResult();
-    for (pe::WorkloadResult& w : result.workloads) {
+    pe::model::RunResult result = pe::testing::SweepSampleResult();
+    for (pe::model::WorkloadResult& w : result.workloads) {
       if (!w.comparison) continue;
       if (w.name == "large_graph") {
-        w.comparison->speedup_cs = pe::Interval{8.42, 7.6, 9.3, 0.95, "confidence sequence"};
+        w.comparison->speedup_cs = pe::model::Interval{8.42, 7.6, 9.3, 0.95, "confidence sequence"};
         w.comparison->notes = {"bootstrap BCa, 2000 resamples, seed 1"};
       }
-      if (w.name == "medium_graph") w.comparison->speedup_ci = pe::Interval{19.7, 18.0, 21.5, 0.95, "bootstrap BCa"};
+      if (w.name == "medium_graph") w.comparison->speedup_ci = pe::model::Interval{19.7, 18.0, 21.5, 0.95, "bootstrap BCa"};
     }
     pe::report::WriteHtmlReport(result, argv[1]);
   } catch (const std::exception& e) {

@@ -8,6 +8,10 @@
 #include <random>
 
 namespace pe::analysis {
+
+using model::Comparison;
+using model::Interval;
+using model::Thresholds;
 namespace {
 
 // One simulated round of a workload and the start-up workload, both contenders: what the

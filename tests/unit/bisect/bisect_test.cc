@@ -5,6 +5,11 @@
 #include "engine/spec/spec_error.h"
 
 namespace pe::bisect {
+
+using model::ExitCode;
+using model::Failure;
+using model::RunResult;
+using model::WorkloadResult;
 namespace {
 
 RunResult WithVerdict(ExitCode exit) {

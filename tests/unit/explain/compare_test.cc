@@ -9,6 +9,10 @@
 #include "tests/unit/explain/golden.h"
 
 namespace pe::explain {
+
+using model::ExitCode;
+using model::RunResult;
+using model::Sample;
 namespace {
 
 using testing::ExpectGolden;

@@ -13,6 +13,13 @@
 #include "tests/unit/explain/golden.h"
 
 namespace pe::explain {
+
+using model::Check;
+using model::Comparison;
+using model::ExitCode;
+using model::RunResult;
+using model::Sample;
+using model::WorkloadResult;
 namespace {
 
 using testing::ExpectGolden;

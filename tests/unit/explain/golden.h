@@ -15,8 +15,8 @@ inline void ExpectGolden(std::string_view name, const std::string& actual) {
 }
 
 // A crafted results file from tests/data/results/ (written by make_explain_results).
-inline RunResult LoadResults(std::string_view name) {
-  return ReadResultsFile(std::filesystem::path(PE_EXPLAIN_RESULTS_DIR) / name);
+inline model::RunResult LoadResults(std::string_view name) {
+  return model::ReadResultsFile(std::filesystem::path(PE_EXPLAIN_RESULTS_DIR) / name);
 }
 
 }  // namespace pe::testing

@@ -15,7 +15,14 @@
 #include "engine/model/atomic_file.h"
 #include "engine/model/json.h"
 
-namespace pe {
+namespace pe::explain {
+
+using model::RunResult;
+using model::Sample;
+using model::Thresholds;
+using model::ToJsonText;
+using model::WorkloadResult;
+using model::WriteFileAtomically;
 namespace {
 
 constexpr const char* kDigest = "5f1c0a6e3b9d27c48e1f06a2d4b8c3e7f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4";
@@ -116,7 +123,7 @@ void Finish(RunResult& r, const std::filesystem::path& path) {
 }
 
 }  // namespace
-}  // namespace pe
+}  // namespace pe::explain
 
 int main(int argc, char** argv) {
   if (argc != 2) {
@@ -124,33 +131,33 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::filesystem::path dir = argv[1];
-  using pe::Make;
-  using pe::Variant;
+  using pe::explain::Make;
+  using pe::explain::Variant;
   // The rewrite at 100 ms against the original's 500 ms: every threshold met.
-  pe::RunResult pass = Make(Variant{0.100, 0.00205, 40000, 0, "2024-05-01T12:00:00Z"});
-  pe::Finish(pass, dir / "pass.json");
+  pe::model::RunResult pass = Make(Variant{0.100, 0.00205, 40000, 0, "2024-05-01T12:00:00Z"});
+  pe::explain::Finish(pass, dir / "pass.json");
   // A later run of the same spec, the rewrite twice as fast again: compare pass.json with it passes.
-  pe::RunResult improved = Make(Variant{0.045, 0.00204, 41000, 4, "2024-05-08T12:00:00Z"});
-  pe::Finish(improved, dir / "improved.json");
+  pe::model::RunResult improved = Make(Variant{0.045, 0.00204, 41000, 4, "2024-05-08T12:00:00Z"});
+  pe::explain::Finish(improved, dir / "improved.json");
   // Still well ahead of the original, but slower and bigger than in pass.json.
-  pe::RunResult regressed = Make(Variant{0.150, 0.00205, 70000, 2, "2024-05-15T12:00:00Z"});
-  pe::Finish(regressed, dir / "regressed.json");
+  pe::model::RunResult regressed = Make(Variant{0.150, 0.00205, 70000, 2, "2024-05-15T12:00:00Z"});
+  pe::explain::Finish(regressed, dir / "regressed.json");
   // The rewrite at 300 ms: median speedup 1.67x misses min_speedup 2.0.
-  pe::RunResult missed = Make(Variant{0.300, 0.00205, 40000, 1, "2024-05-22T12:00:00Z"});
-  pe::Finish(missed, dir / "missed.json");
+  pe::model::RunResult missed = Make(Variant{0.300, 0.00205, 40000, 1, "2024-05-22T12:00:00Z"});
+  pe::explain::Finish(missed, dir / "missed.json");
   // The same figures as improved.json, from another spec.
-  pe::RunResult other = Make(Variant{0.045, 0.00204, 41000, 4, "2024-05-08T12:00:00Z"});
+  pe::model::RunResult other = Make(Variant{0.045, 0.00204, 41000, 4, "2024-05-08T12:00:00Z"});
   other.spec_path = "specs/other.toml";
   other.spec_digest = "0d3e9b7a1c5f48e2a6b0c4d8e2f6a0b4c8d2e6f0a4b8c2d6e0f4a8b2c6d0e4f8";
-  pe::Finish(other, dir / "other_spec.json");
+  pe::explain::Finish(other, dir / "other_spec.json");
   // The rewrite crashed in round 3 of `work`.
-  pe::RunResult failed = Make(Variant{0.100, 0.00205, 40000, 0, "2024-05-29T12:00:00Z"});
-  pe::WorkloadResult& work = failed.workloads[1];
+  pe::model::RunResult failed = Make(Variant{0.100, 0.00205, 40000, 0, "2024-05-29T12:00:00Z"});
+  pe::model::WorkloadResult& work = failed.workloads[1];
   work.samples.clear();
-  pe::AddRounds(work, {0.500, 0.100}, 0, 120000, 40000, -1, 2);
-  work.failures.push_back({pe::Failure::Kind::kSignal, "work", "rewrite",
+  pe::explain::AddRounds(work, {0.500, 0.100}, 0, 120000, 40000, -1, 2);
+  work.failures.push_back({pe::model::Failure::Kind::kSignal, "work", "rewrite",
                            "was killed by signal 11 (Segmentation fault) in round 3",
                            "thread 'main' panicked at src/graph.rs:88:5:\nindex out of bounds"});
-  pe::Finish(failed, dir / "failed.json");
+  pe::explain::Finish(failed, dir / "failed.json");
   return 0;
 }

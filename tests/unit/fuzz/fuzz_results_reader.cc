@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   return pe::fuzz::Drive(corpus, mutator, std::atof(argv[1]), 1L << 40, "fuzz_results_reader.crash",
                          [](const std::string& text) -> std::string {
                            try {
-                             pe::ParseResultsText(text, "fuzz.json");
+                             pe::model::ParseResultsText(text, "fuzz.json");
                            } catch (const std::runtime_error& e) {
                              const std::string what = e.what();
                              if (what.rfind("fuzz.json: ", 0) != 0) return "an error not naming the file: " + what;

@@ -3,6 +3,17 @@
 #include <gtest/gtest.h>
 
 namespace pe::gate {
+
+using model::Check;
+using model::Comparison;
+using model::ContenderSummary;
+using model::ExitCode;
+using model::Failure;
+using model::Interval;
+using model::RunResult;
+using model::SweepResult;
+using model::Verdict;
+using model::WorkloadResult;
 namespace {
 
 WorkloadResult Workload(const std::string& name, double speedup, int wins, int rounds) {

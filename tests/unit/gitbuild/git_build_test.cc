@@ -7,6 +7,9 @@
 #include "tests/unit/gitbuild/test_repo.h"
 
 namespace pe::gitbuild {
+
+using runner::MakeSystemProcessRunner;
+using runner::ProcessRunner;
 namespace {
 
 namespace fs = std::filesystem;

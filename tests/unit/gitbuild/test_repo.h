@@ -49,7 +49,7 @@ inline void WriteText(const std::filesystem::path& path, const std::string& text
 class TestRepo {
  public:
   explicit TestRepo(std::filesystem::path dir)
-      : dir_(std::move(dir)), runner_(MakeSystemProcessRunner()) {
+      : dir_(std::move(dir)), runner_(runner::MakeSystemProcessRunner()) {
     std::filesystem::create_directories(dir_);
     Git({"init", "-q", "-b", "main"});
   }
@@ -58,7 +58,7 @@ class TestRepo {
 
   // Runs git in the repository and returns its stdout without the trailing newline.
   std::string Git(const std::vector<std::string>& args) {
-    Command command;
+    runner::Command command;
     command.argv = {"git", "-C", dir_.string()};
     command.argv.insert(command.argv.end(), args.begin(), args.end());
     command.env = {{"GIT_AUTHOR_NAME", "Test"},       {"GIT_AUTHOR_EMAIL", "test@example.com"},
@@ -66,7 +66,7 @@ class TestRepo {
                    {"GIT_CONFIG_NOSYSTEM", "1"},      {"GIT_CONFIG_GLOBAL", "/dev/null"}};
     command.stdout_path = dir_.parent_path() / "git.out";
     command.stderr_path = dir_.parent_path() / "git.err";
-    Outcome outcome = runner_->Run(command);
+    runner::Outcome outcome = runner_->Run(command);
     EXPECT_TRUE(outcome.ok()) << "git failed: " << outcome.error << "\n"
                               << ReadText(command.stderr_path);
     std::string out = ReadText(command.stdout_path);
@@ -85,7 +85,7 @@ class TestRepo {
 
  private:
   std::filesystem::path dir_;
-  std::unique_ptr<ProcessRunner> runner_;
+  std::unique_ptr<runner::ProcessRunner> runner_;
 };
 
 }  // namespace pe::testing

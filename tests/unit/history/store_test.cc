@@ -9,6 +9,12 @@
 #include <filesystem>
 
 namespace pe::history {
+
+using model::Check;
+using model::Comparison;
+using model::ContenderSummary;
+using model::RunResult;
+using model::WorkloadResult;
 namespace {
 
 namespace fs = std::filesystem;

@@ -22,6 +22,9 @@ extern char** environ;
 
 namespace pe::testing {
 
+using runner::KillGroup;
+using runner::ReapGroup;
+
 namespace {
 
 std::string TemporaryPath(const char* kind) {

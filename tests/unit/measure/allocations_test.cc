@@ -7,6 +7,10 @@
 #include "tests/unit/gitbuild/test_repo.h"
 
 namespace pe::measure {
+
+using runner::Command;
+using runner::MakeSystemProcessRunner;
+using runner::ProcessRunner;
 namespace {
 
 class AllocationsTest : public ::testing::Test {

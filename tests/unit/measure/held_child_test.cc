@@ -8,6 +8,9 @@
 #include "tests/unit/gitbuild/test_repo.h"
 
 namespace pe::measure {
+
+using runner::Command;
+using runner::Outcome;
 namespace {
 
 using Status = Outcome::Status;

@@ -10,6 +10,10 @@
 #include "engine/measure/perf_counter.h"
 
 namespace pe::measure {
+
+using runner::Command;
+using runner::MakeSystemProcessRunner;
+using runner::ProcessRunner;
 namespace {
 
 Command Regress(int records) {

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 namespace pe::measure {
+
+using runner::Command;
+using runner::MakeSystemProcessRunner;
+using runner::ProcessRunner;
 namespace {
 
 TEST(ParseCallgrindAnnotateTest, ReadsTheFunctionTable) {

@@ -6,6 +6,13 @@
 #include "engine/spec/spec_error.h"
 
 namespace pe::merge {
+
+using model::Comparison;
+using model::ExitCode;
+using model::Failure;
+using model::RunResult;
+using model::ShardInfo;
+using model::WorkloadResult;
 namespace {
 
 const std::vector<std::string> kSelection = {"delta", "alpha", "charlie", "bravo"};

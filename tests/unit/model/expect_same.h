@@ -29,34 +29,34 @@ inline void Same(std::int64_t a, std::int64_t b, const std::string& path) {
 inline void Same(std::uint64_t a, std::uint64_t b, const std::string& path) {
   EXPECT_EQ(a, b) << path;
 }
-inline void Same(Failure::Kind a, Failure::Kind b, const std::string& path) {
+inline void Same(model::Failure::Kind a, model::Failure::Kind b, const std::string& path) {
   EXPECT_EQ(static_cast<int>(a), static_cast<int>(b)) << path;
 }
-inline void Same(ExitCode a, ExitCode b, const std::string& path) {
+inline void Same(model::ExitCode a, model::ExitCode b, const std::string& path) {
   EXPECT_EQ(static_cast<int>(a), static_cast<int>(b)) << path;
 }
-inline void Same(Check::Unit a, Check::Unit b, const std::string& path) {
+inline void Same(model::Check::Unit a, model::Check::Unit b, const std::string& path) {
   EXPECT_EQ(static_cast<int>(a), static_cast<int>(b)) << path;
 }
-inline void Same(WorkloadResult::Kind a, WorkloadResult::Kind b, const std::string& path) {
+inline void Same(model::WorkloadResult::Kind a, model::WorkloadResult::Kind b, const std::string& path) {
   EXPECT_EQ(static_cast<int>(a), static_cast<int>(b)) << path;
 }
 
 // Declared ahead so the optional and vector templates below find them.
-inline void Same(const ShardInfo& a, const ShardInfo& b, const std::string& path);
-inline void Same(const Interval& a, const Interval& b, const std::string& path);
-inline void Same(const Sample& a, const Sample& b, const std::string& path);
-inline void Same(const Failure& a, const Failure& b, const std::string& path);
-inline void Same(const ContenderSummary& a, const ContenderSummary& b, const std::string& path);
-inline void Same(const Check& a, const Check& b, const std::string& path);
-inline void Same(const ContenderInfo& a, const ContenderInfo& b, const std::string& path);
-inline void Same(const Comparison& a, const Comparison& b, const std::string& path);
-inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::string& path);
-inline void Same(const AxisValue& a, const AxisValue& b, const std::string& path);
-inline void Same(const ScalingFit& a, const ScalingFit& b, const std::string& path);
-inline void Same(const ScalingEfficiency& a, const ScalingEfficiency& b, const std::string& path);
-inline void Same(const SweepResult& a, const SweepResult& b, const std::string& path);
-inline void Same(const ServeFigures& a, const ServeFigures& b, const std::string& path) {
+inline void Same(const model::ShardInfo& a, const model::ShardInfo& b, const std::string& path);
+inline void Same(const model::Interval& a, const model::Interval& b, const std::string& path);
+inline void Same(const model::Sample& a, const model::Sample& b, const std::string& path);
+inline void Same(const model::Failure& a, const model::Failure& b, const std::string& path);
+inline void Same(const model::ContenderSummary& a, const model::ContenderSummary& b, const std::string& path);
+inline void Same(const model::Check& a, const model::Check& b, const std::string& path);
+inline void Same(const model::ContenderInfo& a, const model::ContenderInfo& b, const std::string& path);
+inline void Same(const model::Comparison& a, const model::Comparison& b, const std::string& path);
+inline void Same(const model::WorkloadResult& a, const model::WorkloadResult& b, const std::string& path);
+inline void Same(const model::AxisValue& a, const model::AxisValue& b, const std::string& path);
+inline void Same(const model::ScalingFit& a, const model::ScalingFit& b, const std::string& path);
+inline void Same(const model::ScalingEfficiency& a, const model::ScalingEfficiency& b, const std::string& path);
+inline void Same(const model::SweepResult& a, const model::SweepResult& b, const std::string& path);
+inline void Same(const model::ServeFigures& a, const model::ServeFigures& b, const std::string& path) {
   Same(a.requests, b.requests, path + ".requests");
   Same(a.p50_s, b.p50_s, path + ".p50_s");
   Same(a.p90_s, b.p90_s, path + ".p90_s");
@@ -65,7 +65,7 @@ inline void Same(const ServeFigures& a, const ServeFigures& b, const std::string
   Same(a.throughput_rps, b.throughput_rps, path + ".throughput_rps");
   Same(a.time_to_ready_s, b.time_to_ready_s, path + ".time_to_ready_s");
 }
-inline void Same(const FunctionShift& a, const FunctionShift& b, const std::string& path) {
+inline void Same(const model::FunctionShift& a, const model::FunctionShift& b, const std::string& path) {
   Same(a.function, b.function, path + ".function");
   Same(a.baseline_cost, b.baseline_cost, path + ".baseline_cost");
   Same(a.candidate_cost, b.candidate_cost, path + ".candidate_cost");
@@ -87,7 +87,7 @@ void Same(const std::vector<T>& a, const std::vector<T>& b, const std::string& p
   }
 }
 
-inline void Same(const Interval& a, const Interval& b, const std::string& path) {
+inline void Same(const model::Interval& a, const model::Interval& b, const std::string& path) {
   Same(a.estimate, b.estimate, path + ".estimate");
   Same(a.low, b.low, path + ".low");
   Same(a.high, b.high, path + ".high");
@@ -95,7 +95,7 @@ inline void Same(const Interval& a, const Interval& b, const std::string& path) 
   Same(a.method, b.method, path + ".method");
 }
 
-inline void Same(const Sample& a, const Sample& b, const std::string& path) {
+inline void Same(const model::Sample& a, const model::Sample& b, const std::string& path) {
   Same(a.contender, b.contender, path + ".contender");
   Same(a.round, b.round, path + ".round");
   Same(a.warmup, b.warmup, path + ".warmup");
@@ -108,7 +108,7 @@ inline void Same(const Sample& a, const Sample& b, const std::string& path) {
   Same(a.serve, b.serve, path + ".serve");
 }
 
-inline void Same(const Failure& a, const Failure& b, const std::string& path) {
+inline void Same(const model::Failure& a, const model::Failure& b, const std::string& path) {
   Same(a.kind, b.kind, path + ".kind");
   Same(a.workload, b.workload, path + ".workload");
   Same(a.contender, b.contender, path + ".contender");
@@ -116,7 +116,7 @@ inline void Same(const Failure& a, const Failure& b, const std::string& path) {
   Same(a.detail, b.detail, path + ".detail");
 }
 
-inline void Same(const ContenderSummary& a, const ContenderSummary& b, const std::string& path) {
+inline void Same(const model::ContenderSummary& a, const model::ContenderSummary& b, const std::string& path) {
   Same(a.contender, b.contender, path + ".contender");
   Same(a.n, b.n, path + ".n");
   Same(a.median_wall_s, b.median_wall_s, path + ".median_wall_s");
@@ -134,7 +134,7 @@ inline void Same(const ContenderSummary& a, const ContenderSummary& b, const std
   Same(a.serve, b.serve, path + ".serve");
 }
 
-inline void Same(const Check& a, const Check& b, const std::string& path) {
+inline void Same(const model::Check& a, const model::Check& b, const std::string& path) {
   Same(a.workload, b.workload, path + ".workload");
   Same(a.threshold, b.threshold, path + ".threshold");
   Same(a.label, b.label, path + ".label");
@@ -147,7 +147,7 @@ inline void Same(const Check& a, const Check& b, const std::string& path) {
   Same(a.unit, b.unit, path + ".unit");
 }
 
-inline void Same(const ContenderInfo& a, const ContenderInfo& b, const std::string& path) {
+inline void Same(const model::ContenderInfo& a, const model::ContenderInfo& b, const std::string& path) {
   Same(a.name, b.name, path + ".name");
   Same(a.description, b.description, path + ".description");
   Same(a.argv, b.argv, path + ".argv");
@@ -156,7 +156,7 @@ inline void Same(const ContenderInfo& a, const ContenderInfo& b, const std::stri
   Same(a.commit, b.commit, path + ".commit");
 }
 
-inline void Same(const Thresholds& a, const Thresholds& b, const std::string& path) {
+inline void Same(const model::Thresholds& a, const model::Thresholds& b, const std::string& path) {
   Same(a.min_speedup, b.min_speedup, path + ".min_speedup");
   Same(a.min_win_rate, b.min_win_rate, path + ".min_win_rate");
   Same(a.min_logic_speedup, b.min_logic_speedup, path + ".min_logic_speedup");
@@ -170,7 +170,7 @@ inline void Same(const Thresholds& a, const Thresholds& b, const std::string& pa
   Same(a.max_p99_ratio, b.max_p99_ratio, path + ".max_p99_ratio");
 }
 
-inline void Same(const Comparison& a, const Comparison& b, const std::string& path) {
+inline void Same(const model::Comparison& a, const model::Comparison& b, const std::string& path) {
   Same(a.speedup, b.speedup, path + ".speedup");
   Same(a.rounds, b.rounds, path + ".rounds");
   Same(a.wins, b.wins, path + ".wins");
@@ -194,7 +194,7 @@ inline void Same(const Comparison& a, const Comparison& b, const std::string& pa
   Same(a.p99_ratio, b.p99_ratio, path + ".p99_ratio");
 }
 
-inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::string& path) {
+inline void Same(const model::WorkloadResult& a, const model::WorkloadResult& b, const std::string& path) {
   Same(a.name, b.name, path + ".name");
   Same(a.description, b.description, path + ".description");
   Same(a.gate, b.gate, path + ".gate");
@@ -212,12 +212,12 @@ inline void Same(const WorkloadResult& a, const WorkloadResult& b, const std::st
   Same(a.profile_note, b.profile_note, path + ".profile_note");
 }
 
-inline void Same(const AxisValue& a, const AxisValue& b, const std::string& path) {
+inline void Same(const model::AxisValue& a, const model::AxisValue& b, const std::string& path) {
   Same(a.axis, b.axis, path + ".axis");
   Same(a.value, b.value, path + ".value");
 }
 
-inline void Same(const ScalingFit& a, const ScalingFit& b, const std::string& path) {
+inline void Same(const model::ScalingFit& a, const model::ScalingFit& b, const std::string& path) {
   Same(a.contender, b.contender, path + ".contender");
   Same(a.axis, b.axis, path + ".axis");
   Same(a.fixed, b.fixed, path + ".fixed");
@@ -228,14 +228,14 @@ inline void Same(const ScalingFit& a, const ScalingFit& b, const std::string& pa
   Same(a.note, b.note, path + ".note");
 }
 
-inline void Same(const ScalingEfficiency& a, const ScalingEfficiency& b, const std::string& path) {
+inline void Same(const model::ScalingEfficiency& a, const model::ScalingEfficiency& b, const std::string& path) {
   Same(a.contender, b.contender, path + ".contender");
   Same(a.fixed, b.fixed, path + ".fixed");
   Same(a.threads, b.threads, path + ".threads");
   Same(a.efficiency, b.efficiency, path + ".efficiency");
 }
 
-inline void Same(const SweepResult& a, const SweepResult& b, const std::string& path) {
+inline void Same(const model::SweepResult& a, const model::SweepResult& b, const std::string& path) {
   Same(a.name, b.name, path + ".name");
   Same(a.axes, b.axes, path + ".axes");
   Same(a.fits, b.fits, path + ".fits");
@@ -245,7 +245,7 @@ inline void Same(const SweepResult& a, const SweepResult& b, const std::string& 
   Same(a.efficiency_threads, b.efficiency_threads, path + ".efficiency_threads");
 }
 
-inline void Same(const ShardInfo& a, const ShardInfo& b, const std::string& path) {
+inline void Same(const model::ShardInfo& a, const model::ShardInfo& b, const std::string& path) {
   Same(a.index, b.index, path + ".index");
   Same(a.count, b.count, path + ".count");
   Same(a.selection, b.selection, path + ".selection");
@@ -258,7 +258,7 @@ inline void Same(const ShardInfo& a, const ShardInfo& b, const std::string& path
   Same(a.started_at, b.started_at, path + ".started_at");
 }
 
-inline void Same(const RunResult& a, const RunResult& b) {
+inline void Same(const model::RunResult& a, const model::RunResult& b) {
   Same(a.engine_version, b.engine_version, "engine_version");
   Same(a.spec_path, b.spec_path, "spec_path");
   Same(a.spec_digest, b.spec_digest, "spec_digest");

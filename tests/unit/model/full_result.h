@@ -7,8 +7,8 @@
 
 namespace pe::testing {
 
-inline Interval MakeInterval(double estimate, std::string method) {
-  Interval interval;
+inline model::Interval MakeInterval(double estimate, std::string method) {
+  model::Interval interval;
   interval.estimate = estimate;
   interval.low = estimate * 0.9;
   interval.high = estimate * 1.1;
@@ -17,8 +17,8 @@ inline Interval MakeInterval(double estimate, std::string method) {
   return interval;
 }
 
-inline RunResult FullResult() {
-  RunResult r;
+inline model::RunResult FullResult() {
+  model::RunResult r;
   r.engine_version = "0.1.0-test";
   r.spec_path = "specs/bazel-diff.toml";
   r.spec_digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
@@ -39,7 +39,7 @@ inline RunResult FullResult() {
       {"bazel-diff-rs", "the rewrite \"quoted\" \xce\xbc", {"bazel-diff-rs", "--x"}, {}, "HEAD", "0123abcd"},
   };
 
-  WorkloadResult w;
+  model::WorkloadResult w;
   w.name = "large_graph";
   w.description = "50k targets";
   w.gate = false;
@@ -55,7 +55,7 @@ inline RunResult FullResult() {
   w.thresholds.max_instructions_ratio = 1.01;
   w.thresholds.max_allocations_ratio = 1.0;
   w.thresholds.max_p99_ratio = 1.1;
-  Sample s;
+  model::Sample s;
   s.contender = "bazel-diff";
   s.round = 3;
   s.warmup = true;
@@ -66,19 +66,19 @@ inline RunResult FullResult() {
   s.sys_s = 0.30000000000000004;
   s.max_rss_kib = 9007199254740993;  // above 2^53: must not pass through a double
   w.samples = {s, s};
-  w.samples[0].serve = ServeFigures{200, 0.0011, 0.002, 0.0035, 0.01, 1500.5, 0.25};
+  w.samples[0].serve = model::ServeFigures{200, 0.0011, 0.002, 0.0035, 0.01, 1500.5, 0.25};
   w.samples[1].contender = "bazel-diff-rs";
   w.samples[1].wall_s = 2.2250738585072014e-308;
   w.summaries = {{"bazel-diff", 10, 1.5, 1.25, 0.125, 1.0, 2.0, 123456},
                  {"bazel-diff-rs", 10, 0.075, 0.05, 0.01, 0.07, 0.09, 23456}};
   w.summaries[1].median_cpu_s = 0.06;
-  w.summaries[1].serve = ServeFigures{100, 0.001, 0.002, 0.003, 0.004, 900, 0.3};
+  w.summaries[1].serve = model::ServeFigures{100, 0.001, 0.002, 0.003, 0.004, 900, 0.3};
   w.summaries[1].instructions = 18446744073709551615ULL;  // the largest count must survive
   w.summaries[1].instructions_source = "valgrind callgrind";
   w.summaries[1].allocation_calls = 1000;
   w.summaries[1].allocated_bytes = 64000;
   w.summaries[0].measure_note = "not measurable: statically linked";
-  Comparison c;
+  model::Comparison c;
   c.speedup = 20.0 / 3.0;
   c.rounds = 10;
   c.wins = 9;
@@ -101,17 +101,17 @@ inline RunResult FullResult() {
   c.allocations_ratio = 2;
   c.p99_ratio = 0.8;
   w.comparison = c;
-  w.failures = {{Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ",
+  w.failures = {{model::Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ",
                  "line 3: a != b\n"}};
   w.sweep = "dense";
   w.point = {{"threads", "4"}, {"allocator", "mimalloc"}};
   w.elements = 192000;
-  w.kind = WorkloadResult::Kind::kServe;
+  w.kind = model::WorkloadResult::Kind::kServe;
   w.profile = {{"ParseRecords", 2100046, 6900070, 0.452, 0.731}};
   w.profile_note = "callgrind, self cost";
   r.workloads = {w};
 
-  SweepResult sweep;
+  model::SweepResult sweep;
   sweep.name = "dense";
   sweep.axes = {"threads", "allocator"};
   sweep.fits = {{"bazel-diff-rs", "scale", {{"threads", "4"}}, 1.02, 0.97, 1.08, 0.95, "weak"}};
@@ -122,23 +122,23 @@ inline RunResult FullResult() {
   r.sweeps = {sweep};
 
   // A second workload with every optional empty.
-  WorkloadResult bare;
+  model::WorkloadResult bare;
   bare.name = "bare";
-  Comparison empty_comparison;
+  model::Comparison empty_comparison;
   empty_comparison.logic_note = "startup-bound: too little left";
   bare.comparison = empty_comparison;
   r.workloads.push_back(bare);
 
-  r.failures = {{Failure::Kind::kTimeout, "", "bazel-diff", "timed out after 60 s", ""}};
+  r.failures = {{model::Failure::Kind::kTimeout, "", "bazel-diff", "timed out after 60 s", ""}};
   r.complete = true;
-  r.verdict.exit = ExitCode::kThresholdMissed;
+  r.verdict.exit = model::ExitCode::kThresholdMissed;
   r.verdict.checks = {{"large_graph", "min_speedup", "median speedup", 6.666, 10, true, false,
                        true, "note"}};
-  r.verdict.checks[0].unit = Check::Unit::kNumber;  // not the default, so the round trip shows it
+  r.verdict.checks[0].unit = model::Check::Unit::kNumber;  // not the default, so the round trip shows it
   r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
   r.verdict.accepted = true;
   r.verdict.accepted_by = "--accept-regression";
-  ShardInfo shard;
+  model::ShardInfo shard;
   shard.index = 2;
   shard.count = 3;
   shard.selection = {"small_graph", "large_graph", "bare"};

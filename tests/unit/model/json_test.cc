@@ -11,7 +11,7 @@
 #include "tests/unit/model/expect_same.h"
 #include "tests/unit/model/full_result.h"
 
-namespace pe {
+namespace pe::model {
 namespace {
 
 using nlohmann::json;
@@ -253,4 +253,4 @@ TEST(JsonErrorTest, NotAnObject) {
 }
 
 }  // namespace
-}  // namespace pe
+}  // namespace pe::model

@@ -21,7 +21,7 @@
 #include "tests/unit/model/expect_same.h"
 #include "tests/unit/model/full_result.h"
 
-namespace pe {
+namespace pe::model {
 namespace {
 
 namespace fs = std::filesystem;
@@ -227,4 +227,4 @@ TEST_F(ResultsFileTest, AZeroNegativeOrNaNTimeNamesTheFileAndTheSample) {
 }
 
 }  // namespace
-}  // namespace pe
+}  // namespace pe::model

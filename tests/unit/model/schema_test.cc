@@ -10,7 +10,7 @@
 #include "engine/model/schema.h"
 #include "tests/unit/model/full_result.h"
 
-namespace pe {
+namespace pe::model {
 namespace {
 
 TEST(ResultsSchema, TheCommittedFileIsTheGeneratedOne) {
@@ -59,4 +59,4 @@ TEST(ResultsSchema, TheFormatDocumentNamesEveryField) {
 }
 
 }  // namespace
-}  // namespace pe
+}  // namespace pe::model

@@ -6,6 +6,10 @@
 #include "tests/unit/report/sample_result.h"
 
 namespace pe::report {
+
+using model::Interval;
+using model::RunResult;
+using model::WorkloadResult;
 namespace {
 
 TEST(CsvReport, OneRowPerWorkloadAndContender) {

@@ -18,6 +18,11 @@
 #include "tests/unit/report/sweep_result.h"
 
 namespace pe::report {
+
+using model::Interval;
+using model::RunResult;
+using model::Sample;
+using model::WorkloadResult;
 namespace {
 
 WorkloadResult& Named(RunResult& result, const std::string& name) {

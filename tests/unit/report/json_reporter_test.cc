@@ -12,6 +12,10 @@
 #include "tests/unit/report/sample_result.h"
 
 namespace pe::report {
+
+using model::ReadResultsFile;
+using model::RunResult;
+using model::ToJson;
 namespace {
 
 namespace fs = std::filesystem;

@@ -10,6 +10,8 @@
 #include "tests/unit/report/sample_result.h"
 
 namespace pe::report {
+
+using model::RunResult;
 namespace {
 
 std::vector<std::string> Lines(const std::string& text) {

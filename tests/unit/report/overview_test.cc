@@ -5,6 +5,11 @@
 #include "tests/unit/report/sample_result.h"
 
 namespace pe::report {
+
+using model::Check;
+using model::ExitCode;
+using model::Failure;
+using model::RunResult;
 namespace {
 
 TEST(OverviewTest, SummaryLineForEachExit) {

@@ -15,8 +15,8 @@
 
 namespace pe::testing {
 
-inline ContenderSummary SummaryOf(std::string contender, double median_wall_s) {
-  ContenderSummary summary;
+inline model::ContenderSummary SummaryOf(std::string contender, double median_wall_s) {
+  model::ContenderSummary summary;
   summary.contender = std::move(contender);
   summary.n = 10;
   summary.median_wall_s = median_wall_s;
@@ -28,14 +28,14 @@ inline ContenderSummary SummaryOf(std::string contender, double median_wall_s) {
   return summary;
 }
 
-inline WorkloadResult MeasuredWorkload(std::string name, std::string description,
+inline model::WorkloadResult MeasuredWorkload(std::string name, std::string description,
                                        double baseline_s, double candidate_s, int wins) {
-  WorkloadResult workload;
+  model::WorkloadResult workload;
   workload.name = std::move(name);
   workload.description = std::move(description);
   workload.summaries = {SummaryOf("bazel-diff", baseline_s),
                         SummaryOf("bazel-diff-rs", candidate_s)};
-  Comparison comparison;
+  model::Comparison comparison;
   comparison.speedup = baseline_s / candidate_s;
   comparison.rounds = 10;
   comparison.wins = wins;
@@ -44,9 +44,9 @@ inline WorkloadResult MeasuredWorkload(std::string name, std::string description
   return workload;
 }
 
-inline Check CheckOf(std::string workload, std::string threshold, std::string label,
+inline model::Check CheckOf(std::string workload, std::string threshold, std::string label,
                      double measured, double bar) {
-  Check check;
+  model::Check check;
   check.workload = std::move(workload);
   check.threshold = std::move(threshold);
   check.label = std::move(label);
@@ -56,8 +56,8 @@ inline Check CheckOf(std::string workload, std::string threshold, std::string la
   return check;
 }
 
-inline RunResult SampleResult() {
-  RunResult r;
+inline model::RunResult SampleResult() {
+  model::RunResult r;
   r.engine_version = "0.1.0";
   r.spec_path = "specs/bazel-diff.toml";
   r.spec_digest = "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae";
@@ -73,42 +73,42 @@ inline RunResult SampleResult() {
       {"bazel-diff-rs", "the Rust rewrite", {"bazel-diff-rs"}, {}},
   };
 
-  WorkloadResult startup = MeasuredWorkload("startup", "start and exit", 0.412, 0.00312, 10);
+  model::WorkloadResult startup = MeasuredWorkload("startup", "start and exit", 0.412, 0.00312, 10);
   startup.startup = true;
   startup.gate = false;
   startup.comparison->logic_note = "startup: this is the startup workload";
   r.workloads.push_back(startup);
 
-  WorkloadResult tiny = MeasuredWorkload("tiny_graph", "12 targets", 0.431, 0.0051, 10);
+  model::WorkloadResult tiny = MeasuredWorkload("tiny_graph", "12 targets", 0.431, 0.0051, 10);
   tiny.comparison->logic_note = "startup-bound: startup is 96% of the baseline median";
   r.workloads.push_back(tiny);
 
-  WorkloadResult medium = MeasuredWorkload("medium_graph", "5k targets", 2.15, 0.109, 10);
+  model::WorkloadResult medium = MeasuredWorkload("medium_graph", "5k targets", 2.15, 0.109, 10);
   medium.comparison->logic_speedup = 21.43;
   r.workloads.push_back(medium);
 
-  WorkloadResult large = MeasuredWorkload("large_graph", "50k targets", 12.8, 1.52, 9);
+  model::WorkloadResult large = MeasuredWorkload("large_graph", "50k targets", 12.8, 1.52, 9);
   large.comparison->logic_speedup = 8.7;
   r.workloads.push_back(large);
 
-  WorkloadResult huge;
+  model::WorkloadResult huge;
   huge.name = "huge_graph";
   huge.description = "200k targets";
   huge.summaries = {SummaryOf("bazel-diff", 61.3)};
-  huge.failures = {{Failure::Kind::kSignal, "huge_graph", "bazel-diff-rs",
+  huge.failures = {{model::Failure::Kind::kSignal, "huge_graph", "bazel-diff-rs",
                     "killed by signal 11 (SIGSEGV) in round 3",
                     "thread 'main' panicked at src/graph.rs:88:5:\n"
                     "index out of bounds: the len is 3 but the index is 7\n"
                     "note: run with `RUST_BACKTRACE=1` to display a backtrace\n"}};
   r.workloads.push_back(huge);
 
-  WorkloadResult cold = MeasuredWorkload("cold_cache", "dropped page cache", 3.9, 0.95, 8);
+  model::WorkloadResult cold = MeasuredWorkload("cold_cache", "dropped page cache", 3.9, 0.95, 8);
   cold.gate = false;
   cold.comparison->logic_speedup = 4.27;
   r.workloads.push_back(cold);
 
   r.complete = true;
-  r.verdict.exit = ExitCode::kRunFailed;
+  r.verdict.exit = model::ExitCode::kRunFailed;
   r.verdict.checks = {
       CheckOf("tiny_graph", "min_speedup", "median speedup", 0.431 / 0.0051, 2),
       CheckOf("medium_graph", "min_speedup", "median speedup", 2.15 / 0.109, 10),

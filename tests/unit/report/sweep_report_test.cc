@@ -14,6 +14,10 @@
 #include "tests/unit/report/sweep_result.h"
 
 namespace pe::report {
+
+using model::RunResult;
+using model::ScalingFit;
+using model::WorkloadResult;
 namespace {
 
 std::string Terminal(const RunResult& result) {

@@ -30,12 +30,12 @@ inline constexpr std::array<double, 10> kSteadyOffsets = {0.01, -0.03, 0.04,  0.
 inline constexpr std::array<double, 10> kDriftingOffsets = {-0.04, -0.03, -0.02, -0.01, 0.0,
                                                             0.0,   0.01,  0.02,  0.04,  0.06};
 
-inline void AddSamples(WorkloadResult& workload, bool candidate_drifts = false) {
+inline void AddSamples(model::WorkloadResult& workload, bool candidate_drifts = false) {
   for (std::size_t c = 0; c < workload.summaries.size(); ++c) {
-    const ContenderSummary& summary = workload.summaries[c];
+    const model::ContenderSummary& summary = workload.summaries[c];
     const auto& offsets = candidate_drifts && c == 1 ? kDriftingOffsets : kSteadyOffsets;
     for (int round = 0; round <= static_cast<int>(offsets.size()); ++round) {
-      Sample sample;
+      model::Sample sample;
       sample.contender = summary.contender;
       sample.round = round;
       sample.warmup = round == 0;
@@ -50,14 +50,14 @@ inline void AddSamples(WorkloadResult& workload, bool candidate_drifts = false) 
   }
 }
 
-inline WorkloadResult SweepPoint(std::string sweep, std::vector<AxisValue> point,
+inline model::WorkloadResult SweepPoint(std::string sweep, std::vector<model::AxisValue> point,
                                  double elements, double baseline_s, double candidate_s) {
   std::string name = sweep + "[";
   for (std::size_t i = 0; i < point.size(); ++i) {
     name += fmt::format("{}{}={}", i == 0 ? "" : ",", point[i].axis, point[i].value);
   }
   name += "]";
-  WorkloadResult workload = MeasuredWorkload(name, "", baseline_s, candidate_s, 10);
+  model::WorkloadResult workload = MeasuredWorkload(name, "", baseline_s, candidate_s, 10);
   workload.gate = false;
   workload.sweep = std::move(sweep);
   workload.point = std::move(point);
@@ -66,8 +66,8 @@ inline WorkloadResult SweepPoint(std::string sweep, std::vector<AxisValue> point
   return workload;
 }
 
-inline RunResult SweepSampleResult() {
-  RunResult r = SampleResult();
+inline model::RunResult SweepSampleResult() {
+  model::RunResult r = SampleResult();
   for (auto& workload : r.workloads) AddSamples(workload, workload.name == "large_graph");
 
   // dense: time at n threads = time at 1 thread / (n x efficiency).
@@ -83,7 +83,7 @@ inline RunResult SweepSampleResult() {
       {"mimalloc", 2.30, 0.180, {1.0, 0.92, 0.75}, {1.0, 0.97, 0.90}},
   }};
   const std::array<int, 3> threads = {1, 2, 4};
-  SweepResult dense;
+  model::SweepResult dense;
   dense.name = "dense";
   dense.axes = {"threads", "allocator"};
   for (const auto& config : configs) {
@@ -104,7 +104,7 @@ inline RunResult SweepSampleResult() {
   r.sweeps.push_back(dense);
 
   // growth: the baseline's time grows with the square of the scale, the candidate's linearly.
-  SweepResult growth;
+  model::SweepResult growth;
   growth.name = "growth";
   growth.axes = {"scale"};
   for (int scale : {1, 2, 4, 8}) {

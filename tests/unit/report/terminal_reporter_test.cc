@@ -9,6 +9,9 @@
 #include "tests/unit/report/sample_result.h"
 
 namespace pe::report {
+
+using model::ExitCode;
+using model::RunResult;
 namespace {
 
 std::string Report(const RunResult& result, bool color) {

@@ -12,6 +12,15 @@
 #include "tests/support/fake_server.h"
 
 namespace pe::run {
+
+using runner::Command;
+using model::ExitCode;
+using model::Failure;
+using runner::Outcome;
+using model::RunResult;
+using model::Sample;
+using runner::StartedServer;
+using model::WorkloadResult;
 namespace {
 
 using testing::FakeProcessRunner;

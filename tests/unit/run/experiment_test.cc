@@ -11,6 +11,15 @@
 #include "tests/support/fake_process_runner.h"
 
 namespace pe::run {
+
+using runner::Command;
+using model::ExitCode;
+using model::Failure;
+using runner::Outcome;
+using model::RunResult;
+using model::Sample;
+using model::SweepResult;
+using model::WorkloadResult;
 namespace {
 
 namespace fs = std::filesystem;

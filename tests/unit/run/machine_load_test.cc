@@ -5,6 +5,9 @@
 #include "engine/report/machine_load_line.h"
 
 namespace pe::run {
+
+using model::RoundLoad;
+using model::RunResult;
 namespace {
 
 TEST(MachineLoad, ParsesTheAggregateCpuLineOfProcStat) {

@@ -8,7 +8,7 @@
 #include <csignal>
 #include <thread>
 
-namespace pe {
+namespace pe::runner {
 namespace {
 
 bool Readable(int fd, int timeout_ms) {
@@ -134,4 +134,4 @@ TEST_F(InterruptTest, KillAllGroupsWithoutASignal) {
 }
 
 }  // namespace
-}  // namespace pe
+}  // namespace pe::runner

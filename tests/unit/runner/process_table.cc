@@ -14,6 +14,8 @@
 #include "engine/runner/spawn.h"
 
 namespace pe::testing {
+
+using runner::SpawnerPid;
 namespace {
 
 struct StatFields {

@@ -6,7 +6,7 @@
 
 #include "tests/unit/runner/temp_dir.h"
 
-namespace pe {
+namespace pe::runner {
 namespace {
 
 namespace fs = std::filesystem;
@@ -89,4 +89,4 @@ TEST(ProgramLookupTest, RelativePathIsTakenFromTheChildsDirectory) {
 }
 
 }  // namespace
-}  // namespace pe
+}  // namespace pe::runner

@@ -7,7 +7,7 @@
 
 #include "tests/unit/runner/temp_dir.h"
 
-namespace pe {
+namespace pe::runner {
 namespace {
 
 TEST(ReadWholeFile, ReadsEveryByteAndAnUnreadableFileAsEmpty) {
@@ -20,4 +20,4 @@ TEST(ReadWholeFile, ReadsEveryByteAndAnUnreadableFileAsEmpty) {
 }
 
 }  // namespace
-}  // namespace pe
+}  // namespace pe::runner

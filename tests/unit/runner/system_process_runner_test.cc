@@ -17,7 +17,7 @@
 #include "tests/unit/runner/process_table.h"
 #include "tests/unit/runner/temp_dir.h"
 
-namespace pe {
+namespace pe::runner {
 namespace {
 
 namespace fs = std::filesystem;
@@ -491,4 +491,4 @@ TEST_F(SystemProcessRunnerTest, StubVersionAndCopy) {
 }
 
 }  // namespace
-}  // namespace pe
+}  // namespace pe::runner

@@ -15,6 +15,11 @@
 #include "tests/unit/runner/process_table.h"
 
 namespace pe::serve {
+
+using runner::Command;
+using runner::MakeSystemProcessRunner;
+using runner::Outcome;
+using runner::ProcessRunner;
 namespace {
 
 using ::testing::EndsWith;

@@ -16,7 +16,7 @@
 #include "tests/unit/runner/process_table.h"
 #include "tests/unit/runner/temp_dir.h"
 
-namespace pe {
+namespace pe::runner {
 namespace {
 
 using Status = Outcome::Status;
@@ -190,4 +190,4 @@ TEST_F(ServerProcessTest, NothingStartsAfterAnInterrupt) {
 }
 
 }  // namespace
-}  // namespace pe
+}  // namespace pe::runner

@@ -8,6 +8,8 @@
 #include "tests/unit/runner/temp_dir.h"
 
 namespace pe::serve {
+
+using runner::Command;
 namespace {
 
 namespace fs = std::filesystem;

@@ -10,6 +10,8 @@
 #include "engine/spec/suggest.h"
 
 namespace pe::spec {
+
+using model::Thresholds;
 namespace {
 
 constexpr const char* kSpec = R"(
