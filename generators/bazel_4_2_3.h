@@ -18,7 +18,7 @@ struct Attribute {
 
 struct RuleClass {
   std::string_view name;
-  std::span<const Attribute> attributes;          // in the order Bazel prints them
+  std::span<const Attribute> attributes;               // in the order Bazel prints them
   std::span<const std::string_view> implicit_inputs;   // all in @bazel_tools, sorted
   std::span<const std::string_view> implicit_outputs;  // "{name}" stands for the rule's name
 };

@@ -53,8 +53,7 @@ class WorkspaceGenerator : public Generator {
   }
 
  private:
-  void Read(const Params& params, double scale, GraphOptions& graph,
-            SourceTreeOptions& tree) const {
+  void Read(const Params& params, double scale, GraphOptions& graph, SourceTreeOptions& tree) const {
     ParamReader reader(Name(), params);
     graph = ReadGraphOptions(reader, scale);
     tree = ReadSourceTreeOptions(reader);
@@ -121,17 +120,9 @@ class BazelWorkspaceGenerator : public Generator {
 
 }  // namespace
 
-std::unique_ptr<Generator> MakeStreamedProtoGenerator() {
-  return std::make_unique<StreamedProtoGenerator>();
-}
-std::unique_ptr<Generator> MakeWorkspaceGenerator() {
-  return std::make_unique<WorkspaceGenerator>();
-}
-std::unique_ptr<Generator> MakeBazelShimGenerator() {
-  return std::make_unique<BazelShimGenerator>();
-}
-std::unique_ptr<Generator> MakeBazelWorkspaceGenerator() {
-  return std::make_unique<BazelWorkspaceGenerator>();
-}
+std::unique_ptr<Generator> MakeStreamedProtoGenerator() { return std::make_unique<StreamedProtoGenerator>(); }
+std::unique_ptr<Generator> MakeWorkspaceGenerator() { return std::make_unique<WorkspaceGenerator>(); }
+std::unique_ptr<Generator> MakeBazelShimGenerator() { return std::make_unique<BazelShimGenerator>(); }
+std::unique_ptr<Generator> MakeBazelWorkspaceGenerator() { return std::make_unique<BazelWorkspaceGenerator>(); }
 
 }  // namespace pe::gen

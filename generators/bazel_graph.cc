@@ -1,11 +1,11 @@
 #include "generators/bazel_graph.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "generators/bazel_4_2_3.h"
 #include "generators/rng.h"
@@ -16,14 +16,12 @@ namespace {
 
 constexpr std::uint64_t kGraphStream = 0x67726170682d7631;  // "graph-v1"
 
-constexpr std::array<std::string_view, 4> kRuleClasses = {"genrule", "cc_library", "java_library",
-                                                          "py_library"};
-constexpr std::array<std::string_view, 4> kFlagAttributes = {"local", "linkstatic", "neverlink",
-                                                             "testonly"};
+constexpr std::array<std::string_view, 4> kRuleClasses = {"genrule", "cc_library", "java_library", "py_library"};
+constexpr std::array<std::string_view, 4> kFlagAttributes = {"local", "linkstatic", "neverlink", "testonly"};
 
 // Names that look like the repositories a real WORKSPACE declares (none of Bazel's defaults).
 constexpr std::array<std::string_view, 8> kExternalNames = {
-    "bazel_skylib", "com_google_protobuf", "io_bazel_rules_go", "rules_python",
+    "bazel_skylib", "com_google_protobuf", "io_bazel_rules_go",     "rules_python",
     "zlib",         "com_google_absl",     "com_google_googletest", "rules_foreign_cc"};
 
 int Digits(std::uint64_t n) {
@@ -51,8 +49,7 @@ void PickDistinct(Rng& rng, std::uint32_t first, std::uint32_t last, std::uint32
   } else {
     while (out.size() - begin < count) {
       const auto candidate = static_cast<std::uint32_t>(first + rng.Below(range));
-      if (std::find(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end(), candidate) ==
-          out.end()) {
+      if (std::find(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end(), candidate) == out.end()) {
         out.push_back(candidate);
       }
     }
@@ -83,17 +80,14 @@ std::span<const std::string_view> RuleClasses() { return kRuleClasses; }
 
 std::string_view FlagAttribute(std::uint8_t kind) { return kFlagAttributes.at(kind); }
 
-std::int64_t FixedExternalCount() {
-  return static_cast<std::int64_t>(bazel423::DefaultExternals().size()) + 2;
-}
+std::int64_t FixedExternalCount() { return static_cast<std::int64_t>(bazel423::DefaultExternals().size()) + 2; }
 
 std::string ExternalSha256(const BazelGraph& graph, std::string_view name) {
   return Sha256Hex(fmt::format("{}:{}", graph.seed, name));
 }
 
 std::int64_t BazelGraph::TargetCount() const {
-  std::int64_t count =
-      FixedExternalCount() + static_cast<std::int64_t>(externals.size()) + SourceFileCount();
+  std::int64_t count = FixedExternalCount() + static_cast<std::int64_t>(externals.size()) + SourceFileCount();
   for (const auto& rule : rules) count += 1 + rule.outs;
   for (const auto& package : packages) count += package.has_group ? 1 : 0;
   return count;
@@ -233,8 +227,8 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
   }
 
   const auto package_count = static_cast<std::uint64_t>(planned.size());
-  graph.layers = static_cast<std::uint32_t>(
-      std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.layers, package_count)));
+  graph.layers =
+      static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.layers, package_count)));
   const int width = std::max(5, Digits(package_count == 0 ? 0 : package_count - 1));
   const int layer_width = std::max(2, Digits(graph.layers - 1));
   for (std::uint64_t p = 0; p < package_count; ++p) {
@@ -268,8 +262,8 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
     rule.dep_begin = static_cast<std::uint32_t>(graph.deps.size());
     if (layer == 0) continue;
     const auto [first, last] = layer_rules[layer - 1];
-    const auto count = static_cast<std::uint32_t>(
-        std::min<std::int64_t>(options.fan_in, static_cast<std::int64_t>(last - first)));
+    const auto count =
+        static_cast<std::uint32_t>(std::min<std::int64_t>(options.fan_in, static_cast<std::int64_t>(last - first)));
     PickDistinct(rng, first, last, count, graph.deps);
     rule.dep_count = count;
   }

@@ -29,8 +29,7 @@ struct GraphOptions {
 };
 
 // Reads the graph parameters (docs/generators.md); `targets` comes back multiplied by scale.
-GraphOptions ReadGraphOptions(ParamReader& reader, double scale,
-                              std::int64_t default_targets = 4800);
+GraphOptions ReadGraphOptions(ParamReader& reader, double scale, std::int64_t default_targets = 4800);
 
 // A source file of a rule: named mod{rule}_s{id}.cc; version changes its content.
 struct SourceRef {
@@ -56,7 +55,7 @@ struct PackageNode {
   std::uint32_t layer = 0;
   std::uint32_t first_rule = 0;
   std::uint32_t rule_count = 0;
-  bool has_defs = true;  // loads my_macro from defs.bzl (a .bzl file is not a target)
+  bool has_defs = true;    // loads my_macro from defs.bzl (a .bzl file is not a target)
   bool has_group = false;  // ends with package_group(name = "friends"); false where the budget ran out
 };
 
@@ -116,9 +115,7 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed);
 // Where things sit in the generated BUILD files, so query locations match the files on disk.
 inline constexpr std::uint32_t kBuildHeaderLines = 2;
 inline constexpr std::uint32_t kBuildRuleLines = 9;
-inline std::uint32_t RuleLine(const RuleNode& rule) {
-  return kBuildHeaderLines + 1 + rule.index * kBuildRuleLines;
-}
+inline std::uint32_t RuleLine(const RuleNode& rule) { return kBuildHeaderLines + 1 + rule.index * kBuildRuleLines; }
 inline constexpr std::uint32_t kWorkspaceHeaderLines = 4;
 inline constexpr std::uint32_t kWorkspaceRepoLines = 6;
 

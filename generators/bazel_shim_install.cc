@@ -1,10 +1,10 @@
 #include "generators/bazel_shim_install.h"
 
-#include <cstdlib>
-#include <stdexcept>
-
 #include <fmt/format.h>
+
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "generators/file_io.h"
 #include "generators/sha256.h"
@@ -14,8 +14,7 @@ namespace pe::gen {
 ShimOptions ReadShimOptions(ParamReader& reader) {
   ShimOptions options;
   options.bazel_version = reader.String("bazel_version", options.bazel_version);
-  if (options.bazel_version.empty() ||
-      options.bazel_version.find_first_of("\n\r") != std::string::npos) {
+  if (options.bazel_version.empty() || options.bazel_version.find_first_of("\n\r") != std::string::npos) {
     throw ParamError("bazel_version", "'bazel_version' must be a non-empty single line");
   }
   options.bzlmod = reader.Bool("bzlmod", options.bzlmod);
@@ -31,8 +30,7 @@ std::filesystem::path ShimBinaryPath() {
   }
   if (!std::filesystem::is_regular_file(path)) {
     throw std::runtime_error(fmt::format(
-        "bazel shim not found at {} (build target perfengine-bazel-shim, or set PERFENGINE_SHIM)",
-        path.string()));
+        "bazel shim not found at {} (build target perfengine-bazel-shim, or set PERFENGINE_SHIM)", path.string()));
   }
   return path;
 }

@@ -1,22 +1,21 @@
 #include "generators/fixture_cache.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "generators/file_io.h"
 #include "generators/sha256.h"
@@ -59,8 +58,7 @@ struct Entry {
 
 std::vector<Entry> Scan(const fs::path& root) {
   std::vector<Entry> entries;
-  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator();
-       ++it) {
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
     const fs::path relative = it->path().lexically_relative(root);
     if (relative == kManifest) continue;
     const auto status = it->symlink_status();
@@ -77,8 +75,7 @@ std::vector<Entry> Scan(const fs::path& root) {
     }
     entries.push_back(std::move(entry));
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.path < b.path; });
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.path < b.path; });
   return entries;
 }
 
@@ -89,8 +86,8 @@ void WriteManifest(const fs::path& root) {
     if (entry.directory) {
       fmt::format_to(std::back_inserter(text), "d {}\n", entry.path);
     } else {
-      fmt::format_to(std::back_inserter(text), "f {} {} {} {}\n", entry.digest,
-                     entry.executable ? 755 : 644, entry.size, entry.path);
+      fmt::format_to(std::back_inserter(text), "f {} {} {} {}\n", entry.digest, entry.executable ? 755 : 644,
+                     entry.size, entry.path);
     }
   }
   WriteFile(root / kManifest, text);
@@ -212,8 +209,7 @@ fs::path DefaultCacheRoot() {
   return fs::path(home != nullptr ? home : "/tmp") / ".cache" / "perfengine";
 }
 
-std::string FixtureKey(const Generator& generator, const Params& params, double scale,
-                       std::uint64_t seed) {
+std::string FixtureKey(const Generator& generator, const Params& params, double scale, std::uint64_t seed) {
   std::string text = "perfengine-fixture-key 1\n";
   AppendField(text, generator.Name());
   AppendField(text, std::to_string(generator.Version()));
@@ -244,7 +240,8 @@ class FixtureLock {
   explicit FixtureLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
     if (fd_ < 0) throw std::runtime_error(fmt::format("cannot open {}: {}", path.string(), std::strerror(errno)));
     while (::flock(fd_, LOCK_EX) != 0) {
-      if (errno != EINTR) throw std::runtime_error(fmt::format("cannot lock {}: {}", path.string(), std::strerror(errno)));
+      if (errno != EINTR)
+        throw std::runtime_error(fmt::format("cannot lock {}: {}", path.string(), std::strerror(errno)));
     }
   }
   ~FixtureLock() { ::close(fd_); }
@@ -255,8 +252,7 @@ class FixtureLock {
   int fd_;
 };
 
-fs::path Materialize(const Generator& generator, const Params& params, const Context& ctx,
-                     const fs::path& cache_root) {
+fs::path Materialize(const Generator& generator, const Params& params, const Context& ctx, const fs::path& cache_root) {
   generator.Check(params);
   const std::string key = FixtureKey(generator, params, ctx.scale, ctx.seed);
   const fs::path dir = FixtureDirectory(generator, params, ctx, cache_root);
@@ -296,8 +292,7 @@ fs::path Materialize(const Generator& generator, const Params& params, const Con
     std::error_code ignored;
     RemoveTree(tmp, ignored);
     if (Verify(dir)) return dir;
-    throw std::runtime_error(
-        fmt::format("cannot move fixture into {}: {}", dir.string(), ec.message()));
+    throw std::runtime_error(fmt::format("cannot move fixture into {}: {}", dir.string(), ec.message()));
   }
   return dir;
 }

@@ -17,8 +17,7 @@ namespace pe::gen {
 std::filesystem::path DefaultCacheRoot();
 
 // The cache key: hex SHA-256 over the canonical serialisation of the inputs.
-std::string FixtureKey(const Generator& generator, const Params& params, double scale,
-                       std::uint64_t seed);
+std::string FixtureKey(const Generator& generator, const Params& params, double scale, std::uint64_t seed);
 
 // Where the fixture for these inputs lives in the cache, whether or not it exists yet.
 std::filesystem::path FixtureDirectory(const Generator& generator, const Params& params, const Context& ctx,
@@ -31,7 +30,7 @@ bool IsCached(const std::filesystem::path& dir);
 // need the same fixture at once take turns on a lock in cache_root/.locks/: it is made once,
 // and a copy one run is reading is never replaced under it.
 // ctx.out_dir is ignored (the cache chooses the directory).
-std::filesystem::path Materialize(const Generator& generator, const Params& params,
-                                  const Context& ctx, const std::filesystem::path& cache_root);
+std::filesystem::path Materialize(const Generator& generator, const Params& params, const Context& ctx,
+                                  const std::filesystem::path& cache_root);
 
 }  // namespace pe::gen

@@ -21,8 +21,7 @@ using Params = std::map<std::string, ParamValue>;
 
 // A bad parameter. key names the offending parameter ("" for the table as a whole).
 struct ParamError : std::runtime_error {
-  ParamError(std::string key, const std::string& message)
-      : std::runtime_error(message), key(std::move(key)) {}
+  ParamError(std::string key, const std::string& message) : std::runtime_error(message), key(std::move(key)) {}
   std::string key;
 };
 
@@ -54,7 +53,7 @@ using Factory = std::function<std::unique_ptr<Generator>()>;
 class Registry {
  public:
   void Add(std::string name, Factory factory);
-  std::vector<std::string> Names() const;  // sorted
+  std::vector<std::string> Names() const;                          // sorted
   std::unique_ptr<Generator> Create(std::string_view name) const;  // nullptr if unknown
  private:
   std::map<std::string, Factory, std::less<>> factories_;

@@ -4,11 +4,11 @@
 // additions), and carries its own query stream at .perfengine/query.pb, which the fixture's
 // shim replays from whatever revision is checked out. Author, committer and dates are fixed,
 // so the commit hashes are reproducible.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "generators/bazel_graph.h"
@@ -26,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::uint64_t kRevisionStream = 0x7265766973696f6e;  // "revision"
-constexpr std::int64_t kEpoch = 1700000000;                     // 2023-11-14, any fixed instant
+constexpr std::int64_t kEpoch = 1700000000;                    // 2023-11-14, any fixed instant
 constexpr const char* kQueryPath = ".perfengine/query.pb";
 
 struct Options {
@@ -47,9 +47,7 @@ void Revise(BazelGraph& graph, const Options& options, std::uint32_t revision) {
     for (std::uint32_t i = 0; i < graph.rules[r].srcs.size(); ++i) sources.emplace_back(r, i);
   }
   const auto n = static_cast<std::uint32_t>(sources.size());
-  const auto count = [&](double fraction) {
-    return static_cast<std::uint32_t>(std::llround(fraction * n));
-  };
+  const auto count = [&](double fraction) { return static_cast<std::uint32_t>(std::llround(fraction * n)); };
   const std::uint32_t changed = count(options.changed);
   const std::uint32_t removed = std::min(count(options.removed), n - changed);
   const std::uint32_t added = count(options.added);
@@ -95,13 +93,15 @@ class GitWorkspaceGenerator : public Generator {
 
     const fs::path repo = ctx.out_dir / "repo";
     fs::create_directories(repo);
-    const std::map<std::string, std::string> base_env = {
-        {"GIT_CONFIG_NOSYSTEM", "1"},        {"GIT_CONFIG_GLOBAL", "/dev/null"},
-        {"GIT_AUTHOR_NAME", "perfengine"},   {"GIT_AUTHOR_EMAIL", "fixtures@perfengine.invalid"},
-        {"GIT_COMMITTER_NAME", "perfengine"}, {"GIT_COMMITTER_EMAIL", "fixtures@perfengine.invalid"},
-        {"LC_ALL", "C"}};
-    const std::vector<std::string> git = {"git", "-c", "core.autocrlf=false", "-c",
-                                          "commit.gpgsign=false", "-c", "tag.gpgsign=false"};
+    const std::map<std::string, std::string> base_env = {{"GIT_CONFIG_NOSYSTEM", "1"},
+                                                         {"GIT_CONFIG_GLOBAL", "/dev/null"},
+                                                         {"GIT_AUTHOR_NAME", "perfengine"},
+                                                         {"GIT_AUTHOR_EMAIL", "fixtures@perfengine.invalid"},
+                                                         {"GIT_COMMITTER_NAME", "perfengine"},
+                                                         {"GIT_COMMITTER_EMAIL", "fixtures@perfengine.invalid"},
+                                                         {"LC_ALL", "C"}};
+    const std::vector<std::string> git = {
+        "git", "-c", "core.autocrlf=false", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"};
     auto run = [&](std::vector<std::string> args, const std::map<std::string, std::string>& env) {
       std::vector<std::string> argv = git;
       argv.insert(argv.end(), args.begin(), args.end());
@@ -158,8 +158,6 @@ class GitWorkspaceGenerator : public Generator {
 
 }  // namespace
 
-std::unique_ptr<Generator> MakeGitWorkspaceGenerator() {
-  return std::make_unique<GitWorkspaceGenerator>();
-}
+std::unique_ptr<Generator> MakeGitWorkspaceGenerator() { return std::make_unique<GitWorkspaceGenerator>(); }
 
 }  // namespace pe::gen

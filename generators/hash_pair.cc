@@ -8,6 +8,9 @@
 // and total also covers the totals of its inputs. With propagate (the default when edges are
 // written) a change flows into every dependent's total, as in real bazel-diff output;
 // without it, exactly the chosen targets change.
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -15,9 +18,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include "generators/bazel_4_2_3.h"
 #include "generators/bazel_graph.h"
@@ -38,9 +38,12 @@ enum class Type : std::uint8_t { kRule, kSourceFile, kGeneratedFile };
 
 constexpr std::string_view TypePrefix(Type type) {
   switch (type) {
-    case Type::kRule: return "Rule#";
-    case Type::kSourceFile: return "SourceFile#";
-    case Type::kGeneratedFile: return "GeneratedFile#";
+    case Type::kRule:
+      return "Rule#";
+    case Type::kSourceFile:
+      return "SourceFile#";
+    case Type::kGeneratedFile:
+      return "GeneratedFile#";
   }
   return "";
 }
@@ -108,8 +111,7 @@ class HashPair {
       Add(graph.Label(p, "BUILD"), Type::kSourceFile, package.layer, p);
       for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
         for (const SourceRef& src : graph.rules[r].srcs) {
-          Add(graph.Label(p, BazelGraph::SourceName(graph.rules[r], src)), Type::kSourceFile,
-              package.layer, p);
+          Add(graph.Label(p, BazelGraph::SourceName(graph.rules[r], src)), Type::kSourceFile, package.layer, p);
         }
       }
     }
@@ -129,8 +131,8 @@ class HashPair {
     for (std::uint32_t r = 0; r < graph.rules.size(); ++r) {
       const RuleNode& rule = graph.rules[r];
       for (std::uint32_t k = 0; k < rule.outs; ++k) {
-        const auto n = Add(graph.Label(rule.package, BazelGraph::OutputName(rule, k)),
-                           Type::kGeneratedFile, graph.packages[rule.package].layer, rule.package);
+        const auto n = Add(graph.Label(rule.package, BazelGraph::OutputName(rule, k)), Type::kGeneratedFile,
+                           graph.packages[rule.package].layer, rule.package);
         nodes_[n].inputs.push_back(rule_node[r]);
       }
     }
@@ -157,9 +159,7 @@ class HashPair {
   void Revise() {
     Rng rng(seed_, kHashPairStream);
     const auto n = static_cast<std::uint32_t>(nodes_.size());
-    const auto count = [&](double fraction) {
-      return static_cast<std::uint32_t>(std::llround(fraction * n));
-    };
+    const auto count = [&](double fraction) { return static_cast<std::uint32_t>(std::llround(fraction * n)); };
     const std::uint32_t changed = count(options_.changed);
     const std::uint32_t removed = std::min(count(options_.removed), n - changed);
     const std::uint32_t added = count(options_.added);
@@ -181,16 +181,14 @@ class HashPair {
     for (std::uint32_t i = 0; i < added && !package_names_.empty(); ++i) {
       const auto package = static_cast<std::uint32_t>(rng.Below(package_names_.size()));
       const std::uint32_t layer = package_layers_[package];
-      const auto n_new = Add(fmt::format("//{}:added{}", package_names_[package], i), Type::kRule,
-                             layer, package);
+      const auto n_new = Add(fmt::format("//{}:added{}", package_names_[package], i), Type::kRule, layer, package);
       nodes_[n_new].version = 1;
       if (layer > 0 && layer - 1 < rules_by_layer_.size()) {
         std::vector<std::uint32_t> candidates;
         for (std::uint32_t r : rules_by_layer_[layer - 1]) {
           if (nodes_[r].present) candidates.push_back(r);
         }
-        const auto want = std::min<std::size_t>(static_cast<std::size_t>(options_.graph.fan_in),
-                                                candidates.size());
+        const auto want = std::min<std::size_t>(static_cast<std::size_t>(options_.graph.fan_in), candidates.size());
         for (std::size_t k = 0; k < want; ++k) {
           std::swap(candidates[k], candidates[k + rng.Below(candidates.size() - k)]);
           nodes_[n_new].inputs.push_back(candidates[k]);
@@ -224,9 +222,8 @@ class HashPair {
     for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
       if (nodes_[i].present) order.push_back(i);
     }
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return nodes_[a].label < nodes_[b].label;
-    });
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return nodes_[a].label < nodes_[b].label; });
     return order;
   }
 
@@ -265,8 +262,7 @@ class HashPair {
     WriteObject(path, [&](const Node& node, std::string& buffer) {
       std::vector<const std::string*> inputs;
       for (std::uint32_t input : node.inputs) inputs.push_back(&nodes_[input].label);
-      std::sort(inputs.begin(), inputs.end(),
-                [](const std::string* a, const std::string* b) { return *a < *b; });
+      std::sort(inputs.begin(), inputs.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
       buffer += '[';
       for (std::size_t k = 0; k < inputs.size(); ++k) {
         buffer += k == 0 ? "\"" : ", \"";
@@ -322,8 +318,6 @@ class HashPairGenerator : public Generator {
 
 }  // namespace
 
-std::unique_ptr<Generator> MakeHashPairGenerator() {
-  return std::make_unique<HashPairGenerator>();
-}
+std::unique_ptr<Generator> MakeHashPairGenerator() { return std::make_unique<HashPairGenerator>(); }
 
 }  // namespace pe::gen

@@ -25,7 +25,7 @@ struct Options {
 };
 
 constexpr std::string_view kWords[] = {"alpha", "beta", "gamma", "delta", "build", "target", "status", "value",
-                                       "name", "kind", "id", "owner", "path", "size", "label", "cache"};
+                                       "name",  "kind", "id",    "owner", "path",  "size",   "label",  "cache"};
 
 class Writer {
  public:
@@ -142,14 +142,21 @@ class JsonDocsGenerator : public Generator {
     options.fields = reader.Int("fields", options.fields, 1, 1000);
     options.depth = reader.Int("depth", options.depth, 0, 64);
     const std::string numbers = reader.String("numbers", "mixed");
-    if (numbers == "integers") options.numbers = Numbers::kIntegers;
-    else if (numbers == "decimals") options.numbers = Numbers::kDecimals;
-    else if (numbers == "exponents") options.numbers = Numbers::kExponents;
-    else if (numbers == "mixed") options.numbers = Numbers::kMixed;
-    else throw ParamError("numbers", "'numbers' must be one of integers, decimals, exponents, mixed, not '" + numbers + "'");
+    if (numbers == "integers")
+      options.numbers = Numbers::kIntegers;
+    else if (numbers == "decimals")
+      options.numbers = Numbers::kDecimals;
+    else if (numbers == "exponents")
+      options.numbers = Numbers::kExponents;
+    else if (numbers == "mixed")
+      options.numbers = Numbers::kMixed;
+    else
+      throw ParamError("numbers",
+                       "'numbers' must be one of integers, decimals, exponents, mixed, not '" + numbers + "'");
     const std::string layout = reader.String("layout", "lines");
     if (layout != "lines" && layout != "array") {
-      throw ParamError("layout", "'layout' must be \"lines\" (docs.jsonl) or \"array\" (docs.json), not '" + layout + "'");
+      throw ParamError("layout",
+                       "'layout' must be \"lines\" (docs.jsonl) or \"array\" (docs.json), not '" + layout + "'");
     }
     options.array = layout == "array";
     reader.Finish();

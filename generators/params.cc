@@ -1,21 +1,26 @@
 #include "generators/params.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace pe::gen {
 namespace {
 
 const char* TypeName(const ParamValue& value) {
   switch (value.index()) {
-    case 0: return "an integer";
-    case 1: return "a float";
-    case 2: return "a boolean";
-    case 3: return "a string";
-    default: return "an array";
+    case 0:
+      return "an integer";
+    case 1:
+      return "a float";
+    case 2:
+      return "a boolean";
+    case 3:
+      return "a string";
+    default:
+      return "an array";
   }
 }
 
@@ -27,18 +32,15 @@ const ParamValue* ParamReader::Find(std::string_view key) {
   return it == params_.end() ? nullptr : &it->second;
 }
 
-std::int64_t ParamReader::Int(std::string_view key, std::int64_t def, std::int64_t min,
-                              std::int64_t max) {
+std::int64_t ParamReader::Int(std::string_view key, std::int64_t def, std::int64_t min, std::int64_t max) {
   const ParamValue* value = Find(key);
   if (value == nullptr) return def;
   const auto* number = std::get_if<std::int64_t>(value);
   if (number == nullptr) {
-    throw ParamError(std::string(key), fmt::format("'{}' must be an integer, not {}", key,
-                                                   TypeName(*value)));
+    throw ParamError(std::string(key), fmt::format("'{}' must be an integer, not {}", key, TypeName(*value)));
   }
   if (*number < min || *number > max) {
-    throw ParamError(std::string(key),
-                     fmt::format("'{}' must be in [{}, {}], got {}", key, min, max, *number));
+    throw ParamError(std::string(key), fmt::format("'{}' must be in [{}, {}], got {}", key, min, max, *number));
   }
   return *number;
 }
@@ -52,12 +54,10 @@ double ParamReader::Double(std::string_view key, double def, double min, double 
   } else if (const auto* i = std::get_if<std::int64_t>(value)) {
     number = static_cast<double>(*i);
   } else {
-    throw ParamError(std::string(key),
-                     fmt::format("'{}' must be a number, not {}", key, TypeName(*value)));
+    throw ParamError(std::string(key), fmt::format("'{}' must be a number, not {}", key, TypeName(*value)));
   }
   if (!(number >= min && number <= max)) {  // also rejects NaN
-    throw ParamError(std::string(key),
-                     fmt::format("'{}' must be in [{}, {}], got {}", key, min, max, number));
+    throw ParamError(std::string(key), fmt::format("'{}' must be in [{}, {}], got {}", key, min, max, number));
   }
   return number;
 }
@@ -67,8 +67,7 @@ bool ParamReader::Bool(std::string_view key, bool def) {
   if (value == nullptr) return def;
   const auto* flag = std::get_if<bool>(value);
   if (flag == nullptr) {
-    throw ParamError(std::string(key),
-                     fmt::format("'{}' must be true or false, not {}", key, TypeName(*value)));
+    throw ParamError(std::string(key), fmt::format("'{}' must be true or false, not {}", key, TypeName(*value)));
   }
   return *flag;
 }
@@ -78,8 +77,7 @@ std::string ParamReader::String(std::string_view key, std::string def) {
   if (value == nullptr) return def;
   const auto* text = std::get_if<std::string>(value);
   if (text == nullptr) {
-    throw ParamError(std::string(key),
-                     fmt::format("'{}' must be a string, not {}", key, TypeName(*value)));
+    throw ParamError(std::string(key), fmt::format("'{}' must be a string, not {}", key, TypeName(*value)));
   }
   return *text;
 }
@@ -110,8 +108,7 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::string ClosestMatch(std::string_view word,
-                         const std::set<std::string, std::less<>>& candidates) {
+std::string ClosestMatch(std::string_view word, const std::set<std::string, std::less<>>& candidates) {
   // ninja's rule of thumb: a suggestion is plausible within about a third of the word's length.
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::string best;

@@ -14,8 +14,7 @@ namespace pe::gen {
 
 class ParamReader {
  public:
-  ParamReader(std::string_view generator, const Params& params)
-      : generator_(generator), params_(params) {}
+  ParamReader(std::string_view generator, const Params& params) : generator_(generator), params_(params) {}
 
   std::int64_t Int(std::string_view key, std::int64_t def, std::int64_t min, std::int64_t max);
   // Accepts an integer where a float is expected.

@@ -1,5 +1,7 @@
 #include "generators/query_proto.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -7,8 +9,6 @@
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "generators/bazel_4_2_3.h"
 #include "generators/sha256.h"
@@ -107,19 +107,16 @@ constexpr std::uint32_t kType = 1, kRule = 2, kSourceFile = 3, kGeneratedFile = 
 constexpr std::uint32_t kTypeRule = 1, kTypeSourceFile = 2, kTypeGeneratedFile = 3, kTypePackageGroup = 4;
 }  // namespace target
 namespace rule {
-constexpr std::uint32_t kName = 1, kRuleClass = 2, kLocation = 3, kAttribute = 4,
-                        kRuleInput = 5, kRuleOutput = 6, kInstantiationStack = 13;
+constexpr std::uint32_t kName = 1, kRuleClass = 2, kLocation = 3, kAttribute = 4, kRuleInput = 5, kRuleOutput = 6,
+                        kInstantiationStack = 13;
 }  // namespace rule
 namespace attribute {
-constexpr std::uint32_t kName = 1, kType = 2, kIntValue = 3, kStringValue = 5,
-                        kStringListValue = 6, kExplicitlySpecified = 13, kBooleanValue = 14,
-                        kNodep = 20;
-constexpr std::uint32_t kString = 2, kStringList = 5, kLabelList = 6, kOutputList = 7,
-                        kBoolean = 14;
+constexpr std::uint32_t kName = 1, kType = 2, kIntValue = 3, kStringValue = 5, kStringListValue = 6,
+                        kExplicitlySpecified = 13, kBooleanValue = 14, kNodep = 20;
+constexpr std::uint32_t kString = 2, kStringList = 5, kLabelList = 6, kOutputList = 7, kBoolean = 14;
 }  // namespace attribute
 namespace source_file {
-constexpr std::uint32_t kName = 1, kLocation = 2, kSubinclude = 3, kVisibilityLabel = 5,
-                        kPackageContainsErrors = 9;
+constexpr std::uint32_t kName = 1, kLocation = 2, kSubinclude = 3, kVisibilityLabel = 5, kPackageContainsErrors = 9;
 }  // namespace source_file
 namespace package_group {
 constexpr std::uint32_t kName = 1, kContainedPackage = 2;
@@ -298,8 +295,7 @@ class Writer {
     locations_.resize(package.rule_count);
     for (std::uint32_t j = 0; j < package.rule_count; ++j) {
       const RuleNode& node = graph_.rules[package.first_rule + j];
-      const std::string_view callee =
-          node.macro ? std::string_view("my_macro") : RuleClasses()[node.kind];
+      const std::string_view callee = node.macro ? std::string_view("my_macro") : RuleClasses()[node.kind];
       // Bazel reports a rule's location at the call's opening parenthesis.
       std::string& location = locations_[j];
       location.assign(build_file_).append(":");
@@ -386,8 +382,7 @@ class Writer {
     // Rule inputs: srcs and deps sorted, then the class's implicit @bazel_tools inputs, which
     // sort after every "//" label.
     sorted_.assign(lists_.begin(), lists_.begin() + static_cast<std::ptrdiff_t>(outs_at));
-    std::sort(sorted_.begin(), sorted_.end(),
-              [](const std::string* a, const std::string* b) { return *a < *b; });
+    std::sort(sorted_.begin(), sorted_.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
     const std::string* const tags[] = {&tag_};
     const std::string* const visibility[] = {&kPublic};
     tag_.assign("l");
@@ -404,14 +399,19 @@ class Writer {
         if (attr == "name") {
           StringAttribute(sink, attr, name);
         } else if (attr == "srcs") {
-          Attribute(sink, {.name = attr, .type = attribute::kLabelList, .list = lists_.data(),
+          Attribute(sink, {.name = attr,
+                           .type = attribute::kLabelList,
+                           .list = lists_.data(),
                            .list_size = genrule ? outs_at : source_count});
         } else if (attr == "deps") {
-          Attribute(sink, {.name = attr, .type = attribute::kLabelList,
-                           .list = lists_.data() + source_count, .list_size = deps.size()});
+          Attribute(sink, {.name = attr,
+                           .type = attribute::kLabelList,
+                           .list = lists_.data() + source_count,
+                           .list_size = deps.size()});
         } else if (attr == "outs") {
-          Attribute(sink, {.name = attr, .type = attribute::kOutputList,
-                           .list = lists_.data() + outs_at, .list_size = node.outs});
+          Attribute(
+              sink,
+              {.name = attr, .type = attribute::kOutputList, .list = lists_.data() + outs_at, .list_size = node.outs});
         } else if (attr == "cmd") {
           StringAttribute(sink, attr, kCmd);
         } else if (attr == flag) {
@@ -419,8 +419,8 @@ class Writer {
         } else if (attr == "tags") {
           Attribute(sink, {.name = attr, .type = attribute::kStringList, .list = tags, .list_size = 1});
         } else if (attr == "visibility") {
-          Attribute(sink, {.name = attr, .type = attribute::kStringList, .list = visibility,
-                           .list_size = 1, .nodep = true});
+          Attribute(sink,
+                    {.name = attr, .type = attribute::kStringList, .list = visibility, .list_size = 1, .nodep = true});
         } else if (attr == "generator_function") {
           StringAttribute(sink, attr, kMacro);
         } else if (attr == "generator_location") {

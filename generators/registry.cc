@@ -2,9 +2,7 @@
 
 namespace pe::gen {
 
-void Registry::Add(std::string name, Factory factory) {
-  factories_[std::move(name)] = std::move(factory);
-}
+void Registry::Add(std::string name, Factory factory) { factories_[std::move(name)] = std::move(factory); }
 
 std::vector<std::string> Registry::Names() const {
   std::vector<std::string> names;

@@ -1,15 +1,14 @@
 #include "generators/sha256.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
-
-#include <fmt/format.h>
-#include <openssl/evp.h>
 
 namespace pe::gen {
 
@@ -66,8 +65,7 @@ std::string Sha256FileHex(const std::filesystem::path& path) {
       if (errno == EINTR) continue;
       const int error = errno;
       ::close(fd);
-      throw std::runtime_error(
-          fmt::format("cannot read {}: {}", path.string(), std::strerror(error)));
+      throw std::runtime_error(fmt::format("cannot read {}: {}", path.string(), std::strerror(error)));
     }
     hash.Update(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
   }

@@ -1,8 +1,8 @@
 #include "generators/source_tree.h"
 
-#include <system_error>
-
 #include <fmt/format.h>
+
+#include <system_error>
 
 #include "generators/file_io.h"
 #include "generators/rng.h"
@@ -12,8 +12,7 @@ namespace {
 
 constexpr std::uint64_t kSourceStream = 0x736f757263652d31;  // "source-1"
 
-void AppendList(std::string& out, std::string_view key, const std::vector<std::string>& items,
-                bool end_line = true) {
+void AppendList(std::string& out, std::string_view key, const std::vector<std::string>& items, bool end_line = true) {
   fmt::format_to(std::back_inserter(out), "    {} = [", key);
   for (std::size_t i = 0; i < items.size(); ++i) {
     fmt::format_to(std::back_inserter(out), "{}\"{}\"", i == 0 ? "" : ", ", items[i]);
@@ -25,8 +24,7 @@ void AppendList(std::string& out, std::string_view key, const std::vector<std::s
 
 SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader) {
   SourceTreeOptions options;
-  options.source_bytes =
-      reader.Int("source_bytes", options.source_bytes, 0, std::int64_t{1} << 30);
+  options.source_bytes = reader.Int("source_bytes", options.source_bytes, 0, std::int64_t{1} << 30);
   return options;
 }
 
@@ -64,11 +62,9 @@ std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
     // Exactly kBuildRuleLines lines per rule, with only the attributes its class has: a
     // genrule has no deps (its deps are srcs) and only a genrule has outs and cmd.
     if (rule.macro) {
-      fmt::format_to(std::back_inserter(out), "my_macro(\n    name = \"mod{}\", kind = {},\n",
-                     rule.index, rule_class);
+      fmt::format_to(std::back_inserter(out), "my_macro(\n    name = \"mod{}\", kind = {},\n", rule.index, rule_class);
     } else {
-      fmt::format_to(std::back_inserter(out), "{}(\n    name = \"mod{}\",\n", rule_class,
-                     rule.index);
+      fmt::format_to(std::back_inserter(out), "{}(\n    name = \"mod{}\",\n", rule_class, rule.index);
     }
     items.clear();
     for (const SourceRef& src : rule.srcs) items.push_back(BazelGraph::SourceName(rule, src));
@@ -85,8 +81,7 @@ std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
       for (std::uint32_t dep : graph.DepsOf(r)) items.push_back(graph.RuleLabel(dep));
       AppendList(out, "deps", items);
     }
-    fmt::format_to(std::back_inserter(out), "    {} = {},\n", FlagAttribute(rule.kind),
-                   rule.flag ? "True" : "False");
+    fmt::format_to(std::back_inserter(out), "    {} = {},\n", FlagAttribute(rule.kind), rule.flag ? "True" : "False");
     fmt::format_to(std::back_inserter(out), "    tags = [\"l{}\"],\n", package.layer);
     out += "    visibility = [\"//visibility:public\"],\n)\n\n";
   }
@@ -97,19 +92,17 @@ std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
   return out;
 }
 
-void RenderSource(const BazelGraph& graph, const RuleNode& rule, const SourceRef& src,
-                  std::int64_t size, std::string& out) {
-  static constexpr char kAlphabet[] =
-      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ";
+void RenderSource(const BazelGraph& graph, const RuleNode& rule, const SourceRef& src, std::int64_t size,
+                  std::string& out) {
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ";
   const auto total = static_cast<std::size_t>(size);
-  out = fmt::format("// //{}:{} v{}\n", graph.packages[rule.package].name,
-                    BazelGraph::SourceName(rule, src), src.version);
+  out = fmt::format("// //{}:{} v{}\n", graph.packages[rule.package].name, BazelGraph::SourceName(rule, src),
+                    src.version);
   if (out.size() >= total) {
     out.resize(total);
     return;
   }
-  Rng rng(graph.seed,
-          Mix(Mix(kSourceStream, rule.package), Mix(rule.index, Mix(src.id, src.version))));
+  Rng rng(graph.seed, Mix(Mix(kSourceStream, rule.package), Mix(rule.index, Mix(src.id, src.version))));
   const std::size_t header = out.size();
   out.resize(total);
   std::size_t column = 0;
@@ -133,8 +126,7 @@ void RenderSource(const BazelGraph& graph, const RuleNode& rule, const SourceRef
   if (total > 0) out[total - 1] = '\n';
 }
 
-void WriteSourceTree(const BazelGraph& graph, const SourceTreeOptions& options,
-                     const std::filesystem::path& root) {
+void WriteSourceTree(const BazelGraph& graph, const SourceTreeOptions& options, const std::filesystem::path& root) {
   std::filesystem::create_directories(root);
   WriteFile(root / "WORKSPACE", RenderWorkspaceFile(graph));
   std::string content;

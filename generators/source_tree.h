@@ -18,14 +18,13 @@ struct SourceTreeOptions {
 SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader);
 
 // root is created if missing.
-void WriteSourceTree(const BazelGraph& graph, const SourceTreeOptions& options,
-                     const std::filesystem::path& root);
+void WriteSourceTree(const BazelGraph& graph, const SourceTreeOptions& options, const std::filesystem::path& root);
 
 // The pieces, exposed for tests and for git_workspace's revisions.
 std::string RenderWorkspaceFile(const BazelGraph& graph);
 std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t package);
 std::string RenderDefsFile();
-void RenderSource(const BazelGraph& graph, const RuleNode& rule, const SourceRef& src,
-                  std::int64_t size, std::string& out);
+void RenderSource(const BazelGraph& graph, const RuleNode& rule, const SourceRef& src, std::int64_t size,
+                  std::string& out);
 
 }  // namespace pe::gen

@@ -1,13 +1,12 @@
 #include "generators/subprocess.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "engine/runner/program_lookup.h"
 #include "engine/runner/spawn.h"
@@ -18,8 +17,8 @@ using runner::ChildEnvironment;
 using runner::Outcome;
 using runner::PathVariable;
 using runner::ReapChild;
-using runner::ResolveProgram;
 using runner::ResolvedProgram;
+using runner::ResolveProgram;
 using runner::Spawned;
 using runner::StartProcess;
 using runner::StartRequest;
@@ -64,8 +63,7 @@ std::string RunChecked(const std::vector<std::string>& argv, const std::filesyst
   const Outcome outcome = ReapChild(spawned);
   if (!outcome.ok()) {
     throw std::runtime_error(fmt::format("`{}` failed ({}): {}", command,
-                                         outcome.status == Outcome::Status::kExited ? outcome.exit_code : -1,
-                                         output));
+                                         outcome.status == Outcome::Status::kExited ? outcome.exit_code : -1, output));
   }
   return output;
 }

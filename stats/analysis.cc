@@ -1,8 +1,8 @@
 #include "stats/analysis.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "stats/descriptive.h"
 #include "stats/error.h"
@@ -11,8 +11,8 @@ namespace pe::stats {
 
 PairedAnalysis AnalyzePaired(const PairedInput& input) {
   if (input.baseline.size() != input.candidate.size()) {
-    throw StatsError(fmt::format("AnalyzePaired: baseline has {} rounds but candidate has {}",
-                                 input.baseline.size(), input.candidate.size()));
+    throw StatsError(fmt::format("AnalyzePaired: baseline has {} rounds but candidate has {}", input.baseline.size(),
+                                 input.candidate.size()));
   }
   RequireAtLeast("AnalyzePaired", input.baseline, 1);
   // LogRatios checks finiteness and positivity of both sides with the index at fault.
@@ -41,10 +41,10 @@ PairedAnalysis AnalyzePaired(const PairedInput& input) {
   result.paired_ratio_low = std::exp(result.log_ratio_hl.low);
   result.paired_ratio_high = std::exp(result.log_ratio_hl.high);
   if (!result.log_ratio_hl.level_reached) {
-    result.notes.push_back(fmt::format(
-        "{} rounds cannot give a {:.0f}% Hodges-Lehmann interval; the reported range covers "
-        "{:.1f}%",
-        result.rounds, input.confidence * 100, result.log_ratio_hl.achieved_level * 100));
+    result.notes.push_back(
+        fmt::format("{} rounds cannot give a {:.0f}% Hodges-Lehmann interval; the reported range covers "
+                    "{:.1f}%",
+                    result.rounds, input.confidence * 100, result.log_ratio_hl.achieved_level * 100));
   }
 
   const BootstrapOptions options{input.confidence, input.resamples, input.seed, input.cancelled};
@@ -57,8 +57,7 @@ PairedAnalysis AnalyzePaired(const PairedInput& input) {
     result.logic_note = "no startup runs for both contenders: no startup-adjusted speedup";
   } else {
     const AdjustedMedians adjusted =
-        StartupAdjustedMedians(input.baseline, input.candidate, input.baseline_startup,
-                               input.candidate_startup);
+        StartupAdjustedMedians(input.baseline, input.candidate, input.baseline_startup, input.candidate_startup);
     result.adjusted_medians = adjusted;
     if (!adjusted.positive()) {
       result.logic_note = fmt::format(
@@ -67,9 +66,8 @@ PairedAnalysis AnalyzePaired(const PairedInput& input) {
           adjusted.baseline, adjusted.candidate);
     } else {
       result.logic_speedup = adjusted.baseline / adjusted.candidate;
-      result.logic_speedup_ci =
-          BootstrapStartupAdjustedRatio(input.baseline, input.candidate, input.baseline_startup,
-                                        input.candidate_startup, options);
+      result.logic_speedup_ci = BootstrapStartupAdjustedRatio(input.baseline, input.candidate, input.baseline_startup,
+                                                              input.candidate_startup, options);
       result.logic_note = result.logic_speedup_ci->note;
     }
   }
@@ -77,21 +75,20 @@ PairedAnalysis AnalyzePaired(const PairedInput& input) {
   result.baseline_outliers = ClassifyOutliers(input.baseline);
   result.candidate_outliers = ClassifyOutliers(input.candidate);
   result.log_ratio_outliers = ClassifyOutliers(log_ratios);
-  const std::size_t severe = result.baseline_outliers.tukey.severe.size() +
-                             result.candidate_outliers.tukey.severe.size();
+  const std::size_t severe =
+      result.baseline_outliers.tukey.severe.size() + result.candidate_outliers.tukey.severe.size();
   if (severe > 0) {
-    result.notes.push_back(fmt::format(
-        "{} severe outlier{} (beyond 3 IQR): medians resist them, but check for interference",
-        severe, severe == 1 ? "" : "s"));
+    result.notes.push_back(
+        fmt::format("{} severe outlier{} (beyond 3 IQR): medians resist them, but check for interference", severe,
+                    severe == 1 ? "" : "s"));
   }
 
   if (result.rounds >= 2) {
     result.power = RoundsToResolve(log_ratios, input.effect, input.confidence);
   }
   if (result.rounds < kFewRounds) {
-    result.notes.push_back(fmt::format(
-        "only {} round{}: fewer than {} make p-values and intervals coarse", result.rounds,
-        result.rounds == 1 ? "" : "s", kFewRounds));
+    result.notes.push_back(fmt::format("only {} round{}: fewer than {} make p-values and intervals coarse",
+                                       result.rounds, result.rounds == 1 ? "" : "s", kFewRounds));
   }
   // No "rounds to resolve" note here: it would speak of wall time whatever a check reads.
   // Each sequential check states its own from the series it reads (engine/analysis).

@@ -28,7 +28,7 @@ struct PairedInput {
   double confidence = 0.95;
   int resamples = 10000;
   std::uint64_t seed = 0;
-  double effect = 0.02;  // relative difference the power estimate should resolve
+  double effect = 0.02;             // relative difference the power estimate should resolve
   std::function<bool()> cancelled;  // passed to the bootstraps (BootstrapOptions::cancelled)
 };
 

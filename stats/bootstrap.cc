@@ -1,9 +1,9 @@
 #include "stats/bootstrap.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "stats/descriptive.h"
 #include "stats/distributions.h"
@@ -19,20 +19,17 @@ void RequirePositiveSample(const char* function, const char* name, std::span<con
   if (x.empty()) throw StatsError(fmt::format("{}: {} is empty", function, name));
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (!(x[i] > 0.0)) {
-      throw StatsError(fmt::format("{}: {} value at index {} is {}, expected > 0", function,
-                                   name, i, x[i]));
+      throw StatsError(fmt::format("{}: {} value at index {} is {}, expected > 0", function, name, i, x[i]));
     }
   }
 }
 
 void RequireOptions(const char* function, const BootstrapOptions& options) {
   if (options.resamples < 1) {
-    throw StatsError(fmt::format("{}: resamples is {}, expected at least 1", function,
-                                 options.resamples));
+    throw StatsError(fmt::format("{}: resamples is {}, expected at least 1", function, options.resamples));
   }
   if (!(options.confidence > 0.0 && options.confidence < 1.0)) {
-    throw StatsError(
-        fmt::format("{}: confidence {} is outside (0, 1)", function, options.confidence));
+    throw StatsError(fmt::format("{}: confidence {} is outside (0, 1)", function, options.confidence));
   }
 }
 
@@ -64,8 +61,7 @@ class RankedSample {
   explicit RankedSample(std::span<const double> x) : sorted_(x.size()), position_(x.size()) {
     std::vector<std::uint32_t> order(x.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return x[a] < x[b]; });
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return x[a] < x[b]; });
     for (std::uint32_t p = 0; p < order.size(); ++p) {
       sorted_[p] = x[order[p]];
       position_[order[p]] = p;
@@ -110,14 +106,12 @@ double MedianWithout(std::span<const double> x, std::size_t skip, std::vector<do
 }  // namespace
 
 BootstrapResult IntervalsFromReplicates(double estimate, std::span<const double> replicates,
-                                        const std::vector<std::vector<double>>& jackknife,
-                                        double confidence) {
+                                        const std::vector<std::vector<double>>& jackknife, double confidence) {
   RequireFinite("IntervalsFromReplicates", replicates);
   RequireAtLeast("IntervalsFromReplicates", replicates, 1);
   for (const auto& group : jackknife) RequireFinite("IntervalsFromReplicates", group);
   if (!(confidence > 0.0 && confidence < 1.0)) {
-    throw StatsError(
-        fmt::format("IntervalsFromReplicates: confidence {} is outside (0, 1)", confidence));
+    throw StatsError(fmt::format("IntervalsFromReplicates: confidence {} is outside (0, 1)", confidence));
   }
   BootstrapResult result;
   result.estimate = estimate;
@@ -136,13 +130,11 @@ BootstrapResult IntervalsFromReplicates(double estimate, std::span<const double>
     below += r < estimate;
     at_or_below += r <= estimate;
   }
-  const double share =
-      static_cast<double>(below + at_or_below) / (2.0 * static_cast<double>(sorted.size()));
+  const double share = static_cast<double>(below + at_or_below) / (2.0 * static_cast<double>(sorted.size()));
   result.bias_correction = NormalQuantile(share);
   if (!std::isfinite(result.bias_correction)) {
-    result.note = fmt::format(
-        "no BCa interval: every resample fell on one side of the estimate (z0 = {})",
-        result.bias_correction);
+    result.note = fmt::format("no BCa interval: every resample fell on one side of the estimate (z0 = {})",
+                              result.bias_correction);
     return result;
   }
 
@@ -184,14 +176,12 @@ BootstrapResult IntervalsFromReplicates(double estimate, std::span<const double>
   return result;
 }
 
-std::vector<double> JackknifeMedianRatio(std::span<const double> baseline,
-                                         std::span<const double> candidate) {
+std::vector<double> JackknifeMedianRatio(std::span<const double> baseline, std::span<const double> candidate) {
   RequirePositiveSample("JackknifeMedianRatio", "baseline", baseline);
   RequirePositiveSample("JackknifeMedianRatio", "candidate", candidate);
   if (baseline.size() != candidate.size() || baseline.size() < 2) {
-    throw StatsError(fmt::format(
-        "JackknifeMedianRatio: needs two paired samples of at least 2, got {} and {}",
-        baseline.size(), candidate.size()));
+    throw StatsError(fmt::format("JackknifeMedianRatio: needs two paired samples of at least 2, got {} and {}",
+                                 baseline.size(), candidate.size()));
   }
   std::vector<double> values(baseline.size());
   std::vector<double> scratch;
@@ -202,16 +192,15 @@ std::vector<double> JackknifeMedianRatio(std::span<const double> baseline,
   return values;
 }
 
-BootstrapResult BootstrapMedianRatio(std::span<const double> baseline,
-                                     std::span<const double> candidate,
+BootstrapResult BootstrapMedianRatio(std::span<const double> baseline, std::span<const double> candidate,
                                      const BootstrapOptions& options) {
   constexpr const char* kName = "BootstrapMedianRatio";
   RequirePositiveSample(kName, "baseline", baseline);
   RequirePositiveSample(kName, "candidate", candidate);
   RequireOptions(kName, options);
   if (baseline.size() != candidate.size()) {
-    throw StatsError(fmt::format("{}: baseline has {} rounds but candidate has {}", kName,
-                                 baseline.size(), candidate.size()));
+    throw StatsError(
+        fmt::format("{}: baseline has {} rounds but candidate has {}", kName, baseline.size(), candidate.size()));
   }
   const std::size_t n = baseline.size();
   const double estimate = Median(baseline) / Median(candidate);
@@ -228,14 +217,13 @@ BootstrapResult BootstrapMedianRatio(std::span<const double> baseline,
     Draw(rng, indices, n);
     replicate = ranked_baseline.MedianAt(indices) / ranked_candidate.MedianAt(indices);
   }
-  BootstrapResult result = IntervalsFromReplicates(
-      estimate, replicates, {JackknifeMedianRatio(baseline, candidate)}, options.confidence);
+  BootstrapResult result =
+      IntervalsFromReplicates(estimate, replicates, {JackknifeMedianRatio(baseline, candidate)}, options.confidence);
   result.seed = options.seed;
   return result;
 }
 
-BootstrapResult BootstrapMedianRatioUnpaired(std::span<const double> before,
-                                             std::span<const double> after,
+BootstrapResult BootstrapMedianRatioUnpaired(std::span<const double> before, std::span<const double> after,
                                              const BootstrapOptions& options) {
   constexpr const char* kName = "BootstrapMedianRatioUnpaired";
   RequirePositiveSample(kName, "before", before);
@@ -271,14 +259,12 @@ BootstrapResult BootstrapMedianRatioUnpaired(std::span<const double> before,
   for (std::size_t i = 0; after.size() >= 2 && i < after.size(); ++i) {
     jackknife[1].push_back(before_median / MedianWithout(after, i, scratch));
   }
-  BootstrapResult result =
-      IntervalsFromReplicates(estimate, replicates, jackknife, options.confidence);
+  BootstrapResult result = IntervalsFromReplicates(estimate, replicates, jackknife, options.confidence);
   result.seed = options.seed;
   return result;
 }
 
-AdjustedMedians StartupAdjustedMedians(std::span<const double> baseline,
-                                       std::span<const double> candidate,
+AdjustedMedians StartupAdjustedMedians(std::span<const double> baseline, std::span<const double> candidate,
                                        std::span<const double> baseline_startup,
                                        std::span<const double> candidate_startup) {
   constexpr const char* kName = "StartupAdjustedMedians";
@@ -286,27 +272,23 @@ AdjustedMedians StartupAdjustedMedians(std::span<const double> baseline,
   RequirePositiveSample(kName, "candidate", candidate);
   RequirePositiveSample(kName, "baseline_startup", baseline_startup);
   RequirePositiveSample(kName, "candidate_startup", candidate_startup);
-  return AdjustedMedians{Median(baseline) - Median(baseline_startup),
-                         Median(candidate) - Median(candidate_startup)};
+  return AdjustedMedians{Median(baseline) - Median(baseline_startup), Median(candidate) - Median(candidate_startup)};
 }
 
-BootstrapResult BootstrapStartupAdjustedRatio(std::span<const double> baseline,
-                                              std::span<const double> candidate,
+BootstrapResult BootstrapStartupAdjustedRatio(std::span<const double> baseline, std::span<const double> candidate,
                                               std::span<const double> baseline_startup,
                                               std::span<const double> candidate_startup,
                                               const BootstrapOptions& options) {
   constexpr const char* kName = "BootstrapStartupAdjustedRatio";
   RequireOptions(kName, options);
   if (baseline.size() != candidate.size()) {
-    throw StatsError(fmt::format("{}: baseline has {} rounds but candidate has {}", kName,
-                                 baseline.size(), candidate.size()));
+    throw StatsError(
+        fmt::format("{}: baseline has {} rounds but candidate has {}", kName, baseline.size(), candidate.size()));
   }
-  const AdjustedMedians adjusted =
-      StartupAdjustedMedians(baseline, candidate, baseline_startup, candidate_startup);
+  const AdjustedMedians adjusted = StartupAdjustedMedians(baseline, candidate, baseline_startup, candidate_startup);
   if (!adjusted.positive()) {
-    throw StatsError(fmt::format(
-        "{}: startup-adjusted medians are not both positive (baseline {}, candidate {})", kName,
-        adjusted.baseline, adjusted.candidate));
+    throw StatsError(fmt::format("{}: startup-adjusted medians are not both positive (baseline {}, candidate {})",
+                                 kName, adjusted.baseline, adjusted.candidate));
   }
   const double estimate = adjusted.baseline / adjusted.candidate;
   const std::size_t n = baseline.size();
@@ -338,8 +320,7 @@ BootstrapResult BootstrapStartupAdjustedRatio(std::span<const double> baseline,
       Draw(rng, startup_c, nc);
     }
     const double b = ranked_baseline.MedianAt(rounds) - ranked_baseline_startup.MedianAt(startup_b);
-    const double c =
-        ranked_candidate.MedianAt(rounds) - ranked_candidate_startup.MedianAt(startup_c);
+    const double c = ranked_candidate.MedianAt(rounds) - ranked_candidate_startup.MedianAt(startup_c);
     if (b > 0.0 && c > 0.0) {
       replicate = b / c;
     } else {
@@ -393,19 +374,16 @@ BootstrapResult BootstrapStartupAdjustedRatio(std::span<const double> baseline,
   } else if (!startup_paired) {
     std::vector<double> group_b;
     for (std::size_t i = 0; nb >= 2 && i < nb; ++i) {
-      add_ratio(group_b, round_b_median - MedianWithout(baseline_startup, i, work),
-                adjusted.candidate);
+      add_ratio(group_b, round_b_median - MedianWithout(baseline_startup, i, work), adjusted.candidate);
     }
     std::vector<double> group_c;
     for (std::size_t i = 0; nc >= 2 && i < nc; ++i) {
-      add_ratio(group_c, adjusted.baseline,
-                round_c_median - MedianWithout(candidate_startup, i, work));
+      add_ratio(group_c, adjusted.baseline, round_c_median - MedianWithout(candidate_startup, i, work));
     }
     jackknife.push_back(std::move(group_b));
     jackknife.push_back(std::move(group_c));
   }
-  BootstrapResult result =
-      IntervalsFromReplicates(estimate, replicates, jackknife, options.confidence);
+  BootstrapResult result = IntervalsFromReplicates(estimate, replicates, jackknife, options.confidence);
   result.seed = options.seed;
   if (!jackknife_valid) {
     result.bca.reset();

@@ -54,8 +54,7 @@ struct BootstrapResult {
 // n = 0 throws StatsError, as do unequal lengths, NaN/inf, and values <= 0. n = 1 has no
 // spread: both intervals are [estimate, estimate] and the note says so. All ties (every
 // replicate equal to the estimate) give z0 = 0, a = 0 and zero-width intervals.
-BootstrapResult BootstrapMedianRatio(std::span<const double> baseline,
-                                     std::span<const double> candidate,
+BootstrapResult BootstrapMedianRatio(std::span<const double> baseline, std::span<const double> candidate,
                                      const BootstrapOptions& options = {});
 
 // Startup-adjusted ("logic") speedup:
@@ -64,8 +63,7 @@ BootstrapResult BootstrapMedianRatio(std::span<const double> baseline,
 // finite or <= 0, or when the estimate's adjusted medians are not both positive (the
 // ratio means nothing then; check StartupAdjustedMedians first). When some resample
 // leaves a non-positive adjusted median, no interval is reported and the note counts them.
-BootstrapResult BootstrapStartupAdjustedRatio(std::span<const double> baseline,
-                                              std::span<const double> candidate,
+BootstrapResult BootstrapStartupAdjustedRatio(std::span<const double> baseline, std::span<const double> candidate,
                                               std::span<const double> baseline_startup,
                                               std::span<const double> candidate_startup,
                                               const BootstrapOptions& options = {});
@@ -77,8 +75,7 @@ BootstrapResult BootstrapStartupAdjustedRatio(std::span<const double> baseline,
 // (leave one run of that set out), combined as for the paired case. Empty input, NaN/inf or
 // values <= 0 throw StatsError. One value on each side has no spread: both intervals are
 // [estimate, estimate] and the note says so; one value on one side only resamples the other.
-BootstrapResult BootstrapMedianRatioUnpaired(std::span<const double> before,
-                                             std::span<const double> after,
+BootstrapResult BootstrapMedianRatioUnpaired(std::span<const double> before, std::span<const double> after,
                                              const BootstrapOptions& options = {});
 
 struct AdjustedMedians {
@@ -86,8 +83,7 @@ struct AdjustedMedians {
   double candidate = 0;  // median(candidate) - median(candidate_startup)
   bool positive() const { return baseline > 0 && candidate > 0; }
 };
-AdjustedMedians StartupAdjustedMedians(std::span<const double> baseline,
-                                       std::span<const double> candidate,
+AdjustedMedians StartupAdjustedMedians(std::span<const double> baseline, std::span<const double> candidate,
                                        std::span<const double> baseline_startup,
                                        std::span<const double> candidate_startup);
 
@@ -96,11 +92,9 @@ AdjustedMedians StartupAdjustedMedians(std::span<const double> baseline,
 // independently resampled group. Throws StatsError when replicates are empty or not
 // finite, or confidence is outside (0, 1).
 BootstrapResult IntervalsFromReplicates(double estimate, std::span<const double> replicates,
-                                        const std::vector<std::vector<double>>& jackknife,
-                                        double confidence);
+                                        const std::vector<std::vector<double>>& jackknife, double confidence);
 
 // Leave-one-round-out estimates of median(baseline) / median(candidate); n >= 2.
-std::vector<double> JackknifeMedianRatio(std::span<const double> baseline,
-                                         std::span<const double> candidate);
+std::vector<double> JackknifeMedianRatio(std::span<const double> baseline, std::span<const double> candidate);
 
 }  // namespace pe::stats

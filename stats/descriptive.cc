@@ -1,9 +1,9 @@
 #include "stats/descriptive.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "stats/error.h"
 

@@ -1,10 +1,10 @@
 #include "stats/distributions.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <limits>
 #include <numbers>
-
-#include <fmt/format.h>
 
 #include "stats/error.h"
 
@@ -76,12 +76,10 @@ double IncompleteBetaFraction(double x, double a, double b) {
 
 double RegularizedIncompleteBeta(double x, double a, double b) {
   if (!(a > 0 && b > 0 && x >= 0 && x <= 1)) {
-    throw StatsError(fmt::format("RegularizedIncompleteBeta: bad arguments x={} a={} b={}", x,
-                                 a, b));
+    throw StatsError(fmt::format("RegularizedIncompleteBeta: bad arguments x={} a={} b={}", x, a, b));
   }
   if (x == 0.0 || x == 1.0) return x;
-  const double log_front = a * std::log(x) + b * std::log1p(-x) - std::lgamma(a) -
-                           std::lgamma(b) + std::lgamma(a + b);
+  const double log_front = a * std::log(x) + b * std::log1p(-x) - std::lgamma(a) - std::lgamma(b) + std::lgamma(a + b);
   if (x < (a + 1.0) / (a + b + 2.0)) {
     return std::exp(log_front) * IncompleteBetaFraction(x, a, b) / a;
   }
@@ -156,15 +154,13 @@ std::vector<double> WilcoxonSignedRankPmf(int n) {
 bool MannWhitneyExactFits(int n1, int n2) {
   if (n1 < 0 || n2 < 0) return false;
   // C(n1 + n2, n1) < 2^53, computed in floating point with margin.
-  const double log_choose =
-      std::lgamma(n1 + n2 + 1.0) - std::lgamma(n1 + 1.0) - std::lgamma(n2 + 1.0);
+  const double log_choose = std::lgamma(n1 + n2 + 1.0) - std::lgamma(n1 + 1.0) - std::lgamma(n2 + 1.0);
   return log_choose < 53.0 * std::numbers::ln2 - 1e-6;
 }
 
 std::vector<double> MannWhitneyUPmf(int n1, int n2) {
   if (!MannWhitneyExactFits(n1, n2)) {
-    throw StatsError(fmt::format("MannWhitneyUPmf: C({}, {}) is too large for exact counts",
-                                 n1 + n2, n1));
+    throw StatsError(fmt::format("MannWhitneyUPmf: C({}, {}) is too large for exact counts", n1 + n2, n1));
   }
   const int max_u = n1 * n2;
   // Invariant: after step i, counts holds the coefficients of [n2 + i choose i]_q, the

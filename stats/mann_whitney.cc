@@ -10,8 +10,7 @@
 
 namespace pe::stats {
 
-MannWhitneyResult MannWhitneyU(std::span<const double> x, std::span<const double> y,
-                               MannWhitneyMethod method) {
+MannWhitneyResult MannWhitneyU(std::span<const double> x, std::span<const double> y, MannWhitneyMethod method) {
   RequireFinite("MannWhitneyU", x);
   RequireFinite("MannWhitneyU", y);
   RequireAtLeast("MannWhitneyU", x, 1);
@@ -34,8 +33,7 @@ MannWhitneyResult MannWhitneyU(std::span<const double> x, std::span<const double
 
   const int size1 = static_cast<int>(x.size());
   const int size2 = static_cast<int>(y.size());
-  result.exact = method != MannWhitneyMethod::kNormal && !result.ties &&
-                 MannWhitneyExactFits(size1, size2);
+  result.exact = method != MannWhitneyMethod::kNormal && !result.ties && MannWhitneyExactFits(size1, size2);
   if (result.exact) {
     const std::vector<double> pmf = MannWhitneyUPmf(size1, size2);
     double above = 0.0;  // P(U' >= u); u is an integer without ties

@@ -21,11 +21,11 @@ namespace pe::stats {
 enum class MannWhitneyMethod { kAuto, kExact, kNormal };
 
 struct MannWhitneyResult {
-  double u1 = 0;         // U of x, scipy's `statistic`
-  double u2 = 0;         // U of y
+  double u1 = 0;  // U of x, scipy's `statistic`
+  double u2 = 0;  // U of y
   bool ties = false;
   bool exact = false;
-  double z = 0;          // normal approximation only
+  double z = 0;  // normal approximation only
   double p_value = 1;
   // U1 / (n1 n2): the probability that a value of x exceeds one of y (ties half), the
   // "common-language effect size" (McGraw & Wong 1992).

@@ -25,10 +25,10 @@ struct TukeyFences {
   double q1 = 0;
   double q3 = 0;
   double iqr = 0;
-  double low_inner = 0;   // Q1 - 1.5 IQR
-  double high_inner = 0;  // Q3 + 1.5 IQR
-  double low_outer = 0;   // Q1 - 3 IQR
-  double high_outer = 0;  // Q3 + 3 IQR
+  double low_inner = 0;             // Q1 - 1.5 IQR
+  double high_inner = 0;            // Q3 + 1.5 IQR
+  double low_outer = 0;             // Q1 - 3 IQR
+  double high_outer = 0;            // Q3 + 3 IQR
   std::vector<std::size_t> mild;    // indices outside the inner fences (severe included)
   std::vector<std::size_t> severe;  // indices outside the outer fences
 };
@@ -38,8 +38,8 @@ TukeyFences ClassifyTukey(std::span<const double> x);
 struct ModifiedZScores {
   double median = 0;
   double mad = 0;
-  bool mad_was_zero = false;    // the mean-absolute-deviation fallback was used
-  std::vector<double> scores;   // one per input value, same order
+  bool mad_was_zero = false;          // the mean-absolute-deviation fallback was used
+  std::vector<double> scores;         // one per input value, same order
   std::vector<std::size_t> outliers;  // indices with |score| > threshold
 };
 

@@ -1,10 +1,10 @@
 #include "stats/paired.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-
-#include <fmt/format.h>
 
 #include "stats/descriptive.h"
 #include "stats/distributions.h"
@@ -14,19 +14,16 @@ namespace pe::stats {
 
 namespace {
 
-void RequireSameLength(const char* function, std::span<const double> a,
-                       std::span<const double> b) {
+void RequireSameLength(const char* function, std::span<const double> a, std::span<const double> b) {
   if (a.size() != b.size()) {
-    throw StatsError(fmt::format("{}: baseline has {} rounds but candidate has {}", function,
-                                 a.size(), b.size()));
+    throw StatsError(fmt::format("{}: baseline has {} rounds but candidate has {}", function, a.size(), b.size()));
   }
 }
 
 void RequirePositive(const char* function, const char* side, std::span<const double> x) {
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (!(x[i] > 0.0)) {
-      throw StatsError(fmt::format("{}: {} value at index {} is {}, expected > 0", function,
-                                   side, i, x[i]));
+      throw StatsError(fmt::format("{}: {} value at index {} is {}, expected > 0", function, side, i, x[i]));
     }
   }
 }
@@ -49,8 +46,7 @@ std::vector<double> Ratios(std::span<const double> baseline, std::span<const dou
   return ratios;
 }
 
-std::vector<double> LogRatios(std::span<const double> baseline,
-                              std::span<const double> candidate) {
+std::vector<double> LogRatios(std::span<const double> baseline, std::span<const double> candidate) {
   RequireSameLength("LogRatios", baseline, candidate);
   RequireFinite("LogRatios", baseline);
   RequireFinite("LogRatios", candidate);
@@ -63,8 +59,7 @@ std::vector<double> LogRatios(std::span<const double> baseline,
 
 SignTestResult SignTest(int wins, int losses, int ties) {
   if (wins < 0 || losses < 0 || ties < 0) {
-    throw StatsError(fmt::format("SignTest: negative count (wins={}, losses={}, ties={})", wins,
-                                 losses, ties));
+    throw StatsError(fmt::format("SignTest: negative count (wins={}, losses={}, ties={})", wins, losses, ties));
   }
   SignTestResult result{wins, losses, ties, 1.0};
   const int trials = wins + losses;
@@ -74,8 +69,7 @@ SignTestResult SignTest(int wins, int losses, int ties) {
   return result;
 }
 
-SignTestResult SignTestPaired(std::span<const double> baseline,
-                              std::span<const double> candidate) {
+SignTestResult SignTestPaired(std::span<const double> baseline, std::span<const double> candidate) {
   RequireSameLength("SignTestPaired", baseline, candidate);
   RequireFinite("SignTestPaired", baseline);
   RequireFinite("SignTestPaired", candidate);
@@ -97,8 +91,7 @@ SignTestResult SignTestPaired(std::span<const double> baseline,
 std::vector<double> AverageRanks(std::span<const double> x, double* tie_term) {
   std::vector<std::size_t> order(x.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return x[a] < x[b]; });
   std::vector<double> ranks(x.size());
   double ties = 0.0;
   for (std::size_t start = 0; start < order.size();) {
@@ -208,8 +201,7 @@ HodgesLehmannResult HodgesLehmann(std::span<const double> d, double confidence) 
     const double center = static_cast<double>(m) / 2.0;
     const double raw = std::floor(center + 0.5 - z * sigma);
     k = raw < 1.0 ? 0 : static_cast<std::size_t>(raw);
-    const double tail =
-        NormalCdf((static_cast<double>(k == 0 ? 1 : k) - 0.5 - center) / sigma);
+    const double tail = NormalCdf((static_cast<double>(k == 0 ? 1 : k) - 0.5 - center) / sigma);
     result.achieved_level = 1.0 - 2.0 * tail;
   }
   if (k == 0) {

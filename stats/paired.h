@@ -16,8 +16,7 @@ namespace pe::stats {
 // (below 0 for the log) the candidate was faster. Throws StatsError for unequal lengths,
 // NaN/inf, a baseline <= 0, or (log only) a candidate <= 0. n = 0 returns an empty vector.
 std::vector<double> Ratios(std::span<const double> baseline, std::span<const double> candidate);
-std::vector<double> LogRatios(std::span<const double> baseline,
-                              std::span<const double> candidate);
+std::vector<double> LogRatios(std::span<const double> baseline, std::span<const double> candidate);
 
 // Exact two-sided sign test: under H0 a win and a loss are equally likely, so
 // wins ~ Binomial(wins + losses, 1/2). p = min(1, 2 P(X <= min(wins, losses))), the same
@@ -32,8 +31,7 @@ struct SignTestResult {
 
 SignTestResult SignTest(int wins, int losses, int ties = 0);
 // A round is a win when candidate[i] < baseline[i]. Throws on unequal lengths or NaN/inf.
-SignTestResult SignTestPaired(std::span<const double> baseline,
-                              std::span<const double> candidate);
+SignTestResult SignTestPaired(std::span<const double> baseline, std::span<const double> candidate);
 
 // Wilcoxon signed-rank test of "d is symmetric about 0", two-sided.
 // Zeros are dropped before ranking (Wilcoxon's convention, scipy zero_method="wilcox");
@@ -50,19 +48,18 @@ SignTestResult SignTestPaired(std::span<const double> baseline,
 enum class WilcoxonMethod { kAuto, kExact, kNormal };
 
 struct WilcoxonResult {
-  int n = 0;        // nonzero differences ranked
-  int zeros = 0;    // dropped
+  int n = 0;          // nonzero differences ranked
+  int zeros = 0;      // dropped
   bool ties = false;  // some |d| shared a rank
   double r_plus = 0;  // rank sum of positive differences
   double r_minus = 0;
   double statistic = 0;  // min(r_plus, r_minus), as scipy reports it
   bool exact = false;
-  double z = 0;          // normal approximation only
+  double z = 0;  // normal approximation only
   double p_value = 1;
 };
 
-WilcoxonResult WilcoxonSignedRank(std::span<const double> d,
-                                  WilcoxonMethod method = WilcoxonMethod::kAuto);
+WilcoxonResult WilcoxonSignedRank(std::span<const double> d, WilcoxonMethod method = WilcoxonMethod::kAuto);
 
 // Hodges-Lehmann estimate of the centre of d: the median of the n(n+1)/2 Walsh averages
 // (d_i + d_j)/2, i <= j, with its distribution-free interval [W_(k), W_(M+1-k)] from the

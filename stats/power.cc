@@ -1,9 +1,9 @@
 #include "stats/power.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "stats/descriptive.h"
 #include "stats/distributions.h"
@@ -16,8 +16,7 @@ PowerEstimate RoundsForEffect(double sigma, double effect, double confidence, do
     throw StatsError(fmt::format("RoundsForEffect: effect {} must be > 0", effect));
   }
   if (!(confidence > 0.0 && confidence < 1.0) || !(power > 0.0 && power < 1.0)) {
-    throw StatsError(fmt::format(
-        "RoundsForEffect: confidence {} and power {} must lie in (0, 1)", confidence, power));
+    throw StatsError(fmt::format("RoundsForEffect: confidence {} and power {} must lie in (0, 1)", confidence, power));
   }
   if (!(sigma >= 0.0 && std::isfinite(sigma))) {
     throw StatsError(fmt::format("RoundsForEffect: sigma {} must be finite and >= 0", sigma));
@@ -47,8 +46,7 @@ PowerEstimate RoundsForEffect(double sigma, double effect, double confidence, do
   return estimate;
 }
 
-PowerEstimate RoundsToResolve(std::span<const double> log_ratios, double effect,
-                              double confidence, double power) {
+PowerEstimate RoundsToResolve(std::span<const double> log_ratios, double effect, double confidence, double power) {
   RequireFinite("RoundsToResolve", log_ratios);
   RequireAtLeast("RoundsToResolve", log_ratios, 2);
   return RoundsForEffect(StandardDeviation(log_ratios), effect, confidence, power);

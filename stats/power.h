@@ -16,12 +16,12 @@
 namespace pe::stats {
 
 struct PowerEstimate {
-  double sigma = 0;       // standard deviation of the paired log-ratios
-  double effect = 0.02;   // relative effect to resolve (0.02 = 2%)
+  double sigma = 0;      // standard deviation of the paired log-ratios
+  double effect = 0.02;  // relative effect to resolve (0.02 = 2%)
   double confidence = 0.95;
   double power = 0.8;
-  int rounds = 2;         // rounds needed, at least 2; capped at kMaxRounds
-  bool capped = false;    // the answer exceeded kMaxRounds
+  int rounds = 2;       // rounds needed, at least 2; capped at kMaxRounds
+  bool capped = false;  // the answer exceeded kMaxRounds
 };
 
 inline constexpr int kMaxRounds = 1000000;
@@ -29,12 +29,11 @@ inline constexpr int kMaxRounds = 1000000;
 // From a known sigma >= 0. sigma = 0 returns 2 (the fewest that give a spread at all).
 // Throws StatsError when effect <= 0, confidence or power is outside (0, 1), or sigma
 // is negative or not finite.
-PowerEstimate RoundsForEffect(double sigma, double effect, double confidence,
-                              double power = 0.8);
+PowerEstimate RoundsForEffect(double sigma, double effect, double confidence, double power = 0.8);
 
 // From observed log-ratios: n < 2 throws StatsError (no spread to measure); all ties
 // give sigma = 0 and 2 rounds.
-PowerEstimate RoundsToResolve(std::span<const double> log_ratios, double effect = 0.02,
-                              double confidence = 0.95, double power = 0.8);
+PowerEstimate RoundsToResolve(std::span<const double> log_ratios, double effect = 0.02, double confidence = 0.95,
+                              double power = 0.8);
 
 }  // namespace pe::stats

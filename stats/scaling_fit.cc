@@ -1,12 +1,12 @@
 #include "stats/scaling_fit.h"
 
+#include <fmt/format.h>
+
+#include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <vector>
-
-#include <Eigen/Dense>
-#include <fmt/format.h>
 
 #include "stats/distributions.h"
 #include "stats/error.h"
@@ -48,13 +48,11 @@ Eigen::MatrixXd Jacobian(const Eigen::VectorXd& u, double b, double k) {
 
 }  // namespace
 
-ScalingFit FitScaling(std::span<const double> n, std::span<const double> time,
-                      double confidence) {
+ScalingFit FitScaling(std::span<const double> n, std::span<const double> time, double confidence) {
   RequireFinite("FitScaling", n);
   RequireFinite("FitScaling", time);
   if (n.size() != time.size()) {
-    throw StatsError(fmt::format("FitScaling: {} scale points but {} times", n.size(),
-                                 time.size()));
+    throw StatsError(fmt::format("FitScaling: {} scale points but {} times", n.size(), time.size()));
   }
   RequireAtLeast("FitScaling", n, 3);
   if (!(confidence > 0.0 && confidence < 1.0)) {

@@ -33,7 +33,6 @@ struct ScalingFit {
   std::string note;
 };
 
-ScalingFit FitScaling(std::span<const double> n, std::span<const double> time,
-                      double confidence = 0.95);
+ScalingFit FitScaling(std::span<const double> n, std::span<const double> time, double confidence = 0.95);
 
 }  // namespace pe::stats

@@ -59,8 +59,10 @@ ProportionBounds ProportionSequence(int successes, int trials, double confidence
   // log M is convex in p with its minimum at k / n, so the set below the threshold is an
   // interval around k / n (never empty: M at its minimum is below 1 for these priors).
   const double centre = static_cast<double>(successes) / trials;
-  b.low = LogMixtureMartingale(successes, trials, 0) < threshold ? 0 : Crossing(successes, trials, centre, 0, threshold);
-  b.high = LogMixtureMartingale(successes, trials, 1) < threshold ? 1 : Crossing(successes, trials, centre, 1, threshold);
+  b.low =
+      LogMixtureMartingale(successes, trials, 0) < threshold ? 0 : Crossing(successes, trials, centre, 0, threshold);
+  b.high =
+      LogMixtureMartingale(successes, trials, 1) < threshold ? 1 : Crossing(successes, trials, centre, 1, threshold);
   return b;
 }
 
@@ -106,7 +108,10 @@ std::optional<int> TrialsToExclude(double fraction, double p0, double confidence
   int high = 1;
   while (!excluded(high)) {
     if (high > cap / 2) {
-      if (excluded(cap)) { high = cap; break; }
+      if (excluded(cap)) {
+        high = cap;
+        break;
+      }
       return std::nullopt;
     }
     high *= 2;

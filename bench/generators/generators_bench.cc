@@ -7,6 +7,7 @@
 // median MB/s of each. Phases (graph building, serialising to memory) show what bounds the
 // generator. Neither side calls fsync: both measure what a run sees, the page cache.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,8 +17,6 @@
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "generators/bazel_graph.h"
 #include "generators/file_io.h"
@@ -29,9 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-double Seconds(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double Seconds(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 double Median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -72,14 +69,21 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
-    if (arg == "--dir") dir = value();
-    else if (arg == "--targets") targets = std::stoll(value());
-    else if (arg == "--fan_in") fan_in = std::stoll(value());
-    else if (arg == "--repeat") repeat = std::max(1, std::stoi(value()));
-    else if (arg == "--workspace") workspace = true;
+    if (arg == "--dir")
+      dir = value();
+    else if (arg == "--targets")
+      targets = std::stoll(value());
+    else if (arg == "--fan_in")
+      fan_in = std::stoll(value());
+    else if (arg == "--repeat")
+      repeat = std::max(1, std::stoi(value()));
+    else if (arg == "--workspace")
+      workspace = true;
     else {
-      std::fprintf(stderr, "usage: %s [--dir DIR] [--targets N] [--fan_in K] [--repeat R] "
-                           "[--workspace]\n", argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--dir DIR] [--targets N] [--fan_in K] [--repeat R] "
+                   "[--workspace]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -117,16 +121,12 @@ int main(int argc, char** argv) {
   const double mb = static_cast<double>(bytes) / 1e6;
   const double generate_rate = mb / Median(generate_s);
   const double plain_rate = mb / Median(plain_s);
-  fmt::print("dense streamed_proto: {} targets, fan_in {}, {:.1f} MB, median of {}\n", targets,
-             fan_in, mb, repeat);
+  fmt::print("dense streamed_proto: {} targets, fan_in {}, {:.1f} MB, median of {}\n", targets, fan_in, mb, repeat);
   fmt::print("  build graph        {:8.3f} s\n", Median(graph_s));
-  fmt::print("  serialise to null  {:8.3f} s  {:8.1f} MB/s\n", Median(memory_s),
-             mb / Median(memory_s));
+  fmt::print("  serialise to null  {:8.3f} s  {:8.1f} MB/s\n", Median(memory_s), mb / Median(memory_s));
   fmt::print("  generate (all)     {:8.3f} s  {:8.1f} MB/s\n", Median(generate_s), generate_rate);
-  fmt::print("  plain write loop   {:8.3f} s  {:8.1f} MB/s  (the limit on this disk)\n",
-             Median(plain_s), plain_rate);
-  fmt::print("  ratio              {:.2f} of the limit (goal: at least 0.25)\n",
-             generate_rate / plain_rate);
+  fmt::print("  plain write loop   {:8.3f} s  {:8.1f} MB/s  (the limit on this disk)\n", Median(plain_s), plain_rate);
+  fmt::print("  ratio              {:.2f} of the limit (goal: at least 0.25)\n", generate_rate / plain_rate);
 
   if (workspace) {
     const fs::path ws = dir / "bazel_workspace";
@@ -147,10 +147,11 @@ int main(int argc, char** argv) {
         ++files;
       }
     }
-    fmt::print("dense bazel_workspace: {} files, {:.1f} MB in {:.3f} s ({:.1f} MB/s, {:.0f} "
-               "files/s)\n",
-               files, static_cast<double>(total) / 1e6, seconds,
-               static_cast<double>(total) / 1e6 / seconds, static_cast<double>(files) / seconds);
+    fmt::print(
+        "dense bazel_workspace: {} files, {:.1f} MB in {:.3f} s ({:.1f} MB/s, {:.0f} "
+        "files/s)\n",
+        files, static_cast<double>(total) / 1e6, seconds, static_cast<double>(total) / 1e6 / seconds,
+        static_cast<double>(files) / seconds);
   }
   fs::remove_all(dir);
   return 0;

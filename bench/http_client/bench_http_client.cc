@@ -36,8 +36,8 @@ namespace pe::bench {
 
 using runner::KillGroup;
 using runner::ReapGroup;
-using runner::ResolveProgram;
 using runner::ResolvedProgram;
+using runner::ResolveProgram;
 namespace {
 
 struct Options {
@@ -91,8 +91,7 @@ pid_t Spawn(std::vector<std::string> args, int stdout_fd) {
 
 bool Exited(pid_t pid) {
   siginfo_t info = {};
-  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 ||
-         info.si_pid != 0;
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0;
 }
 
 void StopAndReap(pid_t pid) {
@@ -112,8 +111,7 @@ class Server {
     for (int attempt = 0; attempt < 5; ++attempt) {
       port_ = http::PickFreePort();
       pid_ = Spawn({STUB_HTTP_SERVER, "--port", std::to_string(port_)}, -1);
-      const http::HealthResult health =
-          http::WaitUntilHealthy(port_, "/health", 5.0, [this] { return !Exited(pid_); });
+      const http::HealthResult health = http::WaitUntilHealthy(port_, "/health", 5.0, [this] { return !Exited(pid_); });
       if (health.healthy) return;
       StopAndReap(pid_);  // the port was taken meanwhile (exit 98): try another
       pid_ = -1;
@@ -165,8 +163,8 @@ struct Figures {
 };
 
 Figures RunClient(const Server& server, int requests_count, const Options& options) {
-  const std::vector<http::Request> requests(
-      requests_count, http::Request{.target = "/x", .body = {}, .content_type = {}});
+  const std::vector<http::Request> requests(requests_count,
+                                            http::Request{.target = "/x", .body = {}, .content_type = {}});
   const double cpu_before = CpuSeconds();
   const double server_before = ProcessCpuSeconds(server.pid());
   const http::LoadResult load =
@@ -184,10 +182,9 @@ Figures RunClient(const Server& server, int requests_count, const Options& optio
 double RunWrk(const std::string& wrk, int port, const Options& options) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
-  const pid_t pid =
-      Spawn({wrk, "-t1", fmt::format("-c{}", options.concurrency),
-             fmt::format("-d{}s", options.wrk_seconds), fmt::format("http://127.0.0.1:{}/x", port)},
-            pipe_fds[1]);
+  const pid_t pid = Spawn({wrk, "-t1", fmt::format("-c{}", options.concurrency),
+                           fmt::format("-d{}s", options.wrk_seconds), fmt::format("http://127.0.0.1:{}/x", port)},
+                          pipe_fds[1]);
   ::close(pipe_fds[1]);
   std::string output;
   char chunk[4096];
@@ -207,8 +204,7 @@ double RunWrk(const std::string& wrk, int port, const Options& options) {
       !std::regex_search(output, match, std::regex(R"(Requests/sec:\s+([0-9.]+))"))) {
     throw std::runtime_error("wrk failed:\n" + output);
   }
-  if (output.find("Non-2xx") != std::string::npos ||
-      output.find("Socket errors") != std::string::npos) {
+  if (output.find("Non-2xx") != std::string::npos || output.find("Socket errors") != std::string::npos) {
     throw std::runtime_error("wrk saw errors:\n" + output);
   }
   return std::stod(match[1]);
@@ -238,8 +234,8 @@ int Run(int argc, char** argv) {
         "client  {} requests over {} connections: {:.3f} s, {:.0f} req/s, "
         "{:.1f} us client CPU per request (client CPU {:.0f}%, server CPU {:.0f}%)\n",
         options.requests, options.concurrency, client.wall_s, client.rate,
-        1e6 * client.client_cpu_share * client.wall_s / options.requests,
-        100 * client.client_cpu_share, 100 * client.server_cpu_share);
+        1e6 * client.client_cpu_share * client.wall_s / options.requests, 100 * client.client_cpu_share,
+        100 * client.server_cpu_share);
     if (!wrk.error.empty()) {
       fmt::print("wrk     wrk not installed\n");
       continue;
@@ -250,17 +246,16 @@ int Run(int argc, char** argv) {
     const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
     const double server_share = (ProcessCpuSeconds(server.pid()) - server_before) / wall_s;
     wrk_rates.push_back(wrk_rate);
-    fmt::print("wrk     -t1 -c{} -d{}s: {:.0f} req/s (server CPU {:.0f}%)\n", options.concurrency,
-               options.wrk_seconds, wrk_rate, 100 * server_share);
+    fmt::print("wrk     -t1 -c{} -d{}s: {:.0f} req/s (server CPU {:.0f}%)\n", options.concurrency, options.wrk_seconds,
+               wrk_rate, 100 * server_share);
   }
   if (wrk_rates.empty()) {
     fmt::print("median  client {:.0f} req/s\n", Median(client_rates));
     return 0;
   }
   const double ratio = Median(client_rates) / Median(wrk_rates);
-  fmt::print("median  client {:.0f} req/s, wrk {:.0f} req/s: client / wrk = {:.2f} ({})\n",
-             Median(client_rates), Median(wrk_rates), ratio,
-             ratio >= 0.5 ? "meets the aim of >= 0.5" : "BELOW the aim of >= 0.5");
+  fmt::print("median  client {:.0f} req/s, wrk {:.0f} req/s: client / wrk = {:.2f} ({})\n", Median(client_rates),
+             Median(wrk_rates), ratio, ratio >= 0.5 ? "meets the aim of >= 0.5" : "BELOW the aim of >= 0.5");
   return 0;
 }
 

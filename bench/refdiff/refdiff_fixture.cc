@@ -85,9 +85,9 @@ int main(int argc, char** argv) {
     std::vector<std::string> sources;
     for (int s = 0; s < 4; ++s) {
       std::string name = "file" + std::to_string(s) + ".cc";
-      WriteText(dir / "workspace" / package / name,
-                "// " + package + "/" + name + "\nint f" + std::to_string(p) + "_" + std::to_string(s) +
-                    "() { return " + std::to_string(random() % 1000) + "; }\n// " + filler + "\n");
+      WriteText(dir / "workspace" / package / name, "// " + package + "/" + name + "\nint f" + std::to_string(p) + "_" +
+                                                        std::to_string(s) + "() { return " +
+                                                        std::to_string(random() % 1000) + "; }\n// " + filler + "\n");
       blaze_query::Target source;
       source.set_type(blaze_query::Target::SOURCE_FILE);
       source.mutable_source_file()->set_name(prefix + name);

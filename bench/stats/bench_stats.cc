@@ -75,8 +75,7 @@ int main(int argc, char** argv) {
     wall.push_back(t.wall);
     cpu.push_back(t.cpu);
   }
-  std::printf("AnalyzePaired: %d rounds, %d resamples, %d repetitions\n", kRounds,
-              input.resamples, repetitions);
+  std::printf("AnalyzePaired: %d rounds, %d resamples, %d repetitions\n", kRounds, input.resamples, repetitions);
   std::printf("  wall median %.2f ms (min %.2f, max %.2f)   cpu median %.2f ms   (aim: under 50 ms)\n",
               Median(wall) * 1e3, *std::min_element(wall.begin(), wall.end()) * 1e3,
               *std::max_element(wall.begin(), wall.end()) * 1e3, Median(cpu) * 1e3);

@@ -106,8 +106,13 @@ QueryResult QueryAllTargets(const BazelOptions& options) {
   TempFile query_file("query");
   WriteFile(query_file.path(), QueryExpression(bzlmod, options.exclude_external_targets));
   TempFile output_file("targets");
-  std::vector<std::string> query = {"query", "--output", "streamed_proto", "--order_output=no",
-                                    "--proto:instantiation_stack", "--query_file", query_file.path().string()};
+  std::vector<std::string> query = {"query",
+                                    "--output",
+                                    "streamed_proto",
+                                    "--order_output=no",
+                                    "--proto:instantiation_stack",
+                                    "--query_file",
+                                    query_file.path().string()};
   if (HasOutputFile(version)) {
     query.push_back("--output_file");  // two words, as upstream passes it
     query.push_back(output_file.path().string());

@@ -76,9 +76,12 @@ class ArgReader {
   // A picocli negatable boolean: "--name" sets true, "--no-name" (its "--no-" form) false.
   bool Negatable(const char* name, std::optional<bool>& value) {
     std::string negated = std::string("--no-") + (name + 2);
-    if (Peek() == name) value = true;
-    else if (Peek() == negated) value = false;
-    else return false;
+    if (Peek() == name)
+      value = true;
+    else if (Peek() == negated)
+      value = false;
+    else
+      return false;
     ++next_;
     return true;
   }
@@ -145,18 +148,30 @@ int GenerateHashes(const std::vector<std::string>& args, const Flavour& flavour)
   bool has_output = false;
   ArgReader reader(args, 1);
   while (!reader.Done()) {
-    if (reader.Flag({"-w", "--workspacePath"})) bazel.workspace = reader.Value();
-    else if (reader.Flag({"-b", "--bazelPath"})) bazel.bazel = reader.Value();
-    else if (reader.Flag({"-so", "--bazelStartupOptions"})) bazel.startup_options = SplitWords(reader.Value());
-    else if (reader.Negatable("--excludeExternalTargets", exclude_external)) continue;
-    else if (reader.Negatable("--includeTargetType", include_type)) continue;
-    else if (reader.Flag({"-tt", "--targetType"})) AddTargetTypes(reader.Value(), target_types);
-    else if (reader.Flag({"--threads"})) threads = ParseThreads(reader.Value());
-    else if (reader.Flag({"-d", "--depEdgesFile"})) dep_edges_output = reader.Value();
-    else if (reader.Flag({"--perturb"})) json.perturb_label = reader.Value();
-    else if (reader.Peek().starts_with("-") && reader.Peek() != "-") UnknownOption(args[0], reader.Peek());
-    else if (!has_output) output = reader.Positional(), has_output = true;
-    else throw RefDiffError("generate-hashes takes one output file, got '" + output + "' and '" + reader.Peek() + "'");
+    if (reader.Flag({"-w", "--workspacePath"}))
+      bazel.workspace = reader.Value();
+    else if (reader.Flag({"-b", "--bazelPath"}))
+      bazel.bazel = reader.Value();
+    else if (reader.Flag({"-so", "--bazelStartupOptions"}))
+      bazel.startup_options = SplitWords(reader.Value());
+    else if (reader.Negatable("--excludeExternalTargets", exclude_external))
+      continue;
+    else if (reader.Negatable("--includeTargetType", include_type))
+      continue;
+    else if (reader.Flag({"-tt", "--targetType"}))
+      AddTargetTypes(reader.Value(), target_types);
+    else if (reader.Flag({"--threads"}))
+      threads = ParseThreads(reader.Value());
+    else if (reader.Flag({"-d", "--depEdgesFile"}))
+      dep_edges_output = reader.Value();
+    else if (reader.Flag({"--perturb"}))
+      json.perturb_label = reader.Value();
+    else if (reader.Peek().starts_with("-") && reader.Peek() != "-")
+      UnknownOption(args[0], reader.Peek());
+    else if (!has_output)
+      output = reader.Positional(), has_output = true;
+    else
+      throw RefDiffError("generate-hashes takes one output file, got '" + output + "' and '" + reader.Peek() + "'");
   }
   if (bazel.workspace.empty()) throw RefDiffError("generate-hashes needs -w WORKSPACE");
   json.exclude_external_targets = exclude_external.value_or(false);
@@ -188,17 +203,28 @@ int GetImpactedTargets(const std::vector<std::string>& args) {
   ImpactedOptions options;
   ArgReader reader(args, 1);
   while (!reader.Done()) {
-    if (reader.Flag({"-sh", "--startingHashes"})) start_path = reader.Value();
-    else if (reader.Flag({"-fh", "--finalHashes"})) final_path = reader.Value();
-    else if (reader.Flag({"-d", "--depEdgesFile"})) dep_edges_path = reader.Value();
-    else if (reader.Flag({"-o", "--output"})) output = reader.Value();
-    else if (reader.Flag({"-w", "--workspacePath"})) bazel.workspace = reader.Value();
-    else if (reader.Flag({"-b", "--bazelPath"})) bazel.bazel = reader.Value();
-    else if (reader.Flag({"-so", "--bazelStartupOptions"})) bazel.startup_options = SplitWords(reader.Value());
-    else if (reader.Flag({"-tt", "--targetType"})) AddTargetTypes(reader.Value(), options.target_types);
-    else if (reader.Negatable("--excludeExternalTargets", exclude_external)) continue;
-    else if (reader.Negatable("--noBazelrc", no_bazelrc)) continue;
-    else UnknownOption(args[0], reader.Peek());
+    if (reader.Flag({"-sh", "--startingHashes"}))
+      start_path = reader.Value();
+    else if (reader.Flag({"-fh", "--finalHashes"}))
+      final_path = reader.Value();
+    else if (reader.Flag({"-d", "--depEdgesFile"}))
+      dep_edges_path = reader.Value();
+    else if (reader.Flag({"-o", "--output"}))
+      output = reader.Value();
+    else if (reader.Flag({"-w", "--workspacePath"}))
+      bazel.workspace = reader.Value();
+    else if (reader.Flag({"-b", "--bazelPath"}))
+      bazel.bazel = reader.Value();
+    else if (reader.Flag({"-so", "--bazelStartupOptions"}))
+      bazel.startup_options = SplitWords(reader.Value());
+    else if (reader.Flag({"-tt", "--targetType"}))
+      AddTargetTypes(reader.Value(), options.target_types);
+    else if (reader.Negatable("--excludeExternalTargets", exclude_external))
+      continue;
+    else if (reader.Negatable("--noBazelrc", no_bazelrc))
+      continue;
+    else
+      UnknownOption(args[0], reader.Peek());
   }
   if (start_path.empty()) throw RefDiffError("get-impacted-targets needs -sh START.json");
   if (final_path.empty()) throw RefDiffError("get-impacted-targets needs -fh FINAL.json");
@@ -216,8 +242,9 @@ int GetImpactedTargets(const std::vector<std::string>& args) {
     options.exclude_external_targets = IsBzlmod(bazel);
   }
   if (start_file.module_graph_json != final_file.module_graph_json) {
-    std::fprintf(stderr, "bazel-diff-ref: warning: the module graphs differ; targets are compared by hash only "
-                         "(upstream also queries rdeps of the changed modules)\n");
+    std::fprintf(stderr,
+                 "bazel-diff-ref: warning: the module graphs differ; targets are compared by hash only "
+                 "(upstream also queries rdeps of the changed modules)\n");
   }
   if (dep_edges_path.empty()) {
     WriteOutput(output, FormatImpactedLines(ImpactedLabels(start_file.hashes, final_file.hashes, options)));
@@ -247,16 +274,26 @@ int RunServe(const std::vector<std::string>& args, const Flavour& flavour) {
   options.threads = flavour.default_threads;
   ArgReader reader(args, 1);
   while (!reader.Done()) {
-    if (reader.Flag({"--port"})) options.port = ParsePort(reader.Value());
-    else if (reader.Flag({"-w", "--workspacePath"})) options.repo = reader.Value();
-    else if (reader.Flag({"-b", "--bazelPath"})) options.bazel = reader.Value();
-    else if (reader.Flag({"-so", "--bazelStartupOptions"})) options.startup_options = SplitWords(reader.Value());
-    else if (reader.Flag({"--cacheDir"})) options.cache_dir = reader.Value();
-    else if (reader.Flag({"--gitPath"})) options.git = reader.Value();
-    else if (reader.Flag({"--threads"})) options.threads = ParseThreads(reader.Value());
-    else if (reader.Flag({"--host"})) options.host = reader.Value();
-    else if (reader.Flag({"--port-file"})) options.port_file = reader.Value();
-    else UnknownOption(args[0], reader.Peek());
+    if (reader.Flag({"--port"}))
+      options.port = ParsePort(reader.Value());
+    else if (reader.Flag({"-w", "--workspacePath"}))
+      options.repo = reader.Value();
+    else if (reader.Flag({"-b", "--bazelPath"}))
+      options.bazel = reader.Value();
+    else if (reader.Flag({"-so", "--bazelStartupOptions"}))
+      options.startup_options = SplitWords(reader.Value());
+    else if (reader.Flag({"--cacheDir"}))
+      options.cache_dir = reader.Value();
+    else if (reader.Flag({"--gitPath"}))
+      options.git = reader.Value();
+    else if (reader.Flag({"--threads"}))
+      options.threads = ParseThreads(reader.Value());
+    else if (reader.Flag({"--host"}))
+      options.host = reader.Value();
+    else if (reader.Flag({"--port-file"}))
+      options.port_file = reader.Value();
+    else
+      UnknownOption(args[0], reader.Peek());
   }
   if (options.repo.empty()) throw RefDiffError("serve needs -w REPO (the git repository)");
   if (options.cache_dir.empty()) throw RefDiffError("serve needs --cacheDir DIR (hashes kept per commit)");

@@ -47,8 +47,7 @@ std::string ToHex(const Digest& digest) {
 }
 
 Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
-  if (ctx_ == nullptr || Sha256Algorithm() == nullptr ||
-      EVP_DigestInit_ex(ctx_, Sha256Algorithm(), nullptr) != 1) {
+  if (ctx_ == nullptr || Sha256Algorithm() == nullptr || EVP_DigestInit_ex(ctx_, Sha256Algorithm(), nullptr) != 1) {
     throw RefDiffError("OpenSSL cannot provide SHA-256");
   }
 }

@@ -36,8 +36,7 @@ std::filesystem::path FindOnPath(const std::string& name) {
   }
 }
 
-GitRepo::GitRepo(std::filesystem::path git, std::filesystem::path repo)
-    : git_(std::move(git)), repo_(std::move(repo)) {
+GitRepo::GitRepo(std::filesystem::path git, std::filesystem::path repo) : git_(std::move(git)), repo_(std::move(repo)) {
   std::error_code error;
   if (!std::filesystem::is_directory(repo_, error)) {
     throw RefDiffError("repository " + repo_.string() + " is not a directory");
@@ -60,8 +59,8 @@ std::optional<std::string> GitRepo::ResolveCommit(const std::string& rev) const 
 }
 
 void GitRepo::AddWorktree(const std::filesystem::path& dir, const std::string& commit) const {
-  ProcessResult result = RunProcess(
-      {{git_.string(), "worktree", "add", "--quiet", "--detach", dir.string(), commit}, repo_, {}});
+  ProcessResult result =
+      RunProcess({{git_.string(), "worktree", "add", "--quiet", "--detach", dir.string(), commit}, repo_, {}});
   if (result.exit_code != 0) {
     std::string detail = LastLine(result.stderr_text);
     throw RefDiffError("'git worktree add' of " + commit + " failed with exit code " +

@@ -13,11 +13,21 @@ void AppendJsonString(std::string& out, std::string_view text) {
   out += '"';
   for (char c : text) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           out += "\\u00";
@@ -53,8 +63,7 @@ bool IncludedInHashes(const Target& target, const HashJsonOptions& options) {
   return Included(target.label, target.kind, options);
 }
 
-std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const HashJsonOptions& options,
-                             int threads) {
+std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const HashJsonOptions& options, int threads) {
   struct Entry {
     std::string key;
     const HashedTarget* target;
@@ -65,9 +74,9 @@ std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const Has
     if (!IncludedInHashes(target, options)) continue;
     entries.push_back({target.label, &target});
   }
-  if (!options.perturb_label.empty() &&
-      std::none_of(entries.begin(), entries.end(),
-                   [&](const Entry& entry) { return entry.target->label == options.perturb_label; })) {
+  if (!options.perturb_label.empty() && std::none_of(entries.begin(), entries.end(), [&](const Entry& entry) {
+        return entry.target->label == options.perturb_label;
+      })) {
     throw RefDiffError("--perturb names " + options.perturb_label + ", which is not a target in the output");
   }
 

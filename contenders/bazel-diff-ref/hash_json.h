@@ -33,8 +33,7 @@ bool IncludedInHashes(const Target& target, const HashJsonOptions& options);
 
 // Throws RefDiffError when perturb_label names no target. Entries are formatted on `threads`
 // threads; the bytes do not depend on it.
-std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const HashJsonOptions& options,
-                             int threads = 1);
+std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const HashJsonOptions& options, int threads = 1);
 
 // True for //external:* and labels of other repositories (@repo//..., but not @// or @@//).
 bool IsExternalLabel(std::string_view label);

@@ -2,11 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
-#include <optional>
-#include <thread>
-#include <vector>
-
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -15,6 +10,10 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <csignal>
+#include <optional>
+#include <thread>
+#include <vector>
 
 namespace pe::refdiff {
 namespace {
@@ -66,8 +65,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (error) return Close();
     busy_ = true;
     http::request<http::string_body> request = parser_->release();
-    HttpRequest plain{std::string(request.method_string()), std::string(request.target()),
-                      std::move(request.body())};
+    HttpRequest plain{std::string(request.method_string()), std::string(request.target()), std::move(request.body())};
     HttpReply reply;
     try {
       reply = state_.handler(plain);

@@ -30,8 +30,7 @@ using HttpHandler = std::function<HttpReply(const HttpRequest&)>;
 // Binding failed because another socket holds the address.
 class AddressInUse : public RefDiffError {
  public:
-  explicit AddressInUse(const std::string& address)
-      : RefDiffError("address already in use: " + address) {}
+  explicit AddressInUse(const std::string& address) : RefDiffError("address already in use: " + address) {}
 };
 
 class HttpServer {

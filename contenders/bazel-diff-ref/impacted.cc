@@ -46,14 +46,15 @@ bool Accepted(const ImpactedOptions& options, const HashEntries& final_hashes, s
   if (!options.target_types) return true;
   std::string_view type = TypeOfHash(*FindHash(final_hashes, label));
   if (type.empty()) {
-    throw RefDiffError("No target type info found, please re-generate the target hashes JSON with --includeTargetType!");
+    throw RefDiffError(
+        "No target type info found, please re-generate the target hashes JSON with --includeTargetType!");
   }
   return options.target_types->contains(type);
 }
 
 // Filters `labels` by `options` and puts them in upstream's order.
-void FilterAndOrder(std::vector<std::string>& labels, const HashEntries& start_hashes,
-                    const HashEntries& final_hashes, const ImpactedOptions& options) {
+void FilterAndOrder(std::vector<std::string>& labels, const HashEntries& start_hashes, const HashEntries& final_hashes,
+                    const ImpactedOptions& options) {
   std::erase_if(labels, [&](const std::string& label) { return !Accepted(options, final_hashes, label); });
   std::vector<std::pair<int, std::string>> ranked;
   ranked.reserve(labels.size());
@@ -68,9 +69,7 @@ void FilterAndOrder(std::vector<std::string>& labels, const HashEntries& start_h
 
 }  // namespace
 
-std::string_view PackageOf(std::string_view label) {
-  return label.substr(0, label.find(':'));
-}
+std::string_view PackageOf(std::string_view label) { return label.substr(0, label.find(':')); }
 
 std::vector<std::string> ImpactedLabels(const HashEntries& start_hashes, const HashEntries& final_hashes,
                                         const ImpactedOptions& options) {
@@ -79,9 +78,8 @@ std::vector<std::string> ImpactedLabels(const HashEntries& start_hashes, const H
   return labels;
 }
 
-std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashes,
-                                                  const HashEntries& final_hashes, const DepEdgeMap& edges,
-                                                  const ImpactedOptions& options,
+std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashes, const HashEntries& final_hashes,
+                                                  const DepEdgeMap& edges, const ImpactedOptions& options,
                                                   std::vector<std::string>* warnings) {
   std::vector<std::string> labels = ChangedLabels(start_hashes, final_hashes);
   const std::size_t n = labels.size();
@@ -152,14 +150,17 @@ std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashe
       int cost = package_distance[d] + (PackageOf(labels[t]) != package ? 1 : 0);
       if (package_distance[t] != kUnset && package_distance[t] <= cost) continue;
       package_distance[t] = cost;
-      if (cost == package_distance[d]) sources.push_front(t);
-      else sources.push_back(t);
+      if (cost == package_distance[d])
+        sources.push_front(t);
+      else
+        sources.push_back(t);
     }
   }
 
   for (std::size_t i = 0; i < n; ++i) {
     if (target_distance[i] == kUnset) {
-      throw RefDiffError(labels[i] + " is impacted only through a dependency cycle of impacted targets "
+      throw RefDiffError(labels[i] +
+                         " is impacted only through a dependency cycle of impacted targets "
                          "that no changed target feeds");
     }
   }

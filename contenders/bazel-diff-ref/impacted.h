@@ -41,9 +41,8 @@ std::vector<std::string> ImpactedLabels(const HashEntries& start_hashes, const H
 // A target impacted only indirectly with no entry in `edges`, or none of whose dependencies are
 // impacted, gets 0 and 0 and a line in *warnings (upstream issue #268). Throws RefDiffError when
 // impacted targets depend on each other in a cycle that no changed target feeds.
-std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashes,
-                                                  const HashEntries& final_hashes, const DepEdgeMap& edges,
-                                                  const ImpactedOptions& options = {},
+std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashes, const HashEntries& final_hashes,
+                                                  const DepEdgeMap& edges, const ImpactedOptions& options = {},
                                                   std::vector<std::string>* warnings = nullptr);
 
 // What upstream counts as a label's package when it measures packageDistance: everything before

@@ -28,8 +28,7 @@ Digest HashRuleBody(const blaze_query::Rule& rule, Sha256& hasher) {
   for (const auto& attribute : rule.attribute()) {
     if (attribute.name() != "generator_location") attributes.push_back(&attribute);
   }
-  std::sort(attributes.begin(), attributes.end(),
-            [](const auto* a, const auto* b) { return a->name() < b->name(); });
+  std::sort(attributes.begin(), attributes.end(), [](const auto* a, const auto* b) { return a->name() < b->name(); });
   thread_local std::string bytes;
   for (const auto* attribute : attributes) {
     bytes.clear();
@@ -72,8 +71,7 @@ void ConvertRule(const blaze_query::Rule& rule, Sha256& hasher, Target& target) 
     if (!file.empty()) target.bzl_files.emplace_back(file);
   }
   std::sort(target.bzl_files.begin(), target.bzl_files.end());
-  target.bzl_files.erase(std::unique(target.bzl_files.begin(), target.bzl_files.end()),
-                         target.bzl_files.end());
+  target.bzl_files.erase(std::unique(target.bzl_files.begin(), target.bzl_files.end()), target.bzl_files.end());
   target.rule_body = HashRuleBody(rule, hasher);
 }
 
@@ -133,9 +131,8 @@ std::vector<Frame> SplitFrames(std::string_view stream) {
       if ((byte & 0x80) == 0) break;
     }
     if (size > stream.size() - pos) {
-      throw RefDiffError("query output is truncated at byte " + std::to_string(start) + " (a " +
-                         std::to_string(size) + "-byte target with " +
-                         std::to_string(stream.size() - pos) + " bytes left)");
+      throw RefDiffError("query output is truncated at byte " + std::to_string(start) + " (a " + std::to_string(size) +
+                         "-byte target with " + std::to_string(stream.size() - pos) + " bytes left)");
     }
     frames.push_back({pos, static_cast<std::size_t>(size)});
     pos += size;
@@ -172,8 +169,7 @@ std::vector<Target> DecodeTargets(std::string_view stream, int threads) {
   });
 
   if (first_bad.load() != std::numeric_limits<std::size_t>::max()) {
-    throw RefDiffError("query output has a target that does not decode at byte " +
-                       std::to_string(first_bad.load()));
+    throw RefDiffError("query output has a target that does not decode at byte " + std::to_string(first_bad.load()));
   }
   std::size_t out = 0;
   for (std::size_t i = 0; i < targets.size(); ++i) {

@@ -8,9 +8,9 @@
 
 #include "error.h"
 #include "query_stream.h"
-#include "temp_file.h"
 #include "target_graph.h"
 #include "target_hasher.h"
+#include "temp_file.h"
 
 namespace pe::refdiff {
 namespace {
@@ -54,9 +54,7 @@ RevisionCache::~RevisionCache() {
   }
 }
 
-std::optional<std::string> RevisionCache::ResolveCommit(const std::string& rev) {
-  return repo_.ResolveCommit(rev);
-}
+std::optional<std::string> RevisionCache::ResolveCommit(const std::string& rev) { return repo_.ResolveCommit(rev); }
 
 std::shared_ptr<const HashEntries> RevisionCache::Hashes(const std::string& commit) {
   using Result = std::shared_ptr<const HashEntries>;

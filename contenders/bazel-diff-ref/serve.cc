@@ -35,20 +35,24 @@ int Serve(const ServeOptions& options) {
   std::filesystem::path bazel = options.bazel;
   // bazel runs inside each commit's checkout: a relative path means relative to where we
   // started, and a bare name is looked up on PATH now rather than failing every request later.
-  if (!bazel.has_parent_path()) bazel = FindOnPath(options.bazel.string());
-  else if (bazel.is_relative()) bazel = std::filesystem::absolute(bazel);
+  if (!bazel.has_parent_path())
+    bazel = FindOnPath(options.bazel.string());
+  else if (bazel.is_relative())
+    bazel = std::filesystem::absolute(bazel);
   if (bazel.empty() || access(bazel.c_str(), X_OK) != 0) {
     throw RefDiffError("bazel " + options.bazel.string() + " is not an executable file");
   }
   std::error_code error;
   std::filesystem::create_directories(options.cache_dir, error);
-  if (error) throw RefDiffError("cannot create the cache directory " + options.cache_dir.string() + ": " + error.message());
+  if (error)
+    throw RefDiffError("cannot create the cache directory " + options.cache_dir.string() + ": " + error.message());
   int threads = EffectiveThreads(options.threads);
 
   ServeRoutes routes;
   std::optional<HttpServer> server;
   try {
-    server.emplace(options.host, options.port, [&routes](const HttpRequest& request) { return routes.Answer(request); });
+    server.emplace(options.host, options.port,
+                   [&routes](const HttpRequest& request) { return routes.Answer(request); });
   } catch (const AddressInUse& error) {
     std::fprintf(stderr, "bazel-diff-ref: %s\n", error.what());
     return kExitAddressInUse;

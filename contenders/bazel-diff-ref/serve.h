@@ -14,14 +14,14 @@ constexpr int kExitAddressInUse = 98;
 
 struct ServeOptions {
   std::string host = "127.0.0.1";
-  int port = 8080;                     // upstream's default; 0: a port the kernel picks (see port_file)
-  std::filesystem::path repo;          // the git repository (its work tree)
-  std::filesystem::path bazel = "bazel";  // run in each commit's checkout; a bare name is looked up on PATH
+  int port = 8080;                           // upstream's default; 0: a port the kernel picks (see port_file)
+  std::filesystem::path repo;                // the git repository (its work tree)
+  std::filesystem::path bazel = "bazel";     // run in each commit's checkout; a bare name is looked up on PATH
   std::vector<std::string> startup_options;  // -so: before each bazel command
-  std::filesystem::path cache_dir;     // hashes per commit, kept across restarts (upstream's --cacheDir)
-  std::filesystem::path git = "git";   // --gitPath
-  int threads = 1;                     // request threads, and threads hashing one commit; 0 = all cores
-  std::filesystem::path port_file;     // when set, the bound port is written there once listening
+  std::filesystem::path cache_dir;           // hashes per commit, kept across restarts (upstream's --cacheDir)
+  std::filesystem::path git = "git";         // --gitPath
+  int threads = 1;                           // request threads, and threads hashing one commit; 0 = all cores
+  std::filesystem::path port_file;           // when set, the bound port is written there once listening
 };
 
 // Listens, verifies the repository, answers until SIGTERM or SIGINT, then returns 0 (after the

@@ -1,7 +1,6 @@
 #include "serve_routes.h"
 
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "error.h"

@@ -34,8 +34,7 @@ ProcessResult RunProcess(const ProcessRequest& request) {
   // megabytes never sits in a pipe buffer waiting for us.
   TempFile captured_stdout("stdout");
   TempFile captured_stderr("stderr");
-  const std::filesystem::path& stdout_path =
-      request.stdout_path.empty() ? captured_stdout.path() : request.stdout_path;
+  const std::filesystem::path& stdout_path = request.stdout_path.empty() ? captured_stdout.path() : request.stdout_path;
 
   SpawnActions actions;
   posix_spawn_file_actions_addopen(actions.get(), 0, "/dev/null", O_RDONLY, 0);

@@ -8,9 +8,9 @@
 namespace pe::refdiff {
 
 struct ProcessRequest {
-  std::vector<std::string> argv;     // argv[0] is the program's path
-  std::filesystem::path cwd;         // empty: ours
-  std::filesystem::path stdout_path; // empty: captured into ProcessResult::stdout_text
+  std::vector<std::string> argv;      // argv[0] is the program's path
+  std::filesystem::path cwd;          // empty: ours
+  std::filesystem::path stdout_path;  // empty: captured into ProcessResult::stdout_text
 };
 
 struct ProcessResult {

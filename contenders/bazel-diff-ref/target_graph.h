@@ -14,8 +14,8 @@ namespace pe::refdiff {
 class TargetGraph {
  public:
   struct Input {
-    std::string_view label;     // points into the Target that lists it
-    std::int32_t target = -1;   // index into targets(), or -1 when no target has that label
+    std::string_view label;    // points into the Target that lists it
+    std::int32_t target = -1;  // index into targets(), or -1 when no target has that label
   };
 
   // Sorting makes every later step independent of the stream's order. Inputs are resolved on
@@ -40,8 +40,8 @@ class TargetGraph {
   // Label -> index: resolving ~3 inputs per target by binary search over 200,000 labels with long
   // shared prefixes ("//pkg12/sub34:...") was the largest serial cost in profiles.
   std::unordered_map<std::string_view, std::int32_t> index_;
-  std::vector<Input> inputs_;          // all targets' inputs, back to back
-  std::vector<std::size_t> offsets_;   // target i's inputs are [offsets_[i], offsets_[i+1])
+  std::vector<Input> inputs_;         // all targets' inputs, back to back
+  std::vector<std::size_t> offsets_;  // target i's inputs are [offsets_[i], offsets_[i+1])
 };
 
 }  // namespace pe::refdiff

@@ -65,7 +65,8 @@ Digest HashSource(const Target& target, const HashOptions& options, Sha256& hash
   bool owner_exec = false;
   std::filesystem::path path = SourcePath(options.workspace, target.label);
   if (!path.empty() && HashFileInto(path, hasher, owner_exec)) {
-    hasher.Update(std::string_view("\x01", 1)).Update(owner_exec ? std::string_view("\x01", 1) : std::string_view("\x00", 1));
+    hasher.Update(std::string_view("\x01", 1))
+        .Update(owner_exec ? std::string_view("\x01", 1) : std::string_view("\x00", 1));
   } else {
     hasher.Update(std::string_view("\x00", 1));
   }
@@ -105,8 +106,7 @@ void HashDirect(const TargetGraph& graph, const HashOptions& options, const BzlD
   });
 }
 
-void HashTransitive(const TargetGraph& graph, std::size_t i, Sha256& hasher,
-                    std::vector<HashedTarget>& out) {
+void HashTransitive(const TargetGraph& graph, std::size_t i, Sha256& hasher, std::vector<HashedTarget>& out) {
   const Target& target = graph.targets()[i];
   if (target.kind == TargetKind::kGeneratedFile) {
     std::int32_t rule = graph.inputs(i).empty() ? -1 : graph.inputs(i)[0].target;
@@ -161,8 +161,10 @@ void HashTransitive(const TargetGraph& graph, std::size_t i, Sha256& hasher,
 
 std::filesystem::path SourcePath(const std::filesystem::path& workspace, std::string_view label) {
   // The main repository may be spelled //, @// or @@//.
-  if (label.starts_with("@@//")) label.remove_prefix(2);
-  else if (label.starts_with("@//")) label.remove_prefix(1);
+  if (label.starts_with("@@//"))
+    label.remove_prefix(2);
+  else if (label.starts_with("@//"))
+    label.remove_prefix(1);
   if (!label.starts_with("//") || label.starts_with("//external:")) return {};
   label.remove_prefix(2);
   std::size_t colon = label.find(':');

@@ -1,9 +1,5 @@
 #include "engine/analysis/analyze.h"
 
-#include "engine/analysis/sequences.h"
-#include "engine/model/samples.h"
-#include "engine/units/units.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +7,9 @@
 #include <limits>
 #include <map>
 
+#include "engine/analysis/sequences.h"
+#include "engine/model/samples.h"
+#include "engine/units/units.h"
 #include "stats/analysis.h"
 #include "stats/descriptive.h"
 #include "stats/error.h"
@@ -156,9 +155,8 @@ void CompareLogic(const RunResult& run, const WorkloadResult* startup, WorkloadR
   c.candidate_logic_s = k_logic;
   const double b_floor = LogicFloor(b->median_wall_s, StartupNoise(*startup, run.baseline));
   const double k_floor = LogicFloor(k->median_wall_s, StartupNoise(*startup, run.candidate));
-  for (auto [name, logic, floor, startup_median] :
-       {std::tuple{run.baseline, b_logic, b_floor, bs->median_wall_s},
-        std::tuple{run.candidate, k_logic, k_floor, ks->median_wall_s}}) {
+  for (auto [name, logic, floor, startup_median] : {std::tuple{run.baseline, b_logic, b_floor, bs->median_wall_s},
+                                                    std::tuple{run.candidate, k_logic, k_floor, ks->median_wall_s}}) {
     if (logic <= floor) {
       c.logic_note = fmt::format(
           "startup-bound: {}'s time after start-up ({} = {} - {}) is below the {} that separates work from start-up "
@@ -181,9 +179,12 @@ Interval FromBootstrap(const stats::BootstrapResult& b, double estimate, int rou
   // BCa corrects the percentile interval for bias and skew (Efron & Tibshirani 1993, ch. 14);
   // it is withheld, and the percentile interval given instead, where it cannot be trusted.
   std::string why;
-  if (!b.bca) why = "BCa undefined";
-  else if (rounds < kBcaMinRounds) why = fmt::format("BCa withheld below {} rounds", kBcaMinRounds);
-  else if (std::abs(b.bias_correction) > kBcaMaxBias) why = fmt::format("BCa withheld: bias correction z0 = {:.2f}", b.bias_correction);
+  if (!b.bca)
+    why = "BCa undefined";
+  else if (rounds < kBcaMinRounds)
+    why = fmt::format("BCa withheld below {} rounds", kBcaMinRounds);
+  else if (std::abs(b.bias_correction) > kBcaMaxBias)
+    why = fmt::format("BCa withheld: bias correction z0 = {:.2f}", b.bias_correction);
   const bool bca = why.empty();
   const stats::Bounds bounds = bca ? *b.bca : *b.percentile;
   return {estimate, bounds.low, bounds.high, b.level,
@@ -234,8 +235,8 @@ void AddStatistics(const RunResult& run, const WorkloadResult* startup, const st
 // CPU time (user + system) is the figure no-regression gates read: less sensitive than wall
 // time to what else the machine is doing. The interval is Hodges-Lehmann on the per-round
 // log-ratios, distribution-free (Hollander & Wolfe 1999, ch. 3), as Duel gates on.
-void CompareCpuAndCounts(const Series& base, const Series& cand, const ContenderSummary& b,
-                         const ContenderSummary& k, const Thresholds& thresholds, Comparison& c) {
+void CompareCpuAndCounts(const Series& base, const Series& cand, const ContenderSummary& b, const ContenderSummary& k,
+                         const Thresholds& thresholds, Comparison& c) {
   if (b.median_cpu_s > 0) c.cpu_ratio = k.median_cpu_s / b.median_cpu_s;
   std::vector<double> log_ratios;
   for (const auto& [round, base_cpu] : base.cpu_by_round) {
@@ -262,7 +263,7 @@ void CompareCpuAndCounts(const Series& base, const Series& cand, const Contender
   }
   if (b.allocation_calls && k.allocation_calls) {
     // From none to some is a regression of unbounded size, not a figure to leave out.
-    c.allocations_ratio = *b.allocation_calls > 0 ? static_cast<double>(*k.allocation_calls) / *b.allocation_calls
+    c.allocations_ratio = *b.allocation_calls > 0    ? static_cast<double>(*k.allocation_calls) / *b.allocation_calls
                           : *k.allocation_calls == 0 ? 1.0
                                                      : std::numeric_limits<double>::infinity();
   }

@@ -81,7 +81,8 @@ void Efficiencies(const RunResult& run, const std::vector<const WorkloadResult*>
 void Fits(const RunResult& run, const std::vector<const WorkloadResult*>& points, SweepResult& sweep,
           double confidence) {
   for (const ContenderInfo& c : run.contenders) {
-    std::map<std::string, std::pair<std::vector<AxisValue>, std::pair<std::vector<double>, std::vector<double>>>> groups;
+    std::map<std::string, std::pair<std::vector<AxisValue>, std::pair<std::vector<double>, std::vector<double>>>>
+        groups;
     for (const WorkloadResult* w : points) {
       auto fixed = Without(*w, {"scale"});
       auto& group = groups[Key(fixed)];

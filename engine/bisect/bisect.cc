@@ -1,9 +1,8 @@
 #include "engine/bisect/bisect.h"
 
 #include <fmt/format.h>
-#include <stdlib.h>
-
 #include <fmt/ranges.h>
+#include <stdlib.h>
 
 #include <fstream>
 #include <sstream>
@@ -22,10 +21,10 @@ namespace pe::bisect {
 using model::Check;
 using model::ExitCode;
 using model::Failure;
-using runner::ProcessRunner;
 using model::ReadResultsFile;
 using model::RunResult;
 using model::WorkloadResult;
+using runner::ProcessRunner;
 
 namespace fs = std::filesystem;
 
@@ -68,7 +67,8 @@ class Git {
 // Removes the bisection's worktree however Bisect() ends.
 class WorktreeGuard {
  public:
-  WorktreeGuard(Git& git, fs::path repo, fs::path worktree) : git_(git), repo_(std::move(repo)), worktree_(std::move(worktree)) {}
+  WorktreeGuard(Git& git, fs::path repo, fs::path worktree)
+      : git_(git), repo_(std::move(repo)), worktree_(std::move(worktree)) {}
   ~WorktreeGuard() {
     try {
       git_(worktree_, {"bisect", "reset"});
@@ -91,10 +91,14 @@ class WorktreeGuard {
 
 int StepStatus(const RunResult& result) {
   switch (result.verdict.exit) {
-    case ExitCode::kPass: return 0;
-    case ExitCode::kThresholdMissed: return 1;
-    case ExitCode::kInterrupted: return 128;
-    case ExitCode::kRunFailed: break;
+    case ExitCode::kPass:
+      return 0;
+    case ExitCode::kThresholdMissed:
+      return 1;
+    case ExitCode::kInterrupted:
+      return 128;
+    case ExitCode::kRunFailed:
+      break;
   }
   bool any = false, all_candidate = true;
   auto look = [&](const Failure& f) {
@@ -124,8 +128,9 @@ spec::Spec AtCommits(spec::Spec spec, const std::string& good_commit, const std:
     }
   }
   if (fs::weakly_canonical(baseline->repo) != fs::weakly_canonical(candidate->repo)) {
-    throw spec::UsageError(fmt::format("bisect: the baseline ({}) and the candidate ({}) come from different repositories",
-                                       baseline->repo.string(), candidate->repo.string()));
+    throw spec::UsageError(
+        fmt::format("bisect: the baseline ({}) and the candidate ({}) come from different repositories",
+                    baseline->repo.string(), candidate->repo.string()));
   }
   baseline->git = good_commit;
   candidate->git = commit;
@@ -152,7 +157,8 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
   }
   fs::create_directories(cache / "bisect");
   std::string pattern = (cache / "bisect" / "run-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a directory in " + (cache / "bisect").string());
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("cannot create a directory in " + (cache / "bisect").string());
   Outcome outcome;
   outcome.state = pattern;
   Git git(runner, outcome.state);
@@ -177,20 +183,30 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
   const int bad_status = StepStatus(at_bad);
   outcome.steps.push_back({bad, bad_status, Missed(at_bad)});
   if (bad_status == 0) {
-    throw spec::UsageError(fmt::format("bisect: --bad {} ({}) passes the gate against --good {}: no regression to look for",
-                                       options.bad, Short(bad), options.good));
+    throw spec::UsageError(
+        fmt::format("bisect: --bad {} ({}) passes the gate against --good {}: no regression to look for", options.bad,
+                    Short(bad), options.good));
   }
   if (bad_status != 1) {
-    throw spec::UsageError(fmt::format("bisect: --bad {} ({}) could not be measured:{}", options.bad, Short(bad), Lines(at_bad)));
+    throw spec::UsageError(
+        fmt::format("bisect: --bad {} ({}) could not be measured:{}", options.bad, Short(bad), Lines(at_bad)));
   }
 
   const fs::path worktree = outcome.state / "worktree";
   git(repo, {"worktree", "add", "--detach", "--no-checkout", worktree.string(), bad});
   WorktreeGuard guard(git, repo, worktree);
   git(worktree, {"bisect", "start", "--no-checkout", bad, good});
-  std::vector<std::string> step = {"bisect",     "run",           options.self.string(), "bisect-step",
-                                   options.spec_path.string(), "--good-commit", good,   "--state",
-                                   outcome.state.string(), "--cache-dir", cache.string()};
+  std::vector<std::string> step = {"bisect",
+                                   "run",
+                                   options.self.string(),
+                                   "bisect-step",
+                                   options.spec_path.string(),
+                                   "--good-commit",
+                                   good,
+                                   "--state",
+                                   outcome.state.string(),
+                                   "--cache-dir",
+                                   cache.string()};
   if (options.rounds) step.insert(step.end(), {"--rounds", std::to_string(*options.rounds)});
   const gitbuild::GitResult run = gitbuild::RunGit(runner, worktree, step, outcome.state);
   const std::string log = run.out + "\n" + run.err;
@@ -198,15 +214,19 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
   std::ofstream(log_path) << log << "\n";
   if (run.outcome.status == pe::runner::Outcome::Status::kInterrupted) throw spec::UsageError("bisect: interrupted");
   if (!run.outcome.ok()) {
-    throw spec::UsageError(fmt::format("bisect: git bisect run stopped: a step failed in a way that skipping a commit "
-                                       "cannot help (the baseline's build, the spec); git's log and each step's report "
-                                       "are in {}", log_path.string()));
+    throw spec::UsageError(
+        fmt::format("bisect: git bisect run stopped: a step failed in a way that skipping a commit "
+                    "cannot help (the baseline's build, the spec); git's log and each step's report "
+                    "are in {}",
+                    log_path.string()));
   }
 
   outcome.first_bad = git(worktree, {"rev-parse", "--verify", "refs/bisect/bad"});
   if (log.find(outcome.first_bad + " is the first bad commit") == std::string::npos) {
-    throw spec::UsageError(fmt::format("bisect: git could not name one first bad commit (skipped commits in the way?); "
-                                       "its log is {}", log_path.string()));
+    throw spec::UsageError(
+        fmt::format("bisect: git could not name one first bad commit (skipped commits in the way?); "
+                    "its log is {}",
+                    log_path.string()));
   }
   outcome.subject = git(repo, {"log", "-1", "--format=%s", outcome.first_bad});
   // Every commit git tested, in order: each step prints "bisect-step <commit> <status>".
@@ -218,7 +238,8 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
     Step s;
     fields >> s.commit >> s.status;
     if (s.commit.empty()) continue;
-    if (fs::exists(outcome.state / (s.commit + ".json"))) s.missed = Missed(ReadResultsFile(outcome.state / (s.commit + ".json")));
+    if (fs::exists(outcome.state / (s.commit + ".json")))
+      s.missed = Missed(ReadResultsFile(outcome.state / (s.commit + ".json")));
     outcome.steps.push_back(std::move(s));
   }
   const fs::path first_bad_file = outcome.state / (outcome.first_bad + ".json");

@@ -24,26 +24,26 @@ namespace pe::bisect {
 int StepStatus(const model::RunResult& result);
 
 struct Options {
-  std::string good;                     // revisions as the user gave them
+  std::string good;  // revisions as the user gave them
   std::string bad;
-  std::filesystem::path cache_root;     // worktrees, builds and each step's results
-  std::optional<int> rounds;            // --rounds for every step
-  std::filesystem::path self;           // the perfengine binary each step runs
-  std::filesystem::path spec_path;      // the spec each step reads
+  std::filesystem::path cache_root;  // worktrees, builds and each step's results
+  std::optional<int> rounds;         // --rounds for every step
+  std::filesystem::path self;        // the perfengine binary each step runs
+  std::filesystem::path spec_path;   // the spec each step reads
 };
 
 struct Step {
   std::string commit;
-  int status = 0;  // StepStatus
+  int status = 0;                    // StepStatus
   std::vector<model::Check> missed;  // the checks that failed, for a bad commit
 };
 
 struct Outcome {
-  std::string first_bad;          // full commit name
-  std::string subject;            // its first line
-  std::vector<model::Check> missed;      // its failing checks: the measured ratios
-  std::vector<Step> steps;        // every commit measured, in order
-  std::filesystem::path state;    // each step's results file, <commit>.json, and git's log
+  std::string first_bad;             // full commit name
+  std::string subject;               // its first line
+  std::vector<model::Check> missed;  // its failing checks: the measured ratios
+  std::vector<Step> steps;           // every commit measured, in order
+  std::filesystem::path state;       // each step's results file, <commit>.json, and git's log
 };
 
 // The commit a spec's candidate is measured at for one step: the baseline is pinned to
@@ -53,7 +53,7 @@ spec::Spec AtCommits(spec::Spec spec, const std::string& good_commit, const std:
 
 // One step: the spec at (good_commit, commit), its results written to state/<commit>.json.
 model::RunResult RunStep(const spec::Spec& spec, const std::string& good_commit, const std::string& commit,
-                  const Options& options, const std::filesystem::path& state, runner::ProcessRunner& runner);
+                         const Options& options, const std::filesystem::path& state, runner::ProcessRunner& runner);
 
 // The whole bisection. Measures BAD first (it must miss the gate, or there is nothing to look
 // for), then runs `git bisect start --no-checkout BAD GOOD` and `git bisect run` in a worktree of

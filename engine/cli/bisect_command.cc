@@ -17,8 +17,8 @@ namespace pe::cli {
 
 using model::Check;
 using model::ExitCode;
-using runner::MakeSystemProcessRunner;
 using model::RunResult;
+using runner::MakeSystemProcessRunner;
 
 namespace fs = std::filesystem;
 
@@ -43,14 +43,17 @@ bisect::Options BisectOptions(const CommonOptions& common, const BisectFlags& fl
 
 std::string StatusText(const bisect::Step& s) {
   switch (s.status) {
-    case 0: return "good";
+    case 0:
+      return "good";
     case 1: {
       std::string text = "bad";
       for (const Check& c : s.missed) text += fmt::format("; {}", gate::CheckLine(c));
       return text;
     }
-    case 125: return "skipped: could not be built or measured";
-    default: return fmt::format("stopped the bisection (status {})", s.status);
+    case 125:
+      return "skipped: could not be built or measured";
+    default:
+      return fmt::format("stopped the bisection (status {})", s.status);
   }
 }
 
@@ -60,7 +63,8 @@ ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags) {
   const spec::Spec spec = LoadBisectSpec(common);
   auto runner = MakeSystemProcessRunner();
   const bisect::Outcome outcome = bisect::Bisect(spec, BisectOptions(common, flags), *runner);
-  std::cout << fmt::format("bisect: {} commits measured, baseline built from --good {}\n", outcome.steps.size(), flags.good);
+  std::cout << fmt::format("bisect: {} commits measured, baseline built from --good {}\n", outcome.steps.size(),
+                           flags.good);
   for (const bisect::Step& s : outcome.steps) {
     std::cout << fmt::format("  {}  {}\n", s.commit.substr(0, 12), StatusText(s));
   }

@@ -72,18 +72,20 @@ void AddSpecOptions(CLI::App* cmd, CommonOptions& o, bool spec_required = true) 
   if (spec_required) spec->required();
   cmd->add_option("--contender", o.contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
   cmd->add_option("--workload", o.workloads, "Only this workload (repeatable); startup always runs");
-  cmd->add_option("--scale", o.scale, "Multiply fixture sizes by this factor")->check(PositiveUpTo(spec::limits::kMaxScale));
+  cmd->add_option("--scale", o.scale, "Multiply fixture sizes by this factor")
+      ->check(PositiveUpTo(spec::limits::kMaxScale));
   cmd->add_option("--cache-dir", o.cache_dir, "Fixture cache (default: $PERFENGINE_CACHE or ~/.cache/perfengine)");
 }
 
 }  // namespace
 
 int Run(int argc, char** argv) {
-  CLI::App app{"perfengine: declarative performance gates.\n"
-               "Runs contenders on generated workloads, checks that they agree, times them in\n"
-               "interleaved rounds and judges the figures against the spec's thresholds.\n"
-               "Exit codes: 0 pass, 1 a threshold missed, 2 the run failed or bad input, 130 interrupted.",
-               "perfengine"};
+  CLI::App app{
+      "perfengine: declarative performance gates.\n"
+      "Runs contenders on generated workloads, checks that they agree, times them in\n"
+      "interleaved rounds and judges the figures against the spec's thresholds.\n"
+      "Exit codes: 0 pass, 1 a threshold missed, 2 the run failed or bad input, 130 interrupted.",
+      "perfengine"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("perfengine ") + PERFENGINE_VERSION);
 
@@ -91,8 +93,9 @@ int Run(int argc, char** argv) {
   RunFlags run_flags;
   CLI::App* run = app.add_subcommand("run", "Run a spec: parity, timed rounds, verdict");
   AddSpecOptions(run, common, false);  // or --quick
-  run->add_option("--quick", run_flags.quick,
-                  "Compare two commands without writing a spec: --quick 'CMD A' 'CMD B' (the spec perfengine init would write)")
+  run->add_option(
+         "--quick", run_flags.quick,
+         "Compare two commands without writing a spec: --quick 'CMD A' 'CMD B' (the spec perfengine init would write)")
       ->expected(2);
   run->add_option("--parity", run_flags.parity,
                   "With --quick: how outputs are compared (exact, sorted-lines, json, json-map, none: time only)");
@@ -110,7 +113,8 @@ int Run(int argc, char** argv) {
   run->add_flag("--skip-serve", run_flags.skip_serve, "Leave out serve workloads");
   run->add_option("--serve-requests", run_flags.serve_requests, "Requests per serve round (overrides the spec)")
       ->check(WholeNumber(1, spec::limits::kMaxRequestCount));
-  run->add_option("--serve-concurrency", run_flags.serve_concurrency, "Connections per serve round (overrides the spec)")
+  run->add_option("--serve-concurrency", run_flags.serve_concurrency,
+                  "Connections per serve round (overrides the spec)")
       ->check(WholeNumber(1, spec::limits::kMaxConcurrency));
   run->add_option("--shard", run_flags.shard,
                   "Run only shard K of N (e.g. 2/4): a fixed 1/N of the workloads, for a CI matrix; see merge");
@@ -156,8 +160,10 @@ int Run(int argc, char** argv) {
                     "Compare even when the two files come from different specs");
 
   MergeFlags merge_flags;
-  CLI::App* merge = app.add_subcommand("merge", "Combine the results files of run --shard jobs into one result and verdict");
-  merge->add_option("results", merge_flags.files, "One results file per shard (run --shard K/N --json ...)")->required();
+  CLI::App* merge =
+      app.add_subcommand("merge", "Combine the results files of run --shard jobs into one result and verdict");
+  merge->add_option("results", merge_flags.files, "One results file per shard (run --shard K/N --json ...)")
+      ->required();
   merge->add_option("--json", merge_flags.json, "Write the merged results file here (atomically)");
   merge->add_option("--markdown", merge_flags.markdown, "Write a Markdown report of the merged result here");
   merge->add_option("--html", merge_flags.html, "Write an HTML report of the merged result here");
@@ -165,23 +171,28 @@ int Run(int argc, char** argv) {
                   "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
 
   HistoryFlags history_flags;
-  CLI::App* history = app.add_subcommand("history", "Each workload's trend over the recorded runs of a spec, with change points");
+  CLI::App* history =
+      app.add_subcommand("history", "Each workload's trend over the recorded runs of a spec, with change points");
   history->add_option("spec", history_flags.spec, "The spec file whose runs were recorded (run --record)")->required();
   history->add_option("--workload", history_flags.workloads, "Only this workload (repeatable)");
-  history->add_option("--figure", history_flags.figure,
-                      "The figure to trace: speedup (default), cpu_ratio, instructions_ratio, ... or CONTENDER.median_wall_s");
+  history->add_option(
+      "--figure", history_flags.figure,
+      "The figure to trace: speedup (default), cpu_ratio, instructions_ratio, ... or CONTENDER.median_wall_s");
   history->add_option("--html", history_flags.html, "Also write the trends as a self-contained HTML page of charts");
-  history->add_option("--history", history_flags.history,
-                      "The history database (default: $PERFENGINE_HISTORY or ~/.local/share/perfengine/history.sqlite)");
+  history->add_option(
+      "--history", history_flags.history,
+      "The history database (default: $PERFENGINE_HISTORY or ~/.local/share/perfengine/history.sqlite)");
 
   BisectFlags bisect_flags;
-  CLI::App* bisect = app.add_subcommand("bisect", "Find the commit that missed the gate: git bisect run, the gate as its test");
+  CLI::App* bisect =
+      app.add_subcommand("bisect", "Find the commit that missed the gate: git bisect run, the gate as its test");
   bisect->add_option("spec", common.spec, "A spec whose baseline and candidate are built from git")->required();
   bisect->add_option("--good", bisect_flags.good, "A revision that passes (the baseline is built from it)")->required();
   bisect->add_option("--bad", bisect_flags.bad, "A later revision that misses the gate")->required();
   bisect->add_option("--rounds", bisect_flags.rounds, "Measured rounds at each commit")->check(CLI::PositiveNumber);
   bisect->add_option("--contender", common.contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
-  bisect->add_option("--cache-dir", common.cache_dir, "Worktrees, builds and each step's results (default: the fixture cache)");
+  bisect->add_option("--cache-dir", common.cache_dir,
+                     "Worktrees, builds and each step's results (default: the fixture cache)");
 
   BisectStepFlags step_flags;
   CLI::App* step = app.add_subcommand("bisect-step", "One commit of a bisection; git bisect run calls it");

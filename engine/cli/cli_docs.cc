@@ -36,8 +36,8 @@ bool TakesValue(const CLI::Option& o) { return o.get_type_size_max() > 0; }
 
 // Options whose value is a file: complete file names after them.
 bool TakesPath(const CLI::Option& o) {
-  static const std::vector<std::string> kPaths = {"json", "markdown", "html", "csv", "cache-dir", "history",
-                                                  "out", "state"};
+  static const std::vector<std::string> kPaths = {"json",      "markdown", "html", "csv",
+                                                  "cache-dir", "history",  "out",  "state"};
   for (const auto& l : o.get_lnames()) {
     if (std::find(kPaths.begin(), kPaths.end(), l) != kPaths.end()) return true;
   }
@@ -48,9 +48,12 @@ bool TakesPath(const CLI::Option& o) {
 std::string Roff(std::string text) {
   std::string out;
   for (char c : text) {
-    if (c == '\\') out += "\\e";
-    else if (c == '-') out += "\\-";
-    else out += c;
+    if (c == '\\')
+      out += "\\e";
+    else if (c == '-')
+      out += "\\-";
+    else
+      out += c;
   }
   if (!out.empty() && (out[0] == '.' || out[0] == '\'')) out = "\\&" + out;
   return out;
@@ -59,9 +62,12 @@ std::string Roff(std::string text) {
 std::string ZshQuote(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '\'') out += "'\\''";
-    else if (c == '[' || c == ']' || c == ':') out += std::string("\\") + c;
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else if (c == '[' || c == ']' || c == ':')
+      out += std::string("\\") + c;
+    else
+      out += c;
   }
   return out;
 }
@@ -76,9 +82,10 @@ std::string BashCompletion(const CLI::App& app) {
   out += "  local cur prev command\n";
   out += "  cur=\"${COMP_WORDS[COMP_CWORD]}\"\n  prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n";
   out += "  command=\"${COMP_WORDS[1]}\"\n";
-  out += fmt::format("  if [[ $COMP_CWORD -eq 1 ]]; then\n    COMPREPLY=($(compgen -W \"{} --help --version\" -- \"$cur\"))\n"
-                     "    return\n  fi\n",
-                     fmt::join(names, " "));
+  out += fmt::format(
+      "  if [[ $COMP_CWORD -eq 1 ]]; then\n    COMPREPLY=($(compgen -W \"{} --help --version\" -- \"$cur\"))\n"
+      "    return\n  fi\n",
+      fmt::join(names, " "));
   out += "  case \"$command\" in\n";
   for (const CLI::App* c : Commands(app)) {
     std::vector<std::string> flags, paths;
@@ -93,9 +100,10 @@ std::string BashCompletion(const CLI::App& app) {
       out += fmt::format("      case \"$prev\" in {}) COMPREPLY=($(compgen -f -- \"$cur\")); return;; esac\n",
                          fmt::join(paths, "|"));
     }
-    out += fmt::format("      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"{}\" -- \"$cur\")); "
-                       "else COMPREPLY=($(compgen -f -- \"$cur\")); fi\n      ;;\n",
-                       fmt::join(flags, " "));
+    out += fmt::format(
+        "      if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"{}\" -- \"$cur\")); "
+        "else COMPREPLY=($(compgen -f -- \"$cur\")); fi\n      ;;\n",
+        fmt::join(flags, " "));
   }
   out += "  esac\n}\ncomplete -o filenames -F _perfengine perfengine\n";
   return out;
@@ -142,10 +150,10 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
       std::vector<std::string> names = o->get_positional() ? std::vector<std::string>{o->get_name()} : Names(*o);
       if (std::find(names.begin(), names.end(), "--help") != names.end()) continue;
       for (auto& n : names) n = Roff(n);
-      out += fmt::format(".TP\n.B {}{}\n{}\n", fmt::join(names, ", "),
-                         TakesValue(*o) && !o->get_positional() ? fmt::format(" \\fI{}\\fR", Roff(o->get_type_name()))
-                                                                : "",
-                         Roff(o->get_description()));
+      out += fmt::format(
+          ".TP\n.B {}{}\n{}\n", fmt::join(names, ", "),
+          TakesValue(*o) && !o->get_positional() ? fmt::format(" \\fI{}\\fR", Roff(o->get_type_name())) : "",
+          Roff(o->get_description()));
     }
   }
   out += ".SH EXIT STATUS\n0 pass; 1 a threshold missed; 2 the run failed or bad input; 130 interrupted.\n";

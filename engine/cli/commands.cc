@@ -29,10 +29,10 @@
 namespace pe::cli {
 
 using model::ExitCode;
-using runner::MakeSystemProcessRunner;
 using model::RunResult;
 using model::Settings;
 using model::WriteFileAtomically;
+using runner::MakeSystemProcessRunner;
 
 namespace fs = std::filesystem;
 
@@ -57,10 +57,14 @@ std::string ParamText(const gen::ParamValue& value) {
   return std::visit(
       [](const auto& v) -> std::string {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::string>) return fmt::format("\"{}\"", v);
-        else if constexpr (std::is_same_v<T, bool>) return v ? "true" : "false";
-        else if constexpr (std::is_same_v<T, std::vector<std::string>>) return fmt::format("[{}]", fmt::join(v, ", "));
-        else return fmt::format("{}", v);
+        if constexpr (std::is_same_v<T, std::string>)
+          return fmt::format("\"{}\"", v);
+        else if constexpr (std::is_same_v<T, bool>)
+          return v ? "true" : "false";
+        else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+          return fmt::format("[{}]", fmt::join(v, ", "));
+        else
+          return fmt::format("{}", v);
       },
       value);
 }
@@ -68,7 +72,8 @@ std::string ParamText(const gen::ParamValue& value) {
 std::uintmax_t DirectorySize(const fs::path& dir, std::size_t* files) {
   std::uintmax_t bytes = 0;
   std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
     if (it->is_regular_file(ec)) {
       bytes += it->file_size(ec);
       ++*files;
@@ -121,7 +126,8 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   CommonOptions common = given;
   std::optional<QuickSpec> quick;
   if (!flags.quick.empty()) {
-    if (!common.spec.empty()) throw spec::UsageError("--quick: give either a SPEC or --quick 'CMD A' 'CMD B', not both");
+    if (!common.spec.empty())
+      throw spec::UsageError("--quick: give either a SPEC or --quick 'CMD A' 'CMD B', not both");
     quick.emplace(InitFlags{flags.quick, "", flags.parity.empty() ? "exact" : flags.parity, false});
     common.spec = quick->path().string();
   } else if (!flags.parity.empty()) {
@@ -143,11 +149,13 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   if (options.progress_style != run::ProgressStyle::kOff) options.progress = &std::cerr;
   options.accepted_by = AcceptedBy(flags.accept_regression);
   run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
-  for (const std::string& warning : run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
+  for (const std::string& warning :
+       run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
     std::cerr << "perfengine: warning: " << warning << "\n";
   }
-  CheckOutputPaths(common.spec,
-                   {{"--json", flags.json}, {"--markdown", flags.markdown}, {"--html", flags.html}, {"--csv", flags.csv}});
+  CheckOutputPaths(
+      common.spec,
+      {{"--json", flags.json}, {"--markdown", flags.markdown}, {"--html", flags.html}, {"--csv", flags.csv}});
   auto runner = MakeSystemProcessRunner();
   const RunResult result = run::RunExperiment(spec, options, *runner);
   // Files first: an interrupted or failed run still leaves its evidence behind. One file that
@@ -197,7 +205,8 @@ ExitCode ValidateCommand(const CommonOptions& common) {
   for (spec::SpecError& e : CheckByRunning(spec, *runner)) errors.push_back(std::move(e));
   if (!errors.empty()) throw spec::SpecError::Several(std::move(errors));
   run::SelectWorkloads(spec, RunOptions(common));
-  for (const std::string& warning : run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
+  for (const std::string& warning :
+       run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
     std::cerr << "perfengine: warning: " << warning << "\n";
   }
   std::cout << fmt::format("{}: ok ({} contenders, {} workloads; baseline '{}', candidate '{}')\n", common.spec,
@@ -218,7 +227,8 @@ ExitCode ListCommand(const CommonOptions& common) {
       case spec::Fixture::Kind::kDirectory: {
         std::size_t files = 0;
         const auto bytes = DirectorySize(w->fixture.directory, &files);
-        std::cout << fmt::format("    fixture: directory {} ({} files, {})\n", w->fixture.directory.string(), files, Size(bytes));
+        std::cout << fmt::format("    fixture: directory {} ({} files, {})\n", w->fixture.directory.string(), files,
+                                 Size(bytes));
         break;
       }
       case spec::Fixture::Kind::kGenerator: {
@@ -230,8 +240,8 @@ ExitCode ListCommand(const CommonOptions& common) {
         gen::Context ctx;
         ctx.scale = options.scale.value_or(spec.settings.scale) * w->scale_factor;
         ctx.seed = spec.settings.seed;
-        const fs::path dir = gen::FixtureDirectory(*generator, w->fixture.params, ctx,
-                                                   cache.empty() ? gen::DefaultCacheRoot() : cache);
+        const fs::path dir =
+            gen::FixtureDirectory(*generator, w->fixture.params, ctx, cache.empty() ? gen::DefaultCacheRoot() : cache);
         if (gen::IsCached(dir)) {
           std::size_t files = 0;
           const auto bytes = DirectorySize(dir, &files);

@@ -29,13 +29,13 @@ struct RunFlags {
   std::optional<int> serve_requests;
   std::optional<int> serve_concurrency;
   std::string markdown;
-  std::string csv;    // --csv FILE: one row per workload and contender
-  std::string shard;  // --shard K/N
-  bool record = false;   // --record: into the history database
-  bool quiet = false;    // --quiet: no progress on stderr
+  std::string csv;                 // --csv FILE: one row per workload and contender
+  std::string shard;               // --shard K/N
+  bool record = false;             // --record: into the history database
+  bool quiet = false;              // --quiet: no progress on stderr
   std::vector<std::string> quick;  // --quick 'CMD A' 'CMD B': run a throwaway init spec
   std::string parity;              // with --quick: the spec's parity (default exact)
-  std::string history;   // --history PATH; empty: history::DefaultPath()
+  std::string history;             // --history PATH; empty: history::DefaultPath()
 };
 
 // `perfengine explain RESULTS.json [--workload W]...` (engine/cli/explain_command.cc).

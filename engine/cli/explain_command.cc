@@ -31,8 +31,7 @@ ExitCode CompareCommand(const CompareFlags& flags) {
     throw spec::UsageError(mismatch + "; pass --allow-different-spec to compare them anyway");
   }
   const explain::RunComparison comparison = explain::CompareRuns(old_run, new_run);
-  std::cout << explain::CompareText(old_run, flags.old_results, new_run, flags.new_results, comparison)
-            << std::flush;
+  std::cout << explain::CompareText(old_run, flags.old_results, new_run, flags.new_results, comparison) << std::flush;
   return comparison.verdict.exit;
 }
 

@@ -1,4 +1,6 @@
 // `perfengine run --record` and `perfengine history`: engine/history/ does the work.
+#include <fmt/format.h>
+
 #include <filesystem>
 #include <iostream>
 
@@ -11,15 +13,13 @@
 #include "engine/runner/process_runner.h"
 #include "engine/spec/spec_error.h"
 
-#include <fmt/format.h>
-
 namespace pe::cli {
 
 using model::ContenderInfo;
 using model::ExitCode;
-using runner::MakeSystemProcessRunner;
 using model::RunResult;
 using model::WriteFileAtomically;
+using runner::MakeSystemProcessRunner;
 
 namespace fs = std::filesystem;
 
@@ -39,7 +39,8 @@ std::string CommitOf(const RunResult& result, const std::string& spec) {
   std::error_code ec;
   const fs::path scratch = fs::temp_directory_path(ec);
   const fs::path dir = fs::absolute(spec).parent_path();
-  const gitbuild::GitResult head = gitbuild::RunGit(*runner, dir, {"rev-parse", "--verify", "--quiet", "HEAD"}, scratch);
+  const gitbuild::GitResult head =
+      gitbuild::RunGit(*runner, dir, {"rev-parse", "--verify", "--quiet", "HEAD"}, scratch);
   return head.outcome.ok() ? head.out : "";
 }
 
@@ -54,7 +55,8 @@ void RecordRun(const RunResult& result, const std::string& spec, const std::stri
 
 ExitCode HistoryCommand(const HistoryFlags& flags) {
   const fs::path path = HistoryPath(flags.history);
-  if (!fs::exists(path)) throw spec::UsageError(path.string() + ": no history yet (perfengine run SPEC --record writes it)");
+  if (!fs::exists(path))
+    throw spec::UsageError(path.string() + ": no history yet (perfengine run SPEC --record writes it)");
   history::Store store(path);
   const std::string key = SpecKey(flags.spec);
   const int runs = store.CountRuns(key);
@@ -66,7 +68,8 @@ ExitCode HistoryCommand(const HistoryFlags& flags) {
   const std::vector<history::WorkloadSeries> series = store.Series(key);
   std::cout << history::TrendText(series, options) << std::flush;
   if (!flags.html.empty()) {
-    WriteFileAtomically(flags.html, history::TrendHtml(series, options, fmt::format("perfengine history: {}", flags.spec)));
+    WriteFileAtomically(flags.html,
+                        history::TrendHtml(series, options, fmt::format("perfengine history: {}", flags.spec)));
   }
   return ExitCode::kPass;
 }

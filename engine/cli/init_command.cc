@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include <algorithm>
-
 #include <filesystem>
 #include <iostream>
 
@@ -19,8 +18,8 @@
 namespace pe::cli {
 
 using model::ExitCode;
-using runner::MakeSystemProcessRunner;
 using model::WriteFileAtomically;
+using runner::MakeSystemProcessRunner;
 
 namespace fs = std::filesystem;
 
@@ -32,9 +31,10 @@ const std::vector<std::string> kParities = {"exact", "sorted-lines", "json", "js
 
 std::string CheckedInitSpec(const InitFlags& flags, const fs::path& out) {
   if (std::find(kParities.begin(), kParities.end(), flags.parity) == kParities.end()) {
-    throw spec::UsageError(fmt::format("--parity: '{}' is not a parity; expected one of exact, sorted-lines, json, "
-                                       "json-map, none",
-                                       flags.parity));
+    throw spec::UsageError(
+        fmt::format("--parity: '{}' is not a parity; expected one of exact, sorted-lines, json, "
+                    "json-map, none",
+                    flags.parity));
   }
   InitInput input;
   input.commands = flags.commands;
@@ -74,8 +74,8 @@ ExitCode InitCommand(const InitFlags& flags) {
   const fs::path out = flags.out;
   std::error_code ec;
   if (fs::exists(out, ec) && !flags.force) {
-    throw spec::UsageError(fmt::format("init: {} exists; pass --force to replace it, or --out to write elsewhere",
-                                       out.string()));
+    throw spec::UsageError(
+        fmt::format("init: {} exists; pass --force to replace it, or --out to write elsewhere", out.string()));
   }
   const std::string text = CheckedInitSpec(flags, out);
   WriteFileAtomically(out, text);

@@ -35,7 +35,9 @@ std::optional<std::vector<std::string>> SplitCommand(const std::string& text) {
       std::size_t j = i + 1;
       for (; j < text.size() && text[j] != '"'; ++j) {
         if (text[j] == '$' || text[j] == '`') return std::nullopt;  // expansion inside "..."
-        if (text[j] == '\\' && j + 1 < text.size() && std::string_view("\"\\").find(text[j + 1]) != std::string_view::npos) ++j;
+        if (text[j] == '\\' && j + 1 < text.size() &&
+            std::string_view("\"\\").find(text[j + 1]) != std::string_view::npos)
+          ++j;
         word += text[j];
       }
       if (j >= text.size()) return std::nullopt;
@@ -76,13 +78,23 @@ std::string Quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += c;
     }
   }
   return out + "\"";
@@ -110,7 +122,8 @@ std::vector<std::string> InitNames(const InitInput& input) {
 }
 
 std::string InitSpecText(const InitInput& input) {
-  if (input.commands.size() != 2) throw spec::UsageError("init: give exactly two commands, the baseline's then the candidate's");
+  if (input.commands.size() != 2)
+    throw spec::UsageError("init: give exactly two commands, the baseline's then the candidate's");
   for (const std::string& command : input.commands) {
     if (command.find_first_not_of(" \t") == std::string::npos) throw spec::UsageError("init: a command is empty");
   }
@@ -135,7 +148,8 @@ std::string InitSpecText(const InitInput& input) {
     }
     out += fmt::format("\n[contenders.{}]\n", names[i]);
     out += fmt::format("description = {}\n", Quoted(input.commands[i]));
-    if (argv.front() == "sh" && argv.size() == 3) out += "# The command needs a shell (a pipe, redirection, $ or a glob), so it runs under sh -c.\n";
+    if (argv.front() == "sh" && argv.size() == 3)
+      out += "# The command needs a shell (a pipe, redirection, $ or a glob), so it runs under sh -c.\n";
     out += fmt::format("argv = {}\n", Array(argv));
     const bool plain = i < input.plain_startup.size() ? input.plain_startup[i] : true;
     if (argv.front() == "sh") {
@@ -154,9 +168,10 @@ std::string InitSpecText(const InitInput& input) {
   if (input.parity == "none") {
     out += "parity = \"none\"   # outputs differ by nature: compare time only (the report says so)\n";
   } else {
-    out += fmt::format("parity = {}   # \"none\" compares time only; normalise = [\"cmd\", \"{{output}}\"] "
-                       "transforms each output first\n",
-                       Quoted(input.parity));
+    out += fmt::format(
+        "parity = {}   # \"none\" compares time only; normalise = [\"cmd\", \"{{output}}\"] "
+        "transforms each output first\n",
+        Quoted(input.parity));
   }
   out += "\n# A faster candidate passes: its median is faster and it wins more rounds than it loses,\n";
   out += "# each shown at 95% confidence. A speed-up still not shown after max_rounds fails the gate.\n";

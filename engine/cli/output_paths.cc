@@ -35,7 +35,8 @@ void CheckOutputPaths(const std::string& spec_path, const std::vector<OutputPath
     const OutputPath& o = outputs[i];
     if (o.path.empty()) continue;
     if (SameFile(o.path, spec_path)) {
-      throw spec::UsageError(fmt::format("{} {} is the spec file; writing the report there would replace it", o.flag, o.path));
+      throw spec::UsageError(
+          fmt::format("{} {} is the spec file; writing the report there would replace it", o.flag, o.path));
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (!outputs[j].path.empty() && SameFile(outputs[j].path, o.path)) {

@@ -57,8 +57,8 @@ std::vector<spec::SpecError> CheckByRunning(const spec::Spec& spec, ProcessRunne
       if (!resolved.outcome.ok() || resolved.out.empty()) {
         std::string repo = c.repo.lexically_normal().string();
         if (repo.size() > 1 && repo.back() == '/') repo.pop_back();
-        errors.emplace_back(c.git_pos, fmt::format("contender '{}': git revision '{}' does not exist in {}", c.name,
-                                                   c.git, repo));
+        errors.emplace_back(c.git_pos,
+                            fmt::format("contender '{}': git revision '{}' does not exist in {}", c.name, c.git, repo));
       }
       continue;
     }

@@ -1,8 +1,8 @@
 #include "engine/explain/compare.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "engine/analysis/analyze.h"
 #include "engine/explain/rounds.h"
@@ -33,8 +33,7 @@ const WorkloadResult* Find(const RunResult& run, const std::string& name) {
 
 // The candidate's time after start-up in one file, or why it means nothing (the same floor
 // engine/analysis applies to a run).
-std::optional<double> LogicTime(const RunResult& run, const WorkloadResult& w, const char* which,
-                                std::string& note) {
+std::optional<double> LogicTime(const RunResult& run, const WorkloadResult& w, const char* which, std::string& note) {
   const WorkloadResult* startup = StartupWorkload(run);
   const std::vector<double> wall = MeasuredWalls(w, run.candidate);
   const std::vector<double> startup_wall = startup ? MeasuredWalls(*startup, run.candidate) : std::vector<double>{};
@@ -97,8 +96,8 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
   const std::vector<double> new_rss = MeasuredRss(new_w, new_run.candidate);
   const auto old_rss_median = static_cast<std::int64_t>(stats::Median(old_rss));
   if (old_rss_median > 0) {
-    c.rss_ratio = static_cast<double>(static_cast<std::int64_t>(stats::Median(new_rss))) /
-                  static_cast<double>(old_rss_median);
+    c.rss_ratio =
+        static_cast<double>(static_cast<std::int64_t>(stats::Median(new_rss))) / static_cast<double>(old_rss_median);
   }
   if (new_w.startup) {
     c.logic_note = "startup workload: start-up is what it measures";
@@ -109,8 +108,8 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
   }
   const int fewest = static_cast<int>(std::min(c.old_wall.size(), c.new_wall.size()));
   if (fewest < stats::kFewRounds) {
-    c.notes.push_back(fmt::format("only {} run{} on one side: fewer than {} make p-values and intervals coarse",
-                                  fewest, fewest == 1 ? "" : "s", stats::kFewRounds));
+    c.notes.push_back(fmt::format("only {} run{} on one side: fewer than {} make p-values and intervals coarse", fewest,
+                                  fewest == 1 ? "" : "s", stats::kFewRounds));
   }
   return c;
 }
@@ -119,27 +118,30 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
 void CheckWorkload(const WorkloadComparison& w, const Thresholds& t, std::vector<Check>& checks) {
   using units::FormatRatio;
   if (t.min_speedup) {
-    checks.push_back(gate::MakeCheck(w.workload, "min_speedup", "median speedup over OLD", w.speedup, *t.min_speedup, true));
+    checks.push_back(
+        gate::MakeCheck(w.workload, "min_speedup", "median speedup over OLD", w.speedup, *t.min_speedup, true));
   }
   if (t.min_win_rate) {
-    checks.push_back(gate::MakeCheck(w.workload, "min_win_rate", "probability of superiority", w.superiority, *t.min_win_rate, true,
-                               "read for min_win_rate: the chance a NEW run beats an OLD one, ties half"));
+    checks.push_back(gate::MakeCheck(w.workload, "min_win_rate", "probability of superiority", w.superiority,
+                                     *t.min_win_rate, true,
+                                     "read for min_win_rate: the chance a NEW run beats an OLD one, ties half"));
   }
   if (t.min_logic_speedup) {
     if (w.logic_speedup) {
-      checks.push_back(gate::MakeCheck(w.workload, "min_logic_speedup", "startup-adjusted speedup over OLD", *w.logic_speedup,
-                                 *t.min_logic_speedup, true));
+      checks.push_back(gate::MakeCheck(w.workload, "min_logic_speedup", "startup-adjusted speedup over OLD",
+                                       *w.logic_speedup, *t.min_logic_speedup, true));
     } else {
-      checks.push_back(gate::SkippedCheck(w.workload, "min_logic_speedup", "startup-adjusted speedup over OLD", *t.min_logic_speedup,
-                               w.logic_note));
+      checks.push_back(gate::SkippedCheck(w.workload, "min_logic_speedup", "startup-adjusted speedup over OLD",
+                                          *t.min_logic_speedup, w.logic_note));
     }
   }
   if (t.max_rss_ratio) {
     if (w.rss_ratio) {
-      checks.push_back(gate::MakeCheck(w.workload, "max_rss_ratio", "peak RSS ratio NEW/OLD", *w.rss_ratio, *t.max_rss_ratio, false));
+      checks.push_back(gate::MakeCheck(w.workload, "max_rss_ratio", "peak RSS ratio NEW/OLD", *w.rss_ratio,
+                                       *t.max_rss_ratio, false));
     } else {
       checks.push_back(gate::SkippedCheck(w.workload, "max_rss_ratio", "peak RSS ratio NEW/OLD", *t.max_rss_ratio,
-                               "OLD reported no peak RSS"));
+                                          "OLD reported no peak RSS"));
     }
   }
   if (t.min_speedup_ci) {
@@ -151,7 +153,8 @@ void CheckWorkload(const WorkloadComparison& w, const Thresholds& t, std::vector
           fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(w.speedup_ci->low),
                       FormatRatio(w.speedup_ci->high))));
     } else {
-      checks.push_back(gate::SkippedCheck(w.workload, "min_speedup_ci", "unpaired speedup interval", *t.min_speedup_ci, "no interval"));
+      checks.push_back(gate::SkippedCheck(w.workload, "min_speedup_ci", "unpaired speedup interval", *t.min_speedup_ci,
+                                          "no interval"));
     }
   }
   if (t.max_slowdown) {
@@ -167,7 +170,8 @@ void CheckWorkload(const WorkloadComparison& w, const Thresholds& t, std::vector
                           low, *t.max_slowdown, false,
                           fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(low), FormatRatio(high))));
     } else {
-      checks.push_back(gate::SkippedCheck(w.workload, "max_slowdown", "unpaired time-ratio interval", *t.max_slowdown, "no interval"));
+      checks.push_back(gate::SkippedCheck(w.workload, "max_slowdown", "unpaired time-ratio interval", *t.max_slowdown,
+                                          "no interval"));
     }
   }
 }
@@ -201,9 +205,10 @@ RunComparison CompareRuns(const RunResult& old_run, const RunResult& new_run) {
     // A gate cannot pass on a workload NEW never ran (e.g. run with --workload): that is an
     // incomplete comparison, exit 2, never a silent pass.
     if (w.gate && !w.startup) {
-      failures.push_back(fmt::format("NEW: {}: gated in OLD but missing from NEW; run it in NEW or compare "
-                                     "results of the same workloads",
-                                     w.name));
+      failures.push_back(
+          fmt::format("NEW: {}: gated in OLD but missing from NEW; run it in NEW or compare "
+                      "results of the same workloads",
+                      w.name));
     }
   }
   for (const WorkloadResult& new_w : new_run.workloads) {

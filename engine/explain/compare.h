@@ -27,7 +27,7 @@ struct WorkloadComparison {
   std::vector<double> new_wall;
   double old_median = 0;
   double new_median = 0;
-  double speedup = 0;  // old_median / new_median, divided by `control` where there is one
+  double speedup = 0;      // old_median / new_median, divided by `control` where there is one
   double raw_speedup = 0;  // old_median / new_median as measured
   // The baseline's own OLD / NEW median ratio, when the baseline ran in both files: a machine
   // that got faster between the runs moves it as much as the candidate, so the speed-up is
@@ -36,10 +36,10 @@ struct WorkloadComparison {
   stats::MannWhitneyResult mann_whitney;  // x = OLD, y = NEW
   double superiority = 0.5;               // P(NEW run < OLD run), ties half
   std::optional<stats::BootstrapResult> bootstrap;
-  std::optional<model::Interval> speedup_ci;     // the bounds the gate reads (BCa, else percentile)
-  std::optional<double> rss_ratio;        // NEW / OLD median peak RSS
-  std::optional<double> logic_speedup;    // startup-adjusted OLD / NEW
-  std::string logic_note;                 // why there is no logic_speedup
+  std::optional<model::Interval> speedup_ci;  // the bounds the gate reads (BCa, else percentile)
+  std::optional<double> rss_ratio;            // NEW / OLD median peak RSS
+  std::optional<double> logic_speedup;        // startup-adjusted OLD / NEW
+  std::string logic_note;                     // why there is no logic_speedup
   std::vector<std::string> notes;
 };
 

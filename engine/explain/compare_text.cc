@@ -82,14 +82,17 @@ std::string Detail(const WorkloadComparison& w) {
 
 std::string Summary(const Verdict& v) {
   switch (v.exit) {
-    case ExitCode::kPass: return "PASS";
+    case ExitCode::kPass:
+      return "PASS";
     case ExitCode::kThresholdMissed: {
       std::size_t missed = 0;
       for (const Check& c : v.checks) missed += c.passed ? 0 : 1;
       return fmt::format("FAIL: {} threshold{} missed", missed, missed == 1 ? "" : "s");
     }
-    case ExitCode::kRunFailed: return "COMPARE FAILED";
-    case ExitCode::kInterrupted: return "INTERRUPTED";
+    case ExitCode::kRunFailed:
+      return "COMPARE FAILED";
+    case ExitCode::kInterrupted:
+      return "INTERRUPTED";
   }
   return "";
 }
@@ -113,13 +116,16 @@ std::string CompareText(const RunResult& old_run, const std::string& old_file, c
       OneLine(c.candidate_old), OneLine(c.candidate_new));
   if (!c.workloads.empty()) out += "\n" + Table(c);
   for (const WorkloadComparison& w : c.workloads) out += Detail(w);
-  if (!c.only_in_old.empty()) out += fmt::format("\nonly in OLD, not compared: {}\n", OneLine(fmt::format("{}", fmt::join(c.only_in_old, ", "))));
-  if (!c.only_in_new.empty()) out += fmt::format("\nonly in NEW, not compared: {}\n", OneLine(fmt::format("{}", fmt::join(c.only_in_new, ", "))));
+  if (!c.only_in_old.empty())
+    out += fmt::format("\nonly in OLD, not compared: {}\n", OneLine(fmt::format("{}", fmt::join(c.only_in_old, ", "))));
+  if (!c.only_in_new.empty())
+    out += fmt::format("\nonly in NEW, not compared: {}\n", OneLine(fmt::format("{}", fmt::join(c.only_in_new, ", "))));
   if (!c.verdict.checks.empty()) {
     out += "\nthresholds (NEW's, read on the figures above)\n";
     for (const Check& check : c.verdict.checks) {
       const std::string margin = Margin(check);
-      out += fmt::format("  {}{}\n", OneLine(gate::CheckLine(check)), margin.empty() ? "" : fmt::format(" [margin {}]", margin));
+      out += fmt::format("  {}{}\n", OneLine(gate::CheckLine(check)),
+                         margin.empty() ? "" : fmt::format(" [margin {}]", margin));
     }
   }
   if (!c.verdict.lines.empty()) {

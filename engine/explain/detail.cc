@@ -1,9 +1,9 @@
 #include "engine/explain/detail.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "engine/analysis/analyze.h"
 #include "engine/model/samples.h"
@@ -23,8 +23,7 @@ using model::WorkloadResult;
 
 namespace {
 
-ContenderStats Describe(const WorkloadResult& w, const std::string& contender,
-                        const std::vector<double>& wall) {
+ContenderStats Describe(const WorkloadResult& w, const std::string& contender, const std::vector<double>& wall) {
   ContenderStats s;
   s.contender = contender;
   s.n = static_cast<int>(wall.size());
@@ -55,8 +54,7 @@ const ContenderStats* Find(const std::vector<ContenderStats>& all, const std::st
 }
 
 // engine/analysis's CompareLogic, step by step, so each figure can be shown.
-StartupSubtraction Subtract(const RunResult& result, const WorkloadResult& w,
-                            const WorkloadDetail& detail) {
+StartupSubtraction Subtract(const RunResult& result, const WorkloadResult& w, const WorkloadDetail& detail) {
   StartupSubtraction out;
   if (w.startup) {
     out.note = "startup workload: start-up is what it measures";
@@ -86,8 +84,7 @@ StartupSubtraction Subtract(const RunResult& result, const WorkloadResult& w,
   }
   for (const StartupSide& side : out.sides) {
     if (!side.above_floor()) {
-      out.note = fmt::format("startup-bound: {}'s time after start-up is not above the floor",
-                             side.contender);
+      out.note = fmt::format("startup-bound: {}'s time after start-up is not above the floor", side.contender);
       return out;
     }
   }
@@ -134,16 +131,16 @@ class Agreement {
     detail_.compared.push_back(figure);
     if (!in_file && !recomputed) return;
     if (!in_file || !recomputed) {
-      detail_.disagreements.push_back(fmt::format("{}: the file says {}, recomputed {}", figure,
-                                                  Text(in_file), Text(recomputed)));
+      detail_.disagreements.push_back(
+          fmt::format("{}: the file says {}, recomputed {}", figure, Text(in_file), Text(recomputed)));
       return;
     }
     // The same code computed both, so anything beyond rounding in the last bits is a real
     // difference (a hand-edited file, or analysis code that changed since the run).
     const double scale = std::max(std::fabs(*in_file), std::fabs(*recomputed));
     if (std::fabs(*in_file - *recomputed) > 1e-12 * scale) {
-      detail_.disagreements.push_back(fmt::format("{}: the file says {}, recomputed {}", figure,
-                                                  Text(in_file), Text(recomputed)));
+      detail_.disagreements.push_back(
+          fmt::format("{}: the file says {}, recomputed {}", figure, Text(in_file), Text(recomputed)));
     }
   }
 
@@ -228,10 +225,8 @@ void CheckAgainstFile(const RunResult& result, const WorkloadResult& w, Workload
   agree.Number("rounds needed (CPU time)", Count(c.cpu_rounds_needed), Count(r.cpu_rounds_needed));
   agree.Number("rounds needed (startup-adjusted)", Count(c.logic_rounds_needed), Count(r.logic_rounds_needed));
   agree.Number("rounds needed (win rate)", Count(c.win_rounds_needed), Count(r.win_rounds_needed));
-  agree.Interval("paired ratio interval", c.paired_ratio_ci,
-                 stats::Bounds{a.paired_ratio_low, a.paired_ratio_high});
-  agree.Number("rounds to resolve",
-               c.rounds_to_resolve ? std::optional<double>(*c.rounds_to_resolve) : std::nullopt,
+  agree.Interval("paired ratio interval", c.paired_ratio_ci, stats::Bounds{a.paired_ratio_low, a.paired_ratio_high});
+  agree.Number("rounds to resolve", c.rounds_to_resolve ? std::optional<double>(*c.rounds_to_resolve) : std::nullopt,
                a.power ? std::optional<double>(a.power->rounds) : std::nullopt);
 }
 

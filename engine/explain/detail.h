@@ -33,18 +33,18 @@ struct ContenderStats {
 // One side of the startup subtraction, as engine/analysis does it.
 struct StartupSide {
   std::string contender;
-  double median_s = 0;           // this workload's median
-  double startup_median_s = 0;   // the startup workload's median
-  double startup_noise_s = 0;    // 1.4826 x MAD of the startup runs
-  double floor_s = 0;            // analysis::LogicFloor(median_s, startup_noise_s)
-  double logic_s = 0;            // median_s - startup_median_s
+  double median_s = 0;          // this workload's median
+  double startup_median_s = 0;  // the startup workload's median
+  double startup_noise_s = 0;   // 1.4826 x MAD of the startup runs
+  double floor_s = 0;           // analysis::LogicFloor(median_s, startup_noise_s)
+  double logic_s = 0;           // median_s - startup_median_s
   bool above_floor() const { return logic_s > floor_s; }
 };
 
 struct StartupSubtraction {
-  std::vector<StartupSide> sides;      // baseline then candidate; empty without a startup workload
-  std::optional<double> logic_speedup; // baseline logic / candidate logic
-  std::string note;                    // why there is no logic speedup; "" when there is one
+  std::vector<StartupSide> sides;       // baseline then candidate; empty without a startup workload
+  std::optional<double> logic_speedup;  // baseline logic / candidate logic
+  std::string note;                     // why there is no logic speedup; "" when there is one
 };
 
 struct WorkloadDetail {
@@ -55,11 +55,11 @@ struct WorkloadDetail {
   std::optional<double> rss_ratio;         // candidate / baseline median peak RSS
   model::PairedRounds paired;
   std::optional<stats::PairedAnalysis> analysis;
-  std::string no_analysis;                 // why `analysis` is empty
+  std::string no_analysis;  // why `analysis` is empty
   StartupSubtraction startup;
   // "speedup: the file says 2.5, recomputed 2.51", one per figure that differs.
   std::vector<std::string> disagreements;
-  std::vector<std::string> compared;       // the figures that were checked
+  std::vector<std::string> compared;  // the figures that were checked
 };
 
 WorkloadDetail ComputeDetail(const model::RunResult& result, const model::WorkloadResult& workload);

@@ -1,9 +1,9 @@
 #include "engine/explain/explain_text.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "engine/explain/detail.h"
 #include "engine/explain/table.h"
@@ -40,9 +40,7 @@ std::string Fixed(double x, int digits) {
   return text;
 }
 
-std::string Optional(const std::optional<double>& seconds) {
-  return seconds ? FormatSeconds(*seconds) : "-";
-}
+std::string Optional(const std::optional<double>& seconds) { return seconds ? FormatSeconds(*seconds) : "-"; }
 
 std::string Heading(const std::string& text) { return "\n" + text; }
 
@@ -89,10 +87,15 @@ std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
     return b && k && *b > 0 ? FormatRatio(*k / *b) : std::string("-");
   };
   for (const RoundRow& r : d.rows) {
-    std::vector<std::string> row = {std::to_string(r.round), r.first.empty() ? "-" : r.first, Optional(r.baseline_s),
-                                    Optional(r.candidate_s), ratio(r.baseline_s, r.candidate_s),
-                                    Optional(r.baseline_cpu_s), Optional(r.candidate_cpu_s),
-                                    ratio(r.baseline_cpu_s, r.candidate_cpu_s), Winner(result, r)};
+    std::vector<std::string> row = {std::to_string(r.round),
+                                    r.first.empty() ? "-" : r.first,
+                                    Optional(r.baseline_s),
+                                    Optional(r.candidate_s),
+                                    ratio(r.baseline_s, r.candidate_s),
+                                    Optional(r.baseline_cpu_s),
+                                    Optional(r.candidate_cpu_s),
+                                    ratio(r.baseline_cpu_s, r.candidate_cpu_s),
+                                    Winner(result, r)};
     if (with_logic) row.insert(row.end() - 1, LogicRatio(r.baseline_logic_s, r.candidate_logic_s));
     if (with_load) {
       const RoundLoad* load = LoadOf(result, r.round);
@@ -119,8 +122,9 @@ std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
         "what min_logic_speedup reads as baseline / candidate";
   }
   if (with_load) {
-    title += "; load = 1-minute load average at the round's end, others' CPU = CPU time used by other processes, "
-             "steal = CPU time the hypervisor gave away";
+    title +=
+        "; load = 1-minute load average at the round's end, others' CPU = CPU time used by other processes, "
+        "steal = CPU time the hypervisor gave away";
   }
   std::string align = with_logic ? "rlrrrrrrrl" : "rlrrrrrrl";
   if (with_load) align += "rrrr";
@@ -128,8 +132,8 @@ std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
 }
 
 std::string Summary(const WorkloadDetail& d) {
-  std::vector<std::vector<std::string>> rows = {{"contender", "runs", "median", "mean", "sd", "MAD", "IQR",
-                                                 "min", "max", "user", "sys", "peak RSS"}};
+  std::vector<std::vector<std::string>> rows = {
+      {"contender", "runs", "median", "mean", "sd", "MAD", "IQR", "min", "max", "user", "sys", "peak RSS"}};
   for (const ContenderStats& s : d.contenders) {
     rows.push_back({report::OneLine(s.contender), std::to_string(s.n), FormatSeconds(s.median_s),
                     FormatSeconds(s.mean_s), s.sd_s ? FormatSeconds(*s.sd_s) : "n/a", FormatSeconds(s.mad_s),
@@ -176,8 +180,9 @@ std::string OutlierLine(const std::string& name, const stats::OutlierReport& o, 
     for (std::size_t i : o.modified_z.outliers) {
       z.push_back(fmt::format("round {} (z = {:.1f})", rounds[i], o.modified_z.scores[i]));
     }
-    parts.push_back(fmt::format("modified z beyond 3.5: {}{}", fmt::join(z, ", "),
-                                o.modified_z.mad_was_zero ? " (MAD was 0: scaled by the mean absolute deviation)" : ""));
+    parts.push_back(
+        fmt::format("modified z beyond 3.5: {}{}", fmt::join(z, ", "),
+                    o.modified_z.mad_was_zero ? " (MAD was 0: scaled by the mean absolute deviation)" : ""));
   }
   return line + fmt::format("{}\n", fmt::join(parts, "; "));
 }
@@ -190,16 +195,16 @@ std::string Outliers(const RunResult& result, const WorkloadDetail& d) {
   }
   return "Outliers (Tukey fences at 1.5 and 3 IQR, modified z-score; reported, never dropped)\n" +
          OutlierLine(report::OneLine(result.baseline), a.baseline_outliers, d.paired.rounds, d.paired.baseline, true) +
-         OutlierLine(report::OneLine(result.candidate), a.candidate_outliers, d.paired.rounds, d.paired.candidate, true) +
+         OutlierLine(report::OneLine(result.candidate), a.candidate_outliers, d.paired.rounds, d.paired.candidate,
+                     true) +
          OutlierLine("ratio", a.log_ratio_outliers, d.paired.rounds, log_ratios, false);
 }
 
 std::string IntervalText(const stats::BootstrapResult& b) {
   std::string out;
   if (b.bca) {
-    out += fmt::format("    BCa {} to {} (bias correction z0 = {}, acceleration a = {})\n",
-                       FormatRatio(b.bca->low), FormatRatio(b.bca->high), Fixed(b.bias_correction, 3),
-                       Fixed(b.acceleration, 4));
+    out += fmt::format("    BCa {} to {} (bias correction z0 = {}, acceleration a = {})\n", FormatRatio(b.bca->low),
+                       FormatRatio(b.bca->high), Fixed(b.bias_correction, 3), Fixed(b.acceleration, 4));
   }
   if (b.percentile) {
     out += fmt::format("    percentile {} to {}\n", FormatRatio(b.percentile->low), FormatRatio(b.percentile->high));
@@ -217,11 +222,11 @@ std::string Startup(const WorkloadDetail& d) {
   std::string out = "Startup subtraction (median minus the startup workload's median)\n";
   const StartupSubtraction& s = d.startup;
   for (const StartupSide& side : s.sides) {
-    out += fmt::format("  {}: {} - {} startup = {}; floor {} = max(3 x noise {}, 5% of {}): {}\n",
-                       report::OneLine(side.contender), FormatSeconds(side.median_s),
-                       FormatSeconds(side.startup_median_s), FormatSeconds(side.logic_s), FormatSeconds(side.floor_s),
-                       FormatSeconds(side.startup_noise_s), FormatSeconds(side.median_s),
-                       side.above_floor() ? "above it" : "not above it");
+    out +=
+        fmt::format("  {}: {} - {} startup = {}; floor {} = max(3 x noise {}, 5% of {}): {}\n",
+                    report::OneLine(side.contender), FormatSeconds(side.median_s), FormatSeconds(side.startup_median_s),
+                    FormatSeconds(side.logic_s), FormatSeconds(side.floor_s), FormatSeconds(side.startup_noise_s),
+                    FormatSeconds(side.median_s), side.above_floor() ? "above it" : "not above it");
   }
   if (s.logic_speedup) {
     out += fmt::format("  startup-adjusted speedup: {} / {} = {}\n", FormatSeconds(s.sides[0].logic_s),
@@ -248,8 +253,9 @@ std::string Speedup(const RunResult& result, const WorkloadDetail& d) {
     out += fmt::format("  over all measured runs (unpaired ones included): {}\n", FormatRatio(*d.speedup));
   }
   out += BootstrapHeader(a.speedup_ci) + IntervalText(a.speedup_ci);
-  out += fmt::format("    (rounds resampled in pairs, so drift both contenders saw cancels; {} is the seed the file records)\n",
-                     result.settings.seed);
+  out += fmt::format(
+      "    (rounds resampled in pairs, so drift both contenders saw cancels; {} is the seed the file records)\n",
+      result.settings.seed);
   return out;
 }
 
@@ -305,7 +311,8 @@ std::string Sequences(const WorkloadResult& w) {
   line("median per-round CPU-time ratio (candidate / baseline)", c.cpu_ratio_cs, false);
   line("win probability", c.win_rate_cs, true);
   line("startup-adjusted speedup", c.logic_speedup_cs, false);
-  if (c.cpu_ratio) out += fmt::format("  ratio of median CPU times (candidate / baseline): {}\n", FormatRatio(*c.cpu_ratio));
+  if (c.cpu_ratio)
+    out += fmt::format("  ratio of median CPU times (candidate / baseline): {}\n", FormatRatio(*c.cpu_ratio));
   if (c.cpu_ratio_ci) {
     out += fmt::format("  Hodges-Lehmann CPU-time ratio: {}, {} interval {} to {} (fixed-n, descriptive)\n",
                        FormatRatio(c.cpu_ratio_ci->estimate), FormatPercent(c.cpu_ratio_ci->level),
@@ -334,8 +341,8 @@ std::string Thresholds(const RunResult& result, const WorkloadResult& w) {
     if (c->skipped) continue;
     if (!c->passed) missed.push_back(c);
     const double relative = c->threshold == "min_win_rate" ? c->measured - c->bar
-                            : c->higher_is_better         ? (c->measured - c->bar) / c->bar
-                                                          : (c->bar - c->measured) / c->bar;
+                            : c->higher_is_better          ? (c->measured - c->bar) / c->bar
+                                                           : (c->bar - c->measured) / c->bar;
     if (closest == nullptr || relative < closest_margin) {
       closest = c;
       closest_margin = relative;
@@ -345,9 +352,9 @@ std::string Thresholds(const RunResult& result, const WorkloadResult& w) {
     std::vector<std::string> names;
     for (const Check* c : missed) names.push_back(fmt::format("{} (margin {})", c->threshold, Margin(*c)));
     out += fmt::format("  decided by: {} missed{}\n", fmt::join(names, ", "),
-                       result.verdict.accepted
-                           ? fmt::format("; accepted by {}, so the run passed", report::OneLine(result.verdict.accepted_by))
-                           : "");
+                       result.verdict.accepted ? fmt::format("; accepted by {}, so the run passed",
+                                                             report::OneLine(result.verdict.accepted_by))
+                                               : "");
   } else if (closest != nullptr) {
     out += fmt::format("  decided: every threshold met; the closest is {} (margin {})\n", closest->threshold,
                        Margin(*closest));
@@ -393,7 +400,8 @@ std::string Workload(const RunResult& result, const WorkloadResult& w) {
   out += fmt::format("{}; thresholds: {}\n", w.gate ? "gated" : "not gated", ThresholdList(w.thresholds));
   if (w.parity == "none") out += "parity: none: outputs were not compared; the figures compare time only\n";
   if (!w.normalise.empty()) {
-    out += fmt::format("parity: {} after the normalise command {}\n", w.parity, report::OneLine(fmt::format("{}", fmt::join(w.normalise, " "))));
+    out += fmt::format("parity: {} after the normalise command {}\n", w.parity,
+                       report::OneLine(fmt::format("{}", fmt::join(w.normalise, " "))));
   }
   out += Heading(Rounds(result, d));
   if (!d.contenders.empty()) out += Heading(Summary(d));
@@ -437,10 +445,9 @@ std::string ExplainText(const RunResult& result, const std::string& file,
                      report::OneLine(result.candidate), report::RoundsLine(result.settings),
                      result.settings.bootstrap_resamples);
   // An accepted regression exits 0 but is not a pass: say what was accepted, and by what.
-  const std::string verdict =
-      result.verdict.accepted
-          ? fmt::format("accepted regression, accepted by {}", report::OneLine(result.verdict.accepted_by))
-          : std::string(ExitCodeName(result.verdict.exit));
+  const std::string verdict = result.verdict.accepted ? fmt::format("accepted regression, accepted by {}",
+                                                                    report::OneLine(result.verdict.accepted_by))
+                                                      : std::string(ExitCodeName(result.verdict.exit));
   out += fmt::format("recorded verdict: {} (exit {}){}\n", verdict, static_cast<int>(result.verdict.exit),
                      result.complete ? "" : "; the run is incomplete");
   for (const WorkloadResult* w : workloads) out += Workload(result, *w);

@@ -14,10 +14,10 @@ namespace pe::explain {
 struct RoundRow {
   int round = 0;
   bool warmup = false;
-  std::string first;                  // the contender that ran first; "" when unknown
-  std::optional<double> baseline_s;   // wall time; absent when that run is missing
+  std::string first;                 // the contender that ran first; "" when unknown
+  std::optional<double> baseline_s;  // wall time; absent when that run is missing
   std::optional<double> candidate_s;
-  std::optional<double> baseline_cpu_s;   // user + system, what max_slowdown reads
+  std::optional<double> baseline_cpu_s;  // user + system, what max_slowdown reads
   std::optional<double> candidate_cpu_s;
   // Wall time less the same round's start-up, what min_logic_speedup reads; absent when the
   // round has no start-up sample of that contender, or the workload is not startup-adjusted.

@@ -1,8 +1,8 @@
 #include "engine/explain/select.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "engine/spec/spec_error.h"
 #include "engine/spec/suggest.h"
@@ -12,15 +12,14 @@ namespace pe::explain {
 using model::RunResult;
 using model::WorkloadResult;
 
-std::vector<const WorkloadResult*> SelectWorkloads(const RunResult& result,
-                                                   const std::vector<std::string>& names,
+std::vector<const WorkloadResult*> SelectWorkloads(const RunResult& result, const std::vector<std::string>& names,
                                                    const std::string& file) {
   std::vector<std::string> known;
   for (const WorkloadResult& w : result.workloads) known.push_back(w.name);
   for (const std::string& name : names) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw spec::UsageError(fmt::format("--workload '{}': no such workload in {}{}", name, file,
-                                         spec::DidYouMean(name, known)));
+      throw spec::UsageError(
+          fmt::format("--workload '{}': no such workload in {}{}", name, file, spec::DidYouMean(name, known)));
     }
   }
   std::vector<const WorkloadResult*> selected;

@@ -12,7 +12,7 @@ namespace pe::explain {
 // An unknown name throws spec::UsageError: "--workload 'wrok': no such workload in
 // results.json (did you mean 'work'?)"; `file` names the results file in that message.
 std::vector<const model::WorkloadResult*> SelectWorkloads(const model::RunResult& result,
-                                                   const std::vector<std::string>& names,
-                                                   const std::string& file);
+                                                          const std::vector<std::string>& names,
+                                                          const std::string& file);
 
 }  // namespace pe::explain

@@ -50,10 +50,10 @@ void AddNotes(const RunResult& result, Verdict& v) {
       const bool open = std::any_of(v.checks.begin(), v.checks.end(), [&](const Check& check) {
         return check.workload == w.name && check.state == Check::State::kUnresolved;
       });
-      v.notes.push_back(open ? fmt::format("{}: still unresolved after {} rounds, the most [run] max_rounds allows",
-                                           w.name, c.rounds)
-                             : fmt::format("{}: every check resolved after {} rounds (between {} and {} allowed)",
-                                           w.name, c.rounds, result.settings.rounds, result.settings.max_rounds));
+      v.notes.push_back(
+          open ? fmt::format("{}: still unresolved after {} rounds, the most [run] max_rounds allows", w.name, c.rounds)
+               : fmt::format("{}: every check resolved after {} rounds (between {} and {} allowed)", w.name, c.rounds,
+                             result.settings.rounds, result.settings.max_rounds));
     }
     for (const std::string& note : c.notes) v.notes.push_back(fmt::format("{}: {}", w.name, note));
   }
@@ -62,14 +62,15 @@ void AddNotes(const RunResult& result, Verdict& v) {
 // A check that reads a confidence sequence: pass and fail must each be shown at the
 // sequence's level; in between it is unresolved, which fails a claim that must be shown
 // (kShowMet) and passes a check that fails only on a shown miss (kShowMissed).
-Check SequentialCheck(const WorkloadResult& w, std::string threshold, std::string label, const Interval& cs,
-                      double bar, bool higher_is_better, Check::Burden burden, std::optional<int> rounds_needed) {
+Check SequentialCheck(const WorkloadResult& w, std::string threshold, std::string label, const Interval& cs, double bar,
+                      bool higher_is_better, Check::Burden burden, std::optional<int> rounds_needed) {
   Check c = MakeCheck(w.name, std::move(threshold), std::move(label), cs.estimate, bar, higher_is_better);
   const bool met = higher_is_better ? cs.low >= bar : cs.high <= bar;
   const bool missed = higher_is_better ? cs.high < bar : cs.low > bar;
   c.state = met ? Check::State::kPass : missed ? Check::State::kFail : Check::State::kUnresolved;
   c.burden = burden;
-  c.passed = c.state == Check::State::kPass || (c.state == Check::State::kUnresolved && burden == Check::Burden::kShowMissed);
+  c.passed =
+      c.state == Check::State::kPass || (c.state == Check::State::kUnresolved && burden == Check::Burden::kShowMissed);
   c.interval = cs;
   c.rounds = w.comparison ? w.comparison->rounds : 0;
   if (c.state == Check::State::kUnresolved) c.rounds_needed = rounds_needed;
@@ -199,8 +200,9 @@ void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Chec
         continue;
       }
       Check check = MakeCheck(sweep.name, "max_cost_exponent", label, fit.exponent, *sweep.max_cost_exponent, false);
-      check.note = std::isnan(fit.low) ? fit.note
-                                        : fmt::format("{:.0f}% interval {:.2f} to {:.2f}", 100 * fit.level, fit.low, fit.high);
+      check.note = std::isnan(fit.low)
+                       ? fit.note
+                       : fmt::format("{:.0f}% interval {:.2f} to {:.2f}", 100 * fit.level, fit.low, fit.high);
       checks.push_back(check);
     }
   }
@@ -209,14 +211,14 @@ void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Chec
     for (const ScalingEfficiency& e : sweep.efficiencies) {
       if (e.contender != run.candidate || e.threads != sweep.efficiency_threads) continue;
       found = true;
-      checks.push_back(MakeCheck(sweep.name, "min_scaling_efficiency",
-                                 fmt::format("scaling efficiency of {} at {} threads{}", e.contender, e.threads,
-                                             Configuration(e.fixed)),
-                                 e.efficiency, *sweep.min_scaling_efficiency, true));
+      checks.push_back(MakeCheck(
+          sweep.name, "min_scaling_efficiency",
+          fmt::format("scaling efficiency of {} at {} threads{}", e.contender, e.threads, Configuration(e.fixed)),
+          e.efficiency, *sweep.min_scaling_efficiency, true));
     }
     if (!found) {
-      checks.push_back(SkippedCheck(sweep.name, "min_scaling_efficiency", "scaling efficiency", *sweep.min_scaling_efficiency,
-                               "no 1-thread point to compare with"));
+      checks.push_back(SkippedCheck(sweep.name, "min_scaling_efficiency", "scaling efficiency",
+                                    *sweep.min_scaling_efficiency, "no 1-thread point to compare with"));
     }
   }
 }

@@ -20,7 +20,7 @@ void Accept(model::Verdict& verdict, const std::string& accepted_by);
 
 // A check of `measured` against `bar` on one workload (or sweep).
 model::Check MakeCheck(std::string workload, std::string threshold, std::string label, double measured, double bar,
-                bool higher_is_better, std::string note = "");
+                       bool higher_is_better, std::string note = "");
 
 // A threshold in force whose figure could not be computed: shown with the reason, never failing.
 model::Check SkippedCheck(std::string workload, std::string threshold, std::string label, double bar, std::string note);

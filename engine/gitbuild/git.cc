@@ -27,8 +27,8 @@ std::string ReadAndRemove(const std::filesystem::path& path) {
 
 }  // namespace
 
-GitResult RunGit(ProcessRunner& runner, const std::filesystem::path& dir,
-                 const std::vector<std::string>& args, const std::filesystem::path& scratch_dir) {
+GitResult RunGit(ProcessRunner& runner, const std::filesystem::path& dir, const std::vector<std::string>& args,
+                 const std::filesystem::path& scratch_dir) {
   static int sequence = 0;
   const std::string stem = "git-" + std::to_string(::getpid()) + "-" + std::to_string(++sequence);
   Command command;

@@ -17,7 +17,7 @@ struct GitResult {
 
 // Runs `git -C dir args...` with hooks disabled, capturing its output in files under
 // `scratch_dir` (which must exist).
-GitResult RunGit(runner::ProcessRunner& runner, const std::filesystem::path& dir,
-                 const std::vector<std::string>& args, const std::filesystem::path& scratch_dir);
+GitResult RunGit(runner::ProcessRunner& runner, const std::filesystem::path& dir, const std::vector<std::string>& args,
+                 const std::filesystem::path& scratch_dir);
 
 }  // namespace pe::gitbuild

@@ -42,17 +42,14 @@ std::string Describe(const GitResult& result) {
 
 // True when `dir` is a worktree of its own (not a folder inside some other checkout) whose
 // HEAD is `commit`.
-bool IsWorktreeAt(const fs::path& dir, const std::string& commit, ProcessRunner& runner,
-                  const fs::path& scratch) {
+bool IsWorktreeAt(const fs::path& dir, const std::string& commit, ProcessRunner& runner, const fs::path& scratch) {
   std::error_code ec;
   if (!fs::is_regular_file(dir / ".git", ec)) return false;
   GitResult head = RunGit(runner, dir, {"rev-parse", "HEAD"}, scratch);
   return head.outcome.ok() && head.out == commit;
 }
 
-std::string HowItEnded(const Outcome& outcome) {
-  return outcome.error.empty() ? "failed" : outcome.error;
-}
+std::string HowItEnded(const Outcome& outcome) { return outcome.error.empty() ? "failed" : outcome.error; }
 
 }  // namespace
 
@@ -66,8 +63,8 @@ std::string RepoDigest(const fs::path& canonical_repo) {
 }
 
 BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
-                              const std::vector<std::string>& build_argv,
-                              const fs::path& cache_root, ProcessRunner& runner) {
+                              const std::vector<std::string>& build_argv, const fs::path& cache_root,
+                              ProcessRunner& runner) {
   std::error_code ec;
   fs::path canonical_repo = fs::canonical(repo, ec);
   if (ec) throw GitError(fmt::format("repository {} not found: {}", repo.string(), ec.message()));
@@ -75,8 +72,8 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
   fs::create_directories(base, ec);
   if (ec) throw GitError(fmt::format("cannot create {}: {}", base.string(), ec.message()));
 
-  GitResult resolved = RunGit(runner, canonical_repo,
-                              {"rev-parse", "--verify", "--quiet", revision + "^{commit}"}, base);
+  GitResult resolved =
+      RunGit(runner, canonical_repo, {"rev-parse", "--verify", "--quiet", revision + "^{commit}"}, base);
   if (!resolved.outcome.ok() || resolved.out.empty()) {
     throw GitError(fmt::format("unknown revision '{}' in {}{}", revision, canonical_repo.string(),
                                resolved.err.empty() ? "" : ": " + resolved.err));
@@ -97,9 +94,8 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
     // A half-made or foreign folder, or one whose registration git has lost: start over.
     fs::remove_all(built.worktree, ec);
     RunGit(runner, canonical_repo, {"worktree", "prune"}, base);
-    GitResult added = RunGit(runner, canonical_repo,
-                             {"worktree", "add", "--detach", built.worktree.string(), built.commit},
-                             base);
+    GitResult added =
+        RunGit(runner, canonical_repo, {"worktree", "add", "--detach", built.worktree.string(), built.commit}, base);
     if (!added.outcome.ok()) {
       throw GitError(fmt::format("cannot check out '{}' ({}) into {}: {}", revision, built.commit,
                                  built.worktree.string(), Describe(added)));

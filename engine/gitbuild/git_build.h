@@ -14,9 +14,9 @@
 namespace pe::gitbuild {
 
 struct BuiltRevision {
-  std::string commit;               // full object name the revision resolved to
-  std::filesystem::path worktree;   // run the contender's argv relative to this
-  bool reused = false;              // true: found built from an earlier run, nothing was run
+  std::string commit;              // full object name the revision resolved to
+  std::filesystem::path worktree;  // run the contender's argv relative to this
+  bool reused = false;             // true: found built from an earlier run, nothing was run
 };
 
 // A git command failed: unknown revision, not a repository, worktree not creatable.
@@ -31,7 +31,9 @@ class BuildError : public std::runtime_error {
  public:
   BuildError(const std::string& summary, const std::string& tail, std::filesystem::path log_path)
       : std::runtime_error(tail.empty() ? summary : summary + "\n" + tail),
-        summary_(summary), tail_(tail), log_path_(std::move(log_path)) {}
+        summary_(summary),
+        tail_(tail),
+        log_path_(std::move(log_path)) {}
   const std::filesystem::path& log_path() const { return log_path_; }
   // The first line alone, and the logs' last lines with their line breaks, so a report can
   // print the one as a message and the other as a block.
@@ -51,8 +53,8 @@ class BuildError : public std::runtime_error {
 // the worktree. Every git and build command runs through `runner`. Throws GitError or
 // BuildError.
 BuiltRevision PrepareRevision(const std::filesystem::path& repo, const std::string& revision,
-                              const std::vector<std::string>& build_argv,
-                              const std::filesystem::path& cache_root, runner::ProcessRunner& runner);
+                              const std::vector<std::string>& build_argv, const std::filesystem::path& cache_root,
+                              runner::ProcessRunner& runner);
 
 // Names a repository's worktree folder: 16 hex digits of FNV-1a over its canonical path, so
 // two checkouts of the same project never share worktrees.

@@ -296,13 +296,16 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))sql");
   run.Bind(16, static_cast<std::int64_t>(result.complete)).Bind(17, ToJsonText(result)).Bind(18, shard);
   run.Run();
   const std::int64_t id = sqlite3_last_insert_rowid(db_);
-  Statement figure(db_, path_, "INSERT OR REPLACE INTO figures (run_id, workload, contender, name, value) VALUES (?, ?, ?, ?, ?)");
+  Statement figure(db_, path_,
+                   "INSERT OR REPLACE INTO figures (run_id, workload, contender, name, value) VALUES (?, ?, ?, ?, ?)");
   for (const WorkloadResult& w : result.workloads) {
     for (const auto& [contender, name, value] : FiguresOf(w)) {
       figure.Bind(1, id).Bind(2, w.name).Bind(3, contender).Bind(4, name).Bind(5, value).Run();
     }
   }
-  Statement check(db_, path_, "INSERT INTO checks (run_id, workload, threshold, measured, bar, passed, skipped) VALUES (?, ?, ?, ?, ?, ?, ?)");
+  Statement check(
+      db_, path_,
+      "INSERT INTO checks (run_id, workload, threshold, measured, bar, passed, skipped) VALUES (?, ?, ?, ?, ?, ?, ?)");
   for (const Check& c : result.verdict.checks) {
     check.Bind(1, id).Bind(2, c.workload).Bind(3, c.threshold).Bind(4, c.measured).Bind(5, c.bar);
     check.Bind(6, static_cast<std::int64_t>(c.passed)).Bind(7, static_cast<std::int64_t>(c.skipped)).Run();

@@ -31,9 +31,9 @@ std::filesystem::path DefaultPath();
 
 // One recorded run with one figure of one workload.
 struct Point {
-  std::int64_t run = 0;      // the run's id in the database
-  std::string started_at;    // ISO 8601, UTC
-  std::string commit;        // what was measured (see Store::Record)
+  std::int64_t run = 0;    // the run's id in the database
+  std::string started_at;  // ISO 8601, UTC
+  std::string commit;      // what was measured (see Store::Record)
   std::string hostname;
   std::string spec_digest;
   double value = 0;

@@ -58,11 +58,13 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
         std::find(options.workloads.begin(), options.workloads.end(), s.workload) == options.workloads.end()) {
       continue;
     }
-    const auto found = std::find_if(s.figures.begin(), s.figures.end(), [&](const auto& f) { return f.first == options.figure; });
+    const auto found =
+        std::find_if(s.figures.begin(), s.figures.end(), [&](const auto& f) { return f.first == options.figure; });
     if (found == s.figures.end()) {
       std::vector<std::string> recorded;
       for (const auto& f : s.figures) recorded.push_back(f.first);
-      out += fmt::format("{}: no {} recorded (recorded: {})\n\n", s.workload, options.figure, fmt::join(recorded, ", "));
+      out +=
+          fmt::format("{}: no {} recorded (recorded: {})\n\n", s.workload, options.figure, fmt::join(recorded, ", "));
       continue;
     }
     const std::vector<Point>& points = found->second;

@@ -27,7 +27,8 @@ std::string Chart(const std::string& workload, const std::string& figure, const 
   std::string svg = fmt::format(
       "<svg class=\"trend\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} of {} over {} runs\">\n", kWidth,
       kHeight, EscapeHtml(figure), EscapeHtml(workload), points.size());
-  svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"axis\"/>\n", kLeft, kTop, kTop + plot_h);
+  svg +=
+      fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"axis\"/>\n", kLeft, kTop, kTop + plot_h);
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" class=\"axis\"/>\n", kLeft, kTop + plot_h,
                      kLeft + plot_w);
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.4g}</text>\n", kLeft - 6, kTop + 4, top);
@@ -42,20 +43,23 @@ std::string Chart(const std::string& workload, const std::string& figure, const 
         cx, kTop, kTop + plot_h, at + 1);
   }
   std::string line;
-  for (size_t i = 0; i < points.size(); ++i) line += fmt::format("{}{:.1f},{:.1f}", i ? " " : "", x(i), y(points[i].value));
+  for (size_t i = 0; i < points.size(); ++i)
+    line += fmt::format("{}{:.1f},{:.1f}", i ? " " : "", x(i), y(points[i].value));
   svg += fmt::format("<polyline points=\"{}\" class=\"series\"/>\n", line);
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
-    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\"><title>run {}: {:.4g}, {}, {}, {}</title></circle>\n",
-                       x(i), y(p.value), i + 1, p.value, EscapeHtml(p.started_at), EscapeHtml(p.commit.substr(0, 12)),
-                       EscapeHtml(p.hostname));
+    svg +=
+        fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\"><title>run {}: {:.4g}, {}, {}, {}</title></circle>\n",
+                    x(i), y(p.value), i + 1, p.value, EscapeHtml(p.started_at), EscapeHtml(p.commit.substr(0, 12)),
+                    EscapeHtml(p.hostname));
   }
   return svg + "</svg>\n";
 }
 
 }  // namespace
 
-std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOptions& options, const std::string& title) {
+std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOptions& options,
+                      const std::string& title) {
   // TrendText checks the selection and gives the table under each chart.
   const std::string text = TrendText(series, options);
   std::string html = fmt::format(
@@ -71,7 +75,8 @@ std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOpti
       continue;
     }
     html += fmt::format("<section>\n<h2>{}</h2>\n", EscapeHtml(s.workload));
-    const auto found = std::find_if(s.figures.begin(), s.figures.end(), [&](const auto& f) { return f.first == options.figure; });
+    const auto found =
+        std::find_if(s.figures.begin(), s.figures.end(), [&](const auto& f) { return f.first == options.figure; });
     if (found == s.figures.end()) {
       html += fmt::format("<p>No {} recorded.</p>\n", EscapeHtml(options.figure));
     } else {

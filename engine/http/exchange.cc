@@ -28,13 +28,11 @@ WireRequest ToWire(int port, const Request& request, bool keep_alive) {
   WireRequest out;
   out.head = request.method == "HEAD";
   auto it = std::back_inserter(out.bytes);
-  fmt::format_to(it, "{} {} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nUser-Agent: perfengine\r\n",
-                 request.method, request.target, port);
-  if (!request.content_type.empty())
-    fmt::format_to(it, "Content-Type: {}\r\n", request.content_type);
+  fmt::format_to(it, "{} {} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nUser-Agent: perfengine\r\n", request.method,
+                 request.target, port);
+  if (!request.content_type.empty()) fmt::format_to(it, "Content-Type: {}\r\n", request.content_type);
   // Methods that carry a body say how long it is even when empty, as RFC 9110 asks.
-  if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
-      request.method == "PATCH") {
+  if (!request.body.empty() || request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {
     fmt::format_to(it, "Content-Length: {}\r\n", request.body.size());
   }
   if (!keep_alive) out.bytes += "Connection: close\r\n";
@@ -44,13 +42,11 @@ WireRequest ToWire(int port, const Request& request, bool keep_alive) {
 }
 
 Clock::time_point DeadlineIn(double s) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
 std::string Describe(const char* stage, const beast::error_code& ec, double timeout_s) {
-  if (ec == beast::error::timeout)
-    return fmt::format("{}: timed out after {:g} s", stage, timeout_s);
+  if (ec == beast::error::timeout) return fmt::format("{}: timed out after {:g} s", stage, timeout_s);
   return fmt::format("{}: {}", stage, ec.message());
 }
 
@@ -64,10 +60,9 @@ std::string DescribeException(std::exception_ptr failure) {
   }
 }
 
-asio::awaitable<std::string> Connect(beast::tcp_stream& stream, int port,
-                                     Clock::time_point deadline, double timeout_s) {
-  const asio::ip::tcp::endpoint endpoint(asio::ip::address_v4::loopback(),
-                                         static_cast<unsigned short>(port));
+asio::awaitable<std::string> Connect(beast::tcp_stream& stream, int port, Clock::time_point deadline,
+                                     double timeout_s) {
+  const asio::ip::tcp::endpoint endpoint(asio::ip::address_v4::loopback(), static_cast<unsigned short>(port));
   beast::error_code ec;
   stream.expires_at(deadline);
   co_await stream.async_connect(endpoint, asio::redirect_error(asio::use_awaitable, ec));
@@ -79,22 +74,20 @@ asio::awaitable<std::string> Connect(beast::tcp_stream& stream, int port,
 namespace {
 
 bool ClosedByPeer(const beast::error_code& ec) {
-  return ec == bhttp::error::end_of_stream || ec == asio::error::eof ||
-         ec == asio::error::connection_reset || ec == asio::error::broken_pipe;
+  return ec == bhttp::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset ||
+         ec == asio::error::broken_pipe;
 }
 
 }  // namespace
 
-asio::awaitable<Exchanged> Exchange(beast::tcp_stream& stream, beast::flat_buffer& buffer,
-                                    const WireRequest& request, Clock::time_point deadline,
-                                    double timeout_s, bool keep_body) {
+asio::awaitable<Exchanged> Exchange(beast::tcp_stream& stream, beast::flat_buffer& buffer, const WireRequest& request,
+                                    Clock::time_point deadline, double timeout_s, bool keep_body) {
   Exchanged out;
   beast::error_code ec;
   // One deadline for the write and the read together: it is the request's budget.
   stream.expires_at(deadline);
   const auto start = Clock::now();
-  co_await asio::async_write(stream, asio::buffer(request.bytes),
-                             asio::redirect_error(asio::use_awaitable, ec));
+  co_await asio::async_write(stream, asio::buffer(request.bytes), asio::redirect_error(asio::use_awaitable, ec));
   if (ec) {
     out.response.error = Describe("send", ec, timeout_s);
     out.closed_by_peer = ClosedByPeer(ec);

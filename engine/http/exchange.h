@@ -41,8 +41,8 @@ std::string DescribeException(std::exception_ptr failure);
 // Opens a TCP connection to 127.0.0.1:port (Nagle off: requests are small and latency is
 // what is measured) by `deadline`. Returns an empty string on success, else the described
 // error; `timeout_s` is only for that description.
-boost::asio::awaitable<std::string> Connect(boost::beast::tcp_stream& stream, int port,
-                                            Clock::time_point deadline, double timeout_s);
+boost::asio::awaitable<std::string> Connect(boost::beast::tcp_stream& stream, int port, Clock::time_point deadline,
+                                            double timeout_s);
 
 struct Exchanged {
   Response response;
@@ -53,9 +53,8 @@ struct Exchanged {
 
 // Writes `request` and reads the whole response by `deadline`. The latency clock runs from
 // the start of the write to the last byte read.
-boost::asio::awaitable<Exchanged> Exchange(boost::beast::tcp_stream& stream,
-                                           boost::beast::flat_buffer& buffer,
-                                           const WireRequest& request, Clock::time_point deadline,
-                                           double timeout_s, bool keep_body);
+boost::asio::awaitable<Exchanged> Exchange(boost::beast::tcp_stream& stream, boost::beast::flat_buffer& buffer,
+                                           const WireRequest& request, Clock::time_point deadline, double timeout_s,
+                                           bool keep_body);
 
 }  // namespace pe::http::internal

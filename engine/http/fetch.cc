@@ -39,10 +39,9 @@ asio::awaitable<void> FetchOnce(int port, const Request& request, double timeout
 Response Fetch(int port, const Request& request, double timeout_s) {
   Response response;
   asio::io_context context(1);
-  asio::co_spawn(context, FetchOnce(port, request, timeout_s, response),
-                 [&response](std::exception_ptr failure) {
-                   if (failure) response.error = internal::DescribeException(failure);
-                 });
+  asio::co_spawn(context, FetchOnce(port, request, timeout_s, response), [&response](std::exception_ptr failure) {
+    if (failure) response.error = internal::DescribeException(failure);
+  });
   context.run();
   return response;
 }

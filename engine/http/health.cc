@@ -15,9 +15,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double SecondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double SecondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 // A starting server may accept a connection and then stall; one poll must not eat the whole
 // budget, or a server that died meanwhile would go unnoticed until the timeout.
@@ -58,14 +56,13 @@ HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_
       return result;
     }
     if (SecondsSince(start) >= timeout_s) {
-      result.error = last_error.empty() ? fmt::format("not healthy after {:g} s: last answer {}",
-                                                      timeout_s, result.last_status)
-                                        : fmt::format("not healthy after {:g} s: no answer ({})",
-                                                      timeout_s, last_error);
+      result.error = last_error.empty()
+                         ? fmt::format("not healthy after {:g} s: last answer {}", timeout_s, result.last_status)
+                         : fmt::format("not healthy after {:g} s: no answer ({})", timeout_s, last_error);
       return result;
     }
-    const auto remaining = std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(timeout_s - SecondsSince(start)));
+    const auto remaining =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s - SecondsSince(start)));
     std::this_thread::sleep_for(std::min<Clock::duration>(kPollInterval, remaining));
   }
 }

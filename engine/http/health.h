@@ -18,7 +18,6 @@ struct HealthResult {
 // after the timeout, and a 200 that arrives after it died (from whoever took its port) is not
 // believed. Errors read "server exited before becoming healthy" or "not healthy after 5 s: last
 // answer 503" ("...: no answer (connect: Connection refused)" when the last poll got none).
-HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_s,
-                              std::function<bool()> still_running);
+HealthResult WaitUntilHealthy(int port, const std::string& path, double timeout_s, std::function<bool()> still_running);
 
 }  // namespace pe::http

@@ -33,8 +33,7 @@ struct Load {
   void Fail(size_t index, const std::string& error) {
     if (!result.error.empty()) return;
     const Request& request = (*requests)[index];
-    result.error =
-        fmt::format("request {} ({} {}): {}", index, request.method, request.target, error);
+    result.error = fmt::format("request {} ({} {}): {}", index, request.method, request.target, error);
     stopped = true;
   }
 };
@@ -53,13 +52,12 @@ asio::awaitable<void> Connection(Load& load) {
   int answered_here = 0;  // answers on the current connection
   while (!load.stopped && load.next < load.requests->size()) {
     const size_t index = load.next++;
-    const internal::WireRequest wire =
-        internal::ToWire(load.port, (*load.requests)[index], /*keep_alive=*/true);
+    const internal::WireRequest wire = internal::ToWire(load.port, (*load.requests)[index], /*keep_alive=*/true);
     Response response;
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!open) {
-        std::string error = co_await internal::Connect(
-            stream, load.port, internal::DeadlineIn(load.timeout_s), load.timeout_s);
+        std::string error =
+            co_await internal::Connect(stream, load.port, internal::DeadlineIn(load.timeout_s), load.timeout_s);
         if (!error.empty()) {
           response.error = std::move(error);
           break;
@@ -69,13 +67,11 @@ asio::awaitable<void> Connection(Load& load) {
         buffer.consume(buffer.size());
         ++load.result.connections_opened;
       }
-      internal::Exchanged exchanged =
-          co_await internal::Exchange(stream, buffer, wire, internal::DeadlineIn(load.timeout_s),
-                                      load.timeout_s, load.keep_bodies);
+      internal::Exchanged exchanged = co_await internal::Exchange(
+          stream, buffer, wire, internal::DeadlineIn(load.timeout_s), load.timeout_s, load.keep_bodies);
       // A server may close an idle keep-alive connection just as we reuse it; it never saw
       // the request then, so sending it once more on a new connection is safe.
-      const bool closed_before_answer =
-          answered_here > 0 && exchanged.closed_by_peer && !exchanged.answer_started;
+      const bool closed_before_answer = answered_here > 0 && exchanged.closed_by_peer && !exchanged.answer_started;
       if (!exchanged.response.error.empty() || !exchanged.keep_alive) {
         Close(stream);
         open = false;
@@ -93,8 +89,8 @@ asio::awaitable<void> Connection(Load& load) {
 
 }  // namespace
 
-LoadResult FireRequests(int port, const std::vector<Request>& requests, int concurrency,
-                        double timeout_s, bool keep_bodies) {
+LoadResult FireRequests(int port, const std::vector<Request>& requests, int concurrency, double timeout_s,
+                        bool keep_bodies) {
   Load load;
   load.port = port;
   load.requests = &requests;
@@ -102,8 +98,7 @@ LoadResult FireRequests(int port, const std::vector<Request>& requests, int conc
   load.keep_bodies = keep_bodies;
   load.result.responses.resize(requests.size());
 
-  const size_t connections =
-      std::min(static_cast<size_t>(std::max(concurrency, 1)), requests.size());
+  const size_t connections = std::min(static_cast<size_t>(std::max(concurrency, 1)), requests.size());
   // One thread: on a 2-core machine the server under test needs the other core, and one
   // thread already outpaces wrk's single thread against the stub server (bench/http_client).
   asio::io_context context(1);

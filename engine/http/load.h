@@ -27,7 +27,7 @@ struct LoadResult {
 // request's error and LoadResult.error; requests not yet sent then are not sent (their error
 // says so), so a server that died ends the run at once instead of after one timeout each.
 // Bodies are kept only when `keep_bodies` (parity needs them; rate measurement does not).
-LoadResult FireRequests(int port, const std::vector<Request>& requests, int concurrency,
-                        double timeout_s, bool keep_bodies);
+LoadResult FireRequests(int port, const std::vector<Request>& requests, int concurrency, double timeout_s,
+                        bool keep_bodies);
 
 }  // namespace pe::http

@@ -17,8 +17,8 @@ using runner::Command;
 using runner::Outcome;
 using runner::ProcessRunner;
 using runner::ReadWholeFile;
-using runner::ResolveProgram;
 using runner::ResolvedProgram;
+using runner::ResolveProgram;
 namespace {
 
 std::string EnvOf(const Command& command, const std::string& name) {
@@ -43,8 +43,7 @@ std::filesystem::path AllocCountLibraryPath() {
   std::filesystem::path exe_dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
   std::filesystem::path beside = exe_dir / kAllocCountLibrary;
   if (std::filesystem::exists(beside, ec)) return beside;
-  std::filesystem::path installed =
-      exe_dir.parent_path() / "lib" / "perfengine" / kAllocCountLibrary;
+  std::filesystem::path installed = exe_dir.parent_path() / "lib" / "perfengine" / kAllocCountLibrary;
   if (std::filesystem::exists(installed, ec)) return installed;
   return beside;  // reported as missing by the caller, at the place the build puts it
 }
@@ -63,11 +62,10 @@ AllocationCount ParseAllocationReport(std::string_view text) {
       ++own_malloc;
       continue;
     }
-    std::uint64_t pid, malloc_calls, calloc_calls, realloc_calls, memalign_calls, free_calls,
-        line_bytes;
+    std::uint64_t pid, malloc_calls, calloc_calls, realloc_calls, memalign_calls, free_calls, line_bytes;
     std::string extra;
-    if (!(fields >> pid >> malloc_calls >> calloc_calls >> realloc_calls >> memalign_calls >>
-          free_calls >> line_bytes) ||
+    if (!(fields >> pid >> malloc_calls >> calloc_calls >> realloc_calls >> memalign_calls >> free_calls >>
+          line_bytes) ||
         (fields >> extra)) {
       ++malformed;
       continue;
@@ -104,8 +102,7 @@ AllocationCount CountAllocations(const Command& command, ProcessRunner& runner) 
   std::filesystem::path library = AllocCountLibraryPath();
   std::error_code ec;
   if (!std::filesystem::exists(library, ec)) {
-    return NotMeasured("not measured: the allocation counter library is missing: " +
-                       library.string());
+    return NotMeasured("not measured: the allocation counter library is missing: " + library.string());
   }
 
   ScratchDir scratch("pe-alloccount-");
@@ -121,8 +118,9 @@ AllocationCount CountAllocations(const Command& command, ProcessRunner& runner) 
 
   AllocationCount result = ParseAllocationReport(ReadWholeFile(report));
   if (result.processes == 0 && result.note.empty()) {
-    result.note = "not measured: no process reported its allocations (a statically linked "
-                  "program exec'd, or every process was killed or exec'd before exiting)";
+    result.note =
+        "not measured: no process reported its allocations (a statically linked "
+        "program exec'd, or every process was killed or exec'd before exiting)";
   }
   return result;
 }

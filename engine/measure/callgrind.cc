@@ -13,8 +13,8 @@ namespace pe::measure {
 
 using runner::Command;
 using runner::ProcessRunner;
-using runner::ResolveProgram;
 using runner::ResolvedProgram;
+using runner::ResolveProgram;
 namespace {
 
 std::string EnginePath() {
@@ -31,8 +31,7 @@ std::vector<std::string> Fields(std::string_view line) {
 
 }  // namespace
 
-CallgrindRun RunCallgrind(const Command& command, ProcessRunner& runner,
-                          const std::filesystem::path& out_dir) {
+CallgrindRun RunCallgrind(const Command& command, ProcessRunner& runner, const std::filesystem::path& out_dir) {
   CallgrindRun run;
   ResolvedProgram valgrind = ResolveProgram("valgrind", {}, EnginePath());
   if (!valgrind.error.empty()) {

@@ -15,9 +15,9 @@
 namespace pe::measure {
 
 struct CallgrindRun {
-  runner::Outcome outcome;                             // the program's own exit (valgrind passes it on)
-  std::vector<std::filesystem::path> files;    // callgrind.out files: one per process part
-  std::string error;                           // set when valgrind itself could not be run
+  runner::Outcome outcome;                   // the program's own exit (valgrind passes it on)
+  std::vector<std::filesystem::path> files;  // callgrind.out files: one per process part
+  std::string error;                         // set when valgrind itself could not be run
 };
 
 // Callgrind is this many times slower than a plain run; a command's timeout is stretched

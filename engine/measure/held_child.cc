@@ -1,11 +1,11 @@
 #include "engine/measure/held_child.h"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <fmt/core.h>
 #include <optional>
 #include <system_error>
 
@@ -24,8 +24,8 @@ using runner::Outcome;
 using runner::PathVariable;
 using runner::ReapChild;
 using runner::Release;
-using runner::ResolveProgram;
 using runner::ResolvedProgram;
+using runner::ResolveProgram;
 using runner::Spawned;
 using runner::StartProcess;
 using runner::StartRequest;
@@ -84,8 +84,8 @@ Outcome RunHeld(const Command& command, const std::function<bool(pid_t)>& attach
 
   std::optional<Clock::time_point> deadline;
   if (command.timeout_s > 0) {
-    deadline = spawned.start + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(command.timeout_s));
+    deadline =
+        spawned.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(command.timeout_s));
   }
   WaitEnd end = WaitForExit(spawned.done.get(), deadline);
   if (end != WaitEnd::kExited) KillGroup(pid);
@@ -96,8 +96,7 @@ Outcome RunHeld(const Command& command, const std::function<bool(pid_t)>& attach
   } else if (end == WaitEnd::kTimedOut) {
     outcome.status = Outcome::Status::kTimedOut;
     outcome.signal = 0;
-    outcome.error = fmt::format("timed out after {:g} s; its process group was killed",
-                                command.timeout_s);
+    outcome.error = fmt::format("timed out after {:g} s; its process group was killed", command.timeout_s);
   } else if (end == WaitEnd::kInterrupted ||
              (interrupt::Interrupted() && outcome.status == Outcome::Status::kSignalled)) {
     outcome.status = Outcome::Status::kInterrupted;

@@ -48,8 +48,7 @@ InstructionCount CountWithCallgrind(const Command& command, ProcessRunner& runne
 
 }  // namespace
 
-InstructionCount CountInstructions(const Command& command, ProcessRunner& runner,
-                                   InstructionSource source) {
+InstructionCount CountInstructions(const Command& command, ProcessRunner& runner, InstructionSource source) {
   std::string perf_note;
   if (source != InstructionSource::kCallgrind) {
     PerfCount perf = CountWithPerfEvent(command);
@@ -57,8 +56,7 @@ InstructionCount CountInstructions(const Command& command, ProcessRunner& runner
       InstructionCount result;
       result.count = perf.count;
       result.source = perf.available ? kSourcePerfEvent : "";
-      result.note = perf.available || perf.note.empty() ? perf.note
-                                                        : "not measured: " + perf.note;
+      result.note = perf.available || perf.note.empty() ? perf.note : "not measured: " + perf.note;
       return result;
     }
     perf_note = perf.note;
@@ -66,8 +64,7 @@ InstructionCount CountInstructions(const Command& command, ProcessRunner& runner
   InstructionCount result = CountWithCallgrind(command, runner);
   if (!perf_note.empty()) {
     // The report says why the slower source was used.
-    std::string fallback = fmt::format("{} refused ({}); counted with valgrind", kSourcePerfEvent,
-                                       perf_note);
+    std::string fallback = fmt::format("{} refused ({}); counted with valgrind", kSourcePerfEvent, perf_note);
     result.note = result.note.empty() ? fallback : fallback + "; " + result.note;
   }
   return result;

@@ -1,12 +1,12 @@
 #include "engine/measure/perf_counter.h"
 
+#include <fmt/core.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fmt/core.h>
 #include <system_error>
 
 #include "engine/measure/held_child.h"
@@ -16,9 +16,7 @@ namespace pe::measure {
 using runner::Command;
 namespace {
 
-std::string ErrnoText(int error) {
-  return std::error_code(error, std::system_category()).message();
-}
+std::string ErrnoText(int error) { return std::error_code(error, std::system_category()).message(); }
 
 perf_event_attr InstructionsAttr() {
   perf_event_attr attr;
@@ -38,8 +36,7 @@ perf_event_attr InstructionsAttr() {
 
 int OpenCounter(pid_t pid) {
   perf_event_attr attr = InstructionsAttr();
-  return static_cast<int>(
-      ::syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  return static_cast<int>(::syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
 }  // namespace
@@ -91,12 +88,10 @@ PerfCount CountWithPerfEvent(const Command& command) {
   }
   if (values[2] < values[1]) {
     // The PMU was shared with other counters: the kernel's usual linear estimate.
-    result.count = static_cast<std::uint64_t>(static_cast<double>(values[0]) *
-                                              static_cast<double>(values[1]) /
+    result.count = static_cast<std::uint64_t>(static_cast<double>(values[0]) * static_cast<double>(values[1]) /
                                               static_cast<double>(values[2]));
     result.note = fmt::format("counter multiplexed: scaled from {:.1f}% of the run",
-                              100.0 * static_cast<double>(values[2]) /
-                                  static_cast<double>(values[1]));
+                              100.0 * static_cast<double>(values[2]) / static_cast<double>(values[1]));
   } else {
     result.count = values[0];
   }

@@ -12,10 +12,10 @@
 namespace pe::measure {
 
 struct PerfCount {
-  bool available = false;               // false: the kernel refused the counter (see note)
-  runner::Outcome outcome;                      // the command's exit, when it ran
+  bool available = false;              // false: the kernel refused the counter (see note)
+  runner::Outcome outcome;             // the command's exit, when it ran
   std::optional<std::uint64_t> count;  // user-space instructions, children included
-  std::string note;                     // why there is no count, or how it was scaled
+  std::string note;                    // why there is no count, or how it was scaled
 };
 
 // Why perf_event_open cannot count instructions here ("perf_event_open: No such file or

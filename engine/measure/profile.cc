@@ -19,8 +19,8 @@ using runner::MakeSystemProcessRunner;
 using runner::Outcome;
 using runner::ProcessRunner;
 using runner::ReadWholeFile;
-using runner::ResolveProgram;
 using runner::ResolvedProgram;
+using runner::ResolveProgram;
 namespace {
 
 // "file:function [object]" -> "function". The file part ends at the first single colon
@@ -100,16 +100,14 @@ ProfileResult ProfileCommand(const Command& command, ProcessRunner& runner) {
     std::optional<std::uint64_t> total = ParseCallgrindTotal(ReadWholeFile(file));
     if (total) result.total += *total;
     Command annotate_command;
-    annotate_command.argv = {annotate.path.string(), "--inclusive=no", "--threshold=100",
-                             "--auto=no", file.string()};
+    annotate_command.argv = {annotate.path.string(), "--inclusive=no", "--threshold=100", "--auto=no", file.string()};
     annotate_command.stdout_path = file.string() + ".annotated";
     Outcome outcome = runner.Run(annotate_command);
     if (!outcome.ok()) {
       result.note = "not profiled: callgrind_annotate " + outcome.error;
       return result;
     }
-    for (const FunctionCost& function :
-         ParseCallgrindAnnotate(ReadWholeFile(annotate_command.stdout_path))) {
+    for (const FunctionCost& function : ParseCallgrindAnnotate(ReadWholeFile(annotate_command.stdout_path))) {
       costs[function.function] += function.cost;
     }
   }
@@ -117,10 +115,9 @@ ProfileResult ProfileCommand(const Command& command, ProcessRunner& runner) {
     double share = result.total > 0 ? static_cast<double>(cost) / result.total : 0;
     result.functions.push_back({name, share, cost});
   }
-  std::sort(result.functions.begin(), result.functions.end(),
-            [](const FunctionCost& a, const FunctionCost& b) {
-              return a.cost != b.cost ? a.cost > b.cost : a.function < b.function;
-            });
+  std::sort(result.functions.begin(), result.functions.end(), [](const FunctionCost& a, const FunctionCost& b) {
+    return a.cost != b.cost ? a.cost > b.cost : a.function < b.function;
+  });
   if (result.functions.empty()) result.note = "not profiled: callgrind recorded no functions";
   return result;
 }

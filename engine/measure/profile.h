@@ -13,8 +13,8 @@
 namespace pe::measure {
 
 struct FunctionCost {
-  std::string function;  // demangled name as callgrind reports it, e.g. "ParseRecords(int)"
-  double share = 0;      // of the whole run's instructions, 0..1
+  std::string function;    // demangled name as callgrind reports it, e.g. "ParseRecords(int)"
+  double share = 0;        // of the whole run's instructions, 0..1
   std::uint64_t cost = 0;  // self instructions (Ir), callees excluded
 };
 

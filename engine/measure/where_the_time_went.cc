@@ -19,8 +19,8 @@ std::string Grouped(std::uint64_t value) {
 }
 
 std::string SignedGrouped(std::int64_t value) {
-  std::uint64_t magnitude = value < 0 ? static_cast<std::uint64_t>(-(value + 1)) + 1
-                                      : static_cast<std::uint64_t>(value);
+  std::uint64_t magnitude =
+      value < 0 ? static_cast<std::uint64_t>(-(value + 1)) + 1 : static_cast<std::uint64_t>(value);
   return (value < 0 ? "-" : "+") + Grouped(magnitude);
 }
 
@@ -63,8 +63,7 @@ std::string FormatWhereTheTimeWent(const std::vector<FunctionDelta>& deltas) {
   };
   std::vector<Row> rows = {{"function", "baseline", "candidate", "change", "share"}};
   for (const FunctionDelta& d : deltas) {
-    rows.push_back({d.function, Grouped(d.base_cost), Grouped(d.cand_cost),
-                    SignedGrouped(d.cost_delta),
+    rows.push_back({d.function, Grouped(d.base_cost), Grouped(d.cand_cost), SignedGrouped(d.cost_delta),
                     fmt::format("{:.1f}% -> {:.1f}%", 100 * d.base_share, 100 * d.cand_share)});
   }
   std::size_t w[4] = {};
@@ -76,8 +75,8 @@ std::string FormatWhereTheTimeWent(const std::vector<FunctionDelta>& deltas) {
   }
   std::string out;
   for (const Row& r : rows) {
-    out += fmt::format("  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", r.function, w[0], r.base, w[1],
-                       r.cand, w[2], r.change, w[3], r.share);
+    out += fmt::format("  {:<{}}  {:>{}}  {:>{}}  {:>{}}  {}\n", r.function, w[0], r.base, w[1], r.cand, w[2], r.change,
+                       w[3], r.share);
   }
   return out;
 }

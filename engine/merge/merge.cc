@@ -58,8 +58,8 @@ const ShardInfo& OwnShard(const ShardFile& f) {
     Refuse(fmt::format("{} is not a shard's results file: it was not run with --shard K/N", f.path));
   }
   if (f.result.shards.size() > 1) {
-    Refuse(fmt::format("{} is already a merge of {} shards; merge the shards' own files", f.path,
-                       f.result.shards.size()));
+    Refuse(
+        fmt::format("{} is already a merge of {} shards; merge the shards' own files", f.path, f.result.shards.size()));
   }
   return f.result.shards.front();
 }
@@ -71,8 +71,8 @@ void CheckSameRun(const ShardFile& first, const ShardFile& f) {
     Refuse(fmt::format("{} and {} are not shards of one run: {}", first.path, f.path, what));
   };
   if (a.spec_digest != b.spec_digest) {
-    refuse(fmt::format("different specs ({} sha256 {}, {} sha256 {})", a.spec_path, Short(a.spec_digest),
-                       b.spec_path, Short(b.spec_digest)));
+    refuse(fmt::format("different specs ({} sha256 {}, {} sha256 {})", a.spec_path, Short(a.spec_digest), b.spec_path,
+                       Short(b.spec_digest)));
   }
   if (a.settings.seed != b.settings.seed) {
     refuse(fmt::format("different seeds ({} vs {})", a.settings.seed, b.settings.seed));
@@ -109,7 +109,8 @@ std::vector<const ShardFile*> InShardOrder(const std::vector<ShardFile>& files) 
   for (const ShardFile& f : files) {
     const int index = OwnShard(f).index;
     auto [it, inserted] = by_index.emplace(index, &f);
-    if (!inserted) Refuse(fmt::format("shard {} of {} is given twice: {} and {}", index, count, it->second->path, f.path));
+    if (!inserted)
+      Refuse(fmt::format("shard {} of {} is given twice: {} and {}", index, count, it->second->path, f.path));
   }
   std::vector<int> missing;
   for (int i = 1; i <= count; ++i) {
@@ -199,8 +200,8 @@ RunResult MergeShards(const std::vector<ShardFile>& files) {
   }
   // Sweeps in the order of their first point, each fitted again over all its points.
   for (const WorkloadResult& w : merged.workloads) {
-    if (w.sweep.empty() ||
-        std::any_of(merged.sweeps.begin(), merged.sweeps.end(), [&](const SweepResult& s) { return s.name == w.sweep; })) {
+    if (w.sweep.empty() || std::any_of(merged.sweeps.begin(), merged.sweeps.end(),
+                                       [&](const SweepResult& s) { return s.name == w.sweep; })) {
       continue;
     }
     for (const SweepResult& s : owner.at(w.name)->result.sweeps) {

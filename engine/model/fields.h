@@ -63,11 +63,9 @@ inline constexpr std::string_view kFormat = "perfengine-results/1";
 constexpr auto NamesOf(Tag<model::Failure::Kind>) {
   using K = model::Failure::Kind;
   return std::array{
-      EnumName{K::kSpec, "spec"},       EnumName{K::kFixture, "fixture"},
-      EnumName{K::kSpawn, "spawn"},     EnumName{K::kExit, "exit"},
-      EnumName{K::kSignal, "signal"},   EnumName{K::kTimeout, "timeout"},
-      EnumName{K::kParity, "parity"},   EnumName{K::kInterrupted, "interrupted"},
-      EnumName{K::kBuild, "build"},
+      EnumName{K::kSpec, "spec"},     EnumName{K::kFixture, "fixture"},         EnumName{K::kSpawn, "spawn"},
+      EnumName{K::kExit, "exit"},     EnumName{K::kSignal, "signal"},           EnumName{K::kTimeout, "timeout"},
+      EnumName{K::kParity, "parity"}, EnumName{K::kInterrupted, "interrupted"}, EnumName{K::kBuild, "build"},
   };
 }
 
@@ -104,11 +102,9 @@ constexpr auto NamesOf(Tag<model::ExitCode>) {
 constexpr auto FieldsOf(Tag<model::Sample>) {
   using S = model::Sample;
   return std::tuple{
-      Field{"contender", &S::contender}, Field{"round", &S::round},
-      Field{"warmup", &S::warmup},       Field{"rss_only", &S::rss_only},
-      Field{"position", &S::position},
-      Field{"wall_s", &S::wall_s},       Field{"user_s", &S::user_s},
-      Field{"sys_s", &S::sys_s},         Field{"max_rss_kib", &S::max_rss_kib},
+      Field{"contender", &S::contender}, Field{"round", &S::round},       Field{"warmup", &S::warmup},
+      Field{"rss_only", &S::rss_only},   Field{"position", &S::position}, Field{"wall_s", &S::wall_s},
+      Field{"user_s", &S::user_s},       Field{"sys_s", &S::sys_s},       Field{"max_rss_kib", &S::max_rss_kib},
       Field{"serve", &S::serve},
   };
 }
@@ -116,9 +112,8 @@ constexpr auto FieldsOf(Tag<model::Sample>) {
 constexpr auto FieldsOf(Tag<model::Failure>) {
   using S = model::Failure;
   return std::tuple{
-      Field{"kind", &S::kind},       Field{"workload", &S::workload},
-      Field{"contender", &S::contender}, Field{"message", &S::message},
-      Field{"detail", &S::detail},
+      Field{"kind", &S::kind},       Field{"workload", &S::workload}, Field{"contender", &S::contender},
+      Field{"message", &S::message}, Field{"detail", &S::detail},
   };
 }
 
@@ -142,9 +137,8 @@ constexpr auto FieldsOf(Tag<model::Thresholds>) {
 constexpr auto FieldsOf(Tag<model::Interval>) {
   using S = model::Interval;
   return std::tuple{
-      Field{"estimate", &S::estimate}, Field{"low", &S::low},
-      Field{"high", &S::high},         Field{"level", &S::level},
-      Field{"method", &S::method},
+      Field{"estimate", &S::estimate}, Field{"low", &S::low},       Field{"high", &S::high},
+      Field{"level", &S::level},       Field{"method", &S::method},
   };
 }
 
@@ -207,9 +201,12 @@ constexpr auto FieldsOf(Tag<model::Comparison>) {
 constexpr auto FieldsOf(Tag<model::ServeFigures>) {
   using S = model::ServeFigures;
   return std::tuple{
-      Field{"requests", &S::requests}, Field{"p50_s", &S::p50_s},
-      Field{"p90_s", &S::p90_s},       Field{"p99_s", &S::p99_s},
-      Field{"max_s", &S::max_s},       Field{"throughput_rps", &S::throughput_rps},
+      Field{"requests", &S::requests},
+      Field{"p50_s", &S::p50_s},
+      Field{"p90_s", &S::p90_s},
+      Field{"p99_s", &S::p99_s},
+      Field{"max_s", &S::max_s},
+      Field{"throughput_rps", &S::throughput_rps},
       Field{"time_to_ready_s", &S::time_to_ready_s},
   };
 }
@@ -337,8 +334,7 @@ constexpr auto FieldsOf(Tag<model::Settings>) {
 constexpr auto FieldsOf(Tag<model::MachineInfo>) {
   using S = model::MachineInfo;
   return std::tuple{
-      Field{"hostname", &S::hostname}, Field{"os", &S::os},
-      Field{"cpu", &S::cpu},           Field{"cores", &S::cores},
+      Field{"hostname", &S::hostname},     Field{"os", &S::os}, Field{"cpu", &S::cpu}, Field{"cores", &S::cores},
       Field{"memory_kib", &S::memory_kib},
   };
 }
@@ -346,9 +342,8 @@ constexpr auto FieldsOf(Tag<model::MachineInfo>) {
 constexpr auto FieldsOf(Tag<model::ShardInfo>) {
   using S = model::ShardInfo;
   return std::tuple{
-      Field{"index", &S::index},         Field{"count", &S::count},
-      Field{"selection", &S::selection}, Field{"workloads", &S::workloads},
-      Field{"machine", &S::machine},     Field{"started_at", &S::started_at},
+      Field{"index", &S::index},         Field{"count", &S::count},     Field{"selection", &S::selection},
+      Field{"workloads", &S::workloads}, Field{"machine", &S::machine}, Field{"started_at", &S::started_at},
   };
 }
 
@@ -398,10 +393,14 @@ constexpr auto FieldsOf(Tag<model::RunResult>) {
 }
 
 template <typename T>
-concept Described = requires { FieldsOf(Tag<T>{}); };
+concept Described = requires {
+  FieldsOf(Tag<T>{});
+};
 
 template <typename T>
-concept NamedEnum = requires { NamesOf(Tag<T>{}); };
+concept NamedEnum = requires {
+  NamesOf(Tag<T>{});
+};
 
 // "unknown" only for a value cast from an out-of-range integer.
 template <NamedEnum Enum>

@@ -1,13 +1,14 @@
 #include "engine/model/json.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -17,15 +18,13 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "engine/model/fields.h"
 
 namespace pe::model {
 namespace {
 
-using nlohmann::json;
 using fields::Tag;
+using nlohmann::json;
 
 // A structured binding must name every member, so a field added to result.h breaks the
 // build here until its line is added to fields.h and the count below is raised. Without
@@ -33,16 +32,13 @@ using fields::Tag;
 template <typename T, std::size_t kMembers>
 constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> == kMembers;
 
-[[maybe_unused]] void TablesCoverEveryMember(const RunResult& r, const WorkloadResult& w,
-                                             const Comparison& c, const Sample& s,
-                                             const Failure& f, const Thresholds& t,
-                                             const Interval& i, const ContenderSummary& cs,
-                                             const Check& k, const ContenderInfo& ci,
-                                             const Settings& st, const MachineInfo& m,
-                                             const Verdict& v, const AxisValue& av,
-                                             const ScalingFit& sf, const ScalingEfficiency& se,
-                                             const SweepResult& sr, const FunctionShift& fs,
-                                             const ServeFigures& sv, const RoundLoad& rl, const ShardInfo& sh) {
+[[maybe_unused]] void TablesCoverEveryMember(const RunResult& r, const WorkloadResult& w, const Comparison& c,
+                                             const Sample& s, const Failure& f, const Thresholds& t, const Interval& i,
+                                             const ContenderSummary& cs, const Check& k, const ContenderInfo& ci,
+                                             const Settings& st, const MachineInfo& m, const Verdict& v,
+                                             const AxisValue& av, const ScalingFit& sf, const ScalingEfficiency& se,
+                                             const SweepResult& sr, const FunctionShift& fs, const ServeFigures& sv,
+                                             const RoundLoad& rl, const ShardInfo& sh) {
   [[maybe_unused]] const auto& [rl1, rl2, rl3, rl4, rl5] = rl;
   static_assert(kTableCovers<RoundLoad, 5>);
   [[maybe_unused]] const auto& [sh1, sh2, sh3, sh4, sh5, sh6] = sh;
@@ -153,22 +149,27 @@ json Write(const T& value) {
 // "a string", "an object", ...: how an error names what it found instead.
 std::string Found(const json& value) {
   switch (value.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::object: return "an object";
-    case json::value_t::array: return "an array";
-    case json::value_t::string: return "a string";
-    case json::value_t::boolean: return "a boolean";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::object:
+      return "an object";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::boolean:
+      return "a boolean";
     case json::value_t::number_integer:
     case json::value_t::number_unsigned:
-    case json::value_t::number_float: return "a number";
-    default: return value.type_name();
+    case json::value_t::number_float:
+      return "a number";
+    default:
+      return value.type_name();
   }
 }
 
-[[noreturn]] void Mistyped(const std::string& path, std::string_view expected,
-                           std::string_view found) {
-  throw std::runtime_error(
-      fmt::format("field \"{}\" must be {}, not {}", path, expected, found));
+[[noreturn]] void Mistyped(const std::string& path, std::string_view expected, std::string_view found) {
+  throw std::runtime_error(fmt::format("field \"{}\" must be {}, not {}", path, expected, found));
 }
 
 std::string Child(const std::string& path, std::string_view name) {
@@ -191,13 +192,11 @@ Int ReadInteger(const json& value, const std::string& path) {
   if (!value.is_number_integer()) {
     Mistyped(path, "an integer", value.is_number_float() ? value.dump() : Found(value));
   }
-  bool fits = value.is_number_unsigned()
-                  ? std::in_range<Int>(value.get<std::uint64_t>())
-                  : std::in_range<Int>(value.get<std::int64_t>());
+  bool fits = value.is_number_unsigned() ? std::in_range<Int>(value.get<std::uint64_t>())
+                                         : std::in_range<Int>(value.get<std::int64_t>());
   if (!fits) {
     Mistyped(path,
-             fmt::format("an integer from {} to {}", std::numeric_limits<Int>::min(),
-                         std::numeric_limits<Int>::max()),
+             fmt::format("an integer from {} to {}", std::numeric_limits<Int>::min(), std::numeric_limits<Int>::max()),
              value.dump());
   }
   return value.get<Int>();
@@ -315,19 +314,16 @@ void UnitsOfEarlierFiles(const json& file, RunResult& result) {
 
 RunResult RunResultFromJson(const nlohmann::json& json) {
   if (!json.is_object()) {
-    throw std::runtime_error(fmt::format(
-        "not a perfengine results file: expected a JSON object, not {}", Found(json)));
+    throw std::runtime_error(fmt::format("not a perfengine results file: expected a JSON object, not {}", Found(json)));
   }
   auto format = json.find(fields::kFormatKey);
   if (format == json.end()) {
-    throw std::runtime_error(fmt::format("not a perfengine results file: missing field \"{}\"",
-                                         fields::kFormatKey));
+    throw std::runtime_error(fmt::format("not a perfengine results file: missing field \"{}\"", fields::kFormatKey));
   }
   if (!format->is_string()) Mistyped(std::string(fields::kFormatKey), "a string", Found(*format));
   if (format->get_ref<const std::string&>() != fields::kFormat) {
-    throw std::runtime_error(
-        fmt::format("unsupported results format \"{}\" (this perfengine reads \"{}\")",
-                    format->get_ref<const std::string&>(), fields::kFormat));
+    throw std::runtime_error(fmt::format("unsupported results format \"{}\" (this perfengine reads \"{}\")",
+                                         format->get_ref<const std::string&>(), fields::kFormat));
   }
   RunResult result;
   ReadObject(json, "", result);
@@ -347,11 +343,13 @@ std::string ReadBounded(const std::filesystem::path& path) {
   if (fd < 0) throw std::runtime_error(fmt::format("{}: cannot read: {}", path.string(), std::strerror(errno)));
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
-    const char* what = S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device"
-                       : S_ISBLK(st.st_mode) ? "a block device" : "not a regular file";
+    const char* what = S_ISDIR(st.st_mode)   ? "a directory"
+                       : S_ISCHR(st.st_mode) ? "a character device"
+                       : S_ISBLK(st.st_mode) ? "a block device"
+                                             : "not a regular file";
     ::close(fd);
-    throw std::runtime_error(fmt::format("{}: is {}, not a results file (write one with perfengine run --json)",
-                                         path.string(), what));
+    throw std::runtime_error(
+        fmt::format("{}: is {}, not a results file (write one with perfengine run --json)", path.string(), what));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   std::string content;
@@ -367,8 +365,8 @@ std::string ReadBounded(const std::filesystem::path& path) {
     if (n == 0) break;
     if (content.size() + static_cast<std::size_t>(n) > kMaxResultsBytes) {
       ::close(fd);
-      throw std::runtime_error(fmt::format("{}: larger than {} MiB, not a results file", path.string(),
-                                           kMaxResultsBytes >> 20));
+      throw std::runtime_error(
+          fmt::format("{}: larger than {} MiB, not a results file", path.string(), kMaxResultsBytes >> 20));
     }
     content.append(buffer, static_cast<std::size_t>(n));
   }
@@ -411,7 +409,9 @@ void CheckSamples(const RunResult& result) {
 
 }  // namespace
 
-RunResult ReadResultsFile(const std::filesystem::path& path) { return ParseResultsText(ReadBounded(path), path.string()); }
+RunResult ReadResultsFile(const std::filesystem::path& path) {
+  return ParseResultsText(ReadBounded(path), path.string());
+}
 
 RunResult ParseResultsText(const std::string& content, const std::string& name) {
   const std::filesystem::path path = name;

@@ -3,9 +3,8 @@
 #pragma once
 
 #include <filesystem>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "engine/model/atomic_file.h"
 #include "engine/model/result.h"

@@ -33,12 +33,12 @@ struct ServeFigures {
 // One execution of one contender on one workload, as the OS accounted for it.
 struct Sample {
   std::string contender;
-  int round = 0;         // index over all rounds, warm-ups first
-  bool warmup = false;   // warm-up samples are kept in the file but never analysed
-  bool rss_only = false; // an extra run for peak RSS only (thresholds.rss_runs); never timed
-  int position = 0;      // 0 when this contender went first in its round
-  double wall_s = 0;     // monotonic clock, spawn to reap
-  double user_s = 0;     // from wait4() on this child
+  int round = 0;          // index over all rounds, warm-ups first
+  bool warmup = false;    // warm-up samples are kept in the file but never analysed
+  bool rss_only = false;  // an extra run for peak RSS only (thresholds.rss_runs); never timed
+  int position = 0;       // 0 when this contender went first in its round
+  double wall_s = 0;      // monotonic clock, spawn to reap
+  double user_s = 0;      // from wait4() on this child
   double sys_s = 0;
   std::int64_t max_rss_kib = 0;  // ru_maxrss of this child
   // Serve workloads: wall_s is the round's median request latency; user, sys and RSS are the
@@ -49,15 +49,15 @@ struct Sample {
 // A failure is data: the gate turns any of these into exit 2.
 struct Failure {
   enum class Kind {
-    kSpec,            // the spec or a command-line override is wrong
-    kFixture,         // a generator or fixture directory failed
-    kSpawn,           // the program could not be started
-    kExit,            // non-zero exit status
-    kSignal,          // killed by a signal
-    kTimeout,         // exceeded the per-command timeout; its process group was killed
-    kParity,          // contenders disagreed on the normalised output
-    kBuild,           // a contender built from git failed to build
-    kInterrupted,     // the user interrupted the run
+    kSpec,         // the spec or a command-line override is wrong
+    kFixture,      // a generator or fixture directory failed
+    kSpawn,        // the program could not be started
+    kExit,         // non-zero exit status
+    kSignal,       // killed by a signal
+    kTimeout,      // exceeded the per-command timeout; its process group was killed
+    kParity,       // contenders disagreed on the normalised output
+    kBuild,        // a contender built from git failed to build
+    kInterrupted,  // the user interrupted the run
   };
   Kind kind = Kind::kExit;
   std::string workload;   // empty when not tied to one workload
@@ -74,9 +74,9 @@ struct Thresholds {
   std::optional<double> max_rss_ratio;      // candidate peak RSS / baseline peak RSS
   int rss_runs = 0;                         // extra runs measuring RSS; 0 uses the timed rounds
   // Interval thresholds (docs/statistics.md).
-  std::optional<double> min_speedup_ci;  // the bootstrap interval's lower end must clear this
-  std::optional<double> max_slowdown;    // fail only when the whole paired-ratio interval lies above
-  double confidence = 0.95;              // level of the intervals these thresholds read
+  std::optional<double> min_speedup_ci;          // the bootstrap interval's lower end must clear this
+  std::optional<double> max_slowdown;            // fail only when the whole paired-ratio interval lies above
+  double confidence = 0.95;                      // level of the intervals these thresholds read
   std::optional<double> max_instructions_ratio;  // candidate / baseline instruction count
   std::optional<double> max_allocations_ratio;   // candidate / baseline allocation calls
   std::optional<double> max_p99_ratio;           // serve: candidate / baseline median p99 latency
@@ -107,7 +107,7 @@ struct ContenderSummary {
   std::string instructions_source;  // "perf_event_open" or "valgrind callgrind"
   std::optional<std::uint64_t> allocation_calls;
   std::optional<std::uint64_t> allocated_bytes;
-  std::string measure_note;         // why a count is missing ("not measurable: statically linked")
+  std::string measure_note;           // why a count is missing ("not measurable: statically linked")
   std::optional<ServeFigures> serve;  // serve workloads: the median of each figure over rounds
 };
 
@@ -125,18 +125,18 @@ struct Comparison {
   std::string logic_note;
   std::optional<double> rss_ratio;  // candidate / baseline median peak RSS
   // Statistics in depth (stats/), filled when the rounds allow them.
-  std::optional<double> sign_test_p;           // exact two-sided sign test of the win count
-  std::optional<double> wilcoxon_p;            // Wilcoxon signed-rank on paired log-ratios
-  std::optional<Interval> speedup_ci;          // bootstrap interval of the median ratio
-  std::optional<Interval> logic_speedup_ci;    // bootstrap, startup runs resampled too
-  std::optional<Interval> paired_ratio_ci;     // candidate/baseline, Hodges-Lehmann interval
-  std::optional<int> rounds_to_resolve;        // rounds that would resolve the observed difference
-  std::vector<std::string> notes;              // statistical caveats: warnings, never failures
-  std::optional<double> cpu_ratio;             // candidate / baseline median CPU time
-  std::optional<Interval> cpu_ratio_ci;        // Hodges-Lehmann on paired CPU-time log-ratios
-  std::optional<double> instructions_ratio;    // candidate / baseline
-  std::optional<double> allocations_ratio;     // candidate / baseline allocation calls
-  std::optional<double> p99_ratio;             // serve: candidate / baseline median p99 latency
+  std::optional<double> sign_test_p;         // exact two-sided sign test of the win count
+  std::optional<double> wilcoxon_p;          // Wilcoxon signed-rank on paired log-ratios
+  std::optional<Interval> speedup_ci;        // bootstrap interval of the median ratio
+  std::optional<Interval> logic_speedup_ci;  // bootstrap, startup runs resampled too
+  std::optional<Interval> paired_ratio_ci;   // candidate/baseline, Hodges-Lehmann interval
+  std::optional<int> rounds_to_resolve;      // rounds that would resolve the observed difference
+  std::vector<std::string> notes;            // statistical caveats: warnings, never failures
+  std::optional<double> cpu_ratio;           // candidate / baseline median CPU time
+  std::optional<Interval> cpu_ratio_ci;      // Hodges-Lehmann on paired CPU-time log-ratios
+  std::optional<double> instructions_ratio;  // candidate / baseline
+  std::optional<double> allocations_ratio;   // candidate / baseline allocation calls
+  std::optional<double> p99_ratio;           // serve: candidate / baseline median p99 latency
   // Confidence sequences (docs/statistics.md): valid at every round at once, so rounds may be
   // added until a check resolves. The interval checks read these.
   std::optional<Interval> speedup_cs;        // median per-round baseline / candidate wall time
@@ -154,9 +154,9 @@ struct Comparison {
 // One function's share of the cost in both contenders ("where the extra time went").
 struct FunctionShift {
   std::string function;
-  std::uint64_t baseline_cost = 0;   // instructions (Ir) spent in the function itself
+  std::uint64_t baseline_cost = 0;  // instructions (Ir) spent in the function itself
   std::uint64_t candidate_cost = 0;
-  double baseline_share = 0;         // of that contender's total
+  double baseline_share = 0;  // of that contender's total
   double candidate_share = 0;
 };
 
@@ -177,14 +177,14 @@ struct Check {
   double bar = 0;
   bool higher_is_better = true;
   bool passed = false;
-  bool skipped = false;   // the figure could not be computed; note says why
+  bool skipped = false;  // the figure could not be computed; note says why
   std::string note;
   State state = State::kPass;
   Burden burden = Burden::kPoint;
-  std::optional<Interval> interval;   // the confidence sequence a sequential check read
-  int rounds = 0;                     // paired rounds behind it
-  std::optional<int> rounds_needed;   // unresolved: rounds that would resolve it, if any would
-  Unit unit = Unit::kRatio;           // set from the threshold by gate::MakeCheck
+  std::optional<Interval> interval;  // the confidence sequence a sequential check read
+  int rounds = 0;                    // paired rounds behind it
+  std::optional<int> rounds_needed;  // unresolved: rounds that would resolve it, if any would
+  Unit unit = Unit::kRatio;          // set from the threshold by gate::MakeCheck
 };
 
 // One axis of a sweep at one value, e.g. threads = 4.
@@ -196,20 +196,20 @@ struct AxisValue {
 struct WorkloadResult {
   std::string name;
   std::string description;
-  bool gate = true;        // false: measured and reported, never gated
-  bool startup = false;    // the built-in startup workload
+  bool gate = true;      // false: measured and reported, never gated
+  bool startup = false;  // the built-in startup workload
   Thresholds thresholds;
-  std::vector<Sample> samples;  // every sample, warm-ups included, in run order
+  std::vector<Sample> samples;              // every sample, warm-ups included, in run order
   std::vector<ContenderSummary> summaries;  // one per contender, spec order
   std::optional<Comparison> comparison;     // absent when the workload failed
   std::vector<Failure> failures;
   // Sweeps: each point of a sweep's matrix is a workload of its own.
-  std::string sweep;              // the sweep's name, "" for a plain workload
-  std::vector<AxisValue> point;   // this point's axis values, in axis order
-  double elements = 0;            // elements one run processes, for throughput; 0: undeclared
+  std::string sweep;             // the sweep's name, "" for a plain workload
+  std::vector<AxisValue> point;  // this point's axis values, in axis order
+  double elements = 0;           // elements one run processes, for throughput; 0: undeclared
   // On a regression: the functions whose cost grew most, from profiles of both contenders.
   std::vector<FunctionShift> profile;
-  std::string profile_note;       // how the profile was taken, or why it is missing
+  std::string profile_note;  // how the profile was taken, or why it is missing
   // kServe: a server measured over HTTP requests; kProcess: a command run to completion.
   enum class Kind { kProcess, kServe };
   Kind kind = Kind::kProcess;
@@ -217,26 +217,26 @@ struct WorkloadResult {
   // the figures compare time only, and every report says so).
   std::string parity = "exact";
   std::vector<std::string> normalise;  // the command each output went through first, if any
-  std::string unit;  // what `elements` counts: "B" (bytes) or a name; "" for elements
+  std::string unit;                    // what `elements` counts: "B" (bytes) or a name; "" for elements
 };
 
 // Figures across the points of one sweep (docs/sweeps.md).
 struct ScalingFit {
   std::string contender;
-  std::string axis;               // the axis fitted over, e.g. "scale"
-  std::vector<AxisValue> fixed;   // the other axes' values, held fixed
-  double exponent = 0;            // k in time = a + b * n^k
-  double low = 0;                 // interval of k
+  std::string axis;              // the axis fitted over, e.g. "scale"
+  std::vector<AxisValue> fixed;  // the other axes' values, held fixed
+  double exponent = 0;           // k in time = a + b * n^k
+  double low = 0;                // interval of k
   double high = 0;
   double level = 0.95;
-  std::string note;               // why the fit is absent or weak
+  std::string note;  // why the fit is absent or weak
 };
 
 struct ScalingEfficiency {
   std::string contender;
-  std::vector<AxisValue> fixed;   // the other axes' values, held fixed
+  std::vector<AxisValue> fixed;  // the other axes' values, held fixed
   int threads = 0;
-  double efficiency = 0;          // throughput at n threads / (n x throughput at 1 thread)
+  double efficiency = 0;  // throughput at n threads / (n x throughput at 1 thread)
 };
 
 struct SweepResult {
@@ -263,7 +263,7 @@ struct Settings {
   int warmup_rounds = 1;
   double scale = 1;
   std::uint64_t seed = 0;
-  double timeout_s = 0;    // 0: no timeout
+  double timeout_s = 0;             // 0: no timeout
   std::string order = "alternate";  // or "random"
   int bootstrap_resamples = 10000;
   double confidence = 0.95;
@@ -272,8 +272,8 @@ struct Settings {
 
 struct MachineInfo {
   std::string hostname;
-  std::string os;           // uname sysname + release
-  std::string cpu;          // model name from /proc/cpuinfo
+  std::string os;   // uname sysname + release
+  std::string cpu;  // model name from /proc/cpuinfo
   int cores = 0;
   std::int64_t memory_kib = 0;
 };
@@ -326,7 +326,7 @@ struct RunResult {
   std::vector<SweepResult> sweeps;
   bool complete = false;  // false when interrupted or failed before the last round
   Verdict verdict;
-  std::vector<RoundLoad> load;  // one per round of the rounds loop
+  std::vector<RoundLoad> load;    // one per round of the rounds loop
   std::vector<ShardInfo> shards;  // empty: one unsharded run (docs/ci.md)
 };
 

@@ -78,7 +78,8 @@ nlohmann::json ResultsSchema() {
   json out = {{"$schema", "https://json-schema.org/draft/2020-12/schema"},
               {"$id", "https://perfengine.invalid/results.schema.json"},
               {"title", "perfengine results file (perfengine-results/1)"},
-              {"description", "Written by perfengine run --json and merge --json; docs/results-format.md describes each field."}};
+              {"description",
+               "Written by perfengine run --json and merge --json; docs/results-format.md describes each field."}};
   out.update(schema);
   return out;
 }

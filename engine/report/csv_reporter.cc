@@ -42,13 +42,23 @@ std::string CsvReport(const RunResult& result) {
       const std::string role = s.contender == result.baseline    ? "baseline"
                                : s.contender == result.candidate ? "candidate"
                                                                  : "";
-      std::vector<std::string> row = {
-          Field(w.name), Field(s.contender), role, std::to_string(s.n), Number(s.median_wall_s),
-          Number(s.min_wall_s), Number(s.max_wall_s), Number(s.median_user_s), Number(s.median_sys_s),
-          Number(s.median_cpu_s), std::to_string(s.median_max_rss_kib),
-          c ? Number(c->speedup) : "", c && c->speedup_ci ? Number(c->speedup_ci->low) : "",
-          c && c->speedup_ci ? Number(c->speedup_ci->high) : "", c ? Number(c->win_rate) : "",
-          c ? Number(c->logic_speedup) : "", Field(w.parity)};
+      std::vector<std::string> row = {Field(w.name),
+                                      Field(s.contender),
+                                      role,
+                                      std::to_string(s.n),
+                                      Number(s.median_wall_s),
+                                      Number(s.min_wall_s),
+                                      Number(s.max_wall_s),
+                                      Number(s.median_user_s),
+                                      Number(s.median_sys_s),
+                                      Number(s.median_cpu_s),
+                                      std::to_string(s.median_max_rss_kib),
+                                      c ? Number(c->speedup) : "",
+                                      c && c->speedup_ci ? Number(c->speedup_ci->low) : "",
+                                      c && c->speedup_ci ? Number(c->speedup_ci->high) : "",
+                                      c ? Number(c->win_rate) : "",
+                                      c ? Number(c->logic_speedup) : "",
+                                      Field(w.parity)};
       out += fmt::format("{}\n", fmt::join(row, ","));
     }
   }

@@ -104,9 +104,10 @@ std::vector<std::string> UncomparedLines(const RunResult& result) {
   std::vector<std::string> lines;
   for (const WorkloadResult& w : result.workloads) {
     if (w.parity != "none") continue;
-    lines.push_back(fmt::format("{}: parity = \"none\": outputs were not compared; these figures compare time only, "
-                                "not the same work",
-                                w.name));
+    lines.push_back(
+        fmt::format("{}: parity = \"none\": outputs were not compared; these figures compare time only, "
+                    "not the same work",
+                    w.name));
   }
   return lines;
 }

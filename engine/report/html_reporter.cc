@@ -1,14 +1,14 @@
 #include "engine/report/html_reporter.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <map>
 #include <set>
 #include <vector>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "engine/model/atomic_file.h"
 #include "engine/model/names.h"
@@ -87,8 +87,7 @@ svg.chart .reference { stroke: #555; stroke-dasharray: 5 4; }
 )";
 
 // One colour per contender, in spec order; the baseline is usually first (blue).
-constexpr std::string_view kColors[] = {"#4269d0", "#e8702a", "#3ca951",
-                                        "#d6336c", "#8a63d2", "#6c757d"};
+constexpr std::string_view kColors[] = {"#4269d0", "#e8702a", "#3ca951", "#d6336c", "#8a63d2", "#6c757d"};
 // One dash pattern per sweep configuration.
 constexpr std::string_view kDashes[] = {"", "7 4", "2 3", "9 3 2 3", "4 4"};
 
@@ -109,8 +108,7 @@ class IdMaker {
     std::string id(prefix);
     id += '-';
     for (char c : name) {
-      bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '-';
+      bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
       if (keep) {
         id += c;
       } else if (id.back() != '-') {
@@ -135,14 +133,12 @@ struct ContenderRuns {
   std::vector<const Sample*> samples;  // measured, in run order
 };
 
-std::vector<ContenderRuns> RunsByContender(const RunResult& result,
-                                           const WorkloadResult& workload) {
+std::vector<ContenderRuns> RunsByContender(const RunResult& result, const WorkloadResult& workload) {
   std::vector<ContenderRuns> runs;
   for (const auto& contender : result.contenders) {
     ContenderRuns entry{contender.name, {}};
     for (const auto& sample : workload.samples) {
-      if (sample.contender == contender.name && Measured(sample) && sample.wall_s > 0 &&
-          std::isfinite(sample.wall_s)) {
+      if (sample.contender == contender.name && Measured(sample) && sample.wall_s > 0 && std::isfinite(sample.wall_s)) {
         entry.samples.push_back(&sample);
       }
     }
@@ -164,8 +160,8 @@ double Jitter(std::size_t i) {
 // contender is what this chart is for (the table and the ratio chart compare them).
 constexpr double kSharedAxisFold = 3;
 
-std::string BoxPlot(const RunResult& result, const WorkloadResult& workload,
-                    const std::vector<ContenderRuns>& runs, const std::string& id) {
+std::string BoxPlot(const RunResult& result, const WorkloadResult& workload, const std::vector<ContenderRuns>& runs,
+                    const std::string& id) {
   constexpr double kBand = 84;
   Frame frame;
   frame.left = 120;
@@ -220,23 +216,23 @@ std::string BoxPlot(const RunResult& result, const WorkloadResult& workload,
     }
 
     svg += fmt::format("<g class=\"contender\" data-contender=\"{}\">\n", Esc(entry.contender));
-    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n",
-                       Px(frame.PlotLeft() - 8), Px(mid + 4), Esc(entry.contender));
-    svg += fmt::format(
-        "<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>\n", Px(x(whisker_lo)),
-        Px(x(whisker_hi)), Px(mid), color);
+    svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", Px(frame.PlotLeft() - 8), Px(mid + 4),
+                       Esc(entry.contender));
+    svg += fmt::format("<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\"/>\n", Px(x(whisker_lo)),
+                       Px(x(whisker_hi)), Px(mid), color);
     for (double end : {whisker_lo, whisker_hi}) {
-      svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>\n",
-                         Px(x(end)), Px(mid - 8), Px(mid + 8), color);
+      svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\"/>\n", Px(x(end)),
+                         Px(mid - 8), Px(mid + 8), color);
     }
     svg += fmt::format(
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\" fill-opacity=\"0.15\" "
         "stroke=\"{}\"><title>{}: median {}, quartiles {} to {}</title></rect>\n",
         Px(x(q1)), Px(mid - 16), Px(std::max(1.0, x(q3) - x(q1))), Px(32.0), color, color, Esc(entry.contender),
         units::FormatSeconds(median), units::FormatSeconds(q1), units::FormatSeconds(q3));
-    svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\" "
-                       "stroke-width=\"2.5\"/>\n",
-                       Px(x(median)), Px(mid - 16), Px(mid + 16), color);
+    svg += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"{3}\" "
+        "stroke-width=\"2.5\"/>\n",
+        Px(x(median)), Px(mid - 16), Px(mid + 16), color);
     for (std::size_t i = 0; i < entry.samples.size(); ++i) {
       const Sample& sample = *entry.samples[i];
       svg += fmt::format(
@@ -283,8 +279,8 @@ SpeedupInterval IntervalOf(const WorkloadResult& workload) {
 
 bool Drawable(double value) { return std::isfinite(value) && value > 0; }
 
-std::string RatioChart(const RunResult& result, const WorkloadResult& workload,
-                       const std::vector<RoundRatio>& ratios, const std::string& id) {
+std::string RatioChart(const RunResult& result, const WorkloadResult& workload, const std::vector<RoundRatio>& ratios,
+                       const std::string& id) {
   std::string_view color = ColorOf(result, result.candidate);
   Frame frame;
   frame.top = 46;  // room for a line saying where 1.0 went when it is off the axis
@@ -349,16 +345,16 @@ std::string RatioChart(const RunResult& result, const WorkloadResult& workload,
         Px(frame.PlotLeft()), Px(frame.PlotRight()), Px(y(1.0)), Px(y(1.0) - 4));
   } else {
     bool above = lo > 1;
-    svg += fmt::format("<text class=\"reference-off-scale\" x=\"{}\" y=\"{}\" "
-                       "text-anchor=\"end\">1.0 = equal is {} this chart</text>\n",
-                       Px(frame.PlotRight()), Px(frame.PlotTop() - 8), above ? "below" : "above");
+    svg += fmt::format(
+        "<text class=\"reference-off-scale\" x=\"{}\" y=\"{}\" "
+        "text-anchor=\"end\">1.0 = equal is {} this chart</text>\n",
+        Px(frame.PlotRight()), Px(frame.PlotTop() - 8), above ? "below" : "above");
   }
   svg += fmt::format(
       "<line class=\"median\" x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" "
       "stroke-opacity=\"0.6\" stroke-dasharray=\"2 3\"/>\n"
       "<text x=\"{0}\" y=\"{4}\" dx=\"4\">median {5}</text>\n",
-      Px(frame.PlotLeft()), Px(frame.PlotRight()), Px(y(median)), color, Px(y(median) - 4),
-      Number(median));
+      Px(frame.PlotLeft()), Px(frame.PlotRight()), Px(y(median)), color, Px(y(median) - 4), Number(median));
   std::string points;
   for (const auto& r : ratios) points += fmt::format("{},{} ", Px(x(r.round)), Px(y(r.ratio)));
   points.pop_back();
@@ -386,9 +382,8 @@ struct Series {
 constexpr double kLegendLine = 17;
 
 std::string LineChart(std::string_view classes, const std::string& id, const std::string& title,
-                      const std::vector<Series>& series, bool x_log, bool y_log,
-                      const std::vector<double>& x_values, const Label& y_label,
-                      std::string_view x_title, std::string_view y_title) {
+                      const std::vector<Series>& series, bool x_log, bool y_log, const std::vector<double>& x_values,
+                      const Label& y_label, std::string_view x_title, std::string_view y_title) {
   Frame frame;
   frame.bottom += kLegendLine * series.size() + 6;
   frame.height = frame.top + 230 + frame.bottom;
@@ -423,19 +418,18 @@ std::string LineChart(std::string_view classes, const std::string& id, const std
     std::string points;
     for (const auto& [px, py] : s.points) points += fmt::format("{},{} ", Px(x(px)), Px(y(py)));
     if (!points.empty()) points.pop_back();
-    svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n",
-                       points, s.color, dash);
+    svg += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>\n", points, s.color,
+                       dash);
     for (const auto& [px, py] : s.points) {
-      svg += fmt::format(
-          "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\"><title>{}: {} at {}</title></circle>\n",
-          Px(x(px)), Px(y(py)), s.color, EscapeHtml(s.label), EscapeHtml(y_label(py)), Number(px));
+      svg += fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\"><title>{}: {} at {}</title></circle>\n",
+                         Px(x(px)), Px(y(py)), s.color, EscapeHtml(s.label), EscapeHtml(y_label(py)), Number(px));
     }
     double ly = frame.height - frame.bottom + 52 + kLegendLine * i;
     svg += fmt::format(
         "<line x1=\"{0}\" y1=\"{2}\" x2=\"{1}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>\n"
         "<text x=\"{5}\" y=\"{6}\">{7}</text>\n",
-        Px(frame.PlotLeft()), Px(frame.PlotLeft() + 28), Px(ly), s.color, dash,
-        Px(frame.PlotLeft() + 34), Px(ly + 4), EscapeHtml(s.label));
+        Px(frame.PlotLeft()), Px(frame.PlotLeft() + 28), Px(ly), s.color, dash, Px(frame.PlotLeft() + 34), Px(ly + 4),
+        EscapeHtml(s.label));
     svg += "</g>\n";
   }
   return svg + "</svg>\n";
@@ -456,16 +450,15 @@ std::vector<double> DistinctX(const std::vector<Series>& series) {
 }
 
 // One series per contender and table; `pick` gives the plotted figure of a row, or none.
-std::vector<Series> SeriesOf(
-    const RunResult& result, const std::vector<SweepTable>& tables,
-    const std::function<std::optional<double>(const SweepFigures&)>& pick,
-    const std::function<std::string(const SweepTable&, std::string_view)>& label) {
+std::vector<Series> SeriesOf(const RunResult& result, const std::vector<SweepTable>& tables,
+                             const std::function<std::optional<double>(const SweepFigures&)>& pick,
+                             const std::function<std::string(const SweepTable&, std::string_view)>& label) {
   std::vector<Series> series;
   for (std::size_t t = 0; t < tables.size(); ++t) {
     const SweepTable& table = tables[t];
     for (std::size_t c = 0; c < table.contenders.size(); ++c) {
-      Series s{label(table, table.contenders[c]), ColorOf(result, table.contenders[c]),
-               kDashes[t % std::size(kDashes)], {}};
+      Series s{
+          label(table, table.contenders[c]), ColorOf(result, table.contenders[c]), kDashes[t % std::size(kDashes)], {}};
       for (const auto& row : table.rows) {
         std::optional<double> y = pick(row.figures[c]);
         if (row.number && y && *y > 0) s.points.emplace_back(*row.number, *y);
@@ -477,17 +470,14 @@ std::vector<Series> SeriesOf(
   return series;
 }
 
-const ScalingFit* FitFor(const SweepResult& sweep, std::string_view contender,
-                         const std::vector<AxisValue>& fixed) {
+const ScalingFit* FitFor(const SweepResult& sweep, std::string_view contender, const std::vector<AxisValue>& fixed) {
   for (const auto& fit : sweep.fits) {
-    if (fit.contender != contender || fit.axis != kScaleAxis ||
-        fit.fixed.size() != fixed.size()) {
+    if (fit.contender != contender || fit.axis != kScaleAxis || fit.fixed.size() != fixed.size()) {
       continue;
     }
     bool same = std::all_of(fit.fixed.begin(), fit.fixed.end(), [&](const AxisValue& v) {
-      return std::any_of(fixed.begin(), fixed.end(), [&](const AxisValue& w) {
-        return w.axis == v.axis && w.value == v.value;
-      });
+      return std::any_of(fixed.begin(), fixed.end(),
+                         [&](const AxisValue& w) { return w.axis == v.axis && w.value == v.value; });
     });
     if (same) return &fit;
   }
@@ -510,9 +500,7 @@ bool HasAxis(const SweepResult& sweep, std::string_view axis) {
   return std::find(sweep.axes.begin(), sweep.axes.end(), axis) != sweep.axes.end();
 }
 
-std::string Note(std::string_view text) {
-  return fmt::format("<p class=\"note\">{}</p>\n", text);
-}
+std::string Note(std::string_view text) { return fmt::format("<p class=\"note\">{}</p>\n", text); }
 
 std::string SweepCharts(const RunResult& result, const SweepResult& sweep, IdMaker& ids) {
   std::string html;
@@ -535,8 +523,8 @@ std::string SweepCharts(const RunResult& result, const SweepResult& sweep, IdMak
       auto [lo, hi] = YRange(series);
       bool y_log = hi / lo > 5;
       html += LineChart("throughput-vs-threads", ids("throughput", sweep.name),
-                        fmt::format("Throughput against threads: {}", Esc(sweep.name)), series,
-                        false, y_log, DistinctX(series), Number, "threads",
+                        fmt::format("Throughput against threads: {}", Esc(sweep.name)), series, false, y_log,
+                        DistinctX(series), Number, "threads",
                         y_log ? fmt::format("throughput ({}, log scale)", ThroughputUnit(unit))
                               : fmt::format("throughput ({})", ThroughputUnit(unit)));
     }
@@ -569,12 +557,18 @@ std::string SweepCharts(const RunResult& result, const SweepResult& sweep, IdMak
 
 std::string_view StatusClass(RowStatus status) {
   switch (status) {
-    case RowStatus::kPass: return "pass";
-    case RowStatus::kMissed: return "missed";
-    case RowStatus::kUnresolved: return "unresolved";
-    case RowStatus::kFailed: return "failed";
-    case RowStatus::kNotGated: return "not-gated";
-    case RowStatus::kNone: break;
+    case RowStatus::kPass:
+      return "pass";
+    case RowStatus::kMissed:
+      return "missed";
+    case RowStatus::kUnresolved:
+      return "unresolved";
+    case RowStatus::kFailed:
+      return "failed";
+    case RowStatus::kNotGated:
+      return "not-gated";
+    case RowStatus::kNone:
+      break;
   }
   return "none";
 }
@@ -594,8 +588,7 @@ std::string WorkloadTable(const RunResult& result) {
     for (std::size_t c = 0; c + 1 < cells.size(); ++c) {
       html += fmt::format("<td>{}</td>", Esc(cells[c]));
     }
-    html += fmt::format("<td class=\"verdict {}\">{}</td></tr>\n", StatusClass(row.status),
-                        Esc(cells.back()));
+    html += fmt::format("<td class=\"verdict {}\">{}</td></tr>\n", StatusClass(row.status), Esc(cells.back()));
   }
   return html + "</table>\n";
 }
@@ -632,8 +625,7 @@ std::string SweepHeading(const SweepTable& table) {
   std::string names = fmt::format("<tr><th rowspan=\"2\">{}</th>", Esc(table.axis));
   std::string figures = "<tr>";
   for (const auto& contender : table.contenders) {
-    names += fmt::format("<th colspan=\"{}\" class=\"contender\">{}</th>", per_contender,
-                         Esc(contender));
+    names += fmt::format("<th colspan=\"{}\" class=\"contender\">{}</th>", per_contender, Esc(contender));
     figures += "<th>median time</th>";
     if (table.has_throughput) figures += fmt::format("<th>{}</th>", Esc(ThroughputUnit(table.unit)));
     if (table.has_efficiency) figures += "<th>efficiency</th>";
@@ -641,11 +633,11 @@ std::string SweepHeading(const SweepTable& table) {
   return names + "</tr>\n" + figures + "</tr>\n";
 }
 
-std::string SweepSectionHtml(const RunResult& result, const SweepSection& section,
-                             const SweepResult& sweep, IdMaker& ids) {
-  std::string html = fmt::format("<section class=\"sweep\" id=\"{}\">\n<h2>Sweep {} ({})</h2>\n",
-                                 ids("sweep", section.name), Esc(section.name),
-                                 Esc(fmt::format("{}", fmt::join(section.axes, " x "))));
+std::string SweepSectionHtml(const RunResult& result, const SweepSection& section, const SweepResult& sweep,
+                             IdMaker& ids) {
+  std::string html =
+      fmt::format("<section class=\"sweep\" id=\"{}\">\n<h2>Sweep {} ({})</h2>\n", ids("sweep", section.name),
+                  Esc(section.name), Esc(fmt::format("{}", fmt::join(section.axes, " x "))));
   for (const auto& table : section.tables) {
     if (!table.configuration.empty()) html += fmt::format("<h3>{}</h3>\n", Esc(table.configuration));
     html += "<table class=\"sweep-table\">\n" + SweepHeading(table);
@@ -662,8 +654,7 @@ std::string SweepSectionHtml(const RunResult& result, const SweepSection& sectio
     html += "</ul>\n";
   }
   if (!section.threshold_lines.empty()) {
-    html += fmt::format("<p>Thresholds: {}.</p>\n",
-                        Esc(fmt::format("{}", fmt::join(section.threshold_lines, "; "))));
+    html += fmt::format("<p>Thresholds: {}.</p>\n", Esc(fmt::format("{}", fmt::join(section.threshold_lines, "; "))));
   }
   html += "<div class=\"charts\">\n" + SweepCharts(result, sweep, ids) + "</div>\n";
   return html + "</section>\n";
@@ -683,16 +674,16 @@ std::string WorkloadNotes(const WorkloadResult& workload) {
   return html + "</ul>\n";
 }
 
-std::string WorkloadSection(const RunResult& result, const WorkloadResult& workload,
-                            const WorkloadRow& row, IdMaker& ids) {
+std::string WorkloadSection(const RunResult& result, const WorkloadResult& workload, const WorkloadRow& row,
+                            IdMaker& ids) {
   std::string html = fmt::format("<section class=\"workload\" id=\"{}\">\n<h2>{}</h2>\n",
                                  ids("workload", workload.name), Esc(workload.name));
   if (!workload.description.empty()) html += fmt::format("<p>{}</p>\n", Esc(workload.description));
   html += fmt::format(
       "<p>Median {} (baseline) against {} (candidate); speed-up {}; candidate won {} rounds; "
       "verdict <span class=\"verdict {}\">{}</span>.</p>\n",
-      Esc(row.baseline_median), Esc(row.candidate_median), Esc(row.speedup),
-      Esc(row.rounds_won), StatusClass(row.status), Esc(row.verdict));
+      Esc(row.baseline_median), Esc(row.candidate_median), Esc(row.speedup), Esc(row.rounds_won),
+      StatusClass(row.status), Esc(row.verdict));
   std::string charts;
   std::string notes;
   std::vector<ContenderRuns> runs = RunsByContender(result, workload);
@@ -715,8 +706,7 @@ std::string DetailsSection(const RunResult& result) {
   const MachineInfo& m = result.machine;
   std::string html = "<h2 id=\"details\">Details</h2>\n<ul class=\"details\">\n";
   html += fmt::format("<li>engine: perfengine {}</li>\n", Esc(result.engine_version));
-  html += fmt::format("<li>spec: {} (sha256 {})</li>\n", Esc(result.spec_path),
-                      Esc(result.spec_digest));
+  html += fmt::format("<li>spec: {} (sha256 {})</li>\n", Esc(result.spec_path), Esc(result.spec_digest));
   html += fmt::format("<li>started: {}</li>\n", Esc(result.started_at));
   html += fmt::format("<li>machine: {}, {}, {}, {} cores, {}</li>\n", Esc(m.hostname), Esc(m.os), Esc(m.cpu), m.cores,
                       units::FormatKiB(m.memory_kib));
@@ -727,18 +717,21 @@ std::string DetailsSection(const RunResult& result) {
     std::string_view role = contender.name == result.baseline    ? " (baseline)"
                             : contender.name == result.candidate ? " (candidate)"
                                                                  : "";
-    html += fmt::format("<li>contender {}{}: {}</li>\n", Esc(contender.name), role,
-                        Esc(contender.description));
+    html += fmt::format("<li>contender {}{}: {}</li>\n", Esc(contender.name), role, Esc(contender.description));
   }
   return html + "</ul>\n";
 }
 
 std::string_view SummaryClass(ExitCode exit) {
   switch (exit) {
-    case ExitCode::kPass: return "pass";
-    case ExitCode::kThresholdMissed: return "threshold-missed";
-    case ExitCode::kRunFailed: return "run-failed";
-    case ExitCode::kInterrupted: return "interrupted";
+    case ExitCode::kPass:
+      return "pass";
+    case ExitCode::kThresholdMissed:
+      return "threshold-missed";
+    case ExitCode::kRunFailed:
+      return "run-failed";
+    case ExitCode::kInterrupted:
+      return "interrupted";
   }
   return "unknown";
 }
@@ -750,12 +743,23 @@ std::string EscapeHtml(std::string_view text) {
   out.reserve(text.size());
   for (char c : Printable(text)) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -770,10 +774,9 @@ std::string HtmlReport(const RunResult& result) {
   html += kStyle;
   html += "</head>\n<body>\n";
   html += fmt::format("<h1>perfengine: {}</h1>\n", Esc(result.spec_path));
-  html += fmt::format("<p class=\"summary {}\">{}</p>\n", SummaryClass(result.verdict.exit),
-                      Esc(summary));
-  html += fmt::format("<p>Baseline {} against candidate {}: {}.</p>\n", Esc(result.baseline),
-                      Esc(result.candidate), Esc(RoundsLine(result.settings)));
+  html += fmt::format("<p class=\"summary {}\">{}</p>\n", SummaryClass(result.verdict.exit), Esc(summary));
+  html += fmt::format("<p>Baseline {} against candidate {}: {}.</p>\n", Esc(result.baseline), Esc(result.candidate),
+                      Esc(RoundsLine(result.settings)));
   if (std::string busy = BusyMachineLine(result); !busy.empty()) {
     html += fmt::format("<p class=\"busy-machine\">{}</p>\n", Esc(busy));
   }
@@ -785,8 +788,7 @@ std::string HtmlReport(const RunResult& result) {
     auto sweep = std::find_if(result.sweeps.begin(), result.sweeps.end(),
                               [&](const SweepResult& s) { return s.name == section.name; });
     SweepResult named_by_points{section.name, section.axes, {}, {}, {}, {}, 0};
-    html += SweepSectionHtml(result, section,
-                             sweep != result.sweeps.end() ? *sweep : named_by_points, ids);
+    html += SweepSectionHtml(result, section, sweep != result.sweeps.end() ? *sweep : named_by_points, ids);
   }
 
   std::vector<WorkloadRow> rows = WorkloadRows(result);

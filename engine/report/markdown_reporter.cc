@@ -1,19 +1,18 @@
 #include "engine/report/markdown_reporter.h"
 
+#include <fmt/format.h>
+
 #include <string_view>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "engine/model/names.h"
+#include "engine/report/details.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/markdown_text.h"
 #include "engine/report/overview.h"
 #include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"
 #include "engine/units/units.h"
-
-#include "engine/report/details.h"
 
 namespace pe::report {
 
@@ -60,8 +59,8 @@ void AppendFailures(const RunResult& result, std::string& out) {
   if (failures.empty()) return;
   out += "\n**Failures:**\n";
   for (const Failure* failure : failures) {
-    out += fmt::format("\n- {} ({}): {}\n", EscapeMarkdown(FailurePlace(*failure)),
-                       FailureKindName(failure->kind), EscapeMarkdown(failure->message));
+    out += fmt::format("\n- {} ({}): {}\n", EscapeMarkdown(FailurePlace(*failure)), FailureKindName(failure->kind),
+                       EscapeMarkdown(failure->message));
     if (!failure->detail.empty()) out += "\n" + FencedBlock(failure->detail);
   }
 }
@@ -74,8 +73,7 @@ std::string MachineLine(const MachineInfo& machine) {
 void AppendDetails(const RunResult& result, std::string& out) {
   out += "\n<details>\n<summary>Details</summary>\n\n";
   out += fmt::format("- engine: perfengine {}\n", EscapeMarkdown(result.engine_version));
-  out += fmt::format("- spec: {} (sha256 {})\n", EscapeMarkdown(result.spec_path),
-                     EscapeMarkdown(result.spec_digest));
+  out += fmt::format("- spec: {} (sha256 {})\n", EscapeMarkdown(result.spec_path), EscapeMarkdown(result.spec_digest));
   out += fmt::format("- started: {}\n", EscapeMarkdown(result.started_at));
   out += fmt::format("- machine: {}\n", MachineLine(result.machine));
   for (const std::string& line : ShardLines(result)) out += fmt::format("- {}\n", EscapeMarkdown(line));
@@ -86,13 +84,11 @@ void AppendDetails(const RunResult& result, std::string& out) {
     std::string_view role = contender.name == result.baseline    ? " (baseline)"
                             : contender.name == result.candidate ? " (candidate)"
                                                                  : "";
-    out += fmt::format("  - {}{}: {}\n", EscapeMarkdown(contender.name), role,
-                       EscapeMarkdown(contender.description));
+    out += fmt::format("  - {}{}: {}\n", EscapeMarkdown(contender.name), role, EscapeMarkdown(contender.description));
   }
   out += "- workloads:\n";
   for (const auto& workload : result.workloads) {
-    out += fmt::format("  - {}: {}\n", EscapeMarkdown(workload.name),
-                       EscapeMarkdown(workload.description));
+    out += fmt::format("  - {}: {}\n", EscapeMarkdown(workload.name), EscapeMarkdown(workload.description));
   }
   out += "\n</details>\n";
 }
@@ -107,9 +103,9 @@ std::string MarkdownReport(const RunResult& result) {
   for (const auto& line : UncomparedLines(result)) out += fmt::format("**Warning:** {}\n\n", EscapeMarkdown(line));
   AppendTable(result, out);
   out += SweepMarkdown(SweepSections(result));
-  for (const auto& [title, lines] : {std::pair{"Counts and CPU time", MeasureLines(result)},
-                                     std::pair{"Servers", ServeLines(result)},
-                                     std::pair{"Where the extra time went", ProfileLines(result)}}) {
+  for (const auto& [title, lines] :
+       {std::pair{"Counts and CPU time", MeasureLines(result)}, std::pair{"Servers", ServeLines(result)},
+        std::pair{"Where the extra time went", ProfileLines(result)}}) {
     if (lines.empty()) continue;
     // Function names and workload names come from outside: a fence they cannot close.
     std::string text;

@@ -1,9 +1,9 @@
 #include "engine/report/overview.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "engine/model/samples.h"
 #include "engine/units/units.h"
@@ -44,12 +44,18 @@ RowStatus StatusOf(const RunResult& result, const WorkloadResult& workload) {
 
 std::string_view VerdictText(RowStatus status) {
   switch (status) {
-    case RowStatus::kPass: return "pass";
-    case RowStatus::kMissed: return "missed";
-    case RowStatus::kUnresolved: return "unresolved";
-    case RowStatus::kFailed: return "failed";
-    case RowStatus::kNotGated: return "(not gated)";
-    case RowStatus::kNone: break;
+    case RowStatus::kPass:
+      return "pass";
+    case RowStatus::kMissed:
+      return "missed";
+    case RowStatus::kUnresolved:
+      return "unresolved";
+    case RowStatus::kFailed:
+      return "failed";
+    case RowStatus::kNotGated:
+      return "(not gated)";
+    case RowStatus::kNone:
+      break;
   }
   return kNothing;
 }
@@ -114,8 +120,10 @@ std::string SummaryLine(const RunResult& result) {
                                   [](const Check& c) { return !c.passed && !c.skipped; });
       return fmt::format("FAIL: {} threshold{} missed", missed, missed == 1 ? "" : "s");
     }
-    case ExitCode::kRunFailed: return "RUN FAILED";
-    case ExitCode::kInterrupted: return "INTERRUPTED (results incomplete)";
+    case ExitCode::kRunFailed:
+      return "RUN FAILED";
+    case ExitCode::kInterrupted:
+      return "INTERRUPTED (results incomplete)";
   }
   return fmt::format("UNKNOWN EXIT {}", static_cast<int>(result.verdict.exit));
 }
@@ -140,8 +148,8 @@ std::string FailurePlace(const Failure& failure) {
 
 std::string RoundsLine(const Settings& settings) {
   return fmt::format("{} round{} + {} warm-up, {} order, seed {}, scale {}", settings.rounds,
-                     settings.rounds == 1 ? "" : "s", settings.warmup_rounds, settings.order,
-                     settings.seed, settings.scale);
+                     settings.rounds == 1 ? "" : "s", settings.warmup_rounds, settings.order, settings.seed,
+                     settings.scale);
 }
 
 std::string FailureSummary(const Failure& f) {

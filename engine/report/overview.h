@@ -11,12 +11,12 @@
 namespace pe::report {
 
 enum class RowStatus {
-  kPass,      // every threshold on this workload met
-  kMissed,    // a threshold missed
+  kPass,        // every threshold on this workload met
+  kMissed,      // a threshold missed
   kUnresolved,  // a claim that must be shown is not shown either way yet
-  kFailed,    // the workload failed (crash, timeout, parity, ...)
-  kNotGated,  // gate = false: measured, never gated
-  kNone,      // nothing was checked
+  kFailed,      // the workload failed (crash, timeout, parity, ...)
+  kNotGated,    // gate = false: measured, never gated
+  kNone,        // nothing was checked
 };
 
 struct WorkloadRow {
@@ -32,8 +32,7 @@ struct WorkloadRow {
 
 // Column headings, in the order of WorkloadRow's cells.
 inline constexpr std::string_view kColumnHeadings[] = {
-    "workload", "baseline median", "candidate median", "speed-up",
-    "startup-adjusted", "rounds won", "verdict"};
+    "workload", "baseline median", "candidate median", "speed-up", "startup-adjusted", "rounds won", "verdict"};
 
 std::vector<WorkloadRow> WorkloadRows(const model::RunResult& result);
 

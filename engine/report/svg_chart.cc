@@ -1,9 +1,9 @@
 #include "engine/report/svg_chart.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "engine/report/html_reporter.h"
 

@@ -1,12 +1,12 @@
 #include "engine/report/sweep_report.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <set>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "engine/report/markdown_text.h"
 #include "engine/report/text.h"
@@ -45,9 +45,8 @@ std::string Joined(const std::vector<AxisValue>& values) {
 bool SameValues(const std::vector<AxisValue>& a, const std::vector<AxisValue>& b) {
   if (a.size() != b.size()) return false;
   return std::all_of(a.begin(), a.end(), [&](const AxisValue& value) {
-    return std::any_of(b.begin(), b.end(), [&](const AxisValue& other) {
-      return other.axis == value.axis && other.value == value.value;
-    });
+    return std::any_of(b.begin(), b.end(),
+                       [&](const AxisValue& other) { return other.axis == value.axis && other.value == value.value; });
   });
 }
 
@@ -58,8 +57,7 @@ const std::string* ValueOf(const WorkloadResult& workload, std::string_view axis
   return nullptr;
 }
 
-std::vector<AxisValue> FixedAxes(const WorkloadResult& workload,
-                                 const std::vector<std::string>& axes,
+std::vector<AxisValue> FixedAxes(const WorkloadResult& workload, const std::vector<std::string>& axes,
                                  std::string_view row_axis) {
   std::vector<AxisValue> fixed;
   for (const auto& axis : axes) {
@@ -70,21 +68,18 @@ std::vector<AxisValue> FixedAxes(const WorkloadResult& workload,
 }
 
 std::optional<double> EfficiencyOf(const SweepResult& sweep, std::string_view contender,
-                                   const std::vector<AxisValue>& fixed,
-                                   std::optional<double> threads) {
+                                   const std::vector<AxisValue>& fixed, std::optional<double> threads) {
   if (!threads) return std::nullopt;
   for (const auto& efficiency : sweep.efficiencies) {
-    if (efficiency.contender == contender && efficiency.threads == *threads &&
-        SameValues(efficiency.fixed, fixed)) {
+    if (efficiency.contender == contender && efficiency.threads == *threads && SameValues(efficiency.fixed, fixed)) {
       return efficiency.efficiency;
     }
   }
   return std::nullopt;
 }
 
-SweepFigures FiguresOf(const WorkloadResult& workload, const SweepResult& sweep,
-                       const SweepTable& table, const SweepRow& row,
-                       std::string_view contender) {
+SweepFigures FiguresOf(const WorkloadResult& workload, const SweepResult& sweep, const SweepTable& table,
+                       const SweepRow& row, std::string_view contender) {
   SweepFigures figures;
   for (const auto& summary : workload.summaries) {
     if (summary.contender != contender || summary.n == 0) continue;
@@ -100,12 +95,10 @@ SweepFigures FiguresOf(const WorkloadResult& workload, const SweepResult& sweep,
 }
 
 void SortRows(std::vector<SweepRow>& rows) {
-  bool all_numbers = std::all_of(rows.begin(), rows.end(),
-                                 [](const SweepRow& row) { return row.number.has_value(); });
+  bool all_numbers = std::all_of(rows.begin(), rows.end(), [](const SweepRow& row) { return row.number.has_value(); });
   if (!all_numbers) return;  // first-appearance order is the spec's order
-  std::stable_sort(rows.begin(), rows.end(), [](const SweepRow& a, const SweepRow& b) {
-    return *a.number < *b.number;
-  });
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const SweepRow& a, const SweepRow& b) { return *a.number < *b.number; });
 }
 
 SweepResult SweepNamedOnlyByPoints(const WorkloadResult& first) {
@@ -118,8 +111,7 @@ SweepResult SweepNamedOnlyByPoints(const WorkloadResult& first) {
 std::vector<std::string> ThresholdLines(const RunResult& result, const SweepResult& sweep) {
   std::vector<std::string> lines;
   if (sweep.max_cost_exponent) {
-    lines.push_back(fmt::format("{} cost exponent at most {:.2f}", result.candidate,
-                                *sweep.max_cost_exponent));
+    lines.push_back(fmt::format("{} cost exponent at most {:.2f}", result.candidate, *sweep.max_cost_exponent));
   }
   if (sweep.min_scaling_efficiency) {
     lines.push_back(fmt::format("{} scaling efficiency at {} threads at least {}", result.candidate,
@@ -146,8 +138,7 @@ std::string Fixed2(double value) { return fmt::format("{:.2f}", value); }
 
 // Pads every column to its widest cell: the first (the axis value) left-aligned like
 // the workload column of the main table, the figures right-aligned.
-std::string AlignedTable(const std::vector<std::vector<std::string>>& lines,
-                         std::string_view indent) {
+std::string AlignedTable(const std::vector<std::vector<std::string>>& lines, std::string_view indent) {
   std::vector<std::size_t> widths;
   for (const auto& line : lines) {
     widths.resize(std::max(widths.size(), line.size()), 0);
@@ -158,8 +149,7 @@ std::string AlignedTable(const std::vector<std::vector<std::string>>& lines,
     std::string text(indent);
     for (std::size_t c = 0; c < line.size(); ++c) {
       if (c > 0) text += kColumnGap;
-      text += c == 0 ? fmt::format("{:<{}}", line[c], widths[c])
-                     : fmt::format("{:>{}}", line[c], widths[c]);
+      text += c == 0 ? fmt::format("{:<{}}", line[c], widths[c]) : fmt::format("{:>{}}", line[c], widths[c]);
     }
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out += text + "\n";
@@ -184,17 +174,15 @@ std::string RowAxis(const std::vector<std::string>& axes) {
   return axes.empty() ? std::string() : axes.back();
 }
 
-std::vector<SweepTable> SweepTables(const RunResult& result, const SweepResult& sweep,
-                                    std::string_view row_axis) {
+std::vector<SweepTable> SweepTables(const RunResult& result, const SweepResult& sweep, std::string_view row_axis) {
   std::vector<SweepTable> tables;
   for (const auto& workload : result.workloads) {
     if (workload.sweep != sweep.name || sweep.name.empty()) continue;
     const std::string* value = ValueOf(workload, row_axis);
     if (value == nullptr) continue;
     std::vector<AxisValue> fixed = FixedAxes(workload, sweep.axes, row_axis);
-    auto table = std::find_if(tables.begin(), tables.end(), [&](const SweepTable& t) {
-      return SameValues(t.fixed, fixed);
-    });
+    auto table =
+        std::find_if(tables.begin(), tables.end(), [&](const SweepTable& t) { return SameValues(t.fixed, fixed); });
     if (table == tables.end()) {
       SweepTable fresh;
       fresh.fixed = fixed;
@@ -301,8 +289,7 @@ std::string SweepTerminalText(const std::vector<SweepSection>& sections) {
     out += fmt::format("\nsweep {} ({})\n", OneLine(section.name),
                        OneLine(fmt::format("{}", fmt::join(section.axes, " x "))));
     for (const auto& table : section.tables) {
-      out += table.configuration.empty() ? "\n"
-                                         : fmt::format("\n  {}\n", OneLine(table.configuration));
+      out += table.configuration.empty() ? "\n" : fmt::format("\n  {}\n", OneLine(table.configuration));
       std::vector<std::vector<std::string>> lines = {SweepHeadings(table)};
       for (auto& cells : SweepCells(table)) lines.push_back(std::move(cells));
       for (auto& line : lines) {
@@ -313,8 +300,7 @@ std::string SweepTerminalText(const std::vector<SweepSection>& sections) {
     if (!section.fit_lines.empty() || !section.threshold_lines.empty()) out += "\n";
     for (const auto& line : section.fit_lines) out += fmt::format("  {}\n", OneLine(line));
     if (!section.threshold_lines.empty()) {
-      out += fmt::format("  thresholds: {}\n",
-                         OneLine(fmt::format("{}", fmt::join(section.threshold_lines, "; "))));
+      out += fmt::format("  thresholds: {}\n", OneLine(fmt::format("{}", fmt::join(section.threshold_lines, "; "))));
     }
   }
   return out;
@@ -339,9 +325,8 @@ std::string SweepMarkdown(const std::vector<SweepSection>& sections) {
     if (!section.fit_lines.empty()) out += "\n";
     for (const auto& line : section.fit_lines) out += fmt::format("- {}\n", EscapeMarkdown(line));
     if (!section.threshold_lines.empty()) {
-      out += fmt::format(
-          "\nThresholds: {}.\n",
-          EscapeMarkdown(fmt::format("{}", fmt::join(section.threshold_lines, "; "))));
+      out += fmt::format("\nThresholds: {}.\n",
+                         EscapeMarkdown(fmt::format("{}", fmt::join(section.threshold_lines, "; "))));
     }
   }
   return out;

@@ -23,22 +23,22 @@ struct SweepFigures {
 };
 
 struct SweepRow {
-  std::string value;             // the row axis's value as the spec spelled it
-  std::optional<double> number;  // the same as a number, when it is one
-  std::string workload;          // the point's workload name
+  std::string value;                  // the row axis's value as the spec spelled it
+  std::optional<double> number;       // the same as a number, when it is one
+  std::string workload;               // the point's workload name
   std::vector<SweepFigures> figures;  // one per SweepTable::contenders entry
 };
 
 // The points of one sweep that share every axis value but the row axis.
 struct SweepTable {
   std::vector<model::AxisValue> fixed;  // the other axes' values, in the sweep's axis order
-  std::string configuration;     // `fixed` as "allocator=mimalloc, scale=2"; "" when none
-  std::string axis;              // the row axis
+  std::string configuration;            // `fixed` as "allocator=mimalloc, scale=2"; "" when none
+  std::string axis;                     // the row axis
   std::vector<std::string> contenders;
-  bool has_throughput = false;   // some point declared elements
-  std::string unit;              // what those elements are (WorkloadResult::unit)
-  bool has_efficiency = false;   // the row axis is "threads"
-  std::vector<SweepRow> rows;    // by numeric value when every value is a number
+  bool has_throughput = false;  // some point declared elements
+  std::string unit;             // what those elements are (WorkloadResult::unit)
+  bool has_efficiency = false;  // the row axis is "threads"
+  std::vector<SweepRow> rows;   // by numeric value when every value is a number
 };
 
 struct SweepSection {

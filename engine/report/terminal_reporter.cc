@@ -1,11 +1,11 @@
 #include "engine/report/terminal_reporter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "engine/model/names.h"
 #include "engine/report/details.h"
@@ -47,22 +47,30 @@ class Painter {
 
 std::string_view RowColor(RowStatus status) {
   switch (status) {
-    case RowStatus::kPass: return kGreen;
-    case RowStatus::kUnresolved: return kYellow;
+    case RowStatus::kPass:
+      return kGreen;
+    case RowStatus::kUnresolved:
+      return kYellow;
     case RowStatus::kMissed:
-    case RowStatus::kFailed: return kRed;
-    case RowStatus::kNotGated: return kDim;
-    case RowStatus::kNone: break;
+    case RowStatus::kFailed:
+      return kRed;
+    case RowStatus::kNotGated:
+      return kDim;
+    case RowStatus::kNone:
+      break;
   }
   return {};
 }
 
 std::string_view SummaryColor(ExitCode exit) {
   switch (exit) {
-    case ExitCode::kPass: return kBoldGreen;
+    case ExitCode::kPass:
+      return kBoldGreen;
     case ExitCode::kThresholdMissed:
-    case ExitCode::kRunFailed: return kBoldRed;
-    case ExitCode::kInterrupted: return kBoldYellow;
+    case ExitCode::kRunFailed:
+      return kBoldRed;
+    case ExitCode::kInterrupted:
+      return kBoldYellow;
   }
   return {};
 }
@@ -115,8 +123,8 @@ void WriteFailures(const RunResult& result, std::ostream& out, const Painter& pa
 
 void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color) {
   Painter paint(color);
-  out << fmt::format("baseline {}, candidate {}: {}\n", OneLine(result.baseline),
-                     OneLine(result.candidate), RoundsLine(result.settings));
+  out << fmt::format("baseline {}, candidate {}: {}\n", OneLine(result.baseline), OneLine(result.candidate),
+                     RoundsLine(result.settings));
   for (const std::string& line : ShardLines(result)) out << OneLine(line) << '\n';
   out << '\n';
   if (std::string busy = BusyMachineLine(result); !busy.empty()) out << paint(busy, kYellow) << "\n\n";

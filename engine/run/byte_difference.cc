@@ -96,8 +96,10 @@ std::string ByteDifference(const fs::path& a, const fs::path& b, const std::stri
     const std::string_view ra = r < wa.size() ? std::string_view(wa).substr(r, 16) : std::string_view();
     const std::string_view rb = r < wb.size() ? std::string_view(wb).substr(r, 16) : std::string_view();
     if (ra.empty() && rb.empty()) break;
-    out += fmt::format("\n  {:<{}}  {}", a_name, width, ra.empty() ? fmt::format("{:08x}: <end of output>", row + r) : HexRow(row + r, ra));
-    out += fmt::format("\n  {:<{}}  {}", b_name, width, rb.empty() ? fmt::format("{:08x}: <end of output>", row + r) : HexRow(row + r, rb));
+    out += fmt::format("\n  {:<{}}  {}", a_name, width,
+                       ra.empty() ? fmt::format("{:08x}: <end of output>", row + r) : HexRow(row + r, ra));
+    out += fmt::format("\n  {:<{}}  {}", b_name, width,
+                       rb.empty() ? fmt::format("{:08x}: <end of output>", row + r) : HexRow(row + r, rb));
   }
   return out;
 }

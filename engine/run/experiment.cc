@@ -1,12 +1,7 @@
 #include "engine/run/experiment.h"
-#include "engine/run/experiment_impl.h"
-#include "engine/run/fixture_child.h"
-#include "engine/run/machine_load.h"
-#include "engine/run/path_component.h"
-
-#include <sys/stat.h>
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <fstream>
@@ -15,8 +10,12 @@
 #include "engine/analysis/analyze.h"
 #include "engine/analysis/sweeps.h"
 #include "engine/gate/gate.h"
+#include "engine/run/experiment_impl.h"
+#include "engine/run/fixture_child.h"
 #include "engine/run/machine.h"
+#include "engine/run/machine_load.h"
 #include "engine/run/order.h"
+#include "engine/run/path_component.h"
 #include "engine/run/progress.h"
 #include "engine/run/serve_workload.h"
 #include "engine/runner/file_tail.h"
@@ -30,13 +29,9 @@
 namespace pe::run {
 
 using model::Check;
-using runner::Command;
 using model::ContenderInfo;
 using model::ExitCode;
 using model::Failure;
-using runner::FileTail;
-using runner::Outcome;
-using runner::ProcessRunner;
 using model::RunResult;
 using model::Sample;
 using model::Settings;
@@ -44,6 +39,10 @@ using model::ShardInfo;
 using model::SweepResult;
 using model::Verdict;
 using model::WorkloadResult;
+using runner::Command;
+using runner::FileTail;
+using runner::Outcome;
+using runner::ProcessRunner;
 
 namespace fs = std::filesystem;
 
@@ -117,7 +116,8 @@ std::optional<std::string> FixtureNote(const spec::Workload& workload, const Set
   if (gen::IsCached(gen::FixtureDirectory(*generator, workload.fixture.params, ctx, root))) return std::nullopt;
   std::string size;
   if (auto it = workload.fixture.params.find("targets"); it != workload.fixture.params.end()) {
-    if (const auto* n = std::get_if<std::int64_t>(&it->second)) size = fmt::format(", {} targets", gen::Scaled(*n, ctx.scale));
+    if (const auto* n = std::get_if<std::int64_t>(&it->second))
+      size = fmt::format(", {} targets", gen::Scaled(*n, ctx.scale));
   }
   return fmt::format("generating fixture for {} ({}{}); it is cached for later runs", workload.name,
                      workload.fixture.generator, size);
@@ -150,8 +150,8 @@ RunResult Experiment::Run() {
     result_.workloads.push_back(std::move(wr));
   }
   for (const spec::Sweep& s : spec_.sweeps) {
-    const bool selected = std::any_of(workloads_.begin(), workloads_.end(),
-                                      [&](const spec::Workload* w) { return w->sweep == s.name; });
+    const bool selected =
+        std::any_of(workloads_.begin(), workloads_.end(), [&](const spec::Workload* w) { return w->sweep == s.name; });
     if (!selected) continue;
     SweepResult sr;
     sr.name = s.name;
@@ -163,8 +163,7 @@ RunResult Experiment::Run() {
   }
   scratch_dir_.emplace(fs::temp_directory_path());
   scratch_ = scratch_dir_->path();
-  const bool ok = BuildContenders() && PrepareFixtures() && CheckParity() && RunRounds() && RunRssOnly() &&
-                  RunCounts();
+  const bool ok = BuildContenders() && PrepareFixtures() && CheckParity() && RunRounds() && RunRssOnly() && RunCounts();
   result_.complete = ok;
   if (progress_) progress_->Finish();
   // Ctrl-C during a long analysis (a million resamples) stops it promptly: the intervals
@@ -236,8 +235,8 @@ bool Experiment::PrepareFixtures() {
     } catch (const FixtureInterrupted&) {
       return Interrupted();
     } catch (const std::exception& e) {
-      ResultFor(*w).failures.push_back({Failure::Kind::kFixture, w->name, "",
-                                        fmt::format("preparing the fixture failed: {}", e.what()), ""});
+      ResultFor(*w).failures.push_back(
+          {Failure::Kind::kFixture, w->name, "", fmt::format("preparing the fixture failed: {}", e.what()), ""});
       return false;
     }
     if (interrupt::Interrupted()) return Interrupted();
@@ -286,7 +285,7 @@ Experiment::Paths Experiment::PathsFor(const spec::Contender& c, const spec::Wor
 }
 
 std::map<std::string, std::string> Experiment::Placeholders(const spec::Contender& c, const spec::Workload& w,
-                                                const Paths& paths, int port) {
+                                                            const Paths& paths, int port) {
   std::map<std::string, std::string> values = {
       {"fixture", fixtures_[w.name].string()},
       {"out", paths.out.string()},

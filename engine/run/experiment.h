@@ -22,17 +22,17 @@ struct Options {
   std::optional<int> max_rounds;
   std::optional<int> warmup_rounds;
   std::optional<double> scale;
-  std::filesystem::path cache_root;    // fixture cache; empty: the default
-  std::ostream* progress = nullptr;    // progress goes here when set (stderr), in this style
+  std::filesystem::path cache_root;  // fixture cache; empty: the default
+  std::ostream* progress = nullptr;  // progress goes here when set (stderr), in this style
   ProgressStyle progress_style = ProgressStyle::kTerminal;
-  Progress::Clock progress_clock;      // empty: the steady clock
+  Progress::Clock progress_clock;  // empty: the steady clock
   // Non-empty: a missed threshold is accepted (exit 0) and reported as accepted by this,
   // e.g. "--accept-regression" or "PERFENGINE_ACCEPT_REGRESSION".
   std::string accepted_by;
-  bool skip_serve = false;                 // --skip-serve: leave out serve workloads
-  std::optional<int> serve_requests;       // --serve-requests
-  std::optional<int> serve_concurrency;    // --serve-concurrency
-  std::optional<Shard> shard;              // --shard K/N: only this shard's workloads (shard.h)
+  bool skip_serve = false;               // --skip-serve: leave out serve workloads
+  std::optional<int> serve_requests;     // --serve-requests
+  std::optional<int> serve_concurrency;  // --serve-concurrency
+  std::optional<Shard> shard;            // --shard K/N: only this shard's workloads (shard.h)
 };
 
 // The workloads a run will execute, in order, after checking names in options.workloads.

@@ -50,9 +50,7 @@ class Experiment {
   model::RunResult Run();
 
  private:
-
   void InitResult();
-
 
   model::WorkloadResult& ResultFor(const spec::Workload& w);
 
@@ -80,14 +78,14 @@ class Experiment {
 
   struct Paths {
     fs::path dir, stdout_path, stderr_path, out, workdir;
-    fs::path output;           // the workload's `output` file (empty for stdout)
-    FileStamp output_before;   // that file as it was just before the run
+    fs::path output;          // the workload's `output` file (empty for stdout)
+    FileStamp output_before;  // that file as it was just before the run
   };
 
   Paths PathsFor(const spec::Contender& c, const spec::Workload& w);
 
-  std::map<std::string, std::string> Placeholders(const spec::Contender& c, const spec::Workload& w,
-                                                  const Paths& paths, int port = 0);
+  std::map<std::string, std::string> Placeholders(const spec::Contender& c, const spec::Workload& w, const Paths& paths,
+                                                  int port = 0);
 
   fs::path SpecDir() const { return spec_.path.parent_path().empty() ? fs::path(".") : spec_.path.parent_path(); }
 

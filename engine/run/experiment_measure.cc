@@ -26,8 +26,7 @@ bool Experiment::BuildContenders() {
   for (const spec::Contender& c : spec_.contenders) {
     if (c.git.empty()) continue;
     try {
-      const gitbuild::BuiltRevision built =
-          gitbuild::PrepareRevision(c.repo, c.git, c.build, CacheRoot(), runner_);
+      const gitbuild::BuiltRevision built = gitbuild::PrepareRevision(c.repo, c.git, c.build, CacheRoot(), runner_);
       worktrees_[c.name] = built.worktree;
       for (ContenderInfo& info : result_.contenders) {
         if (info.name == c.name) {
@@ -37,10 +36,12 @@ bool Experiment::BuildContenders() {
       }
     } catch (const gitbuild::BuildError& e) {
       // The log's tail is the failure's detail, printed once as a block with its lines kept.
-      result_.failures.push_back({Failure::Kind::kBuild, "", c.name, fmt::format("could not be built: {}", e.summary()), e.tail()});
+      result_.failures.push_back(
+          {Failure::Kind::kBuild, "", c.name, fmt::format("could not be built: {}", e.summary()), e.tail()});
       return false;
     } catch (const std::exception& e) {  // GitError
-      result_.failures.push_back({Failure::Kind::kBuild, "", c.name, fmt::format("could not be built: {}", e.what()), ""});
+      result_.failures.push_back(
+          {Failure::Kind::kBuild, "", c.name, fmt::format("could not be built: {}", e.what()), ""});
       return false;
     }
     if (interrupt::Interrupted()) return Interrupted();
@@ -101,7 +102,9 @@ void Experiment::ProfileRegressions() {
       if (d.share_delta < 0.001 && d.cand_share < 0.005) continue;
       wr.profile.push_back({d.function, d.base_cost, d.cand_cost, d.base_share, d.cand_share});
     }
-    wr.profile_note = !base.note.empty() ? base.note : !cand.note.empty() ? cand.note : "callgrind: self instructions per function";
+    wr.profile_note = !base.note.empty()   ? base.note
+                      : !cand.note.empty() ? cand.note
+                                           : "callgrind: self instructions per function";
   }
 }
 

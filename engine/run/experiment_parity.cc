@@ -15,11 +15,12 @@
 
 namespace pe::run::internal {
 
-using runner::Command;
 using model::Failure;
+using runner::Command;
 using runner::Outcome;
 
-std::optional<serve::ServeRoundResult> Experiment::ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity) {
+std::optional<serve::ServeRoundResult> Experiment::ExecuteServe(const spec::Contender& c, const spec::Workload& w,
+                                                                bool parity) {
   const Paths paths = PathsFor(c, w);
   const ServeOverrides overrides{options_.serve_requests, options_.serve_concurrency};
   serve::ServeRoundResult round = serve::RunServeRound(
@@ -151,15 +152,24 @@ std::optional<fs::path> Experiment::RunNormaliseCommand(const spec::Contender& c
   if (outcome.ok()) return cmd.stdout_path;
   std::string what;
   switch (outcome.status) {
-    case Outcome::Status::kExited: what = fmt::format("exited with status {}", outcome.exit_code); break;
-    case Outcome::Status::kSignalled: what = fmt::format("was killed by signal {}", outcome.signal); break;
-    case Outcome::Status::kTimedOut: what = fmt::format("timed out after {} s", FormatNumber(cmd.timeout_s)); break;
-    case Outcome::Status::kSpawnFailed: what = fmt::format("could not be started: {}", outcome.error); break;
-    case Outcome::Status::kInterrupted: break;
+    case Outcome::Status::kExited:
+      what = fmt::format("exited with status {}", outcome.exit_code);
+      break;
+    case Outcome::Status::kSignalled:
+      what = fmt::format("was killed by signal {}", outcome.signal);
+      break;
+    case Outcome::Status::kTimedOut:
+      what = fmt::format("timed out after {} s", FormatNumber(cmd.timeout_s));
+      break;
+    case Outcome::Status::kSpawnFailed:
+      what = fmt::format("could not be started: {}", outcome.error);
+      break;
+    case Outcome::Status::kInterrupted:
+      break;
   }
-  ResultFor(w).failures.push_back(
-      {Failure::Kind::kParity, w.name, c.name,
-       fmt::format("output could not be normalised: {} {}", cmd.argv[0], what), Tail(cmd.stderr_path)});
+  ResultFor(w).failures.push_back({Failure::Kind::kParity, w.name, c.name,
+                                   fmt::format("output could not be normalised: {} {}", cmd.argv[0], what),
+                                   Tail(cmd.stderr_path)});
   return std::nullopt;
 }
 

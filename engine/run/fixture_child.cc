@@ -1,6 +1,7 @@
 #include "engine/run/fixture_child.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,8 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "engine/runner/interrupt.h"
 
@@ -84,10 +83,9 @@ std::filesystem::path MakeInChild(const std::function<std::filesystem::path()>& 
   interrupt::UnregisterGroup(pid);
   if (interrupted || interrupt::Interrupted()) throw FixtureInterrupted();
   if (answer.empty()) {
-    throw std::runtime_error(WIFSIGNALED(status)
-                                 ? fmt::format("the generator was killed by signal {} ({})", WTERMSIG(status),
-                                               ::strsignal(WTERMSIG(status)))
-                                 : "the generator process ended without an answer");
+    throw std::runtime_error(WIFSIGNALED(status) ? fmt::format("the generator was killed by signal {} ({})",
+                                                               WTERMSIG(status), ::strsignal(WTERMSIG(status)))
+                                                 : "the generator process ended without an answer");
   }
   if (answer[0] == '-') throw std::runtime_error(answer.substr(1));
   return answer.substr(1);

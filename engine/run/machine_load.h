@@ -14,8 +14,8 @@ namespace pe::run {
 
 // The aggregate "cpu" line of /proc/stat, in clock ticks.
 struct CpuTicks {
-  std::uint64_t busy = 0;   // user + nice + system + irq + softirq (guest is inside user)
-  std::uint64_t idle = 0;   // idle + iowait
+  std::uint64_t busy = 0;  // user + nice + system + irq + softirq (guest is inside user)
+  std::uint64_t idle = 0;  // idle + iowait
   std::uint64_t steal = 0;
   std::uint64_t total() const { return busy + idle + steal; }
 };

@@ -38,23 +38,23 @@ nlohmann::json ParseJson(const std::string& text, const char* normaliser) {
   }
 }
 
-std::optional<std::string> LineDifference(const std::string& a, const std::string& b,
-                                          const std::string& a_name, const std::string& b_name) {
+std::optional<std::string> LineDifference(const std::string& a, const std::string& b, const std::string& a_name,
+                                          const std::string& b_name) {
   const auto la = SplitLines(a), lb = SplitLines(b);
   const size_t n = std::max(la.size(), lb.size());
   for (size_t i = 0; i < n; ++i) {
     const std::string* x = i < la.size() ? &la[i] : nullptr;
     const std::string* y = i < lb.size() ? &lb[i] : nullptr;
     if (x && y && *x == *y) continue;
-    return fmt::format("first difference at line {} of {} vs {}:\n  {}: {}\n  {}: {}", i + 1, la.size(),
-                       lb.size(), a_name, x ? Shorten(*x) : "<no line>", b_name, y ? Shorten(*y) : "<no line>");
+    return fmt::format("first difference at line {} of {} vs {}:\n  {}: {}\n  {}: {}", i + 1, la.size(), lb.size(),
+                       a_name, x ? Shorten(*x) : "<no line>", b_name, y ? Shorten(*y) : "<no line>");
   }
   if (a != b) return fmt::format("outputs differ only in trailing whitespace or line endings");
   return std::nullopt;
 }
 
-std::optional<std::string> MapDifference(const std::string& a, const std::string& b,
-                                         const std::string& a_name, const std::string& b_name) {
+std::optional<std::string> MapDifference(const std::string& a, const std::string& b, const std::string& a_name,
+                                         const std::string& b_name) {
   const auto ja = nlohmann::json::parse(a), jb = nlohmann::json::parse(b);
   std::vector<std::string> lines;
   constexpr size_t kShown = 5;
@@ -62,7 +62,8 @@ std::optional<std::string> MapDifference(const std::string& a, const std::string
   for (auto it = ja.begin(); it != ja.end(); ++it) {
     auto other = jb.find(it.key());
     if (other == jb.end()) {
-      if (++differing <= kShown) lines.push_back(fmt::format("  key {} only in {}", nlohmann::json(it.key()).dump(), a_name));
+      if (++differing <= kShown)
+        lines.push_back(fmt::format("  key {} only in {}", nlohmann::json(it.key()).dump(), a_name));
     } else if (*other != it.value()) {
       if (++differing <= kShown) {
         lines.push_back(fmt::format("  key {}: {} has {}, {} has {}", nlohmann::json(it.key()).dump(), a_name,
@@ -104,8 +105,7 @@ void CanonicalNumbers(nlohmann::json& json) {
     if (std::isfinite(value) && value == std::trunc(value) && std::fabs(value) <= kLimit) {
       json = static_cast<std::int64_t>(value);
     }
-  } else if (json.is_number_unsigned() &&
-             json.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)) {
+  } else if (json.is_number_unsigned() && json.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX)) {
     json = static_cast<std::int64_t>(json.get<std::uint64_t>());
   }
 }
@@ -126,15 +126,16 @@ std::string Normalise(const std::string& output, spec::Normaliser normaliser, bo
     }
     case spec::Normaliser::kJson:
       // nlohmann's default object type is ordered by key: dump() is canonical.
-    {
-      auto json = ParseJson(output, "json");
-      CanonicalNumbers(json);
-      if (sort_lists) SortLists(json);
-      return json.dump(1) + "\n";
-    }
+      {
+        auto json = ParseJson(output, "json");
+        CanonicalNumbers(json);
+        if (sort_lists) SortLists(json);
+        return json.dump(1) + "\n";
+      }
     case spec::Normaliser::kJsonMap: {
       auto json = ParseJson(output, "json-map");
-      if (!json.is_object()) throw std::runtime_error("output is not a JSON object, as the 'json-map' normaliser expects");
+      if (!json.is_object())
+        throw std::runtime_error("output is not a JSON object, as the 'json-map' normaliser expects");
       CanonicalNumbers(json);
       if (sort_lists) SortLists(json);
       return json.dump(1) + "\n";
@@ -144,8 +145,7 @@ std::string Normalise(const std::string& output, spec::Normaliser normaliser, bo
 }
 
 std::optional<std::string> FirstDifference(const std::string& baseline, const std::string& other,
-                                           spec::Normaliser normaliser,
-                                           const std::string& baseline_name,
+                                           spec::Normaliser normaliser, const std::string& baseline_name,
                                            const std::string& other_name) {
   if (baseline == other) return std::nullopt;
   if (normaliser == spec::Normaliser::kJsonMap) return MapDifference(baseline, other, baseline_name, other_name);

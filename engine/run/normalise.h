@@ -16,8 +16,7 @@ std::string Normalise(const std::string& output, spec::Normaliser normaliser, bo
 // Compares two normalised outputs; nullopt when equal, else a few lines showing the first
 // differences (differing line numbers, or differing/missing keys for json-map).
 std::optional<std::string> FirstDifference(const std::string& baseline, const std::string& other,
-                                           spec::Normaliser normaliser,
-                                           const std::string& baseline_name,
+                                           spec::Normaliser normaliser, const std::string& baseline_name,
                                            const std::string& other_name);
 
 }  // namespace pe::run

@@ -64,9 +64,7 @@ OutputDigest HashOf(char tag, std::string_view text) {
   return h.Final();
 }
 
-bool Less(const OutputDigest& x, const OutputDigest& y) {
-  return x.high != y.high ? x.high < y.high : x.low < y.low;
-}
+bool Less(const OutputDigest& x, const OutputDigest& y) { return x.high != y.high ? x.high < y.high : x.low < y.low; }
 
 struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -220,7 +218,8 @@ OutputDigest DigestJson(const fs::path& file, bool json_map, bool sort_lists) {
   File f = Open(file);
   CanonicalJson canonical(sort_lists);
   if (!nlohmann::json::sax_parse(f.get(), &canonical)) {
-    throw std::runtime_error(fmt::format("output is not valid JSON for the '{}' normaliser: {}", name, canonical.error()));
+    throw std::runtime_error(
+        fmt::format("output is not valid JSON for the '{}' normaliser: {}", name, canonical.error()));
   }
   if (json_map && !canonical.top_is_object()) {
     throw std::runtime_error("output is not a JSON object, as the 'json-map' normaliser expects");
@@ -284,8 +283,8 @@ std::string DescribeDifference(const fs::path& baseline, const fs::path& other, 
   if (normaliser == spec::Normaliser::kExact) {
     return StreamedLineDifference(baseline, other, baseline_name, other_name);
   }
-  return fmt::format("normalised outputs differ ({}: {} bytes, {}: {} bytes; too large to show where)",
-                     baseline_name, size_a, other_name, size_b);
+  return fmt::format("normalised outputs differ ({}: {} bytes, {}: {} bytes; too large to show where)", baseline_name,
+                     size_a, other_name, size_b);
 }
 
 }  // namespace pe::run

@@ -24,16 +24,14 @@ struct OutputDigest {
 // by value so 842.0 equals 842, arrays as multisets with sort_lists). Throws
 // std::runtime_error with Normalise()'s message when the output is not what the normaliser
 // expects, or when the file cannot be read.
-OutputDigest DigestOutput(const std::filesystem::path& file, spec::Normaliser normaliser,
-                          bool sort_lists);
+OutputDigest DigestOutput(const std::filesystem::path& file, spec::Normaliser normaliser, bool sort_lists);
 
 // For two outputs whose digests differ: where they differ, as FirstDifference() says it when
 // both files are small enough to load (up to `load_limit` bytes each); past that, exact
 // outputs are compared line by line as streams, and other normalisers say only that the
 // normalised outputs differ and how large they are.
 std::string DescribeDifference(const std::filesystem::path& baseline, const std::filesystem::path& other,
-                               spec::Normaliser normaliser, bool sort_lists,
-                               const std::string& baseline_name, const std::string& other_name,
-                               std::uintmax_t load_limit = 8u << 20);
+                               spec::Normaliser normaliser, bool sort_lists, const std::string& baseline_name,
+                               const std::string& other_name, std::uintmax_t load_limit = 8u << 20);
 
 }  // namespace pe::run

@@ -10,8 +10,8 @@ std::string PathComponent(std::string_view name) {
   std::string out;
   for (const char ch : name) {
     const auto c = static_cast<unsigned char>(ch);
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                       c == '_' || c == '.';
+    const bool plain =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
     out += plain ? std::string(1, ch) : fmt::format("%{:02X}", c);
   }
   if (out.empty() || out.find_first_not_of('.') == std::string::npos) {

@@ -28,7 +28,6 @@ class RunScratch {
 // Removes every <temp>/perfengine-XXXXXX directory (exactly six characters after the dash)
 // whose .lock is not held, and those without a .lock (from engines before the lock) last
 // modified more than `unlocked_age` ago. Returns how many it removed.
-int ReclaimStaleScratch(const std::filesystem::path& temp,
-                        std::chrono::seconds unlocked_age = std::chrono::hours(24));
+int ReclaimStaleScratch(const std::filesystem::path& temp, std::chrono::seconds unlocked_age = std::chrono::hours(24));
 
 }  // namespace pe::run

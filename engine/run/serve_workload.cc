@@ -54,8 +54,8 @@ Sample ServeSample(const serve::ServeRoundResult& round) {
 
 std::optional<std::string> FirstBodyDifference(const spec::Workload& w, const serve::ServeRequestSpec& requests,
                                                const std::vector<std::string>& baseline,
-                                               const std::vector<std::string>& other,
-                                               const std::string& baseline_name, const std::string& other_name) {
+                                               const std::vector<std::string>& other, const std::string& baseline_name,
+                                               const std::string& other_name) {
   for (size_t i = 0; i < baseline.size() && i < other.size(); ++i) {
     const http::Request& r = requests.requests[i % requests.requests.size()];
     std::string a, b;

@@ -29,7 +29,7 @@ model::Sample ServeSample(const serve::ServeRoundResult& round);
 // Throws std::runtime_error when a body does not parse as the normaliser expects.
 std::optional<std::string> FirstBodyDifference(const spec::Workload& w, const serve::ServeRequestSpec& requests,
                                                const std::vector<std::string>& baseline,
-                                               const std::vector<std::string>& other,
-                                               const std::string& baseline_name, const std::string& other_name);
+                                               const std::vector<std::string>& other, const std::string& baseline_name,
+                                               const std::string& other_name);
 
 }  // namespace pe::run

@@ -23,9 +23,10 @@ std::vector<std::string> ThreadAxisWarnings(const spec::Spec& spec, int cores) {
   for (const spec::Sweep& s : spec.sweeps) {  // in spec order
     const auto it = most.find(s.name);
     if (it == most.end() || it->second <= cores) continue;
-    warnings.push_back(fmt::format("sweep '{}' runs up to {} threads on a {}-core machine: past {} threads its "
-                                   "throughput and scaling efficiency measure contention for cores, not scaling",
-                                   s.name, it->second, cores, cores));
+    warnings.push_back(
+        fmt::format("sweep '{}' runs up to {} threads on a {}-core machine: past {} threads its "
+                    "throughput and scaling efficiency measure contention for cores, not scaling",
+                    s.name, it->second, cores, cores));
   }
   return warnings;
 }

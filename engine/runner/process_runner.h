@@ -14,7 +14,7 @@
 namespace pe::runner {
 
 struct Command {
-  std::vector<std::string> argv;  // argv[0] is a path or a name looked up on PATH; never a shell
+  std::vector<std::string> argv;           // argv[0] is a path or a name looked up on PATH; never a shell
   std::map<std::string, std::string> env;  // added to (or replacing in) the engine's environment
   std::filesystem::path cwd;               // empty: the engine's working directory
   std::filesystem::path stdout_path;       // child's stdout goes here (truncated); empty: /dev/null

@@ -1,10 +1,10 @@
 #include "engine/runner/server_process.h"
 
+#include <fmt/core.h>
 #include <signal.h>
 #include <sys/wait.h>
 
 #include <cerrno>
-#include <fmt/core.h>
 #include <optional>
 
 #include "engine/runner/interrupt.h"
@@ -18,8 +18,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 Clock::time_point In(double seconds) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 }  // namespace
@@ -76,8 +75,7 @@ Outcome ServerProcess::Wait() {
 Outcome ServerProcess::Reap(bool interrupted) {
   Outcome outcome = ReapChild(spawned_);
   // The interrupt handler may have killed the group just before our wait noticed.
-  if (interrupt::Interrupted() && outcome.status == Outcome::Status::kSignalled &&
-      outcome.signal == SIGKILL) {
+  if (interrupt::Interrupted() && outcome.status == Outcome::Status::kSignalled && outcome.signal == SIGKILL) {
     interrupted = true;
   }
   // Helpers the server started (workers, a daemonised child) were killed by the spawner.
@@ -86,8 +84,8 @@ Outcome ServerProcess::Reap(bool interrupted) {
     outcome.status = Outcome::Status::kInterrupted;
     outcome.exit_code = 0;
     outcome.signal = 0;
-    outcome.error = fmt::format("interrupted by {}; the server's process group was killed",
-                                SignalName(interrupt::Signal()));
+    outcome.error =
+        fmt::format("interrupted by {}; the server's process group was killed", SignalName(interrupt::Signal()));
   }
   outcome_ = outcome;
   return outcome;

@@ -4,6 +4,7 @@
 #include "engine/runner/spawn.h"
 
 #include <fcntl.h>
+#include <fmt/core.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -14,7 +15,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/core.h>
 #include <mutex>
 #include <string_view>
 #include <system_error>
@@ -126,8 +126,7 @@ class SpawnerClient {
     posix_spawnattr_setsigmask(&attributes, &none);
     posix_spawnattr_setsigdefault(&attributes, &all);
     posix_spawnattr_setpgroup(&attributes, 0);
-    posix_spawnattr_setflags(&attributes,
-                             POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
     const std::string path = program.string();
     char* argv[] = {const_cast<char*>("perfengine-spawner"), nullptr};
     char* envp[] = {nullptr};
@@ -189,8 +188,7 @@ bool ReadFull(int fd, void* data, std::size_t size) {
   return true;
 }
 
-std::optional<UniqueFd> OpenStream(const fs::path& path, bool for_reading, const char* stream,
-                                   std::string* error) {
+std::optional<UniqueFd> OpenStream(const fs::path& path, bool for_reading, const char* stream, std::string* error) {
   const char* target = path.empty() ? "/dev/null" : path.c_str();
   int flags = O_CLOEXEC | (for_reading ? O_RDONLY : O_WRONLY);
   if (!for_reading && !path.empty()) flags |= O_CREAT | O_TRUNC;
@@ -254,8 +252,7 @@ Spawned StartProcess(const StartRequest& request) {
   for (const std::string& arg : request.argv) AppendString(message, arg);
   for (const std::string& entry : request.env) AppendString(message, entry);
   if (message.size() > static_cast<std::size_t>(spawner::kMaxRequestBytes)) {
-    return NotSpawned(fmt::format("cannot start {}: the command line and environment are too long",
-                                  request.argv[0]));
+    return NotSpawned(fmt::format("cannot start {}: the command line and environment are too long", request.argv[0]));
   }
 
   int result_pipe[2];
@@ -269,8 +266,7 @@ Spawned StartProcess(const StartRequest& request) {
     go_read = UniqueFd(go[0]);
     go_write = UniqueFd(go[1]);
   }
-  int fds[5] = {request.stdin_fd, request.stdout_fd, request.stderr_fd, result_write.get(),
-                go_read.get()};
+  int fds[5] = {request.stdin_fd, request.stdout_fd, request.stderr_fd, result_write.get(), go_read.get()};
 
   Spawned spawned;
   spawned.start = Clock::now();
@@ -290,8 +286,7 @@ Spawned StartProcess(const StartRequest& request) {
       spawner::SpawnDone ignored;
       ReadFull(result_read.get(), &ignored, sizeof ignored);
     }
-    return NotSpawned(
-        fmt::format("cannot start {}: {}", request.argv[0], ErrnoText(started.exec_errno)));
+    return NotSpawned(fmt::format("cannot start {}: {}", request.argv[0], ErrnoText(started.exec_errno)));
   }
   spawned.pid = started.pid;
   spawned.done = std::move(result_read);

@@ -46,19 +46,19 @@ struct ResourceLimit {
 
 // Everything the child is given, already resolved: no PATH lookup happens after this.
 struct StartRequest {
-  std::filesystem::path program;       // absolute path of the file to exec
-  std::vector<std::string> argv;       // argv[0] as the spec wrote it
-  std::vector<std::string> env;        // the whole environment, NAME=VALUE
-  std::filesystem::path cwd;           // empty: the engine's working directory
-  int stdin_fd = -1;                   // the engine keeps ownership of these three
+  std::filesystem::path program;  // absolute path of the file to exec
+  std::vector<std::string> argv;  // argv[0] as the spec wrote it
+  std::vector<std::string> env;   // the whole environment, NAME=VALUE
+  std::filesystem::path cwd;      // empty: the engine's working directory
+  int stdin_fd = -1;              // the engine keeps ownership of these three
   int stdout_fd = -1;
   int stderr_fd = -1;
-  std::vector<ResourceLimit> limits;   // setrlimit in the child before exec
-  bool hold = false;                   // the child waits before exec until Release()
+  std::vector<ResourceLimit> limits;  // setrlimit in the child before exec
+  bool hold = false;                  // the child waits before exec until Release()
 };
 
 struct Spawned {
-  pid_t pid = -1;  // also the child's process group id; -1 when nothing was spawned
+  pid_t pid = -1;                               // also the child's process group id; -1 when nothing was spawned
   std::chrono::steady_clock::time_point start;  // just before the spawn, for deadlines
   std::string error;  // why nothing was spawned ("program not found: X", ...); empty on success
   UniqueFd done;      // readable once the child exited and its leftovers were killed

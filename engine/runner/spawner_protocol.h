@@ -48,8 +48,8 @@ struct SpawnDone {
   std::int64_t user_us = 0;     // the child's own rusage, from wait4 on its pid
   std::int64_t sys_us = 0;
   std::int64_t max_rss_kib = 0;
-  std::int64_t wall_ns = 0;     // from just before the child was created to its reaping
-  std::int32_t leftovers = 0;   // descendants still alive after it exited, killed by the helper
+  std::int64_t wall_ns = 0;    // from just before the child was created to its reaping
+  std::int32_t leftovers = 0;  // descendants still alive after it exited, killed by the helper
   std::int32_t reserved = 0;
 };
 

@@ -1,7 +1,8 @@
 // The real ProcessRunner: spawn (spawn.h), wait with a deadline, reap with wait4, and leave
 // nothing of the contender's process group behind.
-#include <chrono>
 #include <fmt/core.h>
+
+#include <chrono>
 #include <optional>
 #include <utility>
 
@@ -40,8 +41,8 @@ Outcome SystemProcessRunner::Run(const Command& command) {
 
   std::optional<Clock::time_point> deadline;
   if (command.timeout_s > 0) {
-    deadline = spawned.start + std::chrono::duration_cast<Clock::duration>(
-                                   std::chrono::duration<double>(command.timeout_s));
+    deadline =
+        spawned.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(command.timeout_s));
   }
   WaitEnd end = WaitForExit(spawned.done.get(), deadline);
   if (end != WaitEnd::kExited) KillGroup(pid);
@@ -49,8 +50,7 @@ Outcome SystemProcessRunner::Run(const Command& command) {
   // escaped with setsid) before it reports, so nothing of this run outlives the call.
   Outcome outcome = ReapChild(spawned);
   // The handler may have killed the group before poll() noticed the wake-up.
-  if (end == WaitEnd::kExited && interrupt::Interrupted() &&
-      outcome.status == Outcome::Status::kSignalled) {
+  if (end == WaitEnd::kExited && interrupt::Interrupted() && outcome.status == Outcome::Status::kSignalled) {
     end = WaitEnd::kInterrupted;
   }
 
@@ -60,14 +60,12 @@ Outcome SystemProcessRunner::Run(const Command& command) {
     outcome.status = Outcome::Status::kTimedOut;
     outcome.exit_code = 0;
     outcome.signal = 0;
-    outcome.error = fmt::format("timed out after {:g} s; its process group was killed",
-                                command.timeout_s);
+    outcome.error = fmt::format("timed out after {:g} s; its process group was killed", command.timeout_s);
   } else if (end == WaitEnd::kInterrupted) {
     outcome.status = Outcome::Status::kInterrupted;
     outcome.exit_code = 0;
     outcome.signal = 0;
-    outcome.error = fmt::format("interrupted by {}; its process group was killed",
-                                SignalName(interrupt::Signal()));
+    outcome.error = fmt::format("interrupted by {}; its process group was killed", SignalName(interrupt::Signal()));
   }
   return outcome;
 }

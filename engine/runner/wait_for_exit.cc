@@ -19,9 +19,7 @@ int PollTimeoutMs(std::optional<Clock::time_point> deadline) {
   return left > 1'000'000 ? 1'000'000 : static_cast<int>(left);
 }
 
-bool Expired(std::optional<Clock::time_point> deadline) {
-  return deadline && Clock::now() >= *deadline;
-}
+bool Expired(std::optional<Clock::time_point> deadline) { return deadline && Clock::now() >= *deadline; }
 
 }  // namespace
 

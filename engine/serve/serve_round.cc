@@ -1,9 +1,10 @@
 #include "engine/serve/serve_round.h"
 
+#include <fmt/core.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <fmt/core.h>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -48,8 +49,7 @@ bool SaysAddressInUse(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   // "address in use" (the stub), "Address already in use" (strerror(EADDRINUSE)).
-  return text.find("address in use") != std::string::npos ||
-         text.find("address already in use") != std::string::npos;
+  return text.find("address in use") != std::string::npos || text.find("address already in use") != std::string::npos;
 }
 
 // A server that exited before becoming healthy lost its port when it says so, or when someone
@@ -166,15 +166,12 @@ bool StartHealthy(ProcessRunner& runner, const std::function<Command(int port)>&
     result->server = server.Wait();
     const std::string tail = attempt->stderr_file->Tail();
     if (!LostPort(result->server, tail, result->port)) {
-      return Fail(
-          result,
-          fmt::format("server exited before becoming healthy ({})", HowItEnded(result->server)),
-          tail);
+      return Fail(result, fmt::format("server exited before becoming healthy ({})", HowItEnded(result->server)), tail);
     }
     if (result->attempts >= options.port_attempts) {
       return Fail(result,
-                  fmt::format("server lost its port to another process {} times ({})",
-                              result->attempts, HowItEnded(result->server)),
+                  fmt::format("server lost its port to another process {} times ({})", result->attempts,
+                              HowItEnded(result->server)),
                   tail);
     }
   }
@@ -191,18 +188,15 @@ bool StopAndJudge(const http::LoadResult& load, const std::vector<http::Request>
   }
   // A server that crashed closed its connections a moment before it became reapable; give it
   // that moment, so the failure says it died rather than that it stopped answering.
-  const bool died =
-      load.error.empty() ? !server.Running() : server.ExitsWithin(kDeathSettleSeconds);
+  const bool died = load.error.empty() ? !server.Running() : server.ExitsWithin(kDeathSettleSeconds);
   result->server = died ? server.Wait() : server.Stop(options.stop_grace_s);
 
   if (!load.error.empty()) {
-    const std::string exit_note =
-        died ? fmt::format("; the server had exited ({})", HowItEnded(result->server)) : "";
+    const std::string exit_note = died ? fmt::format("; the server had exited ({})", HowItEnded(result->server)) : "";
     const std::optional<size_t> failed = FirstTransportError(load.responses);
-    std::string failure =
-        failed ? fmt::format("server stopped answering: {} ({}){}", load.responses[*failed].error,
-                             Describe(*failed, requests[*failed]), exit_note)
-               : fmt::format("server stopped answering: {}{}", load.error, exit_note);
+    std::string failure = failed ? fmt::format("server stopped answering: {} ({}){}", load.responses[*failed].error,
+                                               Describe(*failed, requests[*failed]), exit_note)
+                                 : fmt::format("server stopped answering: {}{}", load.error, exit_note);
     return Fail(result, std::move(failure), attempt->stderr_file->Tail());
   }
   if (const std::optional<size_t> bad = FirstNon2xx(load.responses)) {
@@ -213,12 +207,10 @@ bool StopAndJudge(const http::LoadResult& load, const std::vector<http::Request>
     if (!request.body.empty()) detail += " with body " + request.body.substr(0, kMaxBodyInDetail);
     detail += fmt::format(" answered {}", response.status);
     if (!response.body.empty()) detail += ": " + response.body.substr(0, kMaxBodyInDetail);
-    return Fail(result, fmt::format("{} answered {}", Describe(*bad, request), response.status),
-                std::move(detail));
+    return Fail(result, fmt::format("{} answered {}", Describe(*bad, request), response.status), std::move(detail));
   }
   if (died) {
-    return Fail(result,
-                fmt::format("server exited during the run ({})", HowItEnded(result->server)),
+    return Fail(result, fmt::format("server exited during the run ({})", HowItEnded(result->server)),
                 attempt->stderr_file->Tail());
   }
   FillFigures(load, options.keep_bodies, result);
@@ -238,8 +230,8 @@ ServeRoundResult RunServeRound(ProcessRunner& runner, const std::function<Comman
   const std::vector<http::Request> requests = Expand(spec);
   Attempt attempt;
   if (!StartHealthy(runner, make_command, options, &attempt, &result)) return result;
-  const http::LoadResult load = http::FireRequests(result.port, requests, spec.concurrency,
-                                                   spec.request_timeout_s, options.keep_bodies);
+  const http::LoadResult load =
+      http::FireRequests(result.port, requests, spec.concurrency, spec.request_timeout_s, options.keep_bodies);
   StopAndJudge(load, requests, options, &attempt, &result);
   return result;
 }

@@ -22,10 +22,10 @@ struct ServeRequestSpec {
 
 struct ServeRoundOptions {
   std::string health_path = "/health";
-  double ready_timeout_s = 30;  // from the spawn to the first 200 on health_path
-  double stop_grace_s = 5;      // between SIGTERM and SIGKILL
-  int port_attempts = 3;        // ports tried when the server loses its port to another process
-  bool keep_bodies = false;     // keep every answer's body (parity checks need them)
+  double ready_timeout_s = 30;                          // from the spawn to the first 200 on health_path
+  double stop_grace_s = 5;                              // between SIGTERM and SIGKILL
+  int port_attempts = 3;                                // ports tried when the server loses its port to another process
+  bool keep_bodies = false;                             // keep every answer's body (parity checks need them)
   std::function<int()> pick_port = http::PickFreePort;  // tests inject a port they hold
 };
 
@@ -34,17 +34,17 @@ struct ServeRoundResult {
   enum class Failure { kNone, kNotStarted, kFailed };
   bool ok = false;
   Failure failed = Failure::kNone;
-  std::string failure;  // one line: what went wrong; empty when ok
-  std::string detail;   // the server's stderr tail, or the request and its answer; may be empty
-  int port = 0;         // the port of the last attempt
+  std::string failure;                        // one line: what went wrong; empty when ok
+  std::string detail;                         // the server's stderr tail, or the request and its answer; may be empty
+  int port = 0;                               // the port of the last attempt
   double time_to_ready_s = 0;                 // spawn to the first healthy answer
   std::vector<double> latencies_s;            // index = request index
   double p50 = 0, p90 = 0, p99 = 0, max = 0;  // of latencies_s, type-7 quantiles
   double throughput_rps = 0;                  // count / wall_s
   double wall_s = 0;                          // first connect to last answer
-  runner::Outcome server;                   // how the server ended, its CPU time and peak RSS (wait4)
-  std::vector<std::string> bodies;  // when keep_bodies; index = request index
-  int attempts = 0;                 // servers started (more than 1 after a lost port)
+  runner::Outcome server;                     // how the server ended, its CPU time and peak RSS (wait4)
+  std::vector<std::string> bodies;            // when keep_bodies; index = request index
+  int attempts = 0;                           // servers started (more than 1 after a lost port)
 };
 
 // Runs one round, starting each server through `runner` (ProcessRunner::StartServer).
@@ -63,7 +63,8 @@ struct ServeRoundResult {
 // A port is retried only when the server exited before becoming healthy because the port was
 // taken: exit status 98 (EADDRINUSE), "address in use" on stderr, or the port now answering.
 // When the command names no stderr file, stderr goes to a temporary file, removed afterwards.
-ServeRoundResult RunServeRound(runner::ProcessRunner& runner, const std::function<runner::Command(int port)>& make_command,
+ServeRoundResult RunServeRound(runner::ProcessRunner& runner,
+                               const std::function<runner::Command(int port)>& make_command,
                                const ServeRequestSpec& spec, const ServeRoundOptions& options);
 
 }  // namespace pe::serve

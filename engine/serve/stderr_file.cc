@@ -1,12 +1,12 @@
 #include "engine/serve/stderr_file.h"
 
-#include "engine/runner/file_tail.h"
-
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <system_error>
+
+#include "engine/runner/file_tail.h"
 
 namespace pe::serve {
 
@@ -37,8 +37,6 @@ StderrFile::~StderrFile() {
   std::filesystem::remove(path_, ignored);
 }
 
-std::string StderrFile::Tail(size_t max_lines, size_t max_bytes) const {
-  return FileTail(path_, max_lines, max_bytes);
-}
+std::string StderrFile::Tail(size_t max_lines, size_t max_bytes) const { return FileTail(path_, max_lines, max_bytes); }
 
 }  // namespace pe::serve

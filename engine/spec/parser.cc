@@ -18,19 +18,24 @@ bool ValidName(std::string_view name) {
   });
 }
 
-bool Before(const SourcePos& a, const SourcePos& b) {
-  return a.line != b.line ? a.line < b.line : a.column < b.column;
-}
+bool Before(const SourcePos& a, const SourcePos& b) { return a.line != b.line ? a.line < b.line : a.column < b.column; }
 
 const char* TypeName(const toml::node& node) {
   switch (node.type()) {
-    case toml::node_type::table: return "a table";
-    case toml::node_type::array: return "an array";
-    case toml::node_type::string: return "a string";
-    case toml::node_type::integer: return "an integer";
-    case toml::node_type::floating_point: return "a number";
-    case toml::node_type::boolean: return "a boolean";
-    default: return "a date or time";
+    case toml::node_type::table:
+      return "a table";
+    case toml::node_type::array:
+      return "an array";
+    case toml::node_type::string:
+      return "a string";
+    case toml::node_type::integer:
+      return "an integer";
+    case toml::node_type::floating_point:
+      return "a number";
+    case toml::node_type::boolean:
+      return "a boolean";
+    default:
+      return "a date or time";
   }
 }
 
@@ -75,21 +80,31 @@ void Parser::CheckRoundsReach(const Spec& spec) const {
 }
 
 void Parser::ParseRun(const toml::table& run, Spec& spec) const {
-  CheckKeys(run, {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline",
-                  "candidate", "bootstrap_resamples", "confidence", "measure", "max_rounds"}, "[run]");
+  CheckKeys(run,
+            {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline", "candidate",
+             "bootstrap_resamples", "confidence", "measure", "max_rounds"},
+            "[run]");
   Recover([&] {
     if (auto measure = StringArray(run, "measure", false)) {
       const std::vector<std::string> kinds = {"instructions", "allocations"};
       for (const Located& m : *measure) {
-        if (m.value == "instructions") spec.measure_instructions = true;
-        else if (m.value == "allocations") spec.measure_allocations = true;
-        else Fail(m.pos, fmt::format("unknown measure '{}'{}; expected instructions or allocations", m.value, DidYouMean(m.value, kinds)));
+        if (m.value == "instructions")
+          spec.measure_instructions = true;
+        else if (m.value == "allocations")
+          spec.measure_allocations = true;
+        else
+          Fail(m.pos, fmt::format("unknown measure '{}'{}; expected instructions or allocations", m.value,
+                                  DidYouMean(m.value, kinds)));
       }
     }
   });
   Settings& s = spec.settings;
-  Recover([&] { if (auto v = Integer(run, "rounds", 1, limits::kMaxRounds)) s.rounds = static_cast<int>(*v); });
-  Recover([&] { if (auto v = Integer(run, "warmup_rounds", 0, limits::kMaxWarmupRounds)) s.warmup_rounds = static_cast<int>(*v); });
+  Recover([&] {
+    if (auto v = Integer(run, "rounds", 1, limits::kMaxRounds)) s.rounds = static_cast<int>(*v);
+  });
+  Recover([&] {
+    if (auto v = Integer(run, "warmup_rounds", 0, limits::kMaxWarmupRounds)) s.warmup_rounds = static_cast<int>(*v);
+  });
   Recover([&] {
     if (auto v = Integer(run, "max_rounds", 1, limits::kMaxRounds)) {
       if (*v < s.rounds) {
@@ -99,18 +114,27 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
       s.max_rounds = static_cast<int>(*v);
     }
   });
-  Recover([&] { if (auto v = Number(run, "scale", 0, true, limits::kMaxScale)) s.scale = *v; });
-  Recover([&] { if (auto v = Integer(run, "seed", 0, INT64_MAX)) s.seed = static_cast<std::uint64_t>(*v); });
-  Recover([&] { if (auto v = Number(run, "timeout", 0, true, limits::kMaxTimeoutS)) s.timeout_s = *v; });
   Recover([&] {
-    if (auto v = Integer(run, "bootstrap_resamples", 100, limits::kMaxBootstrapResamples)) s.bootstrap_resamples = static_cast<int>(*v);
+    if (auto v = Number(run, "scale", 0, true, limits::kMaxScale)) s.scale = *v;
   });
-  Recover([&] { if (auto v = Number(run, "confidence", 0, true, 0.9999)) s.confidence = *v; });
+  Recover([&] {
+    if (auto v = Integer(run, "seed", 0, INT64_MAX)) s.seed = static_cast<std::uint64_t>(*v);
+  });
+  Recover([&] {
+    if (auto v = Number(run, "timeout", 0, true, limits::kMaxTimeoutS)) s.timeout_s = *v;
+  });
+  Recover([&] {
+    if (auto v = Integer(run, "bootstrap_resamples", 100, limits::kMaxBootstrapResamples))
+      s.bootstrap_resamples = static_cast<int>(*v);
+  });
+  Recover([&] {
+    if (auto v = Number(run, "confidence", 0, true, 0.9999)) s.confidence = *v;
+  });
   if (auto v = String(run, "order")) {
     const std::vector<std::string> orders = {"alternate", "random"};
     if (std::find(orders.begin(), orders.end(), *v) == orders.end()) {
-      Fail(Pos(*run.get("order")), fmt::format("unknown order '{}'{}; expected 'alternate' or 'random'",
-                                               *v, DidYouMean(*v, orders)));
+      Fail(Pos(*run.get("order")),
+           fmt::format("unknown order '{}'{}; expected 'alternate' or 'random'", *v, DidYouMean(*v, orders)));
     }
     s.order = *v;
   }
@@ -163,7 +187,9 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
       }
     } else {
       for (const char* key : {"repo", "build"}) {
-        if (t.get(key)) Fail(Pos(*t.get(key)), fmt::format("'{}' only applies to a contender built from git: add git = \"REVISION\"", key));
+        if (t.get(key))
+          Fail(Pos(*t.get(key)),
+               fmt::format("'{}' only applies to a contender built from git: add git = \"REVISION\"", key));
       }
     }
     if (auto startup = StringArray(t, "startup", true)) {
@@ -174,8 +200,8 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
     if (const toml::table* env = TableAt(t, "env")) {
       for (auto&& [env_key, env_value] : *env) {
         if (!env_value.is_string()) {
-          Fail(Pos(env_value), fmt::format("environment variable '{}' must be a string, not {}",
-                                           env_key.str(), TypeName(env_value)));
+          Fail(Pos(env_value),
+               fmt::format("environment variable '{}' must be a string, not {}", env_key.str(), TypeName(env_value)));
         }
         c.env[std::string(env_key.str())] = std::string(env_value.as_string()->get());
       }
@@ -184,7 +210,8 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
     CheckPlaceholders(c.startup_argv, nullptr);
     std::vector<Located> env_values;
     if (const toml::table* env = t.get_as<toml::table>("env")) {
-      for (auto&& [env_key, env_value] : *env) env_values.push_back({c.env[std::string(env_key.str())], Pos(env_value)});
+      for (auto&& [env_key, env_value] : *env)
+        env_values.push_back({c.env[std::string(env_key.str())], Pos(env_value)});
     }
     CheckPlaceholders(env_values, nullptr);
     spec.contenders.push_back(std::move(c));
@@ -216,9 +243,10 @@ void Parser::ParseRoles(Spec& spec) const {
 }
 
 ThresholdOverrides Parser::ParseThresholds(const toml::table& t, const std::string& where) const {
-  CheckKeys(t, {"min_speedup", "min_win_rate", "min_logic_speedup", "max_rss_ratio", "rss_runs",
-                "min_speedup_ci", "max_slowdown", "confidence", "max_instructions_ratio",
-                "max_allocations_ratio", "max_p99_ratio"}, where);
+  CheckKeys(t,
+            {"min_speedup", "min_win_rate", "min_logic_speedup", "max_rss_ratio", "rss_runs", "min_speedup_ci",
+             "max_slowdown", "confidence", "max_instructions_ratio", "max_allocations_ratio", "max_p99_ratio"},
+            where);
   ThresholdOverrides o;
   o.min_speedup = Number(t, "min_speedup", 0, true);
   o.min_win_rate = Number(t, "min_win_rate", 0, false, 1.0);
@@ -251,7 +279,8 @@ void Parser::ParseWorkloads(Spec& spec) const {
     clean &= Recover([&, &key = key_, &node = node_] {
       const std::string name(key.str());
       if (!ValidName(name)) {
-        Fail(Pos(key.source()), fmt::format("workload name '{}' may hold only letters, digits, '-', '_' and '.'", name));
+        Fail(Pos(key.source()),
+             fmt::format("workload name '{}' may hold only letters, digits, '-', '_' and '.'", name));
       }
       if (!node.is_table()) Fail(Pos(node), fmt::format("workload '{}' must be a table, not {}", name, TypeName(node)));
       const toml::table& t = *node.as_table();
@@ -266,9 +295,11 @@ void Parser::ParseWorkloads(Spec& spec) const {
         if (auto* th = TableAt(t, "thresholds")) startup.thresholds = ParseThresholds(*th, where + ".thresholds");
         return;
       }
-      CheckKeys(t, {"description", "args", "output", "parity", "gate", "timeout", "fixture", "thresholds", "elements",
-                    "sweep", "sort_lists", "normalise", "unit", "kind", "health", "ready_timeout", "requests", "method", "body",
-                    "request_count", "concurrency", "request_timeout"}, where);
+      CheckKeys(t, {"description", "args",          "output",      "parity",         "gate",       "timeout",
+                    "fixture",     "thresholds",    "elements",    "sweep",          "sort_lists", "normalise",
+                    "unit",        "kind",          "health",      "ready_timeout",  "requests",   "method",
+                    "body",        "request_count", "concurrency", "request_timeout"},
+                where);
       Workload w;
       w.name = name;
       w.pos = Pos(key.source());
@@ -287,11 +318,14 @@ void Parser::ParseWorkloads(Spec& spec) const {
       if (auto e = Number(t, "elements", 0, false)) w.elements = *e;
       if (auto unit = String(t, "unit")) {
         const SourcePos pos = Pos(*t.get("unit"));
-        if (unit->empty() || unit->size() > 12 ||
-            !std::all_of(unit->begin(), unit->end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)); })) {
-          Fail(pos, fmt::format("unit '{}' must be a short name of letters, e.g. \"B\" (bytes: MB/s) or \"lines\"", *unit));
+        if (unit->empty() || unit->size() > 12 || !std::all_of(unit->begin(), unit->end(), [](char c) {
+              return std::isalpha(static_cast<unsigned char>(c));
+            })) {
+          Fail(pos,
+               fmt::format("unit '{}' must be a short name of letters, e.g. \"B\" (bytes: MB/s) or \"lines\"", *unit));
         }
-        if (w.elements <= 0) Fail(pos, fmt::format("workload '{}' has a unit but no elements: say how many one run processes", name));
+        if (w.elements <= 0)
+          Fail(pos, fmt::format("workload '{}' has a unit but no elements: say how many one run processes", name));
         w.unit = *unit;
       }
       w.sort_lists = Bool(t, "sort_lists").value_or(false);
@@ -306,7 +340,8 @@ void Parser::ParseWorkloads(Spec& spec) const {
       if (w.serve && std::none_of(w.args.begin(), w.args.end(),
                                   [](const Located& a) { return a.value.find("{port}") != std::string::npos; })) {
         Fail(w.pos, fmt::format("serve workload '{}' never passes {{port}} to the server: add it to args, e.g. "
-                                "[\"serve\", \"--port\", \"{{port}}\"]", w.name));
+                                "[\"serve\", \"--port\", \"{{port}}\"]",
+                                w.name));
       }
       if (w.output != "stdout") CheckPlaceholders({{w.output, w.output_pos}}, &w, axis_names);
       if (!w.normalise.empty()) CheckNormaliseCommand(w, axis_names);
@@ -318,26 +353,31 @@ void Parser::ParseWorkloads(Spec& spec) const {
       for (Workload& point : ExpandSweep(w, axes)) declared.push_back(std::move(point));
     });
   }
-  std::sort(spec.sweeps.begin(), spec.sweeps.end(), [](const Sweep& a, const Sweep& b) { return Before(a.pos, b.pos); });
+  std::sort(spec.sweeps.begin(), spec.sweeps.end(),
+            [](const Sweep& a, const Sweep& b) { return Before(a.pos, b.pos); });
   // Stable: the points of one sweep share its position and keep their expansion order.
   std::stable_sort(declared.begin(), declared.end(),
                    [](const Workload& a, const Workload& b) { return Before(a.pos, b.pos); });
-  if (declared.empty() && clean) Fail(startup.pos, "the spec declares only the startup workload; add one that does work");
+  if (declared.empty() && clean)
+    Fail(startup.pos, "the spec declares only the startup workload; add one that does work");
   spec.workloads.push_back(std::move(startup));
   for (auto& w : declared) spec.workloads.push_back(std::move(w));
 }
 
 Normaliser Parser::ParseNormaliser(const std::string& value, const toml::node& node) const {
-  static const std::vector<std::pair<std::string, Normaliser>> kinds = {
-      {"exact", Normaliser::kExact}, {"sorted-lines", Normaliser::kSortedLines},
-      {"json", Normaliser::kJson}, {"json-map", Normaliser::kJsonMap}, {"none", Normaliser::kNone}};
+  static const std::vector<std::pair<std::string, Normaliser>> kinds = {{"exact", Normaliser::kExact},
+                                                                        {"sorted-lines", Normaliser::kSortedLines},
+                                                                        {"json", Normaliser::kJson},
+                                                                        {"json-map", Normaliser::kJsonMap},
+                                                                        {"none", Normaliser::kNone}};
   std::vector<std::string> names;
   for (const auto& [n, k] : kinds) {
     if (n == value) return k;
     names.push_back(n);
   }
-  Fail(Pos(node), fmt::format("unknown parity normaliser '{}'{}; expected one of exact, sorted-lines, json, json-map, none",
-                              value, DidYouMean(value, names)));
+  Fail(Pos(node),
+       fmt::format("unknown parity normaliser '{}'{}; expected one of exact, sorted-lines, json, json-map, none", value,
+                   DidYouMean(value, names)));
 }
 
 void Parser::CheckNormaliseCommand(const Workload& w, std::vector<std::string> axis_names) const {
@@ -347,7 +387,8 @@ void Parser::CheckNormaliseCommand(const Workload& w, std::vector<std::string> a
                           "or choose a parity",
                           w.name));
   }
-  if (w.serve) Fail(pos, fmt::format("serve workload '{}': normalise applies to output files, not to responses", w.name));
+  if (w.serve)
+    Fail(pos, fmt::format("serve workload '{}': normalise applies to output files, not to responses", w.name));
   if (std::none_of(w.normalise.begin(), w.normalise.end(),
                    [](const Located& a) { return a.value.find("{output}") != std::string::npos; })) {
     Fail(pos, fmt::format("workload '{}': the normalise command never reads {{output}} (the output file); add it, "
@@ -376,11 +417,13 @@ void Parser::ParseFixture(const toml::table& t, Workload& w) const {
   }
   const toml::table& table = *node->as_table();
   auto name = String(table, "generator");
-  if (!name) Fail(f.pos, fmt::format("[workloads.{}.fixture] needs 'generator', the name of a fixture generator", w.name));
+  if (!name)
+    Fail(f.pos, fmt::format("[workloads.{}.fixture] needs 'generator', the name of a fixture generator", w.name));
   const gen::Registry& registry = gen::BuiltinRegistry();
   std::unique_ptr<gen::Generator> generator = registry.Create(*name);
   if (!generator) {
-    Fail(Pos(*table.get("generator")), fmt::format("unknown generator '{}'{}", *name, DidYouMean(*name, registry.Names())));
+    Fail(Pos(*table.get("generator")),
+         fmt::format("unknown generator '{}'{}", *name, DidYouMean(*name, registry.Names())));
   }
   f.kind = Fixture::Kind::kGenerator;
   f.generator = *name;
@@ -419,7 +462,7 @@ gen::ParamValue Parser::ParamValue(const toml::node& node, const std::string& ke
 }
 
 void Parser::CheckPlaceholders(const std::vector<Located>& strings, const Workload* workload,
-                       const std::vector<std::string>& axes) const {
+                               const std::vector<std::string>& axes) const {
   std::vector<std::string> known = PlaceholderNames();
   known.insert(known.end(), axes.begin(), axes.end());
   for (const Located& s : strings) {

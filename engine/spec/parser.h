@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fmt/format.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +12,6 @@
 #include <filesystem>
 #include <optional>
 #include <string>
-#include <toml++/toml.h>
 #include <vector>
 
 #include "engine/spec/spec.h"
@@ -32,14 +32,11 @@ class Parser {
 
  private:
   SourcePos Pos(const toml::source_region& region) const {
-    return {path_.string(), static_cast<int>(region.begin.line),
-            static_cast<int>(region.begin.column)};
+    return {path_.string(), static_cast<int>(region.begin.line), static_cast<int>(region.begin.column)};
   }
   SourcePos Pos(const toml::node& node) const { return Pos(node.source()); }
 
-  [[noreturn]] void Fail(const SourcePos& pos, const std::string& message) const {
-    throw SpecError(pos, message);
-  }
+  [[noreturn]] void Fail(const SourcePos& pos, const std::string& message) const { throw SpecError(pos, message); }
 
   // Runs one independent part of the parse; a mistake in it is recorded and the parse goes on,
   // so `validate` reports every mistake, not only the first. Returns whether the part was clean.
@@ -56,8 +53,7 @@ class Parser {
 
   // Every unknown key of the table is reported. The table's parse then stops: with a key
   // misspelt, its other checks ("needs 'argv'") would only echo the typo.
-  void CheckKeys(const toml::table& table, const std::vector<std::string>& allowed,
-                 const std::string& where) const {
+  void CheckKeys(const toml::table& table, const std::vector<std::string>& allowed, const std::string& where) const {
     std::vector<SpecError> unknown;
     for (auto&& [key, value] : table) {
       const std::string name(key.str());
@@ -106,25 +102,27 @@ class Parser {
   }
 
   // A number; `exclusive_min` says whether `min` itself is allowed.
-  std::optional<double> Number(const toml::table& t, std::string_view key, double min,
-                               bool exclusive_min, std::optional<double> max = std::nullopt) const {
+  std::optional<double> Number(const toml::table& t, std::string_view key, double min, bool exclusive_min,
+                               std::optional<double> max = std::nullopt) const {
     const toml::node* node = t.get(key);
     if (node == nullptr) return std::nullopt;
     double value = 0;
-    if (node->is_integer()) value = static_cast<double>(node->as_integer()->get());
-    else if (node->is_floating_point()) value = node->as_floating_point()->get();
-    else Fail(Pos(*node), fmt::format("'{}' must be a number, not {}", key, TypeName(*node)));
+    if (node->is_integer())
+      value = static_cast<double>(node->as_integer()->get());
+    else if (node->is_floating_point())
+      value = node->as_floating_point()->get();
+    else
+      Fail(Pos(*node), fmt::format("'{}' must be a number, not {}", key, TypeName(*node)));
     if (!std::isfinite(value)) Fail(Pos(*node), fmt::format("'{}' must be a finite number", key));
     if (exclusive_min ? value <= min : value < min) {
-      Fail(Pos(*node), fmt::format("'{}' must be {} {}, not {}", key,
-                                   exclusive_min ? "greater than" : "at least", min, value));
+      Fail(Pos(*node),
+           fmt::format("'{}' must be {} {}, not {}", key, exclusive_min ? "greater than" : "at least", min, value));
     }
     if (max && value > *max) Fail(Pos(*node), fmt::format("'{}' must be at most {}, not {}", key, *max, value));
     return value;
   }
 
-  std::optional<std::vector<Located>> StringArray(const toml::table& t, std::string_view key,
-                                                  bool non_empty) const {
+  std::optional<std::vector<Located>> StringArray(const toml::table& t, std::string_view key, bool non_empty) const {
     const toml::node* node = t.get(key);
     if (node == nullptr) return std::nullopt;
     if (!node->is_array()) {

@@ -6,18 +6,20 @@
 namespace pe::spec::internal {
 
 void Parser::ParseServe(const toml::table& t, Workload& w) const {
-  static const std::vector<std::string> kServeKeys = {"health", "ready_timeout", "requests", "method", "body",
-                                                      "request_count", "concurrency", "request_timeout"};
+  static const std::vector<std::string> kServeKeys = {"health", "ready_timeout", "requests",    "method",
+                                                      "body",   "request_count", "concurrency", "request_timeout"};
   if (auto kind = String(t, "kind")) {
     const std::vector<std::string> kinds = {"process", "serve"};
     if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) {
-      Fail(Pos(*t.get("kind")), fmt::format("unknown kind '{}'{}; expected process or serve", *kind, DidYouMean(*kind, kinds)));
+      Fail(Pos(*t.get("kind")),
+           fmt::format("unknown kind '{}'{}; expected process or serve", *kind, DidYouMean(*kind, kinds)));
     }
     w.serve = *kind == "serve";
   }
   if (!w.serve) {
     for (const std::string& key : kServeKeys) {
-      if (t.get(key)) Fail(Pos(*t.get(key)), fmt::format("'{}' applies to a serve workload: add kind = \"serve\"", key));
+      if (t.get(key))
+        Fail(Pos(*t.get(key)), fmt::format("'{}' applies to a serve workload: add kind = \"serve\"", key));
     }
     return;
   }
@@ -33,7 +35,8 @@ void Parser::ParseServe(const toml::table& t, Workload& w) const {
   auto requests = StringArray(t, "requests", true);
   if (!requests) Fail(w.pos, fmt::format("serve workload '{}' needs 'requests', the request targets to send", w.name));
   for (const Located& r : *requests) {
-    if (r.value.empty() || r.value[0] != '/') Fail(r.pos, fmt::format("request target '{}' must start with '/'", r.value));
+    if (r.value.empty() || r.value[0] != '/')
+      Fail(r.pos, fmt::format("request target '{}' must start with '/'", r.value));
     s.requests.push_back(r.value);
   }
   if (s.request_count == 0) {

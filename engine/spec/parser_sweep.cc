@@ -23,7 +23,8 @@ std::vector<Parser::Axis> Parser::ParseSweep(const toml::table& table, const Wor
     }
     const std::vector<std::string>& builtin = PlaceholderNames();
     if (name != "scale" && std::find(builtin.begin(), builtin.end(), name) != builtin.end()) {
-      Fail(Pos(key.source()), fmt::format("sweep axis '{}' would hide the {{{}}} placeholder; choose another name", name, name));
+      Fail(Pos(key.source()),
+           fmt::format("sweep axis '{}' would hide the {{{}}} placeholder; choose another name", name, name));
     }
     Axis axis{name, Pos(key.source()), {}, {}};
     const toml::array& values = *node.as_array();
@@ -37,8 +38,8 @@ std::vector<Parser::Axis> Parser::ParseSweep(const toml::table& table, const Wor
       // Two equal values would make two workloads of one name whose samples merge.
       for (const Located& earlier : axis.values) {
         if (earlier.value == value.value) {
-          Fail(value.pos, fmt::format("sweep axis '{}' lists {} twice (first at line {}, column {})", name,
-                                      value.value, earlier.pos.line, earlier.pos.column));
+          Fail(value.pos, fmt::format("sweep axis '{}' lists {} twice (first at line {}, column {})", name, value.value,
+                                      earlier.pos.line, earlier.pos.column));
         }
       }
       axis.values.push_back(std::move(value));
@@ -78,7 +79,8 @@ std::vector<Parser::Axis> Parser::ParseSweep(const toml::table& table, const Wor
     CheckKeys(*th, {"max_cost_exponent", "min_scaling_efficiency", "efficiency_threads"}, where + ".thresholds");
     sweep.max_cost_exponent = Number(*th, "max_cost_exponent", 0, true);
     sweep.min_scaling_efficiency = Number(*th, "min_scaling_efficiency", 0, true, 1.0);
-    if (auto n = Integer(*th, "efficiency_threads", 2, limits::kMaxThreads)) sweep.efficiency_threads = static_cast<int>(*n);
+    if (auto n = Integer(*th, "efficiency_threads", 2, limits::kMaxThreads))
+      sweep.efficiency_threads = static_cast<int>(*n);
     const Axis* threads = nullptr;
     for (const Axis& a : axes) {
       if (a.name == "threads") threads = &a;
@@ -87,7 +89,8 @@ std::vector<Parser::Axis> Parser::ParseSweep(const toml::table& table, const Wor
       Fail(Pos(*th->get("min_scaling_efficiency")), "min_scaling_efficiency needs a 'threads' axis in the sweep");
     }
     if (sweep.min_scaling_efficiency && sweep.efficiency_threads == 0) {
-      Fail(Pos(*th->get("min_scaling_efficiency")), "min_scaling_efficiency needs efficiency_threads, the thread count it is read at");
+      Fail(Pos(*th->get("min_scaling_efficiency")),
+           "min_scaling_efficiency needs efficiency_threads, the thread count it is read at");
     }
     if (sweep.efficiency_threads != 0 && threads != nullptr &&
         std::none_of(threads->values.begin(), threads->values.end(),
@@ -95,7 +98,8 @@ std::vector<Parser::Axis> Parser::ParseSweep(const toml::table& table, const Wor
       Fail(Pos(*th->get("efficiency_threads")),
            fmt::format("efficiency_threads = {} is not a value of the threads axis", sweep.efficiency_threads));
     }
-    if (sweep.max_cost_exponent && std::none_of(axes.begin(), axes.end(), [](const Axis& a) { return a.name == "scale"; })) {
+    if (sweep.max_cost_exponent &&
+        std::none_of(axes.begin(), axes.end(), [](const Axis& a) { return a.name == "scale"; })) {
       Fail(Pos(*th->get("max_cost_exponent")), "max_cost_exponent needs a 'scale' axis in the sweep");
     }
   }
@@ -114,39 +118,43 @@ void Parser::CheckAxisValue(const std::string& axis, const Located& v) const {
     char* end = nullptr;
     const long n = std::strtol(v.value.c_str(), &end, 10);
     if (v.value.empty() || *end != '\0' || n < 1 || n > limits::kMaxThreads) {
-      Fail(v.pos, fmt::format("threads values must be whole numbers from 1 to {}, not '{}'", limits::kMaxThreads, v.value));
+      Fail(v.pos,
+           fmt::format("threads values must be whole numbers from 1 to {}, not '{}'", limits::kMaxThreads, v.value));
     }
   }
   if (axis == "scale") {
     char* end = nullptr;
     const double x = std::strtod(v.value.c_str(), &end);
     if (v.value.empty() || *end != '\0' || !(x > 0) || !(x <= limits::kMaxScale)) {
-      Fail(v.pos, fmt::format("scale values must be numbers greater than 0 and at most {}, not '{}'", limits::kMaxScale, v.value));
+      Fail(v.pos, fmt::format("scale values must be numbers greater than 0 and at most {}, not '{}'", limits::kMaxScale,
+                              v.value));
     }
   }
 }
 
 void Parser::ParseSweepEnv(const toml::table& env, std::vector<Axis>& axes, const std::string& where,
-                   const std::string& sweep_name) const {
+                           const std::string& sweep_name) const {
   std::vector<std::string> names;
   for (const Axis& a : axes) names.push_back(a.name);
   for (auto&& [axis_key, per_value] : env) {
     const std::string axis_name(axis_key.str());
     auto axis = std::find_if(axes.begin(), axes.end(), [&](const Axis& a) { return a.name == axis_name; });
     if (axis == axes.end()) {
-      Fail(Pos(axis_key.source()), fmt::format("[workloads.{}.sweep.env] names '{}', which is not an axis{}", sweep_name, axis_name,
-                                                DidYouMean(axis_name, names)));
+      Fail(Pos(axis_key.source()), fmt::format("[workloads.{}.sweep.env] names '{}', which is not an axis{}",
+                                               sweep_name, axis_name, DidYouMean(axis_name, names)));
     }
-    if (!per_value.is_table()) Fail(Pos(per_value), fmt::format("{}.env.{} must be a table of values", where, axis_name));
+    if (!per_value.is_table())
+      Fail(Pos(per_value), fmt::format("{}.env.{} must be a table of values", where, axis_name));
     std::vector<std::string> values;
     for (const Located& v : axis->values) values.push_back(v.value);
     for (auto&& [value_key, vars] : *per_value.as_table()) {
       const std::string value(value_key.str());
       if (std::find(values.begin(), values.end(), value) == values.end()) {
-        Fail(Pos(value_key.source()), fmt::format("'{}' is not a value of the {} axis{}", value, axis_name,
-                                                  DidYouMean(value, values)));
+        Fail(Pos(value_key.source()),
+             fmt::format("'{}' is not a value of the {} axis{}", value, axis_name, DidYouMean(value, values)));
       }
-      if (!vars.is_table()) Fail(Pos(vars), fmt::format("the environment for {} = {} must be a table", axis_name, value));
+      if (!vars.is_table())
+        Fail(Pos(vars), fmt::format("the environment for {} = {} must be a table", axis_name, value));
       for (auto&& [var, text] : *vars.as_table()) {
         if (!text.is_string()) {
           Fail(Pos(text), fmt::format("environment variable '{}' must be a string, not {}", var.str(), TypeName(text)));

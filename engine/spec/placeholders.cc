@@ -6,13 +6,13 @@ namespace pe::spec {
 
 const std::vector<std::string>& PlaceholderNames() {
   static const std::vector<std::string> names = {
-      "fixture",   // the workload's fixture directory
-      "out",       // a fresh output file path for this run
-      "workdir",   // a fresh, empty scratch directory for this run
-      "scale",     // the run's scale factor
-      "seed",      // the run's seed
-      "contender", // the contender's name
-      "spec_dir",  // the directory holding the spec file
+      "fixture",    // the workload's fixture directory
+      "out",        // a fresh output file path for this run
+      "workdir",    // a fresh, empty scratch directory for this run
+      "scale",      // the run's scale factor
+      "seed",       // the run's seed
+      "contender",  // the contender's name
+      "spec_dir",   // the directory holding the spec file
   };
   return names;
 }
@@ -47,7 +47,8 @@ std::string Scan(std::string_view text, Literal on_literal, Name on_name) {
 
 std::vector<std::string> PlaceholdersIn(std::string_view text, std::string* error) {
   std::vector<std::string> names;
-  *error = Scan(text, [](char) {}, [&](std::string_view name) { names.emplace_back(name); });
+  *error = Scan(
+      text, [](char) {}, [&](std::string_view name) { names.emplace_back(name); });
   return names;
 }
 

@@ -21,8 +21,7 @@ std::filesystem::path SpecDir(const Spec& spec) {
 
 }  // namespace
 
-std::optional<std::filesystem::path> ResolveProgram(const std::string& program,
-                                                    const std::filesystem::path& base,
+std::optional<std::filesystem::path> ResolveProgram(const std::string& program, const std::filesystem::path& base,
                                                     std::string* why) {
   // The runner's lookup, so the spec check and the spawn agree on what a program is; the
   // messages here name the spec's terms.
@@ -73,15 +72,14 @@ void ApplyContenderOverride(Spec& spec, const std::string& assignment) {
     if (c.name == name) contender = &c;
   }
   if (contender == nullptr) {
-    throw UsageError(fmt::format("--contender: '{}' is not a contender of {}{}", name,
-                                 spec.path.string(), DidYouMean(name, spec.ContenderNames())));
+    throw UsageError(fmt::format("--contender: '{}' is not a contender of {}{}", name, spec.path.string(),
+                                 DidYouMean(name, spec.ContenderNames())));
   }
   // The user typed the path relative to where they stand, not to the spec.
   std::filesystem::path p(program);
-  const std::string resolved =
-      program.find('/') != std::string::npos && p.is_relative()
-          ? std::filesystem::absolute(p).lexically_normal().string()
-          : program;
+  const std::string resolved = program.find('/') != std::string::npos && p.is_relative()
+                                   ? std::filesystem::absolute(p).lexically_normal().string()
+                                   : program;
   std::string why;
   if (!ResolveProgram(resolved, ".", &why)) throw UsageError(fmt::format("--contender {}: {}", name, why));
   const SourcePos pos{"--contender", 0, 0};

@@ -12,8 +12,7 @@ namespace pe::spec {
 // Resolves a program as the engine will run it: a name without '/' is looked up on PATH;
 // a relative path with '/' is taken relative to `base` (the spec's folder). Returns nullopt
 // and sets *why when it does not exist or is not executable.
-std::optional<std::filesystem::path> ResolveProgram(const std::string& program,
-                                                    const std::filesystem::path& base,
+std::optional<std::filesystem::path> ResolveProgram(const std::string& program, const std::filesystem::path& base,
                                                     std::string* why);
 
 // Checks every contender's program and startup program; throws SpecError at the argv element.

@@ -24,8 +24,7 @@ std::optional<RoundsShortfall> FindRoundsShortfall(const Thresholds& t, int reac
     return RoundsShortfall{key, *needed,
                            fmt::format("{} at {:g}% confidence needs at least {} rounds to be resolved either way, "
                                        "and this run takes at most {}; raise [run] rounds or set [run] max_rounds",
-                                       key, 100 * level, *needed,
-                                       reach)};
+                                       key, 100 * level, *needed, reach)};
   }
   if (t.min_win_rate) {
     const std::optional<int> needed = stats::MinTrialsToExclude(*t.min_win_rate, level);

@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <toml++/toml.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "engine/spec/parser.h"
 #include "generators/sha256.h"
@@ -70,8 +70,7 @@ Spec ParseSpecText(std::string_view text, const std::filesystem::path& path) {
   try {
     root = toml::parse(text, path.string());
   } catch (const toml::parse_error& e) {
-    throw SpecError({path.string(), static_cast<int>(e.source().begin.line),
-                     static_cast<int>(e.source().begin.column)},
+    throw SpecError({path.string(), static_cast<int>(e.source().begin.line), static_cast<int>(e.source().begin.column)},
                     std::string(e.description()));
   }
   Spec spec = internal::Parser(path, root).Parse();
@@ -107,11 +106,16 @@ Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload) {
 
 std::string_view NormaliserName(Normaliser n) {
   switch (n) {
-    case Normaliser::kExact: return "exact";
-    case Normaliser::kSortedLines: return "sorted-lines";
-    case Normaliser::kJson: return "json";
-    case Normaliser::kJsonMap: return "json-map";
-    case Normaliser::kNone: return "none";
+    case Normaliser::kExact:
+      return "exact";
+    case Normaliser::kSortedLines:
+      return "sorted-lines";
+    case Normaliser::kJson:
+      return "json";
+    case Normaliser::kJsonMap:
+      return "json-map";
+    case Normaliser::kNone:
+      return "none";
   }
   return "exact";
 }

@@ -41,7 +41,7 @@ struct Contender {
   std::vector<Located> argv;          // program and leading arguments
   std::vector<Located> startup_argv;  // default: the program with --version
   std::map<std::string, std::string> env;
-  std::filesystem::path workdir;      // empty: the engine's working directory
+  std::filesystem::path workdir;  // empty: the engine's working directory
   SourcePos pos;
   // Built from git: the revision, the repository (default: the spec's own) and the build
   // argv run in the revision's worktree; argv paths are then relative to that worktree.
@@ -58,8 +58,8 @@ enum class Normaliser { kExact, kSortedLines, kJson, kJsonMap, kNone };
 struct Fixture {
   enum class Kind { kNone, kDirectory, kGenerator };
   Kind kind = Kind::kNone;
-  std::filesystem::path directory;    // kDirectory: resolved against the spec's folder
-  std::string generator;              // kGenerator: a name in the generator registry
+  std::filesystem::path directory;  // kDirectory: resolved against the spec's folder
+  std::string generator;            // kGenerator: a name in the generator registry
   gen::Params params;
   std::map<std::string, SourcePos> param_pos;
   SourcePos pos;
@@ -73,9 +73,9 @@ struct ThresholdOverrides {
 };
 
 struct Workload {
-  std::string name;               // a sweep point's name is "sweep[axis=value,...]"
+  std::string name;  // a sweep point's name is "sweep[axis=value,...]"
   std::string description;
-  std::vector<Located> args;     // appended to each contender's argv, placeholders filled
+  std::vector<Located> args;      // appended to each contender's argv, placeholders filled
   std::string output = "stdout";  // "stdout" or a path template such as "{out}"
   SourcePos output_pos;
   Normaliser normaliser = Normaliser::kExact;
@@ -83,19 +83,19 @@ struct Workload {
   // its stdout is what `parity` compares. {output} is the output file. Empty: none.
   std::vector<Located> normalise;
   bool gate = true;
-  bool startup = false;           // the built-in startup workload
+  bool startup = false;  // the built-in startup workload
   std::optional<double> timeout_s;
   Fixture fixture;
   ThresholdOverrides thresholds;
   SourcePos pos;
-  double elements = 0;            // elements one run processes (for throughput); 0: undeclared
-  std::string unit;               // what an element is: "B" (bytes, MB/s) or a name (K<name>/s); "": elem
+  double elements = 0;  // elements one run processes (for throughput); 0: undeclared
+  std::string unit;     // what an element is: "B" (bytes, MB/s) or a name (K<name>/s); "": elem
   // Sweep points: the axis values of this point, which also fill {axis} placeholders.
   std::string sweep;
   std::vector<std::pair<std::string, std::string>> point;
   std::map<std::string, std::string> env;  // this point's environment (e.g. LD_PRELOAD)
-  double scale_factor = 1;        // a `scale` axis multiplies the run's scale at this point
-  bool sort_lists = false;        // json normalisers: arrays compared as sorted
+  double scale_factor = 1;                 // a `scale` axis multiplies the run's scale at this point
+  bool sort_lists = false;                 // json normalisers: arrays compared as sorted
   // kind = "serve": the contender is an HTTP server started with args (which pass {port}).
   bool serve = false;
   struct Serve {
@@ -104,7 +104,7 @@ struct Workload {
     std::vector<std::string> requests;  // request targets, cycled through
     std::string method = "GET";
     std::string body;
-    int request_count = 0;              // 0: ten passes over `requests`
+    int request_count = 0;  // 0: ten passes over `requests`
     int concurrency = 1;
     double request_timeout_s = 10;
   } serve_options;

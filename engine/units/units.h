@@ -14,11 +14,11 @@
 // widths are byte counts.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include <fmt/format.h>
 
 namespace pe::units {
 

@@ -10,11 +10,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace pe::shim {
 namespace {
@@ -39,8 +38,7 @@ std::string Joined(const std::vector<std::string>& args) {
 }
 
 int Unsupported(const std::vector<std::string>& args, std::string_view why) {
-  Write(2, "perfengine-bazel-shim: unsupported call: " + Joined(args) + " (" + std::string(why) +
-               ")\n");
+  Write(2, "perfengine-bazel-shim: unsupported call: " + Joined(args) + " (" + std::string(why) + ")\n");
   return kUnsupported;
 }
 
@@ -104,8 +102,7 @@ int Info(const Config& config, const std::vector<std::string>& args, std::size_t
   if (keys.size() != 1 || keys[0] != "output_base") {
     return Unsupported(args, "only `info output_base` is recorded");
   }
-  const fs::path base = output_base_override ? fs::absolute(*output_base_override)
-                                             : config.output_base;
+  const fs::path base = output_base_override ? fs::absolute(*output_base_override) : config.output_base;
   Write(1, base.string() + "\n");
   return 0;
 }
@@ -127,15 +124,17 @@ int Mod(const Config& config, const std::vector<std::string>& args, std::size_t 
     return Unsupported(args, "only `mod graph` is recorded");
   }
   if (!config.bzlmod) {
-    Write(2, "ERROR: Bzlmod has to be enabled for mod command to work, run with "
-             "--enable_bzlmod\n");
+    Write(2,
+          "ERROR: Bzlmod has to be enabled for mod command to work, run with "
+          "--enable_bzlmod\n");
     return 2;
   }
   for (std::size_t k = i + 1; k < args.size(); ++k) {
     if (args[k] == "--output=json" || (args[k] == "--output" && k + 1 < args.size() && args[k + 1] == "json")) {
       // The shape of `bazel mod graph --output=json`: the root module and its dependencies.
-      Write(1, "{\n  \"key\": \"<root>\",\n  \"name\": \"perfengine_fixture\",\n  \"version\": \"\",\n"
-               "  \"apparentName\": \"perfengine_fixture\",\n  \"dependencies\": []\n}\n");
+      Write(1,
+            "{\n  \"key\": \"<root>\",\n  \"name\": \"perfengine_fixture\",\n  \"version\": \"\",\n"
+            "  \"apparentName\": \"perfengine_fixture\",\n  \"dependencies\": []\n}\n");
       return 0;
     }
   }
@@ -179,8 +178,7 @@ int Query(const Config& config, const std::vector<std::string>& args, std::size_
   };
   for (std::size_t i = at; i < args.size(); ++i) {
     if (args[i].rfind("--output_file", 0) == 0) output_file_spelling = args[i];
-    if (take(i, "output", output) || take(i, "output_file", output_file) ||
-        take(i, "query_file", query_file)) {
+    if (take(i, "output", output) || take(i, "output_file", output_file) || take(i, "query_file", query_file)) {
       continue;
     }
     if (!IsOption(args[i])) has_expression = true;
@@ -196,8 +194,7 @@ int Query(const Config& config, const std::vector<std::string>& args, std::size_
   }
   if (query_file) {
     if (::access(query_file->c_str(), R_OK) != 0) {
-      Write(2, "ERROR: cannot read query file " + *query_file + ": " + std::strerror(errno) +
-                   "\n");
+      Write(2, "ERROR: cannot read query file " + *query_file + ": " + std::strerror(errno) + "\n");
       return 2;
     }
   } else if (!has_expression) {
@@ -209,8 +206,9 @@ int Query(const Config& config, const std::vector<std::string>& args, std::size_
   if (!config.workspace_query_proto.empty()) {
     const auto root = FindWorkspaceRoot();
     if (!root) {
-      Write(2, "ERROR: not inside a workspace (no WORKSPACE or MODULE.bazel above the working "
-               "directory)\n");
+      Write(2,
+            "ERROR: not inside a workspace (no WORKSPACE or MODULE.bazel above the working "
+            "directory)\n");
       return 2;
     }
     source = *root / config.workspace_query_proto;

@@ -2,11 +2,10 @@
 #pragma once
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -97,7 +96,7 @@ class Running {
     bool any = false;
     for (const auto& [file, before] : results_) {
       std::error_code ec;
-      if (!fs::is_regular_file(file, ec)) continue;  // a failed run may write none
+      if (!fs::is_regular_file(file, ec)) continue;                      // a failed run may write none
       if (before && fs::last_write_time(file, ec) == *before) continue;  // refused: not written
       command += " '" + file.string() + "'";
       any = true;

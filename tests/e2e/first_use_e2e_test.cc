@@ -22,9 +22,8 @@ std::size_t Count(const std::string& text, const std::string& what) {
 TEST(FirstUse, InitWritesASpecThatValidatesAndRuns) {
   TempDir dir;
   const fs::path spec = dir.path() / "perfengine.toml";
-  const Finished init = RunPerfengine({"init", kStub + " --sleep-ms 60 --print same", kStub + " --print same",
-                                       "--out", spec.string()},
-                                      dir.path());
+  const Finished init = RunPerfengine(
+      {"init", kStub + " --sleep-ms 60 --print same", kStub + " --print same", "--out", spec.string()}, dir.path());
   ASSERT_EQ(init.exit, 0) << init.out << init.err;
   EXPECT_EQ(init.out, "wrote " + spec.string() + ": baseline 'baseline' (" + kStub +
                           " --sleep-ms 60 --print same), candidate 'candidate' (" + kStub +
@@ -32,7 +31,8 @@ TEST(FirstUse, InitWritesASpecThatValidatesAndRuns) {
                           " --json results.json && perfengine explain results.json\n");
   const Finished validate = RunPerfengine({"validate", spec.string()}, dir.path());
   EXPECT_EQ(validate.exit, 0) << validate.out << validate.err;
-  EXPECT_EQ(validate.out, spec.string() + ": ok (2 contenders, 2 workloads; baseline 'baseline', candidate 'candidate')\n");
+  EXPECT_EQ(validate.out,
+            spec.string() + ": ok (2 contenders, 2 workloads; baseline 'baseline', candidate 'candidate')\n");
   const fs::path json = dir.path() / "results.json";
   const Finished run = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
   EXPECT_EQ(run.exit, 0) << run.out << run.err;
@@ -49,7 +49,8 @@ TEST(FirstUse, InitWritesASpecThatValidatesAndRuns) {
 
 TEST(FirstUse, InitRefusesAProgramThatDoesNotExist) {
   TempDir dir;
-  const Finished f = RunPerfengine({"init", "gzipp -c x", "true", "--out", (dir.path() / "s.toml").string()}, dir.path());
+  const Finished f =
+      RunPerfengine({"init", "gzipp -c x", "true", "--out", (dir.path() / "s.toml").string()}, dir.path());
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(f.err, "perfengine: init: contender 'gzipp': program 'gzipp' not found on PATH\n");
   EXPECT_FALSE(fs::exists(dir.path() / "s.toml"));
@@ -57,9 +58,8 @@ TEST(FirstUse, InitRefusesAProgramThatDoesNotExist) {
 
 TEST(FirstUse, QuickRunsTwoCommandsInOneLine) {
   TempDir dir;
-  const Finished f = RunPerfengine({"run", "--quiet", "--quick", kStub + " --sleep-ms 60 --print same",
-                                    kStub + " --print same"},
-                                   dir.path());
+  const Finished f = RunPerfengine(
+      {"run", "--quiet", "--quick", kStub + " --sleep-ms 60 --print same", kStub + " --print same"}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
   EXPECT_NE(f.out.find("PASS"), std::string::npos) << f.out;
   EXPECT_EQ(f.err, "");
@@ -80,7 +80,8 @@ fs::path WriteSpec(const TempDir& dir, const std::string& baseline, const std::s
                       << "]\nstartup = [\"true\"]\n\n"
                       << "[contenders.candidate]\nargv = [\"sh\", \"-c\", " << nlohmann::json(candidate).dump()
                       << "]\nstartup = [\"true\"]\n\n"
-                      << "[workloads.compress]\n" << workload;
+                      << "[workloads.compress]\n"
+                      << workload;
   return spec;
 }
 
@@ -93,12 +94,13 @@ TEST(DifferentOutputs, ABinaryDifferenceIsAnOffsetAndHexPrintedOnce) {
   const auto spec = WriteSpec(dir, kFast, kBest, "");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
-  EXPECT_NE(f.out.find("      first difference at byte 8 (0x8); baseline: 28 bytes, candidate: 28 bytes\n"
-                       "        baseline   00000000: 1f 8b 08 00 00 00 00 00  04 03 cb 48 cd c9 c9 57  |...........H...W|\n"
-                       "        candidate  00000000: 1f 8b 08 00 00 00 00 00  02 03 cb 48 cd c9 c9 57  |...........H...W|\n"
-                       "        baseline   00000010: c8 40 90 00 80 88 f9 e5  11 00 00 00              |.@..........|\n"
-                       "        candidate  00000010: c8 40 90 00 80 88 f9 e5  11 00 00 00              |.@..........|\n"),
-            std::string::npos)
+  EXPECT_NE(
+      f.out.find("      first difference at byte 8 (0x8); baseline: 28 bytes, candidate: 28 bytes\n"
+                 "        baseline   00000000: 1f 8b 08 00 00 00 00 00  04 03 cb 48 cd c9 c9 57  |...........H...W|\n"
+                 "        candidate  00000000: 1f 8b 08 00 00 00 00 00  02 03 cb 48 cd c9 c9 57  |...........H...W|\n"
+                 "        baseline   00000010: c8 40 90 00 80 88 f9 e5  11 00 00 00              |.@..........|\n"
+                 "        candidate  00000010: c8 40 90 00 80 88 f9 e5  11 00 00 00              |.@..........|\n"),
+      std::string::npos)
       << f.out;
   EXPECT_EQ(f.out.find('\x1f'), std::string::npos) << "raw bytes reached the terminal";
   EXPECT_EQ(Count(f.out, "output differs from baseline's"), 1u) << f.out;
@@ -159,8 +161,8 @@ TEST(Progress, OffATerminalFixturesAreAnnouncedAndQuietSilencesIt) {
   EXPECT_EQ(first.err, "perfengine: generating fixture for lines (text_lines); it is cached for later runs\n");
   const Finished cached = RunPerfengine({"run", spec.string(), "--cache-dir", cache}, dir.path());
   EXPECT_EQ(cached.err, "");
-  const Finished quiet = RunPerfengine({"run", spec.string(), "--cache-dir", (dir.path() / "cache2").string(), "-q"},
-                                       dir.path());
+  const Finished quiet =
+      RunPerfengine({"run", spec.string(), "--cache-dir", (dir.path() / "cache2").string(), "-q"}, dir.path());
   EXPECT_EQ(quiet.exit, 0) << quiet.out << quiet.err;
   EXPECT_EQ(quiet.err, "");
 }

@@ -1,15 +1,14 @@
 // Hardening (issue 14) end to end: the real binary on inputs that once wrapped, escaped the
 // scratch directory, replaced files that were not reports, or lost a run's evidence.
 #include <gtest/gtest.h>
-
-#include <fstream>
 #include <sys/stat.h>
 
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
-#include <thread>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tests/e2e/e2e_support.h"
 
@@ -21,7 +20,8 @@ std::string Stub() { return nlohmann::json(STUB_CONTENDER).dump(); }
 fs::path WriteSpec(const TempDir& dir, const std::string& run = "rounds = 2\nwarmup_rounds = 0\n",
                    const std::string& workloads = "[workloads.work]\nargs = [\"--print\", \"same\"]\n") {
   const fs::path spec = dir.path() / "spec.toml";
-  std::ofstream(spec) << "[run]\n" << run << "\n[contenders.baseline]\nargv = [" << Stub() << "]\n\n"
+  std::ofstream(spec) << "[run]\n"
+                      << run << "\n[contenders.baseline]\nargv = [" << Stub() << "]\n\n"
                       << "[contenders.candidate]\nargv = [" << Stub() << "]\n\n"
                       << workloads;  // no thresholds: these tests are about inputs and files, not verdicts
   return spec;
@@ -41,26 +41,33 @@ TEST(HardeningE2E, RoundsFlagOutOfRangeIsOneClearLine) {
   const auto spec = WriteSpec(dir);
   Finished f = RunPerfengine({"run", spec.string(), "--rounds", "0"}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "--rounds: must be a whole number from 1 to 100000, not '0'\nRun with --help for more information.\n");
+  EXPECT_EQ(f.err,
+            "--rounds: must be a whole number from 1 to 100000, not '0'\nRun with --help for more information.\n");
   f = RunPerfengine({"run", spec.string(), "--rounds", "4294967296"}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err,
-            "--rounds: must be a whole number from 1 to 100000, not '4294967296'\nRun with --help for more information.\n");
+  EXPECT_EQ(
+      f.err,
+      "--rounds: must be a whole number from 1 to 100000, not '4294967296'\nRun with --help for more information.\n");
   f = RunPerfengine({"run", spec.string(), "--scale", "0"}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "--scale: must be a number greater than 0 and at most 1000, not '0'\nRun with --help for more information.\n");
+  EXPECT_EQ(
+      f.err,
+      "--scale: must be a number greater than 0 and at most 1000, not '0'\nRun with --help for more information.\n");
 }
 
 TEST(HardeningE2E, AnUnknownCommandIsNamed) {
   TempDir dir;
   Finished f = RunPerfengine({"bogus"}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "perfengine: unknown command 'bogus'; the commands are run, init, validate, list, generate, explain, compare, merge, history, bisect\n");
+  EXPECT_EQ(f.err,
+            "perfengine: unknown command 'bogus'; the commands are run, init, validate, list, generate, explain, "
+            "compare, merge, history, bisect\n");
   f = RunPerfengine({"rn", "x.toml"}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err,
-            "perfengine: unknown command 'rn' (did you mean 'run'?); the commands are run, init, validate, list, generate, "
-            "explain, compare, merge, history, bisect\n");
+  EXPECT_EQ(
+      f.err,
+      "perfengine: unknown command 'rn' (did you mean 'run'?); the commands are run, init, validate, list, generate, "
+      "explain, compare, merge, history, bisect\n");
 }
 
 // A sweep value of "/../../../planted" once became part of the scratch path, so the run wrote
@@ -69,14 +76,18 @@ TEST(HardeningE2E, SweepValuesNeverLeaveTheScratchDirectory) {
   TempDir dir;
   const fs::path tmp = dir.path() / "tmp";
   fs::create_directories(tmp);
-  const auto spec = WriteSpec(dir, "rounds = 1\nwarmup_rounds = 0\n",
-                              "[workloads.work]\nargs = [\"--write\", \"{workdir}/mark\", \"{where}\", \"--print\", \"same\"]\n"
-                              "[workloads.work.sweep]\nwhere = [\"/../../../planted\", \"..\"]\n");
+  const auto spec =
+      WriteSpec(dir, "rounds = 1\nwarmup_rounds = 0\n",
+                "[workloads.work]\nargs = [\"--write\", \"{workdir}/mark\", \"{where}\", \"--print\", \"same\"]\n"
+                "[workloads.work.sweep]\nwhere = [\"/../../../planted\", \"..\"]\n");
   const char* old = std::getenv("TMPDIR");
   const std::string saved = old ? old : "";
   ::setenv("TMPDIR", tmp.c_str(), 1);
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
-  if (old) ::setenv("TMPDIR", saved.c_str(), 1); else ::unsetenv("TMPDIR");
+  if (old)
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
   std::vector<std::string> entries;
   for (const auto& e : fs::directory_iterator(dir.path())) entries.push_back(e.path().filename().string());
@@ -104,12 +115,14 @@ TEST(HardeningE2E, AReportOverTheSpecOrTwoReportsOnOneFileAreRefused) {
   const std::string before = ReadAll(spec);
   Finished f = RunPerfengine({"run", spec.string(), "--json", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "perfengine: --json " + spec.string() + " is the spec file; writing the report there would replace it\n");
+  EXPECT_EQ(f.err,
+            "perfengine: --json " + spec.string() + " is the spec file; writing the report there would replace it\n");
   EXPECT_EQ(ReadAll(spec), before);
   const std::string out = (dir.path() / "r.json").string();
   f = RunPerfengine({"run", spec.string(), "--json", out, "--html", out}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "perfengine: --json " + out + " and --html " + out + " are the same file; give each report its own path\n");
+  EXPECT_EQ(f.err,
+            "perfengine: --json " + out + " and --html " + out + " are the same file; give each report its own path\n");
   EXPECT_FALSE(fs::exists(out));
 }
 
@@ -123,8 +136,8 @@ TEST(HardeningE2E, AnUnwritableReportPathFailsBeforeAnyRound) {
   const std::string missing = (dir.path() / "missing" / "report.md").string();
   const Finished f = RunPerfengine({"run", spec.string(), "--markdown", missing}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "perfengine: --markdown " + missing + ": cannot create a file in " + (dir.path() / "missing").string() +
-                       ": No such file or directory\n");
+  EXPECT_EQ(f.err, "perfengine: --markdown " + missing + ": cannot create a file in " +
+                       (dir.path() / "missing").string() + ": No such file or directory\n");
   EXPECT_FALSE(fs::exists(log));
   EXPECT_EQ(f.out, "");
 }
@@ -177,7 +190,8 @@ TEST(HardeningE2E, ValidateReportsEveryMistakeIncludingStartupAndGitRevisions) {
   const Finished f = RunPerfengine({"validate", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   const std::string s = spec.string();
-  EXPECT_EQ(f.err, s + ":2:9: contender 'baseline': its startup command 'sh --version' exited with status 2 "
+  EXPECT_EQ(f.err, s +
+                       ":2:9: contender 'baseline': its startup command 'sh --version' exited with status 2 "
                        "(sh: 0: Illegal option --); set startup = [...] to a command that exits 0 quickly\n" +
                        s + ":6:7: contender 'candidate': git revision 'no-such-revision' does not exist in " +
                        dir.path().string() + "\n" + s +
@@ -203,7 +217,8 @@ TEST(HardeningE2E, CtrlCDuringFixtureGenerationStopsAtOnce) {
   for (int i = 0; i < 400 && !started; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::error_code ec;
-    for (const auto& e : fs::directory_iterator(cache, ec)) started |= e.path().filename().string().rfind(".tmp-", 0) == 0;
+    for (const auto& e : fs::directory_iterator(cache, ec))
+      started |= e.path().filename().string().rfind(".tmp-", 0) == 0;
   }
   ASSERT_TRUE(started);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -226,9 +241,11 @@ TEST(HardeningE2E, AContenderThatWritesIntoItsFixtureFailsTheRunNamingTheFile) {
       << "[run]\nrounds = 3\nwarmup_rounds = 0\n"
       << "[contenders.baseline]\nargv = [\"/bin/sh\", \"-c\", \"echo same\"]\nstartup = [\"true\"]\n"
       << "[contenders.candidate]\nargv = [\"/bin/sh\", \"-c\", "
-         "\"if ! test -f {fixture}/answer; then chmod -R u+w {fixture}; echo same > {fixture}/answer; fi; echo same\"]\nstartup = [\"true\"]\n"
+         "\"if ! test -f {fixture}/answer; then chmod -R u+w {fixture}; echo same > {fixture}/answer; fi; echo "
+         "same\"]\nstartup = [\"true\"]\n"
       << "[workloads.work]\nfixture = { generator = \"hash_pair\", targets = 60 }\n";
-  const Finished f = RunPerfengine({"run", (dir.path() / "spec.toml").string(), "--cache-dir", cache.string()}, dir.path());
+  const Finished f =
+      RunPerfengine({"run", (dir.path() / "spec.toml").string(), "--cache-dir", cache.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   const std::string all = f.out + f.err;
   EXPECT_NE(all.find("candidate"), std::string::npos) << all;
@@ -243,9 +260,10 @@ TEST(HardeningE2E, SigtermDuringTheAnalysisExits130Promptly) {
   TempDir dir;
   const fs::path log = dir.path() / "runs.log";
   const int rounds = 150;
-  const auto spec = WriteSpec(dir, "rounds = " + std::to_string(rounds) + "\nwarmup_rounds = 0\nbootstrap_resamples = 1000000\n",
-                              "[workloads.work]\nargs = [\"--log\", " + nlohmann::json(log.string()).dump() +
-                                  ", \"w\", \"--print\", \"same\"]\n");
+  const auto spec =
+      WriteSpec(dir, "rounds = " + std::to_string(rounds) + "\nwarmup_rounds = 0\nbootstrap_resamples = 1000000\n",
+                "[workloads.work]\nargs = [\"--log\", " + nlohmann::json(log.string()).dump() +
+                    ", \"w\", \"--print\", \"same\"]\n");
   Running run({"run", spec.string()}, dir.path());
   const std::size_t all_runs = 2 + 2 * rounds;  // parity, then the rounds
   for (int i = 0; i < 1200 && ReadLog(log).size() < all_runs; ++i) {

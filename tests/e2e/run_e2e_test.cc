@@ -22,12 +22,14 @@ fs::path WriteSpec(const TempDir& dir, const std::vector<std::string>& baseline,
                    const std::vector<std::string>& candidate, const std::string& run_extra = "",
                    const std::string& thresholds = "min_speedup = 1.0\nmin_win_rate = 0.5\n") {
   const fs::path spec = dir.path() / "spec.toml";
-  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\n" << run_extra << "\n"
+  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\n"
+                      << run_extra << "\n"
                       << "[contenders.baseline]\nargv = " << Quoted(baseline) << "\n"
                       << "description = \"the original\"\n\n"
                       << "[contenders.candidate]\nargv = " << Quoted(candidate) << "\n\n"
                       << "[workloads.work]\ndescription = \"does the work\"\n\n"
-                      << "[thresholds]\n" << thresholds;
+                      << "[thresholds]\n"
+                      << thresholds;
   return spec;
 }
 
@@ -115,8 +117,9 @@ TEST(RunE2E, TooFewRoundsToResolveAreRejectedBeforeAnyWork) {
   const auto ok = WriteSpec(dir, {"--print", "same"}, {"--print", "same"});
   f = RunPerfengine({"run", ok.string(), "--rounds", "3"}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "perfengine: --rounds: min_speedup at 95% confidence needs at least 7 rounds to be resolved either "
-                   "way, and this run takes at most 3; raise [run] rounds or set [run] max_rounds\n");
+  EXPECT_EQ(f.err,
+            "perfengine: --rounds: min_speedup at 95% confidence needs at least 7 rounds to be resolved either "
+            "way, and this run takes at most 3; raise [run] rounds or set [run] max_rounds\n");
 }
 
 TEST(RunE2E, DifferentOutputsFailParityAndShowTheDifference) {
@@ -131,7 +134,8 @@ TEST(RunE2E, DifferentOutputsFailParityAndShowTheDifference) {
 
 TEST(RunE2E, CrashIsARunFailureWithTheStderrTail) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"--print", "same"}, {"--stderr", "parser exploded at byte 7", "--signal", "SIGSEGV"});
+  const auto spec =
+      WriteSpec(dir, {"--print", "same"}, {"--stderr", "parser exploded at byte 7", "--signal", "SIGSEGV"});
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(f.out.find("work: contender 'candidate' was killed by signal 11 (Segmentation fault)"), std::string::npos)
@@ -151,9 +155,9 @@ TEST(RunE2E, HangTimesOutAndLeavesNoProcessBehind) {
   TempDir dir;
   const auto log = dir.path() / "log";
   const auto pidfile = dir.path() / "grandchild.pid";
-  const auto spec = WriteSpec(dir, {"--print", "same"},
-                              {"--log", log.string(), "hanger", "--spawn-child-hang", pidfile.string(), "--hang"},
-                              "timeout = 0.5");
+  const auto spec =
+      WriteSpec(dir, {"--print", "same"},
+                {"--log", log.string(), "hanger", "--spawn-child-hang", pidfile.string(), "--hang"}, "timeout = 0.5");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(f.out.find("work: contender 'candidate' timed out after 0.5 s; its process group was killed"),
@@ -176,7 +180,13 @@ TEST(RunE2E, TheFirstRunnerAlternates) {
   // Only the workload runs log (startup runs print the version): parity B C, then 5 rounds.
   std::string order;
   for (const auto& l : ReadLog(log)) order += l.tag;
-  EXPECT_EQ(order, "BC" "BC" "CB" "BC" "CB" "BC");
+  EXPECT_EQ(order,
+            "BC"
+            "BC"
+            "CB"
+            "BC"
+            "CB"
+            "BC");
 }
 
 TEST(RunE2E, InterruptKillsChildrenMarksResultsIncompleteAndExits130) {
@@ -217,7 +227,9 @@ TEST(RunE2E, ContenderOverrideReplacesTheProgram) {
   const auto spec = WriteSpec(dir, {"--print", "same"}, {"--print", "same"});
   const Finished f = RunPerfengine({"run", spec.string(), "--contender", "candidate=/no/such/bazel-diff"}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "perfengine: --contender candidate: program '/no/such/bazel-diff' not found (looked for /no/such/bazel-diff)\n");
+  EXPECT_EQ(
+      f.err,
+      "perfengine: --contender candidate: program '/no/such/bazel-diff' not found (looked for /no/such/bazel-diff)\n");
 }
 
 TEST(RunE2E, ValidateAndListAndHelp) {

@@ -93,9 +93,8 @@ void Log(const std::string& path, const std::string& tag) {
 int SignalByName(std::string name) {
   if (name.rfind("SIG", 0) == 0) name = name.substr(3);
   static const std::map<std::string, int> kSignals = {
-      {"SEGV", SIGSEGV}, {"ABRT", SIGABRT}, {"KILL", SIGKILL}, {"TERM", SIGTERM},
-      {"INT", SIGINT},   {"BUS", SIGBUS},   {"FPE", SIGFPE},   {"ILL", SIGILL},
-      {"HUP", SIGHUP},   {"QUIT", SIGQUIT}, {"USR1", SIGUSR1}, {"PIPE", SIGPIPE},
+      {"SEGV", SIGSEGV}, {"ABRT", SIGABRT}, {"KILL", SIGKILL}, {"TERM", SIGTERM}, {"INT", SIGINT},   {"BUS", SIGBUS},
+      {"FPE", SIGFPE},   {"ILL", SIGILL},   {"HUP", SIGHUP},   {"QUIT", SIGQUIT}, {"USR1", SIGUSR1}, {"PIPE", SIGPIPE},
   };
   auto it = kSignals.find(name);
   return it == kSignals.end() ? 0 : it->second;

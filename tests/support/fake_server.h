@@ -21,9 +21,9 @@ struct FakeServerScript {
   std::string health_path = "/health";  // answered 200 "OK"; counts toward nothing
   // The answer (status, body) to every other request; empty: 200 "OK".
   std::function<std::pair<int, std::string>(const http::Request&)> answer;
-  int die_after = -1;  // >= 0: answers that many requests, then dies on receiving the next
-  runner::Outcome died;        // how it ended when it died (default: killed by SIGSEGV)
-  runner::Outcome stopped;     // how it ended when stopped (default: exit 0)
+  int die_after = -1;       // >= 0: answers that many requests, then dies on receiving the next
+  runner::Outcome died;     // how it ended when it died (default: killed by SIGSEGV)
+  runner::Outcome stopped;  // how it ended when stopped (default: exit 0)
 };
 
 class FakeServer final : public runner::RunningServer {

@@ -3,6 +3,8 @@
 // before committing.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -10,8 +12,6 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-
-#include <gtest/gtest.h>
 
 namespace pe::testing {
 

@@ -51,15 +51,19 @@ int Query(const std::vector<std::string>& args, const std::filesystem::path& sel
   std::string output_file, query_file;
   bool streamed_proto = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--output" && i + 1 < args.size()) streamed_proto = args[++i] == "streamed_proto";
-    else if (args[i] == "--output=streamed_proto") streamed_proto = true;
-    else if (args[i] == "--output_file" && i + 1 < args.size()) output_file = args[++i];
-    else if (args[i].starts_with("--output_file=")) output_file = args[i].substr(14);
+    if (args[i] == "--output" && i + 1 < args.size())
+      streamed_proto = args[++i] == "streamed_proto";
+    else if (args[i] == "--output=streamed_proto")
+      streamed_proto = true;
+    else if (args[i] == "--output_file" && i + 1 < args.size())
+      output_file = args[++i];
+    else if (args[i].starts_with("--output_file="))
+      output_file = args[i].substr(14);
     if (args[i].starts_with("--output_file") && !HasOutputFile()) {
       std::cerr << "ERROR: Unrecognized option: " << args[i] << "\n";
       return 2;
-    }
-    else if (args[i] == "--query_file" && i + 1 < args.size()) query_file = args[++i];
+    } else if (args[i] == "--query_file" && i + 1 < args.size())
+      query_file = args[++i];
   }
   if (!streamed_proto) {
     std::cerr << "ERROR: replay bazel only answers --output streamed_proto\n";
@@ -113,8 +117,10 @@ int main(int argc, char** argv) {
   if (name == "mod") {
     if (Env("REFDIFF_REPLAY_BZLMOD") == "1") {
       bool json = std::find(rest.begin(), rest.end(), "--output=json") != rest.end();
-      if (json) std::cout << Env("REFDIFF_REPLAY_MODULE_GRAPH", "{\"key\": \"<root>\", \"dependencies\": []}") << "\n";
-      else std::cout << "<root> (replay@_)\n";
+      if (json)
+        std::cout << Env("REFDIFF_REPLAY_MODULE_GRAPH", "{\"key\": \"<root>\", \"dependencies\": []}") << "\n";
+      else
+        std::cout << "<root> (replay@_)\n";
       return 0;
     }
     std::cerr << "ERROR: mod command can only be used when bzlmod is enabled\n";

@@ -278,8 +278,7 @@ __attribute__((visibility("default"))) void free(void* p) {
   real.free(p);
 }
 
-__attribute__((visibility("default"))) int posix_memalign(void** out, size_t alignment,
-                                                          size_t size) {
+__attribute__((visibility("default"))) int posix_memalign(void** out, size_t alignment, size_t size) {
   if (!Ready()) return ENOMEM;
   Count(memalign_calls, size);
   return real.posix_memalign(out, alignment, size);
@@ -309,12 +308,8 @@ __attribute__((visibility("default"))) void* pvalloc(size_t size) {
   return real.pvalloc(size);
 }
 
-__attribute__((visibility("default"), noreturn)) void _exit(int status) {
-  ReportAndExit("_exit", status);
-}
+__attribute__((visibility("default"), noreturn)) void _exit(int status) { ReportAndExit("_exit", status); }
 
-__attribute__((visibility("default"), noreturn)) void _Exit(int status) {
-  ReportAndExit("_Exit", status);
-}
+__attribute__((visibility("default"), noreturn)) void _Exit(int status) { ReportAndExit("_Exit", status); }
 
 }  // extern "C"

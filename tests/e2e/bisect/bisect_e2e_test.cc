@@ -41,7 +41,8 @@ class BisectE2E : public ::testing::Test {
     fs::create_directories(repo_);
     Git({"init", "-q"});
     // The program: the stub contender sleeping for as long as the built file says.
-    std::ofstream(repo_ / "run") << "#!/bin/sh\nexec " STUB_CONTENDER " --sleep-ms \"$(cat cost.built)\" --print same\n";
+    std::ofstream(repo_ / "run") << "#!/bin/sh\nexec " STUB_CONTENDER
+                                    " --sleep-ms \"$(cat cost.built)\" --print same\n";
     fs::permissions(repo_ / "run", fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
     for (int i = 1; i <= 10; ++i) {
       if (i == 5) {
@@ -55,26 +56,34 @@ class BisectE2E : public ::testing::Test {
       commits_.push_back(RunOut({"git", "rev-parse", "HEAD"}, repo_));
     }
     spec_ = dir_.path() / "spec.toml";
-    std::ofstream(spec_) << "[run]\nrounds = 7\nmax_rounds = 20\nwarmup_rounds = 0\n"
-                         << "[contenders.baseline]\ngit = \"main\"\nrepo = \"repo\"\nbuild = [\"cp\", \"cost\", \"cost.built\"]\n"
-                         << "argv = [\"./run\"]\nstartup = [\"true\"]\n"
-                         << "[contenders.candidate]\ngit = \"main\"\nrepo = \"repo\"\nbuild = [\"cp\", \"cost\", \"cost.built\"]\n"
-                         << "argv = [\"./run\"]\nstartup = [\"true\"]\n"
-                         << "[workloads.sleep]\n"
-                         << "[thresholds]\nmin_speedup = 0.5\n";
+    std::ofstream(spec_)
+        << "[run]\nrounds = 7\nmax_rounds = 20\nwarmup_rounds = 0\n"
+        << "[contenders.baseline]\ngit = \"main\"\nrepo = \"repo\"\nbuild = [\"cp\", \"cost\", \"cost.built\"]\n"
+        << "argv = [\"./run\"]\nstartup = [\"true\"]\n"
+        << "[contenders.candidate]\ngit = \"main\"\nrepo = \"repo\"\nbuild = [\"cp\", \"cost\", \"cost.built\"]\n"
+        << "argv = [\"./run\"]\nstartup = [\"true\"]\n"
+        << "[workloads.sleep]\n"
+        << "[thresholds]\nmin_speedup = 0.5\n";
   }
 
   void Git(std::vector<std::string> args) {
-    std::vector<std::string> argv = {"git", "-c", "user.name=perfengine", "-c", "user.email=test@perfengine",
-                                     "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"};
+    std::vector<std::string> argv = {"git",
+                                     "-c",
+                                     "user.name=perfengine",
+                                     "-c",
+                                     "user.email=test@perfengine",
+                                     "-c",
+                                     "commit.gpgsign=false",
+                                     "-c",
+                                     "init.defaultBranch=main"};
     argv.insert(argv.end(), args.begin(), args.end());
     RunOut(argv, repo_);
   }
 
   Finished Bisect(const std::string& good, const std::string& bad) {
-    return RunPerfengine({"bisect", spec_.string(), "--good", good, "--bad", bad, "--cache-dir",
-                          (dir_.path() / "cache").string()},
-                         dir_.path());
+    return RunPerfengine(
+        {"bisect", spec_.string(), "--good", good, "--bad", bad, "--cache-dir", (dir_.path() / "cache").string()},
+        dir_.path());
   }
 
   TempDir dir_;
@@ -96,7 +105,8 @@ TEST_F(BisectE2E, NamesThePlantedCommitAndItsRatioSkippingTheOneThatDoesNotBuild
     const std::string line = "  " + commits_[i].substr(0, 12) + "  bad";
     EXPECT_EQ(f.out.find(line), std::string::npos) << f.out;
   }
-  EXPECT_NE(f.out.find("  " + commits_[4].substr(0, 12) + "  skipped: could not be built or measured\n"), std::string::npos)
+  EXPECT_NE(f.out.find("  " + commits_[4].substr(0, 12) + "  skipped: could not be built or measured\n"),
+            std::string::npos)
       << f.out;
   // The user's checkout and branch are untouched, and no bisection or worktree is left.
   EXPECT_EQ(RunOut({"git", "rev-parse", "HEAD"}, repo_), head_before);

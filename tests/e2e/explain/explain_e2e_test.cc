@@ -60,8 +60,8 @@ TEST(ExplainE2E, ExplainIsByteIdenticalAndShowsTheStoredFigures) {
   EXPECT_EQ(one.out.find("== startup"), std::string::npos);
   const Finished typo = RunPerfengine({"explain", json.string(), "--workload", "wrok"}, dir.path());
   EXPECT_EQ(typo.exit, 2);
-  EXPECT_EQ(typo.err, "perfengine: --workload 'wrok': no such workload in " + json.string() +
-                          " (did you mean 'work'?)\n");
+  EXPECT_EQ(typo.err,
+            "perfengine: --workload 'wrok': no such workload in " + json.string() + " (did you mean 'work'?)\n");
 }
 
 TEST(ExplainE2E, UnreadableFilesAreOneLineAndExitTwo) {
@@ -74,8 +74,9 @@ TEST(ExplainE2E, UnreadableFilesAreOneLineAndExitTwo) {
   std::ofstream(other) << "{\"format\": \"something-else/3\"}\n";
   f = RunPerfengine({"explain", other.string()}, dir.path());
   EXPECT_EQ(f.exit, 2);
-  EXPECT_EQ(f.err, "perfengine: " + other.string() +
-                       ": unsupported results format \"something-else/3\" (this perfengine reads \"perfengine-results/1\")\n");
+  EXPECT_EQ(f.err,
+            "perfengine: " + other.string() +
+                ": unsupported results format \"something-else/3\" (this perfengine reads \"perfengine-results/1\")\n");
   const fs::path text = dir.path() / "text.json";
   std::ofstream(text) << "not json\n";
   f = RunPerfengine({"explain", text.string()}, dir.path());

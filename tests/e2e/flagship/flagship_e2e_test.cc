@@ -13,10 +13,10 @@ namespace {
 TEST(FlagshipE2E, BothReferenceBuildsAgreeAndAVerdictComesOut) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
-  const Finished f = RunPerfengine({"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds",
-                                    "9", "--max-rounds", "9", "--warmup-rounds", "0", "--cache-dir", (dir.path() / "cache").string(), "--json",
-                                    json.string()},
-                                   dir.path());
+  const Finished f = RunPerfengine(
+      {"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds", "9", "--max-rounds", "9",
+       "--warmup-rounds", "0", "--cache-dir", (dir.path() / "cache").string(), "--json", json.string()},
+      dir.path());
   // 0 or 1 are verdicts on speed; 2 would mean the run itself failed.
   EXPECT_TRUE(f.exit == 0 || f.exit == 1) << f.exit << "\n" << f.out << f.err;
   const auto results = nlohmann::json::parse(ReadAll(json));
@@ -71,10 +71,11 @@ TEST(FlagshipE2E, APlantedBugFailsParityAndShowsTheLabel) {
 TEST(FlagshipE2E, TheArgvPassesUpstreamsArgumentRules) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
-  const Finished f = RunPerfengine({"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds",
-                                    "9", "--max-rounds", "9", "--warmup-rounds", "0", "--contender", "baseline=" UPSTREAM_STANDIN,
-                                    "--cache-dir", (dir.path() / "cache").string(), "--json", json.string()},
-                                   dir.path());
+  const Finished f =
+      RunPerfengine({"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds", "9",
+                     "--max-rounds", "9", "--warmup-rounds", "0", "--contender", "baseline=" UPSTREAM_STANDIN,
+                     "--cache-dir", (dir.path() / "cache").string(), "--json", json.string()},
+                    dir.path());
   EXPECT_TRUE(f.exit == 0 || f.exit == 1) << f.exit << "\n" << f.out << f.err;
   const auto results = nlohmann::json::parse(ReadAll(json));
   EXPECT_EQ(results["complete"], true);

@@ -20,7 +20,8 @@ int main(int argc, char** argv) {
         w.comparison->speedup_cs = pe::model::Interval{8.42, 7.6, 9.3, 0.95, "confidence sequence"};
         w.comparison->notes = {"bootstrap BCa, 2000 resamples, seed 1"};
       }
-      if (w.name == "medium_graph") w.comparison->speedup_ci = pe::model::Interval{19.7, 18.0, 21.5, 0.95, "bootstrap BCa"};
+      if (w.name == "medium_graph")
+        w.comparison->speedup_ci = pe::model::Interval{19.7, 18.0, 21.5, 0.95, "bootstrap BCa"};
     }
     pe::report::WriteHtmlReport(result, argv[1]);
   } catch (const std::exception& e) {

@@ -42,8 +42,8 @@ class NoRegressionE2E : public ::testing::Test {
   }
 
   void Git(std::vector<std::string> args) {
-    std::vector<std::string> argv = {"git", "-c", "user.name=perfengine", "-c", "user.email=test@perfengine",
-                                     "-c", "commit.gpgsign=false"};
+    std::vector<std::string> argv = {
+        "git", "-c", "user.name=perfengine", "-c", "user.email=test@perfengine", "-c", "commit.gpgsign=false"};
     argv.insert(argv.end(), args.begin(), args.end());
     ASSERT_TRUE(RunArgv(argv, repo_)) << args[0];
   }
@@ -85,7 +85,8 @@ TEST_F(NoRegressionE2E, ExtraWorkFailsOnInstructionsAndTheProfileNamesTheFunctio
               f.out.find("records: instruction count ratio 1.") != std::string::npos)
       << f.out;
   EXPECT_EQ(f.out.find("allocation count ratio"), f.out.find("allocation count ratio 1.00x meets"))
-      << "allocations must not be the metric that fails\n" << f.out;
+      << "allocations must not be the metric that fails\n"
+      << f.out;
   const auto results = Results();
   const auto& work = results["workloads"][1];
   EXPECT_GT(work["comparison"]["instructions_ratio"].get<double>(), 1.5);

@@ -3,16 +3,14 @@
 // generated streamed_proto says: the same targets, and for each the same message, field for
 // field, once the absolute paths only a real run has are made relative. So every default
 // attribute, implicit input and implicit output in the fixture is what Bazel itself prints.
+#include <google/protobuf/io/coded_stream.h>
 #include <gtest/gtest.h>
-
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <string>
-
-#include <google/protobuf/io/coded_stream.h>
 
 #include "build.pb.h"
 #include "generators/bazel_graph.h"
@@ -97,12 +95,12 @@ TEST(RealBazelWorkspace, QueryOverTheGeneratedWorkspacePrintsTheGeneratedStream)
   const std::string generated_bytes{std::istreambuf_iterator<char>(generated_file), std::istreambuf_iterator<char>()};
 
   // The query bazel-diff runs (contenders/bazel-diff-ref/bazel_client.cc), batch mode, our root.
-  const ProcessResult query = RunProcess(
-      {{kRealBazel, "--batch", "--output_user_root=" + root.string(), "--nohome_rc", "query",
-        "//external:all-targets + //...:all-targets", "--output=streamed_proto", "--order_output=no",
-        "--proto:instantiation_stack"},
-       workspace,
-       {}});
+  const ProcessResult query =
+      RunProcess({{kRealBazel, "--batch", "--output_user_root=" + root.string(), "--nohome_rc", "query",
+                   "//external:all-targets + //...:all-targets", "--output=streamed_proto", "--order_output=no",
+                   "--proto:instantiation_stack"},
+                  workspace,
+                  {}});
   ASSERT_EQ(query.exit_code, 0) << "real Bazel could not load the generated workspace:\n" << query.stderr_text;
 
   auto real = Decode(query.stdout_text);
@@ -139,7 +137,8 @@ TEST(RealBazelWorkspace, QueryOverTheGeneratedWorkspacePrintsTheGeneratedStream)
     }
     if (target.SerializeAsString() != it->second.SerializeAsString() && ++differing <= 3) {
       ADD_FAILURE() << name << " differs from real Bazel's.\nreal:\n"
-                    << it->second.DebugString() << "\nfixture:\n" << target.DebugString();
+                    << it->second.DebugString() << "\nfixture:\n"
+                    << target.DebugString();
     }
   }
   EXPECT_EQ(differing, 0);

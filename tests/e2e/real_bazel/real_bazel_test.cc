@@ -6,19 +6,17 @@
 //
 // Bazel runs with --batch and an output_user_root of the test's own, so no server is left
 // behind (checked) and nothing outside the temporary directory is touched.
-#include <gtest/gtest.h>
-
 #include <dirent.h>
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "subprocess.h"
 
@@ -80,8 +78,8 @@ class RealBazel : public ::testing::Test {
           "for a in \"$@\"; do\n"
           "  case \"$a\" in -*) ;; version) echo 'Build label: 4.2.3'; exit 0;; *) break;; esac\n"
           "done\n"
-          "exec " + std::string(kRealBazel) + " --batch --output_user_root=" + root_.string() +
-              " --nohome_rc \"$@\"\n",
+          "exec " +
+              std::string(kRealBazel) + " --batch --output_user_root=" + root_.string() + " --nohome_rc \"$@\"\n",
           true);
     WriteWorkspace();
   }
@@ -97,7 +95,8 @@ class RealBazel : public ::testing::Test {
   void WriteWorkspace() {
     for (const char* ext : {"ext1", "ext2"}) {
       Write(dir_ / ext / "WORKSPACE", "workspace(name = \"ext\")\n");
-      Write(dir_ / ext / "BUILD", "filegroup(name = \"lib\", srcs = [\"lib.txt\"], visibility = [\"//visibility:public\"])\n");
+      Write(dir_ / ext / "BUILD",
+            "filegroup(name = \"lib\", srcs = [\"lib.txt\"], visibility = [\"//visibility:public\"])\n");
       Write(dir_ / ext / "lib.txt", "the same file in both copies\n");
     }
     SetExternalPath("ext1");
@@ -147,8 +146,8 @@ class RealBazel : public ::testing::Test {
 TEST_F(RealBazel, EachKindOfChangeImpactsWhatUpstreamWouldFind) {
   const std::string start = (dir_ / "start.json").string(), final_hashes = (dir_ / "final.json").string();
   const std::string edges = (dir_ / "edges.json").string(), bazel = (dir_ / "bazel").string();
-  ProcessResult before = Run(kBaseline, {"generate-hashes", "-w", ws().string(), "-b", bazel, "--includeTargetType",
-                                         start});
+  ProcessResult before =
+      Run(kBaseline, {"generate-hashes", "-w", ws().string(), "-b", bazel, "--includeTargetType", start});
   ASSERT_EQ(before.exit_code, 0) << before.stderr_text;
   const nlohmann::json hashes = nlohmann::json::parse(Read(start));
   // What real Bazel reports, as upstream hashes it: //external repositories (WORKSPACE mode),
@@ -159,19 +158,19 @@ TEST_F(RealBazel, EachKindOfChangeImpactsWhatUpstreamWouldFind) {
   EXPECT_FALSE(hashes.contains("//macropkg:defs.bzl")) << "a loaded .bzl is not a target";
 
   // One change of each kind, each in its own package.
-  Write(ws() / "srcpkg/lib.cc", "int lib() { return 2; }\n");                          // source content
-  SetEnv("slow");                                                                       // env dict
-  SetLicense("restricted");                                                             // licenses
-  std::ofstream(ws() / "macropkg/defs.bzl", std::ios::app) << "# the macro changed\n";  // a macro's .bzl
-  SetExternalPath("ext2");                                                              // external repo
+  Write(ws() / "srcpkg/lib.cc", "int lib() { return 2; }\n");                              // source content
+  SetEnv("slow");                                                                          // env dict
+  SetLicense("restricted");                                                                // licenses
+  std::ofstream(ws() / "macropkg/defs.bzl", std::ios::app) << "# the macro changed\n";     // a macro's .bzl
+  SetExternalPath("ext2");                                                                 // external repo
   fs::permissions(ws() / "exepkg/tool.sh", fs::perms::owner_exec, fs::perm_options::add);  // exec bit
 
   ProcessResult after = Run(kCandidate, {"generate-hashes", "-w", ws().string(), "-b", bazel, "--includeTargetType",
                                          "-d", edges, final_hashes});
   ASSERT_EQ(after.exit_code, 0) << after.stderr_text;
 
-  ProcessResult impacted = Run(kBaseline, {"get-impacted-targets", "-w", ws().string(), "-b", bazel, "-sh", start,
-                                           "-fh", final_hashes});
+  ProcessResult impacted =
+      Run(kBaseline, {"get-impacted-targets", "-w", ws().string(), "-b", bazel, "-sh", start, "-fh", final_hashes});
   ASSERT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
   // Upstream's rules, change by change:
   //   lib.cc        the file (SourceFile), //srcpkg:lib (lists it: direct), //srcpkg:app (depends on
@@ -186,8 +185,8 @@ TEST_F(RealBazel, EachKindOfChangeImpactsWhatUpstreamWouldFind) {
   // In upstream's order: SourceFile, GeneratedFile, Rule, each by label.
   EXPECT_EQ(Lines(impacted.stdout_text),
             (std::vector<std::string>{"//envpkg:BUILD", "//exepkg:tool.sh", "//licpkg:BUILD", "//srcpkg:lib.cc",
-                                      "//macropkg:gen.out", "//srcpkg:app.dwp", "//srcpkg:app.stripped",
-                                      "//envpkg:t", "//exepkg:tool", "//external:ext", "//extpkg:fg", "//licpkg:l",
+                                      "//macropkg:gen.out", "//srcpkg:app.dwp", "//srcpkg:app.stripped", "//envpkg:t",
+                                      "//exepkg:tool", "//external:ext", "//extpkg:fg", "//licpkg:l",
                                       "//macropkg:consumer", "//macropkg:gen", "//srcpkg:app", "//srcpkg:lib"}));
 
   // Told not to exclude //external:*, it asks Bazel nothing (one JVM start less).
@@ -202,12 +201,12 @@ TEST_F(RealBazel, EachKindOfChangeImpactsWhatUpstreamWouldFind) {
   // reaches //external:ext across a package (1, 1); the consumer uses gen.out, whose direct hash
   // is gen's and changed (1, 0).
   const std::map<std::string, std::pair<int, int>> expected = {
-      {"//envpkg:BUILD", {0, 0}},       {"//exepkg:tool.sh", {0, 0}},
-      {"//licpkg:BUILD", {0, 0}},       {"//srcpkg:lib.cc", {0, 0}},       {"//macropkg:gen.out", {0, 0}},
-      {"//srcpkg:app.dwp", {2, 0}},     {"//srcpkg:app.stripped", {2, 0}}, {"//envpkg:t", {0, 0}},
-      {"//exepkg:tool", {0, 0}},        {"//external:ext", {0, 0}},        {"//extpkg:fg", {1, 1}},
-      {"//licpkg:l", {0, 0}},           {"//macropkg:consumer", {1, 0}},   {"//macropkg:gen", {0, 0}},
-      {"//srcpkg:app", {1, 0}},         {"//srcpkg:lib", {0, 0}}};
+      {"//envpkg:BUILD", {0, 0}},        {"//exepkg:tool.sh", {0, 0}},   {"//licpkg:BUILD", {0, 0}},
+      {"//srcpkg:lib.cc", {0, 0}},       {"//macropkg:gen.out", {0, 0}}, {"//srcpkg:app.dwp", {2, 0}},
+      {"//srcpkg:app.stripped", {2, 0}}, {"//envpkg:t", {0, 0}},         {"//exepkg:tool", {0, 0}},
+      {"//external:ext", {0, 0}},        {"//extpkg:fg", {1, 1}},        {"//licpkg:l", {0, 0}},
+      {"//macropkg:consumer", {1, 0}},   {"//macropkg:gen", {0, 0}},     {"//srcpkg:app", {1, 0}},
+      {"//srcpkg:lib", {0, 0}}};
   EXPECT_EQ(got, expected);
 }
 

@@ -18,9 +18,8 @@ std::string Argv(std::vector<std::string> args) {
 class ServeE2E : public ::testing::Test {
  protected:
   // Both contenders log their pid at start, so the test can check none outlives the run.
-  Finished Run(std::vector<std::string> baseline, std::vector<std::string> candidate,
-               const std::string& extra = "", const std::string& thresholds = "min_speedup = 1.0\n",
-               std::vector<std::string> flags = {}) {
+  Finished Run(std::vector<std::string> baseline, std::vector<std::string> candidate, const std::string& extra = "",
+               const std::string& thresholds = "min_speedup = 1.0\n", std::vector<std::string> flags = {}) {
     for (auto* args : {&baseline, &candidate}) {
       args->insert(args->end(), {"--log", log_.string(), args == &baseline ? "B" : "C"});
     }
@@ -30,8 +29,9 @@ class ServeE2E : public ::testing::Test {
                         << "[contenders.candidate]\nargv = " << Argv(candidate) << "\nstartup = [\"/bin/true\"]\n"
                         << "[workloads.api]\nkind = \"serve\"\nargs = [\"--port\", \"{port}\"]\n"
                         << "requests = [\"/impacted_targets?from=rev0&to=rev1\", \"/health2\"]\n"
-                        << "request_count = 60\nconcurrency = 4\nready_timeout = 2\n" << extra
-                        << "[thresholds]\n" << thresholds;
+                        << "request_count = 60\nconcurrency = 4\nready_timeout = 2\n"
+                        << extra << "[thresholds]\n"
+                        << thresholds;
     std::vector<std::string> args = {"run", spec.string(), "--json", json_.string()};
     args.insert(args.end(), flags.begin(), flags.end());
     return RunPerfengine(args, dir_.path());
@@ -72,8 +72,8 @@ TEST_F(ServeE2E, SlowerServerMissesTheGate) {
 }
 
 TEST_F(ServeE2E, DifferentAnswersFailParityShowingTheRequest) {
-  const Finished f = Run({"--body", "{{\"target\": \"{{target}}\"}}"}, {"--body", "{{\"target\": \"other\"}}"},
-                         "parity = \"json\"\n");
+  const Finished f =
+      Run({"--body", "{{\"target\": \"{{target}}\"}}"}, {"--body", "{{\"target\": \"other\"}}"}, "parity = \"json\"\n");
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(f.out.find("api: contender 'candidate' answers differ from baseline's (parity: json)"), std::string::npos)
       << f.out;

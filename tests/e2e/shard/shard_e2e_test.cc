@@ -16,9 +16,12 @@ namespace {
 // the verdict is a miss on exactly one workload even on a loaded machine.
 fs::path WriteSpec(const fs::path& dir, const std::string& name = "spec.toml", const std::string& extra = "") {
   const fs::path spec = dir / name;
-  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 0\nseed = 7\n" << extra << "\n"
-                      << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", \"--sleep-ms\", \"80\", \"--print\", \"same\"]\n"
-                      << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\", \"--sleep-ms\", \"10\", \"--print\", \"same\"]\n"
+  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 0\nseed = 7\n"
+                      << extra << "\n"
+                      << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER
+                         "\", \"--sleep-ms\", \"80\", \"--print\", \"same\"]\n"
+                      << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER
+                         "\", \"--sleep-ms\", \"10\", \"--print\", \"same\"]\n"
                       << "[workloads.alpha]\n[workloads.bravo]\n[workloads.charlie]\n[workloads.delta]\n"
                       << "[workloads.strict]\nthresholds = { min_speedup = 50.0 }\n"
                       << "[workloads.ramp]\nargs = [\"--sleep-ms\", \"{ms}\"]\n"
@@ -31,7 +34,9 @@ nlohmann::json Read(const fs::path& p) { return nlohmann::json::parse(ReadAll(p)
 
 std::string CheckText(const nlohmann::json& c) {
   return "check " + c["workload"].get<std::string>() + " " + c["threshold"].get<std::string>() +
-         (c["skipped"].get<bool>() ? " skipped" : c["passed"].get<bool>() ? " passed" : " failed");
+         (c["skipped"].get<bool>()  ? " skipped"
+          : c["passed"].get<bool>() ? " passed"
+                                    : " failed");
 }
 
 // What must agree between a whole run and a merge: which checks, in which order, and how each
@@ -50,9 +55,9 @@ std::vector<std::string> Structure(const nlohmann::json& r) {
 class ShardE2E : public ::testing::Test {
  protected:
   Finished Shard(const fs::path& spec, int k, int n, const fs::path& json) {
-    return RunPerfengine({"run", spec.string(), "--shard", std::to_string(k) + "/" + std::to_string(n), "--json",
-                          json.string()},
-                         dir_.path());
+    return RunPerfengine(
+        {"run", spec.string(), "--shard", std::to_string(k) + "/" + std::to_string(n), "--json", json.string()},
+        dir_.path());
   }
   fs::path File(const std::string& name) const { return dir_.path() / name; }
   TempDir dir_;
@@ -87,8 +92,10 @@ TEST_F(ShardE2E, ThreeShardsMergedHaveTheChecksOfOneWholeRun) {
             nlohmann::json::parse(R"(["alpha", "delta", "ramp[ms=3]"])"));
 
   // Given out of order on purpose: merge sorts by shard index.
-  std::vector<std::string> args = {"merge", shard_files[2], shard_files[0], shard_files[1], "--json",
-                                   File("merged.json").string(), "--markdown", File("merged.md").string()};
+  std::vector<std::string> args = {"merge",        shard_files[2],
+                                   shard_files[0], shard_files[1],
+                                   "--json",       File("merged.json").string(),
+                                   "--markdown",   File("merged.md").string()};
   const Finished merged = RunPerfengine(args, dir_.path());
   EXPECT_EQ(merged.exit, 1) << merged.out << merged.err;
   EXPECT_NE(merged.out.find("strict: median speedup"), std::string::npos) << merged.out;
@@ -147,9 +154,8 @@ TEST_F(ShardE2E, MergeRefusesFilesThatAreNotTheShardsOfOneRun) {
             "perfengine: " + a1 + " and " + rounds + " are not shards of one run: different settings: rounds 1 vs 5\n");
 
   // A workload in a shard it does not belong to: in two shards at once.
-  const std::string overlap = doctor("overlap.json", [&](nlohmann::json& r) {
-    r["workloads"].push_back(Read(File("a1.json"))["workloads"][1]);
-  });
+  const std::string overlap = doctor(
+      "overlap.json", [&](nlohmann::json& r) { r["workloads"].push_back(Read(File("a1.json"))["workloads"][1]); });
   EXPECT_EQ(Read(File("a1.json"))["workloads"][1]["name"], "alpha");
   EXPECT_EQ(refused({a1, overlap}), "perfengine: " + overlap + ": workload 'alpha' is not in shard 2 of 2\n");
 
@@ -157,13 +163,14 @@ TEST_F(ShardE2E, MergeRefusesFilesThatAreNotTheShardsOfOneRun) {
   auto doctored = Read(a2);
   doctored["settings"]["seed"] = 8;
   std::ofstream(File("seed.json")) << doctored.dump();
-  EXPECT_EQ(refused({a1, File("seed.json").string()}),
-            "perfengine: " + a1 + " and " + File("seed.json").string() + " are not shards of one run: different seeds (7 vs 8)\n");
+  EXPECT_EQ(refused({a1, File("seed.json").string()}), "perfengine: " + a1 + " and " + File("seed.json").string() +
+                                                           " are not shards of one run: different seeds (7 vs 8)\n");
   auto three = Read(a2);
   three["shards"][0]["count"] = 3;
   std::ofstream(File("three.json")) << three.dump();
   EXPECT_EQ(refused({a1, File("three.json").string()}),
-            "perfengine: " + a1 + " and " + File("three.json").string() + " are not shards of one run: shard 1 of 2 vs shard 2 of 3\n");
+            "perfengine: " + a1 + " and " + File("three.json").string() +
+                " are not shards of one run: shard 1 of 2 vs shard 2 of 3\n");
 
   // A usage mistake on the command line is exit 2 as well.
   const Finished bad = RunPerfengine({"run", spec.string(), "--shard", "3/2"}, dir_.path());

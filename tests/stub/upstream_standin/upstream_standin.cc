@@ -15,7 +15,7 @@ namespace {
 struct Option {
   std::vector<std::string> names;  // the first long name is the one picocli's messages show
   bool takes_value = true;
-  bool negatable = false;  // picocli adds "--no-<name>"
+  bool negatable = false;       // picocli adds "--no-<name>"
   bool optional_value = false;  // arity 0..1 (fallbackValue), e.g. -k/--keep_going
   bool required = false;
   std::string param;  // picocli's <label> in "Missing required option: '--x=<label>'"
@@ -174,7 +174,8 @@ std::string Check(const Command& command, const std::vector<std::string>& args) 
   }
   std::vector<std::string> missing;
   for (const Option& option : command.options) {
-    if (option.required && !seen.contains(&option)) missing.push_back("'" + option.names.back() + "=<" + option.param + ">'");
+    if (option.required && !seen.contains(&option))
+      missing.push_back("'" + option.names.back() + "=<" + option.param + ">'");
   }
   if (missing.empty()) return {};
   std::string message = missing.size() == 1 ? "Missing required option: " : "Missing required options: ";
@@ -190,11 +191,16 @@ int main(int argc, char** argv) {
   const std::string& sub = args[0];
   if (sub != "-V" && sub != "--version" && sub != "-h" && sub != "--help") {
     Command command;
-    if (sub == "generate-hashes") command = GenerateHashes();
-    else if (sub == "get-impacted-targets") command = GetImpactedTargets();
-    else if (sub == "serve") command = Serve();
-    else if (sub.starts_with("-")) return Usage("Unknown option: '" + sub + "'");
-    else return Usage("Unmatched argument at index 0: '" + sub + "'");
+    if (sub == "generate-hashes")
+      command = GenerateHashes();
+    else if (sub == "get-impacted-targets")
+      command = GetImpactedTargets();
+    else if (sub == "serve")
+      command = Serve();
+    else if (sub.starts_with("-"))
+      return Usage("Unknown option: '" + sub + "'");
+    else
+      return Usage("Unmatched argument at index 0: '" + sub + "'");
     std::string error = Check(command, std::vector<std::string>(args.begin() + 1, args.end()));
     if (!error.empty()) return Usage(error);
   }

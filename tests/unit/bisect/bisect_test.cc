@@ -70,7 +70,8 @@ TEST(AtCommitsTest, PinsBaselineAndCandidateAndRefusesAContenderNotFromGit) {
     FAIL();
   } catch (const spec::UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "bisect: s.toml must build its baseline and its candidate from git (docs/no-regression.md); 'new' has no git key");
+              "bisect: s.toml must build its baseline and its candidate from git (docs/no-regression.md); 'new' has no "
+              "git key");
   }
 }
 

@@ -43,8 +43,7 @@ class ContenderCli : public ::testing::Test {
   std::vector<blaze_query::Target> Targets() const {
     std::vector<blaze_query::Target> targets = {
         SourceFile("//lib:lib.cc"),
-        Rule("//lib:lib", "cc_library", {"//lib:lib.cc"}, {{"srcs", "//lib:lib.cc"}},
-             {"lib/defs.bzl:1:5: lib_macro"}),
+        Rule("//lib:lib", "cc_library", {"//lib:lib.cc"}, {{"srcs", "//lib:lib.cc"}}, {"lib/defs.bzl:1:5: lib_macro"}),
         SourceFile("//app:main.cc"),
         Rule("//app:app", "cc_binary", {"//app:main.cc", "//lib:lib"}, {{"deps", "//lib:lib"}}),
         Rule("//app:gen", "genrule", {"//app:app"}, {{"outs", "out.txt"}}),
@@ -100,14 +99,14 @@ TEST_F(ContenderCli, HashesFileHasOneEntryPerTarget) {
 TEST_F(ContenderCli, OutputDefaultsToStdoutAndBazelToThePath) {
   ASSERT_EQ(Generate(kBaseline, "h.json").exit_code, 0);
   std::string path = std::string(fixture_.dir().c_str()) + ":" + getenv("PATH");
-  ProcessResult result = RunProcess({{"/usr/bin/env", "PATH=" + path, kBaseline, "generate-hashes", "-w",
-                                      fixture_.workspace().string()},
-                                     {}, {}});
+  ProcessResult result = RunProcess(
+      {{"/usr/bin/env", "PATH=" + path, kBaseline, "generate-hashes", "-w", fixture_.workspace().string()}, {}, {}});
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
   EXPECT_EQ(result.stdout_text, fixture_.ReadFile("h.json"));
-  ProcessResult no_bazel = RunProcess({{"/usr/bin/env", "PATH=/nonexistent", kBaseline, "generate-hashes", "-w",
-                                        fixture_.workspace().string()},
-                                       {}, {}});
+  ProcessResult no_bazel = RunProcess(
+      {{"/usr/bin/env", "PATH=/nonexistent", kBaseline, "generate-hashes", "-w", fixture_.workspace().string()},
+       {},
+       {}});
   ExpectOneLineError(no_bazel, "there is no bazel on PATH (pass -b BAZEL)");
 }
 
@@ -121,8 +120,9 @@ TEST_F(ContenderCli, BzlmodHashesCarryTheModuleGraph) {
   ASSERT_EQ(result.exit_code, 0) << result.stderr_text;
   std::string json = fixture_.ReadFile("bzlmod.json");
   EXPECT_TRUE(json.starts_with("{\n  \"hashes\": {\n    \"//app:app\": \"")) << json.substr(0, 80);
-  EXPECT_TRUE(json.ends_with("\"metadata\": {\"moduleGraphJson\": \"{\\\"key\\\": \\\"<root>\\\", "
-                             "\\\"dependencies\\\": []}\"}\n}\n"))
+  EXPECT_TRUE(
+      json.ends_with("\"metadata\": {\"moduleGraphJson\": \"{\\\"key\\\": \\\"<root>\\\", "
+                     "\\\"dependencies\\\": []}\"}\n}\n"))
       << json.substr(json.size() - 120);
   // bzlmod: get-impacted-targets drops //external:* unless told otherwise.
   std::string start = fixture_.WriteFile("start.json", "{\"//external:x\": \"1~1\"}").string();
@@ -132,9 +132,9 @@ TEST_F(ContenderCli, BzlmodHashesCarryTheModuleGraph) {
   unsetenv("REFDIFF_REPLAY_BZLMOD");
   ASSERT_EQ(diff.exit_code, 0) << diff.stderr_text;
   EXPECT_EQ(diff.stdout_text, "");
-  ProcessResult kept = RunTool(kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-b",
-                                           fixture_.bazel().string(), "--no-excludeExternalTargets", "-sh", bzl,
-                                           "-fh", start});
+  ProcessResult kept =
+      RunTool(kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-b", fixture_.bazel().string(),
+                          "--no-excludeExternalTargets", "-sh", bzl, "-fh", start});
   ASSERT_EQ(kept.exit_code, 0) << kept.stderr_text;
   EXPECT_EQ(kept.stdout_text, "//external:x\n");
 }
@@ -177,9 +177,10 @@ TEST_F(ContenderCli, BazelBefore8Point2PrintsTheResultToStdout) {
   EXPECT_EQ(fixture_.ReadFile("old.json"), fixture_.ReadFile("new.json"));
 
   std::string query_file = fixture_.WriteFile("q.txt", "//...").string();
-  ProcessResult refused = RunProcess({{fixture_.bazel().string(), "query", "--output", "streamed_proto",
-                                       "--query_file", query_file, "--output_file=/dev/null"},
-                                      {}, {}});
+  ProcessResult refused = RunProcess({{fixture_.bazel().string(), "query", "--output", "streamed_proto", "--query_file",
+                                       query_file, "--output_file=/dev/null"},
+                                      {},
+                                      {}});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_EQ(refused.stderr_text, "ERROR: Unrecognized option: --output_file=/dev/null\n");
 }
@@ -187,9 +188,9 @@ TEST_F(ContenderCli, BazelBefore8Point2PrintsTheResultToStdout) {
 TEST_F(ContenderCli, PerturbChangesExactlyOneHash) {
   ASSERT_EQ(Generate(kCandidate, "good.json").exit_code, 0);
   ASSERT_EQ(Generate(kCandidate, "bad.json", {"--perturb", "//many:t42"}).exit_code, 0);
-  ProcessResult diff = RunTool(kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-b",
-                                           fixture_.bazel().string(), "-sh", (fixture_.dir() / "good.json").string(),
-                                           "-fh", (fixture_.dir() / "bad.json").string()});
+  ProcessResult diff = RunTool(
+      kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-b", fixture_.bazel().string(), "-sh",
+                  (fixture_.dir() / "good.json").string(), "-fh", (fixture_.dir() / "bad.json").string()});
   EXPECT_EQ(diff.exit_code, 0) << diff.stderr_text;
   EXPECT_EQ(diff.stdout_text, "//many:t42\n");
 }
@@ -202,8 +203,8 @@ TEST_F(ContenderCli, ImpactedTargetsAfterASourceEdit) {
   std::string out = (fixture_.dir() / "impacted.txt").string();
 
   std::string ws = fixture_.workspace().string(), bazel = fixture_.bazel().string();
-  ProcessResult lines = RunTool(kBaseline, {"get-impacted-targets", "-w", ws, "-b", bazel, "-sh", start, "-fh",
-                                            final_path, "-o", out});
+  ProcessResult lines =
+      RunTool(kBaseline, {"get-impacted-targets", "-w", ws, "-b", bazel, "-sh", start, "-fh", final_path, "-o", out});
   ASSERT_EQ(lines.exit_code, 0) << lines.stderr_text;
   EXPECT_EQ(fixture_.ReadFile("impacted.txt"), "//app:app\n//app:gen\n//app:main.cc\n//app:out.txt\n");
 
@@ -229,7 +230,8 @@ TEST_F(ContenderCli, TruncatedStreamIsOneLine) {
   for (const std::string& program : {kBaseline, kCandidate}) {
     ProcessResult result = Generate(program, "h.json");
     EXPECT_EQ(result.exit_code, 1);
-    EXPECT_TRUE(result.stderr_text.starts_with("bazel-diff-ref: query output is truncated at byte ")) << result.stderr_text;
+    EXPECT_TRUE(result.stderr_text.starts_with("bazel-diff-ref: query output is truncated at byte "))
+        << result.stderr_text;
     EXPECT_EQ(std::count(result.stderr_text.begin(), result.stderr_text.end(), '\n'), 1);
   }
 }
@@ -270,8 +272,8 @@ TEST_F(ContenderCli, BadJsonIsOneLine) {
 TEST_F(ContenderCli, MissingInputFileIsOneLine) {
   std::filesystem::path good = fixture_.WriteFile("good.json", "{}");
   std::string missing = (fixture_.dir() / "missing.json").string();
-  ProcessResult result = RunTool(kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-sh",
-                                             missing, "-fh", good.string()});
+  ProcessResult result = RunTool(
+      kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-sh", missing, "-fh", good.string()});
   ExpectOneLineError(result, "cannot open " + missing + ": No such file or directory");
 }
 

@@ -22,8 +22,8 @@ std::string ErrorOf(const std::string& stream) {
 }
 
 TEST(QueryStream, DecodesTargetsInStreamOrder) {
-  std::string stream = EncodeStream({SourceFile("//a:x.cc"), Rule("//a:x", "cc_library", {"//a:x.cc"}),
-                                     testing::GeneratedFile("//a:x.o", "//a:x")});
+  std::string stream = EncodeStream(
+      {SourceFile("//a:x.cc"), Rule("//a:x", "cc_library", {"//a:x.cc"}), testing::GeneratedFile("//a:x.o", "//a:x")});
   std::vector<Target> targets = DecodeTargets(stream, 1);
   ASSERT_EQ(targets.size(), 3u);
   EXPECT_EQ(targets[0].label, "//a:x.cc");
@@ -58,14 +58,13 @@ TEST(QueryStream, TruncatedMessageNamesItsOffset) {
   std::string cut = stream.substr(0, stream.size() - 3);
   std::size_t left = cut.size() - first.size() - 1;
   EXPECT_EQ(ErrorOf(cut), "query output is truncated at byte " + std::to_string(first.size()) + " (a " +
-                              std::to_string(left + 3) + "-byte target with " + std::to_string(left) +
-                              " bytes left)");
+                              std::to_string(left + 3) + "-byte target with " + std::to_string(left) + " bytes left)");
 }
 
 TEST(QueryStream, TruncatedLengthPrefixNamesItsOffset) {
   std::string stream = EncodeStream({SourceFile("//a:b")});
-  EXPECT_EQ(ErrorOf(stream + "\x85"),
-            "query output is truncated at byte " + std::to_string(stream.size()) + " (a length prefix runs past the end)");
+  EXPECT_EQ(ErrorOf(stream + "\x85"), "query output is truncated at byte " + std::to_string(stream.size()) +
+                                          " (a length prefix runs past the end)");
 }
 
 TEST(QueryStream, GarbageIsReportedAtTheFirstBadMessage) {

@@ -15,8 +15,7 @@ namespace pe::refdiff::testing {
 // Target builders. Attributes are (name, string value) pairs of type STRING.
 blaze_query::Target SourceFile(const std::string& label);
 blaze_query::Target GeneratedFile(const std::string& label, const std::string& rule);
-blaze_query::Target Rule(const std::string& label, const std::string& rule_class,
-                         std::vector<std::string> inputs = {},
+blaze_query::Target Rule(const std::string& label, const std::string& rule_class, std::vector<std::string> inputs = {},
                          std::vector<std::pair<std::string, std::string>> attributes = {},
                          std::vector<std::string> instantiation_stack = {});
 

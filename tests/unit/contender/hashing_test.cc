@@ -329,8 +329,8 @@ TEST(HashJson, BytesDoNotDependOnThreads) {
   std::vector<HashedTarget> targets;
   for (int i = 0; i < 10000; ++i) {
     std::string label = "//p" + std::to_string(i % 97) + ":t" + std::to_string(i);
-    targets.push_back({label, i % 3 == 0 ? TargetKind::kSourceFile : TargetKind::kRule, Sha256Of(label),
-                       Sha256Of(label + "!")});
+    targets.push_back(
+        {label, i % 3 == 0 ? TargetKind::kSourceFile : TargetKind::kRule, Sha256Of(label), Sha256Of(label + "!")});
   }
   std::sort(targets.begin(), targets.end(), [](const auto& a, const auto& b) { return a.label < b.label; });
   HashJsonOptions typed{true, false, "//p5:t5"};

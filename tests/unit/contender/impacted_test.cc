@@ -1,8 +1,9 @@
 // get-impacted-targets on hand-made hash files and a hand-made dependency graph.
+#include "impacted.h"
+
 #include <gtest/gtest.h>
 
 #include "error.h"
-#include "impacted.h"
 
 namespace pe::refdiff {
 namespace {
@@ -22,12 +23,9 @@ TEST(ImpactedLabels, ChangedAndNewTargetsOnly) {
 // --includeTargetType puts the type on the value; the answer is plain labels in upstream's
 // order: SourceFile, GeneratedFile, Rule, each by label.
 TEST(ImpactedLabels, TypedValuesSortSourceThenGeneratedThenRule) {
-  HashEntries final_hashes = Sorted({{"//a:a", "Rule#1~1"},
-                                     {"//z:z.cc", "SourceFile#2~2"},
-                                     {"//m:out", "GeneratedFile#3~3"},
-                                     {"//0:b", "Rule#4~4"}});
-  EXPECT_EQ(ImpactedLabels({}, final_hashes),
-            (std::vector<std::string>{"//z:z.cc", "//m:out", "//0:b", "//a:a"}));
+  HashEntries final_hashes = Sorted(
+      {{"//a:a", "Rule#1~1"}, {"//z:z.cc", "SourceFile#2~2"}, {"//m:out", "GeneratedFile#3~3"}, {"//0:b", "Rule#4~4"}});
+  EXPECT_EQ(ImpactedLabels({}, final_hashes), (std::vector<std::string>{"//z:z.cc", "//m:out", "//0:b", "//a:a"}));
 }
 
 // Upstream compares "type#hash~direct": a target that only changed type is impacted.
@@ -38,9 +36,8 @@ TEST(ImpactedLabels, ATypeChangeIsAChange) {
 }
 
 TEST(ImpactedLabels, FiltersByTypeAndExternal) {
-  HashEntries final_hashes = Sorted({{"//a:a", "Rule#1~1"},
-                                     {"//a:a.cc", "SourceFile#2~2"},
-                                     {"//external:zlib", "Rule#3~3"}});
+  HashEntries final_hashes =
+      Sorted({{"//a:a", "Rule#1~1"}, {"//a:a.cc", "SourceFile#2~2"}, {"//external:zlib", "Rule#3~3"}});
   ImpactedOptions rules;
   rules.target_types.emplace();
   rules.target_types->insert("Rule");
@@ -80,23 +77,32 @@ TEST(HashValues, TypeAndDirectParts) {
 //   //f:attr changed its own attributes           (0, though its dependency changed too)
 class Distances : public ::testing::Test {
  protected:
-  HashEntries start_ = Sorted({{"//a:src.cc", "t1~d1"}, {"//a:lib", "t2~d2"},   {"//b:lib", "t3~d3"},
-                               {"//c:helper", "t4~d4"}, {"//c:bin", "t5~d5"},   {"//d:x", "t6~d6"},
-                               {"//e:y", "t7~d7"},      {"//d:top", "t8~d8"},   {"//f:attr", "t9~d9"},
-                               {"//z:same", "tz~dz"},   {"//gone:x", "tg~dg"}});
-  HashEntries final_ = Sorted({{"//a:src.cc", "T1~D1"}, {"//a:lib", "T2~d2"},  {"//b:lib", "T3~d3"},
-                               {"//c:helper", "T4~d4"}, {"//c:bin", "T5~d5"},  {"//d:new", "N~N"},
-                               {"//d:x", "T6~d6"},      {"//e:y", "T7~d7"},    {"//d:top", "T8~d8"},
-                               {"//f:attr", "T9~D9"},   {"//z:same", "tz~dz"}});
-  DepEdgeMap edges_ = {{"//a:lib", {"//a:src.cc", "//z:same"}},
-                       {"//b:lib", {"//a:lib"}},
-                       {"//c:helper", {"//a:src.cc"}},
-                       {"//c:bin", {"//b:lib", "//c:helper"}},
-                       {"//d:x", {"//d:new"}},
-                       {"//e:y", {"//a:src.cc"}},
-                       {"//d:top", {"//e:y", "//d:x"}},
-                       {"//f:attr", {"//a:lib"}},
-                       {"//z:same", {}}};
+  HashEntries start_ = Sorted({{"//a:src.cc", "t1~d1"},
+                               {"//a:lib", "t2~d2"},
+                               {"//b:lib", "t3~d3"},
+                               {"//c:helper", "t4~d4"},
+                               {"//c:bin", "t5~d5"},
+                               {"//d:x", "t6~d6"},
+                               {"//e:y", "t7~d7"},
+                               {"//d:top", "t8~d8"},
+                               {"//f:attr", "t9~d9"},
+                               {"//z:same", "tz~dz"},
+                               {"//gone:x", "tg~dg"}});
+  HashEntries final_ = Sorted({{"//a:src.cc", "T1~D1"},
+                               {"//a:lib", "T2~d2"},
+                               {"//b:lib", "T3~d3"},
+                               {"//c:helper", "T4~d4"},
+                               {"//c:bin", "T5~d5"},
+                               {"//d:new", "N~N"},
+                               {"//d:x", "T6~d6"},
+                               {"//e:y", "T7~d7"},
+                               {"//d:top", "T8~d8"},
+                               {"//f:attr", "T9~D9"},
+                               {"//z:same", "tz~dz"}});
+  DepEdgeMap edges_ = {
+      {"//a:lib", {"//a:src.cc", "//z:same"}}, {"//b:lib", {"//a:lib"}},  {"//c:helper", {"//a:src.cc"}},
+      {"//c:bin", {"//b:lib", "//c:helper"}},  {"//d:x", {"//d:new"}},    {"//e:y", {"//a:src.cc"}},
+      {"//d:top", {"//e:y", "//d:x"}},         {"//f:attr", {"//a:lib"}}, {"//z:same", {}}};
 };
 
 // Worked out by hand with upstream's calculateDistance: targetDistance = 1 + least over impacted
@@ -105,8 +111,8 @@ TEST_F(Distances, AsUpstreamComputesThem) {
   std::vector<ImpactedTarget> impacted = ImpactedWithDistances(start_, final_, edges_);
   std::string got;
   for (const auto& target : impacted) {
-    got += target.label + " " + std::to_string(target.target_distance) + " " +
-           std::to_string(target.package_distance) + "\n";
+    got += target.label + " " + std::to_string(target.target_distance) + " " + std::to_string(target.package_distance) +
+           "\n";
   }
   EXPECT_EQ(got,
             "//a:lib 1 0\n"
@@ -136,10 +142,10 @@ TEST_F(Distances, FormatsAJsonArray) {
 // all the way): upstream minimises the two distances separately, so 1 and 0, although no single
 // path has both.
 TEST(DistancesMinimisedSeparately, TargetAndPackageDistance) {
-  HashEntries start = Sorted({{"//q:near", "a~a"}, {"//p:src", "b~b"}, {"//p:mid", "c~c"}, {"//p:far", "d~d"},
-                              {"//p:t", "e~e"}});
-  HashEntries final_hashes = Sorted({{"//q:near", "A~A"}, {"//p:src", "B~B"}, {"//p:mid", "C~c"},
-                                     {"//p:far", "D~d"}, {"//p:t", "E~e"}});
+  HashEntries start =
+      Sorted({{"//q:near", "a~a"}, {"//p:src", "b~b"}, {"//p:mid", "c~c"}, {"//p:far", "d~d"}, {"//p:t", "e~e"}});
+  HashEntries final_hashes =
+      Sorted({{"//q:near", "A~A"}, {"//p:src", "B~B"}, {"//p:mid", "C~c"}, {"//p:far", "D~d"}, {"//p:t", "E~e"}});
   DepEdgeMap edges = {{"//p:mid", {"//p:src"}}, {"//p:far", {"//p:mid"}}, {"//p:t", {"//q:near", "//p:far"}}};
   std::vector<ImpactedTarget> impacted = ImpactedWithDistances(start, final_hashes, edges);
   ASSERT_EQ(impacted.size(), 5u);
@@ -157,8 +163,8 @@ TEST_F(Distances, IndirectWithoutImpactedDepsIsZeroWithAWarning) {
   std::vector<ImpactedTarget> impacted = ImpactedWithDistances(start_, final_, edges_, {}, &warnings);
   std::string got;
   for (const auto& target : impacted) {
-    got += target.label + " " + std::to_string(target.target_distance) + " " +
-           std::to_string(target.package_distance) + "\n";
+    got += target.label + " " + std::to_string(target.target_distance) + " " + std::to_string(target.package_distance) +
+           "\n";
   }
   EXPECT_EQ(got,
             "//a:lib 1 0\n"
@@ -171,10 +177,11 @@ TEST_F(Distances, IndirectWithoutImpactedDepsIsZeroWithAWarning) {
             "//d:x 0 0\n"
             "//e:y 1 1\n"
             "//f:attr 0 0\n");
-  EXPECT_EQ(warnings, (std::vector<std::string>{
-                          "//c:helper was indirectly impacted, but has no dependencies in the dep-edges file; distance 0",
-                          "//d:x was indirectly impacted, but none of its 1 deps in the dep-edges file are impacted; "
-                          "distance 0"}));
+  EXPECT_EQ(warnings,
+            (std::vector<std::string>{
+                "//c:helper was indirectly impacted, but has no dependencies in the dep-edges file; distance 0",
+                "//d:x was indirectly impacted, but none of its 1 deps in the dep-edges file are impacted; "
+                "distance 0"}));
 }
 
 TEST(DistancesCycle, ACycleNothingFeedsIsAnError) {
@@ -194,17 +201,17 @@ TEST(HashesFile, ReadsBothShapesAndRefusesMalformedHashes) {
   HashesFile legacy = ParseHashFile(R"({"//a:b": "t~d"})", "legacy.json");
   EXPECT_EQ(legacy.hashes, (HashEntries{{"//a:b", "t~d"}}));
   EXPECT_FALSE(legacy.module_graph_json);
-  HashesFile bzlmod =
-      ParseHashFile(R"({"hashes": {"//a:b": "Rule#t~d"}, "metadata": {"moduleGraphJson": "{\"key\": \"<root>\"}"}})",
-                    "bzlmod.json");
+  HashesFile bzlmod = ParseHashFile(
+      R"({"hashes": {"//a:b": "Rule#t~d"}, "metadata": {"moduleGraphJson": "{\"key\": \"<root>\"}"}})", "bzlmod.json");
   EXPECT_EQ(bzlmod.hashes, (HashEntries{{"//a:b", "Rule#t~d"}}));
   EXPECT_EQ(bzlmod.module_graph_json, "{\"key\": \"<root>\"}");
   try {
     ParseHashFile(R"({"//a:b": "T2"})", "bad.json");
     FAIL() << "no error";
   } catch (const RefDiffError& error) {
-    EXPECT_STREQ(error.what(), "bad.json: the hash of //a:b is 'T2', not '[Type#]<hash>~<direct hash>' as "
-                               "generate-hashes writes it");
+    EXPECT_STREQ(error.what(),
+                 "bad.json: the hash of //a:b is 'T2', not '[Type#]<hash>~<direct hash>' as "
+                 "generate-hashes writes it");
   }
 }
 

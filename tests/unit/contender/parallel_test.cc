@@ -1,12 +1,12 @@
+#include "parallel.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <random>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <vector>
-
-#include "parallel.h"
 
 namespace pe::refdiff {
 namespace {

@@ -1,14 +1,14 @@
 // The per-commit cache behind serve, in-process against a real git_workspace fixture.
+#include "revision_cache.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "error.h"
 #include "git_repo.h"
-#include "revision_cache.h"
 #include "serve_support.h"
 #include "subprocess.h"
 #include "temp_file.h"
@@ -148,8 +148,10 @@ TEST(RevisionCacheTest, RemovesItsDirectory) {
     EXPECT_EQ(entries, 1);
   }
   EXPECT_TRUE(std::filesystem::is_empty(tmp.path()));
-  if (saved != nullptr) setenv("TMPDIR", saved_value.c_str(), 1);
-  else unsetenv("TMPDIR");
+  if (saved != nullptr)
+    setenv("TMPDIR", saved_value.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
 // serve's answers without a socket: a fake repository with scripted revisions and hashes, so
 // every status and body is checked exactly.
+#include "serve_routes.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <stdexcept>
 
 #include "error.h"
-#include "serve_routes.h"
 
 namespace pe::refdiff {
 namespace {
@@ -61,10 +62,11 @@ TEST_F(ServeRoutesTest, NotReadyAnswers503) {
 TEST_F(ServeRoutesTest, ImpactedTargetsInGetImpactedTargetsOrder) {
   routes_.MarkReady(revisions_);
   HttpReply reply = Get("/impacted_targets?from=rev0&to=rev1");
-  ExpectReply(reply, 200, "{\"from\": \"c0\", \"to\": \"c1\", \"impactedTargets\": [\"//b:b\", \"//c:c\", \"//d:d\"]}\n");
+  ExpectReply(reply, 200,
+              "{\"from\": \"c0\", \"to\": \"c1\", \"impactedTargets\": [\"//b:b\", \"//c:c\", \"//d:d\"]}\n");
   EXPECT_EQ(reply.content_type, "application/json");
-  ExpectReply(Get("/impacted_targets?to=rev0&from=rev0"),
-              200, "{\"from\": \"c0\", \"to\": \"c0\", \"impactedTargets\": []}\n");
+  ExpectReply(Get("/impacted_targets?to=rev0&from=rev0"), 200,
+              "{\"from\": \"c0\", \"to\": \"c0\", \"impactedTargets\": []}\n");
 }
 
 TEST_F(ServeRoutesTest, ParametersArePercentDecoded) {
@@ -81,8 +83,7 @@ TEST_F(ServeRoutesTest, PostTakesAJsonBodyOrTheQueryString) {
   ExpectReply(routes_.Answer({"POST", "/impacted_targets", R"({"from": "rev0", "to": "rev1"})"}), 200, expected);
   ExpectReply(routes_.Answer({"POST", "/impacted_targets?from=rev0&to=rev1", ""}), 200, expected);
   // The query string wins over the body for a key both name.
-  ExpectReply(routes_.Answer({"POST", "/impacted_targets?from=rev0", R"({"from": "x", "to": "rev1"})"}), 200,
-              expected);
+  ExpectReply(routes_.Answer({"POST", "/impacted_targets?from=rev0", R"({"from": "x", "to": "rev1"})"}), 200, expected);
 }
 
 TEST_F(ServeRoutesTest, BadRequestsAnswer400) {
@@ -114,8 +115,7 @@ TEST_F(ServeRoutesTest, UnknownRevisionsAnswer400GitErrorAndPaths404) {
               "{\"error\": \"git error: revision 'nope' is missing from the local clone\"}\n");
   ExpectReply(Get("/impacted_targets?from=rev0&to=%22q%22"), 400,
               "{\"error\": \"git error: revision '\\\"q\\\"' is missing from the local clone\"}\n");
-  ExpectReply(Get("/impacted"), 404,
-              "{\"error\": \"no such path '/impacted' (try /health or /impacted_targets)\"}\n");
+  ExpectReply(Get("/impacted"), 404, "{\"error\": \"no such path '/impacted' (try /health or /impacted_targets)\"}\n");
 }
 
 TEST_F(ServeRoutesTest, OtherMethodsAnswer405WithAllow) {

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
@@ -17,8 +18,6 @@
 #include <memory>
 #include <stdexcept>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 #include "generators/fixture_cache.h"
 #include "generators/generator.h"
@@ -62,8 +61,8 @@ const GitFixture& SharedGitFixture() {
     GitFixture made;
     made.dir = gen::Materialize(*generator, params, context, SERVE_FIXTURE_CACHE);
     made.clone = scratch->path() / "repo";
-    Git(scratch->path(), {"clone", "--quiet", "--no-checkout", "--shared", (made.dir / "repo").string(),
-                          made.clone.string()});
+    Git(scratch->path(),
+        {"clone", "--quiet", "--no-checkout", "--shared", (made.dir / "repo").string(), made.clone.string()});
     return made;
   }();
   return fixture;

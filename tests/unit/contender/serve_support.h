@@ -16,7 +16,7 @@ namespace pe::refdiff::testing {
 // (no work tree, objects borrowed from the fixture), so the worktrees one process adds are never
 // seen by another. The clone lives as long as the test program.
 struct GitFixture {
-  std::filesystem::path dir;   // the cached fixture: bazel, shim.json, revisions.json, repo/
+  std::filesystem::path dir;  // the cached fixture: bazel, shim.json, revisions.json, repo/
   std::filesystem::path clone;
   std::filesystem::path repo() const { return clone; }
   std::filesystem::path bazel() const { return dir / "bazel"; }

@@ -1,10 +1,9 @@
 // The built executables' serve: answers equal to get-impacted-targets over generate-hashes
 // files, the same bytes from both builds, errors, a taken port, and a clean SIGTERM.
-#include <gtest/gtest.h>
-#include <signal.h>
-
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -31,8 +30,16 @@ const std::string kBaseline = REFDIFF_BASELINE;
 const std::string kCandidate = REFDIFF_CANDIDATE;
 
 std::vector<std::string> ServeArgs(const GitFixture& fixture, std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {"serve", "--port", "0", "--port-file", "{port-file}", "-w",
-                                   fixture.repo().string(), "-b", fixture.bazel().string(), "--cacheDir",
+  std::vector<std::string> args = {"serve",
+                                   "--port",
+                                   "0",
+                                   "--port-file",
+                                   "{port-file}",
+                                   "-w",
+                                   fixture.repo().string(),
+                                   "-b",
+                                   fixture.bazel().string(),
+                                   "--cacheDir",
                                    "{cache-dir}"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
@@ -54,9 +61,7 @@ std::string Commit(const GitFixture& fixture, const std::string& rev) {
   return commit;
 }
 
-http::Response Get(int port, const std::string& target) {
-  return http::Fetch(port, {"GET", target, "", ""}, 30);
-}
+http::Response Get(int port, const std::string& target) { return http::Fetch(port, {"GET", target, "", ""}, 30); }
 
 // What the command-line tools say: generate-hashes on each revision's checkout, then
 // get-impacted-targets, one label per line.
@@ -75,11 +80,10 @@ class CliAnswers {
   }
 
   std::vector<std::string> Impacted(const std::string& from, const std::string& to) const {
-    ProcessResult impacted =
-        RunProcess({{kBaseline, "get-impacted-targets", "-w", scratch_.path().string(), "--no-excludeExternalTargets",
-                     "-sh", HashFile(from), "-fh", HashFile(to)},
-                    {},
-                    {}});
+    ProcessResult impacted = RunProcess({{kBaseline, "get-impacted-targets", "-w", scratch_.path().string(),
+                                          "--no-excludeExternalTargets", "-sh", HashFile(from), "-fh", HashFile(to)},
+                                         {},
+                                         {}});
     EXPECT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
     std::vector<std::string> lines;
     std::size_t start = 0;
@@ -219,8 +223,8 @@ TEST(ServeTest, TakenPortExits98WithOneLine) {
   const GitFixture& fixture = SharedGitFixture();
   HeldPort held;
   ScratchDir cache;
-  ServeProcess server(kBaseline, {"serve", "--port", std::to_string(held.port()), "-w", fixture.repo().string(),
-                                  "-b", fixture.bazel().string(), "--cacheDir", cache.path().string()});
+  ServeProcess server(kBaseline, {"serve", "--port", std::to_string(held.port()), "-w", fixture.repo().string(), "-b",
+                                  fixture.bazel().string(), "--cacheDir", cache.path().string()});
   EXPECT_EQ(server.Wait(10), 98);
   EXPECT_EQ(server.Stderr(), "bazel-diff-ref: address already in use: 127.0.0.1:" + std::to_string(held.port()) + "\n");
 }

@@ -1,8 +1,9 @@
 // compare over the crafted results files: a pass, a regression with its lines, different
 // specs, a failed run, and the unpaired figures themselves.
+#include "engine/explain/compare.h"
+
 #include <gtest/gtest.h>
 
-#include "engine/explain/compare.h"
 #include "engine/explain/compare_text.h"
 #include "stats/descriptive.h"
 #include "stats/mann_whitney.h"
@@ -62,7 +63,8 @@ TEST(Compare, AFailedRunIsExitTwo) {
   const RunComparison c = CompareRuns(LoadResults("pass.json"), LoadResults("failed.json"));
   EXPECT_EQ(c.verdict.exit, ExitCode::kRunFailed);
   ASSERT_EQ(c.verdict.lines.size(), 1u);
-  EXPECT_EQ(c.verdict.lines[0], "NEW: work: contender 'rewrite' was killed by signal 11 (Segmentation fault) in round 3");
+  EXPECT_EQ(c.verdict.lines[0],
+            "NEW: work: contender 'rewrite' was killed by signal 11 (Segmentation fault) in round 3");
   for (const WorkloadComparison& w : c.workloads) EXPECT_NE(w.workload, "work");
 }
 

@@ -1,8 +1,7 @@
 // explain over the crafted results files: exact output, determinism, and agreement of the
 // recomputed figures with the comparison each file stores.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "engine/explain/detail.h"
 #include "engine/explain/explain_text.h"

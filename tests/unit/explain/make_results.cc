@@ -30,8 +30,8 @@ constexpr int kRounds = 10;
 
 // Relative deviations from a contender's typical time, one per round (warm-up first);
 // `shift` rotates them so two files do not hold the same numbers.
-constexpr std::array<double, kRounds + 1> kNoise = {0.09, 0.010, -0.020, 0.015, -0.005, 0.020,
-                                                    -0.010, 0.0, 0.012, -0.015, 0.008};
+constexpr std::array<double, kRounds + 1> kNoise = {0.09,   0.010, -0.020, 0.015,  -0.005, 0.020,
+                                                    -0.010, 0.0,   0.012,  -0.015, 0.008};
 
 double Noisy(double typical, int round, int shift) {
   if (round == 0) return typical * (1 + kNoise[0]);

@@ -14,10 +14,10 @@ int main(int argc, char** argv) {
   }
   std::vector<std::filesystem::path> dirs(argv + 3, argv + argc);
   const auto corpus = pe::fuzz::ReadCorpus(dirs, ".json");
-  pe::fuzz::Mutator mutator(std::strtoull(argv[2], nullptr, 10),
-                            {"1" + std::string(400, '7'), "1e400", "-1", "0", "null", "\"NaN\"", "\"Infinity\"", "[]",
-                             "{}", "\"\"", "true", "9223372036854775808", "-9223372036854775809", "0.0", ",", ":",
-                             "\"samples\": [", "\\u0000", "\xff"});
+  pe::fuzz::Mutator mutator(
+      std::strtoull(argv[2], nullptr, 10),
+      {"1" + std::string(400, '7'), "1e400", "-1", "0", "null", "\"NaN\"", "\"Infinity\"", "[]", "{}", "\"\"", "true",
+       "9223372036854775808", "-9223372036854775809", "0.0", ",", ":", "\"samples\": [", "\\u0000", "\xff"});
   return pe::fuzz::Drive(corpus, mutator, std::atof(argv[1]), 1L << 40, "fuzz_results_reader.crash",
                          [](const std::string& text) -> std::string {
                            try {

@@ -14,11 +14,35 @@ int main(int argc, char** argv) {
   }
   std::vector<std::filesystem::path> dirs(argv + 3, argv + argc);
   const auto corpus = pe::fuzz::ReadCorpus(dirs, ".toml");
-  pe::fuzz::Mutator mutator(std::strtoull(argv[2], nullptr, 10),
-                            {"4294967296", "2147483648", "-9223372036854775808", "9223372036854775807", "1e400",
-                             "nan", "inf", "-0", "\"../../x\"", "{", "}", "{{", "[", "]", "[[", "\"", "'", "=", "\n",
-                             "{fixture}", "{port}", "{threads}", "[workloads.w.sweep]\nthreads = [1, 2]\n",
-                             "kind = \"serve\"\n", "\x00", "\xff", "rounds = ", "[run]\n", "timeout = "});
+  pe::fuzz::Mutator mutator(std::strtoull(argv[2], nullptr, 10), {"4294967296",
+                                                                  "2147483648",
+                                                                  "-9223372036854775808",
+                                                                  "9223372036854775807",
+                                                                  "1e400",
+                                                                  "nan",
+                                                                  "inf",
+                                                                  "-0",
+                                                                  "\"../../x\"",
+                                                                  "{",
+                                                                  "}",
+                                                                  "{{",
+                                                                  "[",
+                                                                  "]",
+                                                                  "[[",
+                                                                  "\"",
+                                                                  "'",
+                                                                  "=",
+                                                                  "\n",
+                                                                  "{fixture}",
+                                                                  "{port}",
+                                                                  "{threads}",
+                                                                  "[workloads.w.sweep]\nthreads = [1, 2]\n",
+                                                                  "kind = \"serve\"\n",
+                                                                  "\x00",
+                                                                  "\xff",
+                                                                  "rounds = ",
+                                                                  "[run]\n",
+                                                                  "timeout = "});
   return pe::fuzz::Drive(corpus, mutator, std::atof(argv[1]), 1L << 40, "fuzz_spec_parser.crash",
                          [](const std::string& text) -> std::string {
                            try {

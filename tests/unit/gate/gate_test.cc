@@ -211,7 +211,8 @@ TEST(Gate, SweepGatesReadTheCandidatesFitsAndEfficiencies) {
   s.efficiency_threads = 2;
   s.fits = {{"old", "scale", {}, 1.5, 1.4, 1.6, 0.95, ""},  // the baseline is not gated
             {"new", "scale", {{"threads", "2"}}, 1.31, 1.2, 1.42, 0.95, ""}};
-  s.efficiencies = {{"new", {{"allocator", "system"}}, 2, 0.55}, {"new", {{"allocator", "mimalloc"}}, 2, 0.9},
+  s.efficiencies = {{"new", {{"allocator", "system"}}, 2, 0.55},
+                    {"new", {{"allocator", "mimalloc"}}, 2, 0.9},
                     {"new", {{"allocator", "system"}}, 4, 0.1}};
   r.sweeps.push_back(s);
   const Verdict v = Judge(r);

@@ -1,8 +1,8 @@
+#include "generators/bazel_graph.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
-
-#include "generators/bazel_graph.h"
 
 namespace pe::gen {
 namespace {

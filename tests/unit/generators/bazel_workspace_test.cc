@@ -1,5 +1,4 @@
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include "generators/file_io.h"
@@ -16,9 +15,8 @@ using testing::RunResult;
 using testing::ScratchDir;
 using testing::TreeDigest;
 
-const Params kSmall = {{"targets", std::int64_t{300}},
-                       {"fan_in", std::int64_t{3}},
-                       {"source_bytes", std::int64_t{100}}};
+const Params kSmall = {
+    {"targets", std::int64_t{300}}, {"fan_in", std::int64_t{3}}, {"source_bytes", std::int64_t{100}}};
 
 class BazelWorkspace : public ::testing::Test {
  protected:
@@ -117,15 +115,13 @@ TEST_F(BazelWorkspace, ShimQueryCopiesTheStream) {
   const std::string query_file = (dir_.path() / "q.txt").string();
   const std::string out = (dir_.path() / "out.pb").string();
 
-  RunResult r = Bazel({"--bazelrc=/dev/null", "query", "--output", "streamed_proto",
-                       "--order_output=no", "--proto:instantiation_stack", "--query_file",
-                       query_file, "--output_file", out});
+  RunResult r = Bazel({"--bazelrc=/dev/null", "query", "--output", "streamed_proto", "--order_output=no",
+                       "--proto:instantiation_stack", "--query_file", query_file, "--output_file", out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ReadFile(out), expected);
 
   fs::remove(out);
-  r = Bazel({"query", "--output=streamed_proto", "--query_file=" + query_file,
-             "--output_file=" + out});
+  r = Bazel({"query", "--output=streamed_proto", "--query_file=" + query_file, "--output_file=" + out});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(ReadFile(out), expected);
 
@@ -158,8 +154,8 @@ TEST_F(BazelWorkspace, FixtureCanBeMoved) {
 
 TEST(BazelShim, VersionAndBzlmodAreConfigurable) {
   ScratchDir dir;
-  const fs::path fixture = Generate(
-      "bazel_shim", {{"bazel_version", std::string("6.5.0")}, {"bzlmod", true}}, dir.path() / "s");
+  const fs::path fixture =
+      Generate("bazel_shim", {{"bazel_version", std::string("6.5.0")}, {"bzlmod", true}}, dir.path() / "s");
   RunResult r = RunProgram({(fixture / "bazel").string(), "version"}, fixture, dir.path());
   EXPECT_EQ(r.out.rfind("Build label: 6.5.0\n", 0), 0u);
   r = RunProgram({(fixture / "bazel").string(), "mod", "graph"}, fixture, dir.path());

@@ -57,9 +57,9 @@ TEST(RandomBytes, CompressibilityIsWhatGzipFinds) {
     sizes[knob] = GzipSize(dir.path() / "data.bin", work.path());
   }
   const double mib = 1 << 20;
-  EXPECT_GT(sizes[0.0] / mib, 0.99);                   // incompressible
-  EXPECT_NEAR(sizes[0.5] / mib, 0.53, 0.05);           // the fresh half, and the matches' cost
-  EXPECT_LT(sizes[0.9] / mib, 0.2);                    // mostly copies
+  EXPECT_GT(sizes[0.0] / mib, 0.99);          // incompressible
+  EXPECT_NEAR(sizes[0.5] / mib, 0.53, 0.05);  // the fresh half, and the matches' cost
+  EXPECT_LT(sizes[0.9] / mib, 0.2);           // mostly copies
   EXPECT_EQ(Error("random_bytes", {{"compressibility", 1.5}}),
             "compressibility: 'compressibility' must be in [0, 1], got 1.5");
 }

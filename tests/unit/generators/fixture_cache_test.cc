@@ -1,12 +1,12 @@
-#include <atomic>
-#include <chrono>
-#include <thread>
+#include "generators/fixture_cache.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "generators/file_io.h"
-#include "generators/fixture_cache.h"
 #include "test_util.h"
 
 namespace pe::gen {
@@ -173,8 +173,7 @@ TEST(FixtureCache, KeyCoversEveryInput) {
   EXPECT_NE(key, FixtureKey(gen, {}, 1, 1));
   gen.version = 2;
   EXPECT_NE(key, FixtureKey(gen, params, 1, 1));
-  EXPECT_EQ(FixtureKey(gen, {}, 1, 1),
-            "44f93323b45bee423d14a1408e87a64ab80a0166c94c58c34379948e4f76116b");
+  EXPECT_EQ(FixtureKey(gen, {}, 1, 1), "44f93323b45bee423d14a1408e87a64ab80a0166c94c58c34379948e4f76116b");
 }
 
 TEST(FixtureCache, ShimDigestIsPartOfTheKey) {

@@ -72,9 +72,8 @@ TEST(GitWorkspace, ShimReplaysTheCheckedOutRevision) {
   const fs::path fx = Generate("git_workspace", kSmall, dir.path() / "fx");
   const fs::path repo = fx / "repo";
   Git(repo, {"checkout", "-q", "rev0"});
-  const auto r = RunProgram({(fx / "bazel").string(), "query", "//...", "--output",
-                             "streamed_proto"},
-                            repo / "src", dir.path());
+  const auto r =
+      RunProgram({(fx / "bazel").string(), "query", "//...", "--output", "streamed_proto"}, repo / "src", dir.path());
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out == ReadFile(repo / ".perfengine/query.pb"));
   EXPECT_FALSE(r.out == Git(repo, {"show", "rev1:.perfengine/query.pb"}));

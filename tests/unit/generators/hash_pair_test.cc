@@ -1,8 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <regex>
-
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "generators/file_io.h"
 #include "generators/sha256.h"
@@ -68,9 +67,7 @@ TEST(HashPair, ExactFractionsWithoutPropagation) {
 
 TEST(HashPair, EdgesPropagateAndMatchFinal) {
   ScratchDir dir;
-  Generate("hash_pair",
-           {{"targets", std::int64_t{800}}, {"edges", true}, {"target_types", true}},
-           dir.path());
+  Generate("hash_pair", {{"targets", std::int64_t{800}}, {"edges", true}, {"target_types", true}}, dir.path());
   const json final = Load(dir.path() / "final.json");
   const json start = Load(dir.path() / "start.json");
   const json deps = Load(dir.path() / "deps.json");

@@ -1,7 +1,8 @@
+#include "generators/params.h"
+
 #include <gtest/gtest.h>
 
 #include "generators/generator.h"
-#include "generators/params.h"
 #include "generators/rng.h"
 
 namespace pe::gen {
@@ -19,8 +20,8 @@ std::string CheckError(std::string_view generator, const Params& params) {
 
 TEST(Registry, HoldsTheBuiltinGeneratorsSorted) {
   EXPECT_EQ(BuiltinRegistry().Names(),
-            (std::vector<std::string>{"bazel_shim", "bazel_workspace", "git_workspace", "hash_pair",
-                                      "json_docs", "random_bytes", "streamed_proto", "text_lines", "workspace"}));
+            (std::vector<std::string>{"bazel_shim", "bazel_workspace", "git_workspace", "hash_pair", "json_docs",
+                                      "random_bytes", "streamed_proto", "text_lines", "workspace"}));
   EXPECT_EQ(BuiltinRegistry().Create("streamed-protp"), nullptr);
   for (const auto& name : BuiltinRegistry().Names()) {
     auto generator = BuiltinRegistry().Create(name);
@@ -51,10 +52,8 @@ TEST(Params, UnknownKeySuggestsTheClosest) {
 TEST(Params, RangesAndTypes) {
   EXPECT_EQ(CheckError("streamed_proto", {{"targets", std::int64_t{-1}}}),
             "targets: 'targets' must be in [0, 1073741824], got -1");
-  EXPECT_EQ(CheckError("hash_pair", {{"changed", 1.5}}),
-            "changed: 'changed' must be in [0, 1], got 1.5");
-  EXPECT_EQ(CheckError("hash_pair", {{"added", -0.01}}),
-            "added: 'added' must be in [0, 1], got -0.01");
+  EXPECT_EQ(CheckError("hash_pair", {{"changed", 1.5}}), "changed: 'changed' must be in [0, 1], got 1.5");
+  EXPECT_EQ(CheckError("hash_pair", {{"added", -0.01}}), "added: 'added' must be in [0, 1], got -0.01");
   EXPECT_EQ(CheckError("workspace", {{"source_bytes", std::string("big")}}),
             "source_bytes: 'source_bytes' must be an integer, not a string");
   EXPECT_EQ(CheckError("bazel_shim", {{"bzlmod", std::int64_t{1}}}),
@@ -62,11 +61,11 @@ TEST(Params, RangesAndTypes) {
   EXPECT_EQ(CheckError("hash_pair", {{"changed", 0.9}, {"removed", 0.2}}),
             "removed: 'changed' + 'removed' must not exceed 1");
   // An integer is accepted where a float is expected.
-  EXPECT_EQ(CheckError("hash_pair", {{"changed", std::int64_t{1}}, {"removed", std::int64_t{0}}}),
-            "");
-  EXPECT_EQ(CheckError("bazel_workspace",
-                       {{"targets", std::int64_t{10}}, {"bazel_version", std::string("6.4.0")},
-                        {"bzlmod", true}, {"macro_fraction", 0.5}}),
+  EXPECT_EQ(CheckError("hash_pair", {{"changed", std::int64_t{1}}, {"removed", std::int64_t{0}}}), "");
+  EXPECT_EQ(CheckError("bazel_workspace", {{"targets", std::int64_t{10}},
+                                           {"bazel_version", std::string("6.4.0")},
+                                           {"bzlmod", true},
+                                           {"macro_fraction", 0.5}}),
             "");
 }
 

@@ -1,6 +1,5 @@
-#include <gtest/gtest.h>
-
 #include <google/protobuf/io/coded_stream.h>
+#include <gtest/gtest.h>
 
 #include "build.pb.h"
 #include "generators/file_io.h"

@@ -34,9 +34,8 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-inline std::filesystem::path Generate(std::string_view name, const Params& params,
-                                      const std::filesystem::path& dir, std::uint64_t seed = 1,
-                                      double scale = 1) {
+inline std::filesystem::path Generate(std::string_view name, const Params& params, const std::filesystem::path& dir,
+                                      std::uint64_t seed = 1, double scale = 1) {
   auto generator = BuiltinRegistry().Create(name);
   generator->Check(params);
   Context ctx;
@@ -72,8 +71,8 @@ struct RunResult {
 };
 
 // Runs argv (no shell) in cwd; stdout and stderr go to files that are read back.
-inline RunResult RunProgram(const std::vector<std::string>& argv,
-                            const std::filesystem::path& cwd, const std::filesystem::path& scratch) {
+inline RunResult RunProgram(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                            const std::filesystem::path& scratch) {
   const auto out_path = scratch / "run.stdout";
   const auto err_path = scratch / "run.stderr";
   std::vector<std::string> args = argv;

@@ -27,8 +27,7 @@ class GitBuildTest : public ::testing::Test {
     second_ = repo_.Commit({{"input.txt", "second\n"}}, "second");
   }
 
-  BuiltRevision Prepare(const std::string& revision,
-                        const std::vector<std::string>& build = kBuild) {
+  BuiltRevision Prepare(const std::string& revision, const std::vector<std::string>& build = kBuild) {
     return PrepareRevision(repo_.dir(), revision, build, cache_, *runner_);
   }
 
@@ -46,8 +45,7 @@ TEST_F(GitBuildTest, BuildsEachCommitInItsOwnWorktree) {
   EXPECT_EQ(head.commit, second_);
   EXPECT_EQ(main_parent.commit, first_);
   EXPECT_FALSE(head.reused);
-  fs::path expected_root = fs::canonical(cache_) / "worktrees" /
-                           RepoDigest(fs::canonical(repo_.dir()));
+  fs::path expected_root = fs::canonical(cache_) / "worktrees" / RepoDigest(fs::canonical(repo_.dir()));
   EXPECT_EQ(head.worktree, expected_root / second_);
   EXPECT_EQ(main_parent.worktree, expected_root / first_);
   EXPECT_EQ(ReadText(head.worktree / "built.txt"), "second\n");
@@ -107,17 +105,14 @@ TEST_F(GitBuildTest, UnknownRevisionIsAGitError) {
     Prepare("no-such-branch");
     FAIL() << "expected GitError";
   } catch (const GitError& error) {
-    EXPECT_EQ(std::string(error.what()),
-              "unknown revision 'no-such-branch' in " + fs::canonical(repo_.dir()).string());
+    EXPECT_EQ(std::string(error.what()), "unknown revision 'no-such-branch' in " + fs::canonical(repo_.dir()).string());
   }
 }
 
 TEST_F(GitBuildTest, NotARepositoryIsAGitError) {
   fs::create_directories(scratch_.path() / "plain");
-  EXPECT_THROW(PrepareRevision(scratch_.path() / "plain", "HEAD", kBuild, cache_, *runner_),
-               GitError);
-  EXPECT_THROW(PrepareRevision(scratch_.path() / "missing", "HEAD", kBuild, cache_, *runner_),
-               GitError);
+  EXPECT_THROW(PrepareRevision(scratch_.path() / "plain", "HEAD", kBuild, cache_, *runner_), GitError);
+  EXPECT_THROW(PrepareRevision(scratch_.path() / "missing", "HEAD", kBuild, cache_, *runner_), GitError);
 }
 
 TEST_F(GitBuildTest, FailedBuildNamesTheRevisionStatusAndLogTail) {
@@ -128,8 +123,8 @@ TEST_F(GitBuildTest, FailedBuildNamesTheRevisionStatusAndLogTail) {
     FAIL() << "expected BuildError";
   } catch (const BuildError& error) {
     std::string message = error.what();
-    EXPECT_TRUE(message.starts_with("building revision 'main~1' (" + first_.substr(0, 12) +
-                                    ") failed: exited with status 3\n"))
+    EXPECT_TRUE(
+        message.starts_with("building revision 'main~1' (" + first_.substr(0, 12) + ") failed: exited with status 3\n"))
         << message;
     EXPECT_NE(message.find("step 50\n"), std::string::npos) << message;
     EXPECT_EQ(message.find("step 20\n"), std::string::npos) << message;  // only the tail

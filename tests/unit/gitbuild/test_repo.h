@@ -48,8 +48,7 @@ inline void WriteText(const std::filesystem::path& path, const std::string& text
 // no global git configuration is needed or read.
 class TestRepo {
  public:
-  explicit TestRepo(std::filesystem::path dir)
-      : dir_(std::move(dir)), runner_(runner::MakeSystemProcessRunner()) {
+  explicit TestRepo(std::filesystem::path dir) : dir_(std::move(dir)), runner_(runner::MakeSystemProcessRunner()) {
     std::filesystem::create_directories(dir_);
     Git({"init", "-q", "-b", "main"});
   }
@@ -61,22 +60,20 @@ class TestRepo {
     runner::Command command;
     command.argv = {"git", "-C", dir_.string()};
     command.argv.insert(command.argv.end(), args.begin(), args.end());
-    command.env = {{"GIT_AUTHOR_NAME", "Test"},       {"GIT_AUTHOR_EMAIL", "test@example.com"},
-                   {"GIT_COMMITTER_NAME", "Test"},    {"GIT_COMMITTER_EMAIL", "test@example.com"},
-                   {"GIT_CONFIG_NOSYSTEM", "1"},      {"GIT_CONFIG_GLOBAL", "/dev/null"}};
+    command.env = {{"GIT_AUTHOR_NAME", "Test"},    {"GIT_AUTHOR_EMAIL", "test@example.com"},
+                   {"GIT_COMMITTER_NAME", "Test"}, {"GIT_COMMITTER_EMAIL", "test@example.com"},
+                   {"GIT_CONFIG_NOSYSTEM", "1"},   {"GIT_CONFIG_GLOBAL", "/dev/null"}};
     command.stdout_path = dir_.parent_path() / "git.out";
     command.stderr_path = dir_.parent_path() / "git.err";
     runner::Outcome outcome = runner_->Run(command);
-    EXPECT_TRUE(outcome.ok()) << "git failed: " << outcome.error << "\n"
-                              << ReadText(command.stderr_path);
+    EXPECT_TRUE(outcome.ok()) << "git failed: " << outcome.error << "\n" << ReadText(command.stderr_path);
     std::string out = ReadText(command.stdout_path);
     while (!out.empty() && out.back() == '\n') out.pop_back();
     return out;
   }
 
   // Writes the files, commits them all and returns the new commit.
-  std::string Commit(const std::vector<std::pair<std::string, std::string>>& files,
-                     const std::string& message) {
+  std::string Commit(const std::vector<std::pair<std::string, std::string>>& files, const std::string& message) {
     for (const auto& [name, text] : files) WriteText(dir_ / name, text);
     Git({"add", "-A"});
     Git({"commit", "-q", "-m", message});

@@ -124,14 +124,18 @@ TEST(HistoryStoreTest, RecordsEveryFigureAndReadsTheSeriesBackInOrder) {
 TEST(HistoryStoreTest, AVersionOneDatabaseIsMigratedWithItsRunsKept) {
   TempDir dir;
   const fs::path db = dir.path() / "history.sqlite";
-  { Store v1(db, 1); EXPECT_EQ(v1.SchemaVersion(), 1); }
+  {
+    Store v1(db, 1);
+    EXPECT_EQ(v1.SchemaVersion(), 1);
+  }
   EXPECT_EQ(Count(db, "SELECT count(*) FROM sqlite_master WHERE name = 'checks'"), 0);
   // A run as version 1 wrote it.
-  Sql(db, "INSERT INTO runs (recorded_at, started_at, spec_key, spec_path, spec_digest, engine_version, commit_id, "
-          "hostname, os, cpu, cores, memory_kib, baseline, candidate, exit, complete, results) VALUES "
-          "('t', '2026-11-30T00:00:00Z', '/specs/x.toml', 'specs/x.toml', 'abc', '0.1.0', 'c0', 'old-host', '', '', 2, 0, "
-          "'baseline', 'candidate', 'pass', 1, '{}');"
-          "INSERT INTO figures VALUES (1, 'work', '', 'speedup', 1.25);");
+  Sql(db,
+      "INSERT INTO runs (recorded_at, started_at, spec_key, spec_path, spec_digest, engine_version, commit_id, "
+      "hostname, os, cpu, cores, memory_kib, baseline, candidate, exit, complete, results) VALUES "
+      "('t', '2026-11-30T00:00:00Z', '/specs/x.toml', 'specs/x.toml', 'abc', '0.1.0', 'c0', 'old-host', '', '', 2, 0, "
+      "'baseline', 'candidate', 'pass', 1, '{}');"
+      "INSERT INTO figures VALUES (1, 'work', '', 'speedup', 1.25);");
   Store current(db);
   EXPECT_EQ(current.SchemaVersion(), 2);
   EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE shard = ''"), 1);
@@ -157,8 +161,10 @@ TEST(HistoryStoreTest, ADatabaseFromANewerPerfengineIsRefusedUntouched) {
     Store store(db);
     FAIL() << "opened";
   } catch (const HistoryError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              db.string() + ": schema version 9 is newer than this perfengine's 2: record with a newer perfengine or another file");
+    EXPECT_EQ(
+        std::string(e.what()),
+        db.string() +
+            ": schema version 9 is newer than this perfengine's 2: record with a newer perfengine or another file");
   }
   EXPECT_EQ(Count(db, "SELECT version FROM schema_version"), 9);
 }

@@ -1,8 +1,8 @@
 #include "engine/history/trend.h"
-#include "engine/history/trend_html.h"
 
 #include <gtest/gtest.h>
 
+#include "engine/history/trend_html.h"
 #include "engine/spec/spec_error.h"
 
 namespace pe::history {
@@ -76,7 +76,8 @@ TEST(TrendHtmlTest, OneChartPerWorkloadWithItsChangePointMarked) {
                 "history of a&b");
   EXPECT_NE(html.find("<title>history of a&amp;b</title>"), std::string::npos);
   size_t charts = 0;
-  for (size_t at = html.find("<svg class=\"trend\""); at != std::string::npos; at = html.find("<svg class=\"trend\"", at + 1)) {
+  for (size_t at = html.find("<svg class=\"trend\""); at != std::string::npos;
+       at = html.find("<svg class=\"trend\"", at + 1)) {
     ++charts;
   }
   EXPECT_EQ(charts, 2u);

@@ -60,8 +60,7 @@ TEST_F(FetchTest, SlowAnswerTimesOut) {
   request.target = "/q";
   const auto start = std::chrono::steady_clock::now();
   const http::Response response = http::Fetch(server->port(), request, 0.2);
-  const double waited =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(response.status, 0);
   EXPECT_EQ(response.error, "receive: timed out after 0.2 s");
   EXPECT_LT(waited, 4.0);  // far below the server's 5 s: the deadline ended the wait

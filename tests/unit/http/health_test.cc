@@ -74,8 +74,7 @@ TEST_F(HealthTest, ServerThatExitsIsDetectedBeforeTheTimeout) {
 TEST_F(HealthTest, AnswerFromAnotherProcessOnThePortIsNotBelieved) {
   // `other` holds the port; ours (as still_running reports) has exited.
   auto other = StubServer::StartHealthy({});
-  const http::HealthResult health =
-      http::WaitUntilHealthy(other->port(), "/health", 5.0, [] { return false; });
+  const http::HealthResult health = http::WaitUntilHealthy(other->port(), "/health", 5.0, [] { return false; });
   EXPECT_FALSE(health.healthy);
   EXPECT_EQ(health.error, "server exited before becoming healthy");
 }

@@ -2,11 +2,10 @@
 // does (headers in one write, the body in another). Boost 1.74 treats body_limit(none) as a
 // limit of 0, so such a response once failed with "body limit exceeded".
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
@@ -69,7 +68,8 @@ class PiecewiseServer {
 };
 
 TEST(HttpPieces, HeaderAndBodyInSeparateWrites) {
-  PiecewiseServer server({"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n\r\n", "hello", " world"}, 1);
+  PiecewiseServer server(
+      {"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 11\r\n\r\n", "hello", " world"}, 1);
   http::Request request;
   request.target = "/q";
   const http::Response response = http::Fetch(server.port(), request, 5.0);
@@ -79,8 +79,8 @@ TEST(HttpPieces, HeaderAndBodyInSeparateWrites) {
 }
 
 TEST(HttpPieces, ChunkedBodyInPieces) {
-  PiecewiseServer server({"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n", "5\r\nhello\r\n",
-                          "6\r\n world\r\n", "0\r\n\r\n"},
+  PiecewiseServer server({"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+                          "5\r\nhello\r\n", "6\r\n world\r\n", "0\r\n\r\n"},
                          1);
   http::Request request;
   request.target = "/q";

@@ -43,8 +43,7 @@ StubServer::StubServer(int port, const std::vector<std::string>& args) : port_(p
   Spawn(std::move(argv));
 }
 
-StubServer::StubServer(const std::string& port_file, const std::vector<std::string>& args)
-    : port_file_(port_file) {
+StubServer::StubServer(const std::string& port_file, const std::vector<std::string>& args) : port_file_(port_file) {
   std::vector<std::string> argv = {"--port", "0", "--port-file", port_file};
   argv.insert(argv.end(), args.begin(), args.end());
   Spawn(std::move(argv));
@@ -100,8 +99,8 @@ std::unique_ptr<StubServer> StubServer::Start(const std::vector<std::string>& ar
 
 std::unique_ptr<StubServer> StubServer::StartHealthy(const std::vector<std::string>& args) {
   std::unique_ptr<StubServer> server = Start(args);
-  const http::HealthResult health = http::WaitUntilHealthy(server->port(), "/health", 10.0,
-                                                           [&server] { return server->Running(); });
+  const http::HealthResult health =
+      http::WaitUntilHealthy(server->port(), "/health", 10.0, [&server] { return server->Running(); });
   if (!health.healthy) {
     throw std::runtime_error("stub-http-server did not become healthy: " + health.error);
   }
@@ -119,9 +118,9 @@ bool StubServer::Running() const {
 }
 
 int StubServer::WaitForExit(double timeout_s) {
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(timeout_s));
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(timeout_s));
   while (Running()) {
     if (std::chrono::steady_clock::now() >= deadline) return -1;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

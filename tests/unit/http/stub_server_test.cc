@@ -20,8 +20,7 @@ TEST_F(StubServerTest, TakenPortExits98WithAddressInUse) {
   HeldPort squatter(/*listening=*/true);
   StubServer server(squatter.port(), {});
   EXPECT_EQ(server.WaitForExit(5.0), 98);
-  EXPECT_EQ(server.Stderr(), "stub-http-server: address in use: 127.0.0.1:" +
-                                 std::to_string(squatter.port()) + "\n");
+  EXPECT_EQ(server.Stderr(), "stub-http-server: address in use: 127.0.0.1:" + std::to_string(squatter.port()) + "\n");
 }
 
 TEST_F(StubServerTest, SigtermExitsZero) {

@@ -82,8 +82,7 @@ TEST_F(AllocationsTest, ProgramWithItsOwnMallocIsNotMeasurableNotZero) {
   AllocationCount count = Count({OWN_MALLOC_PROBE});
   EXPECT_FALSE(count.calls.has_value());
   EXPECT_EQ(count.processes, 1);
-  EXPECT_EQ(count.note,
-            "not measurable: the program defines its own malloc (an allocator linked into it)");
+  EXPECT_EQ(count.note, "not measurable: the program defines its own malloc (an allocator linked into it)");
 }
 
 TEST_F(AllocationsTest, FailedCommandGivesNoFigures) {
@@ -113,8 +112,7 @@ TEST_F(AllocationsTest, ProgramThatLeavesNobodyToReportIsExplained) {
   AllocationCount count = Count({"sh", "-c", std::string("exec ") + STATIC_PROBE});
   EXPECT_FALSE(count.calls.has_value());
   EXPECT_EQ(count.processes, 0);
-  EXPECT_NE(count.note.find("no process reported its allocations"), std::string::npos)
-      << count.note;
+  EXPECT_NE(count.note.find("no process reported its allocations"), std::string::npos) << count.note;
 }
 
 TEST_F(AllocationsTest, ExistingPreloadIsKept) {
@@ -125,8 +123,7 @@ TEST_F(AllocationsTest, ExistingPreloadIsKept) {
   command.env["LD_PRELOAD"] = "libc.so.6";
   AllocationCount count = CountAllocations(command, *runner_);
   ASSERT_TRUE(count.calls.has_value()) << count.note;
-  EXPECT_EQ(testing::ReadText(dir.path() / "preload.txt"),
-            std::string(ALLOCCOUNT_LIBRARY) + ":libc.so.6\n");
+  EXPECT_EQ(testing::ReadText(dir.path() / "preload.txt"), std::string(ALLOCCOUNT_LIBRARY) + ":libc.so.6\n");
 }
 
 TEST(ParseAllocationReportTest, SumsLinesAndSkipsMalformedOnes) {

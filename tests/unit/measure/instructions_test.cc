@@ -62,8 +62,7 @@ TEST_F(InstructionsTest, AutoSaysWhereTheFigureCameFrom) {
 }
 
 TEST_F(InstructionsTest, PerfEventOnlyCountsOrSaysWhyNot) {
-  InstructionCount count =
-      CountInstructions(Regress(1000), *runner_, InstructionSource::kPerfEvent);
+  InstructionCount count = CountInstructions(Regress(1000), *runner_, InstructionSource::kPerfEvent);
   if (PerfEventUnavailableReason().empty()) {
     ASSERT_TRUE(count.count.has_value()) << count.note;
     EXPECT_GT(*count.count, 1000u);

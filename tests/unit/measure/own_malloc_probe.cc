@@ -33,9 +33,7 @@ void* realloc(void* old, size_t size) {
   }
   return p;
 }
-void* aligned_alloc(size_t alignment, size_t size) {
-  return Bump(size, alignment < 16 ? 16 : alignment);
-}
+void* aligned_alloc(size_t alignment, size_t size) { return Bump(size, alignment < 16 ? 16 : alignment); }
 int posix_memalign(void** out, size_t alignment, size_t size) {
   *out = aligned_alloc(alignment, size);
   return *out != nullptr ? 0 : ENOMEM;

@@ -54,8 +54,7 @@ TEST(ProfileTest, NamesTheHotFunctionsOfARealProgram) {
   EXPECT_TRUE(parse);
   EXPECT_TRUE(index);
   EXPECT_NEAR(shares, 1.0, 0.01);
-  EXPECT_NE(profile.functions[0].function.find("ParseRecords"), std::string::npos)
-      << profile.functions[0].function;
+  EXPECT_NE(profile.functions[0].function.find("ParseRecords"), std::string::npos) << profile.functions[0].function;
 }
 
 TEST(ProfileTest, FailedRunHasNoProfile) {

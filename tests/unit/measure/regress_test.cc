@@ -34,17 +34,12 @@ class RegressTest : public ::testing::Test {
     repo.Commit({{"regress.cc", "#define PLANTED_WORK\n" + source}}, "extra work");
     repo.Commit({{"regress.cc", "#define PLANTED_ALLOCS\n" + source}}, "extra allocations");
     std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
-    const std::vector<std::string> build = {CXX_COMPILER, "-O1", "-g", "-o", "regress",
-                                            "regress.cc"};
+    const std::vector<std::string> build = {CXX_COMPILER, "-O1", "-g", "-o", "regress", "regress.cc"};
     const std::filesystem::path cache = scratch_->path() / "cache";
-    base_ = new gitbuild::BuiltRevision(
-        gitbuild::PrepareRevision(repo.dir(), "main~2", build, cache, *runner));
-    work_ = new gitbuild::BuiltRevision(
-        gitbuild::PrepareRevision(repo.dir(), "main~1", build, cache, *runner));
-    allocs_ = new gitbuild::BuiltRevision(
-        gitbuild::PrepareRevision(repo.dir(), "HEAD", build, cache, *runner));
-    again_ = new gitbuild::BuiltRevision(
-        gitbuild::PrepareRevision(repo.dir(), "main~2", build, cache, *runner));
+    base_ = new gitbuild::BuiltRevision(gitbuild::PrepareRevision(repo.dir(), "main~2", build, cache, *runner));
+    work_ = new gitbuild::BuiltRevision(gitbuild::PrepareRevision(repo.dir(), "main~1", build, cache, *runner));
+    allocs_ = new gitbuild::BuiltRevision(gitbuild::PrepareRevision(repo.dir(), "HEAD", build, cache, *runner));
+    again_ = new gitbuild::BuiltRevision(gitbuild::PrepareRevision(repo.dir(), "main~2", build, cache, *runner));
   }
   static void TearDownTestSuite() {
     delete base_;
@@ -112,9 +107,7 @@ TEST_F(RegressTest, PlantedAllocationsAddOnePerRecordPlusTheirVector) {
 TEST_F(RegressTest, SameRevisionAgainstItselfIsUnchanged) {
   std::uint64_t first = Instructions(*base_);
   std::uint64_t second = Instructions(*again_);
-  EXPECT_LT(std::abs(static_cast<double>(second) - static_cast<double>(first)) /
-                static_cast<double>(first),
-            0.001);
+  EXPECT_LT(std::abs(static_cast<double>(second) - static_cast<double>(first)) / static_cast<double>(first), 0.001);
   EXPECT_EQ(Allocations(*again_), Allocations(*base_));
 }
 
@@ -125,8 +118,7 @@ TEST_F(RegressTest, ProfileNamesTheFunctionThatGrew) {
   ASSERT_FALSE(work.functions.empty()) << work.note;
   std::vector<FunctionDelta> grown = WhereTheTimeWent(base.functions, work.functions, 3);
   ASSERT_FALSE(grown.empty());
-  EXPECT_TRUE(grown[0].function.starts_with("(anonymous namespace)::ParseRecords"))
-      << FormatWhereTheTimeWent(grown);
+  EXPECT_TRUE(grown[0].function.starts_with("(anonymous namespace)::ParseRecords")) << FormatWhereTheTimeWent(grown);
   EXPECT_GT(grown[0].share_delta, 0);
   EXPECT_NE(FormatWhereTheTimeWent(grown).find("ParseRecords"), std::string::npos);
 }

@@ -6,12 +6,9 @@ namespace pe::measure {
 namespace {
 
 TEST(WhereTheTimeWentTest, RanksGrowthOfSelfCost) {
-  std::vector<FunctionCost> base = {
-      {"ParseRecords(int)", 0.40, 400}, {"BuildIndex", 0.50, 500}, {"main", 0.10, 100}};
-  std::vector<FunctionCost> cand = {{"ParseRecords(int)", 0.64, 1600},
-                                    {"BuildIndex", 0.20, 500},
-                                    {"main", 0.04, 100},
-                                    {"NewHelper", 0.12, 300}};
+  std::vector<FunctionCost> base = {{"ParseRecords(int)", 0.40, 400}, {"BuildIndex", 0.50, 500}, {"main", 0.10, 100}};
+  std::vector<FunctionCost> cand = {
+      {"ParseRecords(int)", 0.64, 1600}, {"BuildIndex", 0.20, 500}, {"main", 0.04, 100}, {"NewHelper", 0.12, 300}};
   std::vector<FunctionDelta> deltas = WhereTheTimeWent(base, cand, 5);
   ASSERT_EQ(deltas.size(), 2u);  // unchanged functions are not growth
   EXPECT_EQ(deltas[0].function, "ParseRecords(int)");

@@ -92,7 +92,8 @@ TEST(MergeTest, AShardListingAnotherShareIsRefused) {
     MergeShards({Shard(1, "h1"), two});
     FAIL();
   } catch (const spec::UsageError& e) {
-    EXPECT_EQ(std::string(e.what()), "shard2.json: shard 2 of 2 lists workloads [alpha], not its share of the selection");
+    EXPECT_EQ(std::string(e.what()),
+              "shard2.json: shard 2 of 2 lists workloads [alpha], not its share of the selection");
   }
 }
 

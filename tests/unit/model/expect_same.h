@@ -2,33 +2,26 @@
 // a field the JSON code forgets is caught here. Doubles must match bit for bit.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
 #include "engine/model/result.h"
 
 namespace pe::testing {
 
 inline void Same(double a, double b, const std::string& path) {
-  EXPECT_EQ(std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b))
-      << path << ": " << a << " vs " << b;
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(a), std::bit_cast<std::uint64_t>(b)) << path << ": " << a << " vs " << b;
 }
-inline void Same(const std::string& a, const std::string& b, const std::string& path) {
-  EXPECT_EQ(a, b) << path;
-}
+inline void Same(const std::string& a, const std::string& b, const std::string& path) { EXPECT_EQ(a, b) << path; }
 inline void Same(bool a, bool b, const std::string& path) { EXPECT_EQ(a, b) << path; }
 inline void Same(int a, int b, const std::string& path) { EXPECT_EQ(a, b) << path; }
-inline void Same(std::int64_t a, std::int64_t b, const std::string& path) {
-  EXPECT_EQ(a, b) << path;
-}
-inline void Same(std::uint64_t a, std::uint64_t b, const std::string& path) {
-  EXPECT_EQ(a, b) << path;
-}
+inline void Same(std::int64_t a, std::int64_t b, const std::string& path) { EXPECT_EQ(a, b) << path; }
+inline void Same(std::uint64_t a, std::uint64_t b, const std::string& path) { EXPECT_EQ(a, b) << path; }
 inline void Same(model::Failure::Kind a, model::Failure::Kind b, const std::string& path) {
   EXPECT_EQ(static_cast<int>(a), static_cast<int>(b)) << path;
 }
@@ -274,8 +267,7 @@ inline void Same(const model::RunResult& a, const model::RunResult& b) {
   Same(a.settings.seed, b.settings.seed, "settings.seed");
   Same(a.settings.timeout_s, b.settings.timeout_s, "settings.timeout_s");
   Same(a.settings.order, b.settings.order, "settings.order");
-  Same(a.settings.bootstrap_resamples, b.settings.bootstrap_resamples,
-       "settings.bootstrap_resamples");
+  Same(a.settings.bootstrap_resamples, b.settings.bootstrap_resamples, "settings.bootstrap_resamples");
   Same(a.settings.confidence, b.settings.confidence, "settings.confidence");
   Same(a.baseline, b.baseline, "baseline");
   Same(a.candidate, b.candidate, "candidate");

@@ -101,8 +101,7 @@ inline model::RunResult FullResult() {
   c.allocations_ratio = 2;
   c.p99_ratio = 0.8;
   w.comparison = c;
-  w.failures = {{model::Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ",
-                 "line 3: a != b\n"}};
+  w.failures = {{model::Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ", "line 3: a != b\n"}};
   w.sweep = "dense";
   w.point = {{"threads", "4"}, {"allocator", "mimalloc"}};
   w.elements = 192000;
@@ -132,8 +131,7 @@ inline model::RunResult FullResult() {
   r.failures = {{model::Failure::Kind::kTimeout, "", "bazel-diff", "timed out after 60 s", ""}};
   r.complete = true;
   r.verdict.exit = model::ExitCode::kThresholdMissed;
-  r.verdict.checks = {{"large_graph", "min_speedup", "median speedup", 6.666, 10, true, false,
-                       true, "note"}};
+  r.verdict.checks = {{"large_graph", "min_speedup", "median speedup", 6.666, 10, true, false, true, "note"}};
   r.verdict.checks[0].unit = model::Check::Unit::kNumber;  // not the default, so the round trip shows it
   r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
   r.verdict.accepted = true;

@@ -1,11 +1,11 @@
 #include "engine/model/json.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "engine/model/names.h"
 #include "tests/unit/model/expect_same.h"
@@ -16,9 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-RunResult ThroughText(const RunResult& result) {
-  return RunResultFromJson(json::parse(ToJsonText(result)));
-}
+RunResult ThroughText(const RunResult& result) { return RunResultFromJson(json::parse(ToJsonText(result))); }
 
 std::string ErrorFrom(const json& input) {
   try {
@@ -39,9 +37,7 @@ TEST(JsonTest, DefaultResultRoundTrips) {
   testing::Same(original, ThroughText(original));
 }
 
-TEST(JsonTest, WritesTheFormatTag) {
-  EXPECT_EQ(ToJson(RunResult{})["format"], "perfengine-results/1");
-}
+TEST(JsonTest, WritesTheFormatTag) { EXPECT_EQ(ToJson(RunResult{})["format"], "perfengine-results/1"); }
 
 TEST(JsonTest, LeavesEmptyOptionalsOut) {
   json out = ToJson(testing::FullResult());
@@ -72,15 +68,13 @@ TEST(JsonTest, WritesEnumsAsStrings) {
 }
 
 TEST(JsonTest, EveryEnumValueRoundTrips) {
-  for (ExitCode code : {ExitCode::kPass, ExitCode::kThresholdMissed, ExitCode::kRunFailed,
-                        ExitCode::kInterrupted}) {
+  for (ExitCode code : {ExitCode::kPass, ExitCode::kThresholdMissed, ExitCode::kRunFailed, ExitCode::kInterrupted}) {
     RunResult original;
     original.verdict.exit = code;
     EXPECT_EQ(ThroughText(original).verdict.exit, code) << ExitCodeName(code);
   }
   using K = Failure::Kind;
-  for (K kind : {K::kSpec, K::kFixture, K::kSpawn, K::kExit, K::kSignal, K::kTimeout,
-                 K::kParity, K::kInterrupted}) {
+  for (K kind : {K::kSpec, K::kFixture, K::kSpawn, K::kExit, K::kSignal, K::kTimeout, K::kParity, K::kInterrupted}) {
     RunResult original;
     original.failures.push_back({kind, "", "", "m", ""});
     EXPECT_EQ(ThroughText(original).failures[0].kind, kind) << FailureKindName(kind);
@@ -191,8 +185,7 @@ TEST(JsonErrorTest, MistypedString) {
 TEST(JsonErrorTest, MistypedOptional) {
   json in = ToJson(testing::FullResult());
   in["workloads"][0]["comparison"]["logic_speedup"] = "fast";
-  EXPECT_EQ(ErrorFrom(in),
-            "field \"workloads[0].comparison.logic_speedup\" must be a number, not a string");
+  EXPECT_EQ(ErrorFrom(in), "field \"workloads[0].comparison.logic_speedup\" must be a number, not a string");
 }
 
 TEST(JsonErrorTest, MistypedContainers) {
@@ -229,8 +222,7 @@ TEST(JsonErrorTest, IntegerOutOfRange) {
             "not 3000000000");
   in = ToJson(RunResult{});
   in["settings"]["seed"] = -1;
-  EXPECT_EQ(ErrorFrom(in),
-            "field \"settings.seed\" must be an integer from 0 to 18446744073709551615, not -1");
+  EXPECT_EQ(ErrorFrom(in), "field \"settings.seed\" must be an integer from 0 to 18446744073709551615, not -1");
 }
 
 TEST(JsonErrorTest, WrongFormat) {
@@ -248,8 +240,7 @@ TEST(JsonErrorTest, MissingFormat) {
 }
 
 TEST(JsonErrorTest, NotAnObject) {
-  EXPECT_EQ(ErrorFrom(json::array()),
-            "not a perfengine results file: expected a JSON object, not an array");
+  EXPECT_EQ(ErrorFrom(json::array()), "not a perfengine results file: expected a JSON object, not an array");
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,8 +14,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "engine/model/atomic_file.h"
 #include "engine/model/json.h"
@@ -74,16 +73,15 @@ TEST_F(ResultsFileTest, ReplacesAnExistingFileAndIsReadableByOthers) {
   WriteFileAtomically(dir_ / "results.json", "second\n");
   EXPECT_EQ(Read(dir_ / "results.json"), "second\n");
   EXPECT_EQ(fs::status(dir_ / "results.json").permissions() & fs::perms::all,
-            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                fs::perms::others_read);
+            fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
   EXPECT_EQ(Entries(), std::vector<std::string>{"results.json"});
 }
 
 TEST_F(ResultsFileTest, MissingDirectoryIsAnErrorNamingIt) {
   fs::path target = dir_ / "missing" / "results.json";
   EXPECT_EQ(ErrorFrom([&] { WriteFileAtomically(target, "x"); }),
-            target.string() + ": cannot create a temporary file in " +
-                (dir_ / "missing").string() + ": No such file or directory");
+            target.string() + ": cannot create a temporary file in " + (dir_ / "missing").string() +
+                ": No such file or directory");
   EXPECT_TRUE(Entries().empty());
 }
 
@@ -114,7 +112,8 @@ TEST_F(ResultsFileTest, ACharacterDeviceIsWrittenThroughNotReplaced) {
   struct stat st {};
   ASSERT_EQ(::stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
-  EXPECT_EQ(ErrorFrom([&] { WriteFileAtomically("/dev/full", "x"); }), "/dev/full: write failed: No space left on device");
+  EXPECT_EQ(ErrorFrom([&] { WriteFileAtomically("/dev/full", "x"); }),
+            "/dev/full: write failed: No space left on device");
 }
 
 TEST_F(ResultsFileTest, AFifoIsWrittenThroughOrRefusedWhenNobodyReads) {
@@ -134,8 +133,8 @@ TEST_F(ResultsFileTest, AFifoIsWrittenThroughOrRefusedWhenNobodyReads) {
 
 TEST_F(ResultsFileTest, CheckWritableNamesAMissingDirectoryAndLeavesNothing) {
   const fs::path target = dir_ / "missing" / "results.json";
-  EXPECT_EQ(ErrorFrom([&] { CheckWritable(target); }),
-            target.string() + ": cannot create a file in " + (dir_ / "missing").string() + ": No such file or directory");
+  EXPECT_EQ(ErrorFrom([&] { CheckWritable(target); }), target.string() + ": cannot create a file in " +
+                                                           (dir_ / "missing").string() + ": No such file or directory");
   CheckWritable(dir_ / "results.json");
   EXPECT_TRUE(Entries().empty());
 }
@@ -175,8 +174,7 @@ TEST_F(ResultsFileTest, ResultsFileRoundTrips) {
 
 TEST_F(ResultsFileTest, ReadErrorsNameTheFile) {
   fs::path path = dir_ / "results.json";
-  EXPECT_EQ(ErrorFrom([&] { ReadResultsFile(path); }),
-            path.string() + ": cannot read: No such file or directory");
+  EXPECT_EQ(ErrorFrom([&] { ReadResultsFile(path); }), path.string() + ": cannot read: No such file or directory");
 
   WriteFileAtomically(path, "{\"format\": }");
   EXPECT_EQ(ErrorFrom([&] { ReadResultsFile(path); }),
@@ -185,8 +183,7 @@ TEST_F(ResultsFileTest, ReadErrorsNameTheFile) {
                 "value - unexpected '}'; expected '[', '{', or a literal");
 
   WriteFileAtomically(path, "{\"format\": \"perfengine-results/1\"}");
-  EXPECT_EQ(ErrorFrom([&] { ReadResultsFile(path); }),
-            path.string() + ": missing field \"engine_version\"");
+  EXPECT_EQ(ErrorFrom([&] { ReadResultsFile(path); }), path.string() + ": missing field \"engine_version\"");
 }
 
 // explain and compare once read /dev/zero until memory ran out and blocked on a FIFO.
@@ -205,7 +202,8 @@ TEST_F(ResultsFileTest, AHugeNumberIsAShortParseErrorNotALibraryException) {
   WriteFileAtomically(path, "{\"format\": 1" + std::string(400, '7') + "}");
   const std::string error = ErrorFrom([&] { ReadResultsFile(path); });
   EXPECT_EQ(error.substr(0, path.string().size() + 50),
-            path.string() + ": not valid JSON: number overflow parsing '1777777") << error;
+            path.string() + ": not valid JSON: number overflow parsing '1777777")
+      << error;
   EXPECT_LT(error.size(), path.string().size() + 300) << error;  // 240 characters of the message, then "..."
   EXPECT_EQ(error.find("[json.exception"), std::string::npos) << error;
 }
@@ -215,10 +213,14 @@ TEST_F(ResultsFileTest, AZeroNegativeOrNaNTimeNamesTheFileAndTheSample) {
   const nlohmann::json good = ToJson(testing::FullResult());
   const std::string sample = ": workload 'large_graph', sample 1 (contender 'bazel-diff-rs', round 3): ";
   for (const auto& [field, value, expected] :
-       {std::tuple{"wall_s", nlohmann::json(0.0), "wall_s is 0; a measured time must be a finite number greater than 0"},
-        std::tuple{"wall_s", nlohmann::json(-1.5), "wall_s is -1.5; a measured time must be a finite number greater than 0"},
-        std::tuple{"wall_s", nlohmann::json("NaN"), "wall_s is nan; a measured time must be a finite number greater than 0"},
-        std::tuple{"sys_s", nlohmann::json(-0.25), "sys_s is -0.25; a CPU time must be a finite number of at least 0"}}) {
+       {std::tuple{"wall_s", nlohmann::json(0.0),
+                   "wall_s is 0; a measured time must be a finite number greater than 0"},
+        std::tuple{"wall_s", nlohmann::json(-1.5),
+                   "wall_s is -1.5; a measured time must be a finite number greater than 0"},
+        std::tuple{"wall_s", nlohmann::json("NaN"),
+                   "wall_s is nan; a measured time must be a finite number greater than 0"},
+        std::tuple{"sys_s", nlohmann::json(-0.25),
+                   "sys_s is -0.25; a CPU time must be a finite number of at least 0"}}) {
     nlohmann::json bad = good;
     bad["workloads"][0]["samples"][1][field] = value;
     WriteFileAtomically(path, bad.dump());

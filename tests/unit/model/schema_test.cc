@@ -1,4 +1,6 @@
 // The committed docs/results.schema.json is what the field tables say the writer writes.
+#include "engine/model/schema.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -7,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/model/json.h"
-#include "engine/model/schema.h"
 #include "tests/unit/model/full_result.h"
 
 namespace pe::model {

@@ -1,5 +1,8 @@
 #include "engine/report/html_reporter.h"
 
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -9,10 +12,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "tests/unit/report/golden.h"
 #include "tests/unit/report/sweep_result.h"
@@ -34,8 +33,7 @@ WorkloadResult& Named(RunResult& result, const std::string& name) {
 
 int Count(const std::string& text, const std::string& needle) {
   int count = 0;
-  for (std::size_t at = text.find(needle); at != std::string::npos;
-       at = text.find(needle, at + needle.size())) {
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) {
     ++count;
   }
   return count;
@@ -159,8 +157,7 @@ TEST(HtmlReporterTest, SweepChartsHaveALinePerContenderAndConfiguration) {
   EXPECT_NE(threads.find("data-series=\"bazel-diff-rs, allocator=mimalloc\""), std::string::npos);
   EXPECT_NE(threads.find(">throughput (Kelem/s, log scale)</text>"), std::string::npos);
   // 0.18 s / (4 x 0.90) = 50 ms for 192k elements: 3840 Kelem/s.
-  EXPECT_NE(threads.find("<title>bazel-diff-rs, allocator=mimalloc: 3840 at 4</title>"),
-            std::string::npos);
+  EXPECT_NE(threads.find("<title>bazel-diff-rs, allocator=mimalloc: 3840 at 4</title>"), std::string::npos);
   std::string scale = Chart(html, "scale-growth");
   EXPECT_EQ(Count(scale, "<g class=\"series\""), 2);
   EXPECT_NE(scale.find("data-series=\"bazel-diff-rs (k = 1.02)\""), std::string::npos);
@@ -238,14 +235,13 @@ TEST(HtmlReporterTest, SweepWithoutElementsHasNoThroughputChart) {
   for (auto& workload : result.workloads) workload.elements = 0;
   std::string html = HtmlReport(result);
   EXPECT_EQ(Count(html, "<svg class=\"chart throughput-vs-threads\""), 0);
-  EXPECT_NE(html.find("No throughput against threads: no point declared its elements."),
-            std::string::npos);
+  EXPECT_NE(html.find("No throughput against threads: no point declared its elements."), std::string::npos);
   EXPECT_EQ(Count(html, "<svg class=\"chart time-vs-scale\""), 1);
 }
 
 TEST(HtmlReporterTest, WritesThePageToAFile) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("html_reporter_test." + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("html_reporter_test." + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::filesystem::path path = dir / "report.html";
   RunResult result = testing::SweepSampleResult();
@@ -258,9 +254,7 @@ TEST(HtmlReporterTest, WritesThePageToAFile) {
   EXPECT_THROW(WriteHtmlReport(result, dir / "missing" / "report.html"), std::runtime_error);
 }
 
-TEST(HtmlReporterTest, EscapeHtml) {
-  EXPECT_EQ(EscapeHtml("a<b>&\"c'\x01\nd"), "a&lt;b&gt;&amp;&quot;c&#39;?\nd");
-}
+TEST(HtmlReporterTest, EscapeHtml) { EXPECT_EQ(EscapeHtml("a<b>&\"c'\x01\nd"), "a&lt;b&gt;&amp;&quot;c&#39;?\nd"); }
 
 }  // namespace
 }  // namespace pe::report

@@ -1,12 +1,11 @@
 #include "engine/report/json_reporter.h"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "engine/model/json.h"
 #include "tests/unit/report/sample_result.h"

@@ -1,10 +1,10 @@
 #include "engine/report/markdown_reporter.h"
 
+#include <gtest/gtest.h>
+
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tests/unit/report/golden.h"
 #include "tests/unit/report/sample_result.h"

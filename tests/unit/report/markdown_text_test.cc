@@ -14,9 +14,7 @@ TEST(MarkdownTextTest, EscapesMarkup) {
   EXPECT_EQ(EscapeMarkdown("bazel-diff 0.1.0"), "bazel-diff 0.1.0");
 }
 
-TEST(MarkdownTextTest, EscapedTextStaysOnOneLine) {
-  EXPECT_EQ(EscapeMarkdown("a\nb\tc\x1b[31md"), "a b c?\\[31md");
-}
+TEST(MarkdownTextTest, EscapedTextStaysOnOneLine) { EXPECT_EQ(EscapeMarkdown("a\nb\tc\x1b[31md"), "a b c?\\[31md"); }
 
 TEST(MarkdownTextTest, FenceIsLongerThanAnyBacktickRunInside) {
   EXPECT_EQ(FencedBlock("plain"), "```\nplain\n```\n");

@@ -30,8 +30,7 @@ TEST(OverviewTest, SummaryLineForEachExit) {
 }
 
 TEST(OverviewTest, LogicNoteShortForm) {
-  EXPECT_EQ(LogicNoteShortForm("startup-bound: startup is 96% of the median"),
-            "n/a (startup-bound)");
+  EXPECT_EQ(LogicNoteShortForm("startup-bound: startup is 96% of the median"), "n/a (startup-bound)");
   EXPECT_EQ(LogicNoteShortForm("no startup runs"), "n/a (no startup runs)");
   EXPECT_EQ(LogicNoteShortForm(""), "n/a");
 }
@@ -68,8 +67,7 @@ TEST(OverviewTest, RunFailuresComeFirstAndNameTheirPlace) {
 }
 
 TEST(OverviewTest, RoundsLine) {
-  EXPECT_EQ(RoundsLine(testing::SampleResult().settings),
-            "10 rounds + 1 warm-up, alternate order, seed 42, scale 1");
+  EXPECT_EQ(RoundsLine(testing::SampleResult().settings), "10 rounds + 1 warm-up, alternate order, seed 42, scale 1");
 }
 
 }  // namespace

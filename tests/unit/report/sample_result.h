@@ -28,13 +28,12 @@ inline model::ContenderSummary SummaryOf(std::string contender, double median_wa
   return summary;
 }
 
-inline model::WorkloadResult MeasuredWorkload(std::string name, std::string description,
-                                       double baseline_s, double candidate_s, int wins) {
+inline model::WorkloadResult MeasuredWorkload(std::string name, std::string description, double baseline_s,
+                                              double candidate_s, int wins) {
   model::WorkloadResult workload;
   workload.name = std::move(name);
   workload.description = std::move(description);
-  workload.summaries = {SummaryOf("bazel-diff", baseline_s),
-                        SummaryOf("bazel-diff-rs", candidate_s)};
+  workload.summaries = {SummaryOf("bazel-diff", baseline_s), SummaryOf("bazel-diff-rs", candidate_s)};
   model::Comparison comparison;
   comparison.speedup = baseline_s / candidate_s;
   comparison.rounds = 10;
@@ -44,8 +43,8 @@ inline model::WorkloadResult MeasuredWorkload(std::string name, std::string desc
   return workload;
 }
 
-inline model::Check CheckOf(std::string workload, std::string threshold, std::string label,
-                     double measured, double bar) {
+inline model::Check CheckOf(std::string workload, std::string threshold, std::string label, double measured,
+                            double bar) {
   model::Check check;
   check.workload = std::move(workload);
   check.threshold = std::move(threshold);

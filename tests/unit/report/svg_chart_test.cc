@@ -1,9 +1,9 @@
 #include "engine/report/svg_chart.h"
 
+#include <gtest/gtest.h>
+
 #include <limits>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace pe::report::svg {
 namespace {

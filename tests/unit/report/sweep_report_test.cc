@@ -1,12 +1,12 @@
 #include "engine/report/sweep_report.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "engine/report/markdown_reporter.h"
 #include "engine/report/terminal_reporter.h"
@@ -69,16 +69,13 @@ TEST(SweepReportTest, ScaleSweepHasNoEfficiencyAndListsFits) {
   EXPECT_EQ(growth.tables[0].configuration, "");
   EXPECT_EQ(growth.tables[0].axis, "scale");
   EXPECT_FALSE(growth.tables[0].has_efficiency);
-  EXPECT_EQ(SweepHeadings(growth.tables[0]),
-            (std::vector<std::string>{"scale", "bazel-diff time", "bazel-diff Kelem/s",
-                                      "bazel-diff-rs time", "bazel-diff-rs Kelem/s"}));
+  EXPECT_EQ(SweepHeadings(growth.tables[0]), (std::vector<std::string>{"scale", "bazel-diff time", "bazel-diff Kelem/s",
+                                                                       "bazel-diff-rs time", "bazel-diff-rs Kelem/s"}));
   EXPECT_EQ(growth.fit_lines,
-            (std::vector<std::string>{
-                "bazel-diff: time grows as n^1.98 over scale (95% interval 1.91 to 2.05)",
-                "bazel-diff-rs: time grows as n^1.02 over scale (95% interval 0.97 to 1.08); "
-                "weak: 4 points"}));
-  EXPECT_EQ(growth.threshold_lines,
-            (std::vector<std::string>{"bazel-diff-rs cost exponent at most 1.20"}));
+            (std::vector<std::string>{"bazel-diff: time grows as n^1.98 over scale (95% interval 1.91 to 2.05)",
+                                      "bazel-diff-rs: time grows as n^1.02 over scale (95% interval 0.97 to 1.08); "
+                                      "weak: 4 points"}));
+  EXPECT_EQ(growth.threshold_lines, (std::vector<std::string>{"bazel-diff-rs cost exponent at most 1.20"}));
 }
 
 TEST(SweepReportTest, RowsFollowNumbersNotSpecOrder) {
@@ -172,9 +169,8 @@ TEST(SweepReportTest, ThroughputTakesTheWorkloadsUnit) {
     if (w.sweep == "growth") w.unit = "B";
   }
   const SweepSection growth = SweepSections(result)[1];
-  EXPECT_EQ(SweepHeadings(growth.tables[0]),
-            (std::vector<std::string>{"scale", "bazel-diff time", "bazel-diff MB/s", "bazel-diff-rs time",
-                                      "bazel-diff-rs MB/s"}));
+  EXPECT_EQ(SweepHeadings(growth.tables[0]), (std::vector<std::string>{"scale", "bazel-diff time", "bazel-diff MB/s",
+                                                                       "bazel-diff-rs time", "bazel-diff-rs MB/s"}));
   const std::vector<std::vector<std::string>> cells = SweepCells(growth.tables[0]);
   const SweepRow& row = growth.tables[0].rows[0];
   EXPECT_EQ(cells[0][2], FormatKelemPerSecond(*row.figures[0].elements_per_s / 1000));

@@ -10,13 +10,13 @@
 //                    contender (the candidate's with a note), a max_cost_exponent gate
 #pragma once
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "engine/model/result.h"
 #include "tests/unit/report/sample_result.h"
@@ -25,8 +25,7 @@ namespace pe::testing {
 
 // Relative offsets from the median, one per measured round. Sorted they are symmetric
 // around their middle pair, so the samples' median is the summary's median exactly.
-inline constexpr std::array<double, 10> kSteadyOffsets = {0.01, -0.03, 0.04,  0.0,  -0.02,
-                                                          0.06, -0.04, 0.02,  -0.01, 0.0};
+inline constexpr std::array<double, 10> kSteadyOffsets = {0.01, -0.03, 0.04, 0.0, -0.02, 0.06, -0.04, 0.02, -0.01, 0.0};
 inline constexpr std::array<double, 10> kDriftingOffsets = {-0.04, -0.03, -0.02, -0.01, 0.0,
                                                             0.0,   0.01,  0.02,  0.04,  0.06};
 
@@ -50,8 +49,8 @@ inline void AddSamples(model::WorkloadResult& workload, bool candidate_drifts = 
   }
 }
 
-inline model::WorkloadResult SweepPoint(std::string sweep, std::vector<model::AxisValue> point,
-                                 double elements, double baseline_s, double candidate_s) {
+inline model::WorkloadResult SweepPoint(std::string sweep, std::vector<model::AxisValue> point, double elements,
+                                        double baseline_s, double candidate_s) {
   std::string name = sweep + "[";
   for (std::size_t i = 0; i < point.size(); ++i) {
     name += fmt::format("{}{}={}", i == 0 ? "" : ",", point[i].axis, point[i].value);
@@ -89,12 +88,10 @@ inline model::RunResult SweepSampleResult() {
   for (const auto& config : configs) {
     for (std::size_t t = 0; t < threads.size(); ++t) {
       int n = threads[t];
-      r.workloads.push_back(SweepPoint(
-          "dense", {{"threads", std::to_string(n)}, {"allocator", config.allocator}}, 192000,
-          config.baseline_1 / (n * config.baseline_efficiency[t]),
-          config.candidate_1 / (n * config.candidate_efficiency[t])));
-      dense.efficiencies.push_back(
-          {"bazel-diff", {{"allocator", config.allocator}}, n, config.baseline_efficiency[t]});
+      r.workloads.push_back(SweepPoint("dense", {{"threads", std::to_string(n)}, {"allocator", config.allocator}},
+                                       192000, config.baseline_1 / (n * config.baseline_efficiency[t]),
+                                       config.candidate_1 / (n * config.candidate_efficiency[t])));
+      dense.efficiencies.push_back({"bazel-diff", {{"allocator", config.allocator}}, n, config.baseline_efficiency[t]});
       dense.efficiencies.push_back(
           {"bazel-diff-rs", {{"allocator", config.allocator}}, n, config.candidate_efficiency[t]});
     }
@@ -108,8 +105,7 @@ inline model::RunResult SweepSampleResult() {
   growth.name = "growth";
   growth.axes = {"scale"};
   for (int scale : {1, 2, 4, 8}) {
-    r.workloads.push_back(SweepPoint("growth", {{"scale", std::to_string(scale)}},
-                                     50000.0 * scale, 0.1 * scale * scale,
+    r.workloads.push_back(SweepPoint("growth", {{"scale", std::to_string(scale)}}, 50000.0 * scale, 0.1 * scale * scale,
                                      0.003 + 0.02 * std::pow(scale, 1.02)));
   }
   growth.fits = {

@@ -1,9 +1,9 @@
 #include "engine/report/terminal_reporter.h"
 
+#include <gtest/gtest.h>
+
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "tests/unit/report/golden.h"
 #include "tests/unit/report/sample_result.h"

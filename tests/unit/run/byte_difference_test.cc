@@ -2,7 +2,6 @@
 #include "engine/run/byte_difference.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <fstream>

@@ -13,14 +13,14 @@
 
 namespace pe::run {
 
-using runner::Command;
 using model::ExitCode;
 using model::Failure;
-using runner::Outcome;
 using model::RunResult;
 using model::Sample;
-using runner::StartedServer;
 using model::WorkloadResult;
+using runner::Command;
+using runner::Outcome;
+using runner::StartedServer;
 namespace {
 
 using testing::FakeProcessRunner;

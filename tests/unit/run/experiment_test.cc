@@ -12,14 +12,14 @@
 
 namespace pe::run {
 
-using runner::Command;
 using model::ExitCode;
 using model::Failure;
-using runner::Outcome;
 using model::RunResult;
 using model::Sample;
 using model::SweepResult;
 using model::WorkloadResult;
+using runner::Command;
+using runner::Outcome;
 namespace {
 
 namespace fs = std::filesystem;
@@ -122,9 +122,9 @@ TEST(Experiment, ParityRunsFirstThenRoundsAlternateWhoGoesFirst) {
   std::vector<std::string> who;
   for (const auto& c : runner.calls) who.push_back(c.env.at("WHO") + (c.argv.back() == "--version" ? "/s" : "/w"));
   const std::vector<std::string> expected_start = {
-      "baseline/s", "candidate/s", "baseline/w", "candidate/w",                // parity
-      "baseline/s", "candidate/s", "baseline/w", "candidate/w",                // round 0 (warm-up)
-      "candidate/s", "baseline/s", "candidate/w", "baseline/w",                // round 1
+      "baseline/s",  "candidate/s", "baseline/w",  "candidate/w",  // parity
+      "baseline/s",  "candidate/s", "baseline/w",  "candidate/w",  // round 0 (warm-up)
+      "candidate/s", "baseline/s",  "candidate/w", "baseline/w",   // round 1
   };
   ASSERT_GE(who.size(), expected_start.size());
   EXPECT_EQ(std::vector<std::string>(who.begin(), who.begin() + 12), expected_start);
@@ -244,8 +244,8 @@ TEST(Experiment, NonZeroExitAndTimeout) {
   EXPECT_EQ(RunWith(s).verdict.lines.at(0), "work: contender 'candidate' exited with status 3");
   s.candidate_exit = 0;
   s.candidate_status = Outcome::Status::kTimedOut;
-  const std::string with_timeout = std::string(kSpec).replace(std::string(kSpec).find("rounds = 7"), 10,
-                                                              "rounds = 7\ntimeout = 2.5");
+  const std::string with_timeout =
+      std::string(kSpec).replace(std::string(kSpec).find("rounds = 7"), 10, "rounds = 7\ntimeout = 2.5");
   EXPECT_EQ(RunWith(s, nullptr, with_timeout.c_str()).verdict.lines.at(0),
             "work: contender 'candidate' timed out after 2.5 s; its process group was killed");
 }
@@ -313,7 +313,8 @@ args = ["{scale}"]
 scale = [1, 2, 4]
 [workloads.grow.sweep.thresholds]
 max_cost_exponent = 1.5
-)", "x.toml");
+)",
+                                              "x.toml");
   // Time proportional to threads (no parallel gain) and, for grow, to scale squared.
   FakeProcessRunner runner([](const Command& cmd) {
     Outcome o;
@@ -344,7 +345,7 @@ max_cost_exponent = 1.5
   ASSERT_EQ(r.sweeps.size(), 2u);
   const SweepResult& work = r.sweeps[0];
   EXPECT_EQ(work.name, "work");
-  ASSERT_EQ(work.efficiencies.size(), 8u);  // 2 contenders x 2 allocators x 2 thread counts
+  ASSERT_EQ(work.efficiencies.size(), 8u);                   // 2 contenders x 2 allocators x 2 thread counts
   EXPECT_NEAR(work.efficiencies[0].efficiency, 1.0, 1e-9);   // 1 thread against itself
   EXPECT_NEAR(work.efficiencies[1].efficiency, 0.25, 1e-9);  // twice the time at twice the threads
   const SweepResult& grow = r.sweeps[1];

@@ -11,8 +11,7 @@ using model::RunResult;
 namespace {
 
 TEST(MachineLoad, ParsesTheAggregateCpuLineOfProcStat) {
-  const auto ticks = ParseProcStat(
-      "cpu  100 5 50 800 20 3 2 40 0 0\ncpu0 50 2 25 400 10 1 1 20 0 0\nintr 12345\n");
+  const auto ticks = ParseProcStat("cpu  100 5 50 800 20 3 2 40 0 0\ncpu0 50 2 25 400 10 1 1 20 0 0\nintr 12345\n");
   ASSERT_TRUE(ticks.has_value());
   EXPECT_EQ(ticks->busy, 100u + 5 + 50 + 3 + 2);
   EXPECT_EQ(ticks->idle, 800u + 20);
@@ -36,7 +35,8 @@ TEST(MachineLoad, SharesOfOthersAndStealOverTheInterval) {
 TEST(MachineLoad, LoadAverageAndClock) {
   EXPECT_DOUBLE_EQ(*ParseLoadAvg("7.52 9.10 8.00 3/412 12345\n"), 7.52);
   EXPECT_FALSE(ParseLoadAvg("").has_value());
-  EXPECT_DOUBLE_EQ(*ParseCpuMhz("processor\t: 0\ncpu MHz\t\t: 2000.000\nprocessor\t: 1\ncpu MHz\t\t: 3000.000\n"), 2500.0);
+  EXPECT_DOUBLE_EQ(*ParseCpuMhz("processor\t: 0\ncpu MHz\t\t: 2000.000\nprocessor\t: 1\ncpu MHz\t\t: 3000.000\n"),
+                   2500.0);
   EXPECT_FALSE(ParseCpuMhz("processor\t: 0\nBogoMIPS\t: 50.00\n").has_value());
 }
 

@@ -14,7 +14,8 @@ TEST(Normalise, SortedLinesIgnoresOrderAndLineEndings) {
 }
 
 TEST(Normalise, JsonIsCanonical) {
-  EXPECT_EQ(Normalise(R"({"b": 1, "a": [1, 2]})", Normaliser::kJson), Normalise(R"({"a":[1,2],"b":1})", Normaliser::kJson));
+  EXPECT_EQ(Normalise(R"({"b": 1, "a": [1, 2]})", Normaliser::kJson),
+            Normalise(R"({"a":[1,2],"b":1})", Normaliser::kJson));
   EXPECT_NE(Normalise(R"({"a":[2,1]})", Normaliser::kJson), Normalise(R"({"a":[1,2]})", Normaliser::kJson));
   EXPECT_THROW(Normalise("{", Normaliser::kJson), std::runtime_error);
   EXPECT_THROW(Normalise("[1]", Normaliser::kJsonMap), std::runtime_error);
@@ -63,7 +64,8 @@ TEST(Order, RandomIsAPermutationFixedBySeed) {
     EXPECT_EQ(order, (std::vector<size_t>{0, 1, 2, 3, 4}));
   }
   bool differs = false;
-  for (int round = 0; round < 20; ++round) differs |= RoundOrder("random", round, 5, 99) != RoundOrder("random", round, 5, 100);
+  for (int round = 0; round < 20; ++round)
+    differs |= RoundOrder("random", round, 5, 99) != RoundOrder("random", round, 5, 100);
   EXPECT_TRUE(differs);
 }
 

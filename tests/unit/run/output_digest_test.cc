@@ -79,8 +79,8 @@ TEST_F(OutputDigestTest, DescribesDifferencesLikeFirstDifferenceAndStreamsLargeO
   // Past the load limit nothing is loaded whole: exact outputs are compared line by line.
   EXPECT_EQ(DescribeDifference(a, b, Normaliser::kExact, false, "baseline", "candidate", 2),
             "first difference at line 2:\n  baseline: y\n  candidate: Y");
-  EXPECT_EQ(DescribeDifference(Write("c", "b\na\n"), Write("d", "a\nc\n"), Normaliser::kSortedLines, false,
-                               "baseline", "candidate", 2),
+  EXPECT_EQ(DescribeDifference(Write("c", "b\na\n"), Write("d", "a\nc\n"), Normaliser::kSortedLines, false, "baseline",
+                               "candidate", 2),
             "normalised outputs differ (baseline: 4 bytes, candidate: 4 bytes; too large to show where)");
 }
 
@@ -105,7 +105,8 @@ TEST_F(OutputDigestTest, LargeOutputsCostABufferNotTheirSize) {
   {
     std::ofstream out(json, std::ios::binary);
     out << '{';
-    for (int i = 0; i < 200'000; ++i) out << (i ? "," : "") << "\"//pkg/target:" << i << "\": \"" << std::string(64, 'a' + i % 26) << '"';
+    for (int i = 0; i < 200'000; ++i)
+      out << (i ? "," : "") << "\"//pkg/target:" << i << "\": \"" << std::string(64, 'a' + i % 26) << '"';
     out << '}';
   }
   // Resets VmHWM to the current RSS (Linux 4.0+), so the peak below is this test's alone.

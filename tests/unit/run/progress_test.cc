@@ -19,7 +19,8 @@ TEST(ProgressStyle, QuietWinsElseTheTerminalDecides) {
 TEST(Progress, LinesAreRateLimitedAndCarryRoundAndEta) {
   double now = 100;
   std::ostringstream out;
-  Progress p(out, ProgressStyle::kLines, [&] { return now; }, 10);
+  Progress p(
+      out, ProgressStyle::kLines, [&] { return now; }, 10);
   p.Note("generating fixture for big (bazel_workspace, 4800 targets); it is cached for later runs");
   now = 104;
   p.BeginRounds(8, 4);  // 2 commands a round, 4 rounds
@@ -28,7 +29,8 @@ TEST(Progress, LinesAreRateLimitedAndCarryRoundAndEta) {
   p.Step("big");  // 2 s since the note: too soon
   now = 108;
   p.Step("big");
-  EXPECT_EQ(out.str(), "perfengine: generating fixture for big (bazel_workspace, 4800 targets); it is cached for later runs\n");
+  EXPECT_EQ(out.str(),
+            "perfengine: generating fixture for big (bazel_workspace, 4800 targets); it is cached for later runs\n");
   p.SetRound(2);
   now = 114;  // 10 s after the note; 3 of 8 commands took 10 s of rounds
   p.Step("big");
@@ -42,7 +44,8 @@ TEST(Progress, LinesAreRateLimitedAndCarryRoundAndEta) {
 TEST(Progress, RoundsAddedBeyondTheMinimumSaySo) {
   double now = 0;
   std::ostringstream out;
-  Progress p(out, ProgressStyle::kLines, [&] { return now; }, 10);
+  Progress p(
+      out, ProgressStyle::kLines, [&] { return now; }, 10);
   p.BeginRounds(2, 1);
   p.SetRound(1);
   p.Step("w");
@@ -56,7 +59,8 @@ TEST(Progress, RoundsAddedBeyondTheMinimumSaySo) {
 TEST(Progress, ParityRunsAreNotCounted) {
   double now = 0;
   std::ostringstream out;
-  Progress p(out, ProgressStyle::kLines, [&] { return now; }, 10);
+  Progress p(
+      out, ProgressStyle::kLines, [&] { return now; }, 10);
   now = 50;
   p.Step("w");  // round 0: the parity run
   EXPECT_EQ(out.str(), "");
@@ -65,7 +69,8 @@ TEST(Progress, ParityRunsAreNotCounted) {
 TEST(Progress, TerminalRedrawsOneLineAndClearsIt) {
   double now = 0;
   std::ostringstream out;
-  Progress p(out, ProgressStyle::kTerminal, [&] { return now; }, 10);
+  Progress p(
+      out, ProgressStyle::kTerminal, [&] { return now; }, 10);
   p.BeginRounds(2, 1);
   p.SetRound(1);
   now = 1;
@@ -77,7 +82,8 @@ TEST(Progress, TerminalRedrawsOneLineAndClearsIt) {
 TEST(Progress, QuietPrintsNothing) {
   double now = 0;
   std::ostringstream out;
-  Progress p(out, ProgressStyle::kOff, [&] { return now; }, 10);
+  Progress p(
+      out, ProgressStyle::kOff, [&] { return now; }, 10);
   p.Note("generating fixture");
   p.BeginRounds(1, 1);
   p.SetRound(1);

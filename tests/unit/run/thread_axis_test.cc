@@ -7,10 +7,11 @@ namespace pe::run {
 namespace {
 
 spec::Spec SpecWithThreads(const std::string& threads) {
-  return spec::ParseSpecText("[contenders.baseline]\nargv = [\"true\"]\n[contenders.candidate]\nargv = [\"true\"]\n"
-                             "[workloads.dense]\nargs = [\"{threads}\"]\n[workloads.dense.sweep]\nthreads = " +
-                                 threads + "\nmode = [\"a\", \"b\"]\n",
-                             "x.toml");
+  return spec::ParseSpecText(
+      "[contenders.baseline]\nargv = [\"true\"]\n[contenders.candidate]\nargv = [\"true\"]\n"
+      "[workloads.dense]\nargs = [\"{threads}\"]\n[workloads.dense.sweep]\nthreads = " +
+          threads + "\nmode = [\"a\", \"b\"]\n",
+      "x.toml");
 }
 
 TEST(ThreadAxisWarnings, PastTheCoresOnly) {

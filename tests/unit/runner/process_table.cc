@@ -64,8 +64,7 @@ int CountLeftOver() {
   int count = 0;
   for (int attempt = 0; attempt < 100; ++attempt) {
     const pid_t spawner = SpawnerPid();
-    count = CountChildrenOf(::getpid()) - (spawner > 0 ? 1 : 0) +
-            (spawner > 0 ? CountChildrenOf(spawner) : 0);
+    count = CountChildrenOf(::getpid()) - (spawner > 0 ? 1 : 0) + (spawner > 0 ? CountChildrenOf(spawner) : 0);
     if (count == 0) return 0;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

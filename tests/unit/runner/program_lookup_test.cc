@@ -29,8 +29,7 @@ TEST(ProgramLookupTest, FirstPathEntryWins) {
   TempDir first, second;
   MakeFile(first / "tool", fs::perms::owner_all);
   MakeFile(second / "tool", fs::perms::owner_all);
-  ResolvedProgram found =
-      ResolveProgram("tool", {}, first.path().string() + ":" + second.path().string());
+  ResolvedProgram found = ResolveProgram("tool", {}, first.path().string() + ":" + second.path().string());
   EXPECT_EQ(found.path, first / "tool");
 }
 
@@ -38,8 +37,7 @@ TEST(ProgramLookupTest, SkipsNonExecutableOnPath) {
   TempDir first, second;
   MakeFile(first / "tool", fs::perms::owner_read | fs::perms::owner_write);
   MakeFile(second / "tool", fs::perms::owner_all);
-  ResolvedProgram found =
-      ResolveProgram("tool", {}, first.path().string() + ":" + second.path().string());
+  ResolvedProgram found = ResolveProgram("tool", {}, first.path().string() + ":" + second.path().string());
   EXPECT_EQ(found.path, second / "tool");
 }
 

@@ -1,9 +1,9 @@
 #include "engine/runner/read_file.h"
 
+#include <gtest/gtest.h>
+
 #include <fstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "tests/unit/runner/temp_dir.h"
 

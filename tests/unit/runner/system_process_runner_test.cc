@@ -1,7 +1,7 @@
 // The real runner against the real stub contender (tests/stub/) and a few coreutils.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -209,8 +209,8 @@ TEST_F(SystemProcessRunnerTest, UnwritableOutputFile) {
   command.stdout_path = dir_ / "absent" / "stdout";
   Outcome outcome = runner_->Run(command);
   EXPECT_EQ(outcome.status, Status::kSpawnFailed);
-  EXPECT_EQ(outcome.error, "cannot open stdout file " + (dir_ / "absent" / "stdout").string() +
-                               ": No such file or directory");
+  EXPECT_EQ(outcome.error,
+            "cannot open stdout file " + (dir_ / "absent" / "stdout").string() + ": No such file or directory");
 }
 
 TEST_F(SystemProcessRunnerTest, UserTimeComesFromTheChild) {
@@ -318,8 +318,7 @@ TEST_F(SystemProcessRunnerTest, SigkilledEngineLeavesNoContenderBehind) {
   ASSERT_GE(engine, 0);
   if (engine == 0) {
     auto runner = MakeSystemProcessRunner();
-    Command command = Stub({"--log", log.string(), "started", "--spawn-setsid-hang",
-                            pidfile.string(), "--hang"});
+    Command command = Stub({"--log", log.string(), "started", "--spawn-setsid-hang", pidfile.string(), "--hang"});
     runner->Run(command);
     ::_exit(0);
   }
@@ -376,8 +375,7 @@ TEST_F(SystemProcessRunnerTest, ResourceLimitsApplyToTheChildOnly) {
   Spawned spawned = StartProcess(request);
   ASSERT_EQ(spawned.error, "");
   EXPECT_TRUE(ReapChild(spawned).ok());
-  EXPECT_NE(ReadAll(dir_ / "limits").find("Max open files            123                  456"),
-            std::string::npos)
+  EXPECT_NE(ReadAll(dir_ / "limits").find("Max open files            123                  456"), std::string::npos)
       << ReadAll(dir_ / "limits");
 }
 
@@ -395,8 +393,7 @@ TEST_F(SystemProcessRunnerTest, TimeoutKillsTheChildAndItsGrandchild) {
 }
 
 TEST_F(SystemProcessRunnerTest, GrandchildLeftBehindByACleanExitIsKilled) {
-  Outcome outcome =
-      runner_->Run(Stub({"--spawn-child-hang", (dir_ / "grandchild.pid").string()}));
+  Outcome outcome = runner_->Run(Stub({"--spawn-child-hang", (dir_ / "grandchild.pid").string()}));
   EXPECT_TRUE(outcome.ok()) << outcome.error;
   pid_t grandchild = ReadPid(dir_ / "grandchild.pid");
   ASSERT_GT(grandchild, 0);
@@ -483,8 +480,7 @@ TEST_F(SystemProcessRunnerTest, StubLogsOneLinePerRunInOrder) {
 TEST_F(SystemProcessRunnerTest, StubVersionAndCopy) {
   std::ofstream(dir_ / "fixture") << "fixture bytes\n";
   Outcome copied = runner_->Run(
-      Stub({"--copy", (dir_ / "fixture").string(), (dir_ / "copy").string(), "--version",
-            "--print", "unreached"}));
+      Stub({"--copy", (dir_ / "fixture").string(), (dir_ / "copy").string(), "--version", "--print", "unreached"}));
   ASSERT_TRUE(copied.ok()) << copied.error;
   EXPECT_EQ(ReadAll(dir_ / "copy"), "fixture bytes\n");
   EXPECT_EQ(ReadAll(dir_ / "stdout"), "stub-contender 1.0\n");

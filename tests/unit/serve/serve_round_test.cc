@@ -151,8 +151,7 @@ TEST_F(ServeRoundTest, CrashMidRunNamesTheRequestAndTheExit) {
   ServeRoundResult result = RunServeRound(*runner_, Stub({"--crash-after", "5"}), Requests({"/x"}, 20, 1), Options());
   EXPECT_FALSE(result.ok);
   EXPECT_THAT(result.failure, StartsWith("server stopped answering: "));
-  EXPECT_THAT(result.failure,
-              EndsWith(" (request 5: GET /x); the server had exited (exit status 1)"));
+  EXPECT_THAT(result.failure, EndsWith(" (request 5: GET /x); the server had exited (exit status 1)"));
   EXPECT_EQ(result.server.status, Status::kExited);
   EXPECT_EQ(result.server.exit_code, 1);
 }
@@ -230,8 +229,7 @@ TEST_F(ServeRoundTest, InterruptStopsTheServer) {
   // 200 requests of 50 ms on one connection: 10 s unless interrupted.
   const auto start = std::chrono::steady_clock::now();
   ServeRoundResult result = RunServeRound(*runner_, Stub({"--latency-ms", "50"}), Requests({"/a"}, 200, 1), Options());
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ctrl_c.join();
   EXPECT_FALSE(result.ok);
   EXPECT_EQ(result.failure, "interrupted");

@@ -21,8 +21,8 @@ namespace {
 
 using Status = Outcome::Status;
 using testing::CountChildrenOf;
-using testing::CountLeftOver;
 using testing::CountInGroup;
+using testing::CountLeftOver;
 using testing::Gone;
 
 const std::string kStub = STUB_HTTP_SERVER;
@@ -173,8 +173,7 @@ TEST_F(ServerProcessTest, InterruptWhileStoppingKillsAtOnce) {
   });
   const auto start = std::chrono::steady_clock::now();
   Outcome outcome = server.Stop(30);
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ctrl_c.join();
   EXPECT_EQ(outcome.status, Status::kInterrupted);
   EXPECT_EQ(outcome.error, "interrupted by SIGINT; the server's process group was killed");

@@ -105,7 +105,8 @@ argv = ["true"]
 [contenders.b]
 argv = ["true"]
 [workloads.w]
-)", "x.toml");
+)",
+                                  "x.toml");
   EXPECT_EQ(spec.settings.rounds, 5);
   EXPECT_EQ(spec.settings.warmup_rounds, 1);
   EXPECT_DOUBLE_EQ(spec.settings.scale, 1);
@@ -126,7 +127,8 @@ argv = ["true"]
 [contenders.baseline]
 argv = ["true"]
 [workloads.w]
-)", "x.toml");
+)",
+                                  "x.toml");
   EXPECT_EQ(spec.baseline, "baseline");
   EXPECT_EQ(spec.candidate, "candidate");
 }
@@ -176,11 +178,11 @@ TEST(Programs, ErrorsShowWhereARelativeProgramResolvedTo) {
     CheckPrograms(spec);
     FAIL();
   } catch (const SpecError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              (dir / "spec.toml").string() + ":2:9: contender 'a': program './tools/missing' not found (looked for " +
-                  (dir / "tools" / "missing").string() + ")\n" + (dir / "spec.toml").string() +
-                  ":5:9: contender 'b': program 'tools/plain' is not an executable file (" +
-                  (dir / "tools" / "plain").string() + ")");
+    EXPECT_EQ(std::string(e.what()), (dir / "spec.toml").string() +
+                                         ":2:9: contender 'a': program './tools/missing' not found (looked for " +
+                                         (dir / "tools" / "missing").string() + ")\n" + (dir / "spec.toml").string() +
+                                         ":5:9: contender 'b': program 'tools/plain' is not an executable file (" +
+                                         (dir / "tools" / "plain").string() + ")");
   }
   fs::remove_all(dir);
 }
@@ -231,13 +233,14 @@ args = ["--mode", "{mode}"]
 [workloads.grow.sweep]
 mode = ["fast"]
 scale = [0.5, 2]
-)", "x.toml");
+)",
+                                  "x.toml");
   std::vector<std::string> names = spec.WorkloadNames();
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "startup", "dense[threads=1,allocator=system]", "dense[threads=1,allocator=arena1]",
-                       "dense[threads=1,allocator=mimalloc]", "dense[threads=2,allocator=system]",
-                       "dense[threads=2,allocator=arena1]", "dense[threads=2,allocator=mimalloc]",
-                       "grow[mode=fast,scale=0.5]", "grow[mode=fast,scale=2]"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"startup", "dense[threads=1,allocator=system]",
+                                             "dense[threads=1,allocator=arena1]", "dense[threads=1,allocator=mimalloc]",
+                                             "dense[threads=2,allocator=system]", "dense[threads=2,allocator=arena1]",
+                                             "dense[threads=2,allocator=mimalloc]", "grow[mode=fast,scale=0.5]",
+                                             "grow[mode=fast,scale=2]"}));
   const Workload& p = *spec.FindWorkload("dense[threads=2,allocator=arena1]");
   EXPECT_EQ(p.sweep, "dense");
   EXPECT_EQ(p.point, (std::vector<std::pair<std::string, std::string>>{{"threads", "2"}, {"allocator", "arena1"}}));

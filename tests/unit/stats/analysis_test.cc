@@ -1,10 +1,10 @@
 #include "stats/analysis.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "stats/descriptive.h"
 #include "stats/error.h"
@@ -93,8 +93,7 @@ TEST(AnalyzePairedTest, FewRoundsAreAWarningNotAFailure) {
   EXPECT_EQ(a.rounds, 5);
   EXPECT_FALSE(a.log_ratio_hl.level_reached);
   ASSERT_EQ(a.notes.size(), 2u);
-  EXPECT_EQ(a.notes[0],
-            "5 rounds cannot give a 95% Hodges-Lehmann interval; the reported range covers 93.8%");
+  EXPECT_EQ(a.notes[0], "5 rounds cannot give a 95% Hodges-Lehmann interval; the reported range covers 93.8%");
   EXPECT_EQ(a.notes[1], "only 5 rounds: fewer than 9 make p-values and intervals coarse");
   ASSERT_TRUE(a.power.has_value());
   EXPECT_GT(a.power->rounds, 5);
@@ -135,8 +134,7 @@ TEST(AnalyzePairedTest, OutliersAreReportedPerSide) {
   const PairedAnalysis a = AnalyzePaired(InputFor(w));
   EXPECT_EQ(a.candidate_outliers.tukey.severe, std::vector<std::size_t>{6});
   EXPECT_EQ(a.wins, 19);
-  EXPECT_EQ(a.notes.front(),
-            "1 severe outlier (beyond 3 IQR): medians resist them, but check for interference");
+  EXPECT_EQ(a.notes.front(), "1 severe outlier (beyond 3 IQR): medians resist them, but check for interference");
 }
 
 TEST(AnalyzePairedTest, RejectsBadRounds) {

@@ -1,10 +1,10 @@
 #include "stats/bootstrap.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <random>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "stats/descriptive.h"
 #include "stats/error.h"
@@ -34,8 +34,7 @@ TEST(BootstrapTest, IntervalArithmeticMatchesScipyOnTheSameReplicates) {
   const std::vector<std::vector<double>> jackknife{JackknifeMedianRatio(baseline, candidate)};
   for (const auto& c : Vectors()["exact"]) {
     SCOPED_TRACE(c["confidence"].get<double>());
-    const BootstrapResult result =
-        IntervalsFromReplicates(estimate, replicates, jackknife, c["confidence"]);
+    const BootstrapResult result = IntervalsFromReplicates(estimate, replicates, jackknife, c["confidence"]);
     ASSERT_TRUE(result.percentile.has_value());
     ASSERT_TRUE(result.bca.has_value());
     EXPECT_TRUE(Close(result.percentile->low, c["percentile"][0], kExact));
@@ -149,8 +148,8 @@ TEST(BootstrapTest, IntervalsCoverAKnownSpeedupAtRoughlyTheirLevel) {
       baseline[i] = std::exp(0.1 * noise(engine));
       candidate[i] = baseline[i] * std::exp(std::log(0.5) + 0.05 * noise(engine));
     }
-    const BootstrapResult result = BootstrapMedianRatio(
-        baseline, candidate, {0.95, 1000, static_cast<std::uint64_t>(dataset)});
+    const BootstrapResult result =
+        BootstrapMedianRatio(baseline, candidate, {0.95, 1000, static_cast<std::uint64_t>(dataset)});
     covered_percentile += result.percentile->low <= 2.0 && 2.0 <= result.percentile->high;
     covered_bca += result.bca->low <= 2.0 && 2.0 <= result.bca->high;
   }
@@ -161,15 +160,14 @@ TEST(BootstrapTest, IntervalsCoverAKnownSpeedupAtRoughlyTheirLevel) {
 }
 
 TEST(BootstrapTest, OneRoundAndAllTiesGiveZeroWidthIntervals) {
-  const BootstrapResult one =
-      BootstrapMedianRatio(std::vector<double>{2.0}, std::vector<double>{1.0});
+  const BootstrapResult one = BootstrapMedianRatio(std::vector<double>{2.0}, std::vector<double>{1.0});
   EXPECT_EQ(one.estimate, 2.0);
   EXPECT_EQ(one.percentile->low, 2.0);
   EXPECT_EQ(one.bca->high, 2.0);
   EXPECT_EQ(one.note, "one round: nothing to resample");
 
-  const BootstrapResult ties = BootstrapMedianRatio(std::vector<double>(10, 3.0),
-                                                    std::vector<double>(10, 1.5), {0.95, 500, 1});
+  const BootstrapResult ties =
+      BootstrapMedianRatio(std::vector<double>(10, 3.0), std::vector<double>(10, 1.5), {0.95, 500, 1});
   EXPECT_EQ(ties.estimate, 2.0);
   EXPECT_EQ(ties.percentile->low, 2.0);
   EXPECT_EQ(ties.percentile->high, 2.0);
@@ -185,8 +183,7 @@ TEST(BootstrapTest, EveryReplicateOnOneSideWithholdsBca) {
   const BootstrapResult result = IntervalsFromReplicates(0.5, replicates, {}, 0.95);
   EXPECT_TRUE(result.percentile.has_value());
   EXPECT_FALSE(result.bca.has_value());
-  EXPECT_EQ(result.note,
-            "no BCa interval: every resample fell on one side of the estimate (z0 = -inf)");
+  EXPECT_EQ(result.note, "no BCa interval: every resample fell on one side of the estimate (z0 = -inf)");
 }
 
 TEST(BootstrapTest, RejectsBadInput) {
@@ -205,8 +202,7 @@ struct StartupData {
   std::vector<double> baseline, candidate, baseline_startup, candidate_startup;
 };
 
-StartupData MakeStartupData(double startup_noise, std::size_t startup_runs_b,
-                            std::size_t startup_runs_c) {
+StartupData MakeStartupData(double startup_noise, std::size_t startup_runs_b, std::size_t startup_runs_c) {
   std::mt19937_64 engine(7);
   std::normal_distribution<double> noise(0.0, 1.0);
   StartupData data;
@@ -227,10 +223,10 @@ TEST(StartupAdjustedTest, IntervalBracketsTheEstimate) {
   for (auto [nb, nc] : {std::pair<std::size_t, std::size_t>{30, 30}, {10, 25}}) {
     SCOPED_TRACE(::testing::Message() << nb << " and " << nc << " startup runs");
     const StartupData d = MakeStartupData(0.05, nb, nc);
-    const BootstrapResult result = BootstrapStartupAdjustedRatio(
-        d.baseline, d.candidate, d.baseline_startup, d.candidate_startup, {0.95, 2000, 3});
-    const AdjustedMedians adjusted = StartupAdjustedMedians(d.baseline, d.candidate,
-                                                            d.baseline_startup, d.candidate_startup);
+    const BootstrapResult result = BootstrapStartupAdjustedRatio(d.baseline, d.candidate, d.baseline_startup,
+                                                                 d.candidate_startup, {0.95, 2000, 3});
+    const AdjustedMedians adjusted =
+        StartupAdjustedMedians(d.baseline, d.candidate, d.baseline_startup, d.candidate_startup);
     EXPECT_DOUBLE_EQ(result.estimate, adjusted.baseline / adjusted.candidate);
     EXPECT_NEAR(result.estimate, 0.8 / 0.45, 0.1);
     ASSERT_TRUE(result.percentile.has_value());
@@ -262,15 +258,13 @@ TEST(StartupAdjustedTest, ResamplesThatCrossZeroWithholdTheInterval) {
     baseline_startup.push_back(0.2 + 0.01 * noise(engine));
     candidate_startup.push_back(0.05 * std::exp(0.3 * noise(engine)));
   }
-  const AdjustedMedians adjusted =
-      StartupAdjustedMedians(baseline, candidate, baseline_startup, candidate_startup);
+  const AdjustedMedians adjusted = StartupAdjustedMedians(baseline, candidate, baseline_startup, candidate_startup);
   ASSERT_TRUE(adjusted.positive());
-  const BootstrapResult result = BootstrapStartupAdjustedRatio(
-      baseline, candidate, baseline_startup, candidate_startup, {0.95, 2000, 5});
+  const BootstrapResult result =
+      BootstrapStartupAdjustedRatio(baseline, candidate, baseline_startup, candidate_startup, {0.95, 2000, 5});
   EXPECT_FALSE(result.percentile.has_value());
   EXPECT_FALSE(result.bca.has_value());
-  EXPECT_NE(result.note.find("resamples left a startup-adjusted median <= 0"), std::string::npos)
-      << result.note;
+  EXPECT_NE(result.note.find("resamples left a startup-adjusted median <= 0"), std::string::npos) << result.note;
 }
 
 }  // namespace

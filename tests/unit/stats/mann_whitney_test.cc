@@ -1,9 +1,9 @@
 #include "stats/mann_whitney.h"
 
+#include <gtest/gtest.h>
+
 #include <limits>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "stats/error.h"
 #include "vectors.h"
@@ -22,8 +22,7 @@ TEST(MannWhitneyTest, MatchesScipyExactAndAsymptotic) {
     const std::vector<double> x = Doubles(c["x"]);
     const std::vector<double> y = Doubles(c["y"]);
     const bool exact = c["method"] == "exact";
-    const MannWhitneyResult result =
-        MannWhitneyU(x, y, exact ? MannWhitneyMethod::kExact : MannWhitneyMethod::kNormal);
+    const MannWhitneyResult result = MannWhitneyU(x, y, exact ? MannWhitneyMethod::kExact : MannWhitneyMethod::kNormal);
     EXPECT_EQ(result.exact, exact);
     EXPECT_TRUE(Close(result.u1, c["u1"], kExact));
     EXPECT_TRUE(Close(result.u1 + result.u2, static_cast<double>(x.size() * y.size()), kExact));
@@ -42,8 +41,7 @@ TEST(MannWhitneyTest, CompleteSeparationOfSmallSamplesIsExact) {
 }
 
 TEST(MannWhitneyTest, AllTiedGivesPOne) {
-  const MannWhitneyResult result =
-      MannWhitneyU(std::vector<double>(4, 1.0), std::vector<double>(3, 1.0));
+  const MannWhitneyResult result = MannWhitneyU(std::vector<double>(4, 1.0), std::vector<double>(3, 1.0));
   EXPECT_TRUE(result.ties);
   EXPECT_FALSE(result.exact);
   EXPECT_EQ(result.p_value, 1.0);
@@ -54,8 +52,7 @@ TEST(MannWhitneyTest, RejectsEmptyAndNonFinite) {
   const std::vector<double> ok{1, 2};
   EXPECT_THROW(MannWhitneyU(ok, std::vector<double>{}), StatsError);
   EXPECT_THROW(MannWhitneyU(std::vector<double>{}, ok), StatsError);
-  EXPECT_THROW(MannWhitneyU(ok, std::vector<double>{std::numeric_limits<double>::quiet_NaN()}),
-               StatsError);
+  EXPECT_THROW(MannWhitneyU(ok, std::vector<double>{std::numeric_limits<double>::quiet_NaN()}), StatsError);
 }
 
 }  // namespace

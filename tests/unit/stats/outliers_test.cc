@@ -1,9 +1,9 @@
 #include "stats/outliers.h"
 
+#include <gtest/gtest.h>
+
 #include <limits>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "stats/error.h"
 #include "vectors.h"
@@ -15,9 +15,7 @@ using testing::Close;
 using testing::Doubles;
 using testing::kExact;
 
-std::vector<std::size_t> Indices(const nlohmann::json& array) {
-  return array.get<std::vector<std::size_t>>();
-}
+std::vector<std::size_t> Indices(const nlohmann::json& array) { return array.get<std::vector<std::size_t>>(); }
 
 TEST(OutliersTest, MatchesReferenceClassification) {
   const auto vectors = testing::LoadVectors("outliers.json");
@@ -59,10 +57,8 @@ TEST(OutliersTest, TinyAndTiedSamplesHaveNoOutliers) {
 
 TEST(OutliersTest, RejectsEmptyAndNonFinite) {
   EXPECT_THROW(ClassifyOutliers(std::vector<double>{}), StatsError);
-  EXPECT_THROW(ClassifyTukey(std::vector<double>{1, std::numeric_limits<double>::infinity()}),
-               StatsError);
-  EXPECT_THROW(ClassifyModifiedZ(std::vector<double>{std::numeric_limits<double>::quiet_NaN()}),
-               StatsError);
+  EXPECT_THROW(ClassifyTukey(std::vector<double>{1, std::numeric_limits<double>::infinity()}), StatsError);
+  EXPECT_THROW(ClassifyModifiedZ(std::vector<double>{std::numeric_limits<double>::quiet_NaN()}), StatsError);
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 #include "stats/paired.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "stats/error.h"
 #include "vectors.h"
@@ -50,8 +50,7 @@ TEST(WilcoxonTest, MatchesScipyExactAndTieCorrectedNormal) {
     SCOPED_TRACE(c["name"].get<std::string>());
     const std::vector<double> d = Doubles(c["d"]);
     const bool exact = c["method"] == "exact";
-    const WilcoxonResult result =
-        WilcoxonSignedRank(d, exact ? WilcoxonMethod::kExact : WilcoxonMethod::kNormal);
+    const WilcoxonResult result = WilcoxonSignedRank(d, exact ? WilcoxonMethod::kExact : WilcoxonMethod::kNormal);
     EXPECT_EQ(result.exact, exact);
     EXPECT_TRUE(Close(result.r_plus, c["r_plus"], kExact));
     EXPECT_TRUE(Close(result.r_minus, c["r_minus"], kExact));
@@ -156,8 +155,7 @@ TEST(RatiosTest, RejectsZerosMismatchesAndNonFinite) {
   EXPECT_THROW(Ratios(std::vector<double>{0.0, 1.0}, ok), StatsError);
   EXPECT_NO_THROW(Ratios(ok, std::vector<double>{0.0, 1.0}));  // a zero candidate time is a ratio of 0
   EXPECT_THROW(Ratios(ok, std::vector<double>{1.0}), StatsError);
-  EXPECT_THROW(Ratios(ok, std::vector<double>{1.0, std::numeric_limits<double>::infinity()}),
-               StatsError);
+  EXPECT_THROW(Ratios(ok, std::vector<double>{1.0, std::numeric_limits<double>::infinity()}), StatsError);
   EXPECT_TRUE(Ratios(std::vector<double>{}, std::vector<double>{}).empty());
 }
 

@@ -1,9 +1,9 @@
 #include "stats/power.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "stats/error.h"
 #include "vectors.h"

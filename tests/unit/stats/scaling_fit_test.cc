@@ -1,9 +1,9 @@
 #include "stats/scaling_fit.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "stats/error.h"
 #include "vectors.h"
@@ -59,12 +59,10 @@ TEST(ScalingFitTest, ConstantTimesHaveNoExponent) {
 
 TEST(ScalingFitTest, RejectsTooFewOrBadPoints) {
   EXPECT_THROW(FitScaling(std::vector<double>{1, 2}, std::vector<double>{1, 2}), StatsError);
-  EXPECT_THROW(FitScaling(std::vector<double>{1, 1, 2, 2}, std::vector<double>{1, 1, 2, 2}),
-               StatsError);
+  EXPECT_THROW(FitScaling(std::vector<double>{1, 1, 2, 2}, std::vector<double>{1, 1, 2, 2}), StatsError);
   EXPECT_THROW(FitScaling(std::vector<double>{0, 1, 2}, std::vector<double>{1, 2, 3}), StatsError);
   EXPECT_THROW(FitScaling(std::vector<double>{1, 2, 3}, std::vector<double>{1, 2}), StatsError);
-  EXPECT_THROW(FitScaling(std::vector<double>{1, 2, 3}, std::vector<double>{1, std::nan(""), 3}),
-               StatsError);
+  EXPECT_THROW(FitScaling(std::vector<double>{1, 2, 3}, std::vector<double>{1, std::nan(""), 3}), StatsError);
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 // Test helpers: load a SciPy reference file from vectors/ and compare to a tolerance.
 #pragma once
 
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 namespace pe::stats::testing {
 

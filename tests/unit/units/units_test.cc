@@ -1,9 +1,9 @@
 #include "engine/units/units.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <limits>
-
-#include <gtest/gtest.h>
 
 namespace pe::units {
 namespace {

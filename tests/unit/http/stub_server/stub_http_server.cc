@@ -140,8 +140,8 @@ void WritePortFile(const std::string& path, int port) {
   const std::string temporary = path + ".tmp";
   const std::string text = std::to_string(port) + "\n";
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) ||
-      ::close(fd) != 0 || std::rename(temporary.c_str(), path.c_str()) != 0) {
+  if (fd < 0 || ::write(fd, text.data(), text.size()) != static_cast<ssize_t>(text.size()) || ::close(fd) != 0 ||
+      std::rename(temporary.c_str(), path.c_str()) != 0) {
     Usage("cannot write port file " + path);
   }
 }
@@ -154,14 +154,12 @@ void ReplaceAll(std::string& text, const std::string& from, const std::string& t
 
 class Server {
  public:
-  Server(const Options& options, Clock::time_point started)
-      : options_(options), started_(started) {}
+  Server(const Options& options, Clock::time_point started) : options_(options), started_(started) {}
 
   asio::awaitable<void> Listen(asio::ip::tcp::acceptor acceptor) {
     for (;;) {
       beast::error_code ec;
-      asio::ip::tcp::socket socket =
-          co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
+      asio::ip::tcp::socket socket = co_await acceptor.async_accept(asio::redirect_error(asio::use_awaitable, ec));
       if (ec) continue;  // EMFILE and the like: the client will see it, keep serving others
       asio::co_spawn(acceptor.get_executor(), Session(std::move(socket)), asio::detached);
     }
@@ -175,24 +173,21 @@ class Server {
     for (;;) {
       beast::error_code ec;
       bhttp::request<bhttp::string_body> request;
-      co_await bhttp::async_read(stream, buffer, request,
-                                 asio::redirect_error(asio::use_awaitable, ec));
+      co_await bhttp::async_read(stream, buffer, request, asio::redirect_error(asio::use_awaitable, ec));
       if (ec) break;
       bhttp::response<bhttp::string_body> response;
       response.version(request.version());
       response.keep_alive(request.keep_alive());
       const bool health = request.target() == options_.health_path;
       if (health) {
-        const bool ready =
-            Clock::now() - started_ >= std::chrono::milliseconds(options_.ready_after_ms);
+        const bool ready = Clock::now() - started_ >= std::chrono::milliseconds(options_.ready_after_ms);
         response.result(ready ? 200 : 503);
         response.body() = ready ? "OK" : "starting";
       } else {
         if (options_.crash_after >= 0 && answered_ >= options_.crash_after) ::_exit(1);
         ++answered_;
         if (options_.latency_ms > 0) {
-          asio::steady_timer timer(stream.get_executor(),
-                                   std::chrono::milliseconds(options_.latency_ms));
+          asio::steady_timer timer(stream.get_executor(), std::chrono::milliseconds(options_.latency_ms));
           co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
         }
         response.result(options_.status);
@@ -223,8 +218,7 @@ int Run(int argc, char** argv) {
 
   asio::io_context context(1);
   asio::ip::tcp::acceptor acceptor(context);
-  const asio::ip::tcp::endpoint endpoint(asio::ip::address_v4::loopback(),
-                                         static_cast<unsigned short>(options.port));
+  const asio::ip::tcp::endpoint endpoint(asio::ip::address_v4::loopback(), static_cast<unsigned short>(options.port));
   beast::error_code ec;
   acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
@@ -239,8 +233,7 @@ int Run(int argc, char** argv) {
   }
   if (!ec) acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    std::cerr << "stub-http-server: cannot listen on 127.0.0.1:" << options.port << ": "
-              << ec.message() << "\n";
+    std::cerr << "stub-http-server: cannot listen on 127.0.0.1:" << options.port << ": " << ec.message() << "\n";
     return 2;
   }
 
@@ -253,8 +246,7 @@ int Run(int argc, char** argv) {
       if (!error) ::_exit(1);
     });
   }
-  if (!options.port_file.empty())
-    WritePortFile(options.port_file, acceptor.local_endpoint().port());
+  if (!options.port_file.empty()) WritePortFile(options.port_file, acceptor.local_endpoint().port());
   Server server(options, started);
   asio::co_spawn(context, server.Listen(std::move(acceptor)), asio::detached);
   context.run();
