@@ -70,7 +70,7 @@ def main():
         passes = codes.count(0)
         verdict = f"passed {passes} of {len(codes)}"
         print(f"reports and results files in {work}")
-    print(f"{name}: {verdict}" + (" (must pass every time)" if want == 0 else " (must never pass)"), flush=True)
+        print(f"{name}: {verdict}" + (" (must pass every time)" if want == 0 else " (must never pass)"), flush=True)
     with open("/proc/loadavg") as f:
         print("load average at end:", " ".join(f.read().split()[:3]))
 
