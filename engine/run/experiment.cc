@@ -10,6 +10,7 @@
 #include "engine/analysis/analyze.h"
 #include "engine/analysis/sweeps.h"
 #include "engine/gate/gate.h"
+#include "engine/run/execution_dir.h"
 #include "engine/run/experiment_impl.h"
 #include "engine/run/fixture_child.h"
 #include "engine/run/machine.h"
@@ -266,21 +267,8 @@ Experiment::Paths Experiment::PathsFor(const spec::Contender& c, const spec::Wor
   p.stderr_path = p.dir / "stderr";
   p.out = p.dir / "out";
   p.workdir = p.dir / "work";
-  // Every run starts from an empty scratch directory and no stale output. The directories are
-  // emptied, not removed and made again: on ext4 mounted with `discard` (as this project's VMs
-  // are), freeing a directory's block waits for the disk, and rmdir, mkdir and inode eviction
-  // were three quarters of the engine's own time per execution of /bin/true (perf).
-  std::error_code ec;
-  if (!fs::is_directory(p.workdir, ec)) {
-    fs::remove_all(p.dir, ec);
-    fs::create_directories(p.workdir);
-    return p;
-  }
-  for (const fs::directory_entry& entry : fs::directory_iterator(p.dir, ec)) {
-    if (entry.path() == p.workdir && !entry.is_symlink(ec) && fs::is_empty(p.workdir, ec) && !ec) continue;
-    fs::remove_all(entry.path(), ec);
-  }
-  fs::create_directories(p.workdir);
+  // Every run starts from an empty scratch directory and no stale output.
+  ResetExecutionDir(p.dir);
   return p;
 }
 

@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -191,13 +192,21 @@ bool ReadFull(int fd, void* data, std::size_t size) {
 std::optional<UniqueFd> OpenStream(const fs::path& path, bool for_reading, const char* stream, std::string* error) {
   const char* target = path.empty() ? "/dev/null" : path.c_str();
   int flags = O_CLOEXEC | (for_reading ? O_RDONLY : O_WRONLY);
-  if (!for_reading && !path.empty()) flags |= O_CREAT | O_TRUNC;
+  if (!for_reading && !path.empty()) flags |= O_CREAT;
   const int fd = ::open(target, flags, 0644);
   if (fd < 0) {
     *error = fmt::format("cannot open {} file {}: {}", stream, target, ErrnoText(errno));
     return std::nullopt;
   }
-  return UniqueFd(fd);
+  UniqueFd file(fd);
+  // Truncated only when it holds something: O_TRUNC on an empty file still costs ext4 a
+  // journal transaction, on the path of every execution.
+  struct stat info = {};
+  if (!for_reading && !path.empty() && (::fstat(fd, &info) != 0 || info.st_size != 0) && ::ftruncate(fd, 0) != 0) {
+    *error = fmt::format("cannot empty {} file {}: {}", stream, target, ErrnoText(errno));
+    return std::nullopt;
+  }
+  return file;
 }
 
 }  // namespace
