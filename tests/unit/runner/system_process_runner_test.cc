@@ -280,7 +280,7 @@ TEST_F(SystemProcessRunnerTest, ChildRunsInItsOwnProcessGroup) {
   pid_t pid = std::stoi(stat);
   EXPECT_EQ(pgrp, pid);
   EXPECT_NE(pgrp, ::getpgrp());
-  // Its parent is the spawner's minder for this child, not the engine.
+  // Its parent is the spawner (or a minder of the spawner's), not the engine.
   EXPECT_NE(ppid, ::getpid());
   EXPECT_GT(SpawnerPid(), 0);
 }
@@ -307,6 +307,56 @@ TEST_F(SystemProcessRunnerTest, DaemonThatEscapedWithSetsidIsKilledOnTimeout) {
   ASSERT_GT(child, 0);
   EXPECT_TRUE(Gone(child));
   EXPECT_TRUE(Gone(grandchild));
+}
+
+std::pair<pid_t, pid_t> ReadPair(const fs::path& path) {
+  for (int i = 0; i < 1000 && ReadAll(path).find(' ') == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  std::istringstream pids(ReadAll(path));
+  pid_t child = 0, grandchild = 0;
+  pids >> child >> grandchild;
+  return {child, grandchild};
+}
+
+// The spawner minds one child itself and gives each child started beside it a minder of its
+// own; what a child leaves behind is killed when that child exits, and nothing of the others.
+TEST_F(SystemProcessRunnerTest, ChildrenStartedSideBySideLoseOnlyWhatTheyThemselvesLeft) {
+  const fs::path a_pids = dir_ / "a.pids", b_pids = dir_ / "b.pids";
+  // A: the first child, minded by the spawner itself; its daemon escapes with setsid.
+  Command a = Stub({"--spawn-setsid-hang", a_pids.string(), "--hang"});
+  a.stdout_path = dir_ / "a.stdout";
+  StartedServer server_a = runner_->StartServer(a);
+  ASSERT_NE(server_a.server, nullptr) << server_a.error;
+  const auto [a_child, a_grandchild] = ReadPair(a_pids);
+  ASSERT_GT(a_grandchild, 0);
+
+  // B, while A runs: started by a minder; exits leaving a daemon of its own.
+  Outcome b = runner_->Run(Stub({"--spawn-setsid-hang", b_pids.string()}));
+  EXPECT_TRUE(b.ok()) << b.error;
+  const auto [b_child, b_grandchild] = ReadPair(b_pids);
+  ASSERT_GT(b_grandchild, 0);
+  EXPECT_TRUE(Gone(b_child));
+  EXPECT_TRUE(Gone(b_grandchild));
+  EXPECT_TRUE(server_a.server->Running());
+  EXPECT_FALSE(Gone(a_child));
+  EXPECT_FALSE(Gone(a_grandchild));
+
+  // C, while A runs: a minder's too. When A stops, A's daemon goes; C and its minder stay.
+  Command c = Stub({"--hang"});
+  c.stdout_path = dir_ / "c.stdout";
+  StartedServer server_c = runner_->StartServer(c);
+  ASSERT_NE(server_c.server, nullptr) << server_c.error;
+  const Outcome a_end = server_a.server->Stop(5);
+  EXPECT_EQ(a_end.status, Status::kSignalled) << a_end.error;
+  EXPECT_TRUE(Gone(a_child));
+  EXPECT_TRUE(Gone(a_grandchild));
+  EXPECT_TRUE(server_c.server->Running());
+
+  // With A gone, the next child is the spawner's own again, and C is still unharmed after it.
+  EXPECT_TRUE(runner_->Run(Stub({})).ok());
+  EXPECT_TRUE(server_c.server->Running());
+  EXPECT_EQ(server_c.server->Stop(5).status, Status::kSignalled);
 }
 
 // PR_SET_PDEATHSIG and the spawner's end-of-file check: an engine killed with SIGKILL has no
