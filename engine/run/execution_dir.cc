@@ -32,11 +32,12 @@ std::optional<std::vector<std::string>> Entries(const fs::path& dir, std::vector
   return names;
 }
 
-// An empty regular file with one link: one that a contender cannot have turned into a way to
-// write elsewhere (a symlink, a hard link to a file it should not touch).
-bool IsEmptyCapture(const fs::path& file) {
+// A writable regular file with one link: not one a contender turned into a way to write
+// elsewhere (a symlink, a hard link to a file it should not touch), nor one it made unwritable.
+bool IsCapture(const fs::path& file) {
   struct stat info = {};
-  return ::lstat(file.c_str(), &info) == 0 && S_ISREG(info.st_mode) && info.st_size == 0 && info.st_nlink == 1;
+  return ::lstat(file.c_str(), &info) == 0 && S_ISREG(info.st_mode) && info.st_nlink == 1 &&
+         (info.st_mode & S_IWUSR) != 0;
 }
 
 bool IsRealDirectory(const fs::path& path, unsigned char type) {
@@ -69,7 +70,7 @@ void ResetExecutionDir(const fs::path& dir) {
       for (const std::string& left : inside.value_or(std::vector<std::string>{})) fs::remove_all(work / left, ec);
       if (work_ok) continue;
     }
-    if ((name == "stdout" || name == "stderr") && IsEmptyCapture(path)) continue;
+    if ((name == "stdout" || name == "stderr") && IsCapture(path)) continue;
     fs::remove_all(path, ec);
   }
   if (!work_ok) fs::create_directories(work);

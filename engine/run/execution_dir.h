@@ -9,17 +9,15 @@
 namespace pe::run {
 
 // Leaves `dir` holding an empty directory `work` and, at most, the capture files `stdout` and
-// `stderr`, each an empty regular file with one link; everything else in it (any {out}, what
-// the last execution left in work/, a capture it replaced with a symlink or a hard link, or one
-// that holds output) is removed. Throws std::filesystem::filesystem_error when `dir` cannot be
-// made.
+// `stderr`, each a writable regular file with one link (the runner empties them as it opens
+// them); everything else in it (any {out}, what the last execution left in work/, a capture it
+// replaced with a symlink or a hard link) is removed. Throws std::filesystem::filesystem_error
+// when `dir` cannot be made.
 //
-// Why empty captures are kept rather than removed and made again: on ext4 a new file is a new
-// inode, and allocating one (find_inode_bit skipping recently deleted inodes) was the largest
-// part of the engine's own time per execution of /bin/true (perf). A capture that holds output
-// is removed, not truncated: truncating a file to zero makes ext4 flush its next contents to
-// disk when it is closed (auto_da_alloc), which would put a write-back inside the next
-// execution's timed window; an unlinked file's pages are dropped without being written.
+// Why captures are kept rather than removed and made again: on ext4 a new file is a new inode,
+// and allocating one (find_inode_bit skipping recently deleted inodes, on these VMs' ext4
+// without a journal) was the largest part of the engine's own time per execution of a
+// command that prints (perf).
 void ResetExecutionDir(const std::filesystem::path& dir);
 
 }  // namespace pe::run

@@ -52,9 +52,9 @@ TEST_F(ExecutionDirTest, MakesTheDirectoryAndAnEmptyWorkDirectory) {
   EXPECT_EQ(Listing(dir_), "work/\n");
 }
 
-TEST_F(ExecutionDirTest, KeepsEmptyCapturesAsTheyAre) {
+TEST_F(ExecutionDirTest, KeepsTheCapturesForTheRunnerToEmpty) {
   ResetExecutionDir(dir_);
-  std::ofstream(dir_ / "stdout");
+  std::ofstream(dir_ / "stdout") << "an answer";
   std::ofstream(dir_ / "stderr");
   const ino_t out = Inode(dir_ / "stdout"), err = Inode(dir_ / "stderr");
   ResetExecutionDir(dir_);
@@ -65,7 +65,6 @@ TEST_F(ExecutionDirTest, KeepsEmptyCapturesAsTheyAre) {
 
 TEST_F(ExecutionDirTest, RemovesEverythingTheLastExecutionLeft) {
   ResetExecutionDir(dir_);
-  std::ofstream(dir_ / "stdout") << "an answer";
   std::ofstream(dir_ / "out") << "x";
   fs::create_directories(dir_ / "work" / "a" / "b");
   std::ofstream(dir_ / "work" / "a" / "b" / "f") << "x";
@@ -83,6 +82,11 @@ TEST_F(ExecutionDirTest, RemovesACaptureTurnedIntoALinkWithoutTouchingItsTarget)
   ResetExecutionDir(dir_);
   EXPECT_EQ(Listing(dir_), "work/\n");
   EXPECT_TRUE(fs::exists(elsewhere));
+
+  std::ofstream(dir_ / "stdout");
+  fs::permissions(dir_ / "stdout", fs::perms::owner_read);
+  ResetExecutionDir(dir_);
+  EXPECT_EQ(Listing(dir_), "work/\n");
 }
 
 TEST_F(ExecutionDirTest, ReplacesAWorkDirectoryTurnedIntoASymlinkOrAFile) {
