@@ -314,9 +314,16 @@ Command Experiment::BuildCommand(const spec::Contender& c, const spec::Workload&
   return cmd;
 }
 
+const Command& Experiment::CommandFor(const spec::Contender& c, const spec::Workload& w, const Paths& paths) {
+  const auto key = std::make_pair(&c, &w);
+  auto it = commands_.find(key);
+  if (it == commands_.end()) it = commands_.emplace(key, BuildCommand(c, w, paths)).first;
+  return it->second;
+}
+
 bool Experiment::Execute(const spec::Contender& c, const spec::Workload& w, Outcome* outcome, Paths* paths_out) {
   Paths paths = PathsFor(c, w);
-  const Command cmd = BuildCommand(c, w, paths);
+  const Command& cmd = CommandFor(c, w, paths);
   if (paths_out && w.output != "stdout") {
     paths.output = spec::Expand(w.output, Placeholders(c, w, paths));
     paths.output_before = StampOfFile(paths.output);
@@ -433,6 +440,8 @@ bool Experiment::RunRounds() {
   const int last = settings_.warmup_rounds + std::max(settings_.rounds, settings_.max_rounds);
   if (progress_) progress_->BeginRounds(static_cast<int>(first * workloads_.size() * spec_.contenders.size()), first);
   std::vector<const spec::Workload*> active = workloads_;
+  LoadProbe load;
+  load.Begin();
   for (int round = 0; round < last; ++round) {
     if (round >= first) {
       active = Unresolved();
@@ -440,8 +449,6 @@ bool Experiment::RunRounds() {
     }
     if (progress_) progress_->SetRound(round + 1);
     next_round_ = round + 1;
-    LoadProbe load;
-    load.Begin();
     double children_cpu_s = 0;
     const std::vector<size_t> order = RoundOrder(settings_.order, round, spec_.contenders.size(), settings_.seed);
     for (const spec::Workload* w : active) {

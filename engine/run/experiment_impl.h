@@ -90,6 +90,9 @@ class Experiment {
   fs::path SpecDir() const { return spec_.path.parent_path().empty() ? fs::path(".") : spec_.path.parent_path(); }
 
   runner::Command BuildCommand(const spec::Contender& c, const spec::Workload& w, const Paths& paths, int port = 0);
+  // BuildCommand's answer for an execution of `c` on `w`, built once: it is on the path of
+  // every execution, and nothing it depends on changes during a run.
+  const runner::Command& CommandFor(const spec::Contender& c, const spec::Workload& w, const Paths& paths);
 
   // One serve round of one contender; records a failure and returns nullopt unless it succeeded.
   std::optional<serve::ServeRoundResult> ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity);
@@ -110,6 +113,7 @@ class Experiment {
   // `output` path still like that is the previous contender's and is removed before the next
   // one runs. Files the run did not write are never removed.
   std::map<fs::path, FileStamp> outputs_written_;
+  std::map<std::pair<const spec::Contender*, const spec::Workload*>, runner::Command> commands_;
 
   // Each contender runs each workload once; normalised outputs must agree before any timing.
   bool CheckParity();

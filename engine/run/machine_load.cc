@@ -30,6 +30,16 @@ std::string ReadSmallFile(const char* path) {
   return text;
 }
 
+// "cpu MHz" in /proc/cpuinfo is live only with a cpufreq driver or APERF/MPERF counters;
+// without them (VMs like this project's) it is the nominal clock, fixed for the boot, and
+// reading /proc/cpuinfo (tens of microseconds) every round would be waste.
+std::optional<double> CpuMhz() {
+  static const bool live = ::access("/sys/devices/system/cpu/cpu0/cpufreq", F_OK) == 0 ||
+                           ReadSmallFile("/proc/cpuinfo").find(" aperfmperf") != std::string::npos;
+  static const std::optional<double> fixed = live ? std::nullopt : ParseCpuMhz(ReadSmallFile("/proc/cpuinfo"));
+  return live ? ParseCpuMhz(ReadSmallFile("/proc/cpuinfo")) : fixed;
+}
+
 double EngineCpuSeconds() {
   rusage self = {};
   ::getrusage(RUSAGE_SELF, &self);
@@ -104,13 +114,17 @@ void LoadProbe::Begin() {
 RoundLoad LoadProbe::End(int round, double children_cpu_s) {
   RoundLoad load;
   const auto after = ParseProcStat(ReadSmallFile("/proc/stat"));
+  const double engine_cpu_s = EngineCpuSeconds();
   if (ticks_ && after) {
-    const double own = children_cpu_s + (EngineCpuSeconds() - engine_cpu_s_);
+    const double own = children_cpu_s + (engine_cpu_s - engine_cpu_s_);
     load = LoadBetween(*ticks_, *after, own, static_cast<double>(::sysconf(_SC_CLK_TCK)));
   }
+  // The next round's interval starts here.
+  ticks_ = after;
+  engine_cpu_s_ = engine_cpu_s;
   load.round = round;
   load.load_1m = ParseLoadAvg(ReadSmallFile("/proc/loadavg"));
-  load.cpu_mhz = ParseCpuMhz(ReadSmallFile("/proc/cpuinfo"));
+  load.cpu_mhz = CpuMhz();
   return load;
 }
 

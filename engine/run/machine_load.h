@@ -33,12 +33,14 @@ std::optional<double> ParseCpuMhz(const std::string& cpuinfo);
 // `ticks_per_s` is sysconf(_SC_CLK_TCK). Empty shares when no tick passed.
 model::RoundLoad LoadBetween(const CpuTicks& before, const CpuTicks& after, double own_cpu_s, double ticks_per_s);
 
-// Samples the machine at the start of a round and turns the interval into a RoundLoad at its
-// end. Fields it cannot read stay empty; nothing here fails the run.
+// Samples the machine at the start of the first round and turns each interval into a
+// RoundLoad at a round's end, which also starts the next round's interval (one /proc/stat read
+// a round, not two). Fields it cannot read stay empty; nothing here fails the run.
 class LoadProbe {
  public:
   void Begin();
-  // `children_cpu_s`: user + sys of every sample the round measured.
+  // `children_cpu_s`: user + sys of every sample the round measured; the engine's own CPU time
+  // since the interval began is counted as well.
   model::RoundLoad End(int round, double children_cpu_s);
 
  private:
