@@ -3,9 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "engine/analysis/sequences.h"
 #include "engine/model/samples.h"
@@ -310,10 +314,10 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
     }
     if (w.startup) startup = &w;
   }
-  for (auto& w : result.workloads) {
+  auto compare = [&](WorkloadResult& w) {
     const ContenderSummary* b = SummaryOf(w, result.baseline);
     const ContenderSummary* k = SummaryOf(w, result.candidate);
-    if (!b || !k || !w.failures.empty()) continue;
+    if (!b || !k || !w.failures.empty()) return;
     auto series = Collect(w);
     Comparison c;
     c.speedup = b->median_wall_s / k->median_wall_s;
@@ -343,7 +347,31 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
     }
     AddSequences(wall, cpu, logic, w.thresholds, c);
     w.comparison = c;
-  }
+  };
+  // A comparison reads its own workload, the startup workload's samples and summaries and the
+  // run's settings, and writes only its own workload: with intervals (bootstrap resamples, most
+  // of what a run does after its last round) they are computed side by side, a thread a core.
+  const std::size_t count = result.workloads.size();
+  const std::size_t threads =
+      options.intervals ? std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), count) : 1;
+  std::atomic<std::size_t> next{0};
+  std::mutex failure_mutex;
+  std::exception_ptr failure;
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < count;) {
+      try {
+        compare(result.workloads[i]);
+      } catch (...) {
+        std::lock_guard lock(failure_mutex);
+        if (!failure) failure = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
 }
 
 }  // namespace pe::analysis
