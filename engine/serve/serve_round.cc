@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -141,6 +142,9 @@ bool StartHealthy(ProcessRunner& runner, const std::function<Command(int port)>&
     Command command = make_command(result->port);
     attempt->server.reset();  // the previous attempt's server was reaped; its file goes next
     attempt->stderr_file = std::make_unique<StderrFile>(&command);
+    // Time to ready counts from the request to start the server, as a user would time it: from
+    // the call that returns its pid, the server's own start-up would be counted short.
+    const auto launched = std::chrono::steady_clock::now();
     StartedServer started = runner.StartServer(command);
     if (!started.server) {
       if (interrupt::Interrupted()) return Fail(result, "interrupted");
@@ -156,7 +160,7 @@ bool StartHealthy(ProcessRunner& runner, const std::function<Command(int port)>&
       return Fail(result, "interrupted");
     }
     if (health.healthy) {
-      result->time_to_ready_s = health.time_to_ready_s;
+      result->time_to_ready_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
       return true;
     }
     if (server.Running()) {
