@@ -84,12 +84,14 @@ def run_hyperfine(runs, warmup, work, commands=None):
     return medians, measured, elapsed
 
 
-def run_hyperfine_blocks(runs, warmup, work):
-    """Each command pair in its own hyperfine run, as --blocks gives perfengine: the /bin/true
-    block's wall per execution is then a figure of its own, the one where a harness's cost shows."""
-    true = run_hyperfine(runs, warmup, work, [TRUE, f"{TRUE} --version"])
-    sleep = run_hyperfine(runs, warmup, work, [f"{SLEEP} 0.02", f"{SLEEP} --version"])
-    return {**true[0], **sleep[0]}, true[1] + sleep[1], true[2] + sleep[2], (true, sleep)
+def triple_of(perfengine, args, work, command, hyperfine_commands):
+    """One command timed hyperfine, perfengine, hyperfine, back to back: perfengine runs it on
+    both sides (so 4 executions a round with the --version start-up), hyperfine runs the command
+    and its --version."""
+    h1 = run_hyperfine(args.runs, args.warmup, work, hyperfine_commands)
+    p = run_perfengine(perfengine, args.runs, args.warmup, work, command, command)
+    h2 = run_hyperfine(args.runs, args.warmup, work, hyperfine_commands)
+    return p, h1, h2
 
 
 def main():
@@ -115,20 +117,22 @@ def main():
     print(f"{'triple':<8}{'command':<24}{'perfengine':>12}{'hyperfine -N':>14}{'ratio':>8}")
     for triple in range(args.repeat):
         with tempfile.TemporaryDirectory(prefix="pe-bench-start-") as work:
-            # Interleaved: hyperfine, perfengine, hyperfine, so a load change during the run shows
-            # up as disagreement between the two hyperfine passes.
-            hyperfine = run_hyperfine_blocks if args.blocks else run_hyperfine
-            h1 = hyperfine(args.runs, args.warmup, work)
             perfengine = os.path.abspath(args.perfengine)
+            # Interleaved: hyperfine, perfengine, hyperfine, so a load change during the run shows
+            # up as disagreement between the two hyperfine passes. With --blocks each command's
+            # triple runs back to back, seconds apart, rather than either side of the other's.
             if args.blocks:
-                true = run_perfengine(perfengine, args.runs, args.warmup, work, (TRUE,), (TRUE,))
-                sleep = run_perfengine(perfengine, args.runs, args.warmup, work, (SLEEP, "0.02"), (SLEEP, "0.02"))
-                p = ({("run", "baseline"): true[0][("run", "baseline")],
-                      ("run", "candidate"): sleep[0][("run", "candidate")]},
-                     true[1] + sleep[1], true[2] + sleep[2])
+                true = triple_of(perfengine, args, work, (TRUE,), [TRUE, f"{TRUE} --version"])
+                sleep = triple_of(perfengine, args, work, (SLEEP, "0.02"), [f"{SLEEP} 0.02", f"{SLEEP} --version"])
+                p = ({("run", "baseline"): true[0][0][("run", "baseline")],
+                      ("run", "candidate"): sleep[0][0][("run", "baseline")]},
+                     true[0][1] + sleep[0][1], true[0][2] + sleep[0][2])
+                h1 = ({**true[1][0], **sleep[1][0]}, true[1][1] + sleep[1][1], true[1][2] + sleep[1][2])
+                h2 = ({**true[2][0], **sleep[2][0]}, true[2][1] + sleep[2][1], true[2][2] + sleep[2][2])
             else:
+                h1 = run_hyperfine(args.runs, args.warmup, work)
                 p = run_perfengine(perfengine, args.runs, args.warmup, work)
-            h2 = hyperfine(args.runs, args.warmup, work)
+                h2 = run_hyperfine(args.runs, args.warmup, work)
         pe_medians, pe_measured, pe_elapsed = p
         hf_medians = {c: statistics.median([h1[0][c], h2[0][c]]) for c in h1[0]}
         figures = [("/bin/true median", pe_medians[("run", "baseline")], hf_medians[TRUE]),
@@ -137,8 +141,8 @@ def main():
         if args.blocks:
             # The /bin/true blocks alone: 4 executions a round in both tools (2 sides x the
             # command and its --version), so their ratio is the harness's own cost per start.
-            hf_true = (h1[3][0][2] + h2[3][0][2]) / 2 / h1[3][0][1]
-            figures.append(("/bin/true wall per run", true[2] / true[1], hf_true))
+            hf_true = (true[1][2] + true[2][2]) / 2 / true[1][1]
+            figures.append(("/bin/true wall per run", true[0][2] / true[0][1], hf_true))
         for label, pe, hf in figures:
             rows[label].append(pe / hf)
             print(f"{triple + 1:<8}{label:<24}{pe * 1e3:>10.3f}ms{hf * 1e3:>12.3f}ms{pe / hf:>8.3f}")
