@@ -2,20 +2,15 @@
 // spawner_protocol.h for why). It is linked statically and allocates almost nothing, so the
 // memory a child inherits the high-water mark of is a few hundred KiB.
 //
-// The spawner is a child subreaper: every orphaned descendant of a child it started is
-// reparented to it, whatever its process group or session. It starts a child with
-// clone(CLONE_VM | CLONE_VFORK), reaps it with wait4, then SIGKILLs everything that child left
-// behind, and only then reports. One child at a time is minded by the spawner itself ("inline"):
-// that is the common case (one contender after another), and it costs no process but the child.
-// A request that arrives while an inline child runs (a load client beside a server), or one for
-// a held child (the engine attaches before exec, so that child is a real fork), gets a "minder":
-// a fork of the spawner that is a subreaper of its own, minds that one child the same way and
-// exits. Descendants are thus always reparented to the one process that knows whose they are.
+// Two layers: the long-lived spawner reads requests from the engine's socket (fd 3) and forks
+// one "minder" per request; the minder becomes a child subreaper, starts the child with
+// clone(CLONE_VM | CLONE_VFORK) (or fork() when the engine must attach before exec), reaps it
+// with wait4, then SIGKILLs everything the child left behind, in any process group or session,
+// because every orphaned descendant is reparented to the minder. Only then does it report.
 //
 // Lifetime: the spawner exits when the engine's end of the socket closes (the engine exited or
-// was SIGKILLed), after killing its inline child and all it left; each minder has
-// PR_SET_PDEATHSIG=SIGTERM on the spawner and each child PR_SET_PDEATHSIG=SIGKILL on its
-// parent (the spawner or its minder), so a dead engine leaves no contender behind.
+// was SIGKILLed); each minder has PR_SET_PDEATHSIG=SIGTERM on the spawner and each child
+// PR_SET_PDEATHSIG=SIGKILL on its minder, so a dead engine leaves no contender behind.
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +31,6 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <initializer_list>
 
 #include "engine/runner/spawner_protocol.h"
 
@@ -45,7 +39,6 @@ namespace {
 using namespace pe::spawner;
 
 constexpr int kSocketFd = 3;
-constexpr int kSignalFd = 4;  // the spawner's signalfd, at a fixed number so minders find it
 constexpr int kMaxFds = 5;
 
 // In .bss: only the pages a request actually fills count towards our RSS.
@@ -130,77 +123,39 @@ int ExecChild(void* arg) {
   FailChild(plan);
 }
 
-// --- starting and reaping, shared by the spawner and its minders ------------------------
+// --- the minder ------------------------------------------------------------------------
 
-alignas(16) char g_stack[64 * 1024];  // the vforked child's, until it execs
-
-// Children of ours that are minders, so that killing what an inline child left behind spares
-// them. Only the spawner fills it; a minder's copy is cleared.
-constexpr int kMaxMinders = 4096;
-pid_t g_minders[kMaxMinders];
-int g_minder_count = 0;
-
-bool IsMinder(pid_t pid) {
-  for (int i = 0; i < g_minder_count; ++i) {
-    if (g_minders[i] == pid) return true;
-  }
-  return false;
-}
-
-void ForgetMinder(pid_t pid) {
-  for (int i = 0; i < g_minder_count; ++i) {
-    if (g_minders[i] == pid) {
-      g_minders[i] = g_minders[--g_minder_count];
-      return;
-    }
-  }
-}
-
-// Reaps every child that has exited, minders included, without waiting. False when no child
-// at all is left.
-bool ReapExited() {
-  for (;;) {
-    const pid_t done = waitpid(-1, nullptr, WNOHANG | __WALL);
-    if (done > 0) {
-      ForgetMinder(done);
-      continue;
-    }
-    if (done < 0 && errno == EINTR) continue;
-    return done == 0;
-  }
-}
-
-// SIGKILLs every remaining child of ours but the minders (the contender's orphans, whatever
-// their group or session) and reaps it; each one killed hands its own children to us, so this
-// loops until there are none. Returns how many were killed.
+// SIGKILLs every remaining child of ours (the contender's orphans, whatever their group or
+// session) and reaps it; each one killed hands its own children to us, so this loops until
+// there are none. Returns how many were killed.
 int KillEverythingLeft() {
   int killed = 0;
   char path[64];
   const pid_t self = getpid();
   snprintf(path, sizeof path, "/proc/%d/task/%d/children", self, self);
   for (;;) {
-    // No child at all (the usual case) needs no look at /proc.
-    if (!ReapExited()) return killed;
+    pid_t done = waitpid(-1, nullptr, WNOHANG | __WALL);
+    if (done > 0) continue;
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      return killed;  // ECHILD: nothing left
+    }
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     char text[4096];
     ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
     if (fd >= 0) close(fd);
-    pid_t first = 0;
     if (n > 0) {
       text[n] = '\0';
       for (char* p = text; *p != '\0';) {
         char* end;
-        const long pid = strtol(p, &end, 10);
+        long pid = strtol(p, &end, 10);
         if (end == p) break;
+        if (pid > 0 && kill(static_cast<pid_t>(pid), SIGKILL) == 0) ++killed;
         p = end;
-        if (pid <= 0 || IsMinder(static_cast<pid_t>(pid))) continue;
-        if (kill(static_cast<pid_t>(pid), SIGKILL) == 0) ++killed;
-        if (first == 0) first = static_cast<pid_t>(pid);
       }
     }
-    if (first == 0) return killed;
-    // Blocks until that one is gone; the next pass sees its children, now ours.
-    while (waitpid(first, nullptr, __WALL) < 0 && errno == EINTR) {
+    // Blocks until one of them is gone; the next pass sees its children, now ours.
+    while (waitpid(-1, nullptr, __WALL) < 0 && errno == EINTR) {
     }
   }
 }
@@ -220,7 +175,6 @@ bool ParseRequest(size_t size, Plan* plan) {
   const size_t count = static_cast<size_t>(header.argc) + header.envc;
   char** table = static_cast<char**>(calloc(count + 2, sizeof(char*)));
   if (table == nullptr) return false;
-  plan->argv = table;  // freed by the caller, parsed or not
   for (size_t i = 0; i < count + 2; ++i) {
     if (offset >= size) return false;
     char* text = g_request + offset;
@@ -237,195 +191,19 @@ bool ParseRequest(size_t size, Plan* plan) {
       table[i - 1] = text;  // skips the argv terminator
     }
   }
+  plan->argv = table;
   plan->envp = table + header.argc + 1;
   return header.argc > 0;
 }
 
-Plan PlanFor(const int* fds, int nfds) {
-  Plan plan;
-  plan.minder = getpid();
-  plan.in = fds[0];
-  plan.out = fds[1];
-  plan.err = fds[2];
-  plan.result = fds[3];
-  plan.go = nfds > 4 ? fds[4] : -1;
-  return plan;
-}
-
-// One child being minded: what its report needs once it is reaped.
-struct Minded {
-  pid_t pid = 0;  // 0: none
-  int result = -1;
-  std::int64_t start_ns = 0;
-  int exec_errno = 0;
-  int error_pipe = -1;  // a held child's: its exec failure shows here only after it is let go
-};
-
-// Creates the child and sends SpawnStarted. Closes the request's descriptors but the result
-// pipe, which the returned Minded keeps (pid 0 when nothing is left to mind).
-Minded Start(Plan& plan, size_t size) {
-  Minded minded;
-  SpawnStarted started;
-  const bool parsed = ParseRequest(size, &plan);
-  int error_pipe[2] = {-1, -1};
-  if (!parsed || ((plan.flags & kSpawnHold) != 0) != (plan.go >= 0)) {
-    started.exec_errno = EINVAL;
-  } else if (pipe2(error_pipe, O_CLOEXEC) != 0) {
-    started.exec_errno = errno;
-  }
-  if (started.exec_errno != 0) {
-    free(plan.argv);
-    for (int fd : {plan.in, plan.out, plan.err, plan.go}) {
-      if (fd >= 0) close(fd);
-    }
-    WriteAll(plan.result, &started, sizeof started);
-    close(plan.result);
-    return minded;
-  }
-  plan.error_pipe = error_pipe[1];
-
-  const bool hold = (plan.flags & kSpawnHold) != 0;
-  minded.start_ns = NowNs();
-  pid_t pid;
-  if (hold) {
-    // The engine attaches to the pid while the child waits: the minder must keep running, so
-    // this is a real fork of the (tiny) minder.
-    pid = fork();
-    if (pid == 0) ExecChild(&plan);
-    // The engine may signal the group as soon as it has the pid: it must exist by then.
-    if (pid > 0) setpgid(pid, pid);
-  } else {
-    pid = clone(ExecChild, g_stack + sizeof g_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
-  }
-  const int spawn_errno = errno;
-  free(plan.argv);
-  close(error_pipe[1]);
-  for (int fd : {plan.in, plan.out, plan.err, plan.go}) {
-    if (fd >= 0) close(fd);
-  }
-  if (pid < 0) {
-    close(error_pipe[0]);
-    started.exec_errno = spawn_errno;
-    WriteAll(plan.result, &started, sizeof started);
-    close(plan.result);
-    return minded;
-  }
-  started.pid = pid;
-  if (hold) {
-    minded.error_pipe = error_pipe[0];
-  } else {
-    // The child has exec'd (the pipe closed) or failed (its errno is waiting) by now.
-    if (read(error_pipe[0], &minded.exec_errno, sizeof minded.exec_errno) != sizeof minded.exec_errno) {
-      minded.exec_errno = 0;
-    }
-    close(error_pipe[0]);
-    started.exec_errno = minded.exec_errno;
-  }
-  WriteAll(plan.result, &started, sizeof started);
-  minded.pid = pid;
-  minded.result = plan.result;
-  return minded;
-}
-
-// The child was reaped with `status` and `usage`: kill what it left, report, forget it.
-void Finish(Minded& minded, int status, const rusage& usage) {
-  SpawnDone done;
-  done.wall_ns = NowNs() - minded.start_ns;
-  done.status = status;
-  done.user_us = usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec;
-  done.sys_us = usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec;
-  done.max_rss_kib = usage.ru_maxrss;
-  if (minded.error_pipe >= 0) {
-    // Every copy of the write end is closed by now (at exec, or by the child's exit).
-    if (read(minded.error_pipe, &minded.exec_errno, sizeof minded.exec_errno) != sizeof minded.exec_errno) {
-      minded.exec_errno = 0;
-    }
-    close(minded.error_pipe);
-  }
-  done.exec_errno = minded.exec_errno;
-  // Helpers the child left in its group, and anything that escaped it with setsid().
-  kill(-minded.pid, SIGKILL);
-  done.leftovers = KillEverythingLeft();
-  WriteAll(minded.result, &done, sizeof done);
-  close(minded.result);
-  minded = Minded{};
-}
-
-// Reaps whatever has exited; finishes `minded` if its child is among them.
-void ReapChildren(Minded& minded) {
-  for (;;) {
-    int status = 0;
-    rusage usage = {};
-    const pid_t who = wait4(-1, &status, WNOHANG | __WALL, &usage);
-    if (who < 0 && errno == EINTR) continue;
-    if (who <= 0) return;
-    if (minded.pid != 0 && who == minded.pid) {
-      Finish(minded, status, usage);
-    } else {
-      ForgetMinder(who);
-    }
-  }
-}
-
-void KillChild(const Minded& minded) {
-  if (minded.pid == 0) return;
-  kill(-minded.pid, SIGKILL);
-  kill(minded.pid, SIGKILL);
-}
-
-void DrainSignals(int signals, bool* stop) {
-  signalfd_siginfo info;
-  while (read(signals, &info, sizeof info) == sizeof info) {
-    if (info.ssi_signo != SIGCHLD) *stop = true;
-  }
-}
-
-// --- the minder ------------------------------------------------------------------------
-
-[[noreturn]] void Mind(size_t size, const int* fds, int nfds, pid_t spawner) {
+[[noreturn]] void Mind(size_t size, const int* fds, int nfds, pid_t spawner, int spawner_signals) {
   // The spawner is single-threaded: its death is the engine's death or a bug; either way the
   // contender must go too.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != spawner) _exit(1);
-  g_minder_count = 0;  // the spawner's other minders are not ours
   close(kSocketFd);
-  prctl(PR_SET_CHILD_SUBREAPER, 1);  // not inherited: the orphans of this child come here
-  sigset_t watched;
-  sigemptyset(&watched);
-  sigaddset(&watched, SIGCHLD);
-  sigaddset(&watched, SIGTERM);
-  sigaddset(&watched, SIGHUP);
-  sigaddset(&watched, SIGINT);
-  // Our own, not the spawner's: a signalfd shared across fork is documented only for read().
-  const int signals = signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
-  close(kSignalFd);
-  if (signals < 0) {
-    SpawnStarted refused;
-    refused.exec_errno = errno;
-    WriteAll(fds[3], &refused, sizeof refused);
-    _exit(1);
-  }
-  Plan plan = PlanFor(fds, nfds);
-  Minded minded = Start(plan, size);
-  bool stop = false;
-  while (minded.pid != 0) {
-    pollfd watch = {signals, POLLIN, 0};
-    if (poll(&watch, 1, -1) < 0 && errno != EINTR) break;
-    DrainSignals(signals, &stop);
-    // The spawner died (PDEATHSIG) or someone asked us to stop: the child goes first.
-    if (stop) KillChild(minded);
-    ReapChildren(minded);
-  }
-  _exit(0);
-}
-
-}  // namespace
-
-int main() {
-  const pid_t self = getpid();
-  // Orphans of the inline child come to us, so that they can be killed when it exits.
+  close(spawner_signals);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
-  // A result pipe whose reader is gone must not kill us; the child gets SIGPIPE back.
   signal(SIGPIPE, SIG_IGN);
   sigset_t watched;
   sigemptyset(&watched);
@@ -435,32 +213,136 @@ int main() {
   sigaddset(&watched, SIGINT);
   sigprocmask(SIG_BLOCK, &watched, nullptr);
   const int signals = signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (signals < 0) return 1;
-  if (signals != kSignalFd) {
-    if (dup3(signals, kSignalFd, O_CLOEXEC) < 0) return 1;
-    close(signals);
+
+  Plan plan;
+  plan.minder = getpid();
+  plan.in = fds[0];
+  plan.out = fds[1];
+  plan.err = fds[2];
+  plan.result = fds[3];
+  plan.go = nfds > 4 ? fds[4] : -1;
+  SpawnStarted started;
+  if (!ParseRequest(size, &plan) || signals < 0 || ((plan.flags & kSpawnHold) != 0) != (plan.go >= 0)) {
+    started.exec_errno = EINVAL;
+    WriteAll(plan.result, &started, sizeof started);
+    _exit(1);
   }
-  Minded inline_child;
-  bool stop = false;
-  for (;;) {
-    if (stop) {
-      // The engine is gone, or we were told to stop: nothing we started may outlive us.
-      KillChild(inline_child);
-      if (inline_child.pid == 0) {
-        KillEverythingLeft();
-        return 0;
+  int error_pipe[2];
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
+    started.exec_errno = errno;
+    WriteAll(plan.result, &started, sizeof started);
+    _exit(1);
+  }
+  plan.error_pipe = error_pipe[1];
+
+  const bool hold = (plan.flags & kSpawnHold) != 0;
+  const std::int64_t start_ns = NowNs();
+  pid_t pid;
+  if (hold) {
+    // The engine attaches to the pid while the child waits: the minder must keep running, so
+    // this is a real fork of the (tiny) minder.
+    pid = fork();
+    if (pid == 0) ExecChild(&plan);
+    // The engine may signal the group as soon as it has the pid: it must exist by then.
+    if (pid > 0) setpgid(pid, pid);
+  } else {
+    constexpr size_t kStack = 64 * 1024;
+    void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    pid = stack == MAP_FAILED
+              ? -1
+              : clone(ExecChild, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+  }
+  const int spawn_errno = errno;
+  close(error_pipe[1]);
+  close(plan.in);
+  close(plan.out);
+  close(plan.err);
+  if (pid < 0) {
+    started.exec_errno = spawn_errno;
+    WriteAll(plan.result, &started, sizeof started);
+    _exit(1);
+  }
+  started.pid = pid;
+  int exec_errno = 0;
+  bool error_pipe_open = true;
+  if (!hold) {
+    // The child has exec'd (the pipe closed) or failed (its errno is waiting) by now.
+    if (read(error_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
+    error_pipe_open = false;
+    started.exec_errno = exec_errno;
+  }
+  WriteAll(plan.result, &started, sizeof started);
+
+  SpawnDone done;
+  bool reaped = false;
+  while (!reaped) {
+    pollfd fds_to_watch[2] = {{signals, POLLIN, 0}, {error_pipe[0], POLLIN, 0}};
+    if (poll(fds_to_watch, error_pipe_open ? 2 : 1, -1) < 0 && errno != EINTR) break;
+    if (error_pipe_open && fds_to_watch[1].revents != 0) {
+      if (read(error_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
+      error_pipe_open = false;
+    }
+    if ((fds_to_watch[0].revents & POLLIN) != 0) {
+      signalfd_siginfo info;
+      while (read(signals, &info, sizeof info) == sizeof info) {
+        if (info.ssi_signo != SIGCHLD) {
+          // The spawner died (PDEATHSIG) or someone asked us to stop: the child goes first.
+          kill(-pid, SIGKILL);
+          kill(pid, SIGKILL);
+        }
+      }
+      int status = 0;
+      rusage usage = {};
+      for (;;) {
+        pid_t who = wait4(-1, &status, WNOHANG | __WALL, &usage);
+        if (who <= 0) break;
+        if (who == pid) {
+          done.wall_ns = NowNs() - start_ns;
+          done.status = status;
+          done.user_us = usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec;
+          done.sys_us = usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec;
+          done.max_rss_kib = usage.ru_maxrss;
+          reaped = true;
+          break;
+        }
       }
     }
-    pollfd watch[2] = {{kSignalFd, POLLIN, 0}, {kSocketFd, POLLIN, 0}};
-    if (poll(watch, stop ? 1 : 2, -1) < 0) {
+  }
+  if (error_pipe_open && read(error_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) {
+    exec_errno = 0;
+  }
+  done.exec_errno = exec_errno;
+  // Helpers the child left in its group, and anything that escaped it with setsid().
+  kill(-pid, SIGKILL);
+  done.leftovers = KillEverythingLeft();
+  WriteAll(plan.result, &done, sizeof done);
+  _exit(0);
+}
+
+}  // namespace
+
+int main() {
+  const pid_t self = getpid();
+  sigset_t child;
+  sigemptyset(&child);
+  sigaddset(&child, SIGCHLD);
+  sigprocmask(SIG_BLOCK, &child, nullptr);
+  const int signals = signalfd(-1, &child, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signals < 0) return 1;
+  for (;;) {
+    pollfd watch[2] = {{kSocketFd, POLLIN, 0}, {signals, POLLIN, 0}};
+    if (poll(watch, 2, -1) < 0) {
       if (errno == EINTR) continue;
       return 1;
     }
-    if (watch[0].revents != 0) {
-      DrainSignals(kSignalFd, &stop);
-      ReapChildren(inline_child);
+    if (watch[1].revents != 0) {
+      signalfd_siginfo info;
+      while (read(signals, &info, sizeof info) == sizeof info) {
+      }
+      while (waitpid(-1, nullptr, WNOHANG) > 0) {
+      }
     }
-    if (stop || watch[1].revents == 0) continue;
+    if (watch[0].revents == 0) continue;
     char control[CMSG_SPACE(sizeof(int) * kMaxFds)];
     iovec data = {g_request, sizeof g_request};
     msghdr message = {};
@@ -471,10 +353,7 @@ int main() {
     const ssize_t size = recvmsg(kSocketFd, &message, MSG_CMSG_CLOEXEC);
     if (size < 0 && errno == EINTR) continue;
     // End of file: the engine is gone. Our minders get SIGTERM from PR_SET_PDEATHSIG.
-    if (size <= 0) {
-      stop = true;
-      continue;
-    }
+    if (size <= 0) return 0;
     int fds[kMaxFds];
     int nfds = 0;
     for (cmsghdr* c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
@@ -492,20 +371,12 @@ int main() {
       for (int i = 0; i < nfds; ++i) close(fds[i]);
       continue;
     }
-    const bool hold = nfds > 4;
-    if (inline_child.pid == 0 && !hold) {
-      Plan plan = PlanFor(fds, nfds);
-      inline_child = Start(plan, static_cast<size_t>(size));
-      continue;
-    }
-    const pid_t minder = g_minder_count < kMaxMinders ? fork() : -1;
-    if (minder == 0) Mind(static_cast<size_t>(size), fds, nfds, self);
+    const pid_t minder = fork();
+    if (minder == 0) Mind(static_cast<size_t>(size), fds, nfds, self, signals);
     if (minder < 0) {
       SpawnStarted refused;
-      refused.exec_errno = g_minder_count < kMaxMinders ? errno : EAGAIN;
+      refused.exec_errno = errno;
       WriteAll(fds[3], &refused, sizeof refused);
-    } else {
-      g_minders[g_minder_count++] = minder;
     }
     for (int i = 0; i < nfds; ++i) close(fds[i]);
   }

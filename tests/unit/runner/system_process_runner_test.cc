@@ -280,7 +280,7 @@ TEST_F(SystemProcessRunnerTest, ChildRunsInItsOwnProcessGroup) {
   pid_t pid = std::stoi(stat);
   EXPECT_EQ(pgrp, pid);
   EXPECT_NE(pgrp, ::getpgrp());
-  // Its parent is the spawner (or a minder of the spawner's), not the engine.
+  // Its parent is the spawner's minder for this child, not the engine.
   EXPECT_NE(ppid, ::getpid());
   EXPECT_GT(SpawnerPid(), 0);
 }
@@ -319,11 +319,11 @@ std::pair<pid_t, pid_t> ReadPair(const fs::path& path) {
   return {child, grandchild};
 }
 
-// The spawner minds one child itself and gives each child started beside it a minder of its
-// own; what a child leaves behind is killed when that child exits, and nothing of the others.
+// Children started side by side each have a minder: what a child leaves behind is killed when
+// that child exits, and nothing of the others.
 TEST_F(SystemProcessRunnerTest, ChildrenStartedSideBySideLoseOnlyWhatTheyThemselvesLeft) {
   const fs::path a_pids = dir_ / "a.pids", b_pids = dir_ / "b.pids";
-  // A: the first child, minded by the spawner itself; its daemon escapes with setsid.
+  // A: a server whose daemon escapes with setsid.
   Command a = Stub({"--spawn-setsid-hang", a_pids.string(), "--hang"});
   a.stdout_path = dir_ / "a.stdout";
   StartedServer server_a = runner_->StartServer(a);
@@ -331,7 +331,7 @@ TEST_F(SystemProcessRunnerTest, ChildrenStartedSideBySideLoseOnlyWhatTheyThemsel
   const auto [a_child, a_grandchild] = ReadPair(a_pids);
   ASSERT_GT(a_grandchild, 0);
 
-  // B, while A runs: started by a minder; exits leaving a daemon of its own.
+  // B, while A runs: exits leaving a daemon of its own.
   Outcome b = runner_->Run(Stub({"--spawn-setsid-hang", b_pids.string()}));
   EXPECT_TRUE(b.ok()) << b.error;
   const auto [b_child, b_grandchild] = ReadPair(b_pids);
@@ -342,7 +342,7 @@ TEST_F(SystemProcessRunnerTest, ChildrenStartedSideBySideLoseOnlyWhatTheyThemsel
   EXPECT_FALSE(Gone(a_child));
   EXPECT_FALSE(Gone(a_grandchild));
 
-  // C, while A runs: a minder's too. When A stops, A's daemon goes; C and its minder stay.
+  // C, while A runs. When A stops, A's daemon goes; C stays.
   Command c = Stub({"--hang"});
   c.stdout_path = dir_ / "c.stdout";
   StartedServer server_c = runner_->StartServer(c);
@@ -353,7 +353,7 @@ TEST_F(SystemProcessRunnerTest, ChildrenStartedSideBySideLoseOnlyWhatTheyThemsel
   EXPECT_TRUE(Gone(a_grandchild));
   EXPECT_TRUE(server_c.server->Running());
 
-  // With A gone, the next child is the spawner's own again, and C is still unharmed after it.
+  // A child started and ended while C runs leaves C unharmed.
   EXPECT_TRUE(runner_->Run(Stub({})).ok());
   EXPECT_TRUE(server_c.server->Running());
   EXPECT_EQ(server_c.server->Stop(5).status, Status::kSignalled);
