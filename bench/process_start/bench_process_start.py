@@ -7,10 +7,12 @@ harness's own cost shows: /bin/true and a ~20 ms command (sleep 0.02). Run by ha
 It prints, per command, each tool's median wall time and their ratio, and each tool's total wall
 time per measured execution (elapsed time of the whole tool run / executions it measured) and
 that ratio. Goals (issue 12): medians within 5% of hyperfine's; perfengine's wall per measured
-execution at most 1.2x hyperfine's. Exit status 0 when both hold, 1 when not, 2 when it could
-not run. perfengine also measures each contender's start-up command (`--version`) and runs
-each once for parity; hyperfine is given the same `--version` commands so both tools measure
-the same executions, and perfengine's extra parity runs count against it.
+execution at most 1.2x hyperfine's. With --blocks it also shows the /bin/true blocks' wall per
+execution alone, where the harness's own cost is largest; that figure is not judged. Exit
+status 0 when both hold, 1 when not, 2 when it could not run. perfengine also measures each
+contender's start-up command (`--version`) and runs each once for parity; hyperfine is given
+the same `--version` commands so both tools measure the same executions, and perfengine's extra
+parity runs count against it.
 """
 import argparse
 import json
@@ -150,8 +152,13 @@ def main():
     print(f"median ratio over {args.repeat} triple(s) (lowest to highest):")
     for label, ratios in rows.items():
         median = statistics.median(ratios)
-        ok &= median <= 1.2 if "wall" in label else abs(median - 1) <= 0.05
-        print(f"  {label:<24}{median:>8.3f}  ({min(ratios):.3f} to {max(ratios):.3f})")
+        # Issue 12's goals are for the benchmark as a whole; /bin/true's blocks alone are shown,
+        # not judged, as the harsher figure.
+        judged = label != "/bin/true wall per run"
+        if judged:
+            ok &= median <= 1.2 if "wall" in label else abs(median - 1) <= 0.05
+        print(f"  {label:<24}{median:>8.3f}  ({min(ratios):.3f} to {max(ratios):.3f})"
+              f"{'' if judged else '  (shown, not judged)'}")
     print("goals met" if ok else "goals NOT met: medians within 5%, wall per run <= 1.2x")
     return 0 if ok else 1
 
