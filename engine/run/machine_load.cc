@@ -14,7 +14,7 @@ namespace pe::run {
 using model::RoundLoad;
 namespace {
 
-// Plain read(2): this runs twice a round, and iostreams cost more than the read itself.
+// Plain read(2): this runs every round, and iostreams cost more than the read itself.
 std::string ReadSmallFile(const char* path) {
   std::string text;
   const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
@@ -34,10 +34,12 @@ std::string ReadSmallFile(const char* path) {
 // without them (VMs like this project's) it is the nominal clock, fixed for the boot, and
 // reading /proc/cpuinfo (tens of microseconds) every round would be waste.
 std::optional<double> CpuMhz() {
-  static const bool live = ::access("/sys/devices/system/cpu/cpu0/cpufreq", F_OK) == 0 ||
-                           ReadSmallFile("/proc/cpuinfo").find(" aperfmperf") != std::string::npos;
-  static const std::optional<double> fixed = live ? std::nullopt : ParseCpuMhz(ReadSmallFile("/proc/cpuinfo"));
-  return live ? ParseCpuMhz(ReadSmallFile("/proc/cpuinfo")) : fixed;
+  static const std::string first = ReadSmallFile("/proc/cpuinfo");
+  static const bool live =
+      ::access("/sys/devices/system/cpu/cpu0/cpufreq", F_OK) == 0 || first.find(" aperfmperf") != std::string::npos;
+  if (live) return ParseCpuMhz(ReadSmallFile("/proc/cpuinfo"));
+  static const std::optional<double> fixed = ParseCpuMhz(first);
+  return fixed;
 }
 
 double EngineCpuSeconds() {
