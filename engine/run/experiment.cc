@@ -162,7 +162,7 @@ RunResult Experiment::Run() {
     sr.efficiency_threads = s.efficiency_threads;
     result_.sweeps.push_back(std::move(sr));
   }
-  scratch_dir_.emplace(fs::temp_directory_path());
+  scratch_dir_.emplace(ScratchParent());
   scratch_ = scratch_dir_->path();
   const bool ok = BuildContenders() && PrepareFixtures() && CheckParity() && RunRounds() && RunRssOnly() && RunCounts();
   result_.complete = ok;
@@ -361,6 +361,10 @@ bool Experiment::Execute(const spec::Contender& c, const spec::Workload& w, Outc
       break;
     case Outcome::Status::kInterrupted:
       break;
+  }
+  if (auto full = ScratchOutOfSpace(scratch_, fmt::format("contender '{}' {}", c.name, f.message))) {
+    f.message = *full;  // the engine's scratch ran out, not the contender
+    f.contender.clear();
   }
   f.detail = Tail(paths.stderr_path);
   ResultFor(w).failures.push_back(std::move(f));

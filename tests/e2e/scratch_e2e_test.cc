@@ -1,0 +1,183 @@
+// Issue 26, end to end: the real binary's scratch directory in a $TMPDIR it shares with the
+// user.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <thread>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace pe::e2e {
+namespace {
+
+std::string Json(const std::string& text) { return nlohmann::json(text).dump(); }
+
+fs::path WriteSpec(const fs::path& dir, const std::string& workload, const std::string& run = "rounds = 1\n") {
+  const fs::path spec = dir / "spec.toml";
+  std::ofstream(spec) << "[run]\nwarmup_rounds = 0\n"
+                      << run << "\n[contenders.baseline]\nargv = [" << Json(STUB_CONTENDER) << "]\n\n"
+                      << "[contenders.candidate]\nargv = [" << Json(STUB_CONTENDER) << "]\n\n"
+                      << "[workloads.work]\n"
+                      << workload;
+  return spec;
+}
+
+// $TMPDIR for the engines a test starts, restored when it ends.
+class ScopedTmpdir {
+ public:
+  explicit ScopedTmpdir(const fs::path& dir) {
+    if (const char* old = std::getenv("TMPDIR")) saved_ = old;
+    ::setenv("TMPDIR", dir.c_str(), 1);
+  }
+  ~ScopedTmpdir() {
+    if (saved_)
+      ::setenv("TMPDIR", saved_->c_str(), 1);
+    else
+      ::unsetenv("TMPDIR");
+  }
+
+ private:
+  std::optional<std::string> saved_;
+};
+
+std::set<std::string> Entries(const fs::path& dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) names.insert(e.path().filename().string());
+  return names;
+}
+
+// B1: a passing run once deleted the user's $TMPDIR/perfengine-master (with sources),
+// perfengine-backup and perfengine-v1.2.3, and as root other users' directories. A directory
+// is reclaimed only when the engine provably made it and its run is gone.
+TEST(ScratchE2E, ARunReclaimsOnlyTheScratchOfADeadEngineAndNothingNamedLikeIt) {
+  TempDir dir;
+  const fs::path tmp = dir.path() / "tmp";
+  fs::create_directories(tmp);
+  const ScopedTmpdir tmpdir(tmp);
+
+  // A real engine's scratch, left behind by an engine killed mid-run.
+  const fs::path log = dir.path() / "started.log";
+  const fs::path hang_dir = dir.path() / "hang";
+  fs::create_directories(hang_dir);
+  const fs::path hang_spec = WriteSpec(hang_dir, "args = [\"--log\", " + Json(log.string()) + ", \"w\", \"--hang\"]\n");
+  Running hung({"run", hang_spec.string()}, hang_dir);
+  for (int i = 0; i < 600 && ReadLog(log).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_FALSE(ReadLog(log).empty());
+  ::kill(hung.pid(), SIGKILL);
+  hung.Wait();
+  ASSERT_EQ(Entries(tmp).size(), 1u);
+  const fs::path dead = tmp / *Entries(tmp).begin();
+  ASSERT_EQ(dead.filename().string().rfind("perfengine-", 0), 0u) << dead;
+
+  // Everything a stale engine scratch holds at its top (its lock, its marker), copied.
+  const auto copy_top_files = [&](const fs::path& to) {
+    fs::create_directories(to);
+    for (const auto& e : fs::directory_iterator(dead)) {
+      if (e.is_regular_file()) fs::copy_file(e.path(), to / e.path().filename());
+    }
+  };
+  const auto plant = [](const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+  };
+  const auto two_days_ago = fs::file_time_type::clock::now() - std::chrono::hours(48);
+  plant(tmp / "perfengine-master" / "src" / "main.cc", "int main() {}\n");
+  fs::last_write_time(tmp / "perfengine-master", two_days_ago);
+  plant(tmp / "perfengine-backup" / ".lock", "");
+  plant(tmp / "perfengine-backup" / "notes.txt", "keep\n");
+  plant(tmp / "perfengine-v1.2.3" / "README", "keep\n");
+  copy_top_files(tmp / "perfengine-v1.2.3");  // a marker does not make a name mkdtemp never makes
+  plant(tmp / "perfengine-Old001" / ".lock", "");
+  plant(tmp / "perfengine-Old001" / "data", "keep\n");
+  fs::last_write_time(tmp / "perfengine-Old001", two_days_ago);
+  const fs::path elsewhere = dir.path() / "elsewhere";
+  copy_top_files(elsewhere);
+  plant(elsewhere / "keep", "keep\n");
+  fs::create_directory_symlink(elsewhere, tmp / "perfengine-Sym001");
+  std::set<std::string> planted = {"perfengine-master", "perfengine-backup", "perfengine-v1.2.3", "perfengine-Old001",
+                                   "perfengine-Sym001"};
+  const bool root = ::geteuid() == 0;
+  if (root) {  // as root: another user's stale scratch, identical but for its owner
+    const fs::path theirs = tmp / "perfengine-Their1";
+    copy_top_files(theirs);
+    plant(theirs / "data", "keep\n");
+    for (const auto& e : fs::recursive_directory_iterator(theirs))
+      ASSERT_EQ(::lchown(e.path().c_str(), 65534, 65534), 0);
+    ASSERT_EQ(::lchown(theirs.c_str(), 65534, 65534), 0);
+    planted.insert("perfengine-Their1");
+  }
+
+  const fs::path spec = WriteSpec(dir.path(), "args = [\"--print\", \"same\"]\n");
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  EXPECT_FALSE(fs::exists(dead)) << "the dead engine's scratch was not reclaimed";
+  EXPECT_EQ(Entries(tmp), planted);  // the run's own scratch went too
+  EXPECT_EQ(ReadAll(tmp / "perfengine-master" / "src" / "main.cc"), "int main() {}\n");
+  EXPECT_EQ(ReadAll(tmp / "perfengine-backup" / "notes.txt"), "keep\n");
+  EXPECT_EQ(ReadAll(tmp / "perfengine-v1.2.3" / "README"), "keep\n");
+  EXPECT_EQ(ReadAll(tmp / "perfengine-Old001" / "data"), "keep\n");
+  EXPECT_TRUE(fs::is_symlink(tmp / "perfengine-Sym001"));
+  EXPECT_EQ(ReadAll(elsewhere / "keep"), "keep\n");
+  if (root) {
+    EXPECT_EQ(ReadAll(tmp / "perfengine-Their1" / "data"), "keep\n");
+  }
+}
+
+TEST(ScratchE2E, AMissingOrWrongTmpdirIsNamed) {
+  TempDir dir;
+  const fs::path spec = WriteSpec(dir.path(), "args = [\"--print\", \"same\"]\n");
+  {
+    const ScopedTmpdir tmpdir(dir.path() / "nope");
+    const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+    EXPECT_EQ(f.exit, 2);
+    EXPECT_EQ(f.err, "perfengine: TMPDIR '" + (dir.path() / "nope").string() + "' does not exist\n");
+  }
+  {
+    const ScopedTmpdir tmpdir(spec);
+    const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+    EXPECT_EQ(f.exit, 2);
+    EXPECT_EQ(f.err, "perfengine: TMPDIR '" + spec.string() + "' is not a directory\n");
+  }
+}
+
+// Minor 12: a full $TMPDIR was reported as "contender 'baseline' exited with status 1".
+TEST(ScratchE2E, AFullTmpdirIsTheEnginesProblemNotTheContenders) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  TempDir dir;
+  const fs::path full = dir.path() / "full";
+  fs::create_directories(full);
+  ASSERT_EQ(::mount("tmpfs", full.c_str(), "tmpfs", 0, "size=64k"), 0) << std::strerror(errno);
+  struct Unmount {
+    fs::path path;
+    ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
+  } unmount{full};
+  const fs::path big = dir.path() / "big";
+  std::ofstream(big) << std::string(512 * 1024, 'x');
+  const fs::path spec = WriteSpec(dir.path(), "args = [\"--copy\", " + Json(big.string()) + ", \"/dev/stdout\"]\n");
+  const ScopedTmpdir tmpdir(full);
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  const std::string start = "\n  work: the scratch directory " + (full / "perfengine-").string();
+  const std::size_t at = f.out.find(start);
+  ASSERT_NE(at, std::string::npos) << f.out;
+  const std::string rest = f.out.substr(at + start.size() + 6);  // past mkdtemp's six characters
+  EXPECT_EQ(rest.rfind(" is out of space (", 0), 0u) << rest;
+  EXPECT_NE(rest.find(" free on its filesystem): contender 'baseline' exited with status 1 while it was full, "
+                      "which says nothing about the contender. Free space in " +
+                      full.string() + " or point TMPDIR at a larger filesystem\n"),
+            std::string::npos)
+      << rest;
+  EXPECT_EQ(f.out.find("work: contender 'baseline'"), std::string::npos) << f.out;
+}
+
+}  // namespace
+}  // namespace pe::e2e
