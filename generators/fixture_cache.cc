@@ -178,25 +178,62 @@ void RemoveTree(const fs::path& root, std::error_code& ec) {
   fs::remove_all(root, ec);
 }
 
-// Removes what interrupted runs left behind: temporaries named stem + pid of dead processes.
-void RemoveStale(const fs::path& cache_root, const std::string& stem) {
+// The lock a fixture's writer holds: cache_root/.locks/<fixture>.
+fs::path LockFile(const fs::path& fixture_dir) { return fixture_dir.parent_path() / ".locks" / fixture_dir.filename(); }
+
+// The writer's pid at the end of a partial's name ("<prefix><fixture>-<pid>"), or 0.
+long PartialPid(const std::string& name) {
+  const std::size_t dash = name.rfind('-');
+  if (dash == std::string::npos || dash + 1 == name.size()) return 0;
+  try {
+    std::size_t used = 0;
+    const long pid = std::stol(name.substr(dash + 1), &used);
+    return used == name.size() - dash - 1 && pid > 0 ? pid : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// Removes every partial (".tmp-" or ".trash-" + stem + pid) of the fixture whose lock we hold:
+// nobody else can be writing one, whatever its pid.
+void RemovePartialsOf(const fs::path& cache_root, const std::string& stem) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(cache_root, ec)) {
     const std::string name = entry.path().filename().string();
-    if (name.rfind(stem, 0) != 0) continue;
-    long pid = 0;
-    try {
-      pid = std::stol(name.substr(stem.size()));
-    } catch (const std::exception&) {
-      continue;
-    }
-    if (pid == ::getpid() || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) {
-      RemoveTree(entry.path(), ec);
+    for (const std::string prefix : {".tmp-", ".trash-"}) {
+      const bool ours = name.starts_with(prefix + stem) && name.rfind('-') + 1 == prefix.size() + stem.size();
+      if (ours && PartialPid(name) != 0) RemoveTree(entry.path(), ec);
     }
   }
 }
 
 }  // namespace
+
+void SweepPartials(const fs::path& cache_root) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(cache_root, ec)) {
+    const std::string name = entry.path().filename().string();
+    std::string fixture;
+    for (const std::string_view prefix : {".tmp-", ".trash-"}) {
+      if (name.starts_with(prefix)) fixture = name.substr(prefix.size());
+    }
+    const long pid = PartialPid(name);
+    if (fixture.empty() || pid == 0) continue;
+    fixture.resize(fixture.rfind('-'));
+    // Its writer holds the fixture's lock from before the partial exists until it is gone. A
+    // lock file that is missing means an engine from before the lock named it (a shorter key):
+    // then only a writer that is no longer running marks it as left behind.
+    const int lock = ::open(LockFile(cache_root / fixture).c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    bool stale;
+    if (lock >= 0) {
+      stale = ::flock(lock, LOCK_EX | LOCK_NB) == 0;
+    } else {
+      stale = ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+    }
+    if (stale) RemoveTree(entry.path(), ec);
+    if (lock >= 0) ::close(lock);  // after the removal, so no writer starts meanwhile
+  }
+}
 
 fs::path DefaultCacheRoot() {
   if (const char* env = std::getenv("PERFENGINE_CACHE"); env != nullptr && *env != '\0') {
@@ -231,6 +268,14 @@ fs::path FixtureDirectory(const Generator& generator, const Params& params, cons
 
 bool IsCached(const fs::path& dir) { return Verify(dir); }
 
+bool IsBeingMade(const fs::path& dir) {
+  const int fd = ::open(LockFile(dir).c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases it again if we got it
+  return held;
+}
+
 // An exclusive flock on a file beside the fixture, held while it is checked and made, so two
 // runs (or two test processes) needing the same fixture never make it twice or replace the
 // copy the other is reading; the second waits, then finds it in place. The kernel drops the
@@ -254,17 +299,18 @@ class FixtureLock {
 
 fs::path Materialize(const Generator& generator, const Params& params, const Context& ctx, const fs::path& cache_root) {
   generator.Check(params);
-  const std::string key = FixtureKey(generator, params, ctx.scale, ctx.seed);
   const fs::path dir = FixtureDirectory(generator, params, ctx, cache_root);
+  // Every run sweeps, cached fixture or not, and before taking a lock (ours would look held).
+  SweepPartials(cache_root);
   if (Verify(dir)) return dir;
 
   fs::create_directories(cache_root);
-  const std::string stem = fmt::format("{}-{}-", generator.Name(), key.substr(0, 16));
+  // Partials are named after the fixture's lock, so a sweep can tell whose writer is gone.
+  const std::string stem = dir.filename().string() + "-";
   fs::create_directories(cache_root / ".locks");
-  const FixtureLock lock(cache_root / ".locks" / dir.filename());
+  const FixtureLock lock(LockFile(dir));
   if (Verify(dir)) return dir;  // made by whoever held the lock before us
-  RemoveStale(cache_root, ".tmp-" + stem);
-  RemoveStale(cache_root, ".trash-" + stem);
+  RemovePartialsOf(cache_root, stem);
   const fs::path tmp = cache_root / fmt::format(".tmp-{}{}", stem, ::getpid());
   fs::create_directories(tmp);
   try {

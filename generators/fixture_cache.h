@@ -1,8 +1,10 @@
 // Fixtures cached under a directory keyed by the digest of
 // (generator name, version, parameters, scale, seed). A manifest of the files' SHA-256
 // digests is written last; a later run reuses a fixture only after verifying it, and
-// regenerates a damaged one. Generation happens in a temporary directory renamed into
-// place, so an interrupted run never leaves a half-written fixture behind.
+// regenerates a damaged one. Generation happens in a temporary directory (a partial,
+// ".tmp-<fixture>-<pid>") renamed into place, so no run ever sees a half-written fixture; the
+// partial of a writer that was killed is swept by the next Materialize of any fixture, or at
+// once by SweepPartials.
 #pragma once
 
 #include <filesystem>
@@ -25,6 +27,15 @@ std::filesystem::path FixtureDirectory(const Generator& generator, const Params&
 
 // True when `dir` holds a complete fixture whose files match its manifest.
 bool IsCached(const std::filesystem::path& dir);
+
+// True when another process holds the lock of the fixture in `dir`: it is making it now, and
+// a Materialize here would wait for it.
+bool IsBeingMade(const std::filesystem::path& dir);
+
+// Removes the partials in cache_root whose writer is gone: a writer holds its fixture's lock
+// for as long as its partial exists, so a partial whose lock can be taken is left behind (a
+// concurrent generator's is kept). Called by Materialize, and after a generator was killed.
+void SweepPartials(const std::filesystem::path& cache_root);
 
 // Returns the directory holding the fixture, generating or repairing it as needed. Runs that
 // need the same fixture at once take turns on a lock in cache_root/.locks/: it is made once,

@@ -100,7 +100,8 @@ fs::path PrepareFixture(const spec::Spec& spec, const spec::Workload& workload, 
       ctx.scale = settings.scale;
       ctx.seed = settings.seed;
       const fs::path root = cache_root.empty() ? gen::DefaultCacheRoot() : cache_root;
-      return MakeInChild([&] { return gen::Materialize(*generator, workload.fixture.params, ctx, root); });
+      return MakeInChild([&] { return gen::Materialize(*generator, workload.fixture.params, ctx, root); },
+                         [&] { gen::SweepPartials(root); });
     }
   }
   return {};
@@ -114,14 +115,18 @@ std::optional<std::string> FixtureNote(const spec::Workload& workload, const Set
   ctx.scale = settings.scale;
   ctx.seed = settings.seed;
   const fs::path root = cache_root.empty() ? gen::DefaultCacheRoot() : cache_root;
-  if (gen::IsCached(gen::FixtureDirectory(*generator, workload.fixture.params, ctx, root))) return std::nullopt;
+  const fs::path dir = gen::FixtureDirectory(*generator, workload.fixture.params, ctx, root);
+  if (gen::IsCached(dir)) return std::nullopt;
   std::string size;
   if (auto it = workload.fixture.params.find("targets"); it != workload.fixture.params.end()) {
     if (const auto* n = std::get_if<std::int64_t>(&it->second))
       size = fmt::format(", {} targets", gen::Scaled(*n, ctx.scale));
   }
-  return fmt::format("generating fixture for {} ({}{}); it is cached for later runs", workload.name,
-                     workload.fixture.generator, size);
+  // Another run making the same fixture holds its lock; this one waits for it, not generates.
+  return fmt::format(
+      "{} for {} ({}{}); it is cached for later runs",
+      gen::IsBeingMade(dir) ? "waiting for another process to generate the fixture" : "generating fixture",
+      workload.name, workload.fixture.generator, size);
 }
 
 namespace internal {

@@ -49,7 +49,8 @@ std::filesystem::path PrepareFixture(const spec::Spec& spec, const spec::Workloa
                                      const model::Settings& settings, const std::filesystem::path& cache_root);
 
 // "generating fixture for W (G, n targets)" when a workload's generated fixture is not cached
-// yet (the wait a progress line should explain); nullopt otherwise.
+// yet (the wait a progress line should explain), "waiting for another process to generate the
+// fixture for W (...)" when another run is making it; nullopt otherwise.
 std::optional<std::string> FixtureNote(const spec::Workload& workload, const model::Settings& settings,
                                        const std::filesystem::path& cache_root);
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,9 +30,11 @@ void WriteAll(int fd, const std::string& text) {
 
 }  // namespace
 
-std::filesystem::path MakeInChild(const std::function<std::filesystem::path()>& make) {
+std::filesystem::path MakeInChild(const std::function<std::filesystem::path()>& make,
+                                  const std::function<void()>& after_kill) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  const pid_t engine = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fds[0]);
@@ -39,9 +42,15 @@ std::filesystem::path MakeInChild(const std::function<std::filesystem::path()>& 
     throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   }
   if (pid == 0) {
+    // An engine killed with SIGKILL cannot kill us: the kernel does, or a generator orphaned
+    // in its own group would go on writing hundreds of MB into the cache. The engine may have
+    // died before the prctl: then our parent is already someone else.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != engine) ::_exit(1);
     ::setpgid(0, 0);
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGHUP, SIG_DFL);
     ::close(fds[0]);
     std::string answer;
     try {
@@ -81,6 +90,8 @@ std::filesystem::path MakeInChild(const std::function<std::filesystem::path()>& 
   }
   ::kill(-pid, SIGKILL);  // anything the generator started and left behind
   interrupt::UnregisterGroup(pid);
+  // Killed before it answered (here, or by anyone): clean what it was writing, now that it is gone.
+  if (answer.empty() && after_kill) after_kill();
   if (interrupted || interrupt::Interrupted()) throw FixtureInterrupted();
   if (answer.empty()) {
     throw std::runtime_error(WIFSIGNALED(status) ? fmt::format("the generator was killed by signal {} ({})",

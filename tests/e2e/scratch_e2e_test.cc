@@ -1,5 +1,5 @@
 // Issue 26, end to end: the real binary's scratch directory in a $TMPDIR it shares with the
-// user.
+// user, and its fixture cache when the engine is interrupted or killed mid-generation.
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <unistd.h>
@@ -53,6 +53,58 @@ std::set<std::string> Entries(const fs::path& dir) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) names.insert(e.path().filename().string());
   return names;
+}
+
+std::vector<fs::path> Partials(const fs::path& cache) {
+  std::vector<fs::path> found;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(cache, ec)) {
+    if (e.path().filename().string().rfind(".tmp-", 0) == 0) found.push_back(e.path());
+  }
+  return found;
+}
+
+std::uintmax_t TreeBytes(const fs::path& root) {
+  std::uintmax_t bytes = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec)) bytes += it->file_size(ec);
+  }
+  return bytes;
+}
+
+// The live processes whose parent is `parent`, from /proc.
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(line.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == parent && state != 'Z') children.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return children;
+}
+
+// A fixture that takes many seconds to generate (hundreds of MB), so a test can act mid-way.
+const std::string kSlowFixture =
+    "args = [\"--print\", \"{fixture}\"]\nfixture = { generator = \"hash_pair\", targets = 150000 }\n";
+const std::string kSlowRun = "rounds = 1\nscale = 50\n";
+
+// Waits until an engine has started writing a partial fixture into `cache`.
+bool WaitForPartial(const fs::path& cache) {
+  for (int i = 0; i < 600; ++i) {
+    if (!Partials(cache).empty()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
 }
 
 // B1: a passing run once deleted the user's $TMPDIR/perfengine-master (with sources),
@@ -177,6 +229,84 @@ TEST(ScratchE2E, AFullTmpdirIsTheEnginesProblemNotTheContenders) {
             std::string::npos)
       << rest;
   EXPECT_EQ(f.out.find("work: contender 'baseline'"), std::string::npos) << f.out;
+}
+
+// M1: an engine killed with SIGKILL mid-generation left its generator running, writing
+// hundreds of MB into the cache. It dies with the engine now; the next run sweeps its partial.
+TEST(ScratchE2E, KillingTheEngineDuringGenerationStopsTheGeneratorAndTheNextRunSweepsItsPartial) {
+  TempDir dir;
+  const fs::path cache = dir.path() / "cache";
+  const fs::path spec = WriteSpec(dir.path(), kSlowFixture, kSlowRun);
+  Running run({"run", spec.string(), "--cache-dir", cache.string()}, dir.path());
+  ASSERT_TRUE(WaitForPartial(cache));
+  const std::vector<pid_t> children = ChildrenOf(run.pid());  // the generator and the spawner
+  ASSERT_FALSE(children.empty());
+  ::kill(run.pid(), SIGKILL);
+  run.Wait();
+  std::vector<pid_t> alive = children;
+  for (int i = 0; i < 100 && !alive.empty(); ++i) {
+    std::erase_if(alive, [](pid_t pid) { return !IsAlive(pid); });
+    if (!alive.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(alive.empty()) << alive.size() << " of the engine's children outlived it by 5 s";
+  for (pid_t pid : alive) ::kill(pid, SIGKILL);  // leave nothing writing after the test
+  const std::vector<fs::path> partials = Partials(cache);
+  ASSERT_EQ(partials.size(), 1u);
+  const std::uintmax_t before = TreeBytes(partials[0]);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(TreeBytes(partials[0]), before) << "something is still writing the partial fixture";
+
+  // Any later run's cache sweeps the partial its writer left, whatever fixture it makes.
+  const fs::path small = dir.path() / "small";
+  fs::create_directories(small);
+  const fs::path small_spec =
+      WriteSpec(small, "args = [\"--print\", \"same\"]\nfixture = { generator = \"text_lines\", lines = 10 }\n");
+  const Finished next = RunPerfengine({"run", small_spec.string(), "--cache-dir", cache.string()}, small);
+  EXPECT_EQ(next.exit, 0) << next.out << next.err;
+  EXPECT_TRUE(Partials(cache).empty());
+}
+
+// M3: Ctrl-C, SIGTERM or SIGHUP during generation left a 185-257 MB partial fixture in the cache
+// until that same fixture was generated again.
+TEST(ScratchE2E, InterruptingGenerationRemovesThePartialFixture) {
+  for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(::strsignal(signal));
+    TempDir dir;
+    const fs::path cache = dir.path() / "cache";
+    const fs::path spec = WriteSpec(dir.path(), kSlowFixture, kSlowRun);
+    Running run({"run", spec.string(), "--cache-dir", cache.string()}, dir.path());
+    ASSERT_TRUE(WaitForPartial(cache));
+    ::kill(run.pid(), signal);
+    const Finished f = run.Wait();
+    EXPECT_EQ(f.exit, 130) << f.out << f.err;
+    EXPECT_TRUE(Partials(cache).empty());
+  }
+}
+
+// Minor 18: a run waiting for another process's generation of the same fixture said it was
+// generating it.
+TEST(ScratchE2E, ASecondRunWaitingForTheSameFixtureSaysSo) {
+  TempDir dir;
+  const fs::path cache = dir.path() / "cache";
+  const fs::path spec = WriteSpec(dir.path(), kSlowFixture, kSlowRun);
+  const fs::path first_dir = dir.path() / "first", second_dir = dir.path() / "second";
+  fs::create_directories(first_dir);
+  fs::create_directories(second_dir);
+  Running first({"run", spec.string(), "--cache-dir", cache.string()}, first_dir);
+  ASSERT_TRUE(WaitForPartial(cache));
+  Running second({"run", spec.string(), "--cache-dir", cache.string()}, second_dir);
+  const std::string waiting =
+      "perfengine: waiting for another process to generate the fixture for work (hash_pair, 7500000 targets); it is "
+      "cached for later runs\n";
+  for (int i = 0; i < 600 && ReadAll(second_dir / "perfengine.err") != waiting; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(second.pid(), SIGINT);
+  ::kill(first.pid(), SIGINT);
+  const Finished f = second.Wait();
+  first.Wait();
+  EXPECT_EQ(f.err, waiting);
+  EXPECT_EQ(f.exit, 130) << f.out;
 }
 
 }  // namespace

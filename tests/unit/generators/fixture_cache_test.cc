@@ -1,6 +1,9 @@
 #include "generators/fixture_cache.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -135,6 +138,8 @@ TEST(FixtureCache, FailedGenerationLeavesNothingBehind) {
   EXPECT_EQ(left, std::vector<std::string>{".locks"});
 }
 
+// A partial named as engines before issue 26 named them (a 16-digit key, no lock file of that
+// name): judged by whether its writer's pid still runs.
 TEST(FixtureCache, RemovesTemporariesOfDeadRuns) {
   ScratchDir cache;
   CountingGenerator gen;
@@ -144,6 +149,47 @@ TEST(FixtureCache, RemovesTemporariesOfDeadRuns) {
   fs::create_directories(stale / "half");
   Materialize(gen, {}, Ctx(), cache.path());
   EXPECT_FALSE(fs::exists(stale));
+}
+
+// Issue 26 (M3): an interrupted or killed writer's partial stayed in the cache until that same
+// fixture was made again (185-257 MB each). Any Materialize sweeps every partial whose writer
+// is gone, judged by the fixture's lock, which a writer holds for as long as its partial exists.
+TEST(FixtureCache, SweepsPartialsOfOtherFixturesWhoseWriterIsGoneAndKeepsALiveOne) {
+  ScratchDir cache;
+  CountingGenerator gen;
+  CountingGenerator other;
+  other.version = 2;  // another fixture: another key, another lock
+  const fs::path other_dir = FixtureDirectory(other, {}, Ctx(), cache.path());
+  const fs::path third_dir = FixtureDirectory(gen, {}, Ctx(3), cache.path());
+  fs::create_directories(cache.path() / ".locks");
+  // A writer that was killed: its lock file stays, nobody holds it. The pid is one no process
+  // can have (above Linux's pid_max), as for a writer that is gone.
+  const fs::path left = cache.path() / (".tmp-" + other_dir.filename().string() + "-4194305");
+  fs::create_directories(left / "half");
+  WriteFile(cache.path() / ".locks" / other_dir.filename(), "");
+  // A writer at work: it holds its lock. Even with a pid that looks dead, its partial stays.
+  const fs::path live = cache.path() / (".tmp-" + third_dir.filename().string() + "-4194305");
+  fs::create_directories(live / "half");
+  const fs::path live_lock = cache.path() / ".locks" / third_dir.filename();
+  WriteFile(live_lock, "");
+  const int held = ::open(live_lock.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
+  EXPECT_TRUE(IsBeingMade(third_dir));
+  EXPECT_FALSE(IsBeingMade(other_dir));
+
+  Materialize(gen, {}, Ctx(), cache.path());
+  EXPECT_FALSE(fs::exists(left));
+  EXPECT_TRUE(fs::exists(live / "half"));
+  // A run whose fixture is cached sweeps too.
+  fs::create_directories(left / "half");
+  EXPECT_EQ(Materialize(gen, {}, Ctx(), cache.path()), FixtureDirectory(gen, {}, Ctx(), cache.path()));
+  EXPECT_EQ(gen.calls, 1);
+  EXPECT_FALSE(fs::exists(left));
+  EXPECT_TRUE(fs::exists(live / "half"));
+  ::close(held);
+  EXPECT_FALSE(IsBeingMade(third_dir));
+  SweepPartials(cache.path());  // as the engine does once it killed a generator
+  EXPECT_FALSE(fs::exists(live));
 }
 
 TEST(FixtureCache, MaterializesARealGenerator) {
