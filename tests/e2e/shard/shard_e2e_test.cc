@@ -178,5 +178,135 @@ TEST_F(ShardE2E, MergeRefusesFilesThatAreNotTheShardsOfOneRun) {
   EXPECT_EQ(bad.err, "perfengine: --shard: '3/2' must be K/N with 1 <= K <= N, e.g. 2/4\n");
 }
 
+// A shard file comes from a job that ran the pull request's code: what it stores about itself
+// is not evidence. Two workloads, one a shard; the candidate is slower (16 ms against 10 ms).
+class ShardFilesAreData : public ShardE2E {
+ protected:
+  void SetUp() override {
+    spec_ = dir_.path() / "slower.toml";
+    std::ofstream(spec_) << "[run]\nrounds = 7\nwarmup_rounds = 1\nseed = 7\n"
+                         << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER
+                            "\", \"--sleep-ms\", \"10\", \"--print\", \"same\"]\n"
+                         << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER
+                            "\", \"--sleep-ms\", \"16\", \"--print\", \"same\"]\n"
+                         << "[workloads.alpha]\n[workloads.bravo]\n"
+                         << "[thresholds]\nmin_speedup = 1.0\n";
+    ASSERT_EQ(Shard(spec_, 1, 2, File("s1.json")).exit, 1);
+    ASSERT_EQ(Shard(spec_, 2, 2, File("s2.json")).exit, 1);
+  }
+  // Shard `k`'s file changed by `change`, written as `name`.
+  std::string Doctor(int k, const std::string& name, const std::function<void(nlohmann::json&)>& change) {
+    auto results = Read(File("s" + std::to_string(k) + ".json"));
+    change(results);
+    std::ofstream(File(name)) << results.dump();
+    return File(name).string();
+  }
+  nlohmann::json& Workload(nlohmann::json& r, const std::string& name) {
+    for (auto& w : r["workloads"]) {
+      if (w["name"] == name) return w;
+    }
+    throw std::runtime_error("no workload " + name);
+  }
+  Finished Merge(const std::string& one, const std::string& two) {
+    return RunPerfengine({"merge", one, two, "--json", File("merged.json").string()}, dir_.path());
+  }
+  std::string Refused(const std::string& one, const std::string& two) {
+    const Finished f = Merge(one, two);
+    EXPECT_EQ(f.exit, 2) << f.out;
+    EXPECT_EQ(f.out, "");
+    return f.err;
+  }
+  fs::path spec_;
+};
+
+// B3: a slower candidate's figures edited to a 1.5x speed-up (sequence, wins, summaries and
+// verdict too) in both shards: merge computes them again from the samples and still says 1.
+TEST_F(ShardFilesAreData, EditedFiguresDoNotChangeTheMergedVerdict) {
+  const auto flatter = [](nlohmann::json& r) {
+    for (auto& w : r["workloads"]) {
+      if (!w.contains("comparison")) continue;
+      auto& c = w["comparison"];
+      c["speedup"] = 1.5;
+      c["wins"] = c["rounds"];
+      c["win_rate"] = 1.0;
+      c["speedup_cs"]["estimate"] = 1.5;
+      c["speedup_cs"]["low"] = 1.4;
+      c["speedup_cs"]["high"] = 1.6;
+      for (auto& s : w["summaries"]) s["median_wall_s"] = s["contender"] == "candidate" ? 0.01 : 0.015;
+    }
+    r["verdict"]["exit"] = "pass";
+    r["verdict"]["checks"] = nlohmann::json::array();
+    r["verdict"]["lines"] = nlohmann::json::array();
+  };
+  const std::string one = Doctor(1, "d1.json", flatter), two = Doctor(2, "d2.json", flatter);
+  const Finished merged = Merge(one, two);
+  EXPECT_EQ(merged.exit, 1) << merged.out << merged.err;
+  auto m = Read(File("merged.json"));
+  EXPECT_EQ(m["verdict"]["exit"], "threshold_missed");
+  for (const std::string name : {"alpha", "bravo"}) {
+    const auto& c = Workload(m, name)["comparison"];
+    EXPECT_LT(c["speedup"].get<double>(), 1.0) << name;  // 10 ms / 16 ms, from the samples
+    EXPECT_LT(c["speedup_cs"]["low"].get<double>(), 1.0) << name;
+  }
+  ASSERT_EQ(m["verdict"]["checks"].size(), 2u);
+  for (const auto& check : m["verdict"]["checks"]) EXPECT_FALSE(check["passed"].get<bool>()) << check.dump();
+}
+
+TEST_F(ShardFilesAreData, TruncatedOrUnpairedSamplesAreRefused) {
+  const std::string s1 = File("s1.json").string();
+  // The candidate's last two rounds of bravo dropped: its remaining rounds no longer pair.
+  const std::string unpaired = Doctor(2, "unpaired.json", [&](nlohmann::json& r) {
+    auto& samples = Workload(r, "bravo")["samples"];
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& x : samples) {
+      if (!(x["contender"] == "candidate" && x["round"].get<int>() >= 6)) kept.push_back(x);
+    }
+    samples = kept;
+  });
+  EXPECT_EQ(Refused(s1, unpaired), "perfengine: " + unpaired +
+                                       ": shard 2 of 2 cannot be merged: workload 'bravo': 'candidate' has no "
+                                       "sample in round 6, which 'baseline' has\n");
+  // Both contenders cut to their first four measured rounds: fewer than [run] rounds = 7.
+  const std::string truncated = Doctor(2, "truncated.json", [&](nlohmann::json& r) {
+    auto& samples = Workload(r, "bravo")["samples"];
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& x : samples) {
+      if (x["round"].get<int>() < 5) kept.push_back(x);
+    }
+    samples = kept;
+  });
+  EXPECT_EQ(Refused(s1, truncated), "perfengine: " + truncated +
+                                        ": shard 2 of 2 cannot be merged: workload 'bravo': 'baseline' has 4 "
+                                        "measured rounds, fewer than the 7 the settings say\n");
+  // A slow round of the candidate moved onto another round: two samples in one round.
+  const std::string moved = Doctor(1, "moved.json", [&](nlohmann::json& r) {
+    for (auto& x : Workload(r, "alpha")["samples"]) {
+      if (x["contender"] == "candidate" && x["round"] == 3) x["round"] = 2;
+    }
+  });
+  EXPECT_EQ(Refused(moved, File("s2.json").string()),
+            "perfengine: " + moved +
+                ": shard 1 of 2 cannot be merged: workload 'alpha': 'candidate' has two "
+                "samples in round 2\n");
+}
+
+TEST_F(ShardFilesAreData, AnIncompleteShardIsRefused) {
+  const std::string s1 = File("s1.json").string();
+  const std::string marked = Doctor(2, "marked.json", [](nlohmann::json& r) { r["complete"] = false; });
+  EXPECT_EQ(Refused(s1, marked), "perfengine: " + marked +
+                                     ": shard 2 of 2 is incomplete (marked so, with no failure recorded); run it "
+                                     "again\n");
+  const std::string interrupted = Doctor(2, "interrupted.json", [](nlohmann::json& r) {
+    r["complete"] = false;
+    r["failures"] = nlohmann::json::parse(
+        R"([{"kind": "interrupted", "workload": "", "contender": "", "message": "interrupted by signal 2 )"
+        R"((Interrupt); the results are incomplete", "detail": ""}])");
+  });
+  EXPECT_EQ(Refused(s1, interrupted),
+            "perfengine: " + interrupted +
+                ": shard 2 of 2 is incomplete (interrupted by signal 2 (Interrupt); the results are incomplete); run "
+                "it again\n");
+}
+
 }  // namespace
 }  // namespace pe::e2e
