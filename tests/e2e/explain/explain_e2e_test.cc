@@ -25,7 +25,9 @@ fs::path WriteSpec(const TempDir& dir) {
 fs::path RunSpec(const TempDir& dir, const fs::path& spec, const std::string& scale, const std::string& name) {
   const fs::path json = dir.path() / name;
   const Finished f = RunPerfengine({"run", spec.string(), "--scale", scale, "--json", json.string()}, dir.path());
-  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  // What is read back is the file, whatever its verdict: on a loaded machine 7 rounds can leave
+  // a check unresolved (exit 1), which is no fault of explain's (issue 24).
+  EXPECT_LE(f.exit, 1) << f.out << f.err;
   return json;
 }
 
@@ -62,6 +64,43 @@ TEST(ExplainE2E, ExplainIsByteIdenticalAndShowsTheStoredFigures) {
   EXPECT_EQ(typo.exit, 2);
   EXPECT_EQ(typo.err,
             "perfengine: --workload 'wrok': no such workload in " + json.string() + " (did you mean 'work'?)\n");
+}
+
+// A results file is data: a missed threshold edited into a pass (figures, checks and verdict)
+// is still shown as missed, since explain judges the file's samples again.
+TEST(ExplainE2E, AnEditedResultsFileIsJudgedFromItsSamples) {
+  TempDir dir;
+  const fs::path spec = dir.path() / "slower.toml";
+  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 0\n"
+                      << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n"
+                      << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER
+                         "\", \"--sleep-ms\", \"40\", \"--print\", \"same\"]\n"
+                      << "[workloads.work]\n[thresholds]\nmin_speedup = 1.0\n";
+  const fs::path json = dir.path() / "results.json";
+  ASSERT_EQ(RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path()).exit, 1);
+  auto results = nlohmann::json::parse(ReadAll(json));
+  auto& work = results["workloads"][1];
+  ASSERT_EQ(work["name"], "work");
+  work["comparison"]["speedup"] = 1.5;
+  for (const char* end : {"estimate", "low", "high"}) work["comparison"]["speedup_cs"][end] = 1.5;
+  for (auto& check : results["verdict"]["checks"]) {
+    check["passed"] = true;
+    check["state"] = "pass";
+    check["measured"] = 1.5;
+  }
+  results["verdict"]["exit"] = "pass";
+  results["verdict"]["lines"] = nlohmann::json::array();
+  const fs::path edited = dir.path() / "edited.json";
+  std::ofstream(edited) << results.dump();
+
+  const Finished f = RunPerfengine({"explain", edited.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.err;
+  for (const std::string expected :
+       {"recorded verdict: pass (exit 0)\nverdict from the samples: threshold_missed (exit 1); NOT the recorded one",
+        "  decided by: min_speedup (margin -", "differs: speedup: the file says 1.5, recomputed 0.",
+        "\n== verdict lines (from the samples) ==\n  work: median speedup 0."}) {
+    EXPECT_NE(f.out.find(expected), std::string::npos) << expected << "\n" << f.out;
+  }
 }
 
 TEST(ExplainE2E, UnreadableFilesAreOneLineAndExitTwo) {
