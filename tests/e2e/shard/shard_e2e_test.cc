@@ -226,8 +226,9 @@ class ShardFilesAreData : public ShardE2E {
                             "\", \"--sleep-ms\", \"16\", \"--print\", \"same\"]\n"
                          << "[workloads.alpha]\n[workloads.bravo]\n"
                          << "[thresholds]\nmin_speedup = 1.0\n";
-    ASSERT_EQ(Shard(spec_, 1, 2, File("s1.json")).exit, 1);
-    ASSERT_EQ(Shard(spec_, 2, 2, File("s2.json")).exit, 1);
+    // 1 in all likelihood; on a loaded machine the verdict may be anything but a failed run.
+    ASSERT_LE(Shard(spec_, 1, 2, File("s1.json")).exit, 1);
+    ASSERT_LE(Shard(spec_, 2, 2, File("s2.json")).exit, 1);
   }
   // Shard `k`'s file changed by `change`, written as `name`.
   std::string Doctor(int k, const std::string& name, const std::function<void(nlohmann::json&)>& change) {
@@ -242,8 +243,8 @@ class ShardFilesAreData : public ShardE2E {
     }
     throw std::runtime_error("no workload " + name);
   }
-  Finished Merge(const std::string& one, const std::string& two) {
-    return RunPerfengine({"merge", one, two, "--json", File("merged.json").string()}, dir_.path());
+  Finished Merge(const std::string& one, const std::string& two, const std::string& json = "merged.json") {
+    return RunPerfengine({"merge", one, two, "--json", File(json).string()}, dir_.path());
   }
   std::string Refused(const std::string& one, const std::string& two) {
     const Finished f = Merge(one, two);
@@ -255,7 +256,8 @@ class ShardFilesAreData : public ShardE2E {
 };
 
 // B3: a slower candidate's figures edited to a 1.5x speed-up (sequence, wins, summaries and
-// verdict too) in both shards: merge computes them again from the samples and still says 1.
+// verdict too) in both shards: merge computes them again from the samples, so the merged result
+// is the one the unedited shards give, to the last bit, whatever the timings were.
 TEST_F(ShardFilesAreData, EditedFiguresDoNotChangeTheMergedVerdict) {
   const auto flatter = [](nlohmann::json& r) {
     for (auto& w : r["workloads"]) {
@@ -273,18 +275,20 @@ TEST_F(ShardFilesAreData, EditedFiguresDoNotChangeTheMergedVerdict) {
     r["verdict"]["checks"] = nlohmann::json::array();
     r["verdict"]["lines"] = nlohmann::json::array();
   };
+  const Finished honest = Merge(File("s1.json").string(), File("s2.json").string(), "honest.json");
   const std::string one = Doctor(1, "d1.json", flatter), two = Doctor(2, "d2.json", flatter);
-  const Finished merged = Merge(one, two);
-  EXPECT_EQ(merged.exit, 1) << merged.out << merged.err;
-  auto m = Read(File("merged.json"));
-  EXPECT_EQ(m["verdict"]["exit"], "threshold_missed");
+  const Finished edited = Merge(one, two, "edited.json");
+  EXPECT_EQ(edited.exit, honest.exit) << edited.out << edited.err;
+  EXPECT_EQ(edited.out, honest.out);
+  auto h = Read(File("honest.json"));
+  auto e = Read(File("edited.json"));
+  EXPECT_EQ(e["verdict"], h["verdict"]);
+  ASSERT_EQ(e["verdict"]["checks"].size(), 2u);
   for (const std::string name : {"alpha", "bravo"}) {
-    const auto& c = Workload(m, name)["comparison"];
-    EXPECT_LT(c["speedup"].get<double>(), 1.0) << name;  // 10 ms / 16 ms, from the samples
-    EXPECT_LT(c["speedup_cs"]["low"].get<double>(), 1.0) << name;
+    EXPECT_EQ(Workload(e, name)["comparison"], Workload(h, name)["comparison"]) << name;
+    EXPECT_EQ(Workload(e, name)["summaries"], Workload(h, name)["summaries"]) << name;
+    EXPECT_NE(Workload(e, name)["comparison"]["speedup"], 1.5) << name;  // the claim is gone
   }
-  ASSERT_EQ(m["verdict"]["checks"].size(), 2u);
-  for (const auto& check : m["verdict"]["checks"]) EXPECT_FALSE(check["passed"].get<bool>()) << check.dump();
 }
 
 TEST_F(ShardFilesAreData, TruncatedOrUnpairedSamplesAreRefused) {
