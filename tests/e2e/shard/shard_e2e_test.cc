@@ -347,5 +347,29 @@ TEST_F(ShardFilesAreData, AnIncompleteShardIsRefused) {
                 "it again\n");
 }
 
+// Thresholds and gate flags are claims too: given the spec, merge holds them against it.
+TEST_F(ShardFilesAreData, WithTheSpecADroppedThresholdOrAnUngatedWorkloadIsRefused) {
+  const std::string s1 = File("s1.json").string(), s2 = File("s2.json").string();
+  const Finished honest =
+      RunPerfengine({"merge", s1, s2, "--spec", spec_.string(), "--json", File("merged.json").string()}, dir_.path());
+  EXPECT_EQ(honest.exit, Merge(s1, s2).exit) << honest.out << honest.err;
+  const auto refused = [&](const std::string& doctored) {
+    const Finished f = RunPerfengine({"merge", s1, doctored, "--spec", spec_.string()}, dir_.path());
+    EXPECT_EQ(f.exit, 2) << f.out;
+    EXPECT_EQ(f.out, "");
+    return f.err;
+  };
+  const std::string dropped =
+      Doctor(2, "dropped.json", [&](nlohmann::json& r) { Workload(r, "bravo")["thresholds"].erase("min_speedup"); });
+  EXPECT_EQ(refused(dropped), "perfengine: " + dropped + ": workload 'bravo': thresholds are not " + spec_.string() +
+                                  "'s: min_speedup none vs 1.0\n");
+  const std::string ungated =
+      Doctor(2, "ungated.json", [&](nlohmann::json& r) { Workload(r, "bravo")["gate"] = false; });
+  EXPECT_EQ(refused(ungated),
+            "perfengine: " + ungated + ": workload 'bravo': gate false vs true in " + spec_.string() + "\n");
+  // Without --spec the shards' own thresholds are all there is: the dropped one is not checked.
+  EXPECT_LE(Merge(s1, dropped).exit, 1);
+}
+
 }  // namespace
 }  // namespace pe::e2e
