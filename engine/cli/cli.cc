@@ -164,6 +164,8 @@ int Run(int argc, char** argv) {
       app.add_subcommand("merge", "Combine the results files of run --shard jobs into one result and verdict");
   merge->add_option("results", merge_flags.files, "One results file per shard (run --shard K/N --json ...)")
       ->required();
+  merge->add_option("--spec", merge_flags.spec,
+                    "Refuse shards not run from this spec, or whose thresholds or gate flags are not its own");
   merge->add_option("--json", merge_flags.json, "Write the merged results file here (atomically)");
   merge->add_option("--markdown", merge_flags.markdown, "Write a Markdown report of the merged result here");
   merge->add_option("--html", merge_flags.html, "Write an HTML report of the merged result here");

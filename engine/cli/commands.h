@@ -51,9 +51,10 @@ struct CompareFlags {
   bool allow_different_spec = false;
 };
 
-// `perfengine merge SHARD.json... [--json F] [--markdown F] [--html F]` (merge_command.cc).
+// `perfengine merge SHARD.json... [--spec SPEC] [--json F] [--markdown F] [--html F]` (merge_command.cc).
 struct MergeFlags {
   std::vector<std::string> files;
+  std::string spec;  // non-empty: the shards' thresholds and gate flags must be this spec's
   std::string json;
   std::string markdown;
   std::string html;

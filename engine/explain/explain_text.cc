@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/explain/detail.h"
+#include "engine/explain/rejudge.h"
 #include "engine/explain/table.h"
 #include "engine/gate/gate.h"
 #include "engine/model/names.h"
@@ -23,6 +24,7 @@ using model::FailureKindName;
 using model::Interval;
 using model::RoundLoad;
 using model::RunResult;
+using model::Verdict;
 using model::WorkloadResult;
 
 namespace {
@@ -393,8 +395,13 @@ std::string Failures(const WorkloadResult& w) {
   return out;
 }
 
-std::string Workload(const RunResult& result, const WorkloadResult& w) {
+// `again` is `result` judged again from its samples (Rejudged): the sections that show what the
+// gate read (sequences, thresholds, notes) show its figures, never the file's.
+std::string Workload(const RunResult& result, const RunResult& again, const WorkloadResult& w) {
   const WorkloadDetail d = ComputeDetail(result, w);
+  const auto same = std::find_if(again.workloads.begin(), again.workloads.end(),
+                                 [&](const WorkloadResult& x) { return x.name == w.name; });
+  const WorkloadResult& now = same != again.workloads.end() ? *same : w;
   std::string out = fmt::format("\n== {}{} ==\n", report::OneLine(w.name), w.startup ? " (startup)" : "");
   if (!w.description.empty()) out += report::OneLine(w.description) + "\n";
   out += fmt::format("{}; thresholds: {}\n", w.gate ? "gated" : "not gated", ThresholdList(w.thresholds));
@@ -416,9 +423,9 @@ std::string Workload(const RunResult& result, const WorkloadResult& w) {
   } else {
     out += Heading(fmt::format("Analysis\n  none: {}\n", d.no_analysis));
   }
-  if (!Sequences(w).empty()) out += Heading(Sequences(w));
-  out += Heading(Thresholds(result, w));
-  if (!Notes(w).empty()) out += Heading(Notes(w));
+  if (!Sequences(now).empty()) out += Heading(Sequences(now));
+  out += Heading(Thresholds(again, w));
+  if (!Notes(now).empty()) out += Heading(Notes(now));
   out += Heading(Agreement(d));
   return out;
 }
@@ -432,8 +439,21 @@ std::string Margin(const Check& c) {
   return (relative < 0 ? "-" : "+") + FormatPercent(std::fabs(relative));
 }
 
+namespace {
+
+// An accepted regression exits 0 but is not a pass: say what was accepted, and by what.
+std::string VerdictText(const Verdict& v) {
+  const std::string name = v.accepted
+                               ? fmt::format("accepted regression, accepted by {}", report::OneLine(v.accepted_by))
+                               : std::string(ExitCodeName(v.exit));
+  return fmt::format("{} (exit {})", name, static_cast<int>(v.exit));
+}
+
+}  // namespace
+
 std::string ExplainText(const RunResult& result, const std::string& file,
                         const std::vector<const WorkloadResult*>& workloads) {
+  const RunResult again = Rejudged(result);
   std::string out = fmt::format("perfengine explain {}\n", report::OneLine(file));
   out += fmt::format("spec {} (sha256 {}), perfengine {}, started {}\n", report::OneLine(result.spec_path),
                      report::OneLine(result.spec_digest.substr(0, 12)), report::OneLine(result.engine_version),
@@ -444,16 +464,18 @@ std::string ExplainText(const RunResult& result, const std::string& file,
   out += fmt::format("baseline {}, candidate {}: {}; bootstrap {} resamples\n", report::OneLine(result.baseline),
                      report::OneLine(result.candidate), report::RoundsLine(result.settings),
                      result.settings.bootstrap_resamples);
-  // An accepted regression exits 0 but is not a pass: say what was accepted, and by what.
-  const std::string verdict = result.verdict.accepted ? fmt::format("accepted regression, accepted by {}",
-                                                                    report::OneLine(result.verdict.accepted_by))
-                                                      : std::string(ExitCodeName(result.verdict.exit));
-  out += fmt::format("recorded verdict: {} (exit {}){}\n", verdict, static_cast<int>(result.verdict.exit),
+  out += fmt::format("recorded verdict: {}{}\n", VerdictText(result.verdict),
                      result.complete ? "" : "; the run is incomplete");
-  for (const WorkloadResult* w : workloads) out += Workload(result, *w);
-  if (!result.verdict.lines.empty()) {
-    out += "\n== verdict lines ==\n";
-    for (const auto& line : result.verdict.lines) out += fmt::format("  {}\n", report::OneLine(line));
+  const bool same =
+      VerdictText(again.verdict) == VerdictText(result.verdict) && again.verdict.lines == result.verdict.lines;
+  out += fmt::format("verdict from the samples: {}{}\n", VerdictText(again.verdict),
+                     same ? ", as recorded"
+                          : "; NOT the recorded one: the file was edited, or written by a perfengine whose "
+                            "analysis differs from this one");
+  for (const WorkloadResult* w : workloads) out += Workload(result, again, *w);
+  if (!again.verdict.lines.empty()) {
+    out += "\n== verdict lines (from the samples) ==\n";
+    for (const auto& line : again.verdict.lines) out += fmt::format("  {}\n", report::OneLine(line));
   }
   return out;
 }

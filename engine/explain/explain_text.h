@@ -2,7 +2,8 @@
 // per-round table, summary statistics, outliers, the startup subtraction, the bootstrap
 // interval, the sign test, Wilcoxon and Hodges-Lehmann, the thresholds with their margins,
 // the rounds that would resolve the difference, and whether the file's stored figures match
-// the recomputed ones. docs/explain.md describes each section.
+// the recomputed ones. The verdict, checks and sequences shown are judged again from the
+// samples (rejudge.h), never read from the file. docs/explain.md describes each section.
 //
 // Deterministic: everything comes from the file (the bootstrap from its recorded seed), so
 // the same file always gives the same bytes.

@@ -6,10 +6,12 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <map>
 
+#include "engine/analysis/analyze.h"
 #include "engine/model/json.h"
 #include "engine/model/names.h"
 
@@ -321,28 +323,40 @@ int Store::CountRuns(const std::string& spec_key) {
   return static_cast<int>(count.Int(0));
 }
 
+// A history database may be shared, restored from a CI cache or edited: its figures table is
+// a claim. Each run's figures are computed again from the samples of the results file it keeps
+// (engine/analysis/, as `run` computes them; counts measured once per contender are taken as
+// recorded), so the trend is what the samples say.
 std::vector<WorkloadSeries> Store::Series(const std::string& spec_key) {
   Statement rows(db_, path_, R"sql(
-SELECT r.id, r.started_at, r.commit_id, r.hostname, r.spec_digest, f.workload, f.contender, f.name, f.value
-FROM runs r JOIN figures f ON f.run_id = r.id
-WHERE r.spec_key = ?
-ORDER BY r.started_at, r.id, f.rowid)sql");
+SELECT id, started_at, commit_id, hostname, spec_digest, results FROM runs WHERE spec_key = ?
+ORDER BY started_at, id)sql");
   rows.Bind(1, spec_key);
   std::vector<WorkloadSeries> out;
   std::map<std::string, size_t> index;
   while (rows.Step()) {
-    Point p{rows.Int(0), rows.Text(1), rows.Text(2), rows.Text(3), rows.Text(4), rows.Double(8)};
-    const std::string workload = rows.Text(5), contender = rows.Text(6), name = rows.Text(7);
-    auto [it, inserted] = index.emplace(workload, out.size());
-    if (inserted) out.push_back({workload, {}});
-    auto& figures = out[it->second].figures;
-    const std::string figure = contender.empty() ? name : contender + "." + name;
-    auto series = std::find_if(figures.begin(), figures.end(), [&](const auto& f) { return f.first == figure; });
-    if (series == figures.end()) {
-      figures.push_back({figure, {}});
-      series = figures.end() - 1;
+    const std::int64_t id = rows.Int(0);
+    RunResult result;
+    try {
+      result = model::ParseResultsText(rows.Text(5), fmt::format("{}: run {}", path_.string(), id));
+    } catch (const std::runtime_error& e) {
+      throw HistoryError(e.what());
     }
-    series->second.push_back(std::move(p));
+    analysis::Analyze(result, {.intervals = false, .cancelled = {}});
+    for (const WorkloadResult& w : result.workloads) {
+      auto [it, inserted] = index.emplace(w.name, out.size());
+      if (inserted) out.push_back({w.name, {}});
+      auto& figures = out[it->second].figures;
+      for (const auto& [contender, name, value] : FiguresOf(w)) {
+        const std::string figure = contender.empty() ? name : contender + "." + name;
+        auto series = std::find_if(figures.begin(), figures.end(), [&](const auto& f) { return f.first == figure; });
+        if (series == figures.end()) {
+          figures.push_back({figure, {}});
+          series = figures.end() - 1;
+        }
+        series->second.push_back(Point{id, rows.Text(1), rows.Text(2), rows.Text(3), rows.Text(4), value});
+      }
+    }
   }
   return out;
 }

@@ -67,7 +67,9 @@ class Store {
   int CountRuns(const std::string& spec_key);
 
   // The series of every workload of a spec (workloads in order of first appearance), oldest
-  // run first.
+  // run first. The figures are computed again from the samples of each run's results file,
+  // never read from the figures table; a run whose results file cannot be read throws
+  // HistoryError naming the database and the run ("history.sqlite: run 3: ...").
   std::vector<WorkloadSeries> Series(const std::string& spec_key);
 
  private:

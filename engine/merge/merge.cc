@@ -7,8 +7,10 @@
 #include <map>
 #include <set>
 
+#include "engine/analysis/analyze.h"
 #include "engine/analysis/sweeps.h"
 #include "engine/gate/gate.h"
+#include "engine/merge/consistency.h"
 #include "engine/model/json.h"
 #include "engine/run/shard.h"
 #include "engine/spec/spec_error.h"
@@ -127,12 +129,61 @@ std::vector<const ShardFile*> InShardOrder(const std::vector<ShardFile>& files) 
   return ordered;
 }
 
+// Every failure a shard recorded, the run's own and its workloads'.
+std::vector<const Failure*> FailuresOf(const RunResult& r) {
+  std::vector<const Failure*> out;
+  for (const Failure& f : r.failures) out.push_back(&f);
+  for (const WorkloadResult& w : r.workloads) {
+    for (const Failure& f : w.failures) out.push_back(&f);
+  }
+  return out;
+}
+
+// A shard whose figures could only pass by trusting what it says of itself is refused. One that
+// stopped on a failure (a crash, a timeout) is merged: the failure makes the verdict exit 2 and
+// the reports show it. One that stopped without saying why, or was interrupted, is refused, so
+// neither merges into a pass (nor into 130, which would say the merge itself was interrupted).
+void CheckSound(const ShardFile& f) {
+  const RunResult& r = f.result;
+  const ShardInfo& shard = OwnShard(f);
+  const std::vector<const Failure*> failures = FailuresOf(r);
+  const auto interrupted = std::find_if(failures.begin(), failures.end(),
+                                        [](const Failure* x) { return x->kind == Failure::Kind::kInterrupted; });
+  if (!r.complete && (failures.empty() || interrupted != failures.end())) {
+    Refuse(fmt::format("{}: shard {} of {} is incomplete ({}); run it again", f.path, shard.index, shard.count,
+                       failures.empty() ? "marked so, with no failure recorded" : gate::FailureLine(**interrupted)));
+  }
+  if (!failures.empty()) return;  // its verdict is exit 2 whatever its samples hold
+  if (const std::string problem = SamplesProblem(r); !problem.empty()) {
+    Refuse(fmt::format("{}: shard {} of {} cannot be merged: {}", f.path, shard.index, shard.count, problem));
+  }
+}
+
+// The shard with every figure computed again from its samples, as `run` computes them
+// (engine/analysis/), on its own startup workload; what it stored is never read.
+ShardFile Recomputed(const ShardFile& f) {
+  ShardFile again = f;
+  again.result.verdict = {};
+  for (SweepResult& sweep : again.result.sweeps) {
+    sweep.fits.clear();
+    sweep.efficiencies.clear();
+  }
+  analysis::Analyze(again.result);
+  return again;
+}
+
 }  // namespace
 
 RunResult MergeShards(const std::vector<ShardFile>& files) {
   if (files.empty()) Refuse("merge needs at least one results file");
   for (const ShardFile& f : files) CheckSameRun(files.front(), f);
-  const std::vector<const ShardFile*> ordered = InShardOrder(files);
+  std::vector<ShardFile> recomputed;
+  for (const ShardFile* f : InShardOrder(files)) {
+    CheckSound(*f);
+    recomputed.push_back(Recomputed(*f));
+  }
+  std::vector<const ShardFile*> ordered;
+  for (const ShardFile& f : recomputed) ordered.push_back(&f);
   const std::vector<std::string>& selection = OwnShard(*ordered.front()).selection;
 
   // Which file holds each workload, checked against the split `run --shard` made.

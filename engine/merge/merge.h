@@ -1,8 +1,9 @@
 // `perfengine merge`: the results files of `run --shard K/N` jobs back into one result and one
-// verdict. Each workload keeps the figures its own shard measured (its rounds were paired on one
-// machine, and its startup-adjusted speedup used that machine's startup); sweep-wide figures
-// are fitted again over every point, and the verdict is the gate's (engine/gate/gate.h) on the
-// whole. docs/ci.md describes it.
+// verdict. A shard file is data from a job that ran the pull request's code: every figure is
+// computed again from its samples (engine/analysis/, as `run` does), each workload with its own
+// shard's startup workload (its rounds were paired on that machine); sweep-wide figures are
+// fitted over every point, and the verdict is the gate's (engine/gate/gate.h) on the whole.
+// docs/ci.md describes it.
 #pragma once
 
 #include <string>
@@ -23,7 +24,9 @@ struct ShardFile {
 // Throws spec::UsageError, naming the files, when they are not shards of one run: different
 // specs (digest), seeds or other settings, engine versions or contenders (commits included),
 // different shard counts or selections, a shard given twice or missing, a workload in two
-// shards or in none. The verdict is filled; accepting a regression is left to the caller.
+// shards or in none; a shard marked incomplete that records no failure, or was interrupted;
+// samples a complete run cannot have left (engine/merge/consistency.h). Stored figures, checks
+// and verdicts are never read. The verdict is filled; accepting a regression is left to the caller.
 model::RunResult MergeShards(const std::vector<ShardFile>& files);
 
 }  // namespace pe::merge

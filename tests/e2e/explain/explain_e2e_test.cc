@@ -25,7 +25,9 @@ fs::path WriteSpec(const TempDir& dir) {
 fs::path RunSpec(const TempDir& dir, const fs::path& spec, const std::string& scale, const std::string& name) {
   const fs::path json = dir.path() / name;
   const Finished f = RunPerfengine({"run", spec.string(), "--scale", scale, "--json", json.string()}, dir.path());
-  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  // What is read back is the file, whatever its verdict: on a loaded machine 7 rounds can leave
+  // a check unresolved (exit 1), which is no fault of explain's (issue 24).
+  EXPECT_LE(f.exit, 1) << f.out << f.err;
   return json;
 }
 
@@ -62,6 +64,38 @@ TEST(ExplainE2E, ExplainIsByteIdenticalAndShowsTheStoredFigures) {
   EXPECT_EQ(typo.exit, 2);
   EXPECT_EQ(typo.err,
             "perfengine: --workload 'wrok': no such workload in " + json.string() + " (did you mean 'work'?)\n");
+}
+
+// A results file is data: a missed threshold edited into a pass (figures, checks and verdict)
+// is still shown as missed, since explain judges the file's samples again. The file is the
+// crafted missed.json (fixed samples), so nothing here depends on timing.
+TEST(ExplainE2E, AnEditedResultsFileIsJudgedFromItsSamples) {
+  TempDir dir;
+  auto results = nlohmann::json::parse(ReadAll(fs::path(RESULTS_DATA) / "missed.json"));
+  auto& work = results["workloads"][1];
+  ASSERT_EQ(work["name"], "work");
+  work["comparison"]["speedup"] = 2.5;
+  for (const char* end : {"estimate", "low", "high"}) work["comparison"]["speedup_cs"][end] = 2.5;
+  for (auto& check : results["verdict"]["checks"]) {
+    check["passed"] = true;
+    check["state"] = "pass";
+  }
+  results["verdict"]["exit"] = "pass";
+  results["verdict"]["lines"] = nlohmann::json::array();
+  const fs::path edited = dir.path() / "edited.json";
+  std::ofstream(edited) << results.dump();
+
+  const Finished f = RunPerfengine({"explain", edited.string(), "--workload", "work"}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.err;
+  for (const std::string expected :
+       {"recorded verdict: pass (exit 0)\nverdict from the samples: threshold_missed (exit 1); NOT the recorded one",
+        "  decided by: min_speedup (margin -16%), min_speedup_ci (margin -7%), min_logic_speedup (margin -22%) "
+        "missed\n",
+        "  differs: speedup: the file says 2.5, recomputed 1.6",
+        "\n== verdict lines (from the samples) ==\n  work: median speedup 1.68x (95% confidence sequence 1.60x to "
+        "2.50x, 10 rounds) is not shown to meet the required 2.00x"}) {
+    EXPECT_NE(f.out.find(expected), std::string::npos) << expected << "\n" << f.out;
+  }
 }
 
 TEST(ExplainE2E, UnreadableFilesAreOneLineAndExitTwo) {

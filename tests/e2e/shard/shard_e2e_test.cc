@@ -1,6 +1,6 @@
-// `run --shard K/N` and `merge` end to end: one spec run whole and in shards with the stub
-// contender; the merged verdict must have the checks of the whole run, and merge must refuse
-// files that are not the shards of one run.
+// `run --shard K/N` and `merge` end to end with the stub contender: the merged verdict must
+// have the checks of one whole run over the same samples; merge must refuse files that are not
+// the shards of one run, and must judge a shard by its samples, never by what it stores.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -63,12 +63,37 @@ class ShardE2E : public ::testing::Test {
   TempDir dir_;
 };
 
+// The shards' samples put together as one shard of one: the run a whole unsharded run would
+// have judged on these very samples (merge computes every figure again, as `run` does).
+nlohmann::json Union(const std::vector<nlohmann::json>& shards) {
+  nlohmann::json whole = shards.front();
+  auto& info = whole["shards"][0];
+  info["index"] = 1;
+  info["count"] = 1;
+  info["workloads"] = info["selection"];
+  whole["workloads"] = nlohmann::json::array({shards.front()["workloads"][0]});  // shard 1's startup
+  for (const auto& name : info["selection"]) {
+    for (const auto& shard : shards) {
+      for (const auto& w : shard["workloads"]) {
+        if (w["name"] == name) whole["workloads"].push_back(w);
+      }
+    }
+  }
+  whole["sweeps"] = nlohmann::json::array();
+  for (const auto& shard : shards) {
+    for (const auto& sweep : shard["sweeps"]) {
+      if (whole["sweeps"].empty()) whole["sweeps"].push_back(sweep);
+    }
+  }
+  return whole;
+}
+
+// Issue 24: the merged verdict is compared with the whole run computed from the same samples,
+// never with a second, separately timed run (two timed runs can differ by nature).
 TEST_F(ShardE2E, ThreeShardsMergedHaveTheChecksOfOneWholeRun) {
   const fs::path spec = WriteSpec(dir_.path());
-  const Finished whole = RunPerfengine({"run", spec.string(), "--json", File("whole.json").string()}, dir_.path());
-  ASSERT_EQ(whole.exit, 1) << whole.out << whole.err;
-
   std::vector<std::string> shard_files;
+  std::vector<nlohmann::json> shards;
   std::vector<std::string> ran;
   for (int k = 1; k <= 3; ++k) {
     const fs::path json = File("shard" + std::to_string(k) + ".json");
@@ -83,6 +108,7 @@ TEST_F(ShardE2E, ThreeShardsMergedHaveTheChecksOfOneWholeRun) {
     EXPECT_EQ(r["workloads"][0]["name"], "startup");    // every shard measures its own start-up
     for (const auto& w : r["shards"][0]["workloads"]) ran.push_back(w.get<std::string>());
     shard_files.push_back(json.string());
+    shards.push_back(r);
   }
   // Round-robin over the sorted names: every workload exactly once, shards within one in size.
   std::sort(ran.begin(), ran.end());
@@ -97,16 +123,25 @@ TEST_F(ShardE2E, ThreeShardsMergedHaveTheChecksOfOneWholeRun) {
                                    "--json",       File("merged.json").string(),
                                    "--markdown",   File("merged.md").string()};
   const Finished merged = RunPerfengine(args, dir_.path());
-  EXPECT_EQ(merged.exit, 1) << merged.out << merged.err;
+  EXPECT_EQ(merged.exit, 1) << merged.out << merged.err;  // "strict" asks for 50x
   EXPECT_NE(merged.out.find("strict: median speedup"), std::string::npos) << merged.out;
   for (int k = 1; k <= 3; ++k) {
     EXPECT_NE(merged.out.find("shard " + std::to_string(k) + " of 3: "), std::string::npos) << merged.out;
   }
   EXPECT_NE(ReadAll(File("merged.md")).find("- shard 2 of 3: 3 of 8 workloads on "), std::string::npos);
+
+  std::ofstream(File("union.json")) << Union(shards).dump();
+  const Finished whole =
+      RunPerfengine({"merge", File("union.json").string(), "--json", File("whole.json").string()}, dir_.path());
+  ASSERT_EQ(whole.exit, merged.exit) << whole.out << whole.err;
   const auto m = Read(File("merged.json"));
-  EXPECT_EQ(Structure(m), Structure(Read(File("whole.json"))));
-  EXPECT_EQ(m["shards"].size(), 3u);
+  const auto w = Read(File("whole.json"));
+  EXPECT_EQ(Structure(m), Structure(w));
   EXPECT_EQ(m["verdict"]["checks"].size(), 16u);  // 8 workloads x (median speedup, win rate)
+  EXPECT_EQ(m["verdict"]["checks"], w["verdict"]["checks"]);  // the same figures, to the last bit
+  EXPECT_EQ(m["verdict"]["lines"], w["verdict"]["lines"]);
+  EXPECT_EQ(m["sweeps"], w["sweeps"]);
+  EXPECT_EQ(m["shards"].size(), 3u);
 
   // A merged file is itself a results file: explain reads it.
   const Finished explained = RunPerfengine({"explain", File("merged.json").string()}, dir_.path());
@@ -176,6 +211,164 @@ TEST_F(ShardE2E, MergeRefusesFilesThatAreNotTheShardsOfOneRun) {
   const Finished bad = RunPerfengine({"run", spec.string(), "--shard", "3/2"}, dir_.path());
   EXPECT_EQ(bad.exit, 2);
   EXPECT_EQ(bad.err, "perfengine: --shard: '3/2' must be K/N with 1 <= K <= N, e.g. 2/4\n");
+}
+
+// A shard file comes from a job that ran the pull request's code: what it stores about itself
+// is not evidence. Two workloads, one a shard; the candidate is slower (16 ms against 10 ms).
+class ShardFilesAreData : public ShardE2E {
+ protected:
+  void SetUp() override {
+    spec_ = dir_.path() / "slower.toml";
+    std::ofstream(spec_) << "[run]\nrounds = 7\nwarmup_rounds = 1\nseed = 7\n"
+                         << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER
+                            "\", \"--sleep-ms\", \"10\", \"--print\", \"same\"]\n"
+                         << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER
+                            "\", \"--sleep-ms\", \"16\", \"--print\", \"same\"]\n"
+                         << "[workloads.alpha]\n[workloads.bravo]\n"
+                         << "[thresholds]\nmin_speedup = 1.0\n";
+    // 1 in all likelihood; on a loaded machine the verdict may be anything but a failed run.
+    ASSERT_LE(Shard(spec_, 1, 2, File("s1.json")).exit, 1);
+    ASSERT_LE(Shard(spec_, 2, 2, File("s2.json")).exit, 1);
+  }
+  // Shard `k`'s file changed by `change`, written as `name`.
+  std::string Doctor(int k, const std::string& name, const std::function<void(nlohmann::json&)>& change) {
+    auto results = Read(File("s" + std::to_string(k) + ".json"));
+    change(results);
+    std::ofstream(File(name)) << results.dump();
+    return File(name).string();
+  }
+  nlohmann::json& Workload(nlohmann::json& r, const std::string& name) {
+    for (auto& w : r["workloads"]) {
+      if (w["name"] == name) return w;
+    }
+    throw std::runtime_error("no workload " + name);
+  }
+  Finished Merge(const std::string& one, const std::string& two, const std::string& json = "merged.json") {
+    return RunPerfengine({"merge", one, two, "--json", File(json).string()}, dir_.path());
+  }
+  std::string Refused(const std::string& one, const std::string& two) {
+    const Finished f = Merge(one, two);
+    EXPECT_EQ(f.exit, 2) << f.out;
+    EXPECT_EQ(f.out, "");
+    return f.err;
+  }
+  fs::path spec_;
+};
+
+// B3: a slower candidate's figures edited to a 1.5x speed-up (sequence, wins, summaries and
+// verdict too) in both shards: merge computes them again from the samples, so the merged result
+// is the one the unedited shards give, to the last bit, whatever the timings were.
+TEST_F(ShardFilesAreData, EditedFiguresDoNotChangeTheMergedVerdict) {
+  const auto flatter = [](nlohmann::json& r) {
+    for (auto& w : r["workloads"]) {
+      if (!w.contains("comparison")) continue;
+      auto& c = w["comparison"];
+      c["speedup"] = 1.5;
+      c["wins"] = c["rounds"];
+      c["win_rate"] = 1.0;
+      c["speedup_cs"]["estimate"] = 1.5;
+      c["speedup_cs"]["low"] = 1.4;
+      c["speedup_cs"]["high"] = 1.6;
+      for (auto& s : w["summaries"]) s["median_wall_s"] = s["contender"] == "candidate" ? 0.01 : 0.015;
+    }
+    r["verdict"]["exit"] = "pass";
+    r["verdict"]["checks"] = nlohmann::json::array();
+    r["verdict"]["lines"] = nlohmann::json::array();
+  };
+  const Finished honest = Merge(File("s1.json").string(), File("s2.json").string(), "honest.json");
+  const std::string one = Doctor(1, "d1.json", flatter), two = Doctor(2, "d2.json", flatter);
+  const Finished edited = Merge(one, two, "edited.json");
+  EXPECT_EQ(edited.exit, honest.exit) << edited.out << edited.err;
+  EXPECT_EQ(edited.out, honest.out);
+  auto h = Read(File("honest.json"));
+  auto e = Read(File("edited.json"));
+  EXPECT_EQ(e["verdict"], h["verdict"]);
+  ASSERT_EQ(e["verdict"]["checks"].size(), 2u);
+  for (const std::string name : {"alpha", "bravo"}) {
+    EXPECT_EQ(Workload(e, name)["comparison"], Workload(h, name)["comparison"]) << name;
+    EXPECT_EQ(Workload(e, name)["summaries"], Workload(h, name)["summaries"]) << name;
+    EXPECT_NE(Workload(e, name)["comparison"]["speedup"], 1.5) << name;  // the claim is gone
+  }
+}
+
+TEST_F(ShardFilesAreData, TruncatedOrUnpairedSamplesAreRefused) {
+  const std::string s1 = File("s1.json").string();
+  // The candidate's last two rounds of bravo dropped: its remaining rounds no longer pair.
+  const std::string unpaired = Doctor(2, "unpaired.json", [&](nlohmann::json& r) {
+    auto& samples = Workload(r, "bravo")["samples"];
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& x : samples) {
+      if (!(x["contender"] == "candidate" && x["round"].get<int>() >= 6)) kept.push_back(x);
+    }
+    samples = kept;
+  });
+  EXPECT_EQ(Refused(s1, unpaired), "perfengine: " + unpaired +
+                                       ": shard 2 of 2 cannot be merged: workload 'bravo': 'candidate' has no "
+                                       "sample in round 6, which 'baseline' has\n");
+  // Both contenders cut to their first four measured rounds: fewer than [run] rounds = 7.
+  const std::string truncated = Doctor(2, "truncated.json", [&](nlohmann::json& r) {
+    auto& samples = Workload(r, "bravo")["samples"];
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& x : samples) {
+      if (x["round"].get<int>() < 5) kept.push_back(x);
+    }
+    samples = kept;
+  });
+  EXPECT_EQ(Refused(s1, truncated), "perfengine: " + truncated +
+                                        ": shard 2 of 2 cannot be merged: workload 'bravo': 'baseline' has 4 "
+                                        "measured rounds, fewer than the 7 the settings say\n");
+  // A slow round of the candidate moved onto another round: two samples in one round.
+  const std::string moved = Doctor(1, "moved.json", [&](nlohmann::json& r) {
+    for (auto& x : Workload(r, "alpha")["samples"]) {
+      if (x["contender"] == "candidate" && x["round"] == 3) x["round"] = 2;
+    }
+  });
+  EXPECT_EQ(Refused(moved, File("s2.json").string()),
+            "perfengine: " + moved +
+                ": shard 1 of 2 cannot be merged: workload 'alpha': 'candidate' has two "
+                "samples in round 2\n");
+}
+
+TEST_F(ShardFilesAreData, AnIncompleteShardIsRefused) {
+  const std::string s1 = File("s1.json").string();
+  const std::string marked = Doctor(2, "marked.json", [](nlohmann::json& r) { r["complete"] = false; });
+  EXPECT_EQ(Refused(s1, marked), "perfengine: " + marked +
+                                     ": shard 2 of 2 is incomplete (marked so, with no failure recorded); run it "
+                                     "again\n");
+  const std::string interrupted = Doctor(2, "interrupted.json", [](nlohmann::json& r) {
+    r["complete"] = false;
+    r["failures"] = nlohmann::json::parse(
+        R"([{"kind": "interrupted", "workload": "", "contender": "", "message": "interrupted by signal 2 )"
+        R"((Interrupt); the results are incomplete", "detail": ""}])");
+  });
+  EXPECT_EQ(Refused(s1, interrupted),
+            "perfengine: " + interrupted +
+                ": shard 2 of 2 is incomplete (interrupted by signal 2 (Interrupt); the results are incomplete); run "
+                "it again\n");
+}
+
+// Thresholds and gate flags are claims too: given the spec, merge holds them against it.
+TEST_F(ShardFilesAreData, WithTheSpecADroppedThresholdOrAnUngatedWorkloadIsRefused) {
+  const std::string s1 = File("s1.json").string(), s2 = File("s2.json").string();
+  const Finished honest =
+      RunPerfengine({"merge", s1, s2, "--spec", spec_.string(), "--json", File("merged.json").string()}, dir_.path());
+  EXPECT_EQ(honest.exit, Merge(s1, s2).exit) << honest.out << honest.err;
+  const auto refused = [&](const std::string& doctored) {
+    const Finished f = RunPerfengine({"merge", s1, doctored, "--spec", spec_.string()}, dir_.path());
+    EXPECT_EQ(f.exit, 2) << f.out;
+    EXPECT_EQ(f.out, "");
+    return f.err;
+  };
+  const std::string dropped =
+      Doctor(2, "dropped.json", [&](nlohmann::json& r) { Workload(r, "bravo")["thresholds"].erase("min_speedup"); });
+  EXPECT_EQ(refused(dropped), "perfengine: " + dropped + ": workload 'bravo': thresholds are not " + spec_.string() +
+                                  "'s: min_speedup none vs 1.0\n");
+  const std::string ungated =
+      Doctor(2, "ungated.json", [&](nlohmann::json& r) { Workload(r, "bravo")["gate"] = false; });
+  EXPECT_EQ(refused(ungated),
+            "perfengine: " + ungated + ": workload 'bravo': gate false vs true in " + spec_.string() + "\n");
+  // Without --spec the shards' own thresholds are all there is: the dropped one is not checked.
+  EXPECT_LE(Merge(s1, dropped).exit, 1);
 }
 
 }  // namespace

@@ -58,6 +58,36 @@ TEST(Explain, AnAcceptedRegressionIsShownAsAccepted) {
       << text;
 }
 
+// A results file is data: a verdict, checks and sequences edited to a pass do not make explain
+// show one; what it shows as decided comes from the samples.
+TEST(Explain, AnEditedVerdictIsJudgedAgainFromTheSamples) {
+  RunResult r = LoadResults("missed.json");
+  EXPECT_NE(
+      Explain(r, "missed.json", {"work"}).find("verdict from the samples: threshold_missed (exit 1), as recorded\n"),
+      std::string::npos);
+  r.verdict.exit = ExitCode::kPass;
+  r.verdict.lines.clear();
+  for (Check& c : r.verdict.checks) {
+    c.passed = true;
+    c.state = Check::State::kPass;
+    c.measured = 2 * c.bar;
+  }
+  Comparison& c = *r.workloads[1].comparison;
+  c.speedup_cs->estimate = c.speedup_cs->low = c.speedup_cs->high = 2.5;
+  const std::string text = Explain(r, "missed.json", {"work"});
+  EXPECT_NE(text.find("recorded verdict: pass (exit 0)\n"
+                      "verdict from the samples: threshold_missed (exit 1); NOT the recorded one: the file was edited, "
+                      "or written by a perfengine whose analysis differs from this one\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  decided by: min_speedup (margin -16%), min_speedup_ci (margin -7%), min_logic_speedup "
+                      "(margin -22%) missed\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("median per-round speedup (baseline / candidate wall): 2.50x"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n== verdict lines (from the samples) ==\n  work: median speedup "), std::string::npos) << text;
+}
+
 TEST(ExplainGolden, FailedWorkloadShowsTheFailureAndNoAnalysis) {
   const std::string text = Explain(LoadResults("failed.json"), "failed.json", {"work"});
   ExpectGolden("explain_failed_work.txt", text);

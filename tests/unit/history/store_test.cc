@@ -8,12 +8,15 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "engine/model/json.h"
+
 namespace pe::history {
 
 using model::Check;
 using model::Comparison;
 using model::ContenderSummary;
 using model::RunResult;
+using model::Sample;
 using model::WorkloadResult;
 namespace {
 
@@ -44,9 +47,21 @@ RunResult MakeRun(const std::string& started_at, double speedup) {
   r.machine.hostname = "ci-1";
   r.baseline = "baseline";
   r.candidate = "candidate";
+  r.contenders = {{"baseline", "", {"b"}, {}, "", ""}, {"candidate", "", {"c"}, {}, "", ""}};
   r.complete = true;
   WorkloadResult w;
   w.name = "work";
+  // The samples the figures are computed from (Series never reads the figures table).
+  for (int round = 0; round < 6; ++round) {
+    for (const auto& [contender, wall] : {std::pair{"baseline", 0.2}, std::pair{"candidate", 0.2 / speedup}}) {
+      Sample s;
+      s.contender = contender;
+      s.round = round;
+      s.warmup = round == 0;
+      s.wall_s = wall;
+      w.samples.push_back(s);
+    }
+  }
   ContenderSummary b, c;
   b.contender = "baseline";
   b.median_wall_s = 0.2;
@@ -113,12 +128,46 @@ TEST(HistoryStoreTest, RecordsEveryFigureAndReadsTheSeriesBackInOrder) {
   const auto& speedup = series[0].figures[0].second;
   ASSERT_EQ(speedup.size(), 2u);
   EXPECT_EQ(speedup[0].commit, "c1");
-  EXPECT_EQ(speedup[0].value, 1.4);
-  EXPECT_EQ(speedup[1].value, 1.5);
+  EXPECT_DOUBLE_EQ(speedup[0].value, 1.4);
+  EXPECT_DOUBLE_EQ(speedup[1].value, 1.5);
   EXPECT_EQ(speedup[1].hostname, "ci-1");
   EXPECT_EQ(Count(db, "SELECT count(*) FROM checks WHERE passed = 1"), 3);
   // The whole results file is kept: nothing measured is lost to the figures table.
   EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE results LIKE '%\"format\": \"perfengine-results/1\"%'"), 3);
+}
+
+// A history database is data: a figure edited in the figures table, or stored in a run's results
+// file against its own samples, does not reach the trend.
+TEST(HistoryStoreTest, TheTrendIsComputedFromEachRunsSamples) {
+  TempDir dir;
+  const fs::path db = dir.path() / "history.sqlite";
+  Store store(db);
+  RunResult claimed = MakeRun("2026-12-01T00:00:00Z", 1.5);
+  claimed.workloads[0].comparison->speedup = 3.0;  // what the file claims; its samples say 1.5
+  store.Record(claimed, "/specs/x.toml", "c1");
+  store.Record(MakeRun("2026-12-02T00:00:00Z", 1.2), "/specs/x.toml", "c2");
+  Sql(db, "UPDATE figures SET value = 9 WHERE name = 'speedup' AND run_id = 2");
+  const auto series = store.Series("/specs/x.toml");
+  ASSERT_EQ(series.size(), 1u);
+  ASSERT_EQ(series[0].figures[0].first, "speedup");
+  const auto& speedup = series[0].figures[0].second;
+  ASSERT_EQ(speedup.size(), 2u);
+  EXPECT_DOUBLE_EQ(speedup[0].value, 1.5);
+  EXPECT_DOUBLE_EQ(speedup[1].value, 1.2);
+}
+
+TEST(HistoryStoreTest, ARunWhoseResultsCannotBeReadIsNamed) {
+  TempDir dir;
+  const fs::path db = dir.path() / "history.sqlite";
+  Store store(db);
+  store.Record(MakeRun("2026-12-01T00:00:00Z", 1.5), "/specs/x.toml", "c1");
+  Sql(db, "UPDATE runs SET results = '{}'");
+  try {
+    store.Series("/specs/x.toml");
+    FAIL() << "read";
+  } catch (const HistoryError& e) {
+    EXPECT_EQ(std::string(e.what()), db.string() + ": run 1: not a perfengine results file: missing field \"format\"");
+  }
 }
 
 TEST(HistoryStoreTest, AVersionOneDatabaseIsMigratedWithItsRunsKept) {
@@ -134,8 +183,10 @@ TEST(HistoryStoreTest, AVersionOneDatabaseIsMigratedWithItsRunsKept) {
       "INSERT INTO runs (recorded_at, started_at, spec_key, spec_path, spec_digest, engine_version, commit_id, "
       "hostname, os, cpu, cores, memory_kib, baseline, candidate, exit, complete, results) VALUES "
       "('t', '2026-11-30T00:00:00Z', '/specs/x.toml', 'specs/x.toml', 'abc', '0.1.0', 'c0', 'old-host', '', '', 2, 0, "
-      "'baseline', 'candidate', 'pass', 1, '{}');"
-      "INSERT INTO figures VALUES (1, 'work', '', 'speedup', 1.25);");
+      "'baseline', 'candidate', 'pass', 1, '" +
+          model::ToJsonText(MakeRun("2026-11-30T00:00:00Z", 1.25)) +
+          "');"
+          "INSERT INTO figures VALUES (1, 'work', '', 'speedup', 1.25);");
   Store current(db);
   EXPECT_EQ(current.SchemaVersion(), 2);
   EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE shard = ''"), 1);
@@ -145,7 +196,7 @@ TEST(HistoryStoreTest, AVersionOneDatabaseIsMigratedWithItsRunsKept) {
   const auto& speedup = series[0].figures[0].second;
   ASSERT_EQ(speedup.size(), 2u);
   EXPECT_EQ(speedup[0].hostname, "old-host");
-  EXPECT_EQ(speedup[0].value, 1.25);
+  EXPECT_DOUBLE_EQ(speedup[0].value, 1.25);
   EXPECT_EQ(Count(db, "SELECT count(*) FROM schema_version"), 1);
   // Opening again changes nothing.
   Store again(db);
