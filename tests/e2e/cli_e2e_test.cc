@@ -209,35 +209,12 @@ TEST(CliE2E, QuietRecordsSilently) {
   EXPECT_TRUE(fs::exists(db));
 }
 
-// stdout to /dev/full: every write "succeeds" into the buffer and the flush at exit fails.
-Finished RunToDevFull(const std::vector<std::string>& args, const fs::path& dir) {
-  std::vector<std::string> argv = {PERFENGINE_BINARY};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> raw;
-  for (auto& a : argv) raw.push_back(a.data());
-  raw.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/full", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, (dir / "perfengine.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  EXPECT_EQ(posix_spawn(&pid, raw[0], &actions, nullptr, raw.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  Finished f;
-  f.exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  f.err = ReadAll(dir / "perfengine.err");
-  return f;
-}
-
 TEST(CliE2E, AStdoutThatCannotBeWrittenIsExitTwo) {
   TempDir dir;
   const auto spec = WriteSpec(dir);
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"validate", spec.string()}, {"list", spec.string()}, {"run", spec.string(), "-q"}, {"--help"}}) {
-    const Finished f = RunToDevFull(args, dir.path());
+    const Finished f = Running(args, dir.path(), "/dev/full").Wait();  // writes succeed into a buffer, the flush fails
     EXPECT_EQ(f.exit, 2) << args[0] << "\n" << f.err;
     EXPECT_EQ(f.err, "perfengine: standard output: write failed; the output is incomplete\n") << args[0];
   }
