@@ -6,11 +6,13 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "engine/cli/cli_docs.h"
 #include "engine/cli/commands.h"
+#include "engine/report/text.h"
 #include "engine/runner/interrupt.h"
 #include "engine/spec/spec.h"
 #include "engine/spec/spec_error.h"
@@ -77,9 +79,19 @@ void AddSpecOptions(CLI::App* cmd, CommonOptions& o, bool spec_required = true) 
   cmd->add_option("--cache-dir", o.cache_dir, "Fixture cache (default: $PERFENGINE_CACHE or ~/.cache/perfengine)");
 }
 
-}  // namespace
+// Output that never arrived (a full disk, /dev/full) once left the exit at 0. Everything
+// written to stdout is flushed here, and a failure of any write to it is exit 2 (130 stands).
+// No errno is named: a flush mid-run may have failed first and its errno is long gone.
+int CheckStdout(int code) {
+  std::cout.flush();
+  const bool stream_failed = !std::cout;
+  const bool flush_failed = std::fflush(stdout) != 0;
+  if (!stream_failed && !flush_failed && std::ferror(stdout) == 0) return code;
+  std::cerr << "perfengine: standard output: write failed; the output is incomplete\n";
+  return code == static_cast<int>(ExitCode::kInterrupted) ? code : static_cast<int>(ExitCode::kRunFailed);
+}
 
-int Run(int argc, char** argv) {
+int RunCommandLine(int argc, char** argv) {
   CLI::App app{
       "perfengine: declarative performance gates.\n"
       "Runs contenders on generated workloads, checks that they agree, times them in\n"
@@ -123,8 +135,10 @@ int Run(int argc, char** argv) {
   run->add_flag("--record", run_flags.record, "Record the run in the history database (see perfengine history)");
   run->add_option("--history", run_flags.history,
                   "The history database (default: $PERFENGINE_HISTORY or ~/.local/share/perfengine/history.sqlite)");
-  run->add_flag("--accept-regression", run_flags.accept_regression,
-                "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
+  run->add_flag(
+      "--accept-regression", run_flags.accept_regression,
+      "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1, true, yes or on; "
+      "0, false, no, off or empty do not)");
 
   InitFlags init_flags;
   CLI::App* init = app.add_subcommand("init", "Write a starting spec from two commands: init 'CMD A' 'CMD B'");
@@ -169,8 +183,10 @@ int Run(int argc, char** argv) {
   merge->add_option("--json", merge_flags.json, "Write the merged results file here (atomically)");
   merge->add_option("--markdown", merge_flags.markdown, "Write a Markdown report of the merged result here");
   merge->add_option("--html", merge_flags.html, "Write an HTML report of the merged result here");
-  merge->add_flag("--accept-regression", merge_flags.accept_regression,
-                  "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1)");
+  merge->add_flag(
+      "--accept-regression", merge_flags.accept_regression,
+      "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1, true, yes or on; "
+      "0, false, no, off or empty do not)");
 
   HistoryFlags history_flags;
   CLI::App* history =
@@ -266,16 +282,21 @@ int Run(int argc, char** argv) {
     }
     if (*merge) return static_cast<int>(MergeCommand(merge_flags, UseColor()));
   } catch (const spec::SpecError& e) {
-    std::cerr << e.what() << "\n";
+    // Errors quote the spec, the environment and contenders' stderr: never raw to a terminal.
+    std::cerr << report::Printable(e.what()) << "\n";
     return static_cast<int>(ExitCode::kRunFailed);
   } catch (const spec::UsageError& e) {
-    std::cerr << "perfengine: " << e.what() << "\n";
+    std::cerr << "perfengine: " << report::Printable(e.what()) << "\n";
     return static_cast<int>(ExitCode::kRunFailed);
   } catch (const std::exception& e) {
-    std::cerr << "perfengine: " << e.what() << "\n";
+    std::cerr << "perfengine: " << report::Printable(e.what()) << "\n";
     return static_cast<int>(ExitCode::kRunFailed);
   }
   return static_cast<int>(ExitCode::kRunFailed);
 }
+
+}  // namespace
+
+int Run(int argc, char** argv) { return CheckStdout(RunCommandLine(argc, argv)); }
 
 }  // namespace pe::cli

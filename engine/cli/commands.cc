@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -16,6 +18,7 @@
 #include "engine/report/json_reporter.h"
 #include "engine/report/markdown_reporter.h"
 #include "engine/report/terminal_reporter.h"
+#include "engine/report/text.h"
 #include "engine/run/experiment.h"
 #include "engine/run/path_component.h"
 #include "engine/run/thread_axis.h"
@@ -23,6 +26,7 @@
 #include "engine/spec/programs.h"
 #include "engine/spec/rounds_reach.h"
 #include "engine/spec/spec.h"
+#include "engine/units/units.h"
 #include "generators/fixture_cache.h"
 #include "generators/generator.h"
 
@@ -32,14 +36,24 @@ using model::ExitCode;
 using model::RunResult;
 using model::Settings;
 using model::WriteFileAtomically;
+using report::OneLine;
 using runner::MakeSystemProcessRunner;
+using units::FormatCount;
 
 namespace fs = std::filesystem;
 
 namespace {
 
+// A directory parses as an empty spec ("no contenders"); say what it is instead.
+spec::Spec ParseSpecAt(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw spec::UsageError(fmt::format("{}: is a directory; give a spec file (TOML)", path));
+  return spec::ParseSpecFile(path);
+}
+
 spec::Spec LoadSpec(const CommonOptions& common) {
-  spec::Spec spec = spec::ParseSpecFile(common.spec);
+  spec::Spec spec = ParseSpecAt(common.spec);
   for (const std::string& assignment : common.contenders) spec::ApplyContenderOverride(spec, assignment);
   spec::CheckPrograms(spec);
   return spec;
@@ -105,13 +119,27 @@ void CheckRoundsOverride(const spec::Spec& spec, const RunFlags& flags) {
 }  // namespace
 
 std::string AcceptedBy(bool flag) {
-  // CI sets the variable from a pull-request label; a person passes the flag.
+  // CI sets the variable from a pull-request label; a person passes the flag. A label
+  // expression yields "false" when the label is absent, so only an explicit yes accepts, and a
+  // value that is neither is refused rather than guessed at (even beside the flag).
   const char* accept_env = std::getenv("PERFENGINE_ACCEPT_REGRESSION");
-  if (flag) return "--accept-regression";
-  if (accept_env != nullptr && *accept_env != '\0' && std::string(accept_env) != "0") {
-    return "PERFENGINE_ACCEPT_REGRESSION";
+  bool env_accepts = false;
+  if (accept_env != nullptr) {
+    std::string value = accept_env;
+    std::transform(value.begin(), value.end(), value.begin(), [](unsigned char c) { return std::tolower(c); });
+    const auto is_one_of = [&](std::initializer_list<std::string_view> words) {
+      return std::find(words.begin(), words.end(), value) != words.end();
+    };
+    env_accepts = is_one_of({"1", "true", "yes", "on"});
+    if (!env_accepts && !is_one_of({"", "0", "false", "no", "off"})) {
+      throw spec::UsageError(fmt::format(
+          "PERFENGINE_ACCEPT_REGRESSION is '{}': set it to 1, true, yes or on to accept a missed threshold, or to 0, "
+          "false, no, off or nothing to gate as usual",
+          accept_env));
+    }
   }
-  return "";
+  if (flag) return "--accept-regression";
+  return env_accepts ? "PERFENGINE_ACCEPT_REGRESSION" : "";
 }
 
 void WriteReports(const RunResult& result, const ReportFiles& files, bool color) {
@@ -151,49 +179,57 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
   for (const std::string& warning :
        run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
-    std::cerr << "perfengine: warning: " << warning << "\n";
+    std::cerr << "perfengine: warning: " << OneLine(warning) << "\n";
   }
   CheckOutputPaths(
       common.spec,
       {{"--json", flags.json}, {"--markdown", flags.markdown}, {"--html", flags.html}, {"--csv", flags.csv}});
+  if (flags.record) CheckRecordable(flags.history);
   auto runner = MakeSystemProcessRunner();
   const RunResult result = run::RunExperiment(spec, options, *runner);
   // Files first: an interrupted or failed run still leaves its evidence behind. One file that
   // cannot be written (the disk filled during the run) costs neither the others nor the table.
-  std::vector<std::string> unwritten;
-  auto write = [&](const char* flag, const std::string& path, const auto& writer) {
-    if (path.empty()) return;
+  // What the run was asked for and did not deliver fails it: the Markdown (written last of the
+  // files) and the table then say so, not PASS beside an exit of 2.
+  std::vector<std::string> missing;
+  auto attempt = [&](const std::string& what, const auto& writer) {
     try {
       writer();
     } catch (const std::exception& e) {
-      unwritten.push_back(fmt::format("perfengine: {} not written: {}", flag, e.what()));
+      missing.push_back(fmt::format("{}: {}", what, e.what()));
     }
   };
-  write("--json", flags.json, [&] { report::WriteJsonReport(result, flags.json); });
-  write("--markdown", flags.markdown, [&] { WriteFileAtomically(flags.markdown, report::MarkdownReport(result)); });
-  write("--html", flags.html, [&] { report::WriteHtmlReport(result, flags.html); });
-  write("--csv", flags.csv, [&] { WriteFileAtomically(flags.csv, report::CsvReport(result)); });
-  report::WriteTerminalReport(result, std::cout, color);
-  std::cout << std::flush;
-  for (const std::string& line : unwritten) std::cerr << line << "\n";
-  // A report CI asked for and did not get is a failed run, whatever the verdict said.
-  if (!unwritten.empty() && result.verdict.exit != ExitCode::kInterrupted) return ExitCode::kRunFailed;
-  if (flags.record) {
-    try {
-      RecordRun(result, common.spec, flags.history);
-    } catch (const std::exception& e) {
-      // The run stands; its record is missing, which a CI job must notice.
-      std::cerr << "perfengine: --record: " << e.what() << "\n";
-      return ExitCode::kRunFailed;
-    }
+  if (flags.record) attempt("--record", [&] { RecordRun(result, common.spec, flags.history, flags.quiet); });
+  if (!flags.json.empty()) attempt("--json not written", [&] { report::WriteJsonReport(result, flags.json); });
+  if (!flags.html.empty()) attempt("--html not written", [&] { report::WriteHtmlReport(result, flags.html); });
+  if (!flags.csv.empty()) {
+    attempt("--csv not written", [&] { WriteFileAtomically(flags.csv, report::CsvReport(result)); });
   }
-  return result.verdict.exit;
+  // The result as the Markdown and the table show it. An interrupted run stays 130; stderr
+  // still names what is missing.
+  auto shown_now = [&] {
+    RunResult shown = result;
+    if (!missing.empty() && result.verdict.exit != ExitCode::kInterrupted) {
+      shown.verdict.exit = ExitCode::kRunFailed;
+      shown.verdict.lines.insert(shown.verdict.lines.end(), missing.begin(), missing.end());
+    }
+    return shown;
+  };
+  if (!flags.markdown.empty()) {
+    attempt("--markdown not written",
+            [&] { WriteFileAtomically(flags.markdown, report::MarkdownReport(shown_now())); });
+  }
+  const RunResult shown = shown_now();
+  report::WriteTerminalReport(shown, std::cout, color);
+  std::cout << std::flush;
+  for (const std::string& line : missing) std::cerr << "perfengine: " << line << "\n";
+  return shown.verdict.exit;
 }
 
 ExitCode ValidateCommand(const CommonOptions& common) {
   // Every mistake at once: the parse's (thrown together), then the programs', the git
   // revisions' and the startup commands'.
-  spec::Spec spec = spec::ParseSpecFile(common.spec);
+  spec::Spec spec = ParseSpecAt(common.spec);
   for (const std::string& assignment : common.contenders) spec::ApplyContenderOverride(spec, assignment);
   std::vector<spec::SpecError> errors;
   try {
@@ -207,10 +243,12 @@ ExitCode ValidateCommand(const CommonOptions& common) {
   run::SelectWorkloads(spec, RunOptions(common));
   for (const std::string& warning :
        run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
-    std::cerr << "perfengine: warning: " << warning << "\n";
+    std::cerr << "perfengine: warning: " << OneLine(warning) << "\n";
   }
-  std::cout << fmt::format("{}: ok ({} contenders, {} workloads; baseline '{}', candidate '{}')\n", common.spec,
-                           spec.contenders.size(), spec.workloads.size(), spec.baseline, spec.candidate);
+  std::cout << fmt::format("{}: ok ({}, {}; baseline '{}', candidate '{}')\n", OneLine(common.spec),
+                           FormatCount(static_cast<long long>(spec.contenders.size()), "contender"),
+                           FormatCount(static_cast<long long>(spec.workloads.size()), "workload"), spec.baseline,
+                           spec.candidate);
   return ExitCode::kPass;
 }
 
@@ -220,22 +258,23 @@ ExitCode ListCommand(const CommonOptions& common) {
   const fs::path cache = options.cache_root;
   for (const spec::Workload* w : run::SelectWorkloads(spec, options)) {
     std::cout << w->name << (w->gate ? "" : " (not gated)") << "\n";
-    if (!w->description.empty()) std::cout << "    " << w->description << "\n";
+    // Spec text, printed as the reports print it: no control sequence reaches the terminal.
+    if (!w->description.empty()) std::cout << "    " << OneLine(w->description) << "\n";
     switch (w->fixture.kind) {
       case spec::Fixture::Kind::kNone:
         break;
       case spec::Fixture::Kind::kDirectory: {
         std::size_t files = 0;
         const auto bytes = DirectorySize(w->fixture.directory, &files);
-        std::cout << fmt::format("    fixture: directory {} ({} files, {})\n", w->fixture.directory.string(), files,
-                                 Size(bytes));
+        std::cout << fmt::format("    fixture: directory {} ({}, {})\n", OneLine(w->fixture.directory.string()),
+                                 FormatCount(static_cast<long long>(files), "file"), Size(bytes));
         break;
       }
       case spec::Fixture::Kind::kGenerator: {
         std::vector<std::string> params;
         for (const auto& [k, v] : w->fixture.params) params.push_back(fmt::format("{} = {}", k, ParamText(v)));
         std::cout << fmt::format("    fixture: generator {}{}\n", w->fixture.generator,
-                                 params.empty() ? "" : fmt::format(" ({})", fmt::join(params, ", ")));
+                                 params.empty() ? "" : OneLine(fmt::format(" ({})", fmt::join(params, ", "))));
         auto generator = gen::BuiltinRegistry().Create(w->fixture.generator);
         gen::Context ctx;
         ctx.scale = options.scale.value_or(spec.settings.scale) * w->scale_factor;
@@ -245,7 +284,8 @@ ExitCode ListCommand(const CommonOptions& common) {
         if (gen::IsCached(dir)) {
           std::size_t files = 0;
           const auto bytes = DirectorySize(dir, &files);
-          std::cout << fmt::format("    cached: {} files, {} in {}\n", files, Size(bytes), dir.string());
+          std::cout << fmt::format("    cached: {}, {} in {}\n", FormatCount(static_cast<long long>(files), "file"),
+                                   Size(bytes), OneLine(dir.string()));
         } else {
           std::cout << "    not generated yet (perfengine generate SPEC --out DIR writes it for inspection)\n";
         }
@@ -276,7 +316,8 @@ ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir
     generator->Generate(w->fixture.params, ctx);
     std::size_t files = 0;
     const auto bytes = DirectorySize(dir, &files);
-    std::cout << fmt::format("{}: {} files, {} in {}\n", w->name, files, Size(bytes), dir.string());
+    std::cout << fmt::format("{}: {}, {} in {}\n", w->name, FormatCount(static_cast<long long>(files), "file"),
+                             Size(bytes), dir.string());
   }
   return ExitCode::kPass;
 }

@@ -69,7 +69,8 @@ struct ReportFiles {
 void WriteReports(const model::RunResult& result, const ReportFiles& files, bool color);
 
 // What accepts a missed threshold: "--accept-regression" when `flag`, else
-// "PERFENGINE_ACCEPT_REGRESSION" when that variable is set and not "0", else "".
+// "PERFENGINE_ACCEPT_REGRESSION" when that variable is 1, true, yes or on (any case), else "".
+// Throws UsageError when the variable is set to anything but those or "", 0, false, no, off.
 std::string AcceptedBy(bool flag);
 
 // `perfengine bisect SPEC --good REV --bad REV [--rounds N]` (bisect_command.cc).
@@ -124,7 +125,12 @@ class QuickSpec {
 model::ExitCode InitCommand(const InitFlags& flags);
 
 // Records a finished run in the history database (history_command.cc); throws on failure.
-void RecordRun(const model::RunResult& result, const std::string& spec, const std::string& history_flag);
+// Says where on stderr unless `quiet`.
+void RecordRun(const model::RunResult& result, const std::string& spec, const std::string& history_flag, bool quiet);
+
+// Before a run --record: opens (creating and migrating) the database as RecordRun will, so a
+// path that cannot take the record fails before the first round. Throws UsageError naming it.
+void CheckRecordable(const std::string& history_flag);
 
 model::ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color);
 model::ExitCode ValidateCommand(const CommonOptions& common);

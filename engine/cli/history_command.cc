@@ -12,6 +12,7 @@
 #include "engine/model/atomic_file.h"
 #include "engine/runner/process_runner.h"
 #include "engine/spec/spec_error.h"
+#include "engine/units/units.h"
 
 namespace pe::cli {
 
@@ -46,27 +47,36 @@ std::string CommitOf(const RunResult& result, const std::string& spec) {
 
 }  // namespace
 
-void RecordRun(const RunResult& result, const std::string& spec, const std::string& history_flag) {
+void CheckRecordable(const std::string& history_flag) {
+  try {
+    history::Store store(HistoryPath(history_flag));
+  } catch (const history::HistoryError& e) {
+    throw spec::UsageError(fmt::format("--record: {}", e.what()));
+  }
+}
+
+void RecordRun(const RunResult& result, const std::string& spec, const std::string& history_flag, bool quiet) {
   const fs::path path = HistoryPath(history_flag);
   history::Store store(path);
   const std::int64_t id = store.Record(result, SpecKey(spec), CommitOf(result, spec));
-  std::cerr << "recorded as run " << id << " in " << path.string() << "\n";
+  if (!quiet) std::cerr << "recorded as run " << id << " in " << path.string() << "\n";
 }
 
 ExitCode HistoryCommand(const HistoryFlags& flags) {
   const fs::path path = HistoryPath(flags.history);
   if (!fs::exists(path))
     throw spec::UsageError(path.string() + ": no history yet (perfengine run SPEC --record writes it)");
-  history::Store store(path);
+  history::Store store(path, history::Store::ReadOnly{});  // reading never creates, migrates or locks
   const std::string key = SpecKey(flags.spec);
   const int runs = store.CountRuns(key);
   if (runs == 0) throw spec::UsageError(fmt::format("{}: no run of {} recorded", path.string(), key));
-  std::cout << fmt::format("{}: {} runs recorded in {}\n\n", flags.spec, runs, path.string());
   history::TrendOptions options;
   options.workloads = flags.workloads;
   if (!flags.figure.empty()) options.figure = flags.figure;
   const std::vector<history::WorkloadSeries> series = store.Series(key);
-  std::cout << history::TrendText(series, options) << std::flush;
+  const std::string trends = history::TrendText(series, options);  // a bad --figure: nothing printed
+  std::cout << fmt::format("{}: {} recorded in {}\n\n", flags.spec, units::FormatCount(runs, "run"), path.string());
+  std::cout << trends << std::flush;
   if (!flags.html.empty()) {
     WriteFileAtomically(flags.html,
                         history::TrendHtml(series, options, fmt::format("perfengine history: {}", flags.spec)));

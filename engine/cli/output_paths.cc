@@ -1,6 +1,7 @@
 #include "engine/cli/output_paths.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 
@@ -43,6 +44,12 @@ void CheckOutputPaths(const std::string& spec_path, const std::vector<OutputPath
         throw spec::UsageError(fmt::format("{} {} and {} {} are the same file; give each report its own path",
                                            outputs[j].flag, outputs[j].path, o.flag, o.path));
       }
+    }
+    // A report is written when the run ends: into a FIFO that blocks until someone reads, or
+    // fails then because nobody does. A file path is what the flags are for.
+    struct stat st {};
+    if (::stat(WriteTarget(o.path).c_str(), &st) == 0 && S_ISFIFO(st.st_mode)) {
+      throw spec::UsageError(fmt::format("{} {}: is a FIFO; give a file path", o.flag, o.path));
     }
     try {
       CheckWritable(o.path);

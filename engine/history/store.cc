@@ -12,6 +12,7 @@
 #include <map>
 
 #include "engine/analysis/analyze.h"
+#include "engine/model/atomic_file.h"
 #include "engine/model/json.h"
 #include "engine/model/names.h"
 
@@ -215,6 +216,7 @@ namespace {
 // the database itself: closing any descriptor of it would drop SQLite's own POSIX locks.
 class OpenLock {
  public:
+  // `db` with symlinks followed: every spelling of one database takes the same lock.
   explicit OpenLock(const fs::path& db) {
     fd_ = ::open((db.string() + ".open-lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ >= 0) ::flock(fd_, LOCK_EX);  // without it opening is as before: racy, not broken
@@ -229,18 +231,23 @@ class OpenLock {
   int fd_ = -1;
 };
 
+[[noreturn]] void FailToOpen(const fs::path& path, sqlite3*& db) {
+  const std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+  sqlite3_close(db);
+  db = nullptr;
+  throw HistoryError(fmt::format("{}: cannot open: {}", path.string(), message));
+}
+
 }  // namespace
 
 Store::Store(const fs::path& path, int up_to) : path_(path) {
+  const fs::path target = model::WriteTarget(path);  // the lock and the folder go with the real file
   std::error_code ec;
-  if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
-  const OpenLock lock(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  const OpenLock lock(target);
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
-    const std::string message = db_ ? sqlite3_errmsg(db_) : "out of memory";
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw HistoryError(fmt::format("{}: cannot open: {}", path.string(), message));
+    FailToOpen(path, db_);
   }
   try {
     // Writers from parallel CI jobs wait their turn for up to a minute rather than fail.
@@ -248,6 +255,32 @@ Store::Store(const fs::path& path, int up_to) : path_(path) {
     Exec(db_, path_, "PRAGMA journal_mode = WAL");
     Exec(db_, path_, "PRAGMA foreign_keys = ON");
     Migrate(up_to);
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+Store::Store(const fs::path& path, ReadOnly) : path_(path) {
+  // No lock file, no folder, no journal-mode switch, no migration: the file is only read. (SQLite
+  // itself may leave a WAL database's -wal and -shm files beside it, as any reader does.)
+  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+    FailToOpen(path, db_);
+  }
+  try {
+    sqlite3_busy_timeout(db_, 60000);  // a writer's checkpoint holds readers off briefly
+    const int version = SchemaVersion();
+    if (version == 0) {
+      throw HistoryError(fmt::format("{}: not a perfengine history database (perfengine run SPEC --record writes one)",
+                                     path.string()));
+    }
+    if (version > kSchemaVersion) {
+      throw HistoryError(
+          fmt::format("{}: schema version {} is newer than this perfengine's {}: read it with a newer "
+                      "perfengine",
+                      path.string(), version, kSchemaVersion));
+    }
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;

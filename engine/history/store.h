@@ -52,6 +52,11 @@ class Store {
   // several CI jobs can write at once, and migrates it up to `up_to` (tests ask for less).
   // A database from a newer perfengine is refused, never changed.
   explicit Store(const std::filesystem::path& path, int up_to = kSchemaVersion);
+  // Opens an existing database only to read (`perfengine history`): nothing is created,
+  // migrated or locked, so a read-only file or folder will do. An older schema is read as it
+  // is; a file that is no history (an empty one) or from a newer perfengine is refused.
+  struct ReadOnly {};
+  Store(const std::filesystem::path& path, ReadOnly);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;

@@ -8,6 +8,7 @@
 
 #include "engine/spec/spec_error.h"
 #include "engine/spec/suggest.h"
+#include "engine/units/units.h"
 #include "stats/change_points.h"
 #include "stats/descriptive.h"
 
@@ -52,6 +53,18 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
       throw spec::UsageError(fmt::format("--workload: no run recorded '{}'{}", w, spec::DidYouMean(w, names)));
     }
   }
+  // A figure no run recorded is a typo or a figure this spec never measures: refused, not a
+  // "no ... recorded" line per workload and exit 0.
+  std::vector<std::string> figures;
+  for (const WorkloadSeries& s : series) {
+    for (const auto& f : s.figures) {
+      if (std::find(figures.begin(), figures.end(), f.first) == figures.end()) figures.push_back(f.first);
+    }
+  }
+  if (std::find(figures.begin(), figures.end(), options.figure) == figures.end()) {
+    throw spec::UsageError(fmt::format("--figure: no run recorded '{}'{}; recorded: {}", options.figure,
+                                       spec::DidYouMean(options.figure, figures), fmt::join(figures, ", ")));
+  }
   std::string out;
   for (const WorkloadSeries& s : series) {
     if (!options.workloads.empty() &&
@@ -68,7 +81,8 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
       continue;
     }
     const std::vector<Point>& points = found->second;
-    out += fmt::format("{}: {} over {} runs\n", s.workload, options.figure, points.size());
+    out += fmt::format("{}: {} over {}\n", s.workload, options.figure,
+                       units::FormatCount(static_cast<long long>(points.size()), "run"));
     std::vector<double> values;
     for (size_t i = 0; i < points.size(); ++i) {
       const Point& p = points[i];

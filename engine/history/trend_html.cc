@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/report/html_reporter.h"
+#include "engine/units/units.h"
 
 namespace pe::history {
 
@@ -24,9 +25,10 @@ std::string Chart(const std::string& workload, const std::string& figure, const 
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   const auto x = [&](size_t i) { return kLeft + (points.size() < 2 ? plot_w / 2 : plot_w * i / (points.size() - 1)); };
   const auto y = [&](double v) { return kTop + plot_h * (1 - v / top); };
-  std::string svg = fmt::format(
-      "<svg class=\"trend\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} of {} over {} runs\">\n", kWidth,
-      kHeight, EscapeHtml(figure), EscapeHtml(workload), points.size());
+  std::string svg =
+      fmt::format("<svg class=\"trend\" width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{} of {} over {}\">\n",
+                  kWidth, kHeight, EscapeHtml(figure), EscapeHtml(workload),
+                  units::FormatCount(static_cast<long long>(points.size()), "run"));
   svg +=
       fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"axis\"/>\n", kLeft, kTop, kTop + plot_h);
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" class=\"axis\"/>\n", kLeft, kTop + plot_h,

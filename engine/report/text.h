@@ -7,7 +7,8 @@
 namespace pe::report {
 
 // Replaces control characters other than newline and tab with '?', and "\r\n" with "\n",
-// so a contender's stderr cannot move the cursor or recolour the terminal.
+// so a contender's stderr cannot move the cursor or recolour the terminal; so too C1 controls
+// and the Unicode bidirectional controls (U+202E reverses the text after it).
 std::string Printable(std::string_view text);
 
 // Printable, with newlines and tabs turned into spaces too: for one table cell or line.

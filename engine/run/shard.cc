@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <set>
 
 #include "engine/spec/spec_error.h"
@@ -18,11 +19,30 @@ bool ParseInt(std::string_view text, int* value) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
+// Digits only, too many for an int.
+bool TooLarge(std::string_view text) {
+  int value = 0;
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string_view::npos &&
+         std::from_chars(text.data(), text.data() + text.size(), value).ec == std::errc::result_out_of_range;
+}
+
 }  // namespace
 
 Shard ParseShard(const std::string& text) {
   const auto slash = text.find('/');
   Shard shard;
+  if (slash != std::string::npos) {
+    // A number too large for an int once got only the K/N form, as if it were not a number.
+    const std::string_view k = std::string_view(text).substr(0, slash), n = std::string_view(text).substr(slash + 1);
+    if (TooLarge(n)) {
+      throw spec::UsageError(fmt::format("--shard: '{}': N must be a whole number from 1 to {}, not '{}'", text,
+                                         std::numeric_limits<int>::max(), n));
+    }
+    if (ParseInt(n, &shard.count) && shard.count >= 1 && TooLarge(k)) {
+      throw spec::UsageError(
+          fmt::format("--shard: '{}': K must be a whole number from 1 to {}, not '{}'", text, shard.count, k));
+    }
+  }
   if (slash == std::string::npos || !ParseInt(std::string_view(text).substr(0, slash), &shard.index) ||
       !ParseInt(std::string_view(text).substr(slash + 1), &shard.count) || shard.count < 1 || shard.index < 1 ||
       shard.index > shard.count) {

@@ -93,4 +93,8 @@ std::string FormatPValue(double p) {
   return fmt::format("p = {:.3f}", p);
 }
 
+std::string FormatCount(long long count, std::string_view noun) {
+  return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
+}
+
 }  // namespace pe::units

@@ -35,6 +35,9 @@ int RatioDecimals(double ratio);
 int DecimalsToShow(double value, int at_least);
 std::string FormatPercent(double fraction);
 std::string FormatPValue(double p);
+// A count and its noun, the noun in the plural unless the count is 1: "1 run", "2 runs".
+// Regular nouns only (an "s" is added).
+std::string FormatCount(long long count, std::string_view noun);
 
 // For fmt: fmt::format("{:>8}", Seconds{0.0412}) == " 41.2 ms".
 struct Seconds {

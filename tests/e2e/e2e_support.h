@@ -53,10 +53,11 @@ struct Finished {
   std::string err;
 };
 
-// perfengine running in the background, its stdout and stderr going to files in `dir`.
+// perfengine running in the background, its stdout and stderr going to files in `dir` (stdout
+// to `out` instead when given, e.g. /dev/full).
 class Running {
  public:
-  Running(const std::vector<std::string>& args, const fs::path& dir) : dir_(dir) {
+  Running(const std::vector<std::string>& args, const fs::path& dir, const fs::path& out = {}) : dir_(dir) {
     for (std::size_t i = 0; i + 1 < args.size(); ++i) {
       if (args[i] != "--json") continue;
       std::error_code ec;
@@ -71,7 +72,8 @@ class Running {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, (dir / "perfengine.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const fs::path stdout_path = out.empty() ? dir / "perfengine.out" : out;
+    posix_spawn_file_actions_addopen(&actions, 1, stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, (dir / "perfengine.err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn(&pid_, raw[0], &actions, nullptr, raw.data(), environ);
     posix_spawn_file_actions_destroy(&actions);

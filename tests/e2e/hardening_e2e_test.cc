@@ -152,7 +152,8 @@ TEST(HardeningE2E, AFailedReportWriteKeepsTheOtherReportsAndTheTable) {
   const Finished f = RunPerfengine(
       {"run", spec.string(), "--markdown", "/dev/full", "--json", json.string(), "--html", html.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
-  EXPECT_NE(f.out.find("PASS"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("\nwork "), std::string::npos) << f.out;         // the table
+  EXPECT_NE(f.out.find("\nRUN FAILED\n"), std::string::npos) << f.out;  // never PASS beside exit 2
   EXPECT_NE(f.err.find("perfengine: --markdown not written: /dev/full: write failed: No space left on device\n"),
             std::string::npos)
       << f.err;

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "engine/model/json.h"
 
@@ -252,6 +253,60 @@ TEST(HistoryStoreTest, ConcurrentWritersFromSeveralProcessesLoseNothing) {
   EXPECT_EQ(Count(db, "SELECT count(*) FROM schema_version"), 1);
   EXPECT_EQ(Count(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check = 'ok'"), 1);
   EXPECT_EQ(Count(db, "SELECT count(*) FROM pragma_journal_mode WHERE journal_mode = 'wal'"), 1);
+}
+
+// The lock once went beside the symlink, so two spellings of one database took two locks.
+TEST(HistoryStoreTest, TheOpenLockIsBesideTheRealDatabaseNotASymlinkToIt) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "real");
+  fs::create_directories(dir.path() / "links");
+  fs::create_symlink("../real/history.sqlite", dir.path() / "links" / "history.sqlite");
+  {
+    Store store(dir.path() / "links" / "history.sqlite");
+    store.Record(MakeRun("2026-01-01T00:00:00Z", 1.0), "spec", "c1");
+  }
+  EXPECT_TRUE(fs::is_regular_file(dir.path() / "real" / "history.sqlite"));
+  EXPECT_TRUE(fs::exists(dir.path() / "real" / "history.sqlite.open-lock"));
+  EXPECT_FALSE(fs::exists(dir.path() / "links" / "history.sqlite.open-lock"));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir.path() / "links" / "history.sqlite")));
+}
+
+TEST(HistoryStoreTest, ReadingCreatesNothingAndRefusesAFileThatIsNoHistory) {
+  TempDir dir;
+  const fs::path missing = dir.path() / "sub" / "history.sqlite";
+  try {
+    Store store(missing, Store::ReadOnly{});
+    FAIL() << "opened a database that does not exist";
+  } catch (const HistoryError& e) {
+    EXPECT_EQ(std::string(e.what()), missing.string() + ": cannot open: unable to open database file");
+  }
+  EXPECT_FALSE(fs::exists(dir.path() / "sub"));
+  const fs::path empty = dir.path() / "empty.sqlite";
+  { std::ofstream touch(empty); }
+  try {
+    Store store(empty, Store::ReadOnly{});
+    FAIL() << "read an empty file as a database";
+  } catch (const HistoryError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              empty.string() + ": not a perfengine history database (perfengine run SPEC --record writes one)");
+  }
+  EXPECT_EQ(fs::file_size(empty), 0u);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"empty.sqlite"});
+}
+
+TEST(HistoryStoreTest, ReadingAnOlderSchemaLeavesItUnmigrated) {
+  TempDir dir;
+  const fs::path db = dir.path() / "h.sqlite";
+  { Store store(db, 1); }
+  {
+    Store store(db, Store::ReadOnly{});
+    EXPECT_EQ(store.SchemaVersion(), 1);
+    EXPECT_EQ(store.CountRuns("spec"), 0);
+    EXPECT_TRUE(store.Series("spec").empty());
+  }
+  EXPECT_EQ(Count(db, "SELECT version FROM schema_version"), 1);
 }
 
 TEST(HistoryStoreTest, DefaultPathFollowsTheEnvironment) {

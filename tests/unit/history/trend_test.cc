@@ -59,7 +59,11 @@ TEST(TrendTest, SelectsWorkloadsAndSaysWhatWasRecordedInstead) {
   EXPECT_NE(text.find("  no change point\n"), std::string::npos);
   TrendOptions cpu;
   cpu.figure = "cpu_ratio";
-  EXPECT_EQ(TrendText({all[0]}, cpu), "alpha: no cpu_ratio recorded (recorded: speedup)\n\n");
+  WorkloadSeries bravo_cpu = all[1];
+  bravo_cpu.figures.push_back({"cpu_ratio", bravo_cpu.figures[0].second});
+  EXPECT_EQ(TrendText({all[0], bravo_cpu}, cpu)
+                .rfind("alpha: no cpu_ratio recorded (recorded: speedup)\n\nbravo: cpu_ratio over 2 runs\n", 0),
+            0u);
   TrendOptions typo;
   typo.workloads = {"brav"};
   try {
@@ -68,6 +72,23 @@ TEST(TrendTest, SelectsWorkloadsAndSaysWhatWasRecordedInstead) {
   } catch (const spec::UsageError& e) {
     EXPECT_EQ(std::string(e.what()), "--workload: no run recorded 'brav' (did you mean 'bravo'?)");
   }
+}
+
+// A figure no run recorded once printed a line per workload and exited 0.
+TEST(TrendTest, AFigureNoRunRecordedIsRefusedWithASuggestion) {
+  TrendOptions typo;
+  typo.figure = "speedpu";
+  try {
+    TrendText({Series("alpha", {1, 1}), Series("bravo", {2, 2})}, typo);
+    FAIL();
+  } catch (const spec::UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "--figure: no run recorded 'speedpu' (did you mean 'speedup'?); recorded: speedup");
+  }
+}
+
+TEST(TrendTest, OneRunIsNotRuns) {
+  EXPECT_EQ(TrendText({Series("work", {1.5})}, {}).rfind("work: speedup over 1 run\n", 0), 0u);
 }
 
 TEST(TrendHtmlTest, OneChartPerWorkloadWithItsChangePointMarked) {

@@ -28,5 +28,13 @@ TEST(TextTest, PrintableKeepsLinesAndTabs) {
   EXPECT_EQ(Indented("", "  "), "");
 }
 
+// A right-to-left override or a C1 CSI passed through once; other non-ASCII text still does.
+TEST(TextTest, PrintableReplacesBidiAndC1Controls) {
+  EXPECT_EQ(Printable("a\u202eb\u2066c\u200fd\u061ce\xc2\x9b"
+                      "31mf"),
+            "a?b?c?d?e?31mf");
+  EXPECT_EQ(Printable("\u00e9\u2014\u00a0\u4e2d"), "\u00e9\u2014\u00a0\u4e2d");
+}
+
 }  // namespace
 }  // namespace pe::report

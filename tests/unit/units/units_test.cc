@@ -71,6 +71,12 @@ TEST(UnitsTest, PercentagesAndPValues) {
   EXPECT_EQ(FormatPValue(0.001), "p = 0.001");
 }
 
+TEST(UnitsTest, CountsAgreeWithTheirNouns) {
+  EXPECT_EQ(FormatCount(0, "run"), "0 runs");
+  EXPECT_EQ(FormatCount(1, "run"), "1 run");
+  EXPECT_EQ(FormatCount(2, "round"), "2 rounds");
+}
+
 TEST(UnitsTest, FmtFormattersUseTheSameText) {
   EXPECT_EQ(fmt::format("{}", Seconds{0.0412}), "41.2 ms");
   EXPECT_EQ(fmt::format("[{:>9}]", Seconds{0.0412}), "[  41.2 ms]");
