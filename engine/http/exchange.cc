@@ -13,16 +13,39 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <iterator>
+#include <limits>
 
 namespace pe::http::internal {
-
-namespace {
-constexpr std::uint64_t kMaxBodyBytes = std::uint64_t{1} << 30;  // 1 GiB
-}  // namespace
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
+
+namespace {
+
+// A body that is only counted: a timed round measures answers, it does not keep them.
+struct DroppedBody {
+  using value_type = std::uint64_t;  // bytes received
+  class reader {
+   public:
+    template <bool isRequest, class Fields>
+    reader(bhttp::header<isRequest, Fields>&, value_type& bytes) : bytes_(bytes) {}
+    void init(const boost::optional<std::uint64_t>&, beast::error_code& ec) { ec = {}; }
+    template <class ConstBufferSequence>
+    std::size_t put(const ConstBufferSequence& buffers, beast::error_code& ec) {
+      ec = {};
+      const std::size_t n = asio::buffer_size(buffers);
+      bytes_ += n;
+      return n;
+    }
+    void finish(beast::error_code& ec) { ec = {}; }
+
+   private:
+    value_type& bytes_;
+  };
+};
+
+}  // namespace
 
 WireRequest ToWire(int port, const Request& request, bool keep_alive) {
   WireRequest out;
@@ -80,8 +103,45 @@ bool ClosedByPeer(const beast::error_code& ec) {
 
 }  // namespace
 
+namespace {
+
+// Reads the response into `parser`; fills `out` but for the body.
+template <class Parser>
+asio::awaitable<void> Read(beast::tcp_stream& stream, beast::flat_buffer& buffer, Parser& parser, bool head,
+                           std::optional<std::uint64_t> limit, Clock::time_point start, double timeout_s,
+                           Exchanged& out) {
+  beast::error_code ec;
+  if (head) parser.skip(true);
+  co_await bhttp::async_read_header(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+  // Boost 1.74 checks a Content-Length against the limit only once that much has arrived.
+  if (!ec && limit && parser.content_length() && *parser.content_length() > *limit) ec = bhttp::error::body_limit;
+  if (!ec && !parser.is_done()) {
+    co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+  }
+  out.response.latency_s = std::chrono::duration<double>(Clock::now() - start).count();
+  out.answer_started = parser.got_some();
+  if (ec) {
+    out.response.error = Describe("receive", ec, timeout_s);
+    out.closed_by_peer = ClosedByPeer(ec);
+    // Beast's own errors, but for the peer closing, are about what the server sent.
+    // A partial message is an answer cut short: the server stopped answering.
+    const bool http_error = ec.category() == bhttp::make_error_code(bhttp::error::bad_version).category() &&
+                            ec != bhttp::error::partial_message;
+    out.response.fault = ec == bhttp::error::body_limit      ? Response::Fault::kTooLarge
+                         : http_error && !out.closed_by_peer ? Response::Fault::kMalformed
+                                                             : Response::Fault::kTransport;
+    if (out.response.fault == Response::Fault::kMalformed) out.response.error = ec.message();
+    co_return;
+  }
+  out.response.status = static_cast<int>(parser.get().result_int());
+  out.keep_alive = parser.get().keep_alive();
+}
+
+}  // namespace
+
 asio::awaitable<Exchanged> Exchange(beast::tcp_stream& stream, beast::flat_buffer& buffer, const WireRequest& request,
-                                    Clock::time_point deadline, double timeout_s, bool keep_body) {
+                                    Clock::time_point deadline, double timeout_s,
+                                    std::optional<std::uint64_t> keep_body_up_to) {
   Exchanged out;
   beast::error_code ec;
   // One deadline for the write and the read together: it is the request's budget.
@@ -90,28 +150,22 @@ asio::awaitable<Exchanged> Exchange(beast::tcp_stream& stream, beast::flat_buffe
   co_await asio::async_write(stream, asio::buffer(request.bytes), asio::redirect_error(asio::use_awaitable, ec));
   if (ec) {
     out.response.error = Describe("send", ec, timeout_s);
+    out.response.fault = Response::Fault::kTransport;
     out.closed_by_peer = ClosedByPeer(ec);
     co_return out;
   }
-  bhttp::response_parser<bhttp::string_body> parser;
-  // Answers such as a large impacted-targets list may exceed Beast's default 8 MB cap. Not
-  // boost::none: Boost 1.74 compares the length against the empty optional as if it were 0,
-  // so a body arriving after its header was "body limit exceeded". A finite cap also keeps a
-  // runaway server from filling memory.
-  parser.body_limit(kMaxBodyBytes);
-  if (request.head) parser.skip(true);
-  co_await bhttp::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
-  out.response.latency_s = std::chrono::duration<double>(Clock::now() - start).count();
-  out.answer_started = parser.got_some();
-  if (ec) {
-    out.response.error = Describe("receive", ec, timeout_s);
-    out.closed_by_peer = ClosedByPeer(ec);
-    co_return out;
+  // Not boost::none for "no limit": Boost 1.74 compares the length against the empty optional
+  // as if it were 0, so a body arriving after its header was "body limit exceeded".
+  if (keep_body_up_to) {
+    bhttp::response_parser<bhttp::string_body> parser;
+    parser.body_limit(*keep_body_up_to);
+    co_await Read(stream, buffer, parser, request.head, keep_body_up_to, start, timeout_s, out);
+    if (out.response.error.empty()) out.response.body = std::move(parser.get().body());
+  } else {
+    bhttp::response_parser<DroppedBody> parser;
+    parser.body_limit(std::numeric_limits<std::uint64_t>::max());
+    co_await Read(stream, buffer, parser, request.head, std::nullopt, start, timeout_s, out);
   }
-  auto& message = parser.get();
-  out.response.status = static_cast<int>(message.result_int());
-  out.keep_alive = message.keep_alive();
-  if (keep_body) out.response.body = std::move(message.body());
   co_return out;
 }
 

@@ -9,7 +9,9 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <chrono>
+#include <cstdint>
 #include <exception>
+#include <optional>
 #include <string>
 
 #include "engine/http/message.h"
@@ -52,9 +54,11 @@ struct Exchanged {
 };
 
 // Writes `request` and reads the whole response by `deadline`. The latency clock runs from
-// the start of the write to the last byte read.
+// the start of the write to the last byte read. With `keep_body_up_to`, the body is kept, and
+// one larger than that is Fault::kTooLarge (read no further); without, it is counted and
+// dropped as it arrives, so no answer costs memory however large.
 boost::asio::awaitable<Exchanged> Exchange(boost::beast::tcp_stream& stream, boost::beast::flat_buffer& buffer,
                                            const WireRequest& request, Clock::time_point deadline, double timeout_s,
-                                           bool keep_body);
+                                           std::optional<std::uint64_t> keep_body_up_to);
 
 }  // namespace pe::http::internal

@@ -27,8 +27,7 @@ asio::awaitable<void> FetchOnce(int port, const Request& request, double timeout
   }
   beast::flat_buffer buffer;
   internal::Exchanged exchanged = co_await internal::Exchange(
-      stream, buffer, internal::ToWire(port, request, /*keep_alive=*/false), deadline, timeout_s,
-      /*keep_body=*/true);
+      stream, buffer, internal::ToWire(port, request, /*keep_alive=*/false), deadline, timeout_s, kMaxKeptBodyBytes);
   out = std::move(exchanged.response);
   beast::error_code ignored;
   stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);

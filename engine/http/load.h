@@ -26,8 +26,10 @@ struct LoadResult {
 // transport failure (refused, reset, timed out after `timeout_s` for one request) is that
 // request's error and LoadResult.error; requests not yet sent then are not sent (their error
 // says so), so a server that died ends the run at once instead of after one timeout each.
-// Bodies are kept only when `keep_bodies` (parity needs them; rate measurement does not).
+// Bodies are kept only when `keep_bodies` (parity needs them; rate measurement does not), each
+// up to `max_kept_body` bytes: a larger one is that request's error (Fault::kTooLarge). Bodies
+// not kept are dropped as they arrive, so none costs memory.
 LoadResult FireRequests(int port, const std::vector<Request>& requests, int concurrency, double timeout_s,
-                        bool keep_bodies);
+                        bool keep_bodies, std::uint64_t max_kept_body = kMaxKeptBodyBytes);
 
 }  // namespace pe::http

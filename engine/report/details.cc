@@ -75,10 +75,10 @@ std::vector<std::string> ServeLines(const RunResult& result) {
     for (const ContenderSummary& s : w.summaries) {
       if (!s.serve) continue;
       const ServeFigures& f = *s.serve;
-      lines.push_back(fmt::format("{}: {}: p50 {}, p90 {}, p99 {}, max {}; {:.0f} requests/s; time-to-ready {}", w.name,
+      lines.push_back(fmt::format("{}: {}: p50 {}, p90 {}, p99 {}, max {}; {} requests/s; time-to-ready {}", w.name,
                                   s.contender, units::FormatSeconds(f.p50_s), units::FormatSeconds(f.p90_s),
-                                  units::FormatSeconds(f.p99_s), units::FormatSeconds(f.max_s), f.throughput_rps,
-                                  units::FormatSeconds(f.time_to_ready_s)));
+                                  units::FormatSeconds(f.p99_s), units::FormatSeconds(f.max_s),
+                                  units::FormatRate(f.throughput_rps), units::FormatSeconds(f.time_to_ready_s)));
     }
   }
   return lines;

@@ -17,9 +17,7 @@ bool LooksBinary(std::string_view head) {
   });
 }
 
-namespace {
-
-std::string Head(const fs::path& file, std::size_t bytes) {
+std::string FileHead(const fs::path& file, std::size_t bytes) {
   std::ifstream in(file, std::ios::binary);
   std::string head(bytes, '\0');
   in.read(head.data(), static_cast<std::streamsize>(bytes));
@@ -27,8 +25,10 @@ std::string Head(const fs::path& file, std::size_t bytes) {
   return head;
 }
 
-std::string Window(const fs::path& file, std::uint64_t offset, std::size_t bytes) {
-  std::ifstream in(file, std::ios::binary);
+namespace {
+
+std::string Window(std::istream& in, std::uint64_t offset, std::size_t bytes) {
+  in.clear();
   in.seekg(static_cast<std::streamoff>(offset));
   std::string out(bytes, '\0');
   in.read(out.data(), static_cast<std::streamsize>(bytes));
@@ -46,7 +46,7 @@ std::uintmax_t SizeOf(const fs::path& file) {
 
 bool EitherLooksBinary(const fs::path& a, const fs::path& b) {
   constexpr std::size_t kHead = 64 << 10;
-  return LooksBinary(Head(a, kHead)) || LooksBinary(Head(b, kHead));
+  return LooksBinary(FileHead(a, kHead)) || LooksBinary(FileHead(b, kHead));
 }
 
 std::string HexRow(std::uint64_t offset, std::string_view bytes) {
@@ -67,6 +67,11 @@ std::string HexRow(std::uint64_t offset, std::string_view bytes) {
 
 std::string ByteDifference(const fs::path& a, const fs::path& b, const std::string& a_name, const std::string& b_name) {
   std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
+  return ByteDifference(x, SizeOf(a), y, SizeOf(b), a_name, b_name);
+}
+
+std::string ByteDifference(std::istream& x, std::uintmax_t size_a, std::istream& y, std::uintmax_t size_b,
+                           const std::string& a_name, const std::string& b_name) {
   std::array<char, 1 << 16> bx{}, by{};
   std::uint64_t offset = 0;
   bool found = false;
@@ -90,8 +95,8 @@ std::string ByteDifference(const fs::path& a, const fs::path& b, const std::stri
   const std::uint64_t row = offset / 16 * 16;
   const std::size_t width = std::max(a_name.size(), b_name.size());
   std::string out = fmt::format("first difference at byte {} (0x{:x}); {}: {} bytes, {}: {} bytes", offset, offset,
-                                a_name, SizeOf(a), b_name, SizeOf(b));
-  const std::string wa = Window(a, row, 32), wb = Window(b, row, 32);
+                                a_name, size_a, b_name, size_b);
+  const std::string wa = Window(x, row, 32), wb = Window(y, row, 32);
   for (std::uint64_t r = 0; r < 32; r += 16) {
     const std::string_view ra = r < wa.size() ? std::string_view(wa).substr(r, 16) : std::string_view();
     const std::string_view rb = r < wb.size() ? std::string_view(wb).substr(r, 16) : std::string_view();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <istream>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,13 @@ bool EitherLooksBinary(const std::filesystem::path& a, const std::filesystem::pa
 // (two 16-byte rows from the row holding the offset), or says they are equal.
 std::string ByteDifference(const std::filesystem::path& a, const std::filesystem::path& b, const std::string& a_name,
                            const std::string& b_name);
+// The same over two seekable streams of `size_a` and `size_b` bytes (parity keeps the
+// baseline's output in memory, not in a file another contender could read).
+std::string ByteDifference(std::istream& a, std::uintmax_t size_a, std::istream& b, std::uintmax_t size_b,
+                           const std::string& a_name, const std::string& b_name);
+
+// The first `bytes` bytes of `file` (fewer when it is shorter or unreadable).
+std::string FileHead(const std::filesystem::path& file, std::size_t bytes);
 
 // One hex-dump row: offset, 16 bytes in hex (fewer at the end), and their printable ASCII.
 std::string HexRow(std::uint64_t offset, std::string_view bytes);

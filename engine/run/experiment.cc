@@ -1,6 +1,7 @@
 #include "engine/run/experiment.h"
 
 #include <fmt/format.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 
 #include <chrono>
@@ -136,6 +137,12 @@ std::string Tail(const fs::path& path) { return FileTail(path, 12, 2000); }
 std::string FormatNumber(double value) { return fmt::format("{}", value); }
 
 RunResult Experiment::Run() {
+  // A contender runs as the engine's user, so it could otherwise read the engine's memory and
+  // open files (/proc/<pid>/mem, /proc/<pid>/fd, ptrace), where parity keeps the baseline's
+  // output; a process that is not dumpable is out of its reach. Children are dumpable again
+  // after exec; the setting is restored when the run ends.
+  const int dumpable = ::prctl(PR_GET_DUMPABLE);
+  ::prctl(PR_SET_DUMPABLE, 0);
   InitResult();
   if (options_.progress) progress_.emplace(*options_.progress, options_.progress_style, options_.progress_clock);
   workloads_ = SelectWorkloads(spec_, options_);
@@ -187,6 +194,7 @@ RunResult Experiment::Run() {
     if (!options_.accepted_by.empty()) gate::Accept(result_.verdict, options_.accepted_by);
   }
   scratch_dir_.reset();
+  if (dumpable > 0) ::prctl(PR_SET_DUMPABLE, dumpable);
   return std::move(result_);
 }
 
@@ -250,16 +258,19 @@ bool Experiment::PrepareFixtures() {
   return true;
 }
 
-bool Experiment::CheckFixtureUntouched(const spec::Contender& c, const spec::Workload& w) {
+bool Experiment::CheckFixtureUntouched(const spec::Contender& c, const spec::Workload& w, const std::string& writer) {
   const auto guard = guards_.find(fixtures_[w.name]);
   if (guard == guards_.end()) return true;
   const std::optional<std::string> change = guard->second->Changed(w.serve);
   if (!change) return true;
+  const std::string what = fmt::format("wrote into the fixture {}: {}", guard->first.string(), *change);
   ResultFor(w).failures.push_back(
-      {Failure::Kind::kFixture, w.name, c.name,
-       fmt::format("wrote into the fixture {}: {}. Fixtures are read-only to contenders, so that no run "
-                   "can read back what an earlier one left there",
-                   guard->first.string(), *change),
+      {Failure::Kind::kFixture, w.name, writer.empty() ? c.name : "",
+       writer.empty() ? fmt::format("{}. Fixtures are read-only to contenders, so that no run can read back what an "
+                                    "earlier one left there",
+                                    what)
+                      : fmt::format("{}, run on the output of contender '{}', {}. Fixtures are read-only to it as well",
+                                    writer, c.name, what),
        ""});
   return false;
 }
@@ -275,6 +286,34 @@ Experiment::Paths Experiment::PathsFor(const spec::Contender& c, const spec::Wor
   // Every run starts from an empty scratch directory and no stale output.
   ResetExecutionDir(p.dir);
   return p;
+}
+
+Experiment::Paths Experiment::ParityPathsFor() {
+  // '+' never survives PathComponent (it becomes %2B), so no workload's directory has this name.
+  std::string pattern = (scratch_ / "parity+XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    throw fs::filesystem_error("cannot make a parity directory", fs::path(pattern),
+                               std::error_code(errno, std::generic_category()));
+  }
+  Paths p;
+  p.dir = pattern;
+  p.stdout_path = p.dir / "stdout";
+  p.stderr_path = p.dir / "stderr";
+  p.out = p.dir / "out";
+  p.workdir = p.dir / "work";
+  fs::create_directory(p.workdir);
+  return p;
+}
+
+void Experiment::RemoveParityOutputs(const Paths& paths) {
+  std::error_code ec;
+  // An `output` outside the directory is removed only when this execution wrote it: a file
+  // that is as it was before the contender ran is the user's.
+  if (!paths.output.empty() && fs::absolute(paths.output).lexically_relative(paths.dir).string().starts_with("..")) {
+    const FileStamp now = StampOfFile(paths.output);
+    if (now.existed && !(paths.output_before.existed && now == paths.output_before)) fs::remove(paths.output, ec);
+  }
+  fs::remove_all(paths.dir, ec);
 }
 
 std::map<std::string, std::string> Experiment::Placeholders(const spec::Contender& c, const spec::Workload& w,
@@ -327,17 +366,14 @@ const Command& Experiment::CommandFor(const spec::Contender& c, const spec::Work
 }
 
 bool Experiment::Execute(const spec::Contender& c, const spec::Workload& w, Outcome* outcome, Paths* paths_out) {
-  Paths paths = PathsFor(c, w);
-  const Command& cmd = CommandFor(c, w, paths);
+  // Parity (paths_out) runs in a fresh directory of its own, with a command built for it.
+  Paths paths = paths_out ? ParityPathsFor() : PathsFor(c, w);
+  Command parity_command;
+  if (paths_out) parity_command = BuildCommand(c, w, paths);
+  const Command& cmd = paths_out ? parity_command : CommandFor(c, w, paths);
   if (paths_out && w.output != "stdout") {
     paths.output = spec::Expand(w.output, Placeholders(c, w, paths));
     paths.output_before = StampOfFile(paths.output);
-    if (auto it = outputs_written_.find(paths.output);
-        it != outputs_written_.end() && paths.output_before.existed && paths.output_before == it->second) {
-      std::error_code ec;
-      fs::remove(paths.output, ec);
-      paths.output_before = StampOfFile(paths.output);
-    }
   }
   *outcome = runner_.Run(cmd);
   if (progress_) progress_->Step(w.name);
@@ -403,15 +439,23 @@ fs::path Experiment::OutputFile(const spec::Workload& w, const Paths& paths) con
     // Read back by path, so a contender that deleted or replaced its capture would otherwise
     // compare as empty output.
     if (!fs::is_regular_file(paths.stdout_path, ec)) {
-      throw std::runtime_error(
-          fmt::format("its stdout capture {} is gone or no longer a regular file", paths.stdout_path.string()));
+      throw std::runtime_error(fmt::format("removed or replaced its stdout capture {} (it is not a regular file)",
+                                           paths.stdout_path.string()));
     }
     return paths.stdout_path;
   }
   const fs::path& file = paths.output;
   if (!fs::exists(file, ec)) throw std::runtime_error(fmt::format("did not write its output file {}", file.string()));
   if (!fs::is_regular_file(file, ec)) {
-    throw std::runtime_error(fmt::format("its output {} is not a regular file", file.string()));
+    throw std::runtime_error(fmt::format("left something other than a regular file at its output {}", file.string()));
+  }
+  // Another name for the output would outlive RemoveParityOutputs, for the next contender to read.
+  struct stat link = {};
+  if (::lstat(file.c_str(), &link) != 0 || S_ISLNK(link.st_mode) || link.st_nlink != 1) {
+    throw std::runtime_error(fmt::format(
+        "left its output {} as a symbolic link or a file with other hard links; parity reads only an output no "
+        "other contender can reach",
+        file.string()));
   }
   // A file that was there before and is unchanged was not written by this run (a fixed path
   // the user keeps, or one the previous contender wrote and this one did not remove).

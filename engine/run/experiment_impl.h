@@ -7,12 +7,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "engine/model/result.h"
 #include "engine/run/experiment.h"
 #include "engine/run/fixture_guard.h"
+#include "engine/run/output_digest.h"
 #include "engine/run/progress.h"
 #include "engine/run/scratch.h"
 #include "engine/runner/process_runner.h"
@@ -73,8 +75,9 @@ class Experiment {
   bool PrepareFixtures();
 
   // False (with the failure recorded) when the contender just run wrote into w's generated
-  // fixture.
-  bool CheckFixtureUntouched(const spec::Contender& c, const spec::Workload& w);
+  // fixture. `writer`, when not empty, names what ran instead of the contender (its normalise
+  // command), so the failure blames that.
+  bool CheckFixtureUntouched(const spec::Contender& c, const spec::Workload& w, const std::string& writer = "");
 
   struct Paths {
     fs::path dir, stdout_path, stderr_path, out, workdir;
@@ -83,6 +86,13 @@ class Experiment {
   };
 
   Paths PathsFor(const spec::Contender& c, const spec::Workload& w);
+  // A parity execution's directory: new (mkdtemp), under a name no spec name maps to, so no
+  // contender can have planted it (a symlink to where it could read the files later), and
+  // removed with everything in it before the next contender runs (RemoveParityOutputs).
+  Paths ParityPathsFor();
+  // Removes what one parity execution wrote: its directory, and an `output` outside it that
+  // this execution wrote. No other contender's process ever runs while they exist.
+  void RemoveParityOutputs(const Paths& paths);
 
   std::map<std::string, std::string> Placeholders(const spec::Contender& c, const spec::Workload& w, const Paths& paths,
                                                   int port = 0);
@@ -109,14 +119,16 @@ class Experiment {
   // must still be there, `output` must be a regular file written (or rewritten) by this run.
   // Throws std::runtime_error saying what is wrong.
   fs::path OutputFile(const spec::Workload& w, const Paths& paths) const;
-  // Output files a contender of this run wrote, as they were when parity read them: a fixed
-  // `output` path still like that is the previous contender's and is removed before the next
-  // one runs. Files the run did not write are never removed.
-  std::map<fs::path, FileStamp> outputs_written_;
   std::map<std::pair<const spec::Contender*, const spec::Workload*>, runner::Command> commands_;
+  std::set<std::pair<const spec::Contender*, const spec::Workload*>> noted_;  // servers' notes given
 
   // Each contender runs each workload once; normalised outputs must agree before any timing.
   bool CheckParity();
+
+  // One parity execution's output against the baseline's, which it keeps in *baseline when `c`
+  // is the baseline. False after recording a failure (or an interrupt).
+  bool CompareParityOutput(const spec::Contender& c, const spec::Workload& w, const Paths& paths,
+                           std::optional<KeptOutput>* baseline);
 
   // The baseline first, so every other output is compared against it.
   std::vector<const spec::Contender*> ParityOrder() const;

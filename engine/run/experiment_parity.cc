@@ -32,6 +32,10 @@ std::optional<serve::ServeRoundResult> Experiment::ExecuteServe(const spec::Cont
     return std::nullopt;
   }
   if (round.ok) {
+    // Said once per server and workload, where the run's progress goes.
+    if (!round.note.empty() && progress_ && noted_.insert({&c, &w}).second) {
+      progress_->Note(fmt::format("{}: contender '{}': {}", w.name, c.name, round.note));
+    }
     if (!CheckFixtureUntouched(c, w)) return std::nullopt;
     return round;
   }
@@ -81,54 +85,58 @@ bool Experiment::CheckParity() {
       if (!CheckServeParity(*w)) return false;
       continue;
     }
-    // Outputs are compared as digests of streams (output_digest.h); the baseline's file is
-    // copied aside so a difference can still be shown after other contenders ran.
-    const fs::path baseline_copy = scratch_ / ".parity-baseline-output";
-    OutputDigest baseline_digest;
+    // The baseline's output is kept in memory (digest, and its bytes when small), never on
+    // disk: everything a contender wrote is removed before the next one runs, so none can copy
+    // another's answer (issue 26, M4), and parity needs scratch for one output at a time.
+    std::optional<KeptOutput> baseline;
     for (const spec::Contender* c : ParityOrder()) {
       Outcome outcome;
       Paths paths;
-      if (!Execute(*c, *w, &outcome, &paths)) return false;
-      if (w->startup) continue;  // versions differ by design: startup output is not compared
-      // parity = "none": each contender ran once (a crash still fails here), nothing is compared.
-      if (w->normaliser == spec::Normaliser::kNone) continue;
-      fs::path file;
-      OutputDigest digest;
-      try {
-        file = OutputFile(*w, paths);
-        if (!paths.output.empty()) outputs_written_[paths.output] = StampOfFile(paths.output);
-        if (!w->normalise.empty()) {
-          auto normalised = RunNormaliseCommand(*c, *w, paths, file);
-          if (!normalised) return false;
-          file = *normalised;
-        }
-        digest = DigestOutput(file, w->normaliser, w->sort_lists);
-        if (c->name == spec_.baseline) fs::copy_file(file, baseline_copy, fs::copy_options::overwrite_existing);
-      } catch (const std::exception& e) {
-        ResultFor(*w).failures.push_back({Failure::Kind::kParity, w->name, c->name, e.what(), Tail(paths.stderr_path)});
-        return false;
-      }
-      if (c->name == spec_.baseline) {
-        baseline_digest = digest;
-        continue;
-      }
-      if (digest != baseline_digest) {
-        std::string diff;
-        try {
-          diff = DescribeDifference(baseline_copy, file, w->normaliser, w->sort_lists, spec_.baseline, c->name);
-        } catch (const std::exception& e) {
-          diff = e.what();
-        }
-        ResultFor(*w).failures.push_back(
-            {Failure::Kind::kParity, w->name, c->name,
-             fmt::format("output differs from {}'s (parity: {}); no timing is reported over different work",
-                         spec_.baseline, spec::NormaliserName(w->normaliser)),
-             diff});
-        return false;
-      }
+      bool ok = Execute(*c, *w, &outcome, &paths);
+      ok = ok && CompareParityOutput(*c, *w, paths, &baseline);
+      RemoveParityOutputs(paths);
+      if (!ok) return false;
     }
   }
   return true;
+}
+
+bool Experiment::CompareParityOutput(const spec::Contender& c, const spec::Workload& w, const Paths& paths,
+                                     std::optional<KeptOutput>* baseline) {
+  if (w.startup) return true;  // versions differ by design: startup output is not compared
+  // parity = "none": each contender ran once (a crash still fails here), nothing is compared.
+  if (w.normaliser == spec::Normaliser::kNone) return true;
+  fs::path file;
+  OutputDigest digest;
+  try {
+    file = OutputFile(w, paths);
+    if (!w.normalise.empty()) {
+      auto normalised = RunNormaliseCommand(c, w, paths, file);
+      if (!normalised) return false;
+      file = *normalised;
+    }
+    if (c.name == spec_.baseline) {
+      *baseline = KeepOutput(file, w.normaliser, w.sort_lists);
+      return true;
+    }
+    digest = DigestOutput(file, w.normaliser, w.sort_lists);
+  } catch (const std::exception& e) {
+    ResultFor(w).failures.push_back({Failure::Kind::kParity, w.name, c.name, e.what(), Tail(paths.stderr_path)});
+    return false;
+  }
+  if (digest == (*baseline)->digest) return true;
+  std::string diff;
+  try {
+    diff = DescribeDifference(**baseline, file, w.normaliser, w.sort_lists, spec_.baseline, c.name);
+  } catch (const std::exception& e) {
+    diff = e.what();
+  }
+  ResultFor(w).failures.push_back(
+      {Failure::Kind::kParity, w.name, c.name,
+       fmt::format("output differs from {}'s (parity: {}); no timing is reported over different work", spec_.baseline,
+                   spec::NormaliserName(w.normaliser)),
+       diff});
+  return false;
 }
 
 std::optional<fs::path> Experiment::RunNormaliseCommand(const spec::Contender& c, const spec::Workload& w,
@@ -149,6 +157,8 @@ std::optional<fs::path> Experiment::RunNormaliseCommand(const spec::Contender& c
     Interrupted();
     return std::nullopt;
   }
+  // Checked here, or the next contender to run would be blamed for what this command wrote.
+  if (!CheckFixtureUntouched(c, w, fmt::format("the normalise command {}", cmd.argv[0]))) return std::nullopt;
   if (outcome.ok()) return cmd.stdout_path;
   std::string what;
   switch (outcome.status) {

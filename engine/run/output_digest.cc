@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -77,8 +78,7 @@ File Open(const fs::path& file) {
   return f;
 }
 
-OutputDigest DigestExact(const fs::path& file) {
-  File f = Open(file);
+OutputDigest DigestExact(File f) {
   Hasher h;
   std::array<char, 1 << 16> buffer;
   std::size_t n;
@@ -87,8 +87,7 @@ OutputDigest DigestExact(const fs::path& file) {
 }
 
 // A multiset of lines: the sum (mod 2^64) of each line's hash is the same in any order.
-OutputDigest DigestSortedLines(const fs::path& file) {
-  File f = Open(file);
+OutputDigest DigestSortedLines(File f) {
   OutputDigest sum;
   std::uint64_t lines = 0;
   std::string line;
@@ -132,7 +131,10 @@ class CanonicalJson : public nlohmann::json_sax<nlohmann::json> {
   bool boolean(bool value) override { return Leaf(HashOf('b', value ? "1" : "0")); }
   bool number_integer(number_integer_t value) override { return Leaf(HashOf('#', std::to_string(value))); }
   bool number_unsigned(number_unsigned_t value) override { return Leaf(HashOf('#', std::to_string(value))); }
-  bool number_float(number_float_t value, const string_t&) override {
+  bool number_float(number_float_t value, const string_t& text) override {
+    // An integer too large for 64 bits arrives here, as the nearest double: 2^64 + 1 and
+    // 2^64 + 2 would be equal. Written as an integer, it is compared by its digits.
+    if (IsIntegerLiteral(text)) return Leaf(HashOf('#', text == "-0" ? "0" : text));
     constexpr double kLimit = 9007199254740992.0;  // 2^53, as CanonicalNumbers in normalise.cc
     if (std::isfinite(value) && value == std::trunc(value) && std::fabs(value) <= kLimit) {
       return Leaf(HashOf('#', std::to_string(static_cast<std::int64_t>(value))));
@@ -206,6 +208,11 @@ class CanonicalJson : public nlohmann::json_sax<nlohmann::json> {
     return Leaf(h.Final());
   }
 
+  static bool IsIntegerLiteral(std::string_view text) {
+    if (!text.empty() && text.front() == '-') text.remove_prefix(1);
+    return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  }
+
   bool sort_lists_;
   bool top_is_object_ = false;
   std::vector<Frame> stack_;
@@ -213,9 +220,8 @@ class CanonicalJson : public nlohmann::json_sax<nlohmann::json> {
   std::string error_;
 };
 
-OutputDigest DigestJson(const fs::path& file, bool json_map, bool sort_lists) {
+OutputDigest DigestJson(File f, bool json_map, bool sort_lists) {
   const char* name = json_map ? "json-map" : "json";
-  File f = Open(file);
   CanonicalJson canonical(sort_lists);
   if (!nlohmann::json::sax_parse(f.get(), &canonical)) {
     throw std::runtime_error(
@@ -232,10 +238,9 @@ std::string Shorten(const std::string& s) {
   return s.size() <= kMax ? s : s.substr(0, kMax) + "...";
 }
 
-// The first line at which two files differ, reading both as streams.
-std::string StreamedLineDifference(const fs::path& a, const fs::path& b, const std::string& a_name,
+// The first line at which two outputs differ, reading both as streams.
+std::string StreamedLineDifference(std::istream& x, std::istream& y, const std::string& a_name,
                                    const std::string& b_name) {
-  std::ifstream x(a, std::ios::binary), y(b, std::ios::binary);
   std::string lx, ly;
   for (std::uint64_t line = 1;; ++line) {
     const bool has_x = static_cast<bool>(std::getline(x, lx));
@@ -247,44 +252,70 @@ std::string StreamedLineDifference(const fs::path& a, const fs::path& b, const s
   }
 }
 
-}  // namespace
-
-OutputDigest DigestOutput(const fs::path& file, spec::Normaliser normaliser, bool sort_lists) {
+OutputDigest DigestStream(File f, spec::Normaliser normaliser, bool sort_lists) {
   switch (normaliser) {
     case spec::Normaliser::kExact:
     case spec::Normaliser::kNone:  // never compared; a digest of the bytes is harmless
-      return DigestExact(file);
+      return DigestExact(std::move(f));
     case spec::Normaliser::kSortedLines:
-      return DigestSortedLines(file);
+      return DigestSortedLines(std::move(f));
     case spec::Normaliser::kJson:
-      return DigestJson(file, false, sort_lists);
+      return DigestJson(std::move(f), false, sort_lists);
     case spec::Normaliser::kJsonMap:
-      return DigestJson(file, true, sort_lists);
+      return DigestJson(std::move(f), true, sort_lists);
   }
-  return DigestExact(file);
+  return DigestExact(std::move(f));
 }
 
-std::string DescribeDifference(const fs::path& baseline, const fs::path& other, spec::Normaliser normaliser,
+}  // namespace
+
+OutputDigest DigestOutput(const fs::path& file, spec::Normaliser normaliser, bool sort_lists) {
+  return DigestStream(Open(file), normaliser, sort_lists);
+}
+
+OutputDigest DigestText(const std::string& text, spec::Normaliser normaliser, bool sort_lists) {
+  static char empty = 0;  // fmemopen wants a buffer even for no bytes
+  File f(::fmemopen(text.empty() ? &empty : const_cast<char*>(text.data()), text.size(), "rb"));
+  if (!f)
+    throw std::runtime_error(fmt::format("cannot read an answer of {} bytes: {}", text.size(), std::strerror(errno)));
+  return DigestStream(std::move(f), normaliser, sort_lists);
+}
+
+KeptOutput KeepOutput(const fs::path& file, spec::Normaliser normaliser, bool sort_lists, std::uintmax_t keep_limit) {
+  KeptOutput kept;
+  kept.digest = DigestOutput(file, normaliser, sort_lists);
+  std::error_code ec;
+  kept.size = fs::file_size(file, ec);
+  if (!ec && kept.size <= keep_limit) kept.bytes = ReadWholeFile(file);
+  return kept;
+}
+
+std::string DescribeDifference(const KeptOutput& baseline, const fs::path& other, spec::Normaliser normaliser,
                                bool sort_lists, const std::string& baseline_name, const std::string& other_name,
                                std::uintmax_t load_limit) {
-  // A binary output is shown as an offset and hex, never as raw bytes on a terminal.
-  if (normaliser == spec::Normaliser::kExact && EitherLooksBinary(baseline, other)) {
-    return ByteDifference(baseline, other, baseline_name, other_name);
-  }
   std::error_code ec;
-  const std::uintmax_t size_a = fs::file_size(baseline, ec);
-  const std::uintmax_t size_b = fs::file_size(other, ec);
-  if (!ec && size_a <= load_limit && size_b <= load_limit) {
-    const std::string a = Normalise(ReadWholeFile(baseline), normaliser, sort_lists);
+  const std::uintmax_t other_size = fs::file_size(other, ec);
+  const auto too_large = [&] {
+    return fmt::format("normalised outputs differ ({}: {} bytes, {}: {} bytes; too large to show where)", baseline_name,
+                       baseline.size, other_name, other_size);
+  };
+  if (!baseline.bytes) return too_large();
+  std::istringstream kept(*baseline.bytes);
+  std::ifstream file(other, std::ios::binary);
+  // A binary output is shown as an offset and hex, never as raw bytes on a terminal.
+  constexpr std::size_t kHead = 64 << 10;
+  if (normaliser == spec::Normaliser::kExact &&
+      (LooksBinary(std::string_view(*baseline.bytes).substr(0, kHead)) || LooksBinary(FileHead(other, kHead)))) {
+    return ByteDifference(kept, baseline.size, file, other_size, baseline_name, other_name);
+  }
+  if (!ec && other_size <= load_limit) {
+    const std::string a = Normalise(*baseline.bytes, normaliser, sort_lists);
     const std::string b = Normalise(ReadWholeFile(other), normaliser, sort_lists);
     if (auto diff = FirstDifference(a, b, normaliser, baseline_name, other_name)) return *diff;
     return "normalised outputs differ";
   }
-  if (normaliser == spec::Normaliser::kExact) {
-    return StreamedLineDifference(baseline, other, baseline_name, other_name);
-  }
-  return fmt::format("normalised outputs differ ({}: {} bytes, {}: {} bytes; too large to show where)", baseline_name,
-                     size_a, other_name, size_b);
+  if (normaliser == spec::Normaliser::kExact) return StreamedLineDifference(kept, file, baseline_name, other_name);
+  return too_large();
 }
 
 }  // namespace pe::run

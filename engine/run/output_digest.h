@@ -21,17 +21,35 @@ struct OutputDigest {
 
 // exact: the bytes. sorted-lines: the multiset of lines (a trailing \r dropped), so order
 // does not matter. json/json-map: the canonical value (object members in any order, numbers
-// by value so 842.0 equals 842, arrays as multisets with sort_lists). Throws
+// by value so 842.0 equals 842 (integers past 64 bits by their digits), arrays as multisets with sort_lists). Throws
 // std::runtime_error with Normalise()'s message when the output is not what the normaliser
 // expects, or when the file cannot be read.
 OutputDigest DigestOutput(const std::filesystem::path& file, spec::Normaliser normaliser, bool sort_lists);
+// The same for an output held in memory (a server's answer).
+OutputDigest DigestText(const std::string& text, spec::Normaliser normaliser, bool sort_lists);
 
-// For two outputs whose digests differ: where they differ, as FirstDifference() says it when
-// both files are small enough to load (up to `load_limit` bytes each); past that, exact
-// outputs are compared line by line as streams, and other normalisers say only that the
-// normalised outputs differ and how large they are.
-std::string DescribeDifference(const std::filesystem::path& baseline, const std::filesystem::path& other,
+// What parity keeps of the baseline's output once its file is removed, so that no other
+// contender can read it there: the digest, the size, and the bytes themselves when there are
+// at most `keep_limit` of them (to show where another output differs).
+struct KeptOutput {
+  OutputDigest digest;
+  std::uintmax_t size = 0;
+  std::optional<std::string> bytes;  // nullopt: larger than the limit
+};
+
+inline constexpr std::uintmax_t kKeptOutputLimit = 8u << 20;
+
+// DigestOutput(file), and the file's bytes when it is small enough. Throws as DigestOutput.
+KeptOutput KeepOutput(const std::filesystem::path& file, spec::Normaliser normaliser, bool sort_lists,
+                      std::uintmax_t keep_limit = kKeptOutputLimit);
+
+// For an output whose digest differs from the kept baseline's: where they differ, as
+// FirstDifference() says it when `other` is small enough to load (up to `load_limit` bytes);
+// past that, exact outputs are compared line by line as streams, and other normalisers say
+// only that the normalised outputs differ and how large they are. A baseline too large to be
+// kept is described by its size only.
+std::string DescribeDifference(const KeptOutput& baseline, const std::filesystem::path& other,
                                spec::Normaliser normaliser, bool sort_lists, const std::string& baseline_name,
-                               const std::string& other_name, std::uintmax_t load_limit = 8u << 20);
+                               const std::string& other_name, std::uintmax_t load_limit = kKeptOutputLimit);
 
 }  // namespace pe::run

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <chrono>
+#include <csignal>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "engine/runner/interrupt.h"
 #include "engine/runner/spawn.h"
 #include "engine/serve/stderr_file.h"
+#include "engine/units/units.h"
 #include "stats/descriptive.h"
 
 namespace pe::serve {
@@ -198,6 +200,18 @@ bool StopAndJudge(const http::LoadResult& load, const std::vector<http::Request>
   if (!load.error.empty()) {
     const std::string exit_note = died ? fmt::format("; the server had exited ({})", HowItEnded(result->server)) : "";
     const std::optional<size_t> failed = FirstTransportError(load.responses);
+    const http::Response::Fault fault = failed ? load.responses[*failed].fault : http::Response::Fault::kTransport;
+    if (fault == http::Response::Fault::kTooLarge) {
+      return Fail(result, fmt::format("{} answered with a body over {}, the most kept of one answer",
+                                      Describe(*failed, requests[*failed]),
+                                      units::FormatKiB(static_cast<std::int64_t>(options.max_kept_body >> 10))));
+    }
+    if (fault == http::Response::Fault::kMalformed) {
+      return Fail(result,
+                  fmt::format("server sent a malformed answer to {}: {}{}", Describe(*failed, requests[*failed]),
+                              load.responses[*failed].error, exit_note),
+                  attempt->stderr_file->Tail());
+    }
     std::string failure = failed ? fmt::format("server stopped answering: {} ({}){}", load.responses[*failed].error,
                                                Describe(*failed, requests[*failed]), exit_note)
                                  : fmt::format("server stopped answering: {}{}", load.error, exit_note);
@@ -217,6 +231,10 @@ bool StopAndJudge(const http::LoadResult& load, const std::vector<http::Request>
     return Fail(result, fmt::format("server exited during the run ({})", HowItEnded(result->server)),
                 attempt->stderr_file->Tail());
   }
+  if (result->server.status == Outcome::Status::kSignalled && result->server.signal == SIGKILL) {
+    result->note = fmt::format("server ignored SIGTERM and was killed after {:g} s; every round waits that long for it",
+                               options.stop_grace_s);
+  }
   FillFigures(load, options.keep_bodies, result);
   result->ok = true;
   return true;
@@ -234,8 +252,8 @@ ServeRoundResult RunServeRound(ProcessRunner& runner, const std::function<Comman
   const std::vector<http::Request> requests = Expand(spec);
   Attempt attempt;
   if (!StartHealthy(runner, make_command, options, &attempt, &result)) return result;
-  const http::LoadResult load =
-      http::FireRequests(result.port, requests, spec.concurrency, spec.request_timeout_s, options.keep_bodies);
+  const http::LoadResult load = http::FireRequests(result.port, requests, spec.concurrency, spec.request_timeout_s,
+                                                   options.keep_bodies, options.max_kept_body);
   StopAndJudge(load, requests, options, &attempt, &result);
   return result;
 }

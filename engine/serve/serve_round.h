@@ -26,6 +26,7 @@ struct ServeRoundOptions {
   double stop_grace_s = 5;                              // between SIGTERM and SIGKILL
   int port_attempts = 3;                                // ports tried when the server loses its port to another process
   bool keep_bodies = false;                             // keep every answer's body (parity checks need them)
+  std::uint64_t max_kept_body = http::kMaxKeptBodyBytes;  // a kept body over this fails the round
   std::function<int()> pick_port = http::PickFreePort;  // tests inject a port they hold
 };
 
@@ -45,6 +46,9 @@ struct ServeRoundResult {
   runner::Outcome server;                     // how the server ended, its CPU time and peak RSS (wait4)
   std::vector<std::string> bodies;            // when keep_bodies; index = request index
   int attempts = 0;                           // servers started (more than 1 after a lost port)
+  // Not a failure, but worth saying: "server ignored SIGTERM and was killed after 5 s; every
+  // round waits that long for it". Empty when there is nothing to say.
+  std::string note;
 };
 
 // Runs one round, starting each server through `runner` (ProcessRunner::StartServer).
@@ -57,6 +61,8 @@ struct ServeRoundResult {
 //   "not healthy after 30 s: last answer 503"                        detail: stderr tail
 //   "server stopped answering: receive: ... (request 7: GET /x)"     detail: stderr tail
 //       + "; the server had exited (exit status 1)" when it died meanwhile
+//   "server sent a malformed answer to request 7: GET /x: bad chunk"  detail: stderr tail
+//   "request 7: GET /x answered with a body over 256 MiB, the most kept of one answer"
 //   "request 7: GET /x answered 500"                                 detail: request, answer
 //   "server exited during the run (killed by SIGSEGV)"               detail: stderr tail
 //   "interrupted"

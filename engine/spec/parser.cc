@@ -39,6 +39,27 @@ const char* TypeName(const toml::node& node) {
   }
 }
 
+std::string Parser::EnvValue(const toml::key& name, const toml::node& value) const {
+  const std::string_view key = name.str();
+  if (key.empty()) Fail(Pos(name.source()), "an environment variable needs a name, not an empty one");
+  if (key.find('\0') != std::string_view::npos) {
+    Fail(Pos(name.source()), "an environment variable's name may not hold a NUL byte");
+  }
+  if (key.find('=') != std::string_view::npos) {
+    Fail(Pos(name.source()),
+         fmt::format("environment variable name '{}' may not hold '=' (the environment would read it as '{}')", key,
+                     key.substr(0, key.find('='))));
+  }
+  if (!value.is_string()) {
+    Fail(Pos(value), fmt::format("environment variable '{}' must be a string, not {}", key, TypeName(value)));
+  }
+  const std::string& text = value.as_string()->get();
+  if (text.find('\0') != std::string::npos) {
+    Fail(Pos(value), fmt::format("environment variable '{}' may not hold a NUL byte (the value would end there)", key));
+  }
+  return text;
+}
+
 Spec Parser::Parse() {
   Spec spec;
   spec.path = path_;
@@ -199,11 +220,7 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
     }
     if (const toml::table* env = TableAt(t, "env")) {
       for (auto&& [env_key, env_value] : *env) {
-        if (!env_value.is_string()) {
-          Fail(Pos(env_value),
-               fmt::format("environment variable '{}' must be a string, not {}", env_key.str(), TypeName(env_value)));
-        }
-        c.env[std::string(env_key.str())] = std::string(env_value.as_string()->get());
+        c.env[std::string(env_key.str())] = EnvValue(env_key, env_value);
       }
     }
     CheckPlaceholders(c.argv, nullptr);

@@ -67,6 +67,10 @@ class Parser {
     throw unknown.back();
   }
 
+  // One entry of an env table, checked: a name that execve can pass on (not empty, no '=' or
+  // NUL) and a string value without NUL (it would end the value there). Returns the value.
+  std::string EnvValue(const toml::key& name, const toml::node& value) const;
+
   const toml::table* TableAt(const toml::table& parent, std::string_view key) const {
     const toml::node* node = parent.get(key);
     if (node == nullptr) return nullptr;

@@ -156,10 +156,7 @@ void Parser::ParseSweepEnv(const toml::table& env, std::vector<Axis>& axes, cons
       if (!vars.is_table())
         Fail(Pos(vars), fmt::format("the environment for {} = {} must be a table", axis_name, value));
       for (auto&& [var, text] : *vars.as_table()) {
-        if (!text.is_string()) {
-          Fail(Pos(text), fmt::format("environment variable '{}' must be a string, not {}", var.str(), TypeName(text)));
-        }
-        axis->env[value][std::string(var.str())] = std::string(text.as_string()->get());
+        axis->env[value][std::string(var.str())] = EnvValue(var, text);
         CheckPlaceholders({{std::string(text.as_string()->get()), Pos(text)}}, nullptr, names);
       }
     }

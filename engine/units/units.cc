@@ -71,6 +71,13 @@ std::string FormatFixed(double value, int decimals) {
   return fmt::format("{:.{}f}", value, decimals);
 }
 
+std::string FormatRate(double per_second) {
+  if (!std::isfinite(per_second)) return std::string(kNotAvailable);
+  if (per_second == 0 || per_second >= 10) return fmt::format("{:.0f}", per_second);
+  if (per_second >= 1) return fmt::format("{:.1f}", per_second);
+  return fmt::format("{:.2g}", per_second);
+}
+
 int DecimalsToShow(double value, int at_least) {
   int decimals = at_least;
   // Printed and read back, the text must give the value to within rounding noise.

@@ -27,6 +27,9 @@ std::string FormatKiB(std::int64_t kib);
 std::string FormatRatio(double ratio);
 std::string FormatRatio(double ratio, int decimals);  // "1.000x"
 std::string FormatFixed(double value, int decimals);  // a plain number: "1.52"
+// A rate such as requests per second: whole from 10 ("1234"), one decimal from 1 ("2.5"), two
+// significant digits below ("0.42", "0.0031"), so a slow rate never prints as "0".
+std::string FormatRate(double per_second);
 
 // The decimals FormatRatio(ratio) uses: 2 below 10, 1 from 10.
 int RatioDecimals(double ratio);

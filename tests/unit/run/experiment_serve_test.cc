@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <sstream>
 #include <string>
 
 #include "engine/run/experiment.h"
 #include "engine/spec/spec.h"
 #include "tests/support/fake_process_runner.h"
 #include "tests/support/fake_server.h"
+#include "tests/support/raw_http_server.h"
 
 namespace pe::run {
 
@@ -181,6 +183,102 @@ TEST(ExperimentServe, ServerThatDiesMidRoundNamesTheRequestAndHowItEnded) {
   const std::string ending = " (request 1: GET /b); the server had exited (killed by SIGSEGV)";
   ASSERT_GE(f.message.size(), ending.size());
   EXPECT_EQ(f.message.substr(f.message.size() - ending.size()), ending) << f.message;
+}
+
+// A server that writes raw bytes as its answer (testing::RawHttpServer), on the port the
+// engine gave it; it ends with exit status 0 when stopped.
+class RawServer final : public runner::RunningServer {
+ public:
+  RawServer(int port, std::function<void(int)> answer) : server_(std::move(answer), port) {}
+  bool Running() const override { return true; }
+  bool ExitsWithin(double) override { return false; }
+  Outcome Stop(double) override { return Outcome{}; }
+  Outcome Wait() override { return Outcome{}; }
+
+ private:
+  testing::RawHttpServer server_;
+};
+
+// The candidate's server answers with `bytes`; the baseline's answers properly.
+RunResult RunAgainstRaw(const std::string& bytes) {
+  FakeServerScript baseline = Answering();
+  FakeProcessRunner runner(Startup, [&](const Command& command) -> StartedServer {
+    if (Who(command) == "candidate") {
+      return {std::make_unique<RawServer>(testing::PortIn(command),
+                                          [bytes](int socket) { testing::RawHttpServer::WriteAll(socket, bytes); }),
+              ""};
+    }
+    return testing::StartFakeServers([&](const Command&) { return baseline; })(command);
+  });
+  return RunExperiment(spec::ParseSpecText(kSpec, "x.toml"), Options{}, runner);
+}
+
+// Parity keeps bodies to compare them whole; one larger than the limit fails the run, naming
+// the limit, rather than take the engine's memory (issue 26, M2). The header alone says so:
+// nothing is read past it.
+TEST(ExperimentServe, AnAnswerOverTheKeptLimitFailsNamingContenderWorkloadAndLimit) {
+  const RunResult r = RunAgainstRaw("HTTP/1.1 200 OK\r\nContent-Length: 300000000\r\n\r\nxyz");
+  EXPECT_EQ(r.verdict.exit, ExitCode::kRunFailed);
+  ASSERT_EQ(Api(r).failures.size(), 1u);
+  ASSERT_EQ(r.verdict.lines.size(), 1u);
+  EXPECT_EQ(r.verdict.lines[0],
+            "api: contender 'candidate' (server) request 0: GET /a answered with a body over 256 MiB, the most kept "
+            "of one answer");
+}
+
+TEST(ExperimentServe, AMalformedAnswerIsCalledMalformedNotAServerThatStoppedAnswering) {
+  const RunResult r = RunAgainstRaw("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n");
+  ASSERT_EQ(r.verdict.lines.size(), 1u);
+  EXPECT_EQ(r.verdict.lines[0],
+            "api: contender 'candidate' (server) server sent a malformed answer to request 0: GET /a: bad chunk");
+}
+
+// Integers past 64 bits once compared as the same double (issue 26, minor 7).
+TEST(ExperimentServe, AnswersDifferingOnlyInAnIntegerPast64BitsFailParity) {
+  FakeServerScript candidate = Answering();
+  candidate.answer = [](const http::Request& r) {
+    return std::pair<int, std::string>(200, r.target == "/b" ? "18446744073709551618" : r.target);
+  };
+  FakeServerScript baseline = Answering();
+  baseline.answer = [](const http::Request& r) {
+    return std::pair<int, std::string>(200, r.target == "/b" ? "18446744073709551617" : r.target);
+  };
+  std::string text = kSpec;
+  text += "parity = \"json\"\n";
+  FakeProcessRunner runner(Startup, StartFakeServers([=](const Command& command) {
+                             return Who(command) == "baseline" ? baseline : candidate;
+                           }));
+  // The other answers ("/a") are not JSON: only /b is asked.
+  const std::string all = "requests = [\"/a\", \"/b\", \"/c\"]";
+  text.replace(text.find(all), all.size(), "requests = [\"/b\"]");
+  const RunResult r = RunExperiment(spec::ParseSpecText(text, "x.toml"), Options{}, runner);
+  ASSERT_EQ(Api(r).failures.size(), 1u);
+  EXPECT_EQ(Api(r).failures[0].kind, Failure::Kind::kParity);
+  EXPECT_EQ(Api(r).failures[0].detail.substr(0, Api(r).failures[0].detail.find('\n')), "request 0: GET /b");
+}
+
+// A server deaf to SIGTERM costs the stop grace every round; the run says so, once.
+TEST(ExperimentServe, AServerKilledAfterIgnoringSigtermIsNotedOnce) {
+  FakeServerScript candidate = Answering();
+  candidate.stopped.status = Outcome::Status::kSignalled;
+  candidate.stopped.signal = SIGKILL;
+  FakeServerScript baseline = Answering();
+  FakeProcessRunner runner(Startup, StartFakeServers([=](const Command& command) {
+                             return Who(command) == "baseline" ? baseline : candidate;
+                           }));
+  std::ostringstream progress;
+  Options options;
+  options.progress = &progress;
+  options.progress_style = ProgressStyle::kLines;
+  const RunResult r = RunExperiment(spec::ParseSpecText(kSpec, "x.toml"), options, runner);
+  EXPECT_TRUE(Api(r).failures.empty());
+  const std::string note =
+      "perfengine: api: contender 'candidate': server ignored SIGTERM and was killed after 5 s; every round waits "
+      "that long for it\n";
+  const std::string text = progress.str();
+  ASSERT_NE(text.find(note), std::string::npos) << text;
+  EXPECT_EQ(text.find(note, text.find(note) + 1), std::string::npos) << text;
+  EXPECT_EQ(text.find("contender 'baseline'"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -180,7 +180,7 @@ TEST(Experiment, ParityFailsWhenAContenderDeletesItsStdoutCapture) {
   const Failure f = OnlyFailure(RunWith(s));
   EXPECT_EQ(f.kind, Failure::Kind::kParity);
   EXPECT_EQ(f.contender, "candidate");
-  EXPECT_EQ(f.message, "its stdout capture " + deleted.string() + " is gone or no longer a regular file");
+  EXPECT_EQ(f.message, "removed or replaced its stdout capture " + deleted.string() + " (it is not a regular file)");
 }
 
 TEST(Experiment, ParityFailsWhenTheOutputIsADirectory) {
@@ -194,7 +194,7 @@ TEST(Experiment, ParityFailsWhenTheOutputIsADirectory) {
   const Failure f = OnlyFailure(RunWith(s, nullptr, text.c_str()));
   EXPECT_EQ(f.kind, Failure::Kind::kParity);
   EXPECT_EQ(f.contender, "baseline");
-  EXPECT_EQ(f.message, "its output " + out.string() + " is not a regular file");
+  EXPECT_EQ(f.message, "left something other than a regular file at its output " + out.string());
 }
 
 TEST(Experiment, FixedOutputPathIsNotReadBackFromThePreviousContender) {
@@ -225,6 +225,50 @@ TEST(Experiment, FixedOutputPathIsNotReadBackFromThePreviousContender) {
   const RunResult ok = RunWith(both, nullptr, text.c_str());
   EXPECT_TRUE(Work(ok).failures.empty()) << Work(ok).failures.at(0).message;
   fs::remove_all(dir);
+}
+
+// The run's scratch directory, from a path inside it.
+fs::path ScratchRoot(fs::path inside) {
+  while (inside.has_parent_path() && inside.filename().string().rfind("perfengine-", 0) != 0) {
+    inside = inside.parent_path();
+  }
+  return inside;
+}
+
+// While a contender runs parity, nothing another contender wrote is on disk (issue 26, M4):
+// not its capture, its {out}, a copy kept for showing a difference, nor what a normalise
+// command made of it. So the scratch holds one output at a time (minor 4).
+TEST(Experiment, NoOtherContendersOutputIsOnDiskWhileAContenderRunsParity) {
+  Script s;
+  s.baseline_out = s.candidate_out = "the baseline's answer\n";
+  std::vector<std::string> seen;
+  std::uintmax_t others_bytes = 0;
+  bool looked = false;
+  s.then = [&](const Command& cmd, const std::string& who) {
+    if (who == "baseline") WriteText(cmd.argv.back(), "the baseline's file\n");  // its {out}
+    if (who != "candidate" || looked) return;  // the candidate's parity run: its first
+    looked = true;
+    const fs::path own = cmd.stdout_path.parent_path();
+    for (const auto& entry : fs::recursive_directory_iterator(ScratchRoot(own))) {
+      if (!entry.is_regular_file() || entry.path().parent_path() == own || entry.path().filename() == ".lock") continue;
+      others_bytes += entry.file_size();
+      seen.push_back(entry.path().string());
+    }
+  };
+  std::string text = SpecWithOutput("{out}");
+  text.replace(text.find("output = \"{out}\""), 16, "normalise = [\"cat\", \"{output}\"]");
+  // The normalise command (no WHO in its environment) copies its input.
+  FakeProcessRunner runner([&](const Command& cmd) {
+    if (cmd.env.count("WHO") == 0) {
+      fs::copy_file(cmd.argv.at(1), cmd.stdout_path, fs::copy_options::overwrite_existing);
+      return Outcome{};
+    }
+    return s(cmd);
+  });
+  const RunResult r = RunExperiment(spec::ParseSpecText(text, "x.toml"), Options{}, runner);
+  EXPECT_TRUE(Work(r).failures.empty()) << Work(r).failures.at(0).message;
+  EXPECT_EQ(seen, std::vector<std::string>{});
+  EXPECT_EQ(others_bytes, 0u);
 }
 
 TEST(Experiment, CrashNamesContenderWorkloadAndStderrTail) {

@@ -74,14 +74,41 @@ TEST_F(OutputDigestTest, ErrorsAreNormalisesErrors) {
 
 TEST_F(OutputDigestTest, DescribesDifferencesLikeFirstDifferenceAndStreamsLargeOnes) {
   const fs::path a = Write("a", "x\ny\nz\n"), b = Write("b", "x\nY\nz\n");
-  EXPECT_EQ(DescribeDifference(a, b, Normaliser::kExact, false, "baseline", "candidate"),
+  const KeptOutput kept = KeepOutput(a, Normaliser::kExact, false);
+  EXPECT_EQ(DescribeDifference(kept, b, Normaliser::kExact, false, "baseline", "candidate"),
             "first difference at line 2 of 3 vs 3:\n  baseline: y\n  candidate: Y");
   // Past the load limit nothing is loaded whole: exact outputs are compared line by line.
-  EXPECT_EQ(DescribeDifference(a, b, Normaliser::kExact, false, "baseline", "candidate", 2),
+  EXPECT_EQ(DescribeDifference(kept, b, Normaliser::kExact, false, "baseline", "candidate", 2),
             "first difference at line 2:\n  baseline: y\n  candidate: Y");
-  EXPECT_EQ(DescribeDifference(Write("c", "b\na\n"), Write("d", "a\nc\n"), Normaliser::kSortedLines, false, "baseline",
-                               "candidate", 2),
+  EXPECT_EQ(DescribeDifference(KeepOutput(Write("c", "b\na\n"), Normaliser::kSortedLines, false), Write("d", "a\nc\n"),
+                               Normaliser::kSortedLines, false, "baseline", "candidate", 2),
             "normalised outputs differ (baseline: 4 bytes, candidate: 4 bytes; too large to show where)");
+  // A baseline too large to keep is known by its digest and size only: it is not on disk.
+  const KeptOutput digest_only = KeepOutput(a, Normaliser::kExact, false, 2);
+  EXPECT_EQ(digest_only.bytes, std::nullopt);
+  EXPECT_EQ(digest_only.digest, DigestOutput(a, Normaliser::kExact, false));
+  EXPECT_EQ(DescribeDifference(digest_only, b, Normaliser::kExact, false, "baseline", "candidate"),
+            "normalised outputs differ (baseline: 6 bytes, candidate: 6 bytes; too large to show where)");
+  // Binary outputs are shown in hex, the baseline's from memory.
+  const KeptOutput binary = KeepOutput(Write("e", std::string("\x1f\x8b\x08\x00", 4)), Normaliser::kExact, false);
+  EXPECT_EQ(DescribeDifference(binary, Write("f", std::string("\x1f\x8b\x08\x01", 4)), Normaliser::kExact, false,
+                               "baseline", "candidate"),
+            "first difference at byte 3 (0x3); baseline: 4 bytes, candidate: 4 bytes\n"
+            "  baseline   00000000: 1f 8b 08 00                                       |....|\n"
+            "  candidate  00000000: 1f 8b 08 01                                       |....|");
+}
+
+// Integers past 64 bits reach the parser as doubles: 2^64 + 1 and 2^64 + 2 were the same
+// number, a false pass (issue 26, minor 7). They compare by their digits.
+TEST_F(OutputDigestTest, IntegersPast64BitsCompareExactly) {
+  EXPECT_FALSE(Same("[18446744073709551617]", "[18446744073709551618]", Normaliser::kJson));
+  EXPECT_FALSE(Same(R"({"n": -18446744073709551617})", R"({"n": -18446744073709551618})", Normaliser::kJsonMap));
+  EXPECT_TRUE(Same("[18446744073709551617]", "[ 18446744073709551617 ]", Normaliser::kJson));
+  EXPECT_TRUE(Same("[18446744073709551615, 842.0]", "[18446744073709551615, 842]", Normaliser::kJson));
+  EXPECT_FALSE(DigestText("[18446744073709551617]", Normaliser::kJson, false) ==
+               DigestText("[18446744073709551618]", Normaliser::kJson, false));
+  EXPECT_EQ(DigestText("[1, 2]", Normaliser::kJson, true), DigestOutput(Write("g", "[2,1]"), Normaliser::kJson, true));
+  EXPECT_EQ(DigestText("", Normaliser::kExact, false), DigestOutput(Write("h", ""), Normaliser::kExact, false));
 }
 
 long PeakRssKib() {

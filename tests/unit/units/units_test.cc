@@ -30,6 +30,17 @@ TEST(UnitsTest, SecondsRoundUpIntoTheNextDigitOrUnit) {
   EXPECT_EQ(FormatSeconds(0.0009994), "999 us");
 }
 
+// A slow server's rate once printed as "0 requests/s" (issue 26, minor 18).
+TEST(UnitsTest, RatesNeverRoundToZero) {
+  EXPECT_EQ(FormatRate(1234.4), "1234");
+  EXPECT_EQ(FormatRate(10), "10");
+  EXPECT_EQ(FormatRate(2.54), "2.5");
+  EXPECT_EQ(FormatRate(0.4), "0.4");
+  EXPECT_EQ(FormatRate(0.4166), "0.42");
+  EXPECT_EQ(FormatRate(0.003141), "0.0031");
+  EXPECT_EQ(FormatRate(0), "0");
+}
+
 TEST(UnitsTest, KiB) {
   EXPECT_EQ(FormatKiB(0), "0 KiB");
   EXPECT_EQ(FormatKiB(812), "812 KiB");
