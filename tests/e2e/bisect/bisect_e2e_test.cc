@@ -102,7 +102,11 @@ class BisectE2E : public ::testing::Test {
   // and refs/bisect/* (loose, or packed).
   std::vector<std::string> BisectState() {
     std::vector<std::string> found;
-    for (const auto& entry : fs::recursive_directory_iterator(repo_ / ".git")) {
+    // git may be writing while the test looks: a file gone mid-walk is no error.
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(repo_ / ".git", ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      const fs::directory_entry& entry = *it;
       const std::string path = entry.path().string();
       if (entry.path().filename().string().rfind("BISECT_", 0) == 0 || path.find("refs/bisect") != std::string::npos)
         found.push_back(path);
