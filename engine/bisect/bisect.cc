@@ -197,7 +197,7 @@ RunResult RunStep(const spec::Spec& spec, const std::string& good_commit, const 
   const fs::path cache = CacheOf(options);
   std::error_code ec;
   const bool cached = fs::exists(gitbuild::RevisionWorktree(repo, commit, cache), ec);
-  const RunResult result = run::RunExperiment(at, run_options, runner);
+  RunResult result = run::RunExperiment(at, run_options, runner);
   report::WriteJsonReport(result, state / (commit + ".json"));
   // The baseline's worktree serves every step; Bisect's cleanup removes it at the end.
   if (!cached && commit != good_commit && !interrupt::Interrupted()) {

@@ -68,9 +68,8 @@ TEST(InitE2E, ACommandThatIsNotUtf8IsNamedAndNothingIsWritten) {
 TEST(InitE2E, ADelInAnArgumentIsWrittenEscaped) {
   TempDir dir;
   const fs::path out = dir.path() / "s.toml";
-  const Finished f =
-      RunPerfengine({"init", kStub + " --print a\x7f" "b", kStub + " --print a\x7f" "b", "--out", out.string()},
-                    dir.path());
+  const std::string command = kStub + " --print a" + '\x7f' + "b";
+  const Finished f = RunPerfengine({"init", command, command, "--out", out.string()}, dir.path());
   ASSERT_EQ(f.exit, 0) << f.out << f.err;
   EXPECT_NE(ReadAll(out).find("\"--print\", \"a\\u007fb\"]"), std::string::npos) << ReadAll(out);
   const Finished validate = RunPerfengine({"validate", out.string()}, dir.path());
