@@ -4,15 +4,18 @@
 #include <fmt/ranges.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "engine/gate/gate.h"
 #include "engine/gitbuild/git.h"
+#include "engine/gitbuild/git_build.h"
 #include "engine/model/json.h"
 #include "engine/report/json_reporter.h"
 #include "engine/run/experiment.h"
 #include "engine/runner/file_tail.h"
+#include "engine/runner/interrupt.h"
 #include "engine/spec/spec_error.h"
 #include "generators/fixture_cache.h"
 
@@ -46,13 +49,45 @@ std::string Lines(const RunResult& r) {
   return text;
 }
 
+// Each command of the cleanup after Ctrl-C is bounded: the user is waiting for the prompt.
+constexpr double kCleanupTimeoutS = 60;
+
+fs::path CacheOf(const Options& options) {
+  return options.cache_root.empty() ? gen::DefaultCacheRoot() : options.cache_root;
+}
+
+const spec::Contender& Named(const spec::Spec& spec, const std::string& name) {
+  for (const spec::Contender& c : spec.contenders) {
+    if (c.name == name) return c;
+  }
+  throw spec::UsageError("bisect: no contender '" + name + "'");  // AtCommits checked both exist
+}
+
+bool WasInterrupted(const RunResult& r) { return r.verdict.exit == ExitCode::kInterrupted || interrupt::Interrupted(); }
+
+// Why the first measurement (the candidate at --bad, the baseline at --good) failed, blaming
+// the revision whose contender failed: a baseline that does not build is --good's fault.
+std::string CannotMeasure(const RunResult& r, const Options& options, const std::string& good, const std::string& bad) {
+  bool baseline_failed = false;
+  auto look = [&](const Failure& f) { baseline_failed = baseline_failed || f.contender == r.baseline; };
+  for (const Failure& f : r.failures) look(f);
+  for (const WorkloadResult& w : r.workloads) {
+    for (const Failure& f : w.failures) look(f);
+  }
+  if (baseline_failed) {
+    return fmt::format("bisect: --good {} ({}), which the baseline is built from, could not be measured:{}",
+                       options.good, Short(good), Lines(r));
+  }
+  return fmt::format("bisect: --bad {} ({}) could not be measured:{}", options.bad, Short(bad), Lines(r));
+}
+
 class Git {
  public:
   Git(ProcessRunner& runner, fs::path scratch) : runner_(runner), scratch_(std::move(scratch)) {}
   // The command's stdout; throws spec::UsageError with its stderr when it fails.
   std::string operator()(const fs::path& dir, const std::vector<std::string>& args) {
     const gitbuild::GitResult r = gitbuild::RunGit(runner_, dir, args, scratch_);
-    if (r.outcome.status == pe::runner::Outcome::Status::kInterrupted) throw spec::UsageError("interrupted");
+    if (r.outcome.status == pe::runner::Outcome::Status::kInterrupted) throw Interrupted("bisect: interrupted");
     if (!r.outcome.ok()) {
       throw spec::UsageError(fmt::format("git {} failed: {}", fmt::join(args, " "), r.err.empty() ? r.out : r.err));
     }
@@ -64,27 +99,42 @@ class Git {
   fs::path scratch_;
 };
 
-// Removes the bisection's worktree however Bisect() ends.
-class WorktreeGuard {
+// Leaves the user's repository as Bisect() found it, however Bisect() ends: a result, an
+// error or Ctrl-C. Resets the bisection (BISECT_*, refs/bisect/*), removes its worktree and
+// every worktree of perfengine's registered since it started. After an interrupt the runner
+// refuses to start anything, so this runs in an interrupt::CleanupWindow, each command bounded.
+class Cleanup {
  public:
-  WorktreeGuard(Git& git, fs::path repo, fs::path worktree)
-      : git_(git), repo_(std::move(repo)), worktree_(std::move(worktree)) {}
-  ~WorktreeGuard() {
+  Cleanup(ProcessRunner& runner, fs::path repo, fs::path cache, fs::path scratch)
+      : runner_(runner), repo_(std::move(repo)), cache_(std::move(cache)), scratch_(std::move(scratch)) {
+    before_ = gitbuild::ListWorktrees(runner_, repo_, scratch_);
+  }
+  // From here on there is a bisection to reset in `worktree`.
+  void Bisecting(fs::path worktree) { worktree_ = std::move(worktree); }
+  ~Cleanup() {
+    interrupt::CleanupWindow window;
     try {
-      git_(worktree_, {"bisect", "reset"});
-    } catch (...) {  // nothing to reset when the bisection never started
-    }
-    try {
-      git_(repo_, {"worktree", "remove", "--force", worktree_.string()});
-    } catch (...) {
-      std::error_code ec;
-      fs::remove_all(worktree_, ec);
+      if (!worktree_.empty()) {
+        gitbuild::RunGit(runner_, worktree_, {"bisect", "reset"}, scratch_, kCleanupTimeoutS);
+        gitbuild::RemoveWorktree(runner_, repo_, worktree_, scratch_, kCleanupTimeoutS);
+      }
+      for (const fs::path& w : gitbuild::ListWorktrees(runner_, repo_, scratch_, kCleanupTimeoutS)) {
+        if (std::find(before_.begin(), before_.end(), w) != before_.end()) continue;
+        const std::string commit = w.filename().string();
+        // Only perfengine's own worktrees of commits (engine/gitbuild/), none of the user's.
+        if (fs::weakly_canonical(gitbuild::RevisionWorktree(repo_, commit, cache_)) != fs::weakly_canonical(w)) {
+          continue;
+        }
+        gitbuild::RemoveRevision(repo_, commit, cache_, runner_, kCleanupTimeoutS);
+      }
+    } catch (const std::exception&) {  // a destructor must not throw; what is left, git prune can take
     }
   }
 
  private:
-  Git& git_;
-  fs::path repo_, worktree_;
+  ProcessRunner& runner_;
+  fs::path repo_, cache_, scratch_, worktree_;
+  std::vector<fs::path> before_;
 };
 
 }  // namespace
@@ -143,18 +193,23 @@ RunResult RunStep(const spec::Spec& spec, const std::string& good_commit, const 
   run::Options run_options;
   run_options.cache_root = options.cache_root;
   run_options.rounds = options.rounds;
-  const RunResult result = run::RunExperiment(at, run_options, runner);
+  const fs::path repo = Named(at, at.candidate).repo;
+  const fs::path cache = CacheOf(options);
+  std::error_code ec;
+  const bool cached = fs::exists(gitbuild::RevisionWorktree(repo, commit, cache), ec);
+  RunResult result = run::RunExperiment(at, run_options, runner);
   report::WriteJsonReport(result, state / (commit + ".json"));
+  // The baseline's worktree serves every step; Bisect's cleanup removes it at the end.
+  if (!cached && commit != good_commit && !interrupt::Interrupted()) {
+    gitbuild::RemoveRevision(repo, commit, cache, runner);
+  }
   return result;
 }
 
 Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& runner) {
-  const fs::path cache = options.cache_root.empty() ? gen::DefaultCacheRoot() : options.cache_root;
+  const fs::path cache = CacheOf(options);
   const spec::Spec checked = AtCommits(spec, "", "");  // both built from git, in one repository
-  fs::path repo;
-  for (const spec::Contender& c : checked.contenders) {
-    if (c.name == checked.candidate) repo = c.repo;
-  }
+  const fs::path repo = Named(checked, checked.candidate).repo;
   fs::create_directories(cache / "bisect");
   std::string pattern = (cache / "bisect" / "run-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr)
@@ -177,9 +232,11 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
     throw spec::UsageError(fmt::format("bisect: --good {} is not an ancestor of --bad {}", options.good, options.bad));
   }
 
+  Cleanup cleanup(runner, repo, cache, outcome.state);
   // The bad end first: if it passes there is no regression to find, and if it cannot be
   // measured neither can the search.
   const RunResult at_bad = RunStep(spec, good, bad, options, outcome.state, runner);
+  if (WasInterrupted(at_bad)) throw Interrupted("bisect: interrupted");
   const int bad_status = StepStatus(at_bad);
   outcome.steps.push_back({bad, bad_status, Missed(at_bad)});
   if (bad_status == 0) {
@@ -187,14 +244,11 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
         fmt::format("bisect: --bad {} ({}) passes the gate against --good {}: no regression to look for", options.bad,
                     Short(bad), options.good));
   }
-  if (bad_status != 1) {
-    throw spec::UsageError(
-        fmt::format("bisect: --bad {} ({}) could not be measured:{}", options.bad, Short(bad), Lines(at_bad)));
-  }
+  if (bad_status != 1) throw spec::UsageError(CannotMeasure(at_bad, options, good, bad));
 
   const fs::path worktree = outcome.state / "worktree";
   git(repo, {"worktree", "add", "--detach", "--no-checkout", worktree.string(), bad});
-  WorktreeGuard guard(git, repo, worktree);
+  cleanup.Bisecting(worktree);
   git(worktree, {"bisect", "start", "--no-checkout", bad, good});
   std::vector<std::string> step = {"bisect",
                                    "run",
@@ -212,7 +266,9 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
   const std::string log = run.out + "\n" + run.err;
   const fs::path log_path = outcome.state / "bisect-run.log";
   std::ofstream(log_path) << log << "\n";
-  if (run.outcome.status == pe::runner::Outcome::Status::kInterrupted) throw spec::UsageError("bisect: interrupted");
+  if (run.outcome.status == pe::runner::Outcome::Status::kInterrupted || interrupt::Interrupted()) {
+    throw Interrupted("bisect: interrupted");
+  }
   if (!run.outcome.ok()) {
     throw spec::UsageError(
         fmt::format("bisect: git bisect run stopped: a step failed in a way that skipping a commit "

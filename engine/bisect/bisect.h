@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,13 @@
 #include "engine/spec/spec.h"
 
 namespace pe::bisect {
+
+// SIGINT, SIGTERM or SIGHUP stopped the bisection. By the time it is thrown the cleanup has
+// run (Bisect); the command exits 130.
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // The exit status a step gives `git bisect run`: 0 the gate passed, 1 a threshold was missed,
 // 125 the candidate could not be measured (failures all the candidate's: build, crash,
@@ -52,13 +60,19 @@ struct Outcome {
 spec::Spec AtCommits(spec::Spec spec, const std::string& good_commit, const std::string& commit);
 
 // One step: the spec at (good_commit, commit), its results written to state/<commit>.json.
+// The candidate's worktree is removed afterwards unless it was there before the step (a run
+// had cached it): each commit is measured once, and a bisection must not leave a worktree
+// registered for every commit it tried.
 model::RunResult RunStep(const spec::Spec& spec, const std::string& good_commit, const std::string& commit,
                          const Options& options, const std::filesystem::path& state, runner::ProcessRunner& runner);
 
 // The whole bisection. Measures BAD first (it must miss the gate, or there is nothing to look
 // for), then runs `git bisect start --no-checkout BAD GOOD` and `git bisect run` in a worktree of
-// its own, so the user's checkout and any bisection of theirs are untouched; removes that
-// worktree at the end. Throws spec::UsageError with the reason when it cannot name a commit.
+// its own, so the user's checkout and any bisection of theirs are untouched. However it ends,
+// even by Ctrl-C, it then resets that bisection and removes that worktree and every worktree
+// the bisection registered (the baseline's, a step's that was interrupted). Throws
+// spec::UsageError with the reason when it cannot name a commit, Interrupted when a signal
+// stopped it.
 Outcome Bisect(const spec::Spec& spec, const Options& options, runner::ProcessRunner& runner);
 
 }  // namespace pe::bisect

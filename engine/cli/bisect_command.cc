@@ -62,7 +62,13 @@ std::string StatusText(const bisect::Step& s) {
 ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags) {
   const spec::Spec spec = LoadBisectSpec(common);
   auto runner = MakeSystemProcessRunner();
-  const bisect::Outcome outcome = bisect::Bisect(spec, BisectOptions(common, flags), *runner);
+  bisect::Outcome outcome;
+  try {
+    outcome = bisect::Bisect(spec, BisectOptions(common, flags), *runner);
+  } catch (const bisect::Interrupted& e) {
+    std::cerr << "perfengine: " << e.what() << "\n";
+    return ExitCode::kInterrupted;
+  }
   std::cout << fmt::format("bisect: {} commits measured, baseline built from --good {}\n", outcome.steps.size(),
                            flags.good);
   for (const bisect::Step& s : outcome.steps) {

@@ -73,11 +73,18 @@ std::string CheckedInitSpec(const InitFlags& flags, const fs::path& out) {
 ExitCode InitCommand(const InitFlags& flags) {
   const fs::path out = flags.out;
   std::error_code ec;
-  if (fs::exists(out, ec) && !flags.force) {
+  // symlink_status: a link counts as there even when it dangles, or init would create its
+  // target, wherever it points.
+  const fs::file_status status = fs::symlink_status(out, ec);
+  if (fs::exists(status) && !flags.force) {
     throw spec::UsageError(
         fmt::format("init: {} exists; pass --force to replace it, or --out to write elsewhere", out.string()));
   }
   const std::string text = CheckedInitSpec(flags, out);
+  // --force replaces a link itself; WriteFileAtomically would write through it to its target.
+  if (fs::is_symlink(status) && !fs::remove(out, ec) && ec) {
+    throw spec::UsageError(fmt::format("init: cannot replace the link {}: {}", out.string(), ec.message()));
+  }
   WriteFileAtomically(out, text);
   InitInput input;
   input.commands = flags.commands;

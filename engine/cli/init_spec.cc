@@ -73,7 +73,50 @@ bool ValidName(const std::string& name) {
   });
 }
 
-// A TOML basic string.
+// Where `text` stops being UTF-8 (RFC 3629: no overlong forms, no surrogates, at most
+// U+10FFFF), or npos when it is UTF-8 throughout.
+std::size_t FirstNonUtf8(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char c = byte(i);
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // the allowed range of the second byte
+    if (c < 0x80) {
+      length = 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      length = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      length = 3;
+      if (c == 0xE0) low = 0xA0;
+      if (c == 0xED) high = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      length = 4;
+      if (c == 0xF0) low = 0x90;
+      if (c == 0xF4) high = 0x8F;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (std::size_t k = 1; k < length; ++k) {
+      const unsigned char lo = k == 1 ? low : 0x80, hi = k == 1 ? high : 0xBF;
+      if (byte(i + k) < lo || byte(i + k) > hi) return i;
+    }
+    i += length;
+  }
+  return std::string::npos;
+}
+
+// A spec is TOML, which holds UTF-8 text only: a byte that is not would fail the parse of a
+// spec that was never written, so the argument it came from is named instead.
+void CheckUtf8(const std::string& text, const std::string& what) {
+  const std::size_t bad = FirstNonUtf8(text);
+  if (bad == std::string::npos) return;
+  throw spec::UsageError(fmt::format("init: {} is not UTF-8 text (byte 0x{:02x} at offset {}): a spec holds UTF-8 only",
+                                     what, static_cast<unsigned char>(text[bad]), bad));
+}
+
+// A TOML basic string: control characters, DEL (U+007F) included, which TOML allows only
+// escaped, are written as \uXXXX.
 std::string Quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -91,7 +134,7 @@ std::string Quoted(const std::string& s) {
         out += "\\t";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
           out += fmt::format("\\u{:04x}", c);
         else
           out += c;
@@ -124,8 +167,11 @@ std::vector<std::string> InitNames(const InitInput& input) {
 std::string InitSpecText(const InitInput& input) {
   if (input.commands.size() != 2)
     throw spec::UsageError("init: give exactly two commands, the baseline's then the candidate's");
-  for (const std::string& command : input.commands) {
+  static const char* kWhose[] = {"the baseline's", "the candidate's"};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const std::string& command = input.commands[i];
     if (command.find_first_not_of(" \t") == std::string::npos) throw spec::UsageError("init: a command is empty");
+    CheckUtf8(command, fmt::format("CMD {}, {} command,", i == 0 ? 'A' : 'B', kWhose[i]));
   }
   const std::vector<std::string> names = InitNames(input);
   std::string out;
@@ -145,6 +191,7 @@ std::string InitSpecText(const InitInput& input) {
     if (argv.front().find('/') != std::string::npos && program.is_relative()) {
       argv.front() = fs::relative(fs::absolute(program), fs::absolute(input.spec_dir)).string();
       if (argv.front().find('/') == std::string::npos) argv.front() = "./" + argv.front();
+      CheckUtf8(argv.front(), fmt::format("the path from --out's folder to {} program", kWhose[i]));
     }
     out += fmt::format("\n[contenders.{}]\n", names[i]);
     out += fmt::format("description = {}\n", Quoted(input.commands[i]));

@@ -28,7 +28,7 @@ std::string ReadAndRemove(const std::filesystem::path& path) {
 }  // namespace
 
 GitResult RunGit(ProcessRunner& runner, const std::filesystem::path& dir, const std::vector<std::string>& args,
-                 const std::filesystem::path& scratch_dir) {
+                 const std::filesystem::path& scratch_dir, double timeout_s) {
   static int sequence = 0;
   const std::string stem = "git-" + std::to_string(::getpid()) + "-" + std::to_string(++sequence);
   Command command;
@@ -38,11 +38,35 @@ GitResult RunGit(ProcessRunner& runner, const std::filesystem::path& dir, const 
   command.argv.insert(command.argv.end(), args.begin(), args.end());
   command.stdout_path = scratch_dir / (stem + ".out");
   command.stderr_path = scratch_dir / (stem + ".err");
+  command.timeout_s = timeout_s;
   GitResult result;
   result.outcome = runner.Run(command);
   result.out = ReadAndRemove(command.stdout_path);
   result.err = ReadAndRemove(command.stderr_path);
   return result;
+}
+
+std::vector<std::filesystem::path> ListWorktrees(ProcessRunner& runner, const std::filesystem::path& repo,
+                                                 const std::filesystem::path& scratch_dir, double timeout_s) {
+  const GitResult listed = RunGit(runner, repo, {"worktree", "list", "--porcelain"}, scratch_dir, timeout_s);
+  std::vector<std::filesystem::path> worktrees;
+  if (!listed.outcome.ok()) return worktrees;
+  std::istringstream lines(listed.out);
+  const std::string tag = "worktree ";
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind(tag, 0) == 0) worktrees.emplace_back(line.substr(tag.size()));
+  }
+  return worktrees;
+}
+
+void RemoveWorktree(ProcessRunner& runner, const std::filesystem::path& repo, const std::filesystem::path& worktree,
+                    const std::filesystem::path& scratch_dir, double timeout_s) {
+  const GitResult removed =
+      RunGit(runner, repo, {"worktree", "remove", "--force", worktree.string()}, scratch_dir, timeout_s);
+  if (removed.outcome.ok()) return;
+  std::error_code ignored;
+  std::filesystem::remove_all(worktree, ignored);
+  RunGit(runner, repo, {"worktree", "prune"}, scratch_dir, timeout_s);
 }
 
 }  // namespace pe::gitbuild

@@ -51,7 +51,29 @@ bool IsWorktreeAt(const fs::path& dir, const std::string& commit, ProcessRunner&
 
 std::string HowItEnded(const Outcome& outcome) { return outcome.error.empty() ? "failed" : outcome.error; }
 
+// The folder holding one repository's worktrees, their markers and build logs.
+fs::path WorktreesOf(const fs::path& canonical_repo, const fs::path& cache_root) {
+  return fs::absolute(cache_root) / "worktrees" / RepoDigest(canonical_repo);
+}
+
+fs::path MarkerOf(const fs::path& worktree) {
+  return worktree.parent_path() / (worktree.filename().string() + ".built");
+}
+
 }  // namespace
+
+fs::path RevisionWorktree(const fs::path& repo, const std::string& commit, const fs::path& cache_root) {
+  return WorktreesOf(fs::weakly_canonical(repo), cache_root) / commit;
+}
+
+void RemoveRevision(const fs::path& repo, const std::string& commit, const fs::path& cache_root, ProcessRunner& runner,
+                    double timeout_s) {
+  const fs::path worktree = RevisionWorktree(repo, commit, cache_root);
+  std::error_code ec;
+  if (!fs::is_directory(worktree.parent_path(), ec)) return;  // this cache never held the repository
+  fs::remove(MarkerOf(worktree), ec);
+  RemoveWorktree(runner, fs::weakly_canonical(repo), worktree, worktree.parent_path(), timeout_s);
+}
 
 std::string RepoDigest(const fs::path& canonical_repo) {
   std::uint64_t hash = 14695981039346656037ull;
@@ -68,7 +90,7 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
   std::error_code ec;
   fs::path canonical_repo = fs::canonical(repo, ec);
   if (ec) throw GitError(fmt::format("repository {} not found: {}", repo.string(), ec.message()));
-  const fs::path base = fs::absolute(cache_root) / "worktrees" / RepoDigest(canonical_repo);
+  const fs::path base = WorktreesOf(canonical_repo, cache_root);
   fs::create_directories(base, ec);
   if (ec) throw GitError(fmt::format("cannot create {}: {}", base.string(), ec.message()));
 
@@ -81,7 +103,7 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
   BuiltRevision built;
   built.commit = resolved.out;
   built.worktree = base / built.commit;
-  const fs::path marker = base / (built.commit + ".built");
+  const fs::path marker = MarkerOf(built.worktree);
   const std::string marker_text = MarkerText(build_argv);
 
   if (IsWorktreeAt(built.worktree, built.commit, runner, base)) {

@@ -56,6 +56,17 @@ BuiltRevision PrepareRevision(const std::filesystem::path& repo, const std::stri
                               const std::vector<std::string>& build_argv, const std::filesystem::path& cache_root,
                               runner::ProcessRunner& runner);
 
+// The worktree PrepareRevision checks `commit` out into, and its build marker beside it.
+std::filesystem::path RevisionWorktree(const std::filesystem::path& repo, const std::string& commit,
+                                       const std::filesystem::path& cache_root);
+
+// Removes the worktree of `commit` (RevisionWorktree), git's record of it and its build
+// marker, so the next PrepareRevision checks it out and builds it again; the build logs stay.
+// A record whose folder is already gone is pruned. For callers that build many commits once each (bisect).
+// `timeout_s` > 0 bounds each git command.
+void RemoveRevision(const std::filesystem::path& repo, const std::string& commit,
+                    const std::filesystem::path& cache_root, runner::ProcessRunner& runner, double timeout_s = 0);
+
 // Names a repository's worktree folder: 16 hex digits of FNV-1a over its canonical path, so
 // two checkouts of the same project never share worktrees.
 std::string RepoDigest(const std::filesystem::path& canonical_repo);

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace pe::report {
@@ -15,14 +16,24 @@ using model::RunResult;
 using model::WorkloadResult;
 namespace {
 
-std::string Field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+std::string Quoted(const std::string& text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"') out += '"';
     out += c;
   }
   return out + "\"";
+}
+
+// A text cell: a name or parity from the spec. A spreadsheet reads a cell that starts with
+// = + - @ tab or CR as a formula (CSV injection), so, as OWASP advises, such a cell gets a
+// leading ' and is quoted. The engine's own figures go through Number, never here, so a
+// negative number stays a number.
+std::string Text(const std::string& text) {
+  if (!text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos) {
+    return Quoted("'" + text);
+  }
+  return text.find_first_of(",\"\n\r") == std::string::npos ? text : Quoted(text);
 }
 
 std::string Number(double value) { return std::isfinite(value) ? fmt::format("{}", value) : ""; }
@@ -42,8 +53,8 @@ std::string CsvReport(const RunResult& result) {
       const std::string role = s.contender == result.baseline    ? "baseline"
                                : s.contender == result.candidate ? "candidate"
                                                                  : "";
-      std::vector<std::string> row = {Field(w.name),
-                                      Field(s.contender),
+      std::vector<std::string> row = {Text(w.name),
+                                      Text(s.contender),
                                       role,
                                       std::to_string(s.n),
                                       Number(s.median_wall_s),
@@ -58,7 +69,7 @@ std::string CsvReport(const RunResult& result) {
                                       c && c->speedup_ci ? Number(c->speedup_ci->high) : "",
                                       c ? Number(c->win_rate) : "",
                                       c ? Number(c->logic_speedup) : "",
-                                      Field(w.parity)};
+                                      Text(w.parity)};
       out += fmt::format("{}\n", fmt::join(row, ","));
     }
   }

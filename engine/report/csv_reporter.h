@@ -2,6 +2,7 @@
 // (hyperfine's --export-csv, with perfengine's figures). RFC 4180: a header row, fields quoted
 // when they hold a comma, quote or line break, CRLF-free (\n line ends). Plain numbers in base
 // units (seconds, KiB), never formatted for reading; an undefined figure is an empty field.
+// Text from the spec that a spreadsheet would take for a formula is neutralised (OWASP).
 #pragma once
 
 #include <string>

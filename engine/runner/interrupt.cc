@@ -19,6 +19,9 @@ constexpr int kMaxGroups = 64;
 
 std::atomic<pid_t> groups[kMaxGroups];
 std::atomic<int> signal_number{0};
+// CleanupWindow: while `cleaning`, the interrupt to report afterwards is held in `deferred`.
+std::atomic<bool> cleaning{false};
+std::atomic<int> deferred{0};
 std::atomic<bool> installed{false};
 // Self-pipe: the handler writes a byte, poll() on the read end wakes. Both ends are
 // non-blocking so the handler never blocks on a full pipe and a drain never hangs.
@@ -41,9 +44,26 @@ void KillRegistered() {
   }
 }
 
+void DrainWakePipe() {
+  char buffer[64];
+  if (wake_pipe[0] >= 0) {
+    while (::read(wake_pipe[0], buffer, sizeof buffer) > 0) {
+    }
+  }
+}
+
 void Handle(int sig) {
   int saved_errno = errno;
   int none = 0;
+  if (cleaning.load()) {
+    // The first interrupt lets the cleanup finish; another one is "stop now".
+    if (deferred.compare_exchange_strong(none, sig)) {
+      errno = saved_errno;
+      return;
+    }
+    KillRegistered();
+    ::_exit(130);
+  }
   const bool second = !signal_number.compare_exchange_strong(none, sig);
   KillRegistered();
   // A second Ctrl-C means "stop now", whatever the engine is still finishing (writing
@@ -105,11 +125,39 @@ void KillAllGroups() { KillRegistered(); }
 void ResetForTesting() {
   EnsurePipe();
   signal_number.store(0);
+  cleaning.store(false);
+  deferred.store(0);
   for (auto& slot : groups) slot.store(0);
-  char buffer[64];
-  if (wake_pipe[0] >= 0) {
-    while (::read(wake_pipe[0], buffer, sizeof buffer) > 0) {
-    }
+  DrainWakePipe();
+}
+
+CleanupWindow::CleanupWindow() {
+  EnsurePipe();
+  // `cleaning` first: a signal from here on is held in `deferred` (or ends the engine).
+  cleaning.store(true);
+  int earlier = signal_number.exchange(0);
+  int none = 0;
+  if (earlier != 0 && !deferred.compare_exchange_strong(none, earlier)) {
+    // A signal arrived between the two stores: this one is the second.
+    KillRegistered();
+    ::_exit(130);
+  }
+  // The byte the interrupt left would wake every poll() at once, forever.
+  DrainWakePipe();
+}
+
+CleanupWindow::~CleanupWindow() {
+  // `cleaning` first: a signal from here on takes the ordinary path and is seen below.
+  cleaning.store(false);
+  const int held = deferred.exchange(0);
+  if (held == 0) return;
+  int none = 0;
+  if (!signal_number.compare_exchange_strong(none, held)) {
+    ::_exit(130);  // a second signal came as the window closed; the handler killed the groups
+  }
+  if (wake_pipe[1] >= 0) {
+    char byte = 1;
+    [[maybe_unused]] ssize_t n = ::write(wake_pipe[1], &byte, 1);
   }
 }
 

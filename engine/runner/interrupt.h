@@ -25,4 +25,18 @@ void KillAllGroups();
 // For tests: forget a previous interrupt.
 void ResetForTesting();
 
+// Cleanup after an interrupt (bisect's `git bisect reset` and worktree removal): while one
+// lives, Interrupted() is false, so runners start and wait for commands again; bound each one
+// with Command::timeout_s. The interrupt that came before, or a first one that arrives while
+// it lives, is not lost: it is Interrupted() again once the window closes. Another signal
+// while it lives means "stop now", as a second Ctrl-C always does: the handler kills the
+// cleanup's children and exits 130. Not nested; one at a time.
+class CleanupWindow {
+ public:
+  CleanupWindow();
+  ~CleanupWindow();
+  CleanupWindow(const CleanupWindow&) = delete;
+  CleanupWindow& operator=(const CleanupWindow&) = delete;
+};
+
 }  // namespace pe::interrupt

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 #include <spawn.h>
 
+#include <algorithm>
 #include <chrono>
+#include <csignal>
 
 #include "tests/e2e/e2e_support.h"
 
@@ -86,6 +88,49 @@ class BisectE2E : public ::testing::Test {
         dir_.path());
   }
 
+  // The worktrees git has registered for the user's repository, as `git worktree list` names them.
+  std::vector<std::string> Worktrees() {
+    std::vector<std::string> paths;
+    std::istringstream lines(RunOut({"git", "worktree", "list", "--porcelain"}, repo_));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("worktree ", 0) == 0) paths.push_back(line.substr(9));
+    }
+    return paths;
+  }
+
+  // Anything of a bisection in the repository's .git, in any worktree's folder: BISECT_* files
+  // and refs/bisect/* (loose, or packed).
+  std::vector<std::string> BisectState() {
+    std::vector<std::string> found;
+    // git may be writing while the test looks: a file gone mid-walk is no error.
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(repo_ / ".git", ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      const fs::directory_entry& entry = *it;
+      const std::string path = entry.path().string();
+      if (entry.path().filename().string().rfind("BISECT_", 0) == 0 || path.find("refs/bisect") != std::string::npos)
+        found.push_back(path);
+    }
+    if (ReadAll(repo_ / ".git" / "packed-refs").find("refs/bisect") != std::string::npos)
+      found.push_back("packed-refs");
+    return found;
+  }
+
+  // Live processes whose command line names this test's spec and `word`.
+  int ProcessesRunning(const std::string& word) {
+    int n = 0;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string pid = entry.path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::string cmdline = ReadAll(entry.path() / "cmdline");
+      std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+      if (cmdline.find(word) != std::string::npos && cmdline.find(spec_.string()) != std::string::npos &&
+          IsAlive(std::stoi(pid)))
+        ++n;
+    }
+    return n;
+  }
+
   TempDir dir_;
   fs::path repo_, spec_;
   std::vector<std::string> commits_;
@@ -113,6 +158,53 @@ TEST_F(BisectE2E, NamesThePlantedCommitAndItsRatioSkippingTheOneThatDoesNotBuild
   EXPECT_FALSE(fs::exists(repo_ / ".git" / "BISECT_LOG"));
   EXPECT_EQ(RunOut({"git", "worktree", "list", "--porcelain"}, repo_).find("/bisect/"), std::string::npos);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(90));
+}
+
+// A bisection over commits 6..8 measures 8, then git tests 7: neither those two nor the
+// baseline's worktree (commit 6) stays registered in the user's repository.
+TEST_F(BisectE2E, LeavesNoWorktreeOfTheCommitsItMeasured) {
+  const Finished f = Bisect(commits_[5], commits_[7]);
+  ASSERT_EQ(f.exit, 0) << f.out << f.err;
+  EXPECT_NE(f.out.find("first bad commit: " + commits_[6] + " commit 7\n"), std::string::npos) << f.out;
+  EXPECT_EQ(Worktrees(), std::vector<std::string>{fs::canonical(repo_).string()});
+  for (const auto& entry : fs::recursive_directory_iterator(dir_.path() / "cache" / "worktrees")) {
+    EXPECT_NE(entry.path().extension(), ".built") << entry.path();  // a build marker with no worktree
+    EXPECT_FALSE(entry.is_directory() && entry.path().filename().string().size() == 40) << entry.path();
+  }
+}
+
+// Ctrl-C while `git bisect run` is running a step: the cleanup runs after the interrupt (the
+// runner otherwise refuses to start anything once interrupted), then the command exits 130.
+TEST_F(BisectE2E, CtrlCMidRunLeavesNoBisectionStateNorWorktreeAndExits130) {
+  Running run({"bisect", spec_.string(), "--good", commits_[0], "--bad", commits_[9], "--cache-dir",
+               (dir_.path() / "cache").string()},
+              dir_.path());
+  // Mid-run: git bisect run has started (its argv names bisect-step too) and with it a step;
+  // the parent measured --bad before.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (ProcessesRunning("bisect-step") == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_GT(ProcessesRunning("bisect-step"), 0) << "no step started";
+  ASSERT_FALSE(BisectState().empty());  // the state the cleanup must remove is there
+  ::kill(run.pid(), SIGINT);
+  const Finished f = run.Wait();
+  EXPECT_EQ(f.exit, 130) << f.out << f.err;
+  EXPECT_EQ(f.err, "perfengine: bisect: interrupted\n");
+  EXPECT_EQ(BisectState(), std::vector<std::string>{});
+  EXPECT_EQ(RunOut({"git", "for-each-ref", "refs/bisect"}, repo_), "");
+  EXPECT_EQ(Worktrees(), std::vector<std::string>{fs::canonical(repo_).string()});
+  // No step outlives the command (it was in git's process group, killed with it).
+  EXPECT_EQ(ProcessesRunning("bisect-step"), 0);
+}
+
+// The baseline is built from --good: when it does not build, --good is named, not --bad.
+TEST_F(BisectE2E, ABaselineThatDoesNotBuildBlamesGood) {
+  const Finished f = Bisect(commits_[4], commits_[9]);  // commit 5 does not build
+  EXPECT_EQ(f.exit, 2) << f.out;
+  EXPECT_EQ(f.err, "perfengine: bisect: --good " + commits_[4] + " (" + commits_[4].substr(0, 12) +
+                       "), which the baseline is built from, could not be measured:\n  contender 'baseline' could "
+                       "not be built: building revision '" +
+                       commits_[4] + "' (" + commits_[4].substr(0, 12) + ") failed: exited with status 1\n");
 }
 
 TEST_F(BisectE2E, ABadRevisionThatPassesIsRefused) {

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "engine/gitbuild/git.h"
 #include "tests/unit/gitbuild/test_repo.h"
 
 namespace pe::gitbuild {
@@ -135,6 +138,45 @@ TEST_F(GitBuildTest, FailedBuildNamesTheRevisionStatusAndLogTail) {
   BuiltRevision fixed = Prepare("main~1");
   EXPECT_FALSE(fixed.reused);
   EXPECT_EQ(ReadText(fixed.worktree / "built.txt"), "first\n");
+}
+
+// The worktrees git lists, in no particular order.
+std::set<fs::path> Registered(ProcessRunner& runner, const fs::path& repo, const fs::path& scratch) {
+  const std::vector<fs::path> listed = ListWorktrees(runner, repo, scratch);
+  return {listed.begin(), listed.end()};
+}
+
+// bisect builds each commit once: RemoveRevision takes the worktree, git's record of it and
+// its build marker, so nothing stays registered and the next Prepare builds afresh.
+TEST_F(GitBuildTest, RemoveRevisionUnregistersTheWorktreeAndItsMarker) {
+  const BuiltRevision first = Prepare("main~1");
+  const BuiltRevision head = Prepare("HEAD");
+  const fs::path repo = fs::canonical(repo_.dir());
+  EXPECT_EQ(Registered(*runner_, repo, scratch_.path()), (std::set<fs::path>{repo, first.worktree, head.worktree}));
+  RemoveRevision(repo_.dir(), first.commit, cache_, *runner_);
+  EXPECT_EQ(Registered(*runner_, repo, scratch_.path()), (std::set<fs::path>{repo, head.worktree}));
+  EXPECT_FALSE(fs::exists(first.worktree));
+  EXPECT_FALSE(fs::exists(first.worktree.string() + ".built"));
+  EXPECT_TRUE(fs::exists(head.worktree.string() + ".built"));
+  const BuiltRevision again = Prepare("main~1");
+  EXPECT_FALSE(again.reused);
+  EXPECT_EQ(ReadText(again.worktree / "built.txt"), "first\n");
+}
+
+TEST_F(GitBuildTest, RemoveRevisionPrunesARecordWhoseFolderIsGone) {
+  const BuiltRevision head = Prepare("HEAD");
+  fs::remove_all(head.worktree);
+  RemoveRevision(repo_.dir(), head.commit, cache_, *runner_);
+  const fs::path repo = fs::canonical(repo_.dir());
+  EXPECT_EQ(Registered(*runner_, repo, scratch_.path()), std::set<fs::path>{repo});
+}
+
+TEST_F(GitBuildTest, RemoveRevisionOfACommitNeverPreparedDoesNothing) {
+  const BuiltRevision head = Prepare("HEAD");
+  RemoveRevision(repo_.dir(), first_, cache_, *runner_);
+  const fs::path repo = fs::canonical(repo_.dir());
+  EXPECT_EQ(Registered(*runner_, repo, scratch_.path()), (std::set<fs::path>{repo, head.worktree}));
+  EXPECT_TRUE(Prepare("HEAD").reused);
 }
 
 TEST(RepoDigestTest, StableAndDistinct) {

@@ -44,5 +44,30 @@ TEST(CsvReport, QuotesQuotesAndLineBreaks) {
   EXPECT_NE(csv.find("\n\"say \"\"hi\"\"\nthere\",x,,10,"), std::string::npos) << csv;
 }
 
+// CSV injection (OWASP): a text cell from the spec or a contender that a spreadsheet would read
+// as a formula gets a leading ' and is quoted; the engine's own numbers stay bare, negative too.
+TEST(CsvReport, TextThatASpreadsheetWouldReadAsAFormulaIsNeutralised) {
+  RunResult r;
+  r.baseline = "-2+3";
+  r.candidate = "@SUM(A1)";
+  WorkloadResult w = testing::MeasuredWorkload("=HYPERLINK(\"http://x\",\"y\")", "d", 2.0, 1.0, 7);
+  w.summaries[0].contender = "-2+3";
+  w.summaries[1].contender = "@SUM(A1)";
+  w.parity = "+cmd";
+  w.comparison->logic_speedup = -0.5;  // startup-adjusted medians can cross: a number, kept
+  r.workloads.push_back(w);
+  WorkloadResult tab = testing::MeasuredWorkload("\tx", "d", 2.0, 1.0, 7);
+  tab.summaries[0].contender = "\rcr";
+  tab.summaries[1].contender = "plain-name";
+  r.workloads.push_back(tab);
+  const std::string csv = CsvReport(r);
+  const std::string formula = "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"";
+  EXPECT_EQ(csv.substr(csv.find('\n') + 1),
+            formula + ",\"'-2+3\",baseline,10,2,1.9,2.2,1.6,0.2,0,123456,2,,,0.7,-0.5,\"'+cmd\"\n" + formula +
+                ",\"'@SUM(A1)\",candidate,10,1,0.95,1.1,0.8,0.1,0,123456,2,,,0.7,-0.5,\"'+cmd\"\n"
+                "\"'\tx\",\"'\rcr\",,10,2,1.9,2.2,1.6,0.2,0,123456,2,,,0.7,,exact\n"
+                "\"'\tx\",plain-name,,10,1,0.95,1.1,0.8,0.1,0,123456,2,,,0.7,,exact\n");
+}
+
 }  // namespace
 }  // namespace pe::report

@@ -8,6 +8,8 @@
 #include <csignal>
 #include <thread>
 
+#include "engine/runner/process_runner.h"
+
 namespace pe::runner {
 namespace {
 
@@ -131,6 +133,62 @@ TEST_F(InterruptTest, KillAllGroupsWithoutASignal) {
   EXPECT_EQ(TermSignalWithin(first, 5000), SIGKILL);
   EXPECT_EQ(TermSignalWithin(second, 5000), SIGKILL);
   EXPECT_FALSE(interrupt::Interrupted());
+}
+
+// Bisect's cleanup after Ctrl-C (git bisect reset, worktree remove) runs through the ordinary
+// runner, which refuses to start anything once interrupted, unless a CleanupWindow is open.
+TEST_F(InterruptTest, ACleanupWindowLetsTheRunnerRunAfterAnInterrupt) {
+  auto runner = MakeSystemProcessRunner();
+  Command command;
+  command.argv = {"true"};
+  ::raise(SIGINT);
+  EXPECT_EQ(runner->Run(command).status, Outcome::Status::kInterrupted);
+  {
+    interrupt::CleanupWindow window;
+    EXPECT_FALSE(interrupt::Interrupted());
+    EXPECT_FALSE(Readable(interrupt::WakeFd(), 0));  // a stale wake-up would make every wait spin
+    const Outcome outcome = runner->Run(command);
+    EXPECT_TRUE(outcome.ok()) << outcome.error;
+  }
+  // The interrupt is reported again once the cleanup is done.
+  EXPECT_TRUE(interrupt::Interrupted());
+  EXPECT_EQ(interrupt::Signal(), SIGINT);
+  EXPECT_TRUE(Readable(interrupt::WakeFd(), 0));
+}
+
+TEST_F(InterruptTest, AFirstSignalDuringCleanupIsHeldUntilItEnds) {
+  {
+    interrupt::CleanupWindow window;
+    ::raise(SIGTERM);
+    EXPECT_FALSE(interrupt::Interrupted());
+  }
+  EXPECT_EQ(interrupt::Signal(), SIGTERM);
+}
+
+TEST_F(InterruptTest, NoSignalNoInterruptAfterCleanup) {
+  { interrupt::CleanupWindow window; }
+  EXPECT_FALSE(interrupt::Interrupted());
+  EXPECT_FALSE(Readable(interrupt::WakeFd(), 0));
+}
+
+// Ctrl-C again while cleaning up after Ctrl-C: stop now, the cleanup's children killed. In a
+// child, since it ends the process.
+TEST_F(InterruptTest, ASecondSignalDuringCleanupKillsItsGroupsAndExits130) {
+  const pid_t sleeper = SpawnSleeperGroup();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::raise(SIGINT);
+    interrupt::CleanupWindow window;
+    interrupt::RegisterGroup(sleeper);  // a cleanup command, running
+    ::raise(SIGINT);
+    ::_exit(4);  // not reached
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_EQ(TermSignalWithin(sleeper, 5000), SIGKILL);
 }
 
 }  // namespace
