@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "engine/analysis/analyze.h"
 #include "engine/explain/rounds.h"
@@ -19,7 +20,6 @@ using model::ExitCode;
 using model::Failure;
 using model::Interval;
 using model::RunResult;
-using model::Thresholds;
 using model::WorkloadResult;
 
 namespace {
@@ -50,6 +50,45 @@ std::optional<double> LogicTime(const RunResult& run, const WorkloadResult& w, c
     return std::nullopt;
   }
   return logic;
+}
+
+const model::ContenderSummary* SummaryOf(const WorkloadResult& w, const std::string& contender) {
+  for (const model::ContenderSummary& s : w.summaries) {
+    if (s.contender == contender) return &s;
+  }
+  return nullptr;
+}
+
+// NEW / OLD of one count of the candidate's, measured once in each file. From none to some is
+// a regression of unbounded size, as engine/analysis has it for a run.
+std::optional<double> CountRatio(const RunResult& old_run, const WorkloadResult& old_w, const RunResult& new_run,
+                                 const WorkloadResult& new_w,
+                                 std::optional<std::uint64_t> model::ContenderSummary::*count, const char* what,
+                                 std::string& note) {
+  std::optional<std::uint64_t> counts[2];
+  for (int i = 0; i < 2; ++i) {
+    const RunResult& run = i == 0 ? old_run : new_run;
+    const model::ContenderSummary* s = SummaryOf(i == 0 ? old_w : new_w, run.candidate);
+    if (s && s->*count) {
+      counts[i] = s->*count;
+      continue;
+    }
+    note = fmt::format("{} has no {} of '{}'", i == 0 ? "OLD" : "NEW", what, run.candidate);
+    if (s && !s->measure_note.empty()) note += fmt::format(" ({})", s->measure_note);
+    return std::nullopt;
+  }
+  if (*counts[0] > 0) return static_cast<double>(*counts[1]) / static_cast<double>(*counts[0]);
+  return *counts[1] == 0 ? 1.0 : std::numeric_limits<double>::infinity();
+}
+
+// Median over one file's measured rounds of the candidate's p99 latency.
+std::optional<double> MedianP99(const RunResult& run, const WorkloadResult& w) {
+  std::vector<double> p99;
+  for (const model::Sample& s : w.samples) {
+    if (s.contender == run.candidate && !s.warmup && !s.rss_only && s.serve) p99.push_back(s.serve->p99_s);
+  }
+  if (p99.empty()) return std::nullopt;
+  return stats::Median(p99);
 }
 
 WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w, const RunResult& new_run,
@@ -106,6 +145,21 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
     const auto new_logic = old_logic ? LogicTime(new_run, new_w, "NEW", c.logic_note) : std::nullopt;
     if (old_logic && new_logic) c.logic_speedup = *old_logic / *new_logic;
   }
+  c.instructions_ratio = CountRatio(old_run, old_w, new_run, new_w, &model::ContenderSummary::instructions,
+                                    "instruction count", c.instructions_note);
+  c.allocations_ratio = CountRatio(old_run, old_w, new_run, new_w, &model::ContenderSummary::allocation_calls,
+                                   "allocation count", c.allocations_note);
+  if (new_w.kind != WorkloadResult::Kind::kServe) {
+    c.p99_note = "not a serve workload";
+  } else {
+    const std::optional<double> old_p99 = MedianP99(old_run, old_w);
+    const std::optional<double> new_p99 = MedianP99(new_run, new_w);
+    if (old_p99 && new_p99 && *old_p99 > 0) {
+      c.p99_ratio = *new_p99 / *old_p99;
+    } else {
+      c.p99_note = fmt::format("{} has no p99 latency of its candidate", old_p99 && *old_p99 > 0 ? "NEW" : "OLD");
+    }
+  }
   const int fewest = static_cast<int>(std::min(c.old_wall.size(), c.new_wall.size()));
   if (fewest < stats::kFewRounds) {
     c.notes.push_back(fmt::format("only {} run{} on one side: fewer than {} make p-values and intervals coarse", fewest,
@@ -114,66 +168,51 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
   return c;
 }
 
-// NEW's thresholds read on the unpaired figures; the line format is gate::CheckLine's.
-void CheckWorkload(const WorkloadComparison& w, const Thresholds& t, std::vector<Check>& checks) {
+// How `compare` reads one threshold on the unpaired figures; the line format is gate::CheckLine's.
+// A threshold that has no reading here is still checked by gate::CheckThresholds, as skipped.
+std::optional<Check> ReadUnpaired(const WorkloadComparison& w, const model::ThresholdRow& row, double bar) {
   using units::FormatRatio;
-  if (t.min_speedup) {
-    checks.push_back(
-        gate::MakeCheck(w.workload, "min_speedup", "median speedup over OLD", w.speedup, *t.min_speedup, true));
+  const std::string key(row.key);
+  auto point = [&](const std::string& label, const std::optional<double>& figure, const std::string& missing) {
+    return figure ? gate::MakeCheck(w.workload, key, label, *figure, bar, row.higher_is_better)
+                  : gate::SkippedCheck(w.workload, key, label, bar, missing);
+  };
+  if (key == "min_speedup") return point("median speedup over OLD", w.speedup, "");
+  if (key == "min_win_rate") {
+    return gate::MakeCheck(w.workload, key, "probability of superiority", w.superiority, bar, true,
+                           "read for min_win_rate: the chance a NEW run beats an OLD one, ties half");
   }
-  if (t.min_win_rate) {
-    checks.push_back(gate::MakeCheck(w.workload, "min_win_rate", "probability of superiority", w.superiority,
-                                     *t.min_win_rate, true,
-                                     "read for min_win_rate: the chance a NEW run beats an OLD one, ties half"));
+  if (key == "min_logic_speedup") return point("startup-adjusted speedup over OLD", w.logic_speedup, w.logic_note);
+  if (key == "max_rss_ratio") return point("peak RSS ratio NEW/OLD", w.rss_ratio, "OLD reported no peak RSS");
+  if (key == "max_instructions_ratio") {
+    return point("instruction count ratio NEW/OLD", w.instructions_ratio, w.instructions_note);
   }
-  if (t.min_logic_speedup) {
-    if (w.logic_speedup) {
-      checks.push_back(gate::MakeCheck(w.workload, "min_logic_speedup", "startup-adjusted speedup over OLD",
-                                       *w.logic_speedup, *t.min_logic_speedup, true));
-    } else {
-      checks.push_back(gate::SkippedCheck(w.workload, "min_logic_speedup", "startup-adjusted speedup over OLD",
-                                          *t.min_logic_speedup, w.logic_note));
-    }
+  if (key == "max_allocations_ratio") {
+    return point("allocation count ratio NEW/OLD", w.allocations_ratio, w.allocations_note);
   }
-  if (t.max_rss_ratio) {
-    if (w.rss_ratio) {
-      checks.push_back(gate::MakeCheck(w.workload, "max_rss_ratio", "peak RSS ratio NEW/OLD", *w.rss_ratio,
-                                       *t.max_rss_ratio, false));
-    } else {
-      checks.push_back(gate::SkippedCheck(w.workload, "max_rss_ratio", "peak RSS ratio NEW/OLD", *t.max_rss_ratio,
-                                          "OLD reported no peak RSS"));
-    }
+  if (key == "max_p99_ratio") return point("p99 latency ratio NEW/OLD", w.p99_ratio, w.p99_note);
+  if (key == "min_speedup_ci") {
+    if (!w.speedup_ci) return gate::SkippedCheck(w.workload, key, "unpaired speedup interval", bar, "no interval");
+    return gate::MakeCheck(
+        w.workload, key,
+        fmt::format("lower end of the {} unpaired speedup interval", units::FormatPercent(w.speedup_ci->level)),
+        w.speedup_ci->low, bar, true,
+        fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(w.speedup_ci->low),
+                    FormatRatio(w.speedup_ci->high)));
   }
-  if (t.min_speedup_ci) {
-    if (w.speedup_ci) {
-      checks.push_back(gate::MakeCheck(
-          w.workload, "min_speedup_ci",
-          fmt::format("lower end of the {} unpaired speedup interval", units::FormatPercent(w.speedup_ci->level)),
-          w.speedup_ci->low, *t.min_speedup_ci, true,
-          fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(w.speedup_ci->low),
-                      FormatRatio(w.speedup_ci->high))));
-    } else {
-      checks.push_back(gate::SkippedCheck(w.workload, "min_speedup_ci", "unpaired speedup interval", *t.min_speedup_ci,
-                                          "no interval"));
-    }
+  if (key == "max_slowdown") {
+    if (!w.speedup_ci) return gate::SkippedCheck(w.workload, key, "unpaired time-ratio interval", bar, "no interval");
+    // NEW / OLD time ratio: the speedup interval turned over. Fail only when all of it lies
+    // above the tolerance, as the gate does with the paired interval.
+    const double low = 1 / w.speedup_ci->high;
+    const double high = 1 / w.speedup_ci->low;
+    return gate::MakeCheck(w.workload, key,
+                           fmt::format("lower end of the {} unpaired time-ratio interval NEW/OLD",
+                                       units::FormatPercent(w.speedup_ci->level)),
+                           low, bar, false,
+                           fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(low), FormatRatio(high)));
   }
-  if (t.max_slowdown) {
-    if (w.speedup_ci) {
-      // NEW / OLD time ratio: the speedup interval turned over. Fail only when all of it lies
-      // above the tolerance, as the gate does with the paired interval.
-      const double low = 1 / w.speedup_ci->high;
-      const double high = 1 / w.speedup_ci->low;
-      checks.push_back(
-          gate::MakeCheck(w.workload, "max_slowdown",
-                          fmt::format("lower end of the {} unpaired time-ratio interval NEW/OLD",
-                                      units::FormatPercent(w.speedup_ci->level)),
-                          low, *t.max_slowdown, false,
-                          fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(low), FormatRatio(high))));
-    } else {
-      checks.push_back(gate::SkippedCheck(w.workload, "max_slowdown", "unpaired time-ratio interval", *t.max_slowdown,
-                                          "no interval"));
-    }
-  }
+  return std::nullopt;
 }
 
 void FailuresOf(const RunResult& run, const char* which, std::vector<std::string>& lines) {
@@ -230,7 +269,12 @@ RunComparison CompareRuns(const RunResult& old_run, const RunResult& new_run) {
     }
     if (failed) continue;
     out.workloads.push_back(Compare(old_run, *old_w, new_run, new_w));
-    if (new_w.gate) CheckWorkload(out.workloads.back(), new_w.thresholds, out.verdict.checks);
+    if (!new_w.gate) continue;
+    const WorkloadComparison& figures = out.workloads.back();
+    std::vector<Check> checks = gate::CheckThresholds(
+        new_w.name, new_w.thresholds,
+        [&](const model::ThresholdRow& row, double bar) { return ReadUnpaired(figures, row, bar); });
+    out.verdict.checks.insert(out.verdict.checks.end(), checks.begin(), checks.end());
   }
   out.verdict.lines = failures;
   if (!failures.empty()) {

@@ -5,8 +5,11 @@
 // Mann-Whitney U test, the probability of superiority P(a NEW run is faster than an OLD run,
 // ties half), and a bootstrap interval of the speedup resampling each run's times on its own
 // (stats::BootstrapMedianRatioUnpaired, NEW's seed and resamples, the workload's confidence).
-// Then NEW's thresholds for the workload are checked on those figures and judged as the gate
-// judges a run: a failure in either file is exit 2, a missed threshold exit 1.
+// Then NEW's thresholds for the workload are checked on those figures through the gate's own
+// loop over the threshold table (gate::CheckThresholds), so every threshold set is judged or
+// named as skipped, and judged as the gate judges a run: a failure in either file is exit 2, a
+// missed threshold exit 1. Every figure is recomputed from the saved samples and counts, never
+// read from the file's own comparison: a results file is untrusted data.
 // docs/explain.md says exactly what each threshold reads here.
 #pragma once
 
@@ -40,6 +43,14 @@ struct WorkloadComparison {
   std::optional<double> rss_ratio;            // NEW / OLD median peak RSS
   std::optional<double> logic_speedup;        // startup-adjusted OLD / NEW
   std::string logic_note;                     // why there is no logic_speedup
+  // The candidate's counts (measured once per file) and serve latency, NEW / OLD; the note
+  // says why one is absent.
+  std::optional<double> instructions_ratio;
+  std::string instructions_note;
+  std::optional<double> allocations_ratio;
+  std::string allocations_note;
+  std::optional<double> p99_ratio;  // median over NEW's rounds / median over OLD's, of each round's p99
+  std::string p99_note;
   std::vector<std::string> notes;
 };
 

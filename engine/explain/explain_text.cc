@@ -10,6 +10,7 @@
 #include "engine/explain/table.h"
 #include "engine/gate/gate.h"
 #include "engine/model/names.h"
+#include "engine/model/threshold_table.h"
 #include "engine/report/overview.h"
 #include "engine/report/text.h"
 #include "engine/units/units.h"
@@ -48,12 +49,12 @@ std::string Heading(const std::string& text) { return "\n" + text; }
 
 std::string ThresholdList(const model::Thresholds& t) {
   std::vector<std::string> parts;
-  if (t.min_speedup) parts.push_back("min_speedup " + FormatRatio(*t.min_speedup));
-  if (t.min_win_rate) parts.push_back("min_win_rate " + FormatPercent(*t.min_win_rate));
-  if (t.min_logic_speedup) parts.push_back("min_logic_speedup " + FormatRatio(*t.min_logic_speedup));
-  if (t.max_rss_ratio) parts.push_back("max_rss_ratio " + FormatRatio(*t.max_rss_ratio));
-  if (t.min_speedup_ci) parts.push_back("min_speedup_ci " + FormatRatio(*t.min_speedup_ci));
-  if (t.max_slowdown) parts.push_back("max_slowdown " + FormatRatio(*t.max_slowdown));
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    const std::optional<double>& bar = t.*row.bar;
+    if (!bar) continue;
+    parts.push_back(
+        fmt::format("{} {}", row.key, row.unit == model::Check::Unit::kRate ? FormatPercent(*bar) : FormatRatio(*bar)));
+  }
   if (parts.empty()) return "none";
   return fmt::format("{} (intervals at {})", fmt::join(parts, ", "), FormatPercent(t.confidence));
 }

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <utility>
 
+#include "engine/model/threshold_table.h"
 #include "engine/units/units.h"
 
 namespace pe::gate {
@@ -77,66 +78,10 @@ Check SequentialCheck(const WorkloadResult& w, std::string threshold, std::strin
   return c;
 }
 
-// One row per workload threshold: its spec key, how a line names it, the figure it reads
-// and what is said when that figure could not be computed. A sequential row reads a
-// confidence sequence; a point row (burden kPoint) compares one figure with its bar.
-struct Row {
-  const char* key;
-  const char* label;
-  std::optional<double> Thresholds::*bar;
-  Check::Unit unit;
-  bool higher_is_better;
-  Check::Burden burden;
-  std::optional<Interval> Comparison::*sequence;  // sequential rows
-  std::optional<int> Comparison::*rounds_needed;  // sequential rows; null where no estimate exists
-  std::optional<double> Comparison::*point;       // point rows
-  std::string (*missing)(const WorkloadResult&);  // the note when the figure is absent
-  std::string (*note)(const Comparison&);         // a detail shown with the figure, or null
-  bool after_startup;     // the figure is work after start-up, which a serve workload measures already
-  bool profile_explains;  // a miss is a cost regression that a callgrind profile can explain
-};
-
-std::string NoPairedRounds(const WorkloadResult&) { return "no paired rounds"; }
-std::string NoLogicFigure(const WorkloadResult& w) {
-  return w.comparison->logic_note.empty() ? "no startup-adjusted figure" : w.comparison->logic_note;
-}
-std::string NoCpuTime(const WorkloadResult&) { return "no CPU time: no paired rounds reported any"; }
-std::string NoBaselineRss(const WorkloadResult&) { return "the baseline reported no peak RSS"; }
-std::string NotServe(const WorkloadResult&) { return "not a serve workload"; }
-std::string NoInstructions(const WorkloadResult& w) { return MeasureNote(w, "instructions not measured"); }
-std::string NoAllocations(const WorkloadResult& w) { return MeasureNote(w, "allocations not measured"); }
-std::string Wins(const Comparison& c) {
-  return c.sign_test_p ? fmt::format("{} of {} rounds, sign test p = {:.3g}", c.wins, c.rounds, *c.sign_test_p)
-                       : fmt::format("{} of {} rounds", c.wins, c.rounds);
-}
-
-using C = Comparison;
-using T = Thresholds;
 using B = Check::Burden;
 using U = Check::Unit;
-// In the order checks are listed.
-const Row kRows[] = {
-    {"min_speedup", "median speedup", &T::min_speedup, U::kRatio, true, B::kShowMet, &C::speedup_cs,
-     &C::speedup_rounds_needed, nullptr, NoPairedRounds, nullptr, false, false},
-    {"min_speedup_ci", "median speedup", &T::min_speedup_ci, U::kRatio, true, B::kShowMet, &C::speedup_cs,
-     &C::speedup_rounds_needed, nullptr, NoPairedRounds, nullptr, false, false},
-    {"min_win_rate", "win rate", &T::min_win_rate, U::kRate, true, B::kShowMet, &C::win_rate_cs, &C::win_rounds_needed,
-     nullptr, NoPairedRounds, Wins, false, false},
-    {"min_logic_speedup", "startup-adjusted speedup", &T::min_logic_speedup, U::kRatio, true, B::kShowMet,
-     &C::logic_speedup_cs, &C::logic_rounds_needed, nullptr, NoLogicFigure, nullptr, true, false},
-    // Fails only when the regression is shown: noise alone cannot push the whole sequence
-    // above the tolerance at the chosen confidence, however many rounds are looked at.
-    {"max_slowdown", "paired CPU-time ratio", &T::max_slowdown, U::kRatio, false, B::kShowMissed, &C::cpu_ratio_cs,
-     &C::cpu_rounds_needed, nullptr, NoCpuTime, nullptr, false, true},
-    {"max_rss_ratio", "peak RSS ratio", &T::max_rss_ratio, U::kRatio, false, B::kPoint, nullptr, nullptr, &C::rss_ratio,
-     NoBaselineRss, nullptr, false, false},
-    {"max_p99_ratio", "p99 latency ratio", &T::max_p99_ratio, U::kRatio, false, B::kPoint, nullptr, nullptr,
-     &C::p99_ratio, NotServe, nullptr, false, false},
-    {"max_instructions_ratio", "instruction count ratio", &T::max_instructions_ratio, U::kRatio, false, B::kPoint,
-     nullptr, nullptr, &C::instructions_ratio, NoInstructions, nullptr, false, true},
-    {"max_allocations_ratio", "allocation count ratio", &T::max_allocations_ratio, U::kRatio, false, B::kPoint, nullptr,
-     nullptr, &C::allocations_ratio, NoAllocations, nullptr, false, true},
-};
+using model::kThresholdRows;
+using model::ThresholdRow;
 
 // The sweep thresholds (CheckSweep) and their units.
 constexpr std::pair<std::string_view, Check::Unit> kSweepUnits[] = {
@@ -144,43 +89,42 @@ constexpr std::pair<std::string_view, Check::Unit> kSweepUnits[] = {
     {"min_scaling_efficiency", U::kRate},
 };
 
-const Row* RowOf(std::string_view key) {
-  for (const Row& row : kRows) {
-    if (key == row.key) return &row;
-  }
-  return nullptr;
+std::string Wins(const Comparison& c) {
+  return c.sign_test_p ? fmt::format("{} of {} rounds, sign test p = {:.3g}", c.wins, c.rounds, *c.sign_test_p)
+                       : fmt::format("{} of {} rounds", c.wins, c.rounds);
+}
+
+std::string Missing(const ThresholdRow& row, const WorkloadResult& w) {
+  if (row.missing_note && !(*w.comparison.*row.missing_note).empty()) return *w.comparison.*row.missing_note;
+  if (row.needs_counts) return MeasureNote(w, std::string(row.missing));
+  return std::string(row.missing);
 }
 
 bool AnyThreshold(const Thresholds& t) {
-  return std::any_of(std::begin(kRows), std::end(kRows), [&](const Row& row) { return (t.*row.bar).has_value(); });
+  return std::any_of(std::begin(kThresholdRows), std::end(kThresholdRows),
+                     [&](const ThresholdRow& row) { return (t.*row.bar).has_value(); });
 }
 
-Check RowCheck(const Row& row, const WorkloadResult& w) {
+// A run's reading of one row: the figure the row names in the workload's paired comparison.
+Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar) {
   const Comparison& c = *w.comparison;
-  const double bar = *(w.thresholds.*row.bar);
+  const std::string key(row.key), label(row.label);
   if (row.after_startup && w.kind == WorkloadResult::Kind::kServe) {
     // A server's requests are its work after start-up already; its logic column shows
     // time-to-ready, which is a different figure and not what this threshold promises.
-    return SkippedCheck(w.name, row.key, row.label, bar,
-                        "a serve workload's latency is already measured after start-up");
+    return SkippedCheck(w.name, key, label, bar, "a serve workload's latency is already measured after start-up");
   }
   if (row.burden == B::kPoint) {
     const std::optional<double>& figure = c.*row.point;
-    if (!figure) return SkippedCheck(w.name, row.key, row.label, bar, row.missing(w));
-    return MakeCheck(w.name, row.key, row.label, *figure, bar, row.higher_is_better);
+    if (!figure) return SkippedCheck(w.name, key, label, bar, Missing(row, w));
+    return MakeCheck(w.name, key, label, *figure, bar, row.higher_is_better);
   }
   const std::optional<Interval>& cs = c.*row.sequence;
-  if (!cs) return SkippedCheck(w.name, row.key, row.label, bar, row.missing(w));
-  Check check = SequentialCheck(w, row.key, row.label, *cs, bar, row.higher_is_better, row.burden,
+  if (!cs) return SkippedCheck(w.name, key, label, bar, Missing(row, w));
+  Check check = SequentialCheck(w, key, label, *cs, bar, row.higher_is_better, row.burden,
                                 row.rounds_needed ? c.*row.rounds_needed : std::nullopt);
-  if (row.note) check.note = row.note(c);
+  if (row.shows_wins) check.note = Wins(c);
   return check;
-}
-
-void CheckWorkload(const WorkloadResult& w, std::vector<Check>& checks) {
-  for (const Row& row : kRows) {
-    if (w.thresholds.*row.bar) checks.push_back(RowCheck(row, w));
-  }
 }
 
 std::string Configuration(const std::vector<AxisValue>& fixed) {
@@ -241,6 +185,19 @@ Check MakeCheck(std::string workload, std::string threshold, std::string label, 
   return c;
 }
 
+std::vector<Check> CheckThresholds(const std::string& workload, const Thresholds& thresholds, const ReadRow& read) {
+  std::vector<Check> checks;
+  for (const ThresholdRow& row : kThresholdRows) {
+    const std::optional<double>& bar = thresholds.*row.bar;
+    if (!bar) continue;
+    std::optional<Check> check = read(row, *bar);
+    checks.push_back(check ? std::move(*check)
+                           : SkippedCheck(workload, std::string(row.key), std::string(row.label), *bar,
+                                          "not evaluated here: nothing in these results can judge it"));
+  }
+  return checks;
+}
+
 Check SkippedCheck(std::string workload, std::string threshold, std::string label, double bar, std::string note) {
   Check c;
   c.workload = std::move(workload);
@@ -262,7 +219,7 @@ std::string MarginPercent(double percent) {
 }  // namespace
 
 Check::Unit UnitOf(std::string_view threshold) {
-  if (const Row* row = RowOf(threshold)) return row->unit;
+  if (const ThresholdRow* row = model::FindThresholdRow(threshold)) return row->unit;
   for (const auto& [key, unit] : kSweepUnits) {
     if (key == threshold) return unit;
   }
@@ -270,7 +227,7 @@ Check::Unit UnitOf(std::string_view threshold) {
 }
 
 bool ProfileExplains(const Check& check) {
-  const Row* row = RowOf(check.threshold);
+  const ThresholdRow* row = model::FindThresholdRow(check.threshold);
   return row && row->profile_explains;
 }
 
@@ -376,7 +333,10 @@ Verdict Judge(const RunResult& result) {
   }
   if (v.exit == ExitCode::kRunFailed) return v;
   for (const WorkloadResult& w : result.workloads) {
-    if (w.gate && w.comparison) CheckWorkload(w, v.checks);
+    if (!w.gate || !w.comparison) continue;
+    std::vector<Check> checks = CheckThresholds(
+        w.name, w.thresholds, [&](const ThresholdRow& row, double bar) { return RowCheck(row, w, bar); });
+    v.checks.insert(v.checks.end(), checks.begin(), checks.end());
   }
   for (const SweepResult& sweep : result.sweeps) CheckSweep(result, sweep, v.checks);
   for (const Check& c : v.checks) {

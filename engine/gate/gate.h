@@ -4,10 +4,14 @@
 // threshold, measured value, bar and margin.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/model/result.h"
+#include "engine/model/threshold_table.h"
 
 namespace pe::gate {
 
@@ -17,6 +21,16 @@ model::Verdict Judge(const model::RunResult& result);
 // set by CI from a pull-request label): exit 0, but every report still shows what was missed
 // and what accepted it. Failures of the run (exit 2) and interrupts cannot be accepted.
 void Accept(model::Verdict& verdict, const std::string& accepted_by);
+
+// How one threshold (a row of model::kThresholdRows) reads its figure in some results, and
+// judges it against `bar`; nullopt when these results hold nothing that could judge it.
+using ReadRow = std::function<std::optional<model::Check>(const model::ThresholdRow& row, double bar)>;
+
+// One check per threshold in force in `thresholds`, in the table's order. Every threshold
+// set gets a check: `run` and `compare` both gate through here, so neither can pass over one
+// in silence; one `read` cannot judge is a skipped check that says so.
+std::vector<model::Check> CheckThresholds(const std::string& workload, const model::Thresholds& thresholds,
+                                          const ReadRow& read);
 
 // A check of `measured` against `bar` on one workload (or sweep).
 model::Check MakeCheck(std::string workload, std::string threshold, std::string label, double measured, double bar,

@@ -3,7 +3,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <limits>
 
+#include "engine/model/threshold_table.h"
 #include "engine/spec/placeholders.h"
 #include "engine/spec/rounds_reach.h"
 #include "generators/generator.h"
@@ -149,7 +151,7 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
       s.bootstrap_resamples = static_cast<int>(*v);
   });
   Recover([&] {
-    if (auto v = Number(run, "confidence", 0, true, 0.9999)) s.confidence = *v;
+    if (auto v = Confidence(run)) s.confidence = *v;
   });
   if (auto v = String(run, "order")) {
     const std::vector<std::string> orders = {"alternate", "random"};
@@ -260,23 +262,35 @@ void Parser::ParseRoles(Spec& spec) const {
 }
 
 ThresholdOverrides Parser::ParseThresholds(const toml::table& t, const std::string& where) const {
-  CheckKeys(t,
-            {"min_speedup", "min_win_rate", "min_logic_speedup", "max_rss_ratio", "rss_runs", "min_speedup_ci",
-             "max_slowdown", "confidence", "max_instructions_ratio", "max_allocations_ratio", "max_p99_ratio"},
-            where);
+  std::vector<std::string> keys;
+  for (const model::ThresholdRow& row : model::kThresholdRows) keys.emplace_back(row.key);
+  keys.emplace_back(model::kRssRunsKey);
+  keys.emplace_back(model::kConfidenceKey);
+  CheckKeys(t, keys, where);
+  // Each key is checked on its own, so one bad value never hides the next.
   ThresholdOverrides o;
-  o.min_speedup = Number(t, "min_speedup", 0, true);
-  o.min_win_rate = Number(t, "min_win_rate", 0, false, 1.0);
-  o.min_logic_speedup = Number(t, "min_logic_speedup", 0, true);
-  o.max_rss_ratio = Number(t, "max_rss_ratio", 0, true);
-  if (auto v = Integer(t, "rss_runs", 0, limits::kMaxRssRuns)) o.rss_runs = static_cast<int>(*v);
-  o.min_speedup_ci = Number(t, "min_speedup_ci", 0, true);
-  o.max_slowdown = Number(t, "max_slowdown", 0, true);
-  o.confidence = Number(t, "confidence", 0, true, 0.9999);
-  o.max_instructions_ratio = Number(t, "max_instructions_ratio", 0, true);
-  o.max_allocations_ratio = Number(t, "max_allocations_ratio", 0, true);
-  o.max_p99_ratio = Number(t, "max_p99_ratio", 0, true);
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    const std::optional<double> max = std::isinf(row.max) ? std::nullopt : std::optional<double>(row.max);
+    Recover([&] { o.bars.*row.bar = Number(t, row.key, row.min, row.exclusive_min, max); });
+  }
+  Recover([&] {
+    if (auto v = Integer(t, model::kRssRunsKey, 0, limits::kMaxRssRuns)) o.rss_runs = static_cast<int>(*v);
+  });
+  Recover([&] { o.confidence = Confidence(t); });
   return o;
+}
+
+std::optional<double> Parser::Confidence(const toml::table& t) const {
+  // No lower bound here: the one below says why, for 0 and negatives too.
+  const std::optional<double> level =
+      Number(t, model::kConfidenceKey, -std::numeric_limits<double>::infinity(), false, model::kMaxConfidence);
+  if (level && *level < model::kMinConfidence) {
+    Fail(Pos(*t.get(model::kConfidenceKey)),
+         fmt::format("'confidence' must be at least {}, not {:g}: below that a check's interval misses the true "
+                     "figure more often than it holds it",
+                     model::kMinConfidence, *level));
+  }
+  return level;
 }
 
 void Parser::ParseWorkloads(Spec& spec) const {

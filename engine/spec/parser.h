@@ -98,6 +98,10 @@ class Parser {
                                       std::int64_t max) const {
     const toml::node* node = t.get(key);
     if (node == nullptr) return std::nullopt;
+    if (node->is_floating_point()) {
+      // TypeName says "a number", which an integer is too: name the value that is not whole.
+      Fail(Pos(*node), fmt::format("'{}' must be an integer, not {:g}", key, node->as_floating_point()->get()));
+    }
     if (!node->is_integer()) Fail(Pos(*node), fmt::format("'{}' must be an integer, not {}", key, TypeName(*node)));
     const std::int64_t value = node->as_integer()->get();
     if (value < min) Fail(Pos(*node), fmt::format("'{}' must be at least {}, not {}", key, min, value));
@@ -152,6 +156,8 @@ class Parser {
   void ParseRoles(Spec& spec) const;
 
   ThresholdOverrides ParseThresholds(const toml::table& t, const std::string& where) const;
+  // `confidence` of [run] or a thresholds table, within model::kMinConfidence..kMaxConfidence.
+  std::optional<double> Confidence(const toml::table& t) const;
   void CheckRoundsReach(const Spec& spec) const;
 
   void ParseWorkloads(Spec& spec) const;

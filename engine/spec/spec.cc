@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/model/threshold_table.h"
 #include "engine/spec/parser.h"
 #include "generators/sha256.h"
 
@@ -90,17 +91,11 @@ Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload) {
   const ThresholdOverrides& g = spec.thresholds;
   const ThresholdOverrides& w = workload.thresholds;
   Thresholds t;
-  t.min_speedup = w.min_speedup ? w.min_speedup : g.min_speedup;
-  t.min_win_rate = w.min_win_rate ? w.min_win_rate : g.min_win_rate;
-  t.min_logic_speedup = w.min_logic_speedup ? w.min_logic_speedup : g.min_logic_speedup;
-  t.max_rss_ratio = w.max_rss_ratio ? w.max_rss_ratio : g.max_rss_ratio;
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    t.*row.bar = w.bars.*row.bar ? w.bars.*row.bar : g.bars.*row.bar;
+  }
   t.rss_runs = w.rss_runs.value_or(g.rss_runs.value_or(0));
-  t.min_speedup_ci = w.min_speedup_ci ? w.min_speedup_ci : g.min_speedup_ci;
-  t.max_slowdown = w.max_slowdown ? w.max_slowdown : g.max_slowdown;
   t.confidence = w.confidence.value_or(g.confidence.value_or(spec.settings.confidence));
-  t.max_instructions_ratio = w.max_instructions_ratio ? w.max_instructions_ratio : g.max_instructions_ratio;
-  t.max_allocations_ratio = w.max_allocations_ratio ? w.max_allocations_ratio : g.max_allocations_ratio;
-  t.max_p99_ratio = w.max_p99_ratio ? w.max_p99_ratio : g.max_p99_ratio;
   return t;
 }
 

@@ -65,11 +65,13 @@ struct Fixture {
   SourcePos pos;
 };
 
+// What one thresholds table sets ([thresholds] or a workload's own); a key it leaves out comes
+// from [thresholds], then the defaults (EffectiveThresholds).
 struct ThresholdOverrides {
-  std::optional<double> min_speedup, min_win_rate, min_logic_speedup, max_rss_ratio;
+  // Only the bars are read from here, each through its row of model::kThresholdRows.
+  model::Thresholds bars;
   std::optional<int> rss_runs;
-  std::optional<double> min_speedup_ci, max_slowdown, confidence;
-  std::optional<double> max_instructions_ratio, max_allocations_ratio, max_p99_ratio;
+  std::optional<double> confidence;
 };
 
 struct Workload {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "tests/e2e/e2e_support.h"
 
@@ -136,6 +137,47 @@ TEST(ExplainE2E, CompareTwoRunsBothWays) {
   EXPECT_EQ(f.exit, 1) << f.out << f.err;
   EXPECT_NE(f.out.find("work: probability of superiority 0% (read for min_win_rate: the chance a NEW run beats an "
                        "OLD one, ties half) is below the required 50% (short by 50 points)"),
+            std::string::npos)
+      << f.out;
+}
+
+// Issue 24: compare once passed over max_instructions_ratio, max_allocations_ratio and
+// max_p99_ratio. NEW's `work` is gated by those three alone, at 0.001.
+TEST(ExplainE2E, CompareJudgesTheCountThresholdsOrNamesThemSkipped) {
+  TempDir dir;
+  const fs::path run = RunSpec(dir, WriteSpec(dir), "1", "run.json");
+  auto write = [&](const std::string& name, bool tight, std::optional<int> instructions) {
+    auto results = nlohmann::json::parse(ReadAll(run));
+    auto& work = results["workloads"][1];
+    if (tight) {
+      work["thresholds"] = {{"max_instructions_ratio", 0.001},
+                            {"max_allocations_ratio", 0.001},
+                            {"max_p99_ratio", 0.001},
+                            {"confidence", 0.95},
+                            {"rss_runs", 0}};
+    }
+    for (auto& summary : work["summaries"]) {
+      if (instructions && summary["contender"] == "candidate") summary["instructions"] = *instructions;
+    }
+    const fs::path path = dir.path() / name;
+    std::ofstream(path) << results.dump();
+    return path.string();
+  };
+  Finished f = RunPerfengine({"compare", write("old.json", false, std::nullopt), write("new.json", true, std::nullopt)},
+                             dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  for (const std::string line : {
+           "  work: p99 latency ratio NEW/OLD not checked against 0.001x: not a serve workload\n",
+           "  work: instruction count ratio NEW/OLD not checked against 0.001x: OLD has no instruction count of "
+           "'candidate'\n",
+           "  work: allocation count ratio NEW/OLD not checked against 0.001x: OLD has no allocation count of "
+           "'candidate'\n",
+       }) {
+    EXPECT_NE(f.out.find(line), std::string::npos) << line << f.out;
+  }
+  f = RunPerfengine({"compare", write("old.json", false, 1000), write("new.json", true, 1200)}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("  work: instruction count ratio NEW/OLD 1.200x is above the allowed 0.001x (over by 119900%)"),
             std::string::npos)
       << f.out;
 }

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/explain/compare_text.h"
+#include "engine/gate/gate.h"
+#include "engine/model/threshold_table.h"
 #include "stats/descriptive.h"
 #include "stats/mann_whitney.h"
 #include "tests/unit/explain/golden.h"
@@ -43,7 +45,7 @@ TEST(Compare, ASlowerNewRunFailsWithTheGatesLines) {
   const RunComparison c = CompareRuns(LoadResults("pass.json"), LoadResults("regressed.json"));
   ASSERT_FALSE(c.verdict.lines.empty());
   EXPECT_EQ(c.verdict.lines[0], "work: median speedup over OLD 0.67x is below the required 2.00x (short by 67%)");
-  EXPECT_EQ(c.verdict.lines[3], "work: peak RSS ratio NEW/OLD 1.75x is above the allowed 1.50x (over by 17%)");
+  EXPECT_EQ(c.verdict.lines[5], "work: peak RSS ratio NEW/OLD 1.75x is above the allowed 1.50x (over by 17%)");
   EXPECT_NE(text.find("\nFAIL: 6 thresholds missed\n"), std::string::npos) << text;
 }
 
@@ -136,6 +138,127 @@ TEST(Compare, FiguresAreTheCandidatesUnpairedTimes) {
   EXPECT_LT(work.speedup_ci->low, work.speedup);
   EXPECT_GT(work.speedup_ci->high, work.speedup);
   EXPECT_EQ(work.speedup_ci->method, "unpaired bootstrap BCa, 2000 resamples, seed 42");
+}
+
+model::ContenderSummary& Summary(RunResult& run, const std::string& workload, const std::string& contender) {
+  for (model::WorkloadResult& w : run.workloads) {
+    if (w.name != workload) continue;
+    for (model::ContenderSummary& s : w.summaries) {
+      if (s.contender == contender) return s;
+    }
+  }
+  throw std::runtime_error("no summary of " + contender + " on " + workload);
+}
+
+// `work` gated by `row` alone, at `bar`; the other workloads by nothing.
+void OnlyThreshold(RunResult& run, const model::ThresholdRow& row, double bar) {
+  for (model::WorkloadResult& w : run.workloads) {
+    const double confidence = w.thresholds.confidence;
+    w.thresholds = model::Thresholds{};
+    w.thresholds.confidence = confidence;
+    if (w.name == "work") w.thresholds.*row.bar = bar;
+  }
+}
+
+// A serve workload: each measured round of the candidate carries its latencies.
+void MakeServe(RunResult& run, double p99_s) {
+  for (model::WorkloadResult& w : run.workloads) {
+    if (w.name != "work") continue;
+    w.kind = model::WorkloadResult::Kind::kServe;
+    for (Sample& s : w.samples) s.serve = model::ServeFigures{.requests = 10, .p99_s = p99_s};
+  }
+}
+
+const model::Check* CheckOf(const RunComparison& c, std::string_view threshold) {
+  for (const model::Check& check : c.verdict.checks) {
+    if (check.workload == "work" && check.threshold == threshold) return &check;
+  }
+  return nullptr;
+}
+
+TEST(Compare, EveryThresholdAloneIsJudgedOnTheSavedResults) {
+  // Issue 24: compare once ignored max_instructions_ratio, max_allocations_ratio and
+  // max_p99_ratio, and passed with each set to 0.001. Each threshold in turn, out of reach.
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    SCOPED_TRACE(std::string(row.key));
+    RunResult old_run = LoadResults("pass.json");
+    RunResult new_run = LoadResults("regressed.json");
+    Summary(old_run, "work", "rewrite").instructions = 1000;
+    Summary(new_run, "work", "rewrite").instructions = 1200;
+    Summary(old_run, "work", "rewrite").allocation_calls = 50;
+    Summary(new_run, "work", "rewrite").allocation_calls = 60;
+    if (row.bar == &model::Thresholds::max_p99_ratio) {
+      MakeServe(old_run, 0.010);
+      MakeServe(new_run, 0.013);
+    }
+    OnlyThreshold(new_run, row, row.higher_is_better ? row.max == 1 ? 0.5 : 1000 : 0.001);
+    const RunComparison c = CompareRuns(old_run, new_run);
+    EXPECT_EQ(c.verdict.exit, ExitCode::kThresholdMissed);
+    const model::Check* check = CheckOf(c, row.key);
+    ASSERT_NE(check, nullptr);
+    EXPECT_FALSE(check->skipped) << check->note;
+    EXPECT_FALSE(check->passed);
+  }
+}
+
+TEST(Compare, ThresholdsWithoutTheirFiguresAreNamedAsSkippedInEveryOutput) {
+  RunResult old_run = LoadResults("pass.json");
+  RunResult new_run = LoadResults("regressed.json");
+  for (model::WorkloadResult& w : new_run.workloads) {
+    w.thresholds = model::Thresholds{};
+    if (w.name != "work") continue;
+    w.thresholds.max_instructions_ratio = w.thresholds.max_allocations_ratio = w.thresholds.max_p99_ratio = 0.001;
+  }
+  Summary(old_run, "work", "rewrite").measure_note = "not measurable: statically linked";
+  const RunComparison c = CompareRuns(old_run, new_run);
+  EXPECT_EQ(c.verdict.exit, ExitCode::kPass);
+  const std::vector<std::string> expected = {
+      "work: p99 latency ratio NEW/OLD not checked against 0.001x: not a serve workload",
+      "work: instruction count ratio NEW/OLD not checked against 0.001x: OLD has no instruction count of 'rewrite' "
+      "(not measurable: statically linked)",
+      "work: allocation count ratio NEW/OLD not checked against 0.001x: OLD has no allocation count of 'rewrite' "
+      "(not measurable: statically linked)",
+  };
+  std::vector<std::string> lines;
+  for (const model::Check& check : c.verdict.checks) {
+    EXPECT_TRUE(check.skipped);
+    lines.push_back(gate::CheckLine(check));
+  }
+  EXPECT_EQ(lines, expected);
+  const std::string text = CompareText(old_run, "pass.json", new_run, "regressed.json", c);
+  for (const std::string& line : expected) EXPECT_NE(text.find("  " + line + "\n"), std::string::npos) << line;
+}
+
+TEST(Compare, JudgesACountAsTheRunGateDoesOnTheSameCounts) {
+  // The run's gate reads candidate / baseline counts in one file; compare reads NEW / OLD of
+  // the candidate's. Given the same two counts both must print the same figure and verdict.
+  for (const double bar : {1.2, 2.0}) {
+    SCOPED_TRACE(bar);
+    RunResult run = LoadResults("pass.json");
+    run.workloads[1].comparison->instructions_ratio = 1500.0 / 1000.0;
+    run.workloads[1].comparison->allocations_ratio = 75.0 / 50.0;
+    RunResult old_run = LoadResults("pass.json");
+    RunResult new_run = LoadResults("pass.json");
+    Summary(old_run, "work", "rewrite").instructions = 1000;
+    Summary(new_run, "work", "rewrite").instructions = 1500;
+    Summary(old_run, "work", "rewrite").allocation_calls = 50;
+    Summary(new_run, "work", "rewrite").allocation_calls = 75;
+    for (RunResult* r : {&run, &new_run}) {
+      OnlyThreshold(*r, *model::FindThresholdRow("max_instructions_ratio"), bar);
+      r->workloads[1].thresholds.max_allocations_ratio = bar;
+    }
+    const model::Verdict gated = gate::Judge(run);
+    const RunComparison compared = CompareRuns(old_run, new_run);
+    EXPECT_EQ(gated.exit, compared.verdict.exit);
+    ASSERT_EQ(gated.checks.size(), 2u);
+    ASSERT_EQ(compared.verdict.checks.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+      EXPECT_EQ(gated.checks[i].threshold, compared.verdict.checks[i].threshold);
+      EXPECT_EQ(gated.checks[i].measured, compared.verdict.checks[i].measured);
+      EXPECT_EQ(gated.checks[i].passed, compared.verdict.checks[i].passed);
+      EXPECT_EQ(gated.checks[i].state, compared.verdict.checks[i].state);
+    }
+  }
 }
 
 TEST(Compare, TheSameFilesGiveTheSameBytes) {

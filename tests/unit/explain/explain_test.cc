@@ -41,6 +41,21 @@ TEST(ExplainGolden, MissedThresholdsNameWhatDecided) {
       << text;
 }
 
+TEST(Explain, ListsEveryThresholdInForceInTheTablesOrder) {
+  // The list once had its own six keys and left out the counts and p99 thresholds.
+  RunResult r = LoadResults("pass.json");
+  r.workloads[2].thresholds.max_instructions_ratio = 1.01;
+  r.workloads[2].thresholds.max_allocations_ratio = 1.2;
+  r.workloads[2].thresholds.max_p99_ratio = 1.1;
+  r.workloads[2].thresholds.min_win_rate = 0.6;
+  const std::string text = Explain(r, "pass.json", {"tiny"});
+  EXPECT_NE(text.find("gated; thresholds: min_speedup 1.00x, min_win_rate 60%, min_logic_speedup 2.00x, "
+                      "max_p99_ratio 1.10x, max_instructions_ratio 1.01x, max_allocations_ratio 1.20x (intervals at "
+                      "95%)\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Explain, AnAcceptedRegressionIsShownAsAccepted) {
   RunResult r = LoadResults("missed.json");
   const std::string missed = Explain(r, "missed.json", {"work"});

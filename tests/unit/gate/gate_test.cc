@@ -300,3 +300,29 @@ TEST(Gate, AcceptTurnsAMissIntoAPassThatSaysSo) {
 
 }  // namespace
 }  // namespace pe::gate
+
+namespace pe::gate {
+namespace {
+
+TEST(CheckThresholds, EveryThresholdSetGetsACheckInTheTablesOrderEvenWhenNothingCanReadIt) {
+  // A reader that judges nothing (a results file without the figures) still yields one named,
+  // skipped check per threshold in force, never silence.
+  model::Thresholds t;
+  t.max_allocations_ratio = 1.1;
+  t.min_speedup = 1.2;
+  t.max_p99_ratio = 1.3;
+  const std::vector<Check> checks =
+      CheckThresholds("w", t, [](const model::ThresholdRow&, double) { return std::optional<Check>(); });
+  ASSERT_EQ(checks.size(), 3u);
+  EXPECT_EQ(CheckLine(checks[0]),
+            "w: median speedup not checked against 1.20x: not evaluated here: nothing in these results can judge it");
+  EXPECT_EQ(checks[1].threshold, "max_p99_ratio");
+  EXPECT_EQ(checks[2].threshold, "max_allocations_ratio");
+  for (const Check& c : checks) {
+    EXPECT_TRUE(c.skipped);
+    EXPECT_TRUE(c.passed);
+  }
+}
+
+}  // namespace
+}  // namespace pe::gate

@@ -32,6 +32,7 @@ inline model::RunResult FullResult() {
   r.settings.order = "random";
   r.settings.bootstrap_resamples = 2000;
   r.settings.confidence = 0.99;
+  r.settings.max_rounds = 40;
   r.baseline = "bazel-diff";
   r.candidate = "bazel-diff-rs";
   r.contenders = {
@@ -100,6 +101,14 @@ inline model::RunResult FullResult() {
   c.instructions_ratio = 1.2;
   c.allocations_ratio = 2;
   c.p99_ratio = 0.8;
+  c.speedup_cs = MakeInterval(19, "confidence sequence");
+  c.cpu_ratio_cs = MakeInterval(1.02, "confidence sequence");
+  c.win_rate_cs = MakeInterval(0.85, "confidence sequence");
+  c.logic_speedup_cs = MakeInterval(25, "confidence sequence");
+  c.speedup_rounds_needed = 11;
+  c.cpu_rounds_needed = 12;
+  c.logic_rounds_needed = 13;
+  c.win_rounds_needed = 14;
   w.comparison = c;
   w.failures = {{model::Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ", "line 3: a != b\n"}};
   w.sweep = "dense";
@@ -108,12 +117,15 @@ inline model::RunResult FullResult() {
   w.kind = model::WorkloadResult::Kind::kServe;
   w.profile = {{"ParseRecords", 2100046, 6900070, 0.452, 0.731}};
   w.profile_note = "callgrind, self cost";
+  w.parity = "json-map";
+  w.normalise = {"gzip", "-dc", "{output}"};
+  w.unit = "B";
   r.workloads = {w};
 
   model::SweepResult sweep;
   sweep.name = "dense";
   sweep.axes = {"threads", "allocator"};
-  sweep.fits = {{"bazel-diff-rs", "scale", {{"threads", "4"}}, 1.02, 0.97, 1.08, 0.95, "weak"}};
+  sweep.fits = {{"bazel-diff-rs", "scale", {{"threads", "4"}}, 1.02, 0.97, 1.08, 0.9, "weak"}};
   sweep.efficiencies = {{"bazel-diff-rs", {{"allocator", "mimalloc"}}, 4, 0.83}};
   sweep.max_cost_exponent = 1.2;
   sweep.min_scaling_efficiency = 0.7;
@@ -128,14 +140,32 @@ inline model::RunResult FullResult() {
   bare.comparison = empty_comparison;
   r.workloads.push_back(bare);
 
-  r.failures = {{model::Failure::Kind::kTimeout, "", "bazel-diff", "timed out after 60 s", ""}};
+  r.failures = {{model::Failure::Kind::kTimeout, "", "bazel-diff", "timed out after 60 s", ""},
+                {model::Failure::Kind::kBuild, "large_graph", "", "build failed", "make: *** [all] Error 2"}};
   r.complete = true;
   r.verdict.exit = model::ExitCode::kThresholdMissed;
-  r.verdict.checks = {{"large_graph", "min_speedup", "median speedup", 6.666, 10, true, false, true, "note"}};
-  r.verdict.checks[0].unit = model::Check::Unit::kNumber;  // not the default, so the round trip shows it
+  model::Check check;  // every member unlike its default, so the round trip shows each
+  check.workload = "large_graph";
+  check.threshold = "max_slowdown";
+  check.label = "paired CPU-time ratio";
+  check.measured = 1.07;
+  check.bar = 1.05;
+  check.higher_is_better = false;
+  check.passed = true;
+  check.skipped = true;
+  check.note = "note";
+  check.state = model::Check::State::kUnresolved;
+  check.burden = model::Check::Burden::kShowMissed;
+  check.interval = MakeInterval(1.07, "confidence sequence");
+  check.rounds = 30;
+  check.rounds_needed = 55;
+  check.unit = model::Check::Unit::kNumber;
+  r.verdict.checks = {check};
   r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
   r.verdict.accepted = true;
   r.verdict.accepted_by = "--accept-regression";
+  r.verdict.notes = {"large_graph: still unresolved after 40 rounds"};
+  r.load = {{3, 1.5, 0.25, 0.01, 2400.5}, {4, std::nullopt, 0.5, std::nullopt, std::nullopt}};
   model::ShardInfo shard;
   shard.index = 2;
   shard.count = 3;

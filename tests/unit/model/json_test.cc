@@ -32,6 +32,11 @@ TEST(JsonTest, FullResultRoundTripsFieldByField) {
   testing::Same(original, ThroughText(original));
 }
 
+TEST(JsonTest, FullResultSetsEveryFieldUnlikeItsDefault) {
+  // Else a round trip of it cannot show that a field is written and read back.
+  EXPECT_EQ(testing::FieldsLeftAtDefault(testing::FullResult()), std::vector<std::string>{});
+}
+
 TEST(JsonTest, DefaultResultRoundTrips) {
   RunResult original;
   testing::Same(original, ThroughText(original));

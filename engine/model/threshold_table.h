@@ -1,0 +1,159 @@
+// Every workload threshold, declared once. The spec parser (its keys and bounds), the merge of
+// [thresholds] with a workload's own, the gate's checks, `compare`'s checks and the reference
+// table in docs/spec.md all come from this table or are tested against it
+// (tests/unit/model/threshold_table_test.cc), so a threshold added here reaches every one of
+// them, and one missing from any of them fails a test instead of being silently ignored.
+//
+// Adding a threshold: a member of model::Thresholds (fields.h then wants it, and the build says
+// so), a row here, and a line in docs/spec.md's [thresholds] table.
+#pragma once
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/model/result.h"
+
+namespace pe::model {
+
+struct ThresholdRow {
+  std::string_view key;    // the spec key, also Check::threshold
+  std::string_view label;  // how a check line names the figure it reads in a run
+  std::optional<double> Thresholds::*bar;
+  bool higher_is_better;
+  Check::Burden burden;  // kPoint reads `point`; the others read the confidence sequence `sequence`
+  Check::Unit unit;
+  // What it reads in a run's Comparison.
+  std::optional<Interval> Comparison::*sequence = nullptr;  // sequential rows
+  std::optional<int> Comparison::*rounds_needed = nullptr;  // sequential rows; null where no estimate exists
+  std::optional<double> Comparison::*point = nullptr;       // point rows
+  // The note when that figure is absent: the analysis's own reason where it leaves one
+  // (`missing_note`, when not empty), else the contenders' measure notes for a count, else `missing`.
+  std::string_view missing;
+  std::string Comparison::*missing_note = nullptr;
+  // The figure is a count measured once per contender ([run] measure = [...]), not a timing.
+  bool needs_counts = false;
+  // The figure is work after start-up, which a serve workload's latency already is.
+  bool after_startup = false;
+  // A miss is a cost regression that a callgrind profile of both contenders can explain.
+  bool profile_explains = false;
+  // The win count and sign test are shown with the figure.
+  bool shows_wins = false;
+  // The values the spec may give it: above (or from) `min`, up to `max`.
+  double min = 0;
+  bool exclusive_min = true;
+  double max = std::numeric_limits<double>::infinity();
+};
+
+// In the order a workload's checks are listed.
+inline constexpr ThresholdRow kThresholdRows[] = {
+    {.key = "min_speedup",
+     .label = "median speedup",
+     .bar = &Thresholds::min_speedup,
+     .higher_is_better = true,
+     .burden = Check::Burden::kShowMet,
+     .unit = Check::Unit::kRatio,
+     .sequence = &Comparison::speedup_cs,
+     .rounds_needed = &Comparison::speedup_rounds_needed,
+     .missing = "no paired rounds"},
+    {.key = "min_speedup_ci",
+     .label = "median speedup",
+     .bar = &Thresholds::min_speedup_ci,
+     .higher_is_better = true,
+     .burden = Check::Burden::kShowMet,
+     .unit = Check::Unit::kRatio,
+     .sequence = &Comparison::speedup_cs,
+     .rounds_needed = &Comparison::speedup_rounds_needed,
+     .missing = "no paired rounds"},
+    {.key = "min_win_rate",
+     .label = "win rate",
+     .bar = &Thresholds::min_win_rate,
+     .higher_is_better = true,
+     .burden = Check::Burden::kShowMet,
+     .unit = Check::Unit::kRate,
+     .sequence = &Comparison::win_rate_cs,
+     .rounds_needed = &Comparison::win_rounds_needed,
+     .missing = "no paired rounds",
+     .shows_wins = true,
+     .exclusive_min = false,
+     .max = 1},
+    {.key = "min_logic_speedup",
+     .label = "startup-adjusted speedup",
+     .bar = &Thresholds::min_logic_speedup,
+     .higher_is_better = true,
+     .burden = Check::Burden::kShowMet,
+     .unit = Check::Unit::kRatio,
+     .sequence = &Comparison::logic_speedup_cs,
+     .rounds_needed = &Comparison::logic_rounds_needed,
+     .missing = "no startup-adjusted figure",
+     .missing_note = &Comparison::logic_note,
+     .after_startup = true},
+    // Fails only when the regression is shown: noise alone cannot push the whole sequence
+    // above the tolerance at the chosen confidence, however many rounds are looked at.
+    {.key = "max_slowdown",
+     .label = "paired CPU-time ratio",
+     .bar = &Thresholds::max_slowdown,
+     .higher_is_better = false,
+     .burden = Check::Burden::kShowMissed,
+     .unit = Check::Unit::kRatio,
+     .sequence = &Comparison::cpu_ratio_cs,
+     .rounds_needed = &Comparison::cpu_rounds_needed,
+     .missing = "no CPU time: no paired rounds reported any",
+     .profile_explains = true},
+    {.key = "max_rss_ratio",
+     .label = "peak RSS ratio",
+     .bar = &Thresholds::max_rss_ratio,
+     .higher_is_better = false,
+     .burden = Check::Burden::kPoint,
+     .unit = Check::Unit::kRatio,
+     .point = &Comparison::rss_ratio,
+     .missing = "the baseline reported no peak RSS"},
+    {.key = "max_p99_ratio",
+     .label = "p99 latency ratio",
+     .bar = &Thresholds::max_p99_ratio,
+     .higher_is_better = false,
+     .burden = Check::Burden::kPoint,
+     .unit = Check::Unit::kRatio,
+     .point = &Comparison::p99_ratio,
+     .missing = "not a serve workload"},
+    {.key = "max_instructions_ratio",
+     .label = "instruction count ratio",
+     .bar = &Thresholds::max_instructions_ratio,
+     .higher_is_better = false,
+     .burden = Check::Burden::kPoint,
+     .unit = Check::Unit::kRatio,
+     .point = &Comparison::instructions_ratio,
+     .missing = "instructions not measured",
+     .needs_counts = true,
+     .profile_explains = true},
+    {.key = "max_allocations_ratio",
+     .label = "allocation count ratio",
+     .bar = &Thresholds::max_allocations_ratio,
+     .higher_is_better = false,
+     .burden = Check::Burden::kPoint,
+     .unit = Check::Unit::kRatio,
+     .point = &Comparison::allocations_ratio,
+     .missing = "allocations not measured",
+     .needs_counts = true,
+     .profile_explains = true},
+};
+
+// The two [thresholds] keys that are settings of the checks above rather than checks.
+inline constexpr std::string_view kRssRunsKey = "rss_runs";
+inline constexpr std::string_view kConfidenceKey = "confidence";
+
+// Confidence is bounded below because a check at under 50% is more likely wrong than right:
+// its interval misses the true figure more often than it holds it. Below 1 because an
+// interval at 100% is the whole line and no number of rounds resolves a check against it.
+inline constexpr double kMinConfidence = 0.5;
+inline constexpr double kMaxConfidence = 0.9999;
+
+constexpr const ThresholdRow* FindThresholdRow(std::string_view key) {
+  for (const ThresholdRow& row : kThresholdRows) {
+    if (row.key == key) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace pe::model
