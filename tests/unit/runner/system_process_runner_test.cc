@@ -399,7 +399,8 @@ TEST_F(SystemProcessRunnerTest, SigkilledEngineLeavesNoContenderBehind) {
 TEST_F(SystemProcessRunnerTest, HangupInterruptsLikeSigterm) {
   Command command = Stub({"--log", (dir_ / "log").string(), "started", "--hang"});
   std::thread hangup([this] {
-    for (int i = 0; i < 500 && !fs::exists(dir_ / "log"); ++i) {
+    // Up to 60 s for the child to start: a fixed second could end before it, on a loaded machine.
+    for (int i = 0; i < 30000 && !fs::exists(dir_ / "log"); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     ::kill(::getpid(), SIGHUP);
