@@ -197,7 +197,7 @@ TEST(RunE2E, InterruptKillsChildrenMarksResultsIncompleteAndExits130) {
                               {"--log", log.string(), "C", "--sleep-ms", "400", "--print", "same"});
   Running run({"run", spec.string(), "--json", json.string()}, dir.path());
   // Interrupt once the timed rounds are under way (parity logged two lines).
-  for (int i = 0; i < 200 && ReadLog(log).size() < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 1200 && ReadLog(log).size() < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_GE(ReadLog(log).size(), 4u);
   ::kill(run.pid(), SIGINT);
   const Finished f = run.Wait();

@@ -142,7 +142,7 @@ TEST_F(LoadTest, NonSuccessStatusesAreAnswersNotErrors) {
 
 TEST_F(LoadTest, CrashMidRunGivesErrorsNotAHang) {
   auto server = StubServer::StartHealthy({"--crash-after", "100"});
-  const http::LoadResult load = http::FireRequests(server->port(), Queries(1000), 8, 5.0, false);
+  const http::LoadResult load = http::FireRequests(server->port(), Queries(1000), 8, 120.0, false);
   int answered = 0;
   int failed = 0;
   for (const http::Response& response : load.responses) {
@@ -153,7 +153,7 @@ TEST_F(LoadTest, CrashMidRunGivesErrorsNotAHang) {
   EXPECT_EQ(answered, 100);
   EXPECT_EQ(failed, 900);
   EXPECT_NE(load.error, "");
-  EXPECT_LT(load.wall_s, 4.0);  // ended by the crash, not by any request's 5 s deadline
+  EXPECT_LT(load.wall_s, 60.0);  // ended by the crash, not by any request's 120 s deadline, however loaded
   EXPECT_EQ(server->WaitForExit(5.0), 1);
 }
 
@@ -167,13 +167,13 @@ TEST_F(LoadTest, NothingListeningFailsAtOnce) {
 }
 
 TEST_F(LoadTest, StalledServerTimesOutPerRequest) {
-  auto server = StubServer::StartHealthy({"--latency-ms", "10000"});
+  auto server = StubServer::StartHealthy({"--latency-ms", "600000"});
   const http::LoadResult load = http::FireRequests(server->port(), Queries(40), 4, 0.2, false);
   std::set<std::string> errors;
   for (const http::Response& response : load.responses) errors.insert(response.error);
   EXPECT_EQ(errors, (std::set<std::string>{"receive: timed out after 0.2 s",
                                            "not sent: the run stopped after an earlier error"}));
-  EXPECT_LT(load.wall_s, 5.0);
+  EXPECT_LT(load.wall_s, 60.0);  // the 0.2 s deadlines ended it, not the server's 600 s answers
 }
 
 }  // namespace

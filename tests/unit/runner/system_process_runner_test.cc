@@ -399,7 +399,8 @@ TEST_F(SystemProcessRunnerTest, SigkilledEngineLeavesNoContenderBehind) {
 TEST_F(SystemProcessRunnerTest, HangupInterruptsLikeSigterm) {
   Command command = Stub({"--log", (dir_ / "log").string(), "started", "--hang"});
   std::thread hangup([this] {
-    for (int i = 0; i < 500 && !fs::exists(dir_ / "log"); ++i) {
+    // Up to 60 s for the child to start: a fixed second could end before it, on a loaded machine.
+    for (int i = 0; i < 30000 && !fs::exists(dir_ / "log"); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     ::kill(::getpid(), SIGHUP);
@@ -436,7 +437,7 @@ TEST_F(SystemProcessRunnerTest, TimeoutKillsTheChildAndItsGrandchild) {
   EXPECT_EQ(outcome.status, Status::kTimedOut);
   EXPECT_EQ(outcome.error, "timed out after 0.3 s; its process group was killed");
   EXPECT_GE(outcome.wall_s, 0.3);
-  EXPECT_LT(outcome.wall_s, 3.0);
+  EXPECT_LT(outcome.wall_s, 30.0);  // it hangs forever: killed at its timeout, however loaded the machine
   pid_t grandchild = ReadPid(dir_ / "grandchild.pid");
   ASSERT_GT(grandchild, 0);
   EXPECT_TRUE(Gone(grandchild));
@@ -468,19 +469,20 @@ TEST_F(SystemProcessRunnerTest, NoProcessLeftInTheGroupAfterTimeout) {
 
 TEST_F(SystemProcessRunnerTest, FinishingBeforeTheTimeoutIsANormalExit) {
   Command command = Stub({"--sleep-ms", "20", "--print", "done"});
-  command.timeout_s = 5;
+  command.timeout_s = 60;  // far beyond 20 ms, however loaded the machine
   Outcome outcome = runner_->Run(command);
   EXPECT_TRUE(outcome.ok()) << outcome.error;
-  EXPECT_LT(outcome.wall_s, 5);
+  EXPECT_LT(outcome.wall_s, 60);
 }
 
 TEST_F(SystemProcessRunnerTest, InterruptKillsTheGroupQuickly) {
   Command command = Stub({"--log", (dir_ / "log").string(), "started", "--spawn-child-hang",
                           (dir_ / "grandchild.pid").string(), "--hang"});
-  command.timeout_s = 30;
+  command.timeout_s = 300;
   std::thread ctrl_c([this] {
-    // Wait until the grandchild exists, so the interrupt lands mid-run.
-    for (int i = 0; i < 500 && !fs::exists(dir_ / "grandchild.pid"); ++i) {
+    // Wait until the grandchild exists, so the interrupt lands mid-run (on a loaded machine
+    // that can take seconds; a fixed wait could land before the child exists).
+    for (int i = 0; i < 30000 && !fs::exists(dir_ / "grandchild.pid"); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     ::kill(::getpid(), SIGINT);
@@ -491,7 +493,7 @@ TEST_F(SystemProcessRunnerTest, InterruptKillsTheGroupQuickly) {
   ctrl_c.join();
   EXPECT_EQ(outcome.status, Status::kInterrupted);
   EXPECT_EQ(outcome.error, "interrupted by SIGINT; its process group was killed");
-  EXPECT_LT(elapsed, 3.0);
+  EXPECT_LT(elapsed, 60.0);  // ended by the interrupt, not the 300 s timeout
   EXPECT_TRUE(interrupt::Interrupted());
   std::istringstream log(ReadAll(dir_ / "log"));
   std::string tag;

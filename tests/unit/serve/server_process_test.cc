@@ -72,8 +72,7 @@ TEST_F(ServerProcessTest, StartsWithoutWaitingAndStopsWithSigterm) {
   EXPECT_EQ(outcome.status, Status::kExited);  // the stub exits 0 on SIGTERM
   EXPECT_EQ(outcome.exit_code, 0);
   EXPECT_EQ(outcome.error, "");
-  EXPECT_GT(outcome.wall_s, 0);
-  EXPECT_LT(outcome.wall_s, 5);
+  EXPECT_GT(outcome.wall_s, 0);  // exit 0 above: it stopped on SIGTERM, not killed after the grace
   EXPECT_GT(outcome.max_rss_kib, 0);
   EXPECT_FALSE(server.Running());
   EXPECT_TRUE(Gone(server.pid()));
@@ -177,7 +176,7 @@ TEST_F(ServerProcessTest, InterruptWhileStoppingKillsAtOnce) {
   ctrl_c.join();
   EXPECT_EQ(outcome.status, Status::kInterrupted);
   EXPECT_EQ(outcome.error, "interrupted by SIGINT; the server's process group was killed");
-  EXPECT_LT(elapsed, 5);
+  EXPECT_LT(elapsed, 20);  // the interrupt ended the wait, not the 30 s grace, however loaded the machine
 }
 
 TEST_F(ServerProcessTest, NothingStartsAfterAnInterrupt) {
