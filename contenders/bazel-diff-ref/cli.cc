@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <exception>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "bazel_client.h"
 #include "dep_edges.h"
 #include "error.h"
+#include "flat_hashes.h"
 #include "hash_json.h"
 #include "impacted.h"
 #include "parallel.h"
@@ -195,7 +197,7 @@ int GenerateHashes(const std::vector<std::string>& args, const Flavour& flavour)
   return 0;
 }
 
-int GetImpactedTargets(const std::vector<std::string>& args) {
+int GetImpactedTargets(const std::vector<std::string>& args, const Flavour& flavour) {
   std::string start_path, final_path, dep_edges_path, output;
   BazelOptions bazel;
   bazel.bazel = "bazel";
@@ -231,32 +233,59 @@ int GetImpactedTargets(const std::vector<std::string>& args) {
   // Upstream requires it since 17.0.1 (module change detection asks bazel in the workspace).
   if (bazel.workspace.empty()) throw RefDiffError("get-impacted-targets needs -w WORKSPACE");
 
-  HashesFile start_file = ParseHashFile(ReadFile(start_path), start_path);
-  HashesFile final_file = ParseHashFile(ReadFile(final_path), final_path);
-  if (exclude_external) {
-    options.exclude_external_targets = *exclude_external;
-  } else {
-    // Unset: exclude //external:* exactly when the workspace is on bzlmod, as upstream decides.
+  // Unset: exclude //external:* exactly when the workspace is on bzlmod, as upstream decides.
+  auto exclude_external_targets = [&] {
+    if (exclude_external) return *exclude_external;
     if (no_bazelrc.value_or(false)) bazel.startup_options.insert(bazel.startup_options.begin(), "--bazelrc=/dev/null");
     bazel.bazel = ResolveProgram(bazel.bazel);
-    options.exclude_external_targets = IsBzlmod(bazel);
-  }
-  if (start_file.module_graph_json != final_file.module_graph_json) {
-    std::fprintf(stderr,
-                 "bazel-diff-ref: warning: the module graphs differ; targets are compared by hash only "
-                 "(upstream also queries rdeps of the changed modules)\n");
-  }
-  if (dep_edges_path.empty()) {
-    WriteOutput(output, FormatImpactedLines(ImpactedLabels(start_file.hashes, final_file.hashes, options)));
-  } else {
+    return IsBzlmod(bazel);
+  };
+  auto diff = [&](const auto& start_file, const auto& final_file) {
+    if (start_file.module_graph_json != final_file.module_graph_json) {
+      std::fprintf(stderr,
+                   "bazel-diff-ref: warning: the module graphs differ; targets are compared by hash only "
+                   "(upstream also queries rdeps of the changed modules)\n");
+    }
+    if (dep_edges_path.empty()) {
+      WriteOutput(output, FormatImpactedLines(ImpactedLabels(start_file.hashes, final_file.hashes, options)));
+      return 0;
+    }
     DepEdgeMap edges = ParseDepEdgesJson(ReadFile(dep_edges_path), dep_edges_path);
     std::vector<std::string> warnings;
     std::vector<ImpactedTarget> impacted =
         ImpactedWithDistances(start_file.hashes, final_file.hashes, edges, options, &warnings);
     for (const std::string& warning : warnings) std::fprintf(stderr, "bazel-diff-ref: warning: %s\n", warning.c_str());
     WriteOutput(output, FormatImpactedJson(impacted));
+    return 0;
+  };
+
+  if (!flavour.flat_hash_files) {
+    HashesFile start_file = ParseHashFile(ReadFile(start_path), start_path);
+    HashesFile final_file = ParseHashFile(ReadFile(final_path), final_path);
+    options.exclude_external_targets = exclude_external_targets();
+    return diff(start_file, final_file);
   }
-  return 0;
+  // The three inputs are independent: the files are read and bazel asked on up to three
+  // threads. Errors are reported in the order above (START, FINAL, bazel), whichever came first.
+  std::optional<FlatHashesFile> start_file, final_file;
+  std::exception_ptr errors[3];
+  ParallelFor(3, 1, EffectiveThreads(flavour.default_threads), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t task = begin; task < end; ++task) {
+      try {
+        // bazel first: it mostly waits for a child process, so it goes first and a thread
+        // that is done with it then reads a file.
+        if (task == 0) options.exclude_external_targets = exclude_external_targets();
+        if (task == 1) start_file = ParseFlatHashFile(ReadFile(start_path), start_path);
+        if (task == 2) final_file = ParseFlatHashFile(ReadFile(final_path), final_path);
+      } catch (...) {
+        errors[task] = std::current_exception();
+      }
+    }
+  });
+  for (std::size_t task : {1, 2, 0}) {
+    if (errors[task]) std::rethrow_exception(errors[task]);
+  }
+  return diff(*start_file, *final_file);
 }
 
 int ParsePort(const std::string& text) {
@@ -315,7 +344,7 @@ int Run(const std::vector<std::string>& args, const Flavour& flavour) {
       return 0;
     }
     if (command == "generate-hashes") return GenerateHashes(args, flavour);
-    if (command == "get-impacted-targets") return GetImpactedTargets(args);
+    if (command == "get-impacted-targets") return GetImpactedTargets(args, flavour);
     if (command == "serve") return RunServe(args, flavour);
     throw RefDiffError("unknown command '" + command + "' (expected generate-hashes, get-impacted-targets or serve)");
   } catch (const RefDiffError& error) {

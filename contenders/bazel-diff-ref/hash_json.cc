@@ -126,6 +126,19 @@ std::string FormatHashesJson(const std::vector<HashedTarget>& targets, const Has
 
 namespace {
 
+HashEntries ReadHashes(const nlohmann::json& object, const std::string& source) {
+  HashEntries entries;
+  entries.reserve(object.size());
+  for (auto& [key, value] : object.items()) {
+    if (!value.is_string()) throw RefDiffError(source + ": the hash of " + key + " is not a string");
+    std::string text = value.get<std::string>();
+    CheckHashValue(key, text, source);
+    entries.emplace_back(key, std::move(text));
+  }
+  // nlohmann's object is a std::map, so items() are already in key order.
+  return entries;
+}
+
 // "[Type#]<hash>~<direct>" with exactly one '~' and at most one '#', as upstream's TargetHash.
 bool WellFormedHash(std::string_view value) {
   std::size_t hash = value.find('#');
@@ -137,23 +150,13 @@ bool WellFormedHash(std::string_view value) {
   return tilde != std::string_view::npos && value.find('~', tilde + 1) == std::string_view::npos;
 }
 
-HashEntries ReadHashes(const nlohmann::json& object, const std::string& source) {
-  HashEntries entries;
-  entries.reserve(object.size());
-  for (auto& [key, value] : object.items()) {
-    if (!value.is_string()) throw RefDiffError(source + ": the hash of " + key + " is not a string");
-    std::string text = value.get<std::string>();
-    if (!WellFormedHash(text)) {
-      throw RefDiffError(source + ": the hash of " + key + " is '" + text +
-                         "', not '[Type#]<hash>~<direct hash>' as generate-hashes writes it");
-    }
-    entries.emplace_back(key, std::move(text));
-  }
-  // nlohmann's object is a std::map, so items() are already in key order.
-  return entries;
-}
-
 }  // namespace
+
+void CheckHashValue(std::string_view label, std::string_view value, const std::string& source) {
+  if (WellFormedHash(value)) return;
+  throw RefDiffError(source + ": the hash of " + std::string(label) + " is '" + std::string(value) +
+                     "', not '[Type#]<hash>~<direct hash>' as generate-hashes writes it");
+}
 
 std::string_view TypeOfHash(std::string_view value) {
   std::size_t hash = value.find('#');

@@ -41,6 +41,8 @@ bool IsExternalLabel(std::string_view label);
 // Label -> "[Type#]<transitive>~<direct>" as written, sorted by label. Two entries are the same
 // target state exactly when these strings are equal (upstream compares type#hash~direct too).
 using HashEntries = std::vector<std::pair<std::string, std::string>>;
+// The same, as views into storage someone else holds (flat_hashes.h: the candidate's reader).
+using HashEntryViews = std::vector<std::pair<std::string_view, std::string_view>>;
 
 struct HashesFile {
   HashEntries hashes;
@@ -52,6 +54,10 @@ struct HashesFile {
 HashesFile ParseHashFile(std::string_view text, const std::string& source);
 // ParseHashFile(...).hashes.
 HashEntries ParseHashesJson(std::string_view text, const std::string& source);
+
+// Throws the RefDiffError ParseHashFile throws for `label`'s value when it is not
+// "[Type#]<hash>~<direct>" (upstream's TargetHash: one '~', at most one '#').
+void CheckHashValue(std::string_view label, std::string_view value, const std::string& source);
 
 // The parts of a hash value: "Rule#t~d" -> type "Rule", direct "d"; "t~d" -> type "".
 std::string_view TypeOfHash(std::string_view value);

@@ -9,7 +9,10 @@
 namespace pe::refdiff {
 namespace {
 
-const std::string* FindHash(const HashEntries& entries, std::string_view label) {
+// Everything below takes either kind of entries: HashEntries (the baseline's reader) or
+// HashEntryViews (the candidate's, flat_hashes.h); the steps are the same for both.
+template <typename Entries>
+const auto* FindHash(const Entries& entries, std::string_view label) {
   auto it = std::lower_bound(entries.begin(), entries.end(), label,
                              [](const auto& entry, std::string_view k) { return entry.first < k; });
   return it != entries.end() && it->first == label ? &it->second : nullptr;
@@ -23,25 +26,28 @@ int TypeRank(std::string_view type) {
   return type.empty() ? 4 : 3;
 }
 
-std::string_view TypeOf(const HashEntries& start_hashes, const HashEntries& final_hashes, std::string_view label) {
-  for (const HashEntries* entries : {&final_hashes, &start_hashes}) {
-    const std::string* hash = FindHash(*entries, label);
+template <typename Entries>
+std::string_view TypeOf(const Entries& start_hashes, const Entries& final_hashes, std::string_view label) {
+  for (const Entries* entries : {&final_hashes, &start_hashes}) {
+    const auto* hash = FindHash(*entries, label);
     if (hash != nullptr && !TypeOfHash(*hash).empty()) return TypeOfHash(*hash);
   }
   return {};
 }
 
 // Changed or new labels, unfiltered and unordered (label order).
-std::vector<std::string> ChangedLabels(const HashEntries& start_hashes, const HashEntries& final_hashes) {
+template <typename Entries>
+std::vector<std::string> ChangedLabels(const Entries& start_hashes, const Entries& final_hashes) {
   std::vector<std::string> labels;
   for (const auto& [label, hash] : final_hashes) {
-    const std::string* before = FindHash(start_hashes, label);
-    if (before == nullptr || *before != hash) labels.push_back(label);
+    const auto* before = FindHash(start_hashes, label);
+    if (before == nullptr || *before != hash) labels.emplace_back(label);
   }
   return labels;
 }
 
-bool Accepted(const ImpactedOptions& options, const HashEntries& final_hashes, std::string_view label) {
+template <typename Entries>
+bool Accepted(const ImpactedOptions& options, const Entries& final_hashes, std::string_view label) {
   if (options.exclude_external_targets && label.starts_with("//external:")) return false;
   if (!options.target_types) return true;
   std::string_view type = TypeOfHash(*FindHash(final_hashes, label));
@@ -53,7 +59,8 @@ bool Accepted(const ImpactedOptions& options, const HashEntries& final_hashes, s
 }
 
 // Filters `labels` by `options` and puts them in upstream's order.
-void FilterAndOrder(std::vector<std::string>& labels, const HashEntries& start_hashes, const HashEntries& final_hashes,
+template <typename Entries>
+void FilterAndOrder(std::vector<std::string>& labels, const Entries& start_hashes, const Entries& final_hashes,
                     const ImpactedOptions& options) {
   std::erase_if(labels, [&](const std::string& label) { return !Accepted(options, final_hashes, label); });
   std::vector<std::pair<int, std::string>> ranked;
@@ -67,20 +74,18 @@ void FilterAndOrder(std::vector<std::string>& labels, const HashEntries& start_h
   for (auto& [rank, label] : ranked) labels.push_back(std::move(label));
 }
 
-}  // namespace
-
-std::string_view PackageOf(std::string_view label) { return label.substr(0, label.find(':')); }
-
-std::vector<std::string> ImpactedLabels(const HashEntries& start_hashes, const HashEntries& final_hashes,
-                                        const ImpactedOptions& options) {
+template <typename Entries>
+std::vector<std::string> Labels(const Entries& start_hashes, const Entries& final_hashes,
+                                const ImpactedOptions& options) {
   std::vector<std::string> labels = ChangedLabels(start_hashes, final_hashes);
   FilterAndOrder(labels, start_hashes, final_hashes, options);
   return labels;
 }
 
-std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashes, const HashEntries& final_hashes,
-                                                  const DepEdgeMap& edges, const ImpactedOptions& options,
-                                                  std::vector<std::string>* warnings) {
+template <typename Entries>
+std::vector<ImpactedTarget> WithDistances(const Entries& start_hashes, const Entries& final_hashes,
+                                          const DepEdgeMap& edges, const ImpactedOptions& options,
+                                          std::vector<std::string>* warnings) {
   std::vector<std::string> labels = ChangedLabels(start_hashes, final_hashes);
   const std::size_t n = labels.size();
   std::unordered_map<std::string_view, std::size_t> index;
@@ -94,8 +99,8 @@ std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashe
     if (warnings != nullptr) warnings->push_back(std::move(line));
   };
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string* before = FindHash(start_hashes, labels[i]);
-    const std::string& after = *FindHash(final_hashes, labels[i]);
+    const auto* before = FindHash(start_hashes, labels[i]);
+    const auto& after = *FindHash(final_hashes, labels[i]);
     if (before == nullptr || DirectOfHash(*before) != DirectOfHash(after)) {
       target_distance[i] = package_distance[i] = 0;
       sources.push_back(i);
@@ -174,6 +179,32 @@ std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashe
     out.push_back({std::move(label), target_distance[i], package_distance[i]});
   }
   return out;
+}
+
+}  // namespace
+
+std::string_view PackageOf(std::string_view label) { return label.substr(0, label.find(':')); }
+
+std::vector<std::string> ImpactedLabels(const HashEntries& start_hashes, const HashEntries& final_hashes,
+                                        const ImpactedOptions& options) {
+  return Labels(start_hashes, final_hashes, options);
+}
+
+std::vector<std::string> ImpactedLabels(const HashEntryViews& start_hashes, const HashEntryViews& final_hashes,
+                                        const ImpactedOptions& options) {
+  return Labels(start_hashes, final_hashes, options);
+}
+
+std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashes, const HashEntries& final_hashes,
+                                                  const DepEdgeMap& edges, const ImpactedOptions& options,
+                                                  std::vector<std::string>* warnings) {
+  return WithDistances(start_hashes, final_hashes, edges, options, warnings);
+}
+
+std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntryViews& start_hashes,
+                                                  const HashEntryViews& final_hashes, const DepEdgeMap& edges,
+                                                  const ImpactedOptions& options, std::vector<std::string>* warnings) {
+  return WithDistances(start_hashes, final_hashes, edges, options, warnings);
 }
 
 std::string FormatImpactedLines(const std::vector<std::string>& labels) {

@@ -26,10 +26,15 @@ struct ImpactedTarget {
   int package_distance = 0;
 };
 
+// Each function takes the entries either reader gives (HashEntries from ParseHashFile,
+// HashEntryViews from ParseFlatHashFile) and answers the same for the same entries.
+//
 // Labels of `final_hashes` whose "[Type#]hash~direct" differs from `start_hashes` or which
 // `start_hashes` lacks, in upstream's order: SourceFile, GeneratedFile, Rule, other types, then
 // untyped, each by label. Throws RefDiffError when a type filter meets an untyped hash.
 std::vector<std::string> ImpactedLabels(const HashEntries& start_hashes, const HashEntries& final_hashes,
+                                        const ImpactedOptions& options = {});
+std::vector<std::string> ImpactedLabels(const HashEntryViews& start_hashes, const HashEntryViews& final_hashes,
                                         const ImpactedOptions& options = {});
 
 // The same targets, each with
@@ -43,6 +48,10 @@ std::vector<std::string> ImpactedLabels(const HashEntries& start_hashes, const H
 // impacted targets depend on each other in a cycle that no changed target feeds.
 std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntries& start_hashes, const HashEntries& final_hashes,
                                                   const DepEdgeMap& edges, const ImpactedOptions& options = {},
+                                                  std::vector<std::string>* warnings = nullptr);
+std::vector<ImpactedTarget> ImpactedWithDistances(const HashEntryViews& start_hashes,
+                                                  const HashEntryViews& final_hashes, const DepEdgeMap& edges,
+                                                  const ImpactedOptions& options = {},
                                                   std::vector<std::string>* warnings = nullptr);
 
 // What upstream counts as a label's package when it measures packageDistance: everything before

@@ -7,5 +7,5 @@
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  return pe::refdiff::Run(args, {PE_REFDIFF_FLAVOUR, PE_REFDIFF_DEFAULT_THREADS});
+  return pe::refdiff::Run(args, pe::refdiff::PE_REFDIFF_FLAVOUR());
 }

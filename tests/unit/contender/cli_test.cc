@@ -2,6 +2,7 @@
 // the way bazel-diff calls it, and one line plus exit 1 for every kind of bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -222,6 +223,44 @@ TEST_F(ContenderCli, ImpactedTargetsAfterASourceEdit) {
             "  {\"label\": \"//app:main.cc\", \"targetDistance\": 0, \"packageDistance\": 0},\n"
             "  {\"label\": \"//app:out.txt\", \"targetDistance\": 2, \"packageDistance\": 0}\n"
             "]\n");
+}
+
+// The candidate reads hashes files flat (flat_hashes.h), the baseline as JSON documents: the
+// same answers, warnings and errors, byte for byte, whatever the options.
+TEST_F(ContenderCli, BothBuildsAnswerGetImpactedTargetsAlike) {
+  std::string edges = (fixture_.dir() / "edges.json").string();
+  ASSERT_EQ(Generate(kBaseline, "start.json", {"--includeTargetType"}).exit_code, 0);
+  fixture_.WriteSource("lib/lib.cc", "int lib() { return 2; }\n");
+  ASSERT_EQ(Generate(kBaseline, "final.json", {"--includeTargetType", "-d", edges}).exit_code, 0);
+  std::string start = (fixture_.dir() / "start.json").string(), final_path = (fixture_.dir() / "final.json").string();
+  fixture_.WriteFile("bad.json", "{\"//a:b\": \"1~1\", \"//a:c\": \"T2\"}");
+  std::string bad = (fixture_.dir() / "bad.json").string();
+  std::vector<std::string> base = {"get-impacted-targets", "-w", fixture_.workspace().string(), "-b",
+                                   fixture_.bazel().string()};
+  std::vector<ProcessResult> answers;
+  for (const std::vector<std::string>& flags : std::vector<std::vector<std::string>>{
+           {"-sh", start, "-fh", final_path},
+           {"-sh", start, "-fh", final_path, "-tt", "Rule,GeneratedFile", "--excludeExternalTargets"},
+           {"-sh", start, "-fh", final_path, "-d", edges},
+           {"-sh", bad, "-fh", final_path},
+           {"-sh", start, "-fh", bad, "-b", "/nonexistent/bazel"}}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), flags.begin(), flags.end());
+    ProcessResult baseline = RunTool(kBaseline, args);
+    ProcessResult candidate = RunTool(kCandidate, args);
+    answers.push_back(baseline);
+    EXPECT_EQ(candidate.exit_code, baseline.exit_code) << ::testing::PrintToString(flags);
+    EXPECT_EQ(candidate.stdout_text, baseline.stdout_text) << ::testing::PrintToString(flags);
+    EXPECT_EQ(candidate.stderr_text, baseline.stderr_text) << ::testing::PrintToString(flags);
+  }
+  // The judge: these runs really answered (lines, JSON) and really failed.
+  ASSERT_EQ(answers.size(), 5u);
+  EXPECT_GT(std::count(answers[0].stdout_text.begin(), answers[0].stdout_text.end(), '\n'), 3000);
+  EXPECT_TRUE(answers[2].stdout_text.starts_with("[\n  {\"label\": ")) << answers[2].stdout_text.substr(0, 80);
+  EXPECT_EQ(answers[3].stderr_text, "bazel-diff-ref: " + bad +
+                                        ": the hash of //a:c is 'T2', not '[Type#]<hash>~<direct hash>' as "
+                                        "generate-hashes writes it\n");
+  EXPECT_EQ(answers[4].exit_code, 1);
 }
 
 TEST_F(ContenderCli, TruncatedStreamIsOneLine) {
