@@ -258,14 +258,16 @@ std::string CheckLine(const Check& c) {
   if (c.skipped) return fmt::format("{}: {} not checked against {}: {}", c.workload, c.label, bar, c.note);
   std::vector<std::string> details;
   if (c.interval) {
-    details.push_back(fmt::format("{:.0f}% confidence sequence {} to {}, {} rounds", 100 * c.interval->level,
-                                  format(c.interval->low), format(c.interval->high), c.rounds));
+    details.push_back(fmt::format("{:.0f}% confidence sequence {} to {}, {}", 100 * c.interval->level,
+                                  format(c.interval->low), format(c.interval->high),
+                                  units::FormatCount(c.rounds, "round")));
   }
   if (!c.note.empty()) details.push_back(c.note);
   const std::string detail = details.empty() ? "" : fmt::format(" ({})", fmt::join(details, "; "));
   if (c.state == Check::State::kUnresolved) {
-    const std::string need = c.rounds_needed ? fmt::format("about {} rounds would resolve it", *c.rounds_needed)
-                                             : "no number of rounds would resolve it at this spread";
+    const std::string need =
+        c.rounds_needed ? fmt::format("about {} would resolve it", units::FormatCount(*c.rounds_needed, "round"))
+                        : "no number of rounds would resolve it at this spread";
     if (c.burden == Check::Burden::kShowMissed) {
       return fmt::format("{}: {} {}{} is unresolved against the {} {}: a regression is not shown, so it passes; {}",
                          c.workload, c.label, measured, detail, allowed, bar, need);
