@@ -11,6 +11,7 @@
 #include "engine/cli/init_spec.h"
 #include "engine/cli/validate_checks.h"
 #include "engine/model/atomic_file.h"
+#include "engine/run/scratch.h"
 #include "engine/runner/process_runner.h"
 #include "engine/spec/programs.h"
 #include "engine/spec/spec.h"
@@ -97,7 +98,7 @@ ExitCode InitCommand(const InitFlags& flags) {
 }
 
 QuickSpec::QuickSpec(const InitFlags& flags) {
-  std::string pattern = (fs::temp_directory_path() / "perfengine-quick-XXXXXX").string();
+  std::string pattern = (run::ScratchParent() / "perfengine-quick-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("--quick: cannot create a temporary directory");
   dir_ = pattern;
   path_ = dir_ / "quick.toml";

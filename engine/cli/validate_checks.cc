@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "engine/gitbuild/git.h"
+#include "engine/run/scratch.h"
 #include "engine/runner/file_tail.h"
 #include "engine/spec/placeholders.h"
 #include "engine/spec/programs.h"
@@ -27,7 +28,7 @@ constexpr double kStartupTimeoutS = 10;
 class ScratchDir {
  public:
   ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "perfengine-validate-XXXXXX").string();
+    std::string pattern = (run::ScratchParent() / "perfengine-validate-XXXXXX").string();
     if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a scratch directory");
     path_ = pattern;
   }

@@ -189,9 +189,11 @@ TEST(ScratchE2E, AMissingOrWrongTmpdirIsNamed) {
   const fs::path spec = WriteSpec(dir.path(), "args = [\"--print\", \"same\"]\n");
   {
     const ScopedTmpdir tmpdir(dir.path() / "nope");
-    const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
-    EXPECT_EQ(f.exit, 2);
-    EXPECT_EQ(f.err, "perfengine: TMPDIR '" + (dir.path() / "nope").string() + "' does not exist\n");
+    for (const char* command : {"run", "validate"}) {
+      const Finished f = RunPerfengine({command, spec.string()}, dir.path());
+      EXPECT_EQ(f.exit, 2) << command;
+      EXPECT_EQ(f.err, "perfengine: TMPDIR '" + (dir.path() / "nope").string() + "' does not exist\n") << command;
+    }
   }
   {
     const ScopedTmpdir tmpdir(spec);
