@@ -38,17 +38,17 @@ struct Fd {
   }
 };
 
-// True when `fd` is a `type` (S_IFDIR, S_IFREG) this user owns.
-bool OwnedByUs(int fd, mode_t type) {
+// True when `fd` is a `type` (S_IFDIR, S_IFREG) that `owner` owns.
+bool OwnedBy(int fd, mode_t type, uid_t owner) {
   struct stat st {};
-  return ::fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == type && st.st_uid == ::geteuid();
+  return ::fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == type && st.st_uid == owner;
 }
 
 // True when the directory (opened without following a symlink) holds our marker: a regular
 // file of ours, not a symlink, with exactly the marker's text.
-bool CarriesMarker(int dir) {
+bool CarriesMarker(int dir, uid_t owner) {
   Fd marker{::openat(dir, std::string(kScratchMarker).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)};
-  if (marker.fd < 0 || !OwnedByUs(marker.fd, S_IFREG)) return false;
+  if (marker.fd < 0 || !OwnedBy(marker.fd, S_IFREG, owner)) return false;
   std::string text(kScratchMarkerText.size() + 1, '\0');
   const ssize_t n = ::read(marker.fd, text.data(), text.size());
   return n == static_cast<ssize_t>(kScratchMarkerText.size()) && text.compare(0, n, kScratchMarkerText) == 0;
@@ -66,7 +66,9 @@ fs::path ScratchParent() {
   return tmpdir;
 }
 
-int ReclaimStaleScratch(const fs::path& temp) {
+int ReclaimStaleScratch(const fs::path& temp) { return ReclaimStaleScratch(temp, ::geteuid()); }
+
+int ReclaimStaleScratch(const fs::path& temp, uid_t owner) {
   int removed = 0;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(temp, ec)) {
@@ -74,7 +76,7 @@ int ReclaimStaleScratch(const fs::path& temp) {
     if (!IsScratchName(name)) continue;
     // O_NOFOLLOW: a symlink named like a scratch directory is never followed, let alone removed.
     Fd dir{::open(entry.path().c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
-    if (dir.fd < 0 || !OwnedByUs(dir.fd, S_IFDIR) || !CarriesMarker(dir.fd)) continue;
+    if (dir.fd < 0 || !OwnedBy(dir.fd, S_IFDIR, owner) || !CarriesMarker(dir.fd, owner)) continue;
     Fd lock{::openat(dir.fd, ".lock", O_RDWR | O_CLOEXEC | O_NOFOLLOW)};
     // Held while removing, so the directory cannot look free to anyone else meanwhile.
     if (lock.fd < 0 || ::flock(lock.fd, LOCK_EX | LOCK_NB) != 0) continue;

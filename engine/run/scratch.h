@@ -8,6 +8,8 @@
 // $TMPDIR/perfengine-master with its sources). See ReclaimStaleScratch.
 #pragma once
 
+#include <sys/types.h>
+
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -46,6 +48,9 @@ class RunScratch {
 // exact text, and whose .lock nobody holds. Anything else is left alone, however old: the
 // engine cannot prove it made it. Returns how many it removed.
 int ReclaimStaleScratch(const std::filesystem::path& temp);
+// The same for an engine running as `owner`: what is not owner's is another user's. Lets a test
+// show, without root, that another user's directory is never taken.
+int ReclaimStaleScratch(const std::filesystem::path& temp, uid_t owner);
 
 // A contender that fails while the scratch directory's filesystem is full (under 64 KiB or no
 // inode left to this user) failed writing its output there: the engine's problem, not the
