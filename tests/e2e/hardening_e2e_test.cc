@@ -201,6 +201,10 @@ TEST(HardeningE2E, ValidateReportsEveryMistakeIncludingStartupAndGitRevisions) {
   EXPECT_EQ(f.out, "");
 }
 
+// "Stops promptly", for a suite that must pass on a loaded 2-core runner: several times what a
+// loaded machine needs, and still under what the bugs below took on a quiet one.
+constexpr double kPromptly = 15.0;
+
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -226,7 +230,9 @@ TEST(HardeningE2E, CtrlCDuringFixtureGenerationStopsAtOnce) {
   const auto start = std::chrono::steady_clock::now();
   ::kill(run.pid(), SIGINT);
   const Finished f = run.Wait();
-  EXPECT_LT(SecondsSince(start), 3.0);
+  // The bug took 22-24 s on a quiet machine; the bound is loose enough for a loaded one (the
+  // fix stops in well under a second when quiet) and still fails the old behaviour.
+  EXPECT_LT(SecondsSince(start), kPromptly);
   EXPECT_EQ(f.exit, 130) << f.out << f.err;
   EXPECT_NE(f.out.find("INTERRUPTED"), std::string::npos) << f.out;
 }
@@ -275,7 +281,7 @@ TEST(HardeningE2E, SigtermDuringTheAnalysisExits130Promptly) {
   const auto start = std::chrono::steady_clock::now();
   ::kill(run.pid(), SIGTERM);
   const Finished f = run.Wait();
-  EXPECT_LT(SecondsSince(start), 3.0);
+  EXPECT_LT(SecondsSince(start), kPromptly);  // the bug: 53 s on a quiet machine
   EXPECT_EQ(f.exit, 130) << f.out << f.err;
   EXPECT_NE(f.out.find("INTERRUPTED"), std::string::npos) << f.out;
   EXPECT_EQ(f.out.find("PASS"), std::string::npos) << f.out;
