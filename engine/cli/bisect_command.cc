@@ -7,6 +7,7 @@
 
 #include "engine/bisect/bisect.h"
 #include "engine/cli/commands.h"
+#include "engine/cli/subcommands.h"
 #include "engine/gate/gate.h"
 #include "engine/gitbuild/git.h"
 #include "engine/report/terminal_reporter.h"
@@ -99,6 +100,35 @@ int BisectStepCommand(const CommonOptions& common, const BisectStepFlags& flags)
   const int status = bisect::StepStatus(result);
   std::cout << fmt::format("bisect-step {} {}\n", head.out, status) << std::flush;
   return status;
+}
+
+Subcommand AddBisect(CLI::App& app) {
+  auto common = std::make_shared<CommonOptions>();
+  auto flags = std::make_shared<BisectFlags>();
+  CLI::App* bisect =
+      app.add_subcommand("bisect", "Find the commit that missed the gate: git bisect run, the gate as its test");
+  bisect->add_option("spec", common->spec, "A spec whose baseline and candidate are built from git")->required();
+  bisect->add_option("--good", flags->good, "A revision that passes (the baseline is built from it)")->required();
+  bisect->add_option("--bad", flags->bad, "A later revision that misses the gate")->required();
+  bisect->add_option("--rounds", flags->rounds, "Measured rounds at each commit")->check(CLI::PositiveNumber);
+  bisect->add_option("--contender", common->contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
+  bisect->add_option("--cache-dir", common->cache_dir,
+                     "Worktrees, builds and each step's results (default: the fixture cache)");
+  return {bisect, [=] { return static_cast<int>(BisectCommand(*common, *flags)); }, true};
+}
+
+Subcommand AddBisectStep(CLI::App& app) {
+  auto common = std::make_shared<CommonOptions>();
+  auto flags = std::make_shared<BisectStepFlags>();
+  CLI::App* step = app.add_subcommand("bisect-step", "One commit of a bisection; git bisect run calls it");
+  step->group("");  // not listed: perfengine bisect runs it
+  step->add_option("spec", common->spec)->required();
+  step->add_option("--good-commit", flags->good_commit)->required();
+  step->add_option("--state", flags->state)->required();
+  step->add_option("--rounds", flags->rounds);
+  step->add_option("--contender", common->contenders);
+  step->add_option("--cache-dir", common->cache_dir);
+  return {step, [=] { return BisectStepCommand(*common, *flags); }, true};
 }
 
 }  // namespace pe::cli

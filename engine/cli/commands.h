@@ -2,8 +2,11 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/model/result.h"
@@ -18,18 +21,22 @@ struct CommonOptions {
   std::string cache_dir;
 };
 
+// Report file per format name of report::Formats() ("json", "markdown", ...); empty or absent:
+// not written. The flags come from the registry (cli_options.h's AddReportOptions).
+using ReportPaths = std::map<std::string, std::string, std::less<>>;
+
+// The path given for `format`, or "".
+std::string PathFor(const ReportPaths& paths, std::string_view format);
+
 struct RunFlags {
   std::optional<int> rounds;
   std::optional<int> max_rounds;
   std::optional<int> warmup_rounds;
-  std::string json;
-  std::string html;
+  ReportPaths reports;  // --json, --markdown, --html, --csv
   bool accept_regression = false;
   bool skip_serve = false;
   std::optional<int> serve_requests;
   std::optional<int> serve_concurrency;
-  std::string markdown;
-  std::string csv;                 // --csv FILE: one row per workload and contender
   std::string shard;               // --shard K/N
   bool record = false;             // --record: into the history database
   bool quiet = false;              // --quiet: no progress on stderr
@@ -51,22 +58,25 @@ struct CompareFlags {
   bool allow_different_spec = false;
 };
 
-// `perfengine merge SHARD.json... [--spec SPEC] [--json F] [--markdown F] [--html F]` (merge_command.cc).
+// `perfengine merge SHARD.json... [--spec SPEC] [--json F] [--markdown F] [--html F] [--csv F]` (merge_command.cc).
 struct MergeFlags {
   std::vector<std::string> files;
-  std::string spec;  // non-empty: the shards' thresholds and gate flags must be this spec's
-  std::string json;
-  std::string markdown;
-  std::string html;
+  std::string spec;     // non-empty: the shards' thresholds and gate flags must be this spec's
+  ReportPaths reports;  // one flag per file format
   bool accept_regression = false;
 };
 
-struct ReportFiles {
-  std::string json, markdown, html;  // empty: not written
+// `perfengine report RESULTS.json [--markdown F|-] [--html F|-] [--csv F|-] [--json F|-] [--terminal]`
+// (report_command.cc).
+struct ReportFlags {
+  std::string results;
+  ReportPaths reports;  // "-": to standard output
+  bool terminal = false;
 };
 
-// Writes the files asked for (atomically), then the terminal report to stdout.
-void WriteReports(const model::RunResult& result, const ReportFiles& files, bool color);
+// Writes the files asked for (atomically, in report::Formats() order), then the terminal report
+// to stdout. A file that cannot be written throws; the ones before it are written.
+void WriteReports(const model::RunResult& result, const ReportPaths& files, bool color);
 
 // What accepts a missed threshold: "--accept-regression" when `flag`, else
 // "PERFENGINE_ACCEPT_REGRESSION" when that variable is 1, true, yes or on (any case), else "".
@@ -139,6 +149,7 @@ model::ExitCode GenerateCommand(const CommonOptions& common, const std::string& 
 model::ExitCode ExplainCommand(const ExplainFlags& flags);
 model::ExitCode CompareCommand(const CompareFlags& flags);
 model::ExitCode MergeCommand(const MergeFlags& flags, bool color);
+model::ExitCode ReportCommand(const ReportFlags& flags, bool color);
 model::ExitCode HistoryCommand(const HistoryFlags& flags);
 model::ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags);
 // Returns the status git bisect run reads: 0 good, 1 bad, 125 skip, 128 stop.

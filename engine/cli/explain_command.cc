@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "engine/cli/commands.h"
+#include "engine/cli/subcommands.h"
 #include "engine/explain/compare.h"
 #include "engine/explain/compare_text.h"
 #include "engine/explain/explain_text.h"
@@ -33,6 +34,24 @@ ExitCode CompareCommand(const CompareFlags& flags) {
   const explain::RunComparison comparison = explain::CompareRuns(old_run, new_run);
   std::cout << explain::CompareText(old_run, flags.old_results, new_run, flags.new_results, comparison) << std::flush;
   return comparison.verdict.exit;
+}
+
+Subcommand AddExplain(CLI::App& app) {
+  auto flags = std::make_shared<ExplainFlags>();
+  CLI::App* explain = app.add_subcommand("explain", "Show the working behind a results file's figures and verdict");
+  explain->add_option("results", flags->results, "A results file written by run --json")->required();
+  explain->add_option("--workload", flags->workloads, "Only this workload (repeatable)");
+  return {explain, [=] { return static_cast<int>(ExplainCommand(*flags)); }};
+}
+
+Subcommand AddCompare(CLI::App& app) {
+  auto flags = std::make_shared<CompareFlags>();
+  CLI::App* compare = app.add_subcommand("compare", "Compare two saved runs of one spec (unpaired), with a verdict");
+  compare->add_option("old", flags->old_results, "The earlier results file")->required();
+  compare->add_option("new", flags->new_results, "The later results file; its thresholds apply")->required();
+  compare->add_flag("--allow-different-spec", flags->allow_different_spec,
+                    "Compare even when the two files come from different specs");
+  return {compare, [=] { return static_cast<int>(CompareCommand(*flags)); }};
 }
 
 }  // namespace pe::cli

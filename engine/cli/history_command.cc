@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "engine/cli/commands.h"
+#include "engine/cli/subcommands.h"
 #include "engine/gitbuild/git.h"
 #include "engine/history/store.h"
 #include "engine/history/trend.h"
@@ -82,6 +83,22 @@ ExitCode HistoryCommand(const HistoryFlags& flags) {
                         history::TrendHtml(series, options, fmt::format("perfengine history: {}", flags.spec)));
   }
   return ExitCode::kPass;
+}
+
+Subcommand AddHistory(CLI::App& app) {
+  auto flags = std::make_shared<HistoryFlags>();
+  CLI::App* history =
+      app.add_subcommand("history", "Each workload's trend over the recorded runs of a spec, with change points");
+  history->add_option("spec", flags->spec, "The spec file whose runs were recorded (run --record)")->required();
+  history->add_option("--workload", flags->workloads, "Only this workload (repeatable)");
+  history->add_option(
+      "--figure", flags->figure,
+      "The figure to trace: speedup (default), cpu_ratio, instructions_ratio, ... or CONTENDER.median_wall_s");
+  history->add_option("--html", flags->html, "Also write the trends as a self-contained HTML page of charts");
+  history->add_option(
+      "--history", flags->history,
+      "The history database (default: $PERFENGINE_HISTORY or ~/.local/share/perfengine/history.sqlite)");
+  return {history, [=] { return static_cast<int>(HistoryCommand(*flags)); }};
 }
 
 }  // namespace pe::cli

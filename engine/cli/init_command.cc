@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "engine/cli/commands.h"
+#include "engine/cli/subcommands.h"
 #include "engine/cli/init_spec.h"
 #include "engine/cli/validate_checks.h"
 #include "engine/model/atomic_file.h"
@@ -108,6 +109,19 @@ QuickSpec::QuickSpec(const InitFlags& flags) {
 QuickSpec::~QuickSpec() {
   std::error_code ec;
   fs::remove_all(dir_, ec);
+}
+
+Subcommand AddInit(CLI::App& app) {
+  auto flags = std::make_shared<InitFlags>();
+  CLI::App* init = app.add_subcommand("init", "Write a starting spec from two commands: init 'CMD A' 'CMD B'");
+  init->add_option("commands", flags->commands, "The baseline's command, then the candidate's (quote each)")
+      ->required()
+      ->expected(2);
+  init->add_option("--out,-o", flags->out, "Where to write the spec (default: perfengine.toml)");
+  init->add_option("--parity", flags->parity,
+                   "How outputs are compared: exact (default), sorted-lines, json, json-map, none (time only)");
+  init->add_flag("--force", flags->force, "Replace the file if it exists");
+  return {init, [=] { return static_cast<int>(InitCommand(*flags)); }};
 }
 
 }  // namespace pe::cli

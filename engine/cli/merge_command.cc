@@ -1,5 +1,7 @@
 // `perfengine merge`: read every shard's results file, merge (engine/merge/), report.
 #include "engine/cli/commands.h"
+#include "engine/cli/cli_options.h"
+#include "engine/cli/subcommands.h"
 #include "engine/gate/gate.h"
 #include "engine/merge/against_spec.h"
 #include "engine/merge/merge.h"
@@ -19,8 +21,23 @@ ExitCode MergeCommand(const MergeFlags& flags, bool color) {
   if (!flags.spec.empty()) merge::CheckAgainstSpec(files, spec::ParseSpecFile(flags.spec));
   RunResult merged = merge::MergeShards(files);
   if (const std::string by = AcceptedBy(flags.accept_regression); !by.empty()) gate::Accept(merged.verdict, by);
-  WriteReports(merged, {flags.json, flags.markdown, flags.html}, color);
+  WriteReports(merged, flags.reports, color);
   return merged.verdict.exit;
+}
+
+Subcommand AddMerge(CLI::App& app) {
+  auto flags = std::make_shared<MergeFlags>();
+  CLI::App* merge =
+      app.add_subcommand("merge", "Combine the results files of run --shard jobs into one result and verdict");
+  merge->add_option("results", flags->files, "One results file per shard (run --shard K/N --json ...)")->required();
+  merge->add_option("--spec", flags->spec,
+                    "Refuse shards not run from this spec, or whose thresholds or gate flags are not its own");
+  AddReportOptions(merge, flags->reports);
+  merge->add_flag(
+      "--accept-regression", flags->accept_regression,
+      "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1, true, yes or on; "
+      "0, false, no, off or empty do not)");
+  return {merge, [=] { return static_cast<int>(MergeCommand(*flags, UseColor())); }};
 }
 
 }  // namespace pe::cli

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "engine/model/atomic_file.h"
+#include "engine/report/reporter.h"
 #include "engine/spec/spec_error.h"
 
 namespace pe::cli {
@@ -31,13 +32,14 @@ bool SameFile(const fs::path& a, const fs::path& b) {
 
 }  // namespace
 
-void CheckOutputPaths(const std::string& spec_path, const std::vector<OutputPath>& outputs) {
+void CheckOutputPaths(const std::string& input_path, const std::vector<OutputPath>& outputs,
+                      std::string_view input_name) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const OutputPath& o = outputs[i];
     if (o.path.empty()) continue;
-    if (SameFile(o.path, spec_path)) {
+    if (SameFile(o.path, input_path)) {
       throw spec::UsageError(
-          fmt::format("{} {} is the spec file; writing the report there would replace it", o.flag, o.path));
+          fmt::format("{} {} is {}; writing the report there would replace it", o.flag, o.path, input_name));
     }
     for (std::size_t j = 0; j < i; ++j) {
       if (!outputs[j].path.empty() && SameFile(outputs[j].path, o.path)) {
@@ -57,6 +59,14 @@ void CheckOutputPaths(const std::string& spec_path, const std::vector<OutputPath
       throw spec::UsageError(fmt::format("{} {}", o.flag, e.what()));
     }
   }
+}
+
+std::vector<OutputPath> ReportOutputs(const ReportPaths& paths) {
+  std::vector<OutputPath> outputs;
+  for (const report::Format& f : report::Formats()) {
+    if (f.destination == report::Destination::kFile) outputs.push_back({std::string(f.flag), PathFor(paths, f.name)});
+  }
+  return outputs;
 }
 
 }  // namespace pe::cli

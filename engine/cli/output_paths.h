@@ -3,7 +3,10 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "engine/cli/commands.h"
 
 namespace pe::cli {
 
@@ -12,8 +15,13 @@ struct OutputPath {
   std::string path;  // empty: not asked for
 };
 
-// Throws spec::UsageError naming the flag when a path is the spec file, two flags name the
-// same file, or a path cannot be written (see CheckWritable).
-void CheckOutputPaths(const std::string& spec_path, const std::vector<OutputPath>& outputs);
+// Throws spec::UsageError naming the flag when a path is the input file (`input_path`, called
+// `input_name` in the message), two flags name the same file, or a path cannot be written (see
+// CheckWritable).
+void CheckOutputPaths(const std::string& input_path, const std::vector<OutputPath>& outputs,
+                      std::string_view input_name = "the spec file");
+
+// One OutputPath per file format of report::Formats(), in its order, with its flag.
+std::vector<OutputPath> ReportOutputs(const ReportPaths& paths);
 
 }  // namespace pe::cli
