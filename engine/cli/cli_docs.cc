@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "engine/report/reporter.h"
+
 namespace pe::cli {
 namespace {
 
@@ -36,10 +38,11 @@ bool TakesValue(const CLI::Option& o) { return o.get_type_size_max() > 0; }
 
 // Options whose value is a file: complete file names after them.
 bool TakesPath(const CLI::Option& o) {
-  static const std::vector<std::string> kPaths = {"json",      "markdown", "html", "csv",
-                                                  "cache-dir", "history",  "out",  "state"};
+  static const std::vector<std::string> kPaths = {"cache-dir", "history", "out", "state"};
   for (const auto& l : o.get_lnames()) {
     if (std::find(kPaths.begin(), kPaths.end(), l) != kPaths.end()) return true;
+    if (const report::Format* f = report::FindFormat(l); f != nullptr && f->destination == report::Destination::kFile)
+      return true;  // the report flags: the registry's file formats
   }
   return false;
 }
