@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/explain/explain_text.h"
-#include "engine/explain/table.h"
+#include "engine/report/text_table.h"
 #include "engine/gate/gate.h"
 #include "engine/report/text.h"
 #include "engine/units/units.h"
@@ -43,7 +43,7 @@ std::string Table(const RunComparison& c) {
                     FormatRatio(w.speedup), IntervalCell(w), FormatPercent(w.superiority),
                     FormatPValue(w.mann_whitney.p_value)});
   }
-  return FormatTable(rows, "lrrrrrl");
+  return report::FormatTable(rows, "lrrrrrl", "  ");
 }
 
 std::string Detail(const WorkloadComparison& w) {

@@ -7,7 +7,7 @@
 
 #include "engine/explain/detail.h"
 #include "engine/explain/rejudge.h"
-#include "engine/explain/table.h"
+#include "engine/report/text_table.h"
 #include "engine/gate/gate.h"
 #include "engine/model/names.h"
 #include "engine/model/threshold_table.h"
@@ -131,7 +131,7 @@ std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
   }
   std::string align = with_logic ? "rlrrrrrrrl" : "rlrrrrrrl";
   if (with_load) align += "rrrr";
-  return title + ")\n" + FormatTable(rows, align + "l");
+  return title + ")\n" + report::FormatTable(rows, align + "l", "  ");
 }
 
 std::string Summary(const WorkloadDetail& d) {
@@ -144,7 +144,7 @@ std::string Summary(const WorkloadDetail& d) {
                     FormatSeconds(s.median_user_s), FormatSeconds(s.median_sys_s), FormatKiB(s.median_rss_kib)});
   }
   return "Summary statistics (wall time of the measured runs; user, sys and peak RSS are medians)\n" +
-         FormatTable(rows, "l");
+         report::FormatTable(rows, "l", "  ");
 }
 
 // "round 7 (150 ms)" for each index of a paired series.

@@ -10,6 +10,7 @@
 
 #include "engine/report/markdown_text.h"
 #include "engine/report/text.h"
+#include "engine/report/text_table.h"
 #include "engine/units/units.h"
 
 namespace pe::report {
@@ -135,27 +136,6 @@ SweepSection SectionOf(const RunResult& result, const SweepResult& sweep) {
 }
 
 std::string Fixed2(double value) { return fmt::format("{:.2f}", value); }
-
-// Pads every column to its widest cell: the first (the axis value) left-aligned like
-// the workload column of the main table, the figures right-aligned.
-std::string AlignedTable(const std::vector<std::vector<std::string>>& lines, std::string_view indent) {
-  std::vector<std::size_t> widths;
-  for (const auto& line : lines) {
-    widths.resize(std::max(widths.size(), line.size()), 0);
-    for (std::size_t c = 0; c < line.size(); ++c) widths[c] = std::max(widths[c], line[c].size());
-  }
-  std::string out;
-  for (const auto& line : lines) {
-    std::string text(indent);
-    for (std::size_t c = 0; c < line.size(); ++c) {
-      if (c > 0) text += kColumnGap;
-      text += c == 0 ? fmt::format("{:<{}}", line[c], widths[c]) : fmt::format("{:>{}}", line[c], widths[c]);
-    }
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    out += text + "\n";
-  }
-  return out;
-}
 
 std::string MarkdownRow(const std::vector<std::string>& cells) {
   std::string line = "|";
@@ -295,7 +275,8 @@ std::string SweepTerminalText(const std::vector<SweepSection>& sections) {
       for (auto& line : lines) {
         for (auto& cell : line) cell = OneLine(cell);
       }
-      out += AlignedTable(lines, "  ");
+      // The axis value left-aligned like the workload column of the main table, the figures right.
+      out += FormatTable(lines, "l", "  ", kColumnGap);
     }
     if (!section.fit_lines.empty() || !section.threshold_lines.empty()) out += "\n";
     for (const auto& line : section.fit_lines) out += fmt::format("  {}\n", OneLine(line));

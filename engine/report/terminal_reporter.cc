@@ -14,6 +14,7 @@
 #include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
+#include "engine/report/text_table.h"
 
 namespace pe::report {
 
@@ -85,24 +86,18 @@ void WriteTable(const std::vector<WorkloadRow>& rows, std::ostream& out, const P
     for (auto& cell : cells) cell = OneLine(cell);
     lines.push_back(std::move(cells));
   }
+  // The workload left, the figures right, the verdict last and unpadded (it is painted).
   const std::size_t columns = lines.front().size();
-  std::vector<std::size_t> widths(columns, 0);
-  for (const auto& line : lines) {
-    for (std::size_t c = 0; c < columns; ++c) widths[c] = std::max(widths[c], line[c].size());
-  }
-
-  for (std::size_t l = 0; l < lines.size(); ++l) {
+  std::string align(columns, 'r');
+  align.front() = 'l';
+  align.back() = 'l';
+  const TableRows padded = PaddedCells(lines, align);
+  for (std::size_t l = 0; l < padded.size(); ++l) {
     std::string text;
     for (std::size_t c = 0; c < columns; ++c) {
       if (c > 0) text += kColumnGap;
-      const std::string& cell = lines[l][c];
-      if (c + 1 == columns) {
-        text += l == 0 ? cell : paint(cell, RowColor(rows[l - 1].status));
-      } else if (c == 0) {
-        text += fmt::format("{:<{}}", cell, widths[c]);
-      } else {
-        text += fmt::format("{:>{}}", cell, widths[c]);
-      }
+      const bool verdict = c + 1 == columns && l > 0;
+      text += verdict ? paint(padded[l][c], RowColor(rows[l - 1].status)) : padded[l][c];
     }
     out << (l == 0 ? paint(text, kDim) : text) << '\n';
   }
