@@ -1,4 +1,6 @@
 // What several subcommands share: who accepted a regression, and writing the reports asked for.
+#include "engine/cli/commands.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,7 +8,6 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "engine/cli/commands.h"
 #include "engine/model/atomic_file.h"
 #include "engine/report/reporter.h"
 #include "engine/spec/spec_error.h"

@@ -8,8 +8,8 @@
 #include <iostream>
 
 #include "engine/cli/commands.h"
-#include "engine/cli/subcommands.h"
 #include "engine/cli/init_spec.h"
+#include "engine/cli/subcommands.h"
 #include "engine/cli/validate_checks.h"
 #include "engine/model/atomic_file.h"
 #include "engine/run/scratch.h"

@@ -1,6 +1,6 @@
 // `perfengine merge`: read every shard's results file, merge (engine/merge/), report.
-#include "engine/cli/commands.h"
 #include "engine/cli/cli_options.h"
+#include "engine/cli/commands.h"
 #include "engine/cli/subcommands.h"
 #include "engine/gate/gate.h"
 #include "engine/merge/against_spec.h"

@@ -48,8 +48,8 @@ std::vector<const report::Format*> StdoutFormats(const ReportFlags& flags) {
     if (flags.terminal) named.push_back("--terminal");
   }
   if (named.size() > 1) {
-    throw spec::UsageError(fmt::format("{} and {} both write to standard output; give one of them a file path",
-                                       named[0], named[1]));
+    throw spec::UsageError(
+        fmt::format("{} and {} both write to standard output; give one of them a file path", named[0], named[1]));
   }
   return out;
 }

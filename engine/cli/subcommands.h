@@ -9,8 +9,8 @@
 namespace pe::cli {
 
 struct Subcommand {
-  CLI::App* cmd = nullptr;      // parsed when *cmd is true
-  std::function<int()> run;     // the exit code
+  CLI::App* cmd = nullptr;          // parsed when *cmd is true
+  std::function<int()> run;         // the exit code
   bool handles_interrupts = false;  // installs the SIGINT/SIGTERM handlers before running
 };
 

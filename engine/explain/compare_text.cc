@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "engine/explain/explain_text.h"
-#include "engine/report/text_table.h"
 #include "engine/gate/gate.h"
 #include "engine/report/text.h"
+#include "engine/report/text_table.h"
 #include "engine/units/units.h"
 
 namespace pe::explain {

@@ -7,12 +7,12 @@
 
 #include "engine/explain/detail.h"
 #include "engine/explain/rejudge.h"
-#include "engine/report/text_table.h"
 #include "engine/gate/gate.h"
 #include "engine/model/names.h"
 #include "engine/model/threshold_table.h"
 #include "engine/report/overview.h"
 #include "engine/report/text.h"
+#include "engine/report/text_table.h"
 #include "engine/units/units.h"
 
 namespace pe::explain {

@@ -18,9 +18,7 @@ namespace {
 // The results file: the model written out, so explain, compare, merge and report read it back.
 class JsonReporter final : public Reporter {
  public:
-  std::string Render(const RunResult& result, const RenderOptions&) const override {
-    return model::ToJsonText(result);
-  }
+  std::string Render(const RunResult& result, const RenderOptions&) const override { return model::ToJsonText(result); }
 };
 
 class HtmlReporter final : public Reporter {

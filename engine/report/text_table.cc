@@ -35,8 +35,7 @@ TableRows PaddedCells(const TableRows& rows, std::string_view align) {
   return padded;
 }
 
-std::string FormatTable(const TableRows& rows, std::string_view align, std::string_view indent,
-                        std::string_view gap) {
+std::string FormatTable(const TableRows& rows, std::string_view align, std::string_view indent, std::string_view gap) {
   std::string out;
   for (const auto& row : PaddedCells(rows, align)) {
     std::string line(indent);
