@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/report/text_table.h"
 #include "engine/spec/spec_error.h"
 #include "engine/spec/suggest.h"
 #include "engine/units/units.h"
@@ -84,14 +85,15 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
     out += fmt::format("{}: {} over {}\n", s.workload, options.figure,
                        units::FormatCount(static_cast<long long>(points.size()), "run"));
     std::vector<double> values;
+    report::TableRows rows;  // run, started, commit, host, value, note: columns as wide as their cells
     for (size_t i = 0; i < points.size(); ++i) {
       const Point& p = points[i];
       values.push_back(p.value);
       const bool changed = i > 0 && p.spec_digest != points[i - 1].spec_digest;
-      out += fmt::format("  {:>4}  {}  {:<12}  {:<16}  {:>10}{}\n", i + 1, p.started_at,
-                         p.commit.empty() ? "-" : p.commit.substr(0, 12), p.hostname, Value(options.figure, p.value),
-                         changed ? "  (spec changed)" : "");
+      rows.push_back({std::to_string(i + 1), p.started_at, p.commit.empty() ? "-" : p.commit.substr(0, 12), p.hostname,
+                      Value(options.figure, p.value), changed ? "(spec changed)" : ""});
     }
+    out += report::FormatTable(rows, "rlllrl", "  ");
     const std::vector<std::size_t> changes = TrendChangePoints(values);
     size_t begin = 0;
     for (size_t c = 0; c < changes.size(); ++c) {

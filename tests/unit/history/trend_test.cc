@@ -30,17 +30,29 @@ TEST(TrendTest, AStepInSpeedupIsOneChangePointWithTheMediansEitherSide) {
   const std::string text = TrendText({Series("work", {1.50, 1.52, 1.49, 1.51, 1.50, 1.20, 1.21, 1.19, 1.20})}, {});
   EXPECT_EQ(text,
             "work: speedup over 9 runs\n"
-            "     1  2026-12-01T00:00:00Z  aaaaaaaaaaaa  ci                    1.500x\n"
-            "     2  2026-12-02T00:00:00Z  bbbbbbbbbbbb  ci                    1.520x\n"
-            "     3  2026-12-03T00:00:00Z  cccccccccccc  ci                    1.490x\n"
-            "     4  2026-12-04T00:00:00Z  dddddddddddd  ci                    1.510x\n"
-            "     5  2026-12-05T00:00:00Z  eeeeeeeeeeee  ci                    1.500x\n"
-            "     6  2026-12-06T00:00:00Z  ffffffffffff  ci                    1.200x  (spec changed)\n"
-            "     7  2026-12-07T00:00:00Z  gggggggggggg  ci                    1.210x\n"
-            "     8  2026-12-08T00:00:00Z  hhhhhhhhhhhh  ci                    1.190x\n"
-            "     9  2026-12-09T00:00:00Z  iiiiiiiiiiii  ci                    1.200x\n"
+            "  1  2026-12-01T00:00:00Z  aaaaaaaaaaaa  ci  1.500x\n"
+            "  2  2026-12-02T00:00:00Z  bbbbbbbbbbbb  ci  1.520x\n"
+            "  3  2026-12-03T00:00:00Z  cccccccccccc  ci  1.490x\n"
+            "  4  2026-12-04T00:00:00Z  dddddddddddd  ci  1.510x\n"
+            "  5  2026-12-05T00:00:00Z  eeeeeeeeeeee  ci  1.500x\n"
+            "  6  2026-12-06T00:00:00Z  ffffffffffff  ci  1.200x  (spec changed)\n"
+            "  7  2026-12-07T00:00:00Z  gggggggggggg  ci  1.210x\n"
+            "  8  2026-12-08T00:00:00Z  hhhhhhhhhhhh  ci  1.190x\n"
+            "  9  2026-12-09T00:00:00Z  iiiiiiiiiiii  ci  1.200x\n"
             "  change point at run 6 (2026-12-06T00:00:00Z, commit ffffffffffff): median 1.500x -> 1.200x (-20.0%)\n"
             "\n");
+}
+
+// Columns are as wide as their widest cell (report::FormatTable): a host name longer than the
+// old fixed 16 columns no longer pushes its value out of line.
+TEST(TrendTest, ALongHostNameKeepsTheValuesAligned) {
+  WorkloadSeries s = Series("work", {1.5, 12.0});
+  s.figures[0].second[1].hostname = "a-runner-with-a-long-name.example.org";
+  const std::string text = TrendText({s}, {});
+  EXPECT_NE(text.find("  1  2026-12-01T00:00:00Z  aaaaaaaaaaaa  ci                                      1.500x\n"
+                      "  2  2026-12-02T00:00:00Z  bbbbbbbbbbbb  a-runner-with-a-long-name.example.org  12.000x\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(TrendTest, OneOutlyingRunIsNotAChange) {
