@@ -299,21 +299,21 @@ TEST_F(ContenderCli, BadJsonIsOneLine) {
   std::filesystem::path good = fixture_.WriteFile("good.json", "{\"//a:b\": \"1~1\"}");
   std::filesystem::path bad = fixture_.WriteFile("bad.json", "{\"//a:b\": \"1~1\",");
   std::string ws = fixture_.workspace().string();
-  ProcessResult result = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "--excludeExternalTargets", "-sh",
-                                              good.string(), "-fh", bad.string()});
+  ProcessResult result = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "-b", fixture_.bazel().string(),
+                                              "--excludeExternalTargets", "-sh", good.string(), "-fh", bad.string()});
   ExpectOneLineError(result, bad.string() + ": not valid JSON (byte 17)");
 
   std::filesystem::path list = fixture_.WriteFile("list.json", "[1, 2]");
-  result = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "--excludeExternalTargets", "-sh", good.string(),
-                                "-fh", list.string()});
+  result = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "-b", fixture_.bazel().string(),
+                                "--excludeExternalTargets", "-sh", good.string(), "-fh", list.string()});
   ExpectOneLineError(result, list.string() + ": expected a JSON object of label -> hash");
 }
 
 TEST_F(ContenderCli, MissingInputFileIsOneLine) {
   std::filesystem::path good = fixture_.WriteFile("good.json", "{}");
   std::string missing = (fixture_.dir() / "missing.json").string();
-  ProcessResult result = RunTool(
-      kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-sh", missing, "-fh", good.string()});
+  ProcessResult result = RunTool(kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-b",
+                                             fixture_.bazel().string(), "-sh", missing, "-fh", good.string()});
   ExpectOneLineError(result, "cannot open " + missing + ": No such file or directory");
 }
 
