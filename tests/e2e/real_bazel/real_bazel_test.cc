@@ -235,5 +235,29 @@ TEST_F(RealBazel, OneWorkspaceHashedFromTwoDirectoriesImpactsNothing) {
   EXPECT_GT(nlohmann::json::parse(Read(here)).size(), 20u);
 }
 
+// A macro of another repository: Bazel 4.2.3 writes its frame as an absolute output-base path
+// (<output base>/external/ext/macros.bzl:...), which upstream resolves under the workspace,
+// does not find and skips (RuleHasher.kt:40-60, SourceFileHasher.kt:130-145). Editing that
+// macro in a way that leaves the rule's attributes as they were impacts nothing upstream; the
+// reference once read the file and reported the rule and its output.
+TEST_F(RealBazel, AnExternalMacroEditImpactsWhatUpstreamFinds) {
+  Write(dir_ / "ext1" / "macros.bzl",
+        "def ext_macro(name):\n"
+        "    native.genrule(name = name, outs = [name + \".out\"], cmd = \"echo ext > $@\")\n");
+  Write(ws() / "extmacro/BUILD", "load(\"@ext//:macros.bzl\", \"ext_macro\")\n\next_macro(name = \"made\")\n");
+  const std::string bazel = (dir_ / "bazel").string();
+  const std::string start = (dir_ / "start.json").string(), final_hashes = (dir_ / "final.json").string();
+  ProcessResult before = Run(kBaseline, {"generate-hashes", "-w", ws().string(), "-b", bazel, start});
+  ASSERT_EQ(before.exit_code, 0) << before.stderr_text;
+  ASSERT_TRUE(nlohmann::json::parse(Read(start)).contains("//extmacro:made"));
+  std::ofstream(dir_ / "ext1" / "macros.bzl", std::ios::app) << "# the macro changed\n";
+  ProcessResult after = Run(kCandidate, {"generate-hashes", "-w", ws().string(), "-b", bazel, final_hashes});
+  ASSERT_EQ(after.exit_code, 0) << after.stderr_text;
+  ProcessResult impacted = Run(kBaseline, {"get-impacted-targets", "-w", ws().string(), "-b", bazel,
+                                           "--no-excludeExternalTargets", "-sh", start, "-fh", final_hashes});
+  ASSERT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
+  EXPECT_EQ(Lines(impacted.stdout_text), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace pe::refdiff
