@@ -7,7 +7,17 @@
 // Hashes follow bazel-diff's shape: "<total>~<direct>", where direct covers the target itself
 // and total also covers the totals of its inputs. With propagate (the default when edges are
 // written) a change flows into every dependent's total, as in real bazel-diff output;
-// without it, exactly the chosen targets change.
+// without it, only the chosen targets (and their generated files) change.
+//
+// As upstream bazel-diff 37.0.0 writes them (Tinder/bazel-diff, cli/src/main/kotlin/com/bazel_diff):
+// a source file's value is "X~X" (TargetHasher.kt:63-71: TargetDigest(digest, digest)); a
+// generated file's value is its generating rule's (TargetHasher.kt:24-49); the -d deps file
+// (GenerateHashesInteractor.kt:84-86, gson drops the null deps of source files) has a key per
+// rule, listing the rules and generated files among its inputs (RuleHasher.kt:131-149: only
+// putTransitiveBytes records a dep), and a key per generated file naming its rule
+// (TargetHasher.kt:47-48). A generated file cannot change apart from its rule, so the changed
+// and removed fractions are picked among rules and source files; a removed rule's generated
+// files go with it.
 #include <fmt/format.h>
 #include <openssl/evp.h>
 
@@ -163,13 +173,22 @@ class HashPair {
     const std::uint32_t changed = count(options_.changed);
     const std::uint32_t removed = std::min(count(options_.removed), n - changed);
     const std::uint32_t added = count(options_.added);
-    std::vector<std::uint32_t> order(n);
-    for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
-    for (std::uint32_t i = 0; i < changed + removed; ++i) {
-      std::swap(order[i], order[i + rng.Below(n - i)]);
+    // Rules and source files are picked; a generated file changes and goes with its rule.
+    std::vector<std::uint32_t> order;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      if (nodes_[i].type != Type::kGeneratedFile) order.push_back(i);
     }
-    for (std::uint32_t i = 0; i < changed; ++i) nodes_[order[i]].version = 1;
-    for (std::uint32_t i = changed; i < changed + removed; ++i) nodes_[order[i]].present = false;
+    const auto pickable = static_cast<std::uint32_t>(order.size());
+    const std::uint32_t picked_changed = std::min(changed, pickable);
+    const std::uint32_t picked_removed = std::min(removed, pickable - picked_changed);
+    for (std::uint32_t i = 0; i < picked_changed + picked_removed; ++i) {
+      std::swap(order[i], order[i + rng.Below(pickable - i)]);
+    }
+    for (std::uint32_t i = 0; i < picked_changed; ++i) nodes_[order[i]].version = 1;
+    for (std::uint32_t i = picked_changed; i < picked_changed + picked_removed; ++i) nodes_[order[i]].present = false;
+    for (auto& node : nodes_) {
+      if (node.type == Type::kGeneratedFile && !nodes_[node.inputs.front()].present) node.present = false;
+    }
     // A dependent of a removed target loses an input: its own definition changed.
     for (auto& node : nodes_) {
       if (!node.present) continue;
@@ -202,15 +221,35 @@ class HashPair {
     std::string buffer;
     for (auto& node : nodes_) {
       if (!node.present) continue;
+      if (node.type == Type::kGeneratedFile) {  // its rule's value; rules precede it in nodes_
+        node.direct = nodes_[node.inputs.front()].direct;
+        node.total = nodes_[node.inputs.front()].total;
+        continue;
+      }
       buffer.assign(reinterpret_cast<const char*>(&seed_), sizeof seed_);
       buffer += node.label;
       buffer.append(reinterpret_cast<const char*>(&node.version), sizeof node.version);
+      // Inputs always precede their users in nodes_, so their hashes are final here. With
+      // propagate, a rule's source files go into its direct hash, as upstream's RuleHasher puts
+      // them (RuleHasher.kt:133-134), and its other inputs' totals into its total.
+      if (options_.propagate) {
+        for (std::uint32_t input : node.inputs) {
+          if (nodes_[input].type == Type::kSourceFile) {
+            buffer.append(reinterpret_cast<const char*>(nodes_[input].direct.data()), 32);
+          }
+        }
+      }
       node.direct = Hash(buffer);
+      if (node.type == Type::kSourceFile) {  // "X~X"
+        node.total = node.direct;
+        continue;
+      }
       buffer.assign(reinterpret_cast<const char*>(node.direct.data()), node.direct.size());
       if (options_.propagate) {
-        // Inputs always precede their users in nodes_, so their totals are final here.
         for (std::uint32_t input : node.inputs) {
-          buffer.append(reinterpret_cast<const char*>(nodes_[input].total.data()), 32);
+          if (nodes_[input].type != Type::kSourceFile) {
+            buffer.append(reinterpret_cast<const char*>(nodes_[input].total.data()), 32);
+          }
         }
       }
       node.total = Hash(buffer);
@@ -227,15 +266,17 @@ class HashPair {
     return order;
   }
 
-  // One JSON object, a key per present target in label order; `value` appends that key's value.
+  // One JSON object, a key per present target in label order (source files only when
+  // `sources`); `value` appends that key's value.
   template <typename Value>
-  void WriteObject(const std::filesystem::path& path, Value value) const {
+  void WriteObject(const std::filesystem::path& path, bool sources, Value value) const {
     OutputFile out(path);
     std::string& buffer = out.buffer();
     buffer += "{";
     bool first = true;
     for (std::uint32_t i : SortedPresent()) {
       const Node& node = nodes_[i];
+      if (!sources && node.type == Type::kSourceFile) continue;
       buffer += first ? "\n  \"" : ",\n  \"";
       first = false;
       buffer += node.label;
@@ -248,7 +289,7 @@ class HashPair {
   }
 
   void WriteHashes(const std::filesystem::path& path) const {
-    WriteObject(path, [&](const Node& node, std::string& buffer) {
+    WriteObject(path, true, [&](const Node& node, std::string& buffer) {
       buffer += '"';
       if (options_.target_types) buffer += TypePrefix(node.type);
       buffer += ToHex(node.total.data(), node.total.size());
@@ -259,9 +300,11 @@ class HashPair {
   }
 
   void WriteEdges(const std::filesystem::path& path) const {
-    WriteObject(path, [&](const Node& node, std::string& buffer) {
+    WriteObject(path, false, [&](const Node& node, std::string& buffer) {
       std::vector<const std::string*> inputs;
-      for (std::uint32_t input : node.inputs) inputs.push_back(&nodes_[input].label);
+      for (std::uint32_t input : node.inputs) {
+        if (nodes_[input].type != Type::kSourceFile) inputs.push_back(&nodes_[input].label);
+      }
       std::sort(inputs.begin(), inputs.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
       buffer += '[';
       for (std::size_t k = 0; k < inputs.size(); ++k) {
@@ -289,7 +332,9 @@ class HashPairGenerator : public Generator {
     return "start.json, final.json (bazel-diff hashes of two revisions), optionally deps.json, and "
            "workspace/ with the replay bazel for get-impacted-targets -w";
   }
-  int Version() const override { return 3; }  // 3: Bazel 4.2.3's own externals, no defs.bzl
+  // 3: Bazel 4.2.3's own externals, no defs.bzl; 4: upstream's shape (X~X sources, generated
+  // files equal to their rule, deps without source files)
+  int Version() const override { return 4; }
   std::string KeyExtra() const override { return ShimKeyExtra(); }
   void Check(const Params& params) const override { Read(params, 1); }
   void Generate(const Params& params, const Context& ctx) const override {

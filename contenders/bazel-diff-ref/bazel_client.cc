@@ -15,10 +15,15 @@ class Bazel {
  public:
   explicit Bazel(const BazelOptions& options) : options_(options) {}
 
-  ProcessResult Run(const std::vector<std::string>& command, const std::filesystem::path& stdout_path = {}) const {
+  // `startup`: with the startup options. Upstream runs `version` without them
+  // (BazelQueryService.kt:47-56) and every other command with them.
+  ProcessResult Run(const std::vector<std::string>& command, const std::filesystem::path& stdout_path = {},
+                    bool startup = true) const {
     ProcessRequest request;
     request.argv.push_back(options_.bazel.string());
-    request.argv.insert(request.argv.end(), options_.startup_options.begin(), options_.startup_options.end());
+    if (startup) {
+      request.argv.insert(request.argv.end(), options_.startup_options.begin(), options_.startup_options.end());
+    }
     request.argv.insert(request.argv.end(), command.begin(), command.end());
     request.cwd = options_.workspace;
     request.stdout_path = stdout_path;
@@ -27,8 +32,8 @@ class Bazel {
 
   // Runs a command that must succeed.
   ProcessResult Check(const std::vector<std::string>& command, const std::string& name,
-                      const std::filesystem::path& stdout_path = {}) const {
-    ProcessResult result = Run(command, stdout_path);
+                      const std::filesystem::path& stdout_path = {}, bool startup = true) const {
+    ProcessResult result = Run(command, stdout_path, startup);
     if (result.exit_code != 0) {
       std::string detail = LastLine(result.stderr_text);
       throw RefDiffError("'bazel " + name + "' failed with exit code " + std::to_string(result.exit_code) +
@@ -81,6 +86,8 @@ bool HasOutputFile(const std::vector<int>& version) {
   return !std::lexicographical_compare(version.begin(), version.end(), kFirst.begin(), kFirst.end());
 }
 
+void AskOutputBase(const BazelOptions& options) { Bazel(options).Check({"info", "output_base"}, "info output_base"); }
+
 bool IsBzlmod(const BazelOptions& options) { return Bazel(options).Run({"mod", "graph"}).exit_code == 0; }
 
 std::filesystem::path ResolveProgram(const std::filesystem::path& program) {
@@ -99,8 +106,8 @@ QueryResult QueryAllTargets(const BazelOptions& options) {
   }
   Bazel bazel(options);
   // bazel-diff reads output_base to find external repositories; we only require that it answers.
-  bazel.Check({"info", "output_base"}, "info output_base");
-  std::vector<int> version = ParseBazelVersion(bazel.Check({"version"}, "version").stdout_text);
+  AskOutputBase(options);
+  std::vector<int> version = ParseBazelVersion(bazel.Check({"version"}, "version", {}, false).stdout_text);
   bool bzlmod = IsBzlmod(options);
 
   TempFile query_file("query");

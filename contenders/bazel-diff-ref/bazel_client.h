@@ -31,6 +31,10 @@ std::string QueryExpression(bool bzlmod, bool exclude_external_targets);
 // it as an unrecognized option) and prints the result to stdout before that.
 bool HasOutputFile(const std::vector<int>& version);
 
+// `bazel [startup options] info output_base`, which must succeed, as upstream runs it before
+// anything else (Modules.kt:66-82). Throws RefDiffError when it fails.
+void AskOutputBase(const BazelOptions& options);
+
 // `bazel [startup options] mod graph` exits 0: the workspace is on bzlmod.
 bool IsBzlmod(const BazelOptions& options);
 

@@ -105,12 +105,38 @@ int ParseThreads(const std::string& text) {
   throw RefDiffError("--threads wants a whole number (0 = all cores), not '" + text + "'");
 }
 
-std::vector<std::string> SplitWords(const std::string& text) {
+// -so/--bazelStartupOptions as upstream's OptionsConverter splits it (OptionsConverter.kt:6-8,
+// Tinder/bazel-diff 37.0.0): value.split(" ").dropLastWhile { it.isEmpty() }. On single spaces
+// only, so "a  b" keeps an empty word between, a tab stays inside a word, and only trailing
+// empty words go.
+std::vector<std::string> SplitStartupOptions(const std::string& text) {
   std::vector<std::string> words;
-  std::istringstream in(text);
-  std::string word;
-  while (in >> word) words.push_back(word);
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t space = text.find(' ', begin);
+    words.push_back(text.substr(begin, space == std::string::npos ? std::string::npos : space - begin));
+    if (space == std::string::npos) break;
+    begin = space + 1;
+  }
+  while (!words.empty() && words.back().empty()) words.pop_back();
   return words;
+}
+
+// Options every subcommand takes as upstream's picocli does: -v/--verbose (inherited from the
+// top command; the reference has no verbose output) and -h/--help (mixinStandardHelpOptions:
+// usage on stdout, exit 0). Returns true when the current argument was one of them and
+// consumed it; sets `help`.
+bool CommonOption(ArgReader& reader, bool& help) {
+  if (reader.Peek() == "-v" || reader.Peek() == "--verbose") {
+    reader.Positional();
+    return true;
+  }
+  if (reader.Peek() == "-h" || reader.Peek() == "--help") {
+    reader.Positional();
+    help = true;
+    return true;
+  }
+  return false;
 }
 
 [[noreturn]] void UnknownOption(const std::string& command, const std::string& arg) {
@@ -149,13 +175,15 @@ int GenerateHashes(const std::vector<std::string>& args, const Flavour& flavour)
   std::string output, dep_edges_output;
   bool has_output = false;
   ArgReader reader(args, 1);
+  bool help = false;
   while (!reader.Done()) {
+    if (CommonOption(reader, help)) continue;
     if (reader.Flag({"-w", "--workspacePath"}))
       bazel.workspace = reader.Value();
     else if (reader.Flag({"-b", "--bazelPath"}))
       bazel.bazel = reader.Value();
     else if (reader.Flag({"-so", "--bazelStartupOptions"}))
-      bazel.startup_options = SplitWords(reader.Value());
+      bazel.startup_options = SplitStartupOptions(reader.Value());
     else if (reader.Negatable("--excludeExternalTargets", exclude_external))
       continue;
     else if (reader.Negatable("--includeTargetType", include_type))
@@ -175,6 +203,7 @@ int GenerateHashes(const std::vector<std::string>& args, const Flavour& flavour)
     else
       throw RefDiffError("generate-hashes takes one output file, got '" + output + "' and '" + reader.Peek() + "'");
   }
+  if (help) return std::fputs(kUsage, stdout) < 0 ? 1 : 0;
   if (bazel.workspace.empty()) throw RefDiffError("generate-hashes needs -w WORKSPACE");
   json.exclude_external_targets = exclude_external.value_or(false);
   json.include_target_type = include_type.value_or(false);
@@ -204,7 +233,9 @@ int GetImpactedTargets(const std::vector<std::string>& args, const Flavour& flav
   std::optional<bool> exclude_external, no_bazelrc;
   ImpactedOptions options;
   ArgReader reader(args, 1);
+  bool help = false;
   while (!reader.Done()) {
+    if (CommonOption(reader, help)) continue;
     if (reader.Flag({"-sh", "--startingHashes"}))
       start_path = reader.Value();
     else if (reader.Flag({"-fh", "--finalHashes"}))
@@ -218,7 +249,7 @@ int GetImpactedTargets(const std::vector<std::string>& args, const Flavour& flav
     else if (reader.Flag({"-b", "--bazelPath"}))
       bazel.bazel = reader.Value();
     else if (reader.Flag({"-so", "--bazelStartupOptions"}))
-      bazel.startup_options = SplitWords(reader.Value());
+      bazel.startup_options = SplitStartupOptions(reader.Value());
     else if (reader.Flag({"-tt", "--targetType"}))
       AddTargetTypes(reader.Value(), options.target_types);
     else if (reader.Negatable("--excludeExternalTargets", exclude_external))
@@ -228,16 +259,21 @@ int GetImpactedTargets(const std::vector<std::string>& args, const Flavour& flav
     else
       UnknownOption(args[0], reader.Peek());
   }
+  if (help) return std::fputs(kUsage, stdout) < 0 ? 1 : 0;
   if (start_path.empty()) throw RefDiffError("get-impacted-targets needs -sh START.json");
   if (final_path.empty()) throw RefDiffError("get-impacted-targets needs -fh FINAL.json");
   // Upstream requires it since 17.0.1 (module change detection asks bazel in the workspace).
   if (bazel.workspace.empty()) throw RefDiffError("get-impacted-targets needs -w WORKSPACE");
 
-  // Unset: exclude //external:* exactly when the workspace is on bzlmod, as upstream decides.
+  // Upstream builds its hasher module here too, which runs `bazel [-so] info output_base` in the
+  // workspace whatever the options (GetImpactedTargetsCommand.kt:130-147, Modules.kt:66-82).
+  // Unset --[no-]excludeExternalTargets: exclude //external:* exactly when the workspace is on
+  // bzlmod, as upstream decides (GetImpactedTargetsCommand.kt:156-163).
   auto exclude_external_targets = [&] {
-    if (exclude_external) return *exclude_external;
     if (no_bazelrc.value_or(false)) bazel.startup_options.insert(bazel.startup_options.begin(), "--bazelrc=/dev/null");
     bazel.bazel = ResolveProgram(bazel.bazel);
+    AskOutputBase(bazel);
+    if (exclude_external) return *exclude_external;
     return IsBzlmod(bazel);
   };
   auto diff = [&](const auto& start_file, const auto& final_file) {
@@ -302,7 +338,9 @@ int RunServe(const std::vector<std::string>& args, const Flavour& flavour) {
   ServeOptions options;
   options.threads = flavour.default_threads;
   ArgReader reader(args, 1);
+  bool help = false;
   while (!reader.Done()) {
+    if (CommonOption(reader, help)) continue;
     if (reader.Flag({"--port"}))
       options.port = ParsePort(reader.Value());
     else if (reader.Flag({"-w", "--workspacePath"}))
@@ -310,7 +348,7 @@ int RunServe(const std::vector<std::string>& args, const Flavour& flavour) {
     else if (reader.Flag({"-b", "--bazelPath"}))
       options.bazel = reader.Value();
     else if (reader.Flag({"-so", "--bazelStartupOptions"}))
-      options.startup_options = SplitWords(reader.Value());
+      options.startup_options = SplitStartupOptions(reader.Value());
     else if (reader.Flag({"--cacheDir"}))
       options.cache_dir = reader.Value();
     else if (reader.Flag({"--gitPath"}))
@@ -324,6 +362,7 @@ int RunServe(const std::vector<std::string>& args, const Flavour& flavour) {
     else
       UnknownOption(args[0], reader.Peek());
   }
+  if (help) return std::fputs(kUsage, stdout) < 0 ? 1 : 0;
   if (options.repo.empty()) throw RefDiffError("serve needs -w REPO (the git repository)");
   if (options.cache_dir.empty()) throw RefDiffError("serve needs --cacheDir DIR (hashes kept per commit)");
   return Serve(options);
@@ -334,6 +373,9 @@ int RunServe(const std::vector<std::string>& args, const Flavour& flavour) {
 int Run(const std::vector<std::string>& args, const Flavour& flavour) {
   try {
     if (args.empty()) throw RefDiffError("no command given (try --help)");
+    if (args[0] == "-v" || args[0] == "--verbose") {  // upstream's top-level -v, before the subcommand
+      return Run(std::vector<std::string>(args.begin() + 1, args.end()), flavour);
+    }
     const std::string& command = args[0];
     if (command == "--version" || command == "-V") {
       std::printf("bazel-diff-ref %s %s\n", flavour.name.c_str(), kVersion);

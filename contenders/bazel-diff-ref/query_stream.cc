@@ -50,13 +50,22 @@ std::string ExternalRepoTarget(std::string_view input) {
   return "//external:" + std::string(repo);
 }
 
-// "pkg/defs.bzl:2:19: my_macro" -> "pkg/defs.bzl". Frames in BUILD files name no .bzl and are
-// skipped: the BUILD file's effect is already in the attributes.
+}  // namespace
+
+// Upstream 37's rule (RuleHasher.kt:40-48, Tinder/bazel-diff 37.0.0): the frame up to its first
+// ':' ("pkg/defs.bzl:2:19: my_macro" -> "pkg/defs.bzl"), kept when it ends in ".bzl" or ".scl"
+// and starts with none of "external/", "@", "../". Frames in BUILD files name no .bzl and are
+// skipped (the BUILD file's effect is already in the attributes). An absolute frame (Bazel
+// writes a macro of another repository as "/<output base>/external/r/defs.bzl:2:19: m") is
+// kept here and then resolved under the workspace, as upstream does (see target_hasher.cc).
 std::string_view BzlFileOfFrame(std::string_view frame) {
-  std::size_t end = frame.find(".bzl:");
-  if (end == std::string_view::npos) return {};
-  return frame.substr(0, end + 4);
+  std::string_view path = frame.substr(0, frame.find(':'));
+  if (!path.ends_with(".bzl") && !path.ends_with(".scl")) return {};
+  if (path.starts_with("external/") || path.starts_with("@") || path.starts_with("../")) return {};
+  return path;
 }
+
+namespace {
 
 void ConvertRule(const blaze_query::Rule& rule, Sha256& hasher, Target& target) {
   target.label = rule.name();

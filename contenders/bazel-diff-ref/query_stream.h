@@ -25,4 +25,8 @@ std::vector<Frame> SplitFrames(std::string_view stream);
 // message that does not decode.
 std::vector<Target> DecodeTargets(std::string_view stream, int threads);
 
+// The .bzl or .scl file an instantiation-stack frame names as upstream 37 keeps it
+// (RuleHasher.kt:40-48), or "" for a frame upstream does not hash.
+std::string_view BzlFileOfFrame(std::string_view frame);
+
 }  // namespace pe::refdiff

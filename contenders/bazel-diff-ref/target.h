@@ -20,8 +20,8 @@ struct Target {
   // Rule: its rule_input labels, plus //external:<repo> for each other repository they name.
   // GeneratedFile: its generating rule. SourceFile: none.
   std::vector<std::string> inputs;
-  // Rule: the .bzl files its instantiation stack names, as written in the frames (relative paths
-  // are workspace-relative), sorted and without duplicates.
+  // Rule: the .bzl/.scl files its instantiation stack names, as written in the frames, kept by
+  // upstream's rule (BzlFileOfFrame in query_stream.h), sorted and without duplicates.
   std::vector<std::string> bzl_files;
   // Rule: digest of rule_class, name and attributes; the .bzl contents join it later, once the
   // distinct .bzl files have been read. SourceFile: digest of its name and subincludes when it

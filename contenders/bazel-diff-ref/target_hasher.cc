@@ -16,27 +16,28 @@ constexpr std::size_t kTargetBatch = 256;
 // thousands of one-target levels, where waking threads would cost more than the hashing.
 constexpr std::size_t kParallelLevel = 1024;
 
-std::filesystem::path BzlPath(const std::filesystem::path& workspace, const std::string& file) {
-  if (file.starts_with("@")) return {};  // another repository: its contents are not ours to read
-  std::filesystem::path path(file);
-  return path.is_absolute() ? path : workspace / path;
+// Where upstream looks for a frame's file: softDigest(BazelSourceFileTarget("//" + path)) reads
+// Paths.get(workspace, path) (SourceFileHasher.kt:130-145), so an absolute frame resolves under
+// the workspace too ("/out/external/r/defs.bzl" -> workspace/out/external/r/defs.bzl), where
+// it is almost never found.
+std::filesystem::path BzlPath(const std::filesystem::path& workspace, std::string_view file) {
+  while (file.starts_with('/')) file.remove_prefix(1);
+  return workspace / file;
 }
 
-// Content digest of a .bzl file, or of `fallback` when the file does not exist.
-Digest HashFileOr(const std::filesystem::path& path, std::string_view fallback, Sha256& hasher) {
-  Digest digest;
-  if (!path.empty() && HashFile(path, hasher, digest)) return digest;
-  return hasher.Update(fallback).Finish();
-}
-
-// Every distinct .bzl file any rule names, sorted, and its content digest.
+// Every distinct .bzl file any rule names, sorted, and its content digest. A file that is not a
+// regular file under the workspace has none: upstream's softDigest returns null for it, and
+// ruleBzlSeed then hashes neither its path nor a digest (RuleHasher.kt:50-60).
 struct BzlDigests {
   std::vector<std::string_view> files;
   std::vector<Digest> digests;
+  std::vector<char> found;
 
-  const Digest& Of(std::string_view file) const {
+  // The file's digest, or nullptr when upstream would skip it.
+  const Digest* Of(std::string_view file) const {
     auto it = std::lower_bound(files.begin(), files.end(), file);
-    return digests[static_cast<std::size_t>(it - files.begin())];
+    const auto i = static_cast<std::size_t>(it - files.begin());
+    return found[i] ? &digests[i] : nullptr;
   }
 };
 
@@ -48,11 +49,11 @@ BzlDigests HashBzlFiles(const TargetGraph& graph, const HashOptions& options) {
   std::sort(bzl.files.begin(), bzl.files.end());
   bzl.files.erase(std::unique(bzl.files.begin(), bzl.files.end()), bzl.files.end());
   bzl.digests.resize(bzl.files.size());
+  bzl.found.resize(bzl.files.size());
   ParallelFor(bzl.files.size(), kFileBatch, options.threads, [&](std::size_t begin, std::size_t end) {
     Sha256 hasher;
     for (std::size_t i = begin; i < end; ++i) {
-      std::string file(bzl.files[i]);
-      bzl.digests[i] = HashFileOr(BzlPath(options.workspace, file), file, hasher);
+      bzl.found[i] = HashFile(BzlPath(options.workspace, bzl.files[i]), hasher, bzl.digests[i]) ? 1 : 0;
     }
   });
   return bzl;
@@ -60,16 +61,18 @@ BzlDigests HashBzlFiles(const TargetGraph& graph, const HashOptions& options) {
 
 // A source file's digest, as upstream's SourceFileHasher makes it: the content, a byte saying it
 // exists, a byte for the owner-execute bit (git tracks only that one), then its seed (name and
-// subincludes, when it has any) and label. A missing file or a directory: a byte saying so.
+// subincludes, when it has any) and label. A missing file: a byte saying so; a directory: none.
 Digest HashSource(const Target& target, const HashOptions& options, Sha256& hasher) {
   bool owner_exec = false;
   std::filesystem::path path = SourcePath(options.workspace, target.label);
   if (!path.empty() && HashFileInto(path, hasher, owner_exec)) {
     hasher.Update(std::string_view("\x01", 1))
         .Update(owner_exec ? std::string_view("\x01", 1) : std::string_view("\x00", 1));
-  } else {
+  } else if (std::error_code ec; path.empty() || !std::filesystem::exists(path, ec)) {
     hasher.Update(std::string_view("\x00", 1));
   }
+  // A directory (or anything else that is there but not a file): no byte at all, as upstream's
+  // `if (file.exists()) { if (file.isFile) {...} } else { 0x00 }` (SourceFileHasher.kt:107-123).
   static const Digest kNoSeed{};
   if (target.rule_body != kNoSeed) hasher.Update(target.rule_body);
   return hasher.Field(target.label).Finish();
@@ -94,7 +97,9 @@ void HashDirect(const TargetGraph& graph, const HashOptions& options, const BzlD
       const Target& target = graph.targets()[i];
       if (target.kind != TargetKind::kRule) continue;
       hasher.Update(target.rule_body);
-      for (const std::string& file : target.bzl_files) hasher.Field(file).Update(bzl.Of(file));
+      for (const std::string& file : target.bzl_files) {
+        if (const Digest* digest = bzl.Of(file)) hasher.Field(file).Update(*digest);
+      }
       for (const auto& input : graph.inputs(i)) {
         hasher.Field(input.label);
         if (input.target >= 0 && graph.targets()[input.target].kind == TargetKind::kSourceFile) {

@@ -3,11 +3,13 @@
 // The rules are upstream bazel-diff's (RuleHasher, SourceFileHasher, TargetHasher); the bytes
 // are ours, so the hashes differ from upstream's while the impacted sets agree.
 //   SourceFile     direct     = SHA-256 of (the file's bytes, 0x01, its owner-execute bit; or
-//                               0x00 when missing or a directory; then its subinclude seed, if
+//                               0x00 when missing, nothing for a directory; then its subinclude seed, if
 //                               any, and its label)
 //                  transitive = direct ("X~X")
-//   Rule           direct     = SHA-256 of (rule body digest, for each .bzl file of its
-//                               instantiation stack: path and content digest, then for each
+//   Rule           direct     = SHA-256 of (rule body digest, for each .bzl/.scl file of its
+//                               instantiation stack that is a regular file under the workspace
+//                               (absolute frames resolved under it too, as upstream does): path
+//                               and content digest, then for each
 //                               input in label order: the label, and the digest of the input if
 //                               it is a source file)
 //                  transitive = SHA-256 of (direct, then for each input that is a rule or a

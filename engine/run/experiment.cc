@@ -331,6 +331,7 @@ std::map<std::string, std::string> Experiment::Placeholders(const spec::Contende
     if (axis != "scale") values[axis] = value;
   }
   if (w.serve) values["port"] = std::to_string(port);
+  if (w.serve) values["checkout"] = (paths.dir / "checkout").string();  // made by ExecuteServe
   return values;
 }
 

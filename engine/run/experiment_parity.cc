@@ -8,6 +8,7 @@
 #include "engine/run/experiment_impl.h"
 #include "engine/run/normalise.h"
 #include "engine/run/output_digest.h"
+#include "engine/run/serve_checkout.h"
 #include "engine/run/serve_workload.h"
 #include "engine/runner/interrupt.h"
 #include "engine/spec/placeholders.h"
@@ -23,6 +24,15 @@ std::optional<serve::ServeRoundResult> Experiment::ExecuteServe(const spec::Cont
                                                                 bool parity) {
   const Paths paths = PathsFor(c, w);
   const ServeOverrides overrides{options_.serve_requests, options_.serve_concurrency};
+  if (UsesCheckout(w)) {
+    // A clone of the fixture's repository per server start (engine/run/serve_checkout.h).
+    try {
+      MakeCheckout(runner_, fixtures_[w.name], paths.dir / "checkout", paths.dir, w.serve_options.ready_timeout_s);
+    } catch (const std::exception& e) {
+      ResultFor(w).failures.push_back({Failure::Kind::kFixture, w.name, c.name, e.what(), ""});
+      return std::nullopt;
+    }
+  }
   serve::ServeRoundResult round = serve::RunServeRound(
       runner_, [&](int port) { return BuildCommand(c, w, paths, port); }, ServeRequests(w, overrides, parity),
       ServeOptions(w, parity));

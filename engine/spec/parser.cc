@@ -367,6 +367,8 @@ void Parser::ParseWorkloads(Spec& spec) const {
       std::vector<std::string> axis_names;
       for (const Axis& a : axes) axis_names.push_back(a.name);
       if (w.serve) axis_names.push_back("port");
+      // {checkout}: a clone of the fixture's repository per server start (engine/run/serve_checkout.h).
+      if (w.serve) axis_names.push_back("checkout");
       CheckPlaceholders(w.args, &w, axis_names);
       if (w.serve && std::none_of(w.args.begin(), w.args.end(),
                                   [](const Located& a) { return a.value.find("{port}") != std::string::npos; })) {

@@ -92,6 +92,56 @@ TEST(FlagshipE2E, TheArgvPassesUpstreamsArgumentRules) {
   }
 }
 
+// Upstream's serve fetches and runs `git checkout --force` in its -w (GitClient.kt:83-86,
+// 158-166); so does the stand-in. The flagship's serve workloads pass {checkout}, a clone per
+// server start, so they run with both contenders checking out as upstream does; the same spec
+// pointing -w into the guarded fixture fails the run, as it did before {checkout}.
+TEST(FlagshipE2E, ServeRunsAgainstAnUpstreamThatChecksOutInItsWorkspace) {
+  TempDir dir;
+  const auto json = dir.path() / "results.json";
+  const std::vector<std::string> serve_only = {"--scale",          "0.02",
+                                               "--rounds",         "7",
+                                               "--max-rounds",     "7",
+                                               "--warmup-rounds",  "0",
+                                               "--serve-requests", kServeRequests,
+                                               "--workload",       "serve-small",
+                                               "--workload",       "serve-large",
+                                               "--contender",      "baseline=" UPSTREAM_STANDIN,
+                                               "--contender",      "candidate=" UPSTREAM_STANDIN,
+                                               "--cache-dir",      (dir.path() / "cache").string()};
+  std::vector<std::string> args = {"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml"};
+  args.insert(args.end(), serve_only.begin(), serve_only.end());
+  args.insert(args.end(), {"--json", json.string()});
+  const Finished f = RunPerfengine(args, dir.path());
+  EXPECT_TRUE(f.exit == 0 || f.exit == 1) << f.exit << "\n" << f.out << f.err;
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["complete"], true);
+  std::vector<std::string> names;
+  for (const auto& w : results["workloads"]) names.push_back(w["name"]);
+  // --workload keeps the startup workload, which every run measures first.
+  EXPECT_EQ(names, (std::vector<std::string>{"startup", "serve-small", "serve-large"}));
+  for (const auto& w : results["workloads"]) {
+    EXPECT_TRUE(w.contains("comparison")) << w["name"];
+    EXPECT_FALSE(w.contains("failures") && !w["failures"].empty()) << w["name"] << "\n" << f.out;
+  }
+
+  std::string spec = ReadAll(PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml");
+  ASSERT_NE(spec.find("\"-w\", \"{checkout}\""), std::string::npos);
+  for (std::size_t at; (at = spec.find("{checkout}")) != std::string::npos;) spec.replace(at, 10, "{fixture}/repo");
+  const fs::path guarded = dir.path() / "guarded.toml";
+  std::ofstream(guarded) << spec;
+  args = {"run", guarded.string()};
+  args.insert(args.end(), serve_only.begin(), serve_only.end());
+  const Finished g = RunPerfengine(args, dir.path());
+  EXPECT_EQ(g.exit, 2) << g.out << g.err;
+  // Root writes through the fixture's read-only bits and the guard names the write; anyone else
+  // gets git's refusal from the stand-in.
+  const std::string said = g.out + g.err;
+  EXPECT_TRUE(said.find("wrote into the fixture") != std::string::npos ||
+              said.find("checkout --force") != std::string::npos)
+      << said;
+}
+
 TEST(FlagshipE2E, AnArgvUpstreamWouldRejectFailsOnTheStandIn) {
   TempDir dir;
   const fs::path spec = dir.path() / "old-argv.toml";

@@ -189,9 +189,11 @@ TEST_F(RealBazel, EachKindOfChangeImpactsWhatUpstreamWouldFind) {
                                       "//exepkg:tool", "//external:ext", "//extpkg:fg", "//licpkg:l",
                                       "//macropkg:consumer", "//macropkg:gen", "//srcpkg:app", "//srcpkg:lib"}));
 
-  // Told not to exclude //external:*, it asks Bazel nothing (one JVM start less).
-  ProcessResult distances = Run(kBaseline, {"get-impacted-targets", "-w", ws().string(), "--no-excludeExternalTargets",
-                                            "-sh", start, "-fh", final_hashes, "-d", edges});
+  // Told not to exclude //external:*, it asks Bazel only `info output_base`, as upstream's hasher
+  // module does (Modules.kt:66-82), and not `mod graph` (one JVM start less).
+  ProcessResult distances =
+      Run(kBaseline, {"get-impacted-targets", "-w", ws().string(), "-b", bazel, "--no-excludeExternalTargets", "-sh",
+                      start, "-fh", final_hashes, "-d", edges});
   ASSERT_EQ(distances.exit_code, 0) << distances.stderr_text;
   std::map<std::string, std::pair<int, int>> got;
   for (const auto& entry : nlohmann::json::parse(distances.stdout_text)) {
@@ -208,6 +210,53 @@ TEST_F(RealBazel, EachKindOfChangeImpactsWhatUpstreamWouldFind) {
       {"//macropkg:consumer", {1, 0}},   {"//macropkg:gen", {0, 0}},     {"//srcpkg:app", {1, 0}},
       {"//srcpkg:lib", {0, 0}}};
   EXPECT_EQ(got, expected);
+}
+
+// The same workspace in two directories has two output bases, and Bazel 4.2.3 writes the
+// instantiation-stack frames of //external:* rules (macros of @bazel_tools) as absolute paths
+// under the output base. Upstream resolves such a frame under the workspace, finds nothing and
+// hashes nothing for it (RuleHasher.kt:40-60, SourceFileHasher.kt:130-145), so the two copies
+// hash alike: 0 impacted targets. (Hashing the frame's path text, as the reference once did,
+// gave 29 spurious targets on such a pair, 27 of them //external:*: issue 28's audit.)
+TEST_F(RealBazel, OneWorkspaceHashedFromTwoDirectoriesImpactsNothing) {
+  const fs::path copy = dir_ / "elsewhere" / "ws";
+  fs::create_directories(copy.parent_path());
+  fs::copy(ws(), copy, fs::copy_options::recursive);
+  const std::string bazel = (dir_ / "bazel").string();
+  const std::string here = (dir_ / "here.json").string(), there = (dir_ / "there.json").string();
+  ProcessResult first = Run(kBaseline, {"generate-hashes", "-w", ws().string(), "-b", bazel, here});
+  ASSERT_EQ(first.exit_code, 0) << first.stderr_text;
+  ProcessResult second = Run(kCandidate, {"generate-hashes", "-w", copy.string(), "-b", bazel, there});
+  ASSERT_EQ(second.exit_code, 0) << second.stderr_text;
+  ProcessResult impacted = Run(kBaseline, {"get-impacted-targets", "-w", copy.string(), "-b", bazel,
+                                           "--no-excludeExternalTargets", "-sh", here, "-fh", there});
+  ASSERT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
+  EXPECT_EQ(Lines(impacted.stdout_text), std::vector<std::string>{});
+  EXPECT_GT(nlohmann::json::parse(Read(here)).size(), 20u);
+}
+
+// A macro of another repository: Bazel 4.2.3 writes its frame as an absolute output-base path
+// (<output base>/external/ext/macros.bzl:...), which upstream resolves under the workspace,
+// does not find and skips (RuleHasher.kt:40-60, SourceFileHasher.kt:130-145). Editing that
+// macro in a way that leaves the rule's attributes as they were impacts nothing upstream; the
+// reference once read the file and reported the rule and its output.
+TEST_F(RealBazel, AnExternalMacroEditImpactsWhatUpstreamFinds) {
+  Write(dir_ / "ext1" / "macros.bzl",
+        "def ext_macro(name):\n"
+        "    native.genrule(name = name, outs = [name + \".out\"], cmd = \"echo ext > $@\")\n");
+  Write(ws() / "extmacro/BUILD", "load(\"@ext//:macros.bzl\", \"ext_macro\")\n\next_macro(name = \"made\")\n");
+  const std::string bazel = (dir_ / "bazel").string();
+  const std::string start = (dir_ / "start.json").string(), final_hashes = (dir_ / "final.json").string();
+  ProcessResult before = Run(kBaseline, {"generate-hashes", "-w", ws().string(), "-b", bazel, start});
+  ASSERT_EQ(before.exit_code, 0) << before.stderr_text;
+  ASSERT_TRUE(nlohmann::json::parse(Read(start)).contains("//extmacro:made"));
+  std::ofstream(dir_ / "ext1" / "macros.bzl", std::ios::app) << "# the macro changed\n";
+  ProcessResult after = Run(kCandidate, {"generate-hashes", "-w", ws().string(), "-b", bazel, final_hashes});
+  ASSERT_EQ(after.exit_code, 0) << after.stderr_text;
+  ProcessResult impacted = Run(kBaseline, {"get-impacted-targets", "-w", ws().string(), "-b", bazel,
+                                           "--no-excludeExternalTargets", "-sh", start, "-fh", final_hashes});
+  ASSERT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
+  EXPECT_EQ(Lines(impacted.stdout_text), std::vector<std::string>{});
 }
 
 }  // namespace

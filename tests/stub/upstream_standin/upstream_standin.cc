@@ -3,6 +3,14 @@
 // upstream refuses - an unknown option, a missing required option, a stray argument - with
 // picocli's message and exit status 2, and otherwise runs the reference build with the same
 // arguments. Used in CI so that a spec argv the real bazel-diff would reject fails here too.
+//
+// `serve` also writes into its workspace as upstream does: `git fetch --all --prune` at start-up
+// unless --no-initial-fetch (GitClient.kt:83-86, Tinder/bazel-diff 37.0.0) and
+// `git -c gc.auto=0 checkout --force REV` (GitClient.kt:158-166). Upstream checks a revision
+// out when a request misses its cache; the stand-in checks every tagged revision out once,
+// before the reference serves: the same writes into -w (working tree and index), earlier. A
+// spec that hands serve a read-only or guarded directory fails here as it would upstream.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -133,6 +141,78 @@ Command Serve() {
   return c;
 }
 
+// Runs git (argv, no shell) in `dir`; its stdout when `out` is given. Returns its exit status.
+int Git(const std::string& git, const std::string& dir, std::vector<std::string> args, std::string* out = nullptr) {
+  args.insert(args.begin(), {git, "-C", dir});
+  int pipe_fds[2] = {-1, -1};
+  if (out != nullptr && ::pipe(pipe_fds) != 0) return 127;
+  const pid_t pid = ::fork();
+  if (pid < 0) return 127;
+  if (pid == 0) {
+    if (out != nullptr) {
+      ::dup2(pipe_fds[1], 1);
+      ::close(pipe_fds[0]);
+      ::close(pipe_fds[1]);
+    } else {
+      ::dup2(2, 1);  // git's chatter must not reach the server's stdout
+    }
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    ::_exit(127);
+  }
+  if (out != nullptr) {
+    ::close(pipe_fds[1]);
+    char buffer[4096];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;)
+      out->append(buffer, static_cast<std::size_t>(n));
+    ::close(pipe_fds[0]);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+// The value of the first of `names` in `args`, or `fallback`.
+std::string ValueOf(const std::vector<std::string>& args, const std::vector<std::string>& names,
+                    const std::string& fallback) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    for (const std::string& name : names) {
+      if (args[i] == name && i + 1 < args.size()) return args[i + 1];
+      if (args[i].starts_with(name + "=")) return args[i].substr(name.size() + 1);
+    }
+  }
+  return fallback;
+}
+
+// Upstream serve's writes into its workspace (see the header). Returns 0, or 1 with git's
+// failure reported on stderr, as upstream's GitClientException would fail the request.
+int CheckOutAsUpstream(const std::vector<std::string>& args) {
+  const std::string workspace = ValueOf(args, {"-w", "--workspacePath"}, "");
+  const std::string git = ValueOf(args, {"--gitPath"}, "git");
+  bool fetch = true;
+  for (const std::string& a : args) fetch = fetch && a != "--no-initial-fetch";
+  if (fetch && Git(git, workspace, {"fetch", "--all", "--prune"}) != 0) {
+    std::fprintf(stderr, "bazel-diff (upstream stand-in): git fetch --all --prune failed in %s\n", workspace.c_str());
+    return 1;
+  }
+  std::string tags;
+  if (Git(git, workspace, {"tag", "--list"}, &tags) != 0) return 1;
+  std::size_t start = 0;
+  for (std::size_t end; (end = tags.find('\n', start)) != std::string::npos; start = end + 1) {
+    const std::string tag = tags.substr(start, end - start);
+    if (tag.empty()) continue;
+    if (Git(git, workspace, {"-c", "gc.auto=0", "checkout", "--force", tag}) != 0) {
+      std::fprintf(stderr, "bazel-diff (upstream stand-in): git -c gc.auto=0 checkout --force %s failed in %s\n",
+                   tag.c_str(), workspace.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
 int Usage(const std::string& message) {
   std::fprintf(stderr, "bazel-diff (upstream argument rules): %s\n", message.c_str());
   return 2;  // picocli's CommandLine.ExitCode.USAGE
@@ -203,6 +283,9 @@ int main(int argc, char** argv) {
       return Usage("Unmatched argument at index 0: '" + sub + "'");
     std::string error = Check(command, std::vector<std::string>(args.begin() + 1, args.end()));
     if (!error.empty()) return Usage(error);
+    if (sub == "serve") {
+      if (int status = CheckOutAsUpstream(args); status != 0) return status;
+    }
   }
   // Accepted: the reference build does the work (it accepts a subset; the rest it names itself).
   const char* target = PE_STANDIN_TARGET;

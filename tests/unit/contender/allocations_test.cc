@@ -104,6 +104,8 @@ class GetImpactedTargetsAllocations : public ::testing::Test {
     std::vector<std::string> args = {"get-impacted-targets",
                                      "-w",
                                      std::filesystem::temp_directory_path().string(),
+                                     "-b",
+                                     REFDIFF_REPLAY_BAZEL,
                                      "--excludeExternalTargets",
                                      "-sh",
                                      start_.path().string(),

@@ -154,7 +154,8 @@ TEST_F(ContenderCli, CallsBazelTheWayBazelDiffDoes) {
   ASSERT_EQ(calls.size(), 4u);
   std::string prefix = "[" + fixture_.workspace().string() + "] --host_jvm_args=-Xmx1g --batch ";
   EXPECT_EQ(calls[0], prefix + "info output_base");
-  EXPECT_EQ(calls[1], prefix + "version");
+  // Upstream runs `version` without the startup options (BazelQueryService.kt:47-56).
+  EXPECT_EQ(calls[1], "[" + fixture_.workspace().string() + "] version");
   EXPECT_EQ(calls[2], prefix + "mod graph");
   EXPECT_TRUE(calls[3].starts_with(prefix + "query --output streamed_proto --order_output=no "
                                             "--proto:instantiation_stack --query_file "))
@@ -298,22 +299,90 @@ TEST_F(ContenderCli, BadJsonIsOneLine) {
   std::filesystem::path good = fixture_.WriteFile("good.json", "{\"//a:b\": \"1~1\"}");
   std::filesystem::path bad = fixture_.WriteFile("bad.json", "{\"//a:b\": \"1~1\",");
   std::string ws = fixture_.workspace().string();
-  ProcessResult result = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "--excludeExternalTargets", "-sh",
-                                              good.string(), "-fh", bad.string()});
+  ProcessResult result = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "-b", fixture_.bazel().string(),
+                                              "--excludeExternalTargets", "-sh", good.string(), "-fh", bad.string()});
   ExpectOneLineError(result, bad.string() + ": not valid JSON (byte 17)");
 
   std::filesystem::path list = fixture_.WriteFile("list.json", "[1, 2]");
-  result = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "--excludeExternalTargets", "-sh", good.string(),
-                                "-fh", list.string()});
+  result = RunTool(kCandidate, {"get-impacted-targets", "-w", ws, "-b", fixture_.bazel().string(),
+                                "--excludeExternalTargets", "-sh", good.string(), "-fh", list.string()});
   ExpectOneLineError(result, list.string() + ": expected a JSON object of label -> hash");
 }
 
 TEST_F(ContenderCli, MissingInputFileIsOneLine) {
   std::filesystem::path good = fixture_.WriteFile("good.json", "{}");
   std::string missing = (fixture_.dir() / "missing.json").string();
-  ProcessResult result = RunTool(
-      kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-sh", missing, "-fh", good.string()});
+  ProcessResult result = RunTool(kBaseline, {"get-impacted-targets", "-w", fixture_.workspace().string(), "-b",
+                                             fixture_.bazel().string(), "-sh", missing, "-fh", good.string()});
   ExpectOneLineError(result, "cannot open " + missing + ": No such file or directory");
+}
+
+// The replay bazel's log of the calls one run of the reference made.
+std::vector<std::string> Calls(const std::filesystem::path& log) {
+  std::ifstream in(log);
+  std::vector<std::string> calls;
+  for (std::string line; std::getline(in, line);) calls.push_back(line);
+  std::filesystem::remove(log);
+  return calls;
+}
+
+// Upstream's get-impacted-targets builds its hasher module, which runs `info output_base`
+// whatever the options (GetImpactedTargetsCommand.kt:130-147, Modules.kt:66-82), then asks
+// `mod graph` only when --[no-]excludeExternalTargets is not given (:156-163).
+TEST_F(ContenderCli, GetImpactedTargetsAsksForTheOutputBaseAsUpstreamDoes) {
+  ASSERT_EQ(Generate(kCandidate, "h.json").exit_code, 0);
+  const std::string hashes = (fixture_.dir() / "h.json").string();
+  const std::string ws = fixture_.workspace().string();
+  const std::filesystem::path log = fixture_.dir() / "calls.log";
+  setenv("REFDIFF_REPLAY_LOG", log.c_str(), 1);
+  for (const std::string& program : {kBaseline, kCandidate}) {
+    ProcessResult plain = RunTool(
+        program, {"get-impacted-targets", "-w", ws, "-b", fixture_.bazel().string(), "-sh", hashes, "-fh", hashes});
+    EXPECT_EQ(plain.exit_code, 0) << plain.stderr_text;
+    EXPECT_EQ(Calls(log), (std::vector<std::string>{"[" + ws + "] info output_base", "[" + ws + "] mod graph"}));
+    ProcessResult told = RunTool(program, {"get-impacted-targets", "-w", ws, "-b", fixture_.bazel().string(), "-sh",
+                                           hashes, "-fh", hashes, "--excludeExternalTargets"});
+    EXPECT_EQ(told.exit_code, 0) << told.stderr_text;
+    EXPECT_EQ(Calls(log), (std::vector<std::string>{"[" + ws + "] info output_base"}));
+  }
+  unsetenv("REFDIFF_REPLAY_LOG");
+}
+
+// -so as upstream's OptionsConverter splits it (OptionsConverter.kt:6-8): on single spaces, so
+// two spaces make an empty word, a tab stays inside a word, trailing empty words are dropped.
+TEST_F(ContenderCli, StartupOptionsAreSplitAsUpstreamSplitsThem) {
+  const std::filesystem::path log = fixture_.dir() / "calls.log";
+  setenv("REFDIFF_REPLAY_LOG", log.c_str(), 1);
+  ProcessResult result = Generate(kBaseline, "h.json", {"-so", "--batch  --a\t--b  "});
+  unsetenv("REFDIFF_REPLAY_LOG");
+  // The replay bazel takes the empty word for its command and refuses it; what counts is the argv.
+  EXPECT_EQ(result.exit_code, 1);
+  const std::vector<std::string> calls = Calls(log);
+  ASSERT_FALSE(calls.empty());
+  // The log joins the argv with single spaces: "--batch", "", "--a\t--b".
+  EXPECT_EQ(calls[0], "[" + fixture_.workspace().string() + "] --batch  --a\t--b info output_base");
+}
+
+// Upstream's picocli takes -v/--verbose (the top command's, inherited) and -h/--help on every
+// subcommand; help prints the usage on stdout and exits 0 even without the required options.
+TEST_F(ContenderCli, VerboseAndHelpAreAcceptedAsUpstreamAcceptsThem) {
+  ASSERT_EQ(Generate(kBaseline, "plain.json").exit_code, 0);
+  ProcessResult verbose = Generate(kBaseline, "verbose.json", {"-v"});
+  ASSERT_EQ(verbose.exit_code, 0) << verbose.stderr_text;
+  EXPECT_EQ(fixture_.ReadFile("verbose.json"), fixture_.ReadFile("plain.json"));
+  ProcessResult first = RunTool(kBaseline, {"--verbose", "generate-hashes", "-w", fixture_.workspace().string(), "-b",
+                                            fixture_.bazel().string(), (fixture_.dir() / "first.json").string()});
+  ASSERT_EQ(first.exit_code, 0) << first.stderr_text;
+  EXPECT_EQ(fixture_.ReadFile("first.json"), fixture_.ReadFile("plain.json"));
+  const std::string usage = RunTool(kBaseline, {"--help"}).stdout_text;
+  ASSERT_TRUE(usage.starts_with("usage: bazel-diff-ref")) << usage;
+  for (const char* command : {"generate-hashes", "get-impacted-targets", "serve"}) {
+    for (const char* help : {"-h", "--help"}) {
+      ProcessResult result = RunTool(kCandidate, {command, help});
+      EXPECT_EQ(result.exit_code, 0) << command << " " << help << ": " << result.stderr_text;
+      EXPECT_EQ(result.stdout_text, usage) << command << " " << help;
+    }
+  }
 }
 
 TEST_F(ContenderCli, UsageErrorsAreOneLine) {

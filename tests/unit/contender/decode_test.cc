@@ -42,6 +42,20 @@ TEST(QueryStream, KeepsOnlyBzlFramesOfTheInstantiationStack) {
   EXPECT_EQ(targets[0].bzl_files, (std::vector<std::string>{"a/defs.bzl", "tools/rules.bzl"}));
 }
 
+// Upstream 37's rule, RuleHasher.kt:40-48 (Tinder/bazel-diff 37.0.0): the text before the first
+// ':', kept when it ends in .bzl or .scl and starts with none of external/, @, ../.
+TEST(QueryStream, FramesAreKeptByUpstreamsRule) {
+  EXPECT_EQ(BzlFileOfFrame("a/defs.bzl:2:19: my_macro"), "a/defs.bzl");
+  EXPECT_EQ(BzlFileOfFrame("a/consts.scl:4:1: consts"), "a/consts.scl");  // .scl: hashed upstream
+  EXPECT_EQ(BzlFileOfFrame("/root/.cache/bazel/_bazel_root/0f3c/external/extrepo/macros.bzl:2:19: ext_macro"),
+            "/root/.cache/bazel/_bazel_root/0f3c/external/extrepo/macros.bzl");  // kept, resolved later
+  EXPECT_EQ(BzlFileOfFrame("external/extrepo/macros.bzl:2:19: ext_macro"), "");
+  EXPECT_EQ(BzlFileOfFrame("../extrepo/macros.bzl:2:19: ext_macro"), "");
+  EXPECT_EQ(BzlFileOfFrame("@extrepo//:macros.bzl:2:19: ext_macro"), "");
+  EXPECT_EQ(BzlFileOfFrame("a/BUILD:3:1: <toplevel>"), "");
+  EXPECT_EQ(BzlFileOfFrame("a/defs.bzl"), "a/defs.bzl");  // no ':' at all: the whole frame
+}
+
 TEST(QueryStream, SkipsPackageGroups) {
   blaze_query::Target group;
   group.set_type(blaze_query::Target::PACKAGE_GROUP);

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 #include <string_view>
@@ -16,6 +18,7 @@
 namespace pe::refdiff {
 namespace {
 
+namespace fs = std::filesystem;
 using testing::Fixture;
 using testing::GeneratedFile;
 using testing::Rule;
@@ -202,6 +205,81 @@ TEST_F(SmallGraph, ChangedBzlFileChangesTheRulesItInstantiates) {
   EXPECT_EQ(Changed(before, after, /*direct=*/true), (std::vector<std::string>{"//a:lib"}));
 }
 
+// The frame kinds of upstream 37's ruleBzlSeed (RuleHasher.kt:36-62) with softDigest's lookup
+// (SourceFileHasher.kt:130-145): a frame's file counts only when it is a regular file at
+// workspace/<frame path>.
+class FrameKinds : public ::testing::Test {
+ protected:
+  std::map<std::string, HashedTarget> HashWith(const std::string& frame) const {
+    return Hash(fixture_, {Rule("//a:lib", "cc_library", {}, {}, {frame})});
+  }
+  Digest DirectWith(const std::string& frame) const { return HashWith(frame).at("//a:lib").direct; }
+
+  Fixture fixture_;
+};
+
+// Bazel 4.2.3 writes a macro of another repository as an absolute output-base path. Upstream
+// resolves it under the workspace (Paths.get(workspace, "/abs/...")), finds no file, and skips
+// it: editing that macro changes nothing, and the rule hashes as if the frame were absent.
+TEST_F(FrameKinds, AnAbsoluteFrameOutsideTheWorkspaceIsSkipped) {
+  const fs::path outside = fixture_.dir() / "output_base" / "external" / "extrepo" / "macros.bzl";
+  fs::create_directories(outside.parent_path());
+  std::ofstream(outside) << "def ext_macro(): pass\n";
+  const std::string frame = outside.string() + ":2:19: ext_macro";
+  const Digest before = DirectWith(frame);
+  std::ofstream(outside) << "def ext_macro(): fail()\n";
+  EXPECT_EQ(DirectWith(frame), before);
+  EXPECT_EQ(DirectWith("/nowhere/else/macros.bzl:2:19: ext_macro"), before);  // the path string counts for nothing
+  EXPECT_EQ(DirectWith("a/BUILD:3:1: <toplevel>"), before);
+}
+
+// ... unless workspace/<absolute path> exists, where upstream does read it.
+TEST_F(FrameKinds, AnAbsoluteFrameIsReadUnderTheWorkspace) {
+  const Digest absent = DirectWith("/tools/abs.bzl:1:1: m");
+  fixture_.WriteSource("tools/abs.bzl", "def m(): pass\n");
+  const Digest present = DirectWith("/tools/abs.bzl:1:1: m");
+  EXPECT_NE(present, absent);
+  fixture_.WriteSource("tools/abs.bzl", "def m(): fail()\n");
+  EXPECT_NE(DirectWith("/tools/abs.bzl:1:1: m"), present);
+}
+
+TEST_F(FrameKinds, AnSclFrameIsHashed) {
+  fixture_.WriteSource("a/consts.scl", "X = 1\n");
+  const Digest before = DirectWith("a/consts.scl:1:1: consts");
+  fixture_.WriteSource("a/consts.scl", "X = 2\n");
+  EXPECT_NE(DirectWith("a/consts.scl:1:1: consts"), before);
+}
+
+// external/... and ../... frames are skipped even when the workspace has a file at that path.
+TEST_F(FrameKinds, ExternalAndParentFramesAreSkipped) {
+  const Digest none = DirectWith("a/BUILD:3:1: <toplevel>");
+  fixture_.WriteSource("external/extrepo/macros.bzl", "def ext_macro(): pass\n");
+  EXPECT_EQ(DirectWith("external/extrepo/macros.bzl:2:19: ext_macro"), none);
+  fs::create_directories(fixture_.workspace().parent_path() / "extrepo");
+  std::ofstream(fixture_.workspace().parent_path() / "extrepo" / "macros.bzl") << "def ext_macro(): pass\n";
+  EXPECT_EQ(DirectWith("../extrepo/macros.bzl:2:19: ext_macro"), none);
+}
+
+// A frame naming a directory or a missing file: softDigest returns null, nothing is hashed.
+TEST_F(FrameKinds, AMissingFileOrADirectoryIsSkipped) {
+  const Digest none = DirectWith("a/BUILD:3:1: <toplevel>");
+  EXPECT_EQ(DirectWith("a/missing.bzl:1:1: m"), none);
+  fs::create_directories(fixture_.workspace() / "a" / "dir.bzl");
+  EXPECT_EQ(DirectWith("a/dir.bzl:1:1: m"), none);
+}
+
+// A source label naming a directory: upstream writes neither the "exists" nor the "missing"
+// byte (SourceFileHasher.kt:107-123: `if (file.exists()) { if (file.isFile) ... } else 0x00`).
+TEST_F(FrameKinds, ADirectorySourceHasNoMissingByte) {
+  auto direct = [&] { return Hash(fixture_, {SourceFile("//a:data")}).at("//a:data").direct; };
+  const Digest missing = direct();
+  fs::create_directories(fixture_.workspace() / "a" / "data");
+  const Digest directory = direct();
+  EXPECT_NE(directory, missing);
+  fixture_.WriteSource("a/data/inside.txt", "contents do not count\n");
+  EXPECT_EQ(direct(), directory);
+}
+
 TEST_F(SmallGraph, GeneratorLocationIsIgnored) {
   std::vector<blaze_query::Target> targets = Targets();
   auto before = Hash(fixture_, targets);
@@ -226,10 +304,11 @@ TEST_F(SmallGraph, SourceFileHashIsItsContentOrItsLabelWhenMissing) {
   std::filesystem::create_directories(fixture_.workspace() / "a" / "assets");
   auto hashed = Hash(fixture_, targets);
   // Upstream's SourceFileHasher: content, 0x01 (exists), the owner-execute bit, then the label;
-  // a missing file or a directory: 0x00, then the label.
+  // a missing file: 0x00, then the label; a directory: the label alone
+  // (SourceFileHasher.kt:107-123).
   Sha256 hasher;
   using namespace std::string_view_literals;
-  EXPECT_EQ(hashed.at("//a:assets").direct, hasher.Update("\x00"sv).Field("//a:assets").Finish());
+  EXPECT_EQ(hashed.at("//a:assets").direct, hasher.Field("//a:assets").Finish());
   EXPECT_EQ(hashed.at("//a:a.cc").direct,
             hasher.Update("int a() { return 1; }\n").Update("\x01\x00"sv).Field("//a:a.cc").Finish());
   EXPECT_EQ(hashed.at("//a:missing.cc").direct, hasher.Update("\x00"sv).Field("//a:missing.cc").Finish());

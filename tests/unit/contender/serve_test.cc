@@ -67,7 +67,7 @@ http::Response Get(int port, const std::string& target) { return http::Fetch(por
 // get-impacted-targets, one label per line.
 class CliAnswers {
  public:
-  explicit CliAnswers(const GitFixture& fixture) {
+  explicit CliAnswers(const GitFixture& fixture) : repo_(fixture.repo()), bazel_(fixture.bazel()) {
     for (const std::string rev : {"rev0", "rev1", "rev2"}) {
       std::filesystem::path checkout = scratch_.path() / ("checkout-" + rev);
       Git(fixture.repo(), {"worktree", "add", "--quiet", "--detach", checkout.string(), rev});
@@ -80,10 +80,13 @@ class CliAnswers {
   }
 
   std::vector<std::string> Impacted(const std::string& from, const std::string& to) const {
-    ProcessResult impacted = RunProcess({{kBaseline, "get-impacted-targets", "-w", scratch_.path().string(),
-                                          "--no-excludeExternalTargets", "-sh", HashFile(from), "-fh", HashFile(to)},
-                                         {},
-                                         {}});
+    // Upstream asks bazel for the output base in -w even here (Modules.kt:66-82), so -w is the
+    // repository's workspace and -b its replay bazel.
+    ProcessResult impacted =
+        RunProcess({{kBaseline, "get-impacted-targets", "-w", repo_.string(), "-b", bazel_.string(),
+                     "--no-excludeExternalTargets", "-sh", HashFile(from), "-fh", HashFile(to)},
+                    {},
+                    {}});
     EXPECT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
     std::vector<std::string> lines;
     std::size_t start = 0;
@@ -96,6 +99,7 @@ class CliAnswers {
  private:
   std::string HashFile(const std::string& rev) const { return (scratch_.path() / (rev + ".json")).string(); }
 
+  std::filesystem::path repo_, bazel_;
   ScratchDir scratch_;
 };
 
