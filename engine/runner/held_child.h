@@ -1,4 +1,4 @@
-// Running a command as the process runner does (own process group, stdin from /dev/null,
+// The system runner's ProcessRunner::RunHeld (process_runner.h): running a command as Run does (own process group, stdin from /dev/null,
 // output files, cwd, environment, timeout, SIGINT/SIGTERM), but holding the child between
 // fork and exec so the caller can attach to its pid first: a perf counter opened then with
 // enable_on_exec counts the program from its first instruction and nothing before.
@@ -10,11 +10,11 @@
 
 #include "engine/runner/process_runner.h"
 
-namespace pe::measure {
+namespace pe::runner {
 
 // Calls `attach(pid)` while the child waits, then lets it exec. When `attach` returns false
 // the child is killed before exec and the outcome is kSpawnFailed ("not started: ...").
 // wall_s, user_s, sys_s and max_rss_kib are the child's own, as in the process runner.
-runner::Outcome RunHeld(const runner::Command& command, const std::function<bool(pid_t)>& attach);
+Outcome RunHeld(const Command& command, const std::function<bool(pid_t)>& attach);
 
-}  // namespace pe::measure
+}  // namespace pe::runner
