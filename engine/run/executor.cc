@@ -8,6 +8,7 @@
 #include <cstring>
 #include <system_error>
 
+#include "engine/measure/scratch_dir.h"
 #include "engine/run/execution_dir.h"
 #include "engine/run/path_component.h"
 #include "engine/run/scratch.h"
@@ -84,13 +85,13 @@ ExecutionPaths Executor::PathsFor(const spec::Contender& c, const spec::Workload
 
 ExecutionPaths Executor::ParityPathsFor() {
   // '+' never survives PathComponent (it becomes %2B), so no workload's directory has this name.
-  std::string pattern = (ctx_.scratch / "parity+XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw fs::filesystem_error("cannot make a parity directory", fs::path(pattern),
+  const std::optional<fs::path> dir = measure::MakePrivateDirectory(ctx_.scratch, "parity+");
+  if (!dir) {
+    throw fs::filesystem_error("cannot make a parity directory", ctx_.scratch / "parity+XXXXXX",
                                std::error_code(errno, std::generic_category()));
   }
   ExecutionPaths p;
-  p.dir = pattern;
+  p.dir = *dir;
   p.stdout_path = p.dir / "stdout";
   p.stderr_path = p.dir / "stderr";
   p.out = p.dir / "out";
