@@ -9,7 +9,6 @@
 #include <cstring>
 #include <system_error>
 
-
 namespace pe::measure {
 
 using runner::Command;

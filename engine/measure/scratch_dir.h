@@ -14,8 +14,7 @@ namespace pe::measure {
 
 // Creates `<parent>/<prefix>XXXXXX` (mkdtemp: six letters or digits). nullopt, with errno
 // set, when it cannot; the caller says what failed in its own words.
-std::optional<std::filesystem::path> MakePrivateDirectory(const std::filesystem::path& parent,
-                                                          std::string_view prefix);
+std::optional<std::filesystem::path> MakePrivateDirectory(const std::filesystem::path& parent, std::string_view prefix);
 
 // A private directory removed with everything in it when this goes out of scope.
 class ScratchDir {

@@ -65,9 +65,9 @@ void CountsCollector::ProfileRegressions() {
   const spec::Spec& spec = ex_.spec();
   const model::Verdict& verdict = ex_.result().verdict;
   for (const spec::Workload* w : workloads_) {
-    const bool regressed =
-        std::any_of(verdict.checks.begin(), verdict.checks.end(),
-                    [&](const Check& c) { return c.workload == w->name && !c.passed && gate::ProfileExplains(c); });
+    const bool regressed = std::any_of(verdict.checks.begin(), verdict.checks.end(), [&](const Check& c) {
+      return c.workload == w->name && !c.passed && gate::ProfileExplains(c);
+    });
     if (!regressed) continue;
     const spec::Contender* b = spec.FindContender(spec.baseline);
     const spec::Contender* k = spec.FindContender(spec.candidate);

@@ -169,8 +169,7 @@ const Command& Executor::CommandFor(const spec::Contender& c, const spec::Worklo
   return it->second;
 }
 
-bool Executor::Execute(const spec::Contender& c, const spec::Workload& w, Outcome* outcome,
-                       ExecutionPaths* paths_out) {
+bool Executor::Execute(const spec::Contender& c, const spec::Workload& w, Outcome* outcome, ExecutionPaths* paths_out) {
   // Parity (paths_out) runs in a fresh directory of its own, with a command built for it.
   ExecutionPaths paths = paths_out ? ParityPathsFor() : PathsFor(c, w);
   Command parity_command;

@@ -54,7 +54,7 @@ struct ExecutionContext {
   runner::ProcessRunner& runner;
   model::RunResult& result;
   FixturePreparer& fixtures;
-  std::filesystem::path scratch;                              // the run's scratch directory
+  std::filesystem::path scratch;                                            // the run's scratch directory
   const std::map<std::string, std::filesystem::path>* worktrees = nullptr;  // contenders built from git
   Progress* progress = nullptr;
   ServeOverrides serve;
@@ -101,8 +101,7 @@ class Executor {
   // Runs one contender on one workload; records a failure and returns false unless it
   // succeeded. With paths_out, a parity execution: a fresh directory of its own, a command
   // built for it, the `output` file's stamp taken before; its paths are returned there.
-  bool Execute(const spec::Contender& c, const spec::Workload& w, runner::Outcome* outcome,
-               ExecutionPaths* paths_out);
+  bool Execute(const spec::Contender& c, const spec::Workload& w, runner::Outcome* outcome, ExecutionPaths* paths_out);
 
   // One serve round of one contender; records a failure and returns nullopt unless it succeeded.
   std::optional<serve::ServeRoundResult> ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity);

@@ -44,7 +44,7 @@ class FixturePreparer {
   const model::Settings& settings_;
   std::filesystem::path cache_root_;
   Progress* progress_;
-  std::map<std::string, std::filesystem::path> fixtures_;  // by workload name
+  std::map<std::string, std::filesystem::path> fixtures_;                  // by workload name
   std::map<std::filesystem::path, std::unique_ptr<FixtureGuard>> guards_;  // one per generated fixture
 };
 

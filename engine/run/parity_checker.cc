@@ -108,8 +108,8 @@ bool ParityChecker::CompareOutput(const spec::Contender& c, const spec::Workload
   }
   ex_.ResultFor(w).failures.push_back(
       {Failure::Kind::kParity, w.name, c.name,
-       fmt::format("output differs from {}'s (parity: {}); no timing is reported over different work", ex_.spec().baseline,
-                   spec::NormaliserName(w.normaliser)),
+       fmt::format("output differs from {}'s (parity: {}); no timing is reported over different work",
+                   ex_.spec().baseline, spec::NormaliserName(w.normaliser)),
        diff});
   return false;
 }
@@ -186,8 +186,8 @@ std::optional<fs::path> ParityChecker::RunNormaliseCommand(const spec::Contender
       break;
   }
   ex_.ResultFor(w).failures.push_back({Failure::Kind::kParity, w.name, c.name,
-                                   fmt::format("output could not be normalised: {} {}", cmd.argv[0], what),
-                                   Tail(cmd.stderr_path)});
+                                       fmt::format("output could not be normalised: {} {}", cmd.argv[0], what),
+                                       Tail(cmd.stderr_path)});
   return std::nullopt;
 }
 

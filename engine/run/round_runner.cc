@@ -41,7 +41,8 @@ bool RoundRunner::RunRounds() {
   // [run] rounds are the minimum; up to max_rounds more are added while a check is open.
   const int first = ex_.settings().warmup_rounds + ex_.settings().rounds;
   const int last = ex_.settings().warmup_rounds + std::max(ex_.settings().rounds, ex_.settings().max_rounds);
-  if (ex_.progress()) ex_.progress()->BeginRounds(static_cast<int>(first * workloads_.size() * ex_.spec().contenders.size()), first);
+  if (ex_.progress())
+    ex_.progress()->BeginRounds(static_cast<int>(first * workloads_.size() * ex_.spec().contenders.size()), first);
   std::vector<const spec::Workload*> active = workloads_;
   LoadProbe load;
   load.Begin();
@@ -53,7 +54,8 @@ bool RoundRunner::RunRounds() {
     if (ex_.progress()) ex_.progress()->SetRound(round + 1);
     next_round_ = round + 1;
     double children_cpu_s = 0;
-    const std::vector<size_t> order = RoundOrder(ex_.settings().order, round, ex_.spec().contenders.size(), ex_.settings().seed);
+    const std::vector<size_t> order =
+        RoundOrder(ex_.settings().order, round, ex_.spec().contenders.size(), ex_.settings().seed);
     for (const spec::Workload* w : active) {
       for (size_t position = 0; position < order.size(); ++position) {
         const spec::Contender& c = ex_.spec().contenders[order[position]];

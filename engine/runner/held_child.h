@@ -1,7 +1,7 @@
-// The system runner's ProcessRunner::RunHeld (process_runner.h): running a command as Run does (own process group, stdin from /dev/null,
-// output files, cwd, environment, timeout, SIGINT/SIGTERM), but holding the child between
-// fork and exec so the caller can attach to its pid first: a perf counter opened then with
-// enable_on_exec counts the program from its first instruction and nothing before.
+// The system runner's ProcessRunner::RunHeld (process_runner.h): running a command as Run does (own process group,
+// stdin from /dev/null, output files, cwd, environment, timeout, SIGINT/SIGTERM), but holding the child between fork
+// and exec so the caller can attach to its pid first: a perf counter opened then with enable_on_exec counts the program
+// from its first instruction and nothing before.
 #pragma once
 
 #include <sys/types.h>

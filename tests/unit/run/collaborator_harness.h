@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/measure/scratch_dir.h"
 #include "engine/model/result.h"
 #include "engine/run/executor.h"
 #include "engine/run/fixture_preparer.h"
 #include "engine/spec/spec.h"
 #include "tests/support/fake_process_runner.h"
-#include "engine/measure/scratch_dir.h"
 
 namespace pe::run::internal {
 

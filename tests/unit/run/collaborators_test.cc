@@ -127,8 +127,7 @@ TEST(ParityCheckerTest, ADifferentAnswerIsAParityFailureWithTheDifference) {
   const Failure& f = h.R("work").failures[0];
   EXPECT_EQ(f.kind, Failure::Kind::kParity);
   EXPECT_EQ(f.contender, "candidate");
-  EXPECT_EQ(f.message,
-            "output differs from baseline's (parity: exact); no timing is reported over different work");
+  EXPECT_EQ(f.message, "output differs from baseline's (parity: exact); no timing is reported over different work");
   EXPECT_NE(f.detail.find("another answer"), std::string::npos) << f.detail;
   // Nothing a contender wrote is left for the next one: no parity directory remains.
   for (const auto& entry : fs::directory_iterator(h.scratch_.path())) {
@@ -286,8 +285,7 @@ TEST(FixturePreparerTest, ADirectoryFixtureIsUsedWhereItIs) {
 }
 
 TEST(FixturePreparerTest, AGeneratedFixtureIsWatchedForWrites) {
-  const std::string text =
-      std::string(kSpec) + "fixture = { generator = \"text_lines\", lines = 10 }\n";
+  const std::string text = std::string(kSpec) + "fixture = { generator = \"text_lines\", lines = 10 }\n";
   Harness h(text, Script{});
   Failure failure;
   ASSERT_EQ(h.fixtures_.Prepare(h.W("work"), &failure), FixturePreparer::Status::kReady) << failure.message;
@@ -301,8 +299,7 @@ TEST(FixturePreparerTest, AGeneratedFixtureIsWatchedForWrites) {
 }
 
 TEST(FixturePreparerTest, AFixtureThatCannotBeMadeIsAFixtureFailure) {
-  const std::string text =
-      std::string(kSpec) + "fixture = { generator = \"text_lines\", lines = 10 }\n";
+  const std::string text = std::string(kSpec) + "fixture = { generator = \"text_lines\", lines = 10 }\n";
   Harness h(text, Script{});
   WriteText(h.scratch_.path() / "cache", "a file where the cache directory should be");
   Failure failure;
