@@ -11,6 +11,7 @@
 #include "engine/gate/gate.h"
 #include "engine/gitbuild/git.h"
 #include "engine/gitbuild/git_build.h"
+#include "engine/measure/scratch_dir.h"
 #include "engine/model/json.h"
 #include "engine/report/json_reporter.h"
 #include "engine/run/experiment.h"
@@ -211,11 +212,10 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
   const spec::Spec checked = AtCommits(spec, "", "");  // both built from git, in one repository
   const fs::path repo = Named(checked, checked.candidate).repo;
   fs::create_directories(cache / "bisect");
-  std::string pattern = (cache / "bisect" / "run-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr)
-    throw std::runtime_error("cannot create a directory in " + (cache / "bisect").string());
+  const std::optional<fs::path> state = measure::MakePrivateDirectory(cache / "bisect", "run-");
+  if (!state) throw std::runtime_error("cannot create a directory in " + (cache / "bisect").string());
   Outcome outcome;
-  outcome.state = pattern;
+  outcome.state = *state;
   Git git(runner, outcome.state);
 
   const auto resolve = [&](const std::string& rev, const char* flag) {

@@ -11,6 +11,7 @@
 #include "engine/cli/init_spec.h"
 #include "engine/cli/subcommands.h"
 #include "engine/cli/validate_checks.h"
+#include "engine/measure/scratch_dir.h"
 #include "engine/model/atomic_file.h"
 #include "engine/run/scratch.h"
 #include "engine/runner/process_runner.h"
@@ -99,9 +100,9 @@ ExitCode InitCommand(const InitFlags& flags) {
 }
 
 QuickSpec::QuickSpec(const InitFlags& flags) {
-  std::string pattern = (run::ScratchParent() / "perfengine-quick-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("--quick: cannot create a temporary directory");
-  dir_ = pattern;
+  auto made = measure::MakePrivateDirectory(run::ScratchParent(), "perfengine-quick-");
+  if (!made) throw std::runtime_error("--quick: cannot create a temporary directory");
+  dir_ = *made;
   path_ = dir_ / "quick.toml";
   WriteFileAtomically(path_, CheckedInitSpec(flags, path_));
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "engine/gitbuild/git.h"
+#include "engine/measure/scratch_dir.h"
 #include "engine/run/scratch.h"
 #include "engine/runner/file_tail.h"
 #include "engine/spec/placeholders.h"
@@ -25,23 +26,6 @@ namespace {
 
 constexpr double kStartupTimeoutS = 10;
 
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string pattern = (run::ScratchParent() / "perfengine-validate-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("cannot create a scratch directory");
-    path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
 fs::path SpecDir(const spec::Spec& spec) {
   return spec.path.parent_path().empty() ? fs::path(".") : spec.path.parent_path();
 }
@@ -50,7 +34,7 @@ fs::path SpecDir(const spec::Spec& spec) {
 
 std::vector<spec::SpecError> CheckByRunning(const spec::Spec& spec, ProcessRunner& runner) {
   std::vector<spec::SpecError> errors;
-  ScratchDir scratch;
+  const measure::ScratchDir scratch(run::ScratchParent(), "perfengine-validate-", "cannot create a scratch directory");
   for (const spec::Contender& c : spec.contenders) {
     if (!c.git.empty()) {
       const gitbuild::GitResult resolved =

@@ -51,7 +51,7 @@ InstructionCount CountWithCallgrind(const Command& command, ProcessRunner& runne
 InstructionCount CountInstructions(const Command& command, ProcessRunner& runner, InstructionSource source) {
   std::string perf_note;
   if (source != InstructionSource::kCallgrind) {
-    PerfCount perf = CountWithPerfEvent(command);
+    PerfCount perf = CountWithPerfEvent(command, runner);
     if (perf.available || source == InstructionSource::kPerfEvent) {
       InstructionCount result;
       result.count = perf.count;

@@ -26,8 +26,8 @@ enum class InstructionSource {
   kCallgrind,  // only valgrind (slow, but available without kernel support)
 };
 
-// Counts the user-space instructions `command` and its children execute. perf_event_open
-// runs the command itself; valgrind runs through `runner`. A command that does not exit 0
+// Counts the user-space instructions `command` and its children execute, through `runner`
+// either way: perf_event_open with runner.RunHeld, valgrind with runner.Run. A command that does not exit 0
 // gives no count, with a note saying how it ended.
 InstructionCount CountInstructions(const runner::Command& command, runner::ProcessRunner& runner,
                                    InstructionSource source = InstructionSource::kAuto);

@@ -9,8 +9,6 @@
 #include <cstring>
 #include <system_error>
 
-#include "engine/measure/held_child.h"
-
 namespace pe::measure {
 
 using runner::Command;
@@ -48,7 +46,7 @@ std::string PerfEventUnavailableReason() {
   return {};
 }
 
-PerfCount CountWithPerfEvent(const Command& command) {
+PerfCount CountWithPerfEvent(const Command& command, runner::ProcessRunner& runner) {
   PerfCount result;
   if (std::string reason = PerfEventUnavailableReason(); !reason.empty()) {
     result.note = reason;
@@ -57,7 +55,7 @@ PerfCount CountWithPerfEvent(const Command& command) {
   int counter = -1;
   int counter_errno = 0;
   bool attach_called = false;
-  result.outcome = RunHeld(command, [&](pid_t pid) {
+  result.outcome = runner.RunHeld(command, [&](int pid) {
     attach_called = true;
     counter = OpenCounter(pid);
     counter_errno = errno;

@@ -22,10 +22,10 @@ struct PerfCount {
 // directory"), or an empty string when it can. Opens and closes a counter on this process.
 std::string PerfEventUnavailableReason();
 
-// Forks, opens the counter on the child (inherit: its children count too; enable_on_exec:
-// counting starts at exec), then lets it exec the command's argv with its env, cwd and
-// streams, in its own process group. Timeouts and SIGINT/SIGTERM end it as in the process
-// runner; only a command that exits with status 0 yields a count.
-PerfCount CountWithPerfEvent(const runner::Command& command);
+// Through runner.RunHeld (process_runner.h): forks, opens the counter on the child (inherit: its children count too;
+// enable_on_exec: counting starts at exec), then lets it exec the command's argv with its env, cwd and streams, in its
+// own process group. Timeouts and SIGINT/SIGTERM end it as in the process runner; only a command that exits with status
+// 0 yields a count.
+PerfCount CountWithPerfEvent(const runner::Command& command, runner::ProcessRunner& runner);
 
 }  // namespace pe::measure

@@ -3,17 +3,32 @@
 #include <stdlib.h>
 
 #include <cerrno>
+#include <stdexcept>
 #include <system_error>
 
 namespace pe::measure {
 
+std::optional<std::filesystem::path> MakePrivateDirectory(const std::filesystem::path& parent,
+                                                          std::string_view prefix) {
+  std::string pattern = (parent / (std::string(prefix) + "XXXXXX")).string();
+  if (::mkdtemp(pattern.data()) == nullptr) return std::nullopt;
+  return std::filesystem::path(pattern);
+}
+
 ScratchDir::ScratchDir(const std::string& prefix) {
-  std::string pattern = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw std::filesystem::filesystem_error("cannot create a temporary directory", pattern,
+  const std::filesystem::path temp = std::filesystem::temp_directory_path();
+  auto made = MakePrivateDirectory(temp, prefix);
+  if (!made) {
+    throw std::filesystem::filesystem_error("cannot create a temporary directory", temp / (prefix + "XXXXXX"),
                                             std::error_code(errno, std::system_category()));
   }
-  path_ = pattern;
+  path_ = std::move(*made);
+}
+
+ScratchDir::ScratchDir(const std::filesystem::path& parent, const std::string& prefix, const std::string& error) {
+  auto made = MakePrivateDirectory(parent, prefix);
+  if (!made) throw std::runtime_error(error);
+  path_ = std::move(*made);
 }
 
 ScratchDir::~ScratchDir() {

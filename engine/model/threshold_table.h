@@ -34,6 +34,9 @@ struct ThresholdRow {
   std::string Comparison::*missing_note = nullptr;
   // The figure is a count measured once per contender ([run] measure = [...]), not a timing.
   bool needs_counts = false;
+  // For a count: its name in [run] measure, which is also what a run measures when the bar is
+  // set ("instructions", "allocations"; the counts collector, engine/run/counts_collector.h).
+  std::string_view count = "";
   // The figure is work after start-up, which a serve workload's latency already is.
   bool after_startup = false;
   // A miss is a cost regression that a callgrind profile of both contenders can explain.
@@ -126,6 +129,7 @@ inline constexpr ThresholdRow kThresholdRows[] = {
      .point = &Comparison::instructions_ratio,
      .missing = "instructions not measured",
      .needs_counts = true,
+     .count = "instructions",
      .profile_explains = true},
     {.key = "max_allocations_ratio",
      .label = "allocation count ratio",
@@ -136,6 +140,7 @@ inline constexpr ThresholdRow kThresholdRows[] = {
      .point = &Comparison::allocations_ratio,
      .missing = "allocations not measured",
      .needs_counts = true,
+     .count = "allocations",
      .profile_explains = true},
 };
 
@@ -148,6 +153,15 @@ inline constexpr std::string_view kConfidenceKey = "confidence";
 // interval at 100% is the whole line and no number of rounds resolves a check against it.
 inline constexpr double kMinConfidence = 0.5;
 inline constexpr double kMaxConfidence = 0.9999;
+
+// A row needs counts exactly when it names the count it reads.
+constexpr bool CountsNamed() {
+  for (const ThresholdRow& row : kThresholdRows) {
+    if (row.needs_counts == row.count.empty()) return false;
+  }
+  return true;
+}
+static_assert(CountsNamed(), "a row with needs_counts names its count, and only such a row does");
 
 constexpr const ThresholdRow* FindThresholdRow(std::string_view key) {
   for (const ThresholdRow& row : kThresholdRows) {

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/measure/scratch_dir.h"
 #include "engine/model/atomic_file.h"
 #include "engine/units/units.h"
 
@@ -102,11 +103,9 @@ std::optional<std::string> ScratchOutOfSpace(const fs::path& scratch, const std:
 
 RunScratch::RunScratch(const fs::path& temp) {
   ReclaimStaleScratch(temp);
-  std::string pattern = (temp / (std::string(kPrefix) + "XXXXXX")).string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw std::runtime_error("cannot create a scratch directory in " + temp.string());
-  }
-  path_ = pattern;
+  std::optional<fs::path> made = measure::MakePrivateDirectory(temp, kPrefix);
+  if (!made) throw std::runtime_error("cannot create a scratch directory in " + temp.string());
+  path_ = std::move(*made);
   lock_fd_ = ::open((path_ / ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   try {
     if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -72,6 +73,12 @@ class ProcessRunner {
   virtual Outcome Run(const Command& command) = 0;
   // Starts `command` as a server and returns without waiting; command.timeout_s is ignored.
   virtual StartedServer StartServer(const Command& command) = 0;
+  // Runs `command` as Run does, but holds the child between fork and exec and calls
+  // `attach(pid)` there (a perf counter opened then counts the program from its first
+  // instruction). When `attach` returns false the child is killed before exec and the outcome
+  // is kSpawnFailed. The system runner's is held_child.h; measure's perf counter runs through
+  // this, so a fake runner can script it too.
+  virtual Outcome RunHeld(const Command& command, const std::function<bool(int pid)>& attach) = 0;
 };
 
 // Starts each command through perfengine-spawner (spawn.h) from an argv, in a new process

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "engine/runner/held_child.h"
 #include "engine/runner/interrupt.h"
 #include "engine/runner/process_group.h"
 #include "engine/runner/process_runner.h"
@@ -29,6 +30,9 @@ class SystemProcessRunner final : public ProcessRunner {
  public:
   Outcome Run(const Command& command) override;
   StartedServer StartServer(const Command& command) override;
+  Outcome RunHeld(const Command& command, const std::function<bool(int pid)>& attach) override {
+    return runner::RunHeld(command, [&](pid_t pid) { return attach(pid); });
+  }
 };
 
 Outcome SystemProcessRunner::Run(const Command& command) {

@@ -34,8 +34,17 @@ class FakeProcessRunner : public runner::ProcessRunner {
     return servers_(command);
   }
 
+  // A held run (what measure's perf counter asks for) goes to `held_script` when one is set;
+  // without one the fake attaches nothing and runs the command's script as Run does.
+  runner::Outcome RunHeld(const runner::Command& command, const std::function<bool(int pid)>& attach) override {
+    held_calls.push_back(command);
+    return held_script ? held_script(command, attach) : script_(command);
+  }
+
   std::vector<runner::Command> calls;
   std::vector<runner::Command> server_calls;
+  std::vector<runner::Command> held_calls;
+  std::function<runner::Outcome(const runner::Command&, const std::function<bool(int pid)>&)> held_script;
 
  private:
   Script script_;

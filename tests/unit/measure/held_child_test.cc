@@ -1,16 +1,14 @@
 // RunHeld is the perf_event_open path without the counter: hosts that refuse perf counters
 // still test the fork, attach, exec and wait machinery here.
-#include "engine/measure/held_child.h"
+#include "engine/runner/held_child.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include "tests/unit/gitbuild/test_repo.h"
 
-namespace pe::measure {
+namespace pe::runner {
 
-using runner::Command;
-using runner::Outcome;
 namespace {
 
 using Status = Outcome::Status;
@@ -74,4 +72,4 @@ TEST(RunHeldTest, MissingProgramIsNotStarted) {
 }
 
 }  // namespace
-}  // namespace pe::measure
+}  // namespace pe::runner

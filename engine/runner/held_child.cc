@@ -1,4 +1,4 @@
-#include "engine/measure/held_child.h"
+#include "engine/runner/held_child.h"
 
 #include <fcntl.h>
 #include <fmt/core.h>
@@ -15,23 +15,8 @@
 #include "engine/runner/spawn.h"
 #include "engine/runner/wait_for_exit.h"
 
-namespace pe::measure {
+namespace pe::runner {
 
-using runner::ChildEnvironment;
-using runner::Command;
-using runner::KillGroup;
-using runner::Outcome;
-using runner::PathVariable;
-using runner::ReapChild;
-using runner::Release;
-using runner::ResolvedProgram;
-using runner::ResolveProgram;
-using runner::Spawned;
-using runner::StartProcess;
-using runner::StartRequest;
-using runner::UniqueFd;
-using runner::WaitEnd;
-using runner::WaitForExit;
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -108,4 +93,4 @@ Outcome RunHeld(const Command& command, const std::function<bool(pid_t)>& attach
   return outcome;
 }
 
-}  // namespace pe::measure
+}  // namespace pe::runner

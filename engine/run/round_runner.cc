@@ -1,0 +1,107 @@
+#include "engine/run/round_runner.h"
+
+#include <algorithm>
+
+#include "engine/analysis/analyze.h"
+#include "engine/gate/gate.h"
+#include "engine/run/machine_load.h"
+#include "engine/run/order.h"
+#include "engine/run/serve_workload.h"
+
+namespace pe::run::internal {
+
+using model::Check;
+using model::RunResult;
+using model::Sample;
+using model::Verdict;
+using runner::Outcome;
+
+// Workloads with a gated check that the rounds so far leave unresolved. Judged on a copy
+// with the confidence sequences only (no bootstrap), which stay valid however often they
+// are looked at: that is what lets the run stop as soon as every check is resolved.
+std::vector<const spec::Workload*> RoundRunner::Unresolved() const {
+  RunResult interim = ex_.result();
+  analysis::Analyze(interim, {.intervals = false, .cancelled = {}});
+  const Verdict verdict = gate::Judge(interim);
+  // A startup-adjusted check also reads the startup workload's median: it gets rounds too.
+  const bool logic_open = std::any_of(verdict.checks.begin(), verdict.checks.end(), [](const Check& c) {
+    return c.threshold == "min_logic_speedup" && c.state == Check::State::kUnresolved;
+  });
+  std::vector<const spec::Workload*> open;
+  for (const spec::Workload* w : workloads_) {
+    const bool unresolved = std::any_of(verdict.checks.begin(), verdict.checks.end(), [&](const Check& c) {
+      return c.workload == w->name && c.state == Check::State::kUnresolved;
+    });
+    if (unresolved || (w->startup && logic_open)) open.push_back(w);
+  }
+  return open;
+}
+
+bool RoundRunner::RunRounds() {
+  // [run] rounds are the minimum; up to max_rounds more are added while a check is open.
+  const int first = ex_.settings().warmup_rounds + ex_.settings().rounds;
+  const int last = ex_.settings().warmup_rounds + std::max(ex_.settings().rounds, ex_.settings().max_rounds);
+  if (ex_.progress())
+    ex_.progress()->BeginRounds(static_cast<int>(first * workloads_.size() * ex_.spec().contenders.size()), first);
+  std::vector<const spec::Workload*> active = workloads_;
+  LoadProbe load;
+  load.Begin();
+  for (int round = 0; round < last; ++round) {
+    if (round >= first) {
+      active = Unresolved();
+      if (active.empty()) break;
+    }
+    if (ex_.progress()) ex_.progress()->SetRound(round + 1);
+    next_round_ = round + 1;
+    double children_cpu_s = 0;
+    const std::vector<size_t> order =
+        RoundOrder(ex_.settings().order, round, ex_.spec().contenders.size(), ex_.settings().seed);
+    for (const spec::Workload* w : active) {
+      for (size_t position = 0; position < order.size(); ++position) {
+        const spec::Contender& c = ex_.spec().contenders[order[position]];
+        Sample s;
+        if (w->serve) {
+          auto served = ex_.ExecuteServe(c, *w, false);
+          if (!served) return false;
+          s = ServeSample(*served);
+        } else {
+          Outcome outcome;
+          if (!ex_.Execute(c, *w, &outcome, nullptr)) return false;
+          s.wall_s = outcome.wall_s;
+          s.user_s = outcome.user_s;
+          s.sys_s = outcome.sys_s;
+          s.max_rss_kib = outcome.max_rss_kib;
+        }
+        s.contender = c.name;
+        s.round = round;
+        s.warmup = round < ex_.settings().warmup_rounds;
+        s.position = static_cast<int>(position);
+        children_cpu_s += s.user_s + s.sys_s;
+        ex_.ResultFor(*w).samples.push_back(std::move(s));
+      }
+    }
+    ex_.result().load.push_back(load.End(round, children_cpu_s));
+  }
+  return true;
+}
+
+bool RoundRunner::RunRssOnly() {
+  for (const spec::Workload* w : workloads_) {
+    const int runs = w->serve ? 0 : ex_.ResultFor(*w).thresholds.rss_runs;  // a server's RSS comes with each round
+    for (int i = 0; i < runs; ++i) {
+      for (const spec::Contender& c : ex_.spec().contenders) {
+        Outcome outcome;
+        if (!ex_.Execute(c, *w, &outcome, nullptr)) return false;
+        Sample s;
+        s.contender = c.name;
+        s.round = next_round_ + i;
+        s.rss_only = true;
+        s.max_rss_kib = outcome.max_rss_kib;
+        ex_.ResultFor(*w).samples.push_back(std::move(s));
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace pe::run::internal

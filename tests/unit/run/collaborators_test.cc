@@ -1,0 +1,313 @@
+// The run loop's collaborators on their own, over the fake process runner: the executor, the
+// parity checker, the round runner, the counts collector and the fixture preparer, each
+// passing and failing. experiment_test.cc runs them together through RunExperiment.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/model/threshold_table.h"
+#include "engine/run/counts_collector.h"
+#include "engine/run/executor.h"
+#include "engine/run/fixture_preparer.h"
+#include "engine/run/parity_checker.h"
+#include "engine/run/round_runner.h"
+#include "tests/unit/run/collaborator_harness.h"
+
+namespace pe::run::internal {
+namespace {
+
+namespace fs = std::filesystem;
+using model::Failure;
+using runner::Command;
+using runner::Outcome;
+using testing::WriteText;
+
+constexpr const char* kSpec = R"(
+[run]
+rounds = 3
+warmup_rounds = 1
+
+[contenders.baseline]
+argv = ["true"]
+env = { WHO = "baseline" }
+
+[contenders.candidate]
+argv = ["true"]
+env = { WHO = "candidate" }
+
+[workloads.work]
+args = ["work", "{out}", "{seed}"]
+)";
+
+// Both contenders print `answer`, the candidate in half the time, unless told otherwise.
+struct Script {
+  std::string candidate_out = "answer\n";
+  int candidate_exit = 0;
+  Outcome operator()(const Command& cmd) const {
+    const bool baseline = Who(cmd) == "baseline";
+    Outcome o;
+    o.wall_s = baseline ? 0.2 : 0.1;
+    o.user_s = o.wall_s;
+    o.max_rss_kib = baseline ? 1000 : 1200;
+    WriteText(cmd.stdout_path, baseline ? "answer\n" : candidate_out);
+    WriteText(cmd.stderr_path, baseline ? "" : "candidate's complaint\n");
+    if (!baseline) o.exit_code = candidate_exit;
+    return o;
+  }
+};
+
+// Executor
+
+TEST(ExecutorTest, BuildsTheCommandFromTheSpecAndRecordsNothingOnSuccess) {
+  Harness h(kSpec, Script{});
+  Executor ex = h.MakeExecutor();
+  Outcome outcome;
+  ASSERT_TRUE(ex.Execute(h.C("candidate"), h.W("work"), &outcome, nullptr));
+  ASSERT_EQ(h.runner_.calls.size(), 1u);
+  const Command& cmd = h.runner_.calls[0];
+  const fs::path dir = h.scratch_.path() / "work" / "candidate";
+  EXPECT_EQ(cmd.argv[1], "work");
+  EXPECT_EQ(cmd.argv[2], (dir / "out").string());
+  EXPECT_EQ(cmd.argv[3], std::to_string(h.settings_.seed));
+  EXPECT_EQ(cmd.stdout_path, dir / "stdout");
+  EXPECT_EQ(cmd.env.at("WHO"), "candidate");
+  EXPECT_TRUE(h.R("work").failures.empty());
+}
+
+TEST(ExecutorTest, AFailedExecutionIsAFailureWithTheStderrTail) {
+  Harness h(kSpec, Script{.candidate_exit = 3});
+  Executor ex = h.MakeExecutor();
+  Outcome outcome;
+  EXPECT_FALSE(ex.Execute(h.C("candidate"), h.W("work"), &outcome, nullptr));
+  ASSERT_EQ(h.R("work").failures.size(), 1u);
+  const Failure& f = h.R("work").failures[0];
+  EXPECT_EQ(f.kind, Failure::Kind::kExit);
+  EXPECT_EQ(f.contender, "candidate");
+  EXPECT_EQ(f.message, "exited with status 3");
+  EXPECT_EQ(f.detail, "candidate's complaint");
+}
+
+TEST(ExecutorTest, AParityExecutionGetsAFreshDirectoryThatIsRemovedAfter) {
+  Harness h(kSpec, Script{});
+  Executor ex = h.MakeExecutor();
+  Outcome outcome;
+  ExecutionPaths paths;
+  ASSERT_TRUE(ex.Execute(h.C("baseline"), h.W("work"), &outcome, &paths));
+  EXPECT_EQ(paths.dir.parent_path(), h.scratch_.path());
+  EXPECT_TRUE(paths.dir.filename().string().starts_with("parity+")) << paths.dir;
+  EXPECT_EQ(ReadText(paths.stdout_path), "answer\n");
+  ex.RemoveParityOutputs(paths);
+  EXPECT_FALSE(fs::exists(paths.dir));
+}
+
+// ParityChecker
+
+TEST(ParityCheckerTest, AgreeingOutputsPassWithTheBaselineRunFirst) {
+  Harness h(kSpec, Script{});
+  Executor ex = h.MakeExecutor();
+  ParityChecker parity(ex);
+  ASSERT_EQ(parity.Order().front()->name, "baseline");
+  EXPECT_TRUE(parity.Check(h.workloads_));
+  std::vector<std::string> who;
+  for (const Command& c : h.runner_.calls) who.push_back(Who(c));
+  // The startup workload, then `work`; the baseline first in each.
+  EXPECT_EQ(who, (std::vector<std::string>{"baseline", "candidate", "baseline", "candidate"}));
+  EXPECT_TRUE(h.R("work").failures.empty());
+  EXPECT_TRUE(h.result_.failures.empty());
+}
+
+TEST(ParityCheckerTest, ADifferentAnswerIsAParityFailureWithTheDifference) {
+  Harness h(kSpec, Script{.candidate_out = "another answer\n"});
+  Executor ex = h.MakeExecutor();
+  EXPECT_FALSE(ParityChecker(ex).Check(h.workloads_));
+  ASSERT_EQ(h.R("work").failures.size(), 1u);
+  const Failure& f = h.R("work").failures[0];
+  EXPECT_EQ(f.kind, Failure::Kind::kParity);
+  EXPECT_EQ(f.contender, "candidate");
+  EXPECT_EQ(f.message, "output differs from baseline's (parity: exact); no timing is reported over different work");
+  EXPECT_NE(f.detail.find("another answer"), std::string::npos) << f.detail;
+  // Nothing a contender wrote is left for the next one: no parity directory remains.
+  for (const auto& entry : fs::directory_iterator(h.scratch_.path())) {
+    EXPECT_FALSE(entry.path().filename().string().starts_with("parity+")) << entry.path();
+  }
+}
+
+// RoundRunner
+
+TEST(RoundRunnerTest, WarmUpsThenRoundsAlternatingWhoGoesFirst) {
+  Harness h(kSpec, Script{});
+  Executor ex = h.MakeExecutor();
+  RoundRunner rounds(ex, h.workloads_);
+  ASSERT_TRUE(rounds.RunRounds());
+  const std::vector<model::Sample>& samples = h.R("work").samples;
+  ASSERT_EQ(samples.size(), 8u);  // (1 warm-up + 3 rounds) x 2 contenders
+  for (const model::Sample& s : samples) {
+    EXPECT_EQ(s.warmup, s.round == 0);
+    const bool baseline_first = s.round % 2 == 0;  // order = "alternate"
+    EXPECT_EQ(s.position, (s.contender == "baseline") == baseline_first ? 0 : 1) << s.round;
+    EXPECT_DOUBLE_EQ(s.wall_s, s.contender == "baseline" ? 0.2 : 0.1);
+  }
+  EXPECT_EQ(h.result_.load.size(), 4u);  // the machine's load, one entry per round
+}
+
+TEST(RoundRunnerTest, ACrashInARoundStopsTheRunWithTheFailure) {
+  Harness h(kSpec, Script{.candidate_exit = 1});
+  Executor ex = h.MakeExecutor();
+  RoundRunner rounds(ex, h.workloads_);
+  EXPECT_FALSE(rounds.RunRounds());
+  // The startup workload's candidate fails first, in round 0, after the baseline ran.
+  ASSERT_EQ(h.R("startup").failures.size(), 1u);
+  EXPECT_EQ(h.R("startup").failures[0].message, "exited with status 1");
+  EXPECT_EQ(h.runner_.calls.size(), 2u);
+}
+
+constexpr const char* kEarlyStopSpec = R"(
+[run]
+rounds = 7
+max_rounds = 30
+warmup_rounds = 0
+
+[contenders.baseline]
+argv = ["true"]
+env = { WHO = "baseline" }
+
+[contenders.candidate]
+argv = ["true"]
+env = { WHO = "candidate" }
+
+[workloads.work]
+args = ["work"]
+
+[thresholds]
+min_speedup = 1.5
+)";
+
+TEST(RoundRunnerTest, StopsAtTheMinimumOnceEveryCheckIsResolved) {
+  // A candidate twice as fast in every round resolves min_speedup = 1.5 at the minimum, 7.
+  Harness h(kEarlyStopSpec, Script{});
+  Executor ex = h.MakeExecutor();
+  RoundRunner rounds(ex, h.workloads_);
+  ASSERT_TRUE(rounds.RunRounds());
+  EXPECT_EQ(h.R("work").samples.size(), 14u);
+  EXPECT_TRUE(rounds.Unresolved().empty());
+}
+
+// CountsCollector
+
+TEST(CountsCollectorTest, EveryCountedThresholdOfTheTableAsksForItsCount) {
+  Harness h(kSpec, Script{});
+  const spec::Workload& w = h.W("work");
+  int counted = 0;
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    model::Thresholds t;
+    t.*row.bar = 1.0;
+    if (!row.needs_counts) {
+      EXPECT_FALSE(WantsCount(h.spec_, w, t, "instructions")) << row.key;
+      EXPECT_FALSE(WantsCount(h.spec_, w, t, "allocations")) << row.key;
+      continue;
+    }
+    ++counted;
+    EXPECT_TRUE(WantsCount(h.spec_, w, t, row.count)) << row.key;
+    EXPECT_FALSE(WantsCount(h.spec_, h.W("startup"), t, row.count)) << row.key;  // never the startup workload
+  }
+  EXPECT_EQ(counted, 2);
+}
+
+class CountsCollectorWithAllocationsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ::setenv("PERFENGINE_ALLOCCOUNT", "/bin/true", 1); }  // a library that exists
+  void TearDown() override { ::unsetenv("PERFENGINE_ALLOCCOUNT"); }
+  static constexpr const char* kCounted = R"(
+[run]
+rounds = 7
+measure = ["allocations"]
+
+[contenders.baseline]
+argv = ["/bin/true"]
+env = { WHO = "baseline" }
+
+[contenders.candidate]
+argv = ["/bin/true"]
+env = { WHO = "candidate" }
+
+[workloads.work]
+args = ["work"]
+)";
+};
+
+TEST_F(CountsCollectorWithAllocationsTest, EachContenderGetsItsCountOnce) {
+  Harness h(kCounted, [](const Command& c) {
+    WriteText(c.env.at("PERFENGINE_ALLOC_OUT"), Who(c) == "baseline" ? "1 10 0 0 0 10 100\n" : "1 4 0 0 0 4 40\n");
+    return Outcome{};
+  });
+  Executor ex = h.MakeExecutor();
+  ASSERT_TRUE(CountsCollector(ex, h.workloads_).Collect());
+  const auto& summaries = h.R("work").summaries;
+  ASSERT_EQ(summaries.size(), 2u);
+  EXPECT_EQ(summaries[0].contender, "baseline");
+  EXPECT_EQ(summaries[0].allocation_calls, 10u);
+  EXPECT_EQ(summaries[1].allocation_calls, 4u);
+  EXPECT_EQ(summaries[1].allocated_bytes, 40u);
+  EXPECT_FALSE(summaries[1].instructions.has_value());
+  EXPECT_EQ(h.runner_.calls.size(), 2u);  // the startup workload is never counted
+  EXPECT_TRUE(h.R("startup").summaries.empty());
+}
+
+TEST_F(CountsCollectorWithAllocationsTest, ACountThatFailsIsANoteNotAFigure) {
+  Harness h(kCounted, [](const Command&) {
+    Outcome o;
+    o.exit_code = 2;
+    o.error = "exited with status 2";
+    return o;
+  });
+  Executor ex = h.MakeExecutor();
+  ASSERT_TRUE(CountsCollector(ex, h.workloads_).Collect());
+  const auto& summaries = h.R("work").summaries;
+  ASSERT_EQ(summaries.size(), 2u);
+  EXPECT_FALSE(summaries[0].allocation_calls.has_value());
+  EXPECT_EQ(summaries[0].measure_note, "not measured: exited with status 2");
+}
+
+// FixturePreparer
+
+TEST(FixturePreparerTest, ADirectoryFixtureIsUsedWhereItIs) {
+  measure::ScratchDir dir("pe-run-test-");
+  const std::string text = std::string(kSpec) + "fixture = \"" + dir.path().string() + "\"\n";
+  Harness h(text, Script{});
+  Failure failure;
+  ASSERT_EQ(h.fixtures_.Prepare(h.W("work"), &failure), FixturePreparer::Status::kReady) << failure.message;
+  EXPECT_EQ(h.fixtures_.DirectoryOf(h.W("work")), dir.path());
+  EXPECT_EQ(h.fixtures_.DirectoryOf(h.W("startup")), fs::path());
+  EXPECT_FALSE(h.fixtures_.Written(h.W("work")).has_value());  // not generated: not watched
+}
+
+TEST(FixturePreparerTest, AGeneratedFixtureIsWatchedForWrites) {
+  const std::string text = std::string(kSpec) + "fixture = { generator = \"text_lines\", lines = 10 }\n";
+  Harness h(text, Script{});
+  Failure failure;
+  ASSERT_EQ(h.fixtures_.Prepare(h.W("work"), &failure), FixturePreparer::Status::kReady) << failure.message;
+  const fs::path root = h.fixtures_.DirectoryOf(h.W("work"));
+  ASSERT_TRUE(fs::is_directory(root)) << root;
+  EXPECT_FALSE(h.fixtures_.Written(h.W("work")).has_value());
+  WriteText(root / "left-behind", "x");
+  const auto written = h.fixtures_.Written(h.W("work"));
+  ASSERT_TRUE(written.has_value());
+  EXPECT_EQ(*written, "wrote into the fixture " + root.string() + ": created 'left-behind'");
+}
+
+TEST(FixturePreparerTest, AFixtureThatCannotBeMadeIsAFixtureFailure) {
+  const std::string text = std::string(kSpec) + "fixture = { generator = \"text_lines\", lines = 10 }\n";
+  Harness h(text, Script{});
+  WriteText(h.scratch_.path() / "cache", "a file where the cache directory should be");
+  Failure failure;
+  ASSERT_EQ(h.fixtures_.Prepare(h.W("work"), &failure), FixturePreparer::Status::kFailed);
+  EXPECT_EQ(failure.kind, Failure::Kind::kFixture);
+  EXPECT_EQ(failure.workload, "work");
+  EXPECT_TRUE(failure.message.starts_with("preparing the fixture failed: ")) << failure.message;
+}
+
+}  // namespace
+}  // namespace pe::run::internal
