@@ -19,6 +19,7 @@
 #include "engine/report/markdown_reporter.h"
 #include "engine/report/terminal_reporter.h"
 #include "engine/report/text.h"
+#include "engine/run/duet_round.h"
 #include "engine/run/experiment.h"
 #include "engine/run/path_component.h"
 #include "engine/run/thread_axis.h"
@@ -164,6 +165,7 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
     throw spec::UsageError("run: give a SPEC file, or --quick 'CMD A' 'CMD B' (perfengine init writes a spec to keep)");
   }
   const spec::Spec spec = LoadSpec(common);
+  run::CheckDuet(spec);
   run::Options options = RunOptions(common);
   options.rounds = flags.rounds;
   options.max_rounds = flags.max_rounds;
@@ -239,6 +241,7 @@ ExitCode ValidateCommand(const CommonOptions& common) {
   }
   auto runner = MakeSystemProcessRunner();
   for (spec::SpecError& e : CheckByRunning(spec, *runner)) errors.push_back(std::move(e));
+  for (spec::SpecError& e : run::DuetRefusals(spec, static_cast<int>(run::UsableCpus().size()))) errors.push_back(e);
   if (!errors.empty()) throw spec::SpecError::Several(std::move(errors));
   run::SelectWorkloads(spec, RunOptions(common));
   for (const std::string& warning :

@@ -376,8 +376,14 @@ bool Experiment::Execute(const spec::Contender& c, const spec::Workload& w, Outc
     paths.output_before = StampOfFile(paths.output);
   }
   *outcome = runner_.Run(cmd);
-  if (progress_) progress_->Step(w.name);
   if (paths_out) *paths_out = paths;
+  return Executed(c, w, cmd, paths, *outcome);
+}
+
+bool Experiment::Executed(const spec::Contender& c, const spec::Workload& w, const Command& cmd, const Paths& paths,
+                          const Outcome& result) {
+  const Outcome* outcome = &result;
+  if (progress_) progress_->Step(w.name);
   if (outcome->status == Outcome::Status::kInterrupted || interrupt::Interrupted()) return Interrupted();
   if (outcome->ok()) return CheckFixtureUntouched(c, w);
   Failure f;
@@ -505,6 +511,10 @@ bool Experiment::RunRounds() {
     double children_cpu_s = 0;
     const std::vector<size_t> order = RoundOrder(settings_.order, round, spec_.contenders.size(), settings_.seed);
     for (const spec::Workload* w : active) {
+      if (settings_.order == "duet") {  // every contender at once, each on its own core
+        if (!RunDuetRound(*w, round, order, &children_cpu_s)) return false;
+        continue;
+      }
       for (size_t position = 0; position < order.size(); ++position) {
         const spec::Contender& c = spec_.contenders[order[position]];
         Sample s;

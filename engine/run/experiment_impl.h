@@ -112,6 +112,12 @@ class Experiment {
 
   // Runs one contender on one workload; records a failure and returns false unless it succeeded.
   bool Execute(const spec::Contender& c, const spec::Workload& w, runner::Outcome* outcome, Paths* paths_out);
+  // What Execute does once `cmd` ran: progress, interrupt, fixture check, or the failure recorded.
+  bool Executed(const spec::Contender& c, const spec::Workload& w, const runner::Command& cmd, const Paths& paths,
+                const runner::Outcome& outcome);
+  // One duet round of `w` (duet_round.cc): the contenders in `order` all at once, the i-th pinned
+  // to the i-th usable core; each one's sample from its own wait4. False after a failure.
+  bool RunDuetRound(const spec::Workload& w, int round, const std::vector<size_t>& order, double* children_cpu_s);
 
   bool Interrupted();
 
