@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "engine/cli/calibrate_command.h"
 #include "engine/cli/cli_docs.h"
 #include "engine/cli/commands.h"
 #include "engine/report/text.h"
@@ -222,6 +223,8 @@ int RunCommandLine(int argc, char** argv) {
   step->add_option("--contender", common.contenders);
   step->add_option("--cache-dir", common.cache_dir);
 
+  const CalibrateCommand calibrate(app);
+
   // Generated from the definitions above (cli_docs.h); not listed, the build and packagers use them.
   std::string shell;
   CLI::App* completion = app.add_subcommand("completion", "Print shell completion: completion bash|zsh");
@@ -281,6 +284,7 @@ int RunCommandLine(int argc, char** argv) {
       return BisectStepCommand(common, step_flags);
     }
     if (*merge) return static_cast<int>(MergeCommand(merge_flags, UseColor()));
+    if (calibrate.chosen()) return static_cast<int>(calibrate.Run());
   } catch (const spec::SpecError& e) {
     // Errors quote the spec, the environment and contenders' stderr: never raw to a terminal.
     std::cerr << report::Printable(e.what()) << "\n";
