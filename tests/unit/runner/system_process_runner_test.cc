@@ -1,7 +1,7 @@
 // The real runner against the real stub contender (tests/stub/) and a few coreutils.
 #include <fcntl.h>
-#include <sched.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
