@@ -14,6 +14,7 @@
 #include "engine/model/atomic_file.h"
 #include "engine/report/reporter.h"
 #include "engine/report/text.h"
+#include "engine/run/duet_round.h"
 #include "engine/run/experiment.h"
 #include "engine/run/thread_axis.h"
 #include "engine/runner/process_runner.h"
@@ -61,6 +62,7 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
     throw spec::UsageError("run: give a SPEC file, or --quick 'CMD A' 'CMD B' (perfengine init writes a spec to keep)");
   }
   const spec::Spec spec = LoadSpec(common);
+  run::CheckDuet(spec);
   run::Options options = RunOptions(common);
   options.rounds = flags.rounds;
   options.max_rounds = flags.max_rounds;

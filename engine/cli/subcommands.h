@@ -28,6 +28,7 @@ Subcommand AddReport(CLI::App& app);
 Subcommand AddHistory(CLI::App& app);
 Subcommand AddBisect(CLI::App& app);
 Subcommand AddBisectStep(CLI::App& app);
+Subcommand AddCalibrate(CLI::App& app);
 // Generated from the whole command line (cli_docs.h); not listed, the build and packagers use them.
 Subcommand AddCompletion(CLI::App& app);
 Subcommand AddMan(CLI::App& app);

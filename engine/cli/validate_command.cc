@@ -10,6 +10,7 @@
 #include "engine/cli/subcommands.h"
 #include "engine/cli/validate_checks.h"
 #include "engine/report/text.h"
+#include "engine/run/duet_round.h"
 #include "engine/run/thread_axis.h"
 #include "engine/runner/process_runner.h"
 #include "engine/spec/programs.h"
@@ -36,6 +37,7 @@ ExitCode ValidateCommand(const CommonOptions& common) {
   }
   auto runner = MakeSystemProcessRunner();
   for (spec::SpecError& e : CheckByRunning(spec, *runner)) errors.push_back(std::move(e));
+  for (spec::SpecError& e : run::DuetRefusals(spec, static_cast<int>(run::UsableCpus().size()))) errors.push_back(e);
   if (!errors.empty()) throw spec::SpecError::Several(std::move(errors));
   run::SelectWorkloads(spec, RunOptions(common));
   for (const std::string& warning :

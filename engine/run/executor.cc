@@ -182,8 +182,13 @@ bool Executor::Execute(const spec::Contender& c, const spec::Workload& w, Outcom
     paths.output_before = StampOfFile(paths.output);
   }
   *outcome = ctx_.runner.Run(cmd);
-  if (ctx_.progress) ctx_.progress->Step(w.name);
   if (paths_out) *paths_out = paths;
+  return Executed(c, w, cmd, *outcome);
+}
+
+bool Executor::Executed(const spec::Contender& c, const spec::Workload& w, const Command& cmd, const Outcome& result) {
+  const Outcome* outcome = &result;
+  if (ctx_.progress) ctx_.progress->Step(w.name);
   if (outcome->status == Outcome::Status::kInterrupted || interrupt::Interrupted()) return Interrupted();
   if (outcome->ok()) return CheckFixtureUntouched(c, w);
   Failure f;

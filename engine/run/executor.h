@@ -103,14 +103,19 @@ class Executor {
   // built for it, the `output` file's stamp taken before; its paths are returned there.
   bool Execute(const spec::Contender& c, const spec::Workload& w, runner::Outcome* outcome, ExecutionPaths* paths_out);
 
-  // One serve round of one contender; records a failure and returns nullopt unless it succeeded.
-  std::optional<serve::ServeRoundResult> ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity);
+  // What Execute does once `cmd` ran: progress, interrupt, fixture check, or the failure
+  // recorded (a duet round runs its commands itself, engine/run/duet_round.h).
+  bool Executed(const spec::Contender& c, const spec::Workload& w, const runner::Command& cmd,
+                const runner::Outcome& outcome);
 
- private:
   // BuildCommand's answer for a timed execution of `c` on `w`, built once: it is on the path of
   // every execution, and nothing it depends on changes during a run.
   const runner::Command& CommandFor(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths);
 
+  // One serve round of one contender; records a failure and returns nullopt unless it succeeded.
+  std::optional<serve::ServeRoundResult> ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity);
+
+ private:
   ExecutionContext ctx_;
   std::map<std::pair<const spec::Contender*, const spec::Workload*>, runner::Command> commands_;
   std::set<std::pair<const spec::Contender*, const spec::Workload*>> noted_;  // servers' notes given

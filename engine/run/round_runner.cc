@@ -4,6 +4,7 @@
 
 #include "engine/analysis/analyze.h"
 #include "engine/gate/gate.h"
+#include "engine/run/duet_round.h"
 #include "engine/run/machine_load.h"
 #include "engine/run/order.h"
 #include "engine/run/serve_workload.h"
@@ -57,6 +58,10 @@ bool RoundRunner::RunRounds() {
     const std::vector<size_t> order =
         RoundOrder(ex_.settings().order, round, ex_.spec().contenders.size(), ex_.settings().seed);
     for (const spec::Workload* w : active) {
+      if (ex_.settings().order == "duet") {  // every contender at once, each on its own core
+        if (!RunDuetRound(ex_, *w, round, order, &children_cpu_s)) return false;
+        continue;
+      }
       for (size_t position = 0; position < order.size(); ++position) {
         const spec::Contender& c = ex_.spec().contenders[order[position]];
         Sample s;

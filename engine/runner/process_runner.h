@@ -21,6 +21,7 @@ struct Command {
   std::filesystem::path stdout_path;       // child's stdout goes here (truncated); empty: /dev/null
   std::filesystem::path stderr_path;       // child's stderr goes here (truncated); empty: /dev/null
   double timeout_s = 0;                    // 0: none; on expiry the whole process group is killed
+  int cpu = -1;  // >= 0: pinned to this CPU before exec (sched_setaffinity), with all it starts
 };
 
 struct Outcome {

@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <fmt/core.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <system_error>
 
 #include "engine/runner/interrupt.h"
+#include "engine/runner/process_group.h"
 #include "engine/runner/program_lookup.h"
 #include "engine/runner/spawner_protocol.h"
 
@@ -341,7 +343,22 @@ Spawned SpawnInOwnGroup(const Command& command) {
   request.stdin_fd = dev_null;
   request.stdout_fd = out->get();
   request.stderr_fd = err->get();
-  return StartProcess(request);
+  if (command.cpu < 0) return StartProcess(request);
+  // Pinned: held before exec while its CPU is set, so nothing of the program runs elsewhere.
+  request.hold = true;
+  Spawned spawned = StartProcess(request);
+  if (!spawned.error.empty()) return spawned;
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  CPU_SET(command.cpu, &cpus);
+  if (::sched_setaffinity(spawned.pid, sizeof cpus, &cpus) != 0) {
+    const int error = errno;
+    KillGroup(spawned.pid);
+    ReapChild(spawned);
+    return NotSpawned(fmt::format("cannot pin {} to CPU {}: {}", command.argv[0], command.cpu, ErrnoText(error)));
+  }
+  Release(spawned);
+  return spawned;
 }
 
 Outcome ReapChild(Spawned& spawned) {

@@ -154,12 +154,13 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
     if (auto v = Confidence(run)) s.confidence = *v;
   });
   if (auto v = String(run, "order")) {
-    const std::vector<std::string> orders = {"alternate", "random"};
+    const std::vector<std::string> orders = {"alternate", "random", "duet"};
     if (std::find(orders.begin(), orders.end(), *v) == orders.end()) {
       Fail(Pos(*run.get("order")),
-           fmt::format("unknown order '{}'{}; expected 'alternate' or 'random'", *v, DidYouMean(*v, orders)));
+           fmt::format("unknown order '{}'{}; expected 'alternate', 'random' or 'duet'", *v, DidYouMean(*v, orders)));
     }
     s.order = *v;
+    spec.order_pos = Pos(*run.get("order"));
   }
 }
 
@@ -191,7 +192,7 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
     if (!node.is_table()) Fail(Pos(node), fmt::format("contender '{}' must be a table, not {}", name, TypeName(node)));
     const toml::table& t = *node.as_table();
     const std::string where = fmt::format("[contenders.{}]", name);
-    CheckKeys(t, {"argv", "env", "workdir", "description", "startup", "git", "repo", "build"}, where);
+    CheckKeys(t, {"argv", "env", "workdir", "description", "startup", "git", "repo", "build", "threads"}, where);
     Contender c;
     c.name = name;
     c.pos = Pos(key.source());
@@ -199,6 +200,7 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
     if (!argv) Fail(Pos(key.source()), fmt::format("{} needs 'argv', the program and its leading arguments", where));
     c.argv = *argv;
     c.description = String(t, "description").value_or("");
+    if (auto threads = Integer(t, "threads", 1, limits::kMaxThreads)) c.threads = static_cast<int>(*threads);
     if (auto workdir = String(t, "workdir")) c.workdir = ResolveAgainstSpec(*workdir);
     if (auto git = String(t, "git")) {
       if (git->empty()) Fail(Pos(*t.get("git")), "'git' must name a revision, e.g. \"main\" or \"HEAD\"");

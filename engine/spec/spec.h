@@ -49,6 +49,7 @@ struct Contender {
   SourcePos git_pos;
   std::filesystem::path repo;
   std::vector<std::string> build;
+  int threads = 1;  // the threads it runs, as the spec declares them (order = "duet" needs 1)
 };
 
 // kNone: outputs are not compared at all (tools whose outputs differ by nature, e.g. two
@@ -135,6 +136,7 @@ struct Spec {
   bool measure_instructions = false;
   bool measure_allocations = false;
   std::vector<Sweep> sweeps;
+  SourcePos order_pos;  // [run] order, where errors about it point (order = "duet": run/duet_round.h)
 
   const Contender* FindContender(std::string_view name) const;
   const Workload* FindWorkload(std::string_view name) const;

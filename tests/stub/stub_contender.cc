@@ -2,6 +2,7 @@
 // code a test controls entirely from its argv. Actions run in the order given; the whole
 // argv is parsed first so a typo fails with exit 64 before any action has side effects.
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -88,6 +89,26 @@ void Log(const std::string& path, const std::string& tag) {
   const long long ns = static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
   // One write() with O_APPEND, so lines from contenders never interleave.
   WriteFile(path, tag + " " + std::to_string(::getpid()) + " " + std::to_string(ns), O_APPEND);
+}
+
+// "TAG <pid> <monotonic ns> <cpu>": when and on which CPU (sched_getcpu) this point was
+// reached, for tests that check two contenders ran at the same time on different cores.
+void CpuLog(const std::string& path, const std::string& tag) {
+  timespec ts = {};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const long long ns = static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+  WriteFile(path,
+            tag + " " + std::to_string(::getpid()) + " " + std::to_string(ns) + " " + std::to_string(sched_getcpu()),
+            O_APPEND);
+}
+
+// Busy for a random 0..ms milliseconds: a contender whose run-to-run noise a test controls.
+void JitterMs(long ms) {
+  timespec ts = {};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  std::uint64_t state = static_cast<std::uint64_t>(ts.tv_nsec) ^ (static_cast<std::uint64_t>(::getpid()) << 32);
+  state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+  BusyMs(static_cast<long>((state >> 33) % static_cast<std::uint64_t>(ms + 1)));
 }
 
 int SignalByName(std::string name) {
@@ -216,6 +237,13 @@ std::vector<Action> Parse(int argc, char** argv) {
     } else if (flag == "--busy-ms") {
       long ms = ParseCount(flag, next(flag));
       actions.push_back([ms] { BusyMs(ms); });
+    } else if (flag == "--jitter-ms") {
+      long ms = ParseCount(flag, next(flag));
+      actions.push_back([ms] { JitterMs(ms); });
+    } else if (flag == "--cpu-log") {
+      std::string path = next(flag);
+      std::string tag = next(flag);
+      actions.push_back([path, tag] { CpuLog(path, tag); });
     } else if (flag == "--sleep-ms") {
       long ms = ParseCount(flag, next(flag));
       actions.push_back([ms] { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); });

@@ -25,7 +25,7 @@ if command -v man > /dev/null; then
   MANWIDTH=100 man -l "$prefix/share/man/man1/perfengine.1" 2> "$prefix/man.err" > "$prefix/man.txt" || fail "man -l"
   [ ! -s "$prefix/man.err" ] || { cat "$prefix/man.err"; fail "man warnings"; }
 fi
-for c in run init validate list generate explain compare merge history bisect; do
+for c in run init validate list generate explain compare merge history bisect calibrate; do
   grep -q "perfengine $c" "$prefix/share/man/man1/perfengine.1" || fail "the man page lacks $c"
 done
 # bash completion completes commands and a command's flags.

@@ -1,6 +1,7 @@
 // The real runner against the real stub contender (tests/stub/) and a few coreutils.
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -77,6 +78,29 @@ TEST_F(SystemProcessRunnerTest, ExitZeroAndStdoutCaptured) {
   EXPECT_EQ(ReadAll(dir_ / "stderr"), "");
   EXPECT_GT(outcome.wall_s, 0);
   EXPECT_GT(outcome.max_rss_kib, 0);
+}
+
+// Command::cpu (duet rounds): the kernel's own view of the child's affinity is that one CPU,
+// and a CPU outside the engine's set is a spawn failure that leaves nothing behind.
+TEST_F(SystemProcessRunnerTest, APinnedChildMayRunOnlyOnItsCpu) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  int last = -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &allowed)) last = cpu;
+  }
+  Command command;
+  command.argv = {"/bin/grep", "Cpus_allowed_list", "/proc/self/status"};
+  command.stdout_path = dir_ / "stdout";
+  command.cpu = last;
+  const Outcome outcome = runner_->Run(command);
+  EXPECT_TRUE(outcome.ok()) << outcome.error;
+  EXPECT_EQ(ReadAll(dir_ / "stdout"), "Cpus_allowed_list:\t" + std::to_string(last) + "\n");
+  command.cpu = CPU_SETSIZE - 1;
+  const Outcome refused = runner_->Run(command);
+  EXPECT_EQ(refused.status, Status::kSpawnFailed);
+  EXPECT_EQ(refused.error, "cannot pin /bin/grep to CPU " + std::to_string(CPU_SETSIZE - 1) + ": Invalid argument");
 }
 
 TEST_F(SystemProcessRunnerTest, NonZeroExit) {

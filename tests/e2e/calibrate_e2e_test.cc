@@ -1,0 +1,102 @@
+// `perfengine calibrate` end to end: the real binary running the stub contender against itself.
+// The stub's noise is set from its argv (--jitter-ms: a random extra 0..N ms of CPU work), so a
+// noisy baseline must need a larger change to be seen than a quiet one, whatever the machine's
+// own noise; no assertion reads a duration.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/e2e_support.h"
+
+// --json=FILE, not --json FILE: e2e_support checks every "--json FILE" against the results
+// schema, and a calibration is not a results file (its fields are in docs/calibrate.md).
+
+namespace pe::e2e {
+namespace {
+
+fs::path WriteCalibrateSpec(const TempDir& dir, const std::string& baseline_args) {
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 7\nmax_rounds = 30\nwarmup_rounds = 1\n\n"
+                      << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", " << baseline_args
+                      << ", \"--print\", \"same\"]\n\n"
+                      << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n\n"
+                      << "[workloads.work]\n\n"
+                      << "[workloads.tight]\nthresholds = { max_slowdown = 1.01 }\n\n"
+                      << "[thresholds]\nmax_slowdown = 1.05\n";
+  return spec;
+}
+
+nlohmann::json Check(const nlohmann::json& calibration, const std::string& workload, const std::string& threshold) {
+  for (const auto& w : calibration["workloads"]) {
+    if (w["name"] != workload) continue;
+    for (const auto& c : w["checks"]) {
+      if (c["threshold"] == threshold) return c;
+    }
+  }
+  ADD_FAILURE() << "no check " << threshold << " for " << workload << " in " << calibration.dump(2);
+  return nlohmann::json::object();
+}
+
+double Noise(const nlohmann::json& calibration, const std::string& workload, const std::string& measure) {
+  for (const auto& w : calibration["workloads"]) {
+    if (w["name"] != workload) continue;
+    for (const auto& n : w["noise"]) {
+      if (n["measure"] == measure) {
+        EXPECT_EQ(n["rounds"], 9);
+        return n["mad_log_ratio"].get<double>();
+      }
+    }
+  }
+  ADD_FAILURE() << "no " << measure << " noise for " << workload;
+  return 0;
+}
+
+TEST(CalibrateE2E, ANoisyBaselineNeedsALargerChangeThanAQuietOneAndTheUnreachableBarIsNamed) {
+  TempDir quiet_dir, noisy_dir;
+  const fs::path quiet_json = quiet_dir.path() / "calibration.json";
+  const fs::path noisy_json = noisy_dir.path() / "calibration.json";
+  const Finished quiet = RunPerfengine({"calibrate", WriteCalibrateSpec(quiet_dir, "\"--busy-ms\", \"10\"").string(),
+                                        "--rounds", "9", "--json=" + quiet_json.string()},
+                                       quiet_dir.path());
+  const Finished noisy = RunPerfengine(
+      {"calibrate", WriteCalibrateSpec(noisy_dir, "\"--busy-ms\", \"10\", \"--jitter-ms\", \"30\"").string(),
+       "--rounds", "9", "--json=" + noisy_json.string()},
+      noisy_dir.path());
+  ASSERT_EQ(quiet.exit, 0) << quiet.out << quiet.err;
+  ASSERT_EQ(noisy.exit, 0) << noisy.out << noisy.err;
+  const auto q = nlohmann::json::parse(ReadAll(quiet_json));
+  const auto n = nlohmann::json::parse(ReadAll(noisy_json));
+  EXPECT_EQ(q["format"], "perfengine-calibration/1");
+  EXPECT_EQ(q["rounds"], 9);
+  EXPECT_GT(Noise(n, "work", "cpu"), Noise(q, "work", "cpu"));
+  const auto quiet_check = Check(q, "work", "max_slowdown");
+  const auto noisy_check = Check(n, "work", "max_slowdown");
+  ASSERT_TRUE(quiet_check["detectable"].is_number()) << q.dump(2);
+  ASSERT_TRUE(noisy_check["detectable"].is_number()) << n.dump(2);
+  EXPECT_GT(quiet_check["detectable"].get<double>(), 1.05);
+  EXPECT_GT(noisy_check["detectable"].get<double>(), quiet_check["detectable"].get<double>());
+  EXPECT_EQ(noisy_check["max_rounds"], 30);
+  // A 1% bar under noise of tens of percent: an unchanged candidate cannot pass it in 30 rounds.
+  EXPECT_EQ(Check(n, "tight", "max_slowdown")["reachable"], false);
+  bool named = false;
+  for (const auto& line : n["unreachable"])
+    named = named || line.get<std::string>().starts_with("tight: max_slowdown 1.01: ");
+  EXPECT_TRUE(named) << n["unreachable"].dump();
+  const size_t listed = noisy.out.find("cannot be reached on this machine:\n");
+  ASSERT_NE(listed, std::string::npos) << noisy.out;
+  EXPECT_NE(noisy.out.find("\n  tight: max_slowdown 1.01: ", listed), std::string::npos) << noisy.out;
+  EXPECT_NE(noisy.out.find("baseline 'baseline' against itself, 9 rounds + 1 warm-up"), std::string::npos) << noisy.out;
+}
+
+TEST(CalibrateE2E, ABudgetThatIsNotADurationIsOneErrorAndExitTwo) {
+  TempDir dir;
+  const Finished f = RunPerfengine(
+      {"calibrate", WriteCalibrateSpec(dir, "\"--busy-ms\", \"1\"").string(), "--budget", "ten minutes"}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+  EXPECT_EQ(f.err,
+            "perfengine: --budget: 'ten minutes' is not a duration; give a number above 0 with s, m or h, e.g. 90s, "
+            "10m, 1h\n");
+}
+
+}  // namespace
+}  // namespace pe::e2e

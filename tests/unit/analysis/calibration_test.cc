@@ -1,0 +1,80 @@
+// ReachOfCheck (engine/analysis/calibration.h): the detectable change is judged by simulation
+// through the gate's own median confidence sequence (stats::MedianSequence), not by the
+// formula it came from.
+#include "engine/analysis/calibration.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "stats/error.h"
+#include "stats/sequential.h"
+
+namespace pe::analysis {
+namespace {
+
+TEST(ReachOfCheck, NoNoiseShowsAnythingAboveTheBarAndAnUnchangedCandidateResolvesAtTheFewestRounds) {
+  const CheckReach r = ReachOfCheck(0, 1.05, 30, 0.95);
+  ASSERT_TRUE(r.detectable);
+  EXPECT_DOUBLE_EQ(*r.detectable, 1.05);
+  ASSERT_TRUE(r.rounds_unchanged);
+  EXPECT_EQ(*r.rounds_unchanged, 7);  // a unanimous series at 95% (stats/sequential.h)
+}
+
+TEST(ReachOfCheck, MoreNoiseNeedsALargerChangeAndMoreRounds) {
+  const CheckReach quiet = ReachOfCheck(0.01, 1.01, 30, 0.95);
+  const CheckReach noisy = ReachOfCheck(0.10, 1.01, 30, 0.95);
+  ASSERT_TRUE(quiet.detectable && noisy.detectable);
+  EXPECT_GT(*quiet.detectable, 1.01);
+  EXPECT_GT(*noisy.detectable, *quiet.detectable + 0.05);
+  ASSERT_TRUE(quiet.rounds_unchanged && noisy.rounds_unchanged);
+  EXPECT_GT(*noisy.rounds_unchanged, *quiet.rounds_unchanged);
+  EXPECT_GT(*noisy.rounds_unchanged, 1000);  // a 1% bar under 10% noise: far beyond any run
+}
+
+TEST(ReachOfCheck, MoreRoundsDetectASmallerChange) {
+  EXPECT_LT(*ReachOfCheck(0.05, 1.0, 120, 0.95).detectable, *ReachOfCheck(0.05, 1.0, 30, 0.95).detectable);
+}
+
+TEST(ReachOfCheck, TooFewRoundsDetectNothing) {
+  EXPECT_FALSE(ReachOfCheck(0.05, 1.0, 6, 0.95).detectable);  // 7 is the fewest at 95%
+  EXPECT_TRUE(ReachOfCheck(0.05, 1.0, 7, 0.95).detectable);
+  EXPECT_FALSE(ReachOfCheck(0.05, 1.0, 9, 0.99).detectable);  // 10 at 99%
+}
+
+TEST(ReachOfCheck, AnUnchangedCandidateNeverResolvesAgainstABarOfOne) {
+  EXPECT_FALSE(ReachOfCheck(0.05, 1.0, 30, 0.95).rounds_unchanged);
+}
+
+// The independent judge: draw max_rounds log-ratios centred on log(detectable) and ask the
+// gate's own sequence whether it shows the figure above the bar at the last round.
+TEST(ReachOfCheck, TheDetectableChangeIsShownInEightyPercentOfSimulatedRuns) {
+  for (const auto& [sigma, bar, rounds] : {std::tuple{0.05, 1.0, 30}, std::tuple{0.02, 1.01, 60}}) {
+    const double shift = std::log(*ReachOfCheck(sigma, bar, rounds, 0.95).detectable);
+    std::mt19937_64 random(20261204);
+    std::normal_distribution<double> noise(shift, sigma);
+    const int runs = 4000;
+    int shown = 0;
+    for (int run = 0; run < runs; ++run) {
+      std::vector<double> x(rounds);
+      for (double& v : x) v = noise(random);
+      shown += stats::MedianSequence(x, 0.95).low > std::log(bar) ? 1 : 0;
+    }
+    const double power = static_cast<double>(shown) / runs;
+    EXPECT_GT(power, 0.76) << sigma << " " << bar;  // 0.8 less 6 standard errors
+    EXPECT_LT(power, 0.84) << sigma << " " << bar;
+  }
+}
+
+TEST(ReachOfCheck, RejectsWhatIsNotAQuestion) {
+  EXPECT_THROW(ReachOfCheck(-0.1, 1.0, 30, 0.95), stats::StatsError);
+  EXPECT_THROW(ReachOfCheck(0.1, 0, 30, 0.95), stats::StatsError);
+  EXPECT_THROW(ReachOfCheck(0.1, 1.0, 0, 0.95), stats::StatsError);
+  EXPECT_THROW(ReachOfCheck(0.1, 1.0, 30, 1.0), stats::StatsError);
+  EXPECT_THROW(ReachOfCheck(0.1, 1.0, 30, 0.95, 0), stats::StatsError);
+}
+
+}  // namespace
+}  // namespace pe::analysis
