@@ -11,6 +11,7 @@
 #include "engine/analysis/analyze.h"
 #include "engine/analysis/sweeps.h"
 #include "engine/gate/gate.h"
+#include "engine/run/counters_file.h"
 #include "engine/run/execution_dir.h"
 #include "engine/run/experiment_impl.h"
 #include "engine/run/fixture_child.h"
@@ -160,6 +161,7 @@ RunResult Experiment::Run() {
     wr.parity = std::string(spec::NormaliserName(w->normaliser));
     wr.unit = w->unit;
     for (const auto& a : w->normalise) wr.normalise.push_back(a.value);
+    wr.counters = spec::EffectiveCounters(spec_, *w);
     result_.workloads.push_back(std::move(wr));
   }
   for (const spec::Sweep& s : spec_.sweeps) {
@@ -351,6 +353,7 @@ Command Experiment::BuildCommand(const spec::Contender& c, const spec::Workload&
   }
   for (const auto& [k, v] : c.env) cmd.env[k] = spec::Expand(v, values);
   for (const auto& [k, v] : w.env) cmd.env[k] = spec::Expand(v, values);  // a sweep point's, e.g. LD_PRELOAD
+  if (!spec::EffectiveCounters(spec_, w).empty()) cmd.env[kCountersEnv] = CountersFile(paths.dir).string();
   cmd.cwd = c.workdir.empty() && worktree != worktrees_.end() ? worktree->second : c.workdir;
   cmd.stdout_path = paths.stdout_path;
   cmd.stderr_path = paths.stderr_path;
@@ -379,7 +382,16 @@ bool Experiment::Execute(const spec::Contender& c, const spec::Workload& w, Outc
   if (progress_) progress_->Step(w.name);
   if (paths_out) *paths_out = paths;
   if (outcome->status == Outcome::Status::kInterrupted || interrupt::Interrupted()) return Interrupted();
-  if (outcome->ok()) return CheckFixtureUntouched(c, w);
+  if (outcome->ok() && !CheckFixtureUntouched(c, w)) return false;
+  // Counters the contender reported itself (docs/counters.md), read by timed executions.
+  last_counters_.clear();
+  if (outcome->ok() && !paths_out && !spec_.counters.empty() && !ResultFor(w).counters.empty()) {
+    if (auto error = ReadCountersFile(CountersFile(paths.dir), ResultFor(w).counters, last_counters_)) {
+      ResultFor(w).failures.push_back({Failure::Kind::kCounters, w.name, c.name, *error, Tail(paths.stderr_path)});
+      return false;
+    }
+  }
+  if (outcome->ok()) return true;
   Failure f;
   f.workload = w.name;
   f.contender = c.name;
@@ -519,6 +531,7 @@ bool Experiment::RunRounds() {
           s.user_s = outcome.user_s;
           s.sys_s = outcome.sys_s;
           s.max_rss_kib = outcome.max_rss_kib;
+          s.counters = std::move(last_counters_);
         }
         s.contender = c.name;
         s.round = round;

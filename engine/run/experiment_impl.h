@@ -148,6 +148,7 @@ class Experiment {
   runner::ProcessRunner& runner_;
   model::Settings settings_;
   int next_round_ = 0;  // the index the next round would take, warm-ups included
+  std::vector<model::CounterValue> last_counters_;  // what the last timed execution reported
   model::RunResult result_;
   std::vector<const spec::Workload*> workloads_;
   std::map<std::string, fs::path> fixtures_;
