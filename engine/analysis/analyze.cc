@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "engine/analysis/counters.h"
 #include "engine/analysis/sequences.h"
 #include "engine/model/samples.h"
 #include "engine/units/units.h"
@@ -346,6 +347,7 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
                            startup_series[result.candidate]);
     }
     AddSequences(wall, cpu, logic, w.thresholds, c);
+    CompareCounters(result, w, c);
     w.comparison = c;
   };
   // A comparison reads its own workload, the startup workload's samples and summaries and the

@@ -31,21 +31,6 @@ std::vector<double> LogRatios(const std::vector<double>& numerator, const std::v
   return out;
 }
 
-Interval RatioSequence(const std::vector<double>& log_ratios, double confidence) {
-  const stats::MedianBounds b = stats::MedianSequence(log_ratios, confidence);
-  return Interval{std::exp(stats::Median(log_ratios)), std::exp(b.low), std::exp(b.high), confidence, kMedianMethod};
-}
-
-// Rounds that would move the bar out of a median sequence, at the share of log-ratios seen
-// below log(bar) so far (ties counting half).
-std::optional<int> RoundsNeeded(const std::vector<double>& log_ratios, double bar, double confidence) {
-  if (log_ratios.empty() || !(bar > 0)) return std::nullopt;
-  const double cut = std::log(bar);
-  double below = 0;
-  for (double d : log_ratios) below += d < cut ? 1 : d == cut ? 0.5 : 0;
-  return stats::TrialsToExclude(below / log_ratios.size(), 0.5, confidence);
-}
-
 bool Resolved(const Interval& cs, double bar) { return cs.low >= bar || cs.high <= bar; }
 
 // A round's time after start-up can be zero or negative when start-up noise exceeds the work.
@@ -79,6 +64,21 @@ Interval LogicSequence(const std::vector<double>& log_ratios, double confidence)
 }
 
 }  // namespace
+
+Interval RatioSequence(const std::vector<double>& log_ratios, double confidence) {
+  const stats::MedianBounds b = stats::MedianSequence(log_ratios, confidence);
+  return Interval{std::exp(stats::Median(log_ratios)), std::exp(b.low), std::exp(b.high), confidence, kMedianMethod};
+}
+
+// Rounds that would move the bar out of a median sequence, at the share of log-ratios seen
+// below log(bar) so far (ties counting half).
+std::optional<int> RoundsNeeded(const std::vector<double>& log_ratios, double bar, double confidence) {
+  if (log_ratios.empty() || !(bar > 0)) return std::nullopt;
+  const double cut = std::log(bar);
+  double below = 0;
+  for (double d : log_ratios) below += d < cut ? 1 : d == cut ? 0.5 : 0;
+  return stats::TrialsToExclude(below / log_ratios.size(), 0.5, confidence);
+}
 
 int MinRoundsToResolve(double confidence) { return stats::MinTrialsToExclude(0.5, confidence).value_or(0); }
 

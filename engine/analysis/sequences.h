@@ -2,6 +2,7 @@
 // and how many rounds would resolve each check still open.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "engine/model/result.h"
@@ -17,6 +18,12 @@ struct PairedSeries {
 // and the rounds needed for each threshold of `t` they leave unresolved.
 void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const PairedSeries& logic,
                   const model::Thresholds& t, model::Comparison& c);
+
+// The confidence sequence for the median of per-round ratios, given their logarithms, and the
+// rounds that would resolve a check of it against `bar` (nullopt where no number would). Shared
+// by the CPU-time sequence above and the noisy counters (engine/analysis/counters.h).
+model::Interval RatioSequence(const std::vector<double>& log_ratios, double confidence);
+std::optional<int> RoundsNeeded(const std::vector<double>& log_ratios, double bar, double confidence);
 
 // The fewest rounds at which a check at `confidence` can resolve at all (a unanimous
 // series): 7 at 95%, 10 at 99%. validate rejects specs whose rounds cannot reach it.

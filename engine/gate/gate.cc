@@ -127,6 +127,41 @@ Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar) {
   return check;
 }
 
+// The checks of the counters a workload's contenders report (docs/counters.md), each under the
+// key "counters.NAME": an exact counter reads its ratio of medians as a point row does
+// (max_allocations_ratio), a noisy one its confidence sequence as max_slowdown does.
+std::vector<Check> CounterChecks(const WorkloadResult& w) {
+  std::vector<Check> checks;
+  for (const model::Counter& counter : w.counters) {
+    if (!counter.max_ratio) continue;
+    const std::string key = fmt::format("{}.{}", model::kCountersKey, counter.name);
+    const std::string label = fmt::format("{} ratio", counter.name);
+    const double bar = *counter.max_ratio;
+    const auto found = std::find_if(w.comparison->counters.begin(), w.comparison->counters.end(),
+                                    [&](const model::CounterComparison& c) { return c.name == counter.name; });
+    if (found == w.comparison->counters.end()) {
+      checks.push_back(SkippedCheck(w.name, key, label, bar, "not compared"));
+      continue;
+    }
+    const model::CounterComparison& cc = *found;
+    const std::string medians =
+        fmt::format("candidate {} {}, baseline {} {}", cc.candidate, counter.unit, cc.baseline, counter.unit);
+    if (counter.exact && cc.ratio) {
+      Check check = MakeCheck(w.name, key, label, *cc.ratio, bar, false, medians);
+      if (!cc.note.empty()) check.note += "; " + cc.note;
+      checks.push_back(std::move(check));
+    } else if (!counter.exact && cc.ratio_cs) {
+      Check check =
+          SequentialCheck(w, key, label, *cc.ratio_cs, bar, false, Check::Burden::kShowMissed, cc.rounds_needed);
+      check.note = medians;
+      checks.push_back(std::move(check));
+    } else {
+      checks.push_back(SkippedCheck(w.name, key, label, bar, cc.note.empty() ? "no ratio" : cc.note));
+    }
+  }
+  return checks;
+}
+
 std::string Configuration(const std::vector<AxisValue>& fixed) {
   std::vector<std::string> parts;
   for (const AxisValue& v : fixed) parts.push_back(v.axis + "=" + v.value);
@@ -339,6 +374,8 @@ Verdict Judge(const RunResult& result) {
     std::vector<Check> checks = CheckThresholds(
         w.name, w.thresholds, [&](const ThresholdRow& row, double bar) { return RowCheck(row, w, bar); });
     v.checks.insert(v.checks.end(), checks.begin(), checks.end());
+    const std::vector<Check> counters = CounterChecks(w);
+    v.checks.insert(v.checks.end(), counters.begin(), counters.end());
   }
   for (const SweepResult& sweep : result.sweeps) CheckSweep(result, sweep, v.checks);
   for (const Check& c : v.checks) {

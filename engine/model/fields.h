@@ -63,9 +63,10 @@ inline constexpr std::string_view kFormat = "perfengine-results/1";
 constexpr auto NamesOf(Tag<model::Failure::Kind>) {
   using K = model::Failure::Kind;
   return std::array{
-      EnumName{K::kSpec, "spec"},     EnumName{K::kFixture, "fixture"},         EnumName{K::kSpawn, "spawn"},
-      EnumName{K::kExit, "exit"},     EnumName{K::kSignal, "signal"},           EnumName{K::kTimeout, "timeout"},
-      EnumName{K::kParity, "parity"}, EnumName{K::kInterrupted, "interrupted"}, EnumName{K::kBuild, "build"},
+      EnumName{K::kSpec, "spec"},         EnumName{K::kFixture, "fixture"},         EnumName{K::kSpawn, "spawn"},
+      EnumName{K::kExit, "exit"},         EnumName{K::kSignal, "signal"},           EnumName{K::kTimeout, "timeout"},
+      EnumName{K::kParity, "parity"},     EnumName{K::kInterrupted, "interrupted"}, EnumName{K::kBuild, "build"},
+      EnumName{K::kCounters, "counters"},
   };
 }
 
@@ -102,10 +103,37 @@ constexpr auto NamesOf(Tag<model::ExitCode>) {
 constexpr auto FieldsOf(Tag<model::Sample>) {
   using S = model::Sample;
   return std::tuple{
-      Field{"contender", &S::contender}, Field{"round", &S::round},       Field{"warmup", &S::warmup},
-      Field{"rss_only", &S::rss_only},   Field{"position", &S::position}, Field{"wall_s", &S::wall_s},
-      Field{"user_s", &S::user_s},       Field{"sys_s", &S::sys_s},       Field{"max_rss_kib", &S::max_rss_kib},
+      Field{"contender", &S::contender},
+      Field{"round", &S::round},
+      Field{"warmup", &S::warmup},
+      Field{"rss_only", &S::rss_only},
+      Field{"position", &S::position},
+      Field{"wall_s", &S::wall_s},
+      Field{"user_s", &S::user_s},
+      Field{"sys_s", &S::sys_s},
+      Field{"max_rss_kib", &S::max_rss_kib},
       Field{"serve", &S::serve},
+      Field{"counters", &S::counters, kAddedLater},
+  };
+}
+
+constexpr auto FieldsOf(Tag<model::CounterValue>) {
+  using S = model::CounterValue;
+  return std::tuple{Field{"name", &S::name}, Field{"value", &S::value}};
+}
+
+constexpr auto FieldsOf(Tag<model::Counter>) {
+  using S = model::Counter;
+  return std::tuple{Field{"name", &S::name}, Field{"unit", &S::unit}, Field{"exact", &S::exact},
+                    Field{"max_ratio", &S::max_ratio}};
+}
+
+constexpr auto FieldsOf(Tag<model::CounterComparison>) {
+  using S = model::CounterComparison;
+  return std::tuple{
+      Field{"name", &S::name},   Field{"baseline", &S::baseline}, Field{"candidate", &S::candidate},
+      Field{"ratio", &S::ratio}, Field{"ratio_cs", &S::ratio_cs}, Field{"rounds_needed", &S::rounds_needed},
+      Field{"note", &S::note},
   };
 }
 
@@ -195,6 +223,7 @@ constexpr auto FieldsOf(Tag<model::Comparison>) {
       Field{"cpu_rounds_needed", &S::cpu_rounds_needed},
       Field{"logic_rounds_needed", &S::logic_rounds_needed},
       Field{"win_rounds_needed", &S::win_rounds_needed},
+      Field{"counters", &S::counters, kAddedLater},
   };
 }
 
@@ -264,6 +293,7 @@ constexpr auto FieldsOf(Tag<model::WorkloadResult>) {
       Field{"parity", &S::parity, kAddedLater},
       Field{"normalise", &S::normalise, kAddedLater},
       Field{"unit", &S::unit, kAddedLater},
+      Field{"counters", &S::counters, kAddedLater},
   };
 }
 

@@ -38,7 +38,14 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
                                              const Settings& st, const MachineInfo& m, const Verdict& v,
                                              const AxisValue& av, const ScalingFit& sf, const ScalingEfficiency& se,
                                              const SweepResult& sr, const FunctionShift& fs, const ServeFigures& sv,
-                                             const RoundLoad& rl, const ShardInfo& sh) {
+                                             const RoundLoad& rl, const ShardInfo& sh, const model::CounterValue& cv,
+                                             const model::Counter& cd, const model::CounterComparison& cc) {
+  [[maybe_unused]] const auto& [cv1, cv2] = cv;
+  static_assert(kTableCovers<model::CounterValue, 2>);
+  [[maybe_unused]] const auto& [cd1, cd2, cd3, cd4] = cd;
+  static_assert(kTableCovers<model::Counter, 4>);
+  [[maybe_unused]] const auto& [cc1, cc2, cc3, cc4, cc5, cc6, cc7] = cc;
+  static_assert(kTableCovers<model::CounterComparison, 7>);
   [[maybe_unused]] const auto& [rl1, rl2, rl3, rl4, rl5] = rl;
   static_assert(kTableCovers<RoundLoad, 5>);
   [[maybe_unused]] const auto& [sh1, sh2, sh3, sh4, sh5, sh6] = sh;
@@ -57,13 +64,14 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<SweepResult, 7>);
   [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16] = r;
   static_assert(kTableCovers<RunResult, 16>);
-  [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18] = w;
-  static_assert(kTableCovers<WorkloadResult, 18>);
+  [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19] =
+      w;
+  static_assert(kTableCovers<WorkloadResult, 19>);
   [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19,
-                                c20, c21, c22, c23, c24, c25, c26, c27, c28, c29] = c;
-  static_assert(kTableCovers<Comparison, 29>);
-  [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10] = s;
-  static_assert(kTableCovers<Sample, 10>);
+                                c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30] = c;
+  static_assert(kTableCovers<Comparison, 30>);
+  [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11] = s;
+  static_assert(kTableCovers<Sample, 11>);
   [[maybe_unused]] const auto& [f1, f2, f3, f4, f5] = f;
   static_assert(kTableCovers<Failure, 5>);
   [[maybe_unused]] const auto& [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11] = t;

@@ -30,6 +30,12 @@ struct ServeFigures {
   double time_to_ready_s = 0;
 };
 
+// A figure one execution reported itself through the counters file (docs/counters.md).
+struct CounterValue {
+  std::string name;
+  double value = 0;
+};
+
 // One execution of one contender on one workload, as the OS accounted for it.
 struct Sample {
   std::string contender;
@@ -44,6 +50,7 @@ struct Sample {
   // Serve workloads: wall_s is the round's median request latency; user, sys and RSS are the
   // server's; these are the rest of the round's figures.
   std::optional<ServeFigures> serve;
+  std::vector<CounterValue> counters;  // what it reported, one per declared counter (docs/counters.md)
 };
 
 // A failure is data: the gate turns any of these into exit 2.
@@ -58,6 +65,7 @@ struct Failure {
     kParity,       // contenders disagreed on the normalised output
     kBuild,        // a contender built from git failed to build
     kInterrupted,  // the user interrupted the run
+    kCounters,     // a contender's counters file was missing or held a bad line
   };
   Kind kind = Kind::kExit;
   std::string workload;   // empty when not tied to one workload
@@ -111,6 +119,26 @@ struct ContenderSummary {
   std::optional<ServeFigures> serve;  // serve workloads: the median of each figure over rounds
 };
 
+// A counter the spec declares ([counters.NAME], docs/counters.md) with the bar in force on one
+// workload ([thresholds.counters] merged with the workload's own).
+struct Counter {
+  std::string name;
+  std::string unit;
+  bool exact = false;               // exact: a point ratio of medians; noisy: paired rounds' sequence
+  std::optional<double> max_ratio;  // candidate / baseline must not exceed it
+};
+
+// Candidate against baseline on one counter of one workload.
+struct CounterComparison {
+  std::string name;
+  double baseline = 0;  // median over measured rounds
+  double candidate = 0;
+  std::optional<double> ratio;       // exact: candidate / baseline medians; absent when not defined
+  std::optional<Interval> ratio_cs;  // noisy: median per-round candidate / baseline ratio
+  std::optional<int> rounds_needed;  // noisy: rounds that would resolve its check, if open
+  std::string note;                  // why a ratio is missing
+};
+
 // Candidate against baseline on one workload.
 struct Comparison {
   double speedup = 0;  // baseline median wall / candidate median wall
@@ -149,6 +177,7 @@ struct Comparison {
   std::optional<int> cpu_rounds_needed;
   std::optional<int> logic_rounds_needed;
   std::optional<int> win_rounds_needed;
+  std::vector<CounterComparison> counters;  // one per declared counter, in name order
 };
 
 // One function's share of the cost in both contenders ("where the extra time went").
@@ -218,6 +247,7 @@ struct WorkloadResult {
   std::string parity = "exact";
   std::vector<std::string> normalise;  // the command each output went through first, if any
   std::string unit;                    // what `elements` counts: "B" (bytes) or a name; "" for elements
+  std::vector<Counter> counters;       // counters its executions report (docs/counters.md)
 };
 
 // Figures across the points of one sweep (docs/sweeps.md).

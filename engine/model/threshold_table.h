@@ -147,6 +147,12 @@ inline constexpr ThresholdRow kThresholdRows[] = {
 // The two [thresholds] keys that are settings of the checks above rather than checks.
 inline constexpr std::string_view kRssRunsKey = "rss_runs";
 inline constexpr std::string_view kConfidenceKey = "confidence";
+// [thresholds.counters] NAME = ratio: the bars of the counters a spec declares (docs/counters.md).
+// Not a row: a row reads a fixed member of Thresholds and Comparison through member pointers,
+// and a counter's name comes from the spec. Its bars travel in WorkloadResult::counters, and
+// gate::CounterChecks reads them the way RowCheck reads a row (exact: as a point row like
+// max_allocations_ratio; noisy: as a sequential row like max_slowdown).
+inline constexpr std::string_view kCountersKey = "counters";
 
 // Confidence is bounded below because a check at under 50% is more likely wrong than right:
 // its interval misses the true figure more often than it holds it. Below 1 because an

@@ -83,8 +83,10 @@ bool RunDuetRound(Executor& ex, const spec::Workload& w, int round, const std::v
     commands.back().cpu = position < cpus.size() ? cpus[position] : static_cast<int>(position);
   }
   const std::vector<runner::Outcome> outcomes = RunAtOnce(ex.runner(), commands);
+  std::vector<std::vector<model::CounterValue>> counters(order.size());
   for (size_t position = 0; position < order.size(); ++position) {
-    if (!ex.Executed(*contenders[position], w, commands[position], outcomes[position])) return false;
+    if (!ex.Executed(*contenders[position], w, commands[position], outcomes[position], /*timed=*/true)) return false;
+    counters[position] = ex.TakeCounters();
   }
   for (size_t position = 0; position < order.size(); ++position) {
     const runner::Outcome& outcome = outcomes[position];
@@ -97,6 +99,7 @@ bool RunDuetRound(Executor& ex, const spec::Workload& w, int round, const std::v
     s.user_s = outcome.user_s;
     s.sys_s = outcome.sys_s;
     s.max_rss_kib = outcome.max_rss_kib;
+    s.counters = std::move(counters[position]);
     *children_cpu_s += s.user_s + s.sys_s;
     ex.ResultFor(w).samples.push_back(std::move(s));
   }

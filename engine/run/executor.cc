@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "engine/measure/scratch_dir.h"
+#include "engine/run/counters_file.h"
 #include "engine/run/execution_dir.h"
 #include "engine/run/path_component.h"
 #include "engine/run/scratch.h"
@@ -157,6 +158,7 @@ Command Executor::BuildCommand(const spec::Contender& c, const spec::Workload& w
   }
   for (const auto& [k, v] : c.env) cmd.env[k] = spec::Expand(v, values);
   for (const auto& [k, v] : w.env) cmd.env[k] = spec::Expand(v, values);  // a sweep point's, e.g. LD_PRELOAD
+  if (!spec::EffectiveCounters(ctx_.spec, w).empty()) cmd.env[kCountersEnv] = CountersFile(paths.dir).string();
   cmd.cwd = c.workdir.empty() && worktree ? *worktree : c.workdir;
   cmd.stdout_path = paths.stdout_path;
   cmd.stderr_path = paths.stderr_path;
@@ -183,14 +185,25 @@ bool Executor::Execute(const spec::Contender& c, const spec::Workload& w, Outcom
   }
   *outcome = ctx_.runner.Run(cmd);
   if (paths_out) *paths_out = paths;
-  return Executed(c, w, cmd, *outcome);
+  return Executed(c, w, cmd, *outcome, /*timed=*/paths_out == nullptr);
 }
 
-bool Executor::Executed(const spec::Contender& c, const spec::Workload& w, const Command& cmd, const Outcome& result) {
+bool Executor::Executed(const spec::Contender& c, const spec::Workload& w, const Command& cmd, const Outcome& result,
+                        bool timed) {
   const Outcome* outcome = &result;
   if (ctx_.progress) ctx_.progress->Step(w.name);
   if (outcome->status == Outcome::Status::kInterrupted || interrupt::Interrupted()) return Interrupted();
-  if (outcome->ok()) return CheckFixtureUntouched(c, w);
+  if (outcome->ok() && !CheckFixtureUntouched(c, w)) return false;
+  // Counters the contender reported itself (docs/counters.md), read by timed executions.
+  last_counters_.clear();
+  const auto counters_env = cmd.env.find(kCountersEnv);
+  if (outcome->ok() && timed && counters_env != cmd.env.end() && !ResultFor(w).counters.empty()) {
+    if (auto error = ReadCountersFile(counters_env->second, ResultFor(w).counters, last_counters_)) {
+      ResultFor(w).failures.push_back({Failure::Kind::kCounters, w.name, c.name, *error, Tail(cmd.stderr_path)});
+      return false;
+    }
+  }
+  if (outcome->ok()) return true;
   Failure f;
   f.workload = w.name;
   f.contender = c.name;
@@ -218,7 +231,7 @@ bool Executor::Executed(const spec::Contender& c, const spec::Workload& w, const
     f.message = *full;  // the engine's scratch ran out, not the contender
     f.contender.clear();
   }
-  f.detail = Tail(paths.stderr_path);
+  f.detail = Tail(cmd.stderr_path);
   ResultFor(w).failures.push_back(std::move(f));
   return false;
 }

@@ -105,8 +105,12 @@ class Executor {
 
   // What Execute does once `cmd` ran: progress, interrupt, fixture check, or the failure
   // recorded (a duet round runs its commands itself, engine/run/duet_round.h).
+  // `timed`: a timed execution, whose reported counters (docs/counters.md) are read.
   bool Executed(const spec::Contender& c, const spec::Workload& w, const runner::Command& cmd,
-                const runner::Outcome& outcome);
+                const runner::Outcome& outcome, bool timed);
+
+  // What the last timed execution reported in its counters file, taken (left empty).
+  std::vector<model::CounterValue> TakeCounters() { return std::move(last_counters_); }
 
   // BuildCommand's answer for a timed execution of `c` on `w`, built once: it is on the path of
   // every execution, and nothing it depends on changes during a run.
@@ -117,6 +121,7 @@ class Executor {
 
  private:
   ExecutionContext ctx_;
+  std::vector<model::CounterValue> last_counters_;  // what the last timed execution reported
   std::map<std::pair<const spec::Contender*, const spec::Workload*>, runner::Command> commands_;
   std::set<std::pair<const spec::Contender*, const spec::Workload*>> noted_;  // servers' notes given
 };

@@ -151,6 +151,7 @@ void Experiment::InitWorkloadResults() {
     wr.parity = std::string(spec::NormaliserName(w->normaliser));
     wr.unit = w->unit;
     for (const auto& a : w->normalise) wr.normalise.push_back(a.value);
+    wr.counters = spec::EffectiveCounters(spec_, *w);
     result_.workloads.push_back(std::move(wr));
   }
   for (const spec::Sweep& s : spec_.sweeps) {

@@ -76,6 +76,7 @@ bool RoundRunner::RunRounds() {
           s.user_s = outcome.user_s;
           s.sys_s = outcome.sys_s;
           s.max_rss_kib = outcome.max_rss_kib;
+          s.counters = ex_.TakeCounters();
         }
         s.contender = c.name;
         s.round = round;

@@ -65,7 +65,12 @@ std::string Parser::EnvValue(const toml::key& name, const toml::node& value) con
 Spec Parser::Parse() {
   Spec spec;
   spec.path = path_;
-  Recover([&] { CheckKeys(root_, {"description", "run", "contenders", "workloads", "thresholds"}, "the spec"); });
+  Recover([&] {
+    CheckKeys(root_, {"description", "run", "contenders", "workloads", "thresholds", "counters"}, "the spec");
+  });
+  Recover([&] {
+    if (auto* counters = TableAt(root_, "counters")) ParseCounters(*counters, spec);
+  });
   Recover([&] {
     if (auto* run = TableAt(root_, "run")) ParseRun(*run, spec);
   });
@@ -77,6 +82,7 @@ Spec Parser::Parse() {
     if (auto* t = TableAt(root_, "thresholds")) spec.thresholds = ParseThresholds(*t, "[thresholds]");
   });
   Recover([&] { ParseWorkloads(spec); });
+  Recover([&] { CheckCounterBars(spec); });
   if (!errors_.empty()) throw SpecError::Several(errors_);
   CheckRoundsReach(spec);
   return spec;
@@ -268,6 +274,7 @@ ThresholdOverrides Parser::ParseThresholds(const toml::table& t, const std::stri
   for (const model::ThresholdRow& row : model::kThresholdRows) keys.emplace_back(row.key);
   keys.emplace_back(model::kRssRunsKey);
   keys.emplace_back(model::kConfidenceKey);
+  keys.emplace_back(model::kCountersKey);
   CheckKeys(t, keys, where);
   // Each key is checked on its own, so one bad value never hides the next.
   ThresholdOverrides o;
@@ -279,6 +286,9 @@ ThresholdOverrides Parser::ParseThresholds(const toml::table& t, const std::stri
     if (auto v = Integer(t, model::kRssRunsKey, 0, limits::kMaxRssRuns)) o.rss_runs = static_cast<int>(*v);
   });
   Recover([&] { o.confidence = Confidence(t); });
+  Recover([&] {
+    if (auto* counters = TableAt(t, model::kCountersKey)) ParseCounterBars(*counters, o);
+  });
   return o;
 }
 

@@ -156,6 +156,11 @@ class Parser {
   void ParseRoles(Spec& spec) const;
 
   ThresholdOverrides ParseThresholds(const toml::table& t, const std::string& where) const;
+  // [counters.NAME] (parser_counters.cc), and [thresholds.counters] NAME = ratio of a thresholds table.
+  void ParseCounters(const toml::table& counters, Spec& spec) const;
+  void ParseCounterBars(const toml::table& t, ThresholdOverrides& o) const;
+  // Each [thresholds.counters] name is a declared counter.
+  void CheckCounterBars(const Spec& spec) const;
   // `confidence` of [run] or a thresholds table, within model::kMinConfidence..kMaxConfidence.
   std::optional<double> Confidence(const toml::table& t) const;
   void CheckRoundsReach(const Spec& spec) const;

@@ -99,6 +99,20 @@ Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload) {
   return t;
 }
 
+std::vector<model::Counter> EffectiveCounters(const Spec& spec, const Workload& workload) {
+  std::vector<model::Counter> counters;
+  if (workload.startup || workload.serve) return counters;
+  for (const CounterDecl& d : spec.counters) {
+    model::Counter c{d.name, d.unit, d.exact, std::nullopt};
+    for (const ThresholdOverrides* o : {&workload.thresholds, &spec.thresholds}) {
+      const auto bar = o->counter_bars.find(d.name);
+      if (bar != o->counter_bars.end() && !c.max_ratio) c.max_ratio = bar->second;
+    }
+    counters.push_back(std::move(c));
+  }
+  return counters;
+}
+
 std::string_view NormaliserName(Normaliser n) {
   switch (n) {
     case Normaliser::kExact:

@@ -73,6 +73,18 @@ struct ThresholdOverrides {
   model::Thresholds bars;
   std::optional<int> rss_runs;
   std::optional<double> confidence;
+  // [thresholds.counters] NAME = max ratio, for counters the spec declares (docs/counters.md).
+  std::map<std::string, double> counter_bars;
+  std::map<std::string, SourcePos> counter_bar_pos;  // where each was set, for a name not declared
+};
+
+// [counters.NAME]: a figure each execution of a process workload reports itself through the
+// file named by $PERFENGINE_COUNTERS (docs/counters.md).
+struct CounterDecl {
+  std::string name;
+  std::string unit;
+  bool exact = false;
+  SourcePos pos;
 };
 
 struct Workload {
@@ -137,6 +149,7 @@ struct Spec {
   bool measure_allocations = false;
   std::vector<Sweep> sweeps;
   SourcePos order_pos;  // [run] order, where errors about it point (order = "duet": run/duet_round.h)
+  std::vector<CounterDecl> counters;  // [counters.NAME], in name order (as toml++ iterates a table)
 
   const Contender* FindContender(std::string_view name) const;
   const Workload* FindWorkload(std::string_view name) const;
@@ -153,6 +166,10 @@ const std::vector<std::string>& PlaceholderNames();
 
 // Effective thresholds for a workload: [thresholds] merged with the workload's overrides.
 model::Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload);
+
+// The counters a workload's executions report, each with its bar ([thresholds.counters] merged
+// with the workload's own); none for the startup workload and serve workloads.
+std::vector<model::Counter> EffectiveCounters(const Spec& spec, const Workload& workload);
 
 std::string_view NormaliserName(Normaliser n);
 

@@ -257,6 +257,15 @@ std::vector<Action> Parse(int argc, char** argv) {
       std::string path = next(flag);
       std::string text = next(flag);
       actions.push_back([path, text] { WriteFile(path, text, O_TRUNC); });
+    } else if (flag == "--write-env") {
+      // Appends a line to the file an environment variable names (e.g. $PERFENGINE_COUNTERS).
+      std::string variable = next(flag);
+      std::string text = next(flag);
+      actions.push_back([variable, text] {
+        const char* path = std::getenv(variable.c_str());
+        if (path == nullptr) Die("$" + variable + " is not set");
+        WriteFile(path, text, O_APPEND);
+      });
     } else if (flag == "--fail-if-exists") {
       // A file an earlier execution left behind, which a fresh scratch directory never holds.
       std::string path = next(flag);

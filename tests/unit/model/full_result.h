@@ -70,6 +70,7 @@ inline model::RunResult FullResult() {
   w.samples[0].serve = model::ServeFigures{200, 0.0011, 0.002, 0.0035, 0.01, 1500.5, 0.25};
   w.samples[1].contender = "bazel-diff-rs";
   w.samples[1].wall_s = 2.2250738585072014e-308;
+  w.samples[1].counters = {{"ruby_objects", 1413917}, {"cache_misses", 0.5}};
   w.summaries = {{"bazel-diff", 10, 1.5, 1.25, 0.125, 1.0, 2.0, 123456},
                  {"bazel-diff-rs", 10, 0.075, 0.05, 0.01, 0.07, 0.09, 23456}};
   w.summaries[1].median_cpu_s = 0.06;
@@ -109,6 +110,8 @@ inline model::RunResult FullResult() {
   c.cpu_rounds_needed = 12;
   c.logic_rounds_needed = 13;
   c.win_rounds_needed = 14;
+  c.counters = {{"ruby_objects", 1413917, 1413931, 1.0000099, MakeInterval(1.01, "confidence sequence"), 21,
+                 "the baseline reported 0"}};
   w.comparison = c;
   w.failures = {{model::Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ", "line 3: a != b\n"}};
   w.sweep = "dense";
@@ -120,6 +123,7 @@ inline model::RunResult FullResult() {
   w.parity = "json-map";
   w.normalise = {"gzip", "-dc", "{output}"};
   w.unit = "B";
+  w.counters = {{"ruby_objects", "objects", true, 1.0}};
   r.workloads = {w};
 
   model::SweepResult sweep;
@@ -141,7 +145,8 @@ inline model::RunResult FullResult() {
   r.workloads.push_back(bare);
 
   r.failures = {{model::Failure::Kind::kTimeout, "", "bazel-diff", "timed out after 60 s", ""},
-                {model::Failure::Kind::kBuild, "large_graph", "", "build failed", "make: *** [all] Error 2"}};
+                {model::Failure::Kind::kBuild, "large_graph", "", "build failed", "make: *** [all] Error 2"},
+                {model::Failure::Kind::kCounters, "large_graph", "bazel-diff", "wrote a bad counter line", "x"}};
   r.complete = true;
   r.verdict.exit = model::ExitCode::kThresholdMissed;
   model::Check check;  // every member unlike its default, so the round trip shows each

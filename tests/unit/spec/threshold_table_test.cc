@@ -58,8 +58,9 @@ TEST(ThresholdTable, TheDocsReferenceListsEveryKeyInTheTablesOrder) {
   for (const ThresholdRow& row : kThresholdRows) expected.emplace_back(row.key);
   expected.emplace_back(model::kRssRunsKey);
   expected.emplace_back(model::kConfidenceKey);
+  expected.emplace_back(model::kCountersKey);
   EXPECT_EQ(DocumentedKeys(), expected) << "docs/spec.md's [thresholds] table must list every row of "
-                                           "engine/model/threshold_table.h, then rss_runs and confidence";
+                                           "engine/model/threshold_table.h, then rss_runs, confidence and counters";
 }
 
 TEST(ThresholdTable, EveryBarOfTheModelIsOneRowUnderItsOwnName) {

@@ -1,0 +1,35 @@
+// Counters a contender reports itself (docs/counters.md). Each execution of a workload that has
+// counters gets a fresh file in its own scratch directory, named by $PERFENGINE_COUNTERS; the
+// contender writes one line per declared counter, `name value unit`, and the engine reads it
+// back after the execution ends.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/model/result.h"
+
+namespace pe::run {
+
+// The environment variable that names the file.
+inline constexpr char kCountersEnv[] = "PERFENGINE_COUNTERS";
+
+// The file's place in an execution's directory (ResetExecutionDir empties it before each one).
+std::filesystem::path CountersFile(const std::filesystem::path& execution_dir);
+
+// Reads `text`, the file's contents: one `name value unit` line per declared counter (fields
+// separated by spaces or tabs; blank lines ignored), each name declared, each once, its unit the
+// declared one, its value a finite number at least 0. Fills `out` in the order of `declared`; returns
+// what is wrong (naming the line, numbered from 1, and quoting it) or nullopt when all is well.
+std::optional<std::string> ParseCounterLines(std::string_view text, const std::vector<model::Counter>& declared,
+                                             std::vector<model::CounterValue>& out);
+
+// Reads the file an execution left; the error says what was wrong, nullopt when all is well.
+std::optional<std::string> ReadCountersFile(const std::filesystem::path& file,
+                                            const std::vector<model::Counter>& declared,
+                                            std::vector<model::CounterValue>& out);
+
+}  // namespace pe::run

@@ -1,0 +1,108 @@
+// Counters a contender reports itself (docs/counters.md), end to end: the stub contender
+// writes `name value unit` lines to $PERFENGINE_COUNTERS, and the run gates on them.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace pe::e2e {
+namespace {
+
+std::string Argv(const std::vector<std::string>& lines) {
+  std::string out = "[\"" STUB_CONTENDER "\", \"--print\", \"same\"";
+  for (const auto& line : lines) out += ", \"--write-env\", \"PERFENGINE_COUNTERS\", " + nlohmann::json(line).dump();
+  return out + "]";
+}
+
+// Two contenders writing the given counter lines, one workload, and a counter of each kind.
+fs::path WriteSpec(const TempDir& dir, const std::vector<std::string>& baseline,
+                   const std::vector<std::string>& candidate, const std::string& bars) {
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\n\n"
+                      << "[contenders.baseline]\nargv = " << Argv(baseline) << "\n\n"
+                      << "[contenders.candidate]\nargv = " << Argv(candidate) << "\n\n"
+                      << "[workloads.work]\n\n"
+                      << "[counters.objects]\nunit = \"objects\"\nexact = true\n\n"
+                      << "[counters.misses]\nunit = \"misses\"\nexact = false\n\n"
+                      << "[thresholds.counters]\n"
+                      << bars;
+  return spec;
+}
+
+TEST(CountersE2E, EqualExactCountsPassAndTheResultsFileHoldsThem) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"objects 1000 objects", "misses 50 misses"},
+                              {"misses 50 misses", "objects 1000 objects"}, "objects = 1.0\nmisses = 1.5\n");
+  const auto json = dir.path() / "results.json";
+  const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  const auto& work = results["workloads"][1];
+  // By name: misses, then objects.
+  EXPECT_EQ(work["counters"][1]["name"], "objects");
+  EXPECT_EQ(work["counters"][1]["exact"], true);
+  EXPECT_EQ(work["counters"][1]["max_ratio"], 1.0);
+  EXPECT_EQ(work["samples"][3]["counters"][0]["value"], 50.0);
+  EXPECT_EQ(work["samples"][3]["counters"][1]["value"], 1000.0);
+  EXPECT_EQ(work["comparison"]["counters"][1]["ratio"], 1.0);
+  EXPECT_EQ(work["comparison"]["counters"][0]["ratio_cs"]["estimate"], 1.0);
+  bool objects_checked = false;
+  for (const auto& check : results["verdict"]["checks"]) {
+    if (check["threshold"] == "counters.objects") objects_checked = check["passed"] == true;
+  }
+  EXPECT_TRUE(objects_checked) << results["verdict"].dump();
+}
+
+TEST(CountersE2E, OneMoreObjectFailsTheExactGateWithANamedLine) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"objects 1000 objects", "misses 50 misses"},
+                              {"objects 1001 objects", "misses 50 misses"}, "objects = 1.0\n");
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: objects ratio 1.001x (candidate 1001 objects, baseline 1000 objects) is above the "
+                       "allowed 1.000x (over by 0.1%)"),
+            std::string::npos)
+      << f.out;
+}
+
+TEST(CountersE2E, ANoisyCounterThatDoubledIsShownAboveItsBar) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"objects 1 objects", "misses 50 misses"},
+                              {"objects 1 objects", "misses 100 misses"}, "misses = 1.2\n");
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: misses ratio 2.00x (95% confidence sequence 2.00x to 2.00x, 7 rounds; candidate 100 "
+                       "misses, baseline 50 misses) is shown above the allowed 1.20x (over by 67%)"),
+            std::string::npos)
+      << f.out;
+}
+
+TEST(CountersE2E, ABadLineFailsTheRunNamingContenderWorkloadAndLine) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, {"objects 1000 objects", "misses 50 misses"},
+                              {"objects 1000 objects", "misses 5O misses"}, "objects = 1.0\n");
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE((f.out + f.err)
+                .find("work: contender 'candidate' wrote a bad counters file ($PERFENGINE_COUNTERS): line "
+                      "2 'misses 5O misses': '5O' is not a number"),
+            std::string::npos)
+      << f.out << f.err;
+}
+
+TEST(CountersE2E, AMissingCounterFailsTheRun) {
+  TempDir dir;
+  const auto spec =
+      WriteSpec(dir, {"objects 1000 objects", "misses 50 misses"}, {"objects 1000 objects"}, "objects = 1.0\n");
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE((f.out + f.err)
+                .find("work: contender 'candidate' wrote a bad counters file ($PERFENGINE_COUNTERS): no "
+                      "line for counter 'misses' (expected 'misses VALUE misses')"),
+            std::string::npos)
+      << f.out << f.err;
+}
+
+}  // namespace
+}  // namespace pe::e2e

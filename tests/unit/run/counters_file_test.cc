@@ -1,0 +1,82 @@
+// The counters file a contender writes (docs/counters.md): every line it may hold, and the
+// exact error for each kind of bad one.
+#include "engine/run/counters_file.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace pe::run {
+namespace {
+
+const std::vector<model::Counter> kDeclared = {{"ruby_objects", "objects", true, 1.0},
+                                               {"cache_misses", "misses", false, std::nullopt}};
+
+std::string Error(std::string_view text) {
+  std::vector<model::CounterValue> out;
+  return ParseCounterLines(text, kDeclared, out).value_or("(no error)");
+}
+
+TEST(CountersFile, ReadsEveryDeclaredCounterInTheOrderDeclared) {
+  std::vector<model::CounterValue> out;
+  EXPECT_EQ(ParseCounterLines("\ncache_misses\t2.5e3 misses\r\n  ruby_objects 1413917 objects\n\n", kDeclared, out),
+            std::nullopt);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].name, "ruby_objects");
+  EXPECT_EQ(out[0].value, 1413917);
+  EXPECT_EQ(out[1].name, "cache_misses");
+  EXPECT_EQ(out[1].value, 2500);
+  // Without a final newline, and zero is a value like any other.
+  EXPECT_EQ(ParseCounterLines("ruby_objects 0 objects\ncache_misses 1 misses", kDeclared, out), std::nullopt);
+  EXPECT_EQ(out[0].value, 0);
+}
+
+TEST(CountersFile, EachBadLineIsNamedWithItsNumberAndText) {
+  EXPECT_EQ(Error("ruby_objects 12x objects\n"), "line 1 'ruby_objects 12x objects': '12x' is not a number");
+  EXPECT_EQ(Error("ruby_objects 1 objects\n\nruby_objects\n"),
+            "line 3 'ruby_objects': expected three fields, 'name value unit'");
+  EXPECT_EQ(Error("ruby_object 1 objects\n"),
+            "line 1 'ruby_object 1 objects': counter 'ruby_object' is not declared (the spec declares: ruby_objects, "
+            "cache_misses)");
+  EXPECT_EQ(Error("ruby_objects 1 objects\nruby_objects 2 objects\n"),
+            "line 2 'ruby_objects 2 objects': counter 'ruby_objects' is reported twice (first on line 1)");
+  EXPECT_EQ(Error("ruby_objects 5 bytes\n"),
+            "line 1 'ruby_objects 5 bytes': unit 'bytes' is not the declared unit 'objects' of counter 'ruby_objects'");
+  EXPECT_EQ(Error("ruby_objects -1 objects\n"),
+            "line 1 'ruby_objects -1 objects': '-1' must be a finite number at least 0");
+  EXPECT_EQ(Error("ruby_objects inf objects\n"),
+            "line 1 'ruby_objects inf objects': 'inf' must be a finite number at least 0");
+  EXPECT_EQ(Error("ruby_objects 1 objects\n"),
+            "no line for counter 'cache_misses' (expected 'cache_misses VALUE misses')");
+  EXPECT_EQ(Error(""), "no line for counter 'ruby_objects' (expected 'ruby_objects VALUE objects')");
+  // A control character is shown as '?', and a long line is cut.
+  EXPECT_EQ(Error(std::string("ruby_objects 1\x01 objects")),
+            "line 1 'ruby_objects 1? objects': '1\x01' is not a number");
+  const std::string long_line = "x " + std::string(300, 'y') + " z w";
+  EXPECT_EQ(Error(long_line).substr(0, 20), "line 1 'x yyyyyyyyyy");
+  EXPECT_NE(Error(long_line).find("y'...: expected three fields"), std::string::npos) << Error(long_line);
+}
+
+TEST(CountersFile, AMissingFileSaysWhichFileAndWhy) {
+  std::vector<model::CounterValue> out;
+  const auto error = ReadCountersFile("/nonexistent-dir/counters", kDeclared, out);
+  EXPECT_EQ(error,
+            "wrote no counters file ($PERFENGINE_COUNTERS = /nonexistent-dir/counters): No such file or directory");
+}
+
+TEST(CountersFile, AFileIsReadWhole) {
+  const std::filesystem::path file = std::filesystem::path(::testing::TempDir()) / "counters-file-test";
+  std::ofstream(file) << "ruby_objects 7 objects\ncache_misses 3 misses\n";
+  std::vector<model::CounterValue> out;
+  EXPECT_EQ(ReadCountersFile(file, kDeclared, out), std::nullopt);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].value, 7);
+  std::ofstream(file) << "ruby_objects 7 objects\ncache_misses 3\n";
+  EXPECT_EQ(ReadCountersFile(file, kDeclared, out),
+            "wrote a bad counters file ($PERFENGINE_COUNTERS): line 2 'cache_misses 3': expected three fields, 'name "
+            "value unit'");
+  std::filesystem::remove(file);
+}
+
+}  // namespace
+}  // namespace pe::run
