@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/spec/spec_error.h"
-#include "engine/spec/suggest.h"
+#include "engine/base/error.h"
+#include "engine/base/suggest.h"
 #include "engine/units/units.h"
 #include "stats/change_points.h"
 #include "stats/descriptive.h"
@@ -50,7 +50,7 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
   for (const WorkloadSeries& s : series) names.push_back(s.workload);
   for (const std::string& w : options.workloads) {
     if (std::find(names.begin(), names.end(), w) == names.end()) {
-      throw spec::UsageError(fmt::format("--workload: no run recorded '{}'{}", w, spec::DidYouMean(w, names)));
+      throw base::UsageError(fmt::format("--workload: no run recorded '{}'{}", w, base::DidYouMean(w, names)));
     }
   }
   // A figure no run recorded is a typo or a figure this spec never measures: refused, not a
@@ -62,8 +62,8 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
     }
   }
   if (std::find(figures.begin(), figures.end(), options.figure) == figures.end()) {
-    throw spec::UsageError(fmt::format("--figure: no run recorded '{}'{}; recorded: {}", options.figure,
-                                       spec::DidYouMean(options.figure, figures), fmt::join(figures, ", ")));
+    throw base::UsageError(fmt::format("--figure: no run recorded '{}'{}; recorded: {}", options.figure,
+                                       base::DidYouMean(options.figure, figures), fmt::join(figures, ", ")));
   }
   std::string out;
   for (const WorkloadSeries& s : series) {

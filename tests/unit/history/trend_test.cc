@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/history/trend_html.h"
-#include "engine/spec/spec_error.h"
+#include "engine/base/error.h"
 
 namespace pe::history {
 namespace {
@@ -69,7 +69,7 @@ TEST(TrendTest, SelectsWorkloadsAndSaysWhatWasRecordedInstead) {
   try {
     TrendText(all, typo);
     FAIL();
-  } catch (const spec::UsageError& e) {
+  } catch (const base::UsageError& e) {
     EXPECT_EQ(std::string(e.what()), "--workload: no run recorded 'brav' (did you mean 'bravo'?)");
   }
 }
@@ -81,7 +81,7 @@ TEST(TrendTest, AFigureNoRunRecordedIsRefusedWithASuggestion) {
   try {
     TrendText({Series("alpha", {1, 1}), Series("bravo", {2, 2})}, typo);
     FAIL();
-  } catch (const spec::UsageError& e) {
+  } catch (const base::UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
               "--figure: no run recorded 'speedpu' (did you mean 'speedup'?); recorded: speedup");
   }
