@@ -96,11 +96,7 @@ std::uintmax_t DirectorySize(const fs::path& dir, std::size_t* files) {
   return bytes;
 }
 
-std::string Size(std::uintmax_t bytes) {
-  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
-  if (bytes >= (1u << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / (1 << 10));
-  return fmt::format("{} B", bytes);
-}
+std::string Size(std::uintmax_t bytes) { return units::FormatBytes(bytes); }
 
 // --rounds and --max-rounds may not leave a check unable to resolve; the spec's own
 // rounds were checked when it was parsed.

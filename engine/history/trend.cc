@@ -20,10 +20,12 @@ std::string Value(const std::string& figure, double v) {
   const auto ends_with = [&](std::string_view suffix) {
     return figure.size() >= suffix.size() && figure.compare(figure.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  if (ends_with("_s")) return fmt::format("{:.4g} s", v);
-  if (ends_with("win_rate")) return fmt::format("{:.0f}%", 100 * v);
-  if (ends_with("speedup") || ends_with("_ratio")) return fmt::format("{:.3f}x", v);
-  return fmt::format("{:.0f}", v);
+  if (ends_with("_s")) return units::FormatSeconds(v);
+  if (ends_with("_kib")) return units::FormatKiB(std::llround(v));
+  if (ends_with("win_rate")) return units::FormatPercent(v);
+  // Three decimals: a trend is read for small steps between runs, which two would hide.
+  if (ends_with("speedup") || ends_with("_ratio")) return units::FormatRatio(v, 3);
+  return units::FormatFixed(v, 0);
 }
 
 double MedianOf(const std::vector<Point>& points, size_t begin, size_t end) {

@@ -87,6 +87,24 @@ TEST(TrendTest, AFigureNoRunRecordedIsRefusedWithASuggestion) {
   }
 }
 
+// Figures print through engine/units, as every report prints them.
+TEST(TrendTest, FiguresPrintInTheirUnits) {
+  auto first_value = [](const std::string& figure, double value) {
+    WorkloadSeries s = Series("work", {value});
+    s.figures[0].first = figure;
+    TrendOptions options;
+    options.figure = figure;
+    const std::string text = TrendText({s}, options);
+    const std::size_t ci = text.find("ci");
+    return text.substr(text.find_first_not_of(' ', ci + 2), text.find('\n', ci) - text.find_first_not_of(' ', ci + 2));
+  };
+  EXPECT_EQ(first_value("candidate.median_wall_s", 0.0412), "41.2 ms");
+  EXPECT_EQ(first_value("candidate.median_max_rss_kib", 12595), "12.3 MiB");
+  EXPECT_EQ(first_value("win_rate", 0.75), "75%");
+  EXPECT_EQ(first_value("rss_ratio", 1.2049), "1.205x");
+  EXPECT_EQ(first_value("candidate.instructions", 1234567.4), "1234567");
+}
+
 TEST(TrendTest, OneRunIsNotRuns) {
   EXPECT_EQ(TrendText({Series("work", {1.5})}, {}).rfind("work: speedup over 1 run\n", 0), 0u);
 }
