@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/history/trend_html.h"
 #include "engine/base/error.h"
+#include "engine/history/trend_html.h"
 
 namespace pe::history {
 namespace {
@@ -95,8 +95,9 @@ TEST(TrendTest, FiguresPrintInTheirUnits) {
     TrendOptions options;
     options.figure = figure;
     const std::string text = TrendText({s}, options);
-    const std::size_t ci = text.find("ci");
-    return text.substr(text.find_first_not_of(' ', ci + 2), text.find('\n', ci) - text.find_first_not_of(' ', ci + 2));
+    // The one run's line ends "... ci    <figure>".
+    const std::size_t start = text.find_first_not_of(' ', text.find(" ci ") + 4);
+    return text.substr(start, text.find('\n', start) - start);
   };
   EXPECT_EQ(first_value("candidate.median_wall_s", 0.0412), "41.2 ms");
   EXPECT_EQ(first_value("candidate.median_max_rss_kib", 12595), "12.3 MiB");
