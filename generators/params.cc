@@ -6,6 +6,8 @@
 #include <cmath>
 #include <vector>
 
+#include "engine/base/suggest.h"
+
 namespace pe::gen {
 namespace {
 
@@ -85,42 +87,9 @@ std::string ParamReader::String(std::string_view key, std::string def) {
 void ParamReader::Finish() const {
   for (const auto& [key, value] : params_) {
     if (known_.count(key) != 0) continue;
-    std::string message = fmt::format("unknown parameter '{}' for generator '{}'", key, generator_);
-    if (std::string guess = ClosestMatch(key, known_); !guess.empty()) {
-      message += fmt::format(" (did you mean '{}'?)", guess);
-    }
-    throw ParamError(key, message);
+    throw ParamError(key, fmt::format("unknown parameter '{}' for generator '{}'{}", key, generator_,
+                                      base::DidYouMean(key, std::vector<std::string>(known_.begin(), known_.end()))));
   }
-}
-
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string ClosestMatch(std::string_view word, const std::set<std::string, std::less<>>& candidates) {
-  // ninja's rule of thumb: a suggestion is plausible within about a third of the word's length.
-  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
-  std::string best;
-  std::size_t best_distance = limit + 1;
-  for (const auto& candidate : candidates) {
-    const std::size_t distance = EditDistance(word, candidate);
-    if (distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
 }
 
 std::int64_t Scaled(std::int64_t count, double scale) {

@@ -34,12 +34,6 @@ class ParamReader {
   std::set<std::string, std::less<>> known_;
 };
 
-// Levenshtein distance, for "did you mean" suggestions.
-std::size_t EditDistance(std::string_view a, std::string_view b);
-
-// The candidate closest to `word`, or "" when none is close enough to be a plausible typo.
-std::string ClosestMatch(std::string_view word, const std::set<std::string, std::less<>>& candidates);
-
 // round(count * scale), at least 0.
 std::int64_t Scaled(std::int64_t count, double scale);
 

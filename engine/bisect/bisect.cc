@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/base/error.h"
 #include "engine/gate/gate.h"
 #include "engine/gitbuild/git.h"
 #include "engine/gitbuild/git_build.h"
@@ -17,7 +18,6 @@
 #include "engine/run/experiment.h"
 #include "engine/runner/file_tail.h"
 #include "engine/runner/interrupt.h"
-#include "engine/spec/spec_error.h"
 #include "generators/fixture_cache.h"
 
 namespace pe::bisect {
@@ -61,7 +61,7 @@ const spec::Contender& Named(const spec::Spec& spec, const std::string& name) {
   for (const spec::Contender& c : spec.contenders) {
     if (c.name == name) return c;
   }
-  throw spec::UsageError("bisect: no contender '" + name + "'");  // AtCommits checked both exist
+  throw base::UsageError("bisect: no contender '" + name + "'");  // AtCommits checked both exist
 }
 
 bool WasInterrupted(const RunResult& r) { return r.verdict.exit == ExitCode::kInterrupted || interrupt::Interrupted(); }
@@ -85,12 +85,12 @@ std::string CannotMeasure(const RunResult& r, const Options& options, const std:
 class Git {
  public:
   Git(ProcessRunner& runner, fs::path scratch) : runner_(runner), scratch_(std::move(scratch)) {}
-  // The command's stdout; throws spec::UsageError with its stderr when it fails.
+  // The command's stdout; throws base::UsageError with its stderr when it fails.
   std::string operator()(const fs::path& dir, const std::vector<std::string>& args) {
     const gitbuild::GitResult r = gitbuild::RunGit(runner_, dir, args, scratch_);
     if (r.outcome.status == pe::runner::Outcome::Status::kInterrupted) throw Interrupted("bisect: interrupted");
     if (!r.outcome.ok()) {
-      throw spec::UsageError(fmt::format("git {} failed: {}", fmt::join(args, " "), r.err.empty() ? r.out : r.err));
+      throw base::UsageError(fmt::format("git {} failed: {}", fmt::join(args, " "), r.err.empty() ? r.out : r.err));
     }
     return r.out;
   }
@@ -173,13 +173,13 @@ spec::Spec AtCommits(spec::Spec spec, const std::string& good_commit, const std:
   }
   for (const spec::Contender* c : {baseline, candidate}) {
     if (c == nullptr || c->git.empty()) {
-      throw spec::UsageError(fmt::format(
+      throw base::UsageError(fmt::format(
           "bisect: {} must build its baseline and its candidate from git (docs/no-regression.md); '{}' has no git key",
           spec.path.string(), c == nullptr ? "?" : c->name));
     }
   }
   if (fs::weakly_canonical(baseline->repo) != fs::weakly_canonical(candidate->repo)) {
-    throw spec::UsageError(
+    throw base::UsageError(
         fmt::format("bisect: the baseline ({}) and the candidate ({}) come from different repositories",
                     baseline->repo.string(), candidate->repo.string()));
   }
@@ -221,15 +221,15 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
   const auto resolve = [&](const std::string& rev, const char* flag) {
     try {
       return git(repo, {"rev-parse", "--verify", "--quiet", rev + "^{commit}"});
-    } catch (const spec::UsageError&) {
-      throw spec::UsageError(fmt::format("bisect: {} '{}' is not a commit of {}", flag, rev, repo.string()));
+    } catch (const base::UsageError&) {
+      throw base::UsageError(fmt::format("bisect: {} '{}' is not a commit of {}", flag, rev, repo.string()));
     }
   };
   const std::string good = resolve(options.good, "--good");
   const std::string bad = resolve(options.bad, "--bad");
   const std::string ancestor = git(repo, {"merge-base", good, bad});
   if (ancestor != good) {
-    throw spec::UsageError(fmt::format("bisect: --good {} is not an ancestor of --bad {}", options.good, options.bad));
+    throw base::UsageError(fmt::format("bisect: --good {} is not an ancestor of --bad {}", options.good, options.bad));
   }
 
   Cleanup cleanup(runner, repo, cache, outcome.state);
@@ -240,11 +240,11 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
   const int bad_status = StepStatus(at_bad);
   outcome.steps.push_back({bad, bad_status, Missed(at_bad)});
   if (bad_status == 0) {
-    throw spec::UsageError(
+    throw base::UsageError(
         fmt::format("bisect: --bad {} ({}) passes the gate against --good {}: no regression to look for", options.bad,
                     Short(bad), options.good));
   }
-  if (bad_status != 1) throw spec::UsageError(CannotMeasure(at_bad, options, good, bad));
+  if (bad_status != 1) throw base::UsageError(CannotMeasure(at_bad, options, good, bad));
 
   const fs::path worktree = outcome.state / "worktree";
   git(repo, {"worktree", "add", "--detach", "--no-checkout", worktree.string(), bad});
@@ -270,7 +270,7 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
     throw Interrupted("bisect: interrupted");
   }
   if (!run.outcome.ok()) {
-    throw spec::UsageError(
+    throw base::UsageError(
         fmt::format("bisect: git bisect run stopped: a step failed in a way that skipping a commit "
                     "cannot help (the baseline's build, the spec); git's log and each step's report "
                     "are in {}",
@@ -279,7 +279,7 @@ Outcome Bisect(const spec::Spec& spec, const Options& options, ProcessRunner& ru
 
   outcome.first_bad = git(worktree, {"rev-parse", "--verify", "refs/bisect/bad"});
   if (log.find(outcome.first_bad + " is the first bad commit") == std::string::npos) {
-    throw spec::UsageError(
+    throw base::UsageError(
         fmt::format("bisect: git could not name one first bad commit (skipped commits in the way?); "
                     "its log is {}",
                     log_path.string()));

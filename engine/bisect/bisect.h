@@ -55,7 +55,7 @@ struct Outcome {
 };
 
 // The commit a spec's candidate is measured at for one step: the baseline is pinned to
-// `good_commit`, the candidate to `commit`. Throws spec::UsageError unless both the baseline
+// `good_commit`, the candidate to `commit`. Throws base::UsageError unless both the baseline
 // and the candidate are built from git in one repository.
 spec::Spec AtCommits(spec::Spec spec, const std::string& good_commit, const std::string& commit);
 
@@ -71,7 +71,7 @@ model::RunResult RunStep(const spec::Spec& spec, const std::string& good_commit,
 // its own, so the user's checkout and any bisection of theirs are untouched. However it ends,
 // even by Ctrl-C, it then resets that bisection and removes that worktree and every worktree
 // the bisection registered (the baseline's, a step's that was interrupted). Throws
-// spec::UsageError with the reason when it cannot name a commit, Interrupted when a signal
+// base::UsageError with the reason when it cannot name a commit, Interrupted when a signal
 // stopped it.
 Outcome Bisect(const spec::Spec& spec, const Options& options, runner::ProcessRunner& runner);
 

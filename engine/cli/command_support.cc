@@ -5,6 +5,8 @@
 #include "engine/spec/programs.h"
 #include "engine/spec/spec_error.h"
 
+#include "engine/units/units.h"
+
 namespace pe::cli {
 
 namespace fs = std::filesystem;
@@ -44,10 +46,6 @@ std::uintmax_t DirectorySize(const fs::path& dir, std::size_t* files) {
   return bytes;
 }
 
-std::string Size(std::uintmax_t bytes) {
-  if (bytes >= (1u << 20)) return fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
-  if (bytes >= (1u << 10)) return fmt::format("{:.1f} KiB", static_cast<double>(bytes) / (1 << 10));
-  return fmt::format("{} B", bytes);
-}
+std::string Size(std::uintmax_t bytes) { return units::FormatBytes(bytes); }
 
 }  // namespace pe::cli

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "engine/spec/spec_error.h"
-#include "engine/spec/suggest.h"
+#include "engine/base/error.h"
+#include "engine/base/suggest.h"
 
 namespace pe::explain {
 
@@ -18,8 +18,8 @@ std::vector<const WorkloadResult*> SelectWorkloads(const RunResult& result, cons
   for (const WorkloadResult& w : result.workloads) known.push_back(w.name);
   for (const std::string& name : names) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw spec::UsageError(
-          fmt::format("--workload '{}': no such workload in {}{}", name, file, spec::DidYouMean(name, known)));
+      throw base::UsageError(
+          fmt::format("--workload '{}': no such workload in {}{}", name, file, base::DidYouMean(name, known)));
     }
   }
   std::vector<const WorkloadResult*> selected;

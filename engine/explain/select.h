@@ -9,7 +9,7 @@
 namespace pe::explain {
 
 // The workloads named in `names`, in the file's order; all of them when `names` is empty.
-// An unknown name throws spec::UsageError: "--workload 'wrok': no such workload in
+// An unknown name throws base::UsageError: "--workload 'wrok': no such workload in
 // results.json (did you mean 'work'?)"; `file` names the results file in that message.
 std::vector<const model::WorkloadResult*> SelectWorkloads(const model::RunResult& result,
                                                           const std::vector<std::string>& names,

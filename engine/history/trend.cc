@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/base/error.h"
+#include "engine/base/suggest.h"
 #include "engine/report/text_table.h"
-#include "engine/spec/spec_error.h"
-#include "engine/spec/suggest.h"
 #include "engine/units/units.h"
 #include "stats/change_points.h"
 #include "stats/descriptive.h"
@@ -21,10 +21,12 @@ std::string Value(const std::string& figure, double v) {
   const auto ends_with = [&](std::string_view suffix) {
     return figure.size() >= suffix.size() && figure.compare(figure.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
-  if (ends_with("_s")) return fmt::format("{:.4g} s", v);
-  if (ends_with("win_rate")) return fmt::format("{:.0f}%", 100 * v);
-  if (ends_with("speedup") || ends_with("_ratio")) return fmt::format("{:.3f}x", v);
-  return fmt::format("{:.0f}", v);
+  if (ends_with("_s")) return units::FormatSeconds(v);
+  if (ends_with("_kib")) return units::FormatKiB(std::llround(v));
+  if (ends_with("win_rate")) return units::FormatPercent(v);
+  // Three decimals: a trend is read for small steps between runs, which two would hide.
+  if (ends_with("speedup") || ends_with("_ratio")) return units::FormatRatio(v, 3);
+  return units::FormatFixed(v, 0);
 }
 
 double MedianOf(const std::vector<Point>& points, size_t begin, size_t end) {
@@ -51,7 +53,7 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
   for (const WorkloadSeries& s : series) names.push_back(s.workload);
   for (const std::string& w : options.workloads) {
     if (std::find(names.begin(), names.end(), w) == names.end()) {
-      throw spec::UsageError(fmt::format("--workload: no run recorded '{}'{}", w, spec::DidYouMean(w, names)));
+      throw base::UsageError(fmt::format("--workload: no run recorded '{}'{}", w, base::DidYouMean(w, names)));
     }
   }
   // A figure no run recorded is a typo or a figure this spec never measures: refused, not a
@@ -63,8 +65,8 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
     }
   }
   if (std::find(figures.begin(), figures.end(), options.figure) == figures.end()) {
-    throw spec::UsageError(fmt::format("--figure: no run recorded '{}'{}; recorded: {}", options.figure,
-                                       spec::DidYouMean(options.figure, figures), fmt::join(figures, ", ")));
+    throw base::UsageError(fmt::format("--figure: no run recorded '{}'{}; recorded: {}", options.figure,
+                                       base::DidYouMean(options.figure, figures), fmt::join(figures, ", ")));
   }
   std::string out;
   for (const WorkloadSeries& s : series) {

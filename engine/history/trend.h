@@ -19,7 +19,7 @@ struct TrendOptions {
 // either side. Change points are found on log values (ratios and times shift by factors)
 // after Tukey's running median of 3 (the penalty's sigma from the unsmoothed values), with
 // segments of at least 2 runs. Throws
-// spec::UsageError for a --workload that was never recorded (with a suggestion).
+// base::UsageError for a --workload that was never recorded (with a suggestion).
 std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOptions& options);
 
 // The positions where the level of `values` shifts, as TrendText finds them.

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
+#include "engine/base/error.h"
 #include "engine/model/json.h"
-#include "engine/spec/spec_error.h"
 
 namespace pe::merge {
 
@@ -16,7 +16,7 @@ using model::WorkloadResult;
 
 namespace {
 
-[[noreturn]] void Refuse(const std::string& message) { throw spec::UsageError(message); }
+[[noreturn]] void Refuse(const std::string& message) { throw base::UsageError(message); }
 
 // The first field that differs, as the results file writes them ("min_speedup none vs 1.0"),
 // so a threshold added later is compared too.

@@ -11,7 +11,7 @@
 
 namespace pe::merge {
 
-// Throws spec::UsageError naming the file when a shard was not run from `spec` (another
+// Throws base::UsageError naming the file when a shard was not run from `spec` (another
 // SHA-256, baseline or candidate), or records for a workload or sweep another gate flag,
 // startup flag or thresholds than the spec gives it (e.g. "s2.json: workload 'bravo':
 // thresholds are not spec.toml's: min_speedup none vs 1.0"). Settings are not compared:

@@ -9,11 +9,11 @@
 
 #include "engine/analysis/analyze.h"
 #include "engine/analysis/sweeps.h"
+#include "engine/base/error.h"
 #include "engine/gate/gate.h"
 #include "engine/merge/consistency.h"
 #include "engine/model/json.h"
 #include "engine/run/shard.h"
-#include "engine/spec/spec_error.h"
 
 namespace pe::merge {
 
@@ -28,7 +28,7 @@ using model::WorkloadResult;
 
 namespace {
 
-[[noreturn]] void Refuse(const std::string& message) { throw spec::UsageError(message); }
+[[noreturn]] void Refuse(const std::string& message) { throw base::UsageError(message); }
 
 std::string Short(const std::string& digest) { return digest.substr(0, 12); }
 

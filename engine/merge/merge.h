@@ -21,7 +21,7 @@ struct ShardFile {
 // Combines one results file per shard into the result one unsharded run would have had: the
 // startup workload from shard 1 first (every shard runs its own; a failure in another shard's
 // startup is kept, as a failure of the run), then each workload from its shard in run order.
-// Throws spec::UsageError, naming the files, when they are not shards of one run: different
+// Throws base::UsageError, naming the files, when they are not shards of one run: different
 // specs (digest), seeds or other settings, engine versions or contenders (commits included),
 // different shard counts or selections, a shard given twice or missing, a workload in two
 // shards or in none; a shard marked incomplete that records no failure, or was interrupted;

@@ -7,7 +7,7 @@
 #include <limits>
 #include <set>
 
-#include "engine/spec/spec_error.h"
+#include "engine/base/error.h"
 
 namespace pe::run {
 
@@ -35,18 +35,18 @@ Shard ParseShard(const std::string& text) {
     // A number too large for an int once got only the K/N form, as if it were not a number.
     const std::string_view k = std::string_view(text).substr(0, slash), n = std::string_view(text).substr(slash + 1);
     if (TooLarge(n)) {
-      throw spec::UsageError(fmt::format("--shard: '{}': N must be a whole number from 1 to {}, not '{}'", text,
+      throw base::UsageError(fmt::format("--shard: '{}': N must be a whole number from 1 to {}, not '{}'", text,
                                          std::numeric_limits<int>::max(), n));
     }
     if (ParseInt(n, &shard.count) && shard.count >= 1 && TooLarge(k)) {
-      throw spec::UsageError(
+      throw base::UsageError(
           fmt::format("--shard: '{}': K must be a whole number from 1 to {}, not '{}'", text, shard.count, k));
     }
   }
   if (slash == std::string::npos || !ParseInt(std::string_view(text).substr(0, slash), &shard.index) ||
       !ParseInt(std::string_view(text).substr(slash + 1), &shard.count) || shard.count < 1 || shard.index < 1 ||
       shard.index > shard.count) {
-    throw spec::UsageError(fmt::format("--shard: '{}' must be K/N with 1 <= K <= N, e.g. 2/4", text));
+    throw base::UsageError(fmt::format("--shard: '{}' must be K/N with 1 <= K <= N, e.g. 2/4", text));
   }
   return shard;
 }

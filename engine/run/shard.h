@@ -13,7 +13,7 @@ struct Shard {
   int count = 1;
 };
 
-// Parses "K/N" with 1 <= K <= N. Throws spec::UsageError, e.g.
+// Parses "K/N" with 1 <= K <= N. Throws base::UsageError, e.g.
 // "--shard: '5/4' must be K/N with 1 <= K <= N".
 Shard ParseShard(const std::string& text);
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/error.h"
+
 namespace pe::spec {
 
 struct SourcePos {
@@ -32,9 +34,7 @@ class SpecError : public std::runtime_error {
 };
 
 // A command-line mistake (unknown flag value, unknown workload name, ...): exit 2, no position.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// The generic error at the bottom of the module graph (engine/base/error.h), under its old name.
+using UsageError = base::UsageError;
 
 }  // namespace pe::spec

@@ -57,6 +57,15 @@ std::string FormatKiB(std::int64_t kib) {
   return kib < 0 ? "-" + text : text;
 }
 
+std::string FormatBytes(std::uint64_t bytes) {
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  static constexpr std::array<Unit, 4> kUnits{{{1.0 / (1024.0 * 1024.0 * 1024.0 * 1024.0), "TiB"},
+                                               {1.0 / (1024.0 * 1024.0 * 1024.0), "GiB"},
+                                               {1.0 / (1024.0 * 1024.0), "MiB"},
+                                               {1.0 / 1024.0, "KiB"}}};
+  return Scaled(static_cast<double>(bytes), kUnits);
+}
+
 int RatioDecimals(double ratio) { return std::fabs(ratio) < 9.995 ? 2 : 1; }
 
 std::string FormatRatio(double ratio) { return FormatRatio(ratio, RatioDecimals(ratio)); }

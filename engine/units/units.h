@@ -4,7 +4,8 @@
 // at the bottom of the module graph.
 //
 //   durations  3 significant digits in s, ms, us or ns: "1.23 s", "41.2 ms", "812 us"
-//   memory     from KiB, binary units: "812 KiB", "12.3 MiB", "1.23 GiB"
+//   memory     from KiB, binary units: "812 KiB", "12.3 MiB", "1.23 GiB"; from bytes, the same
+//              with whole bytes below 1 KiB: "512 B", "1.50 KiB", "12.3 MiB"
 //   ratios     2 decimals below 10, 1 from 10: "0.94x", "19.8x"; a bar from a spec prints
 //              with the decimals it was written with: "1.005x", never "1.00x"
 //   fractions  as whole percentages: "6%"
@@ -24,6 +25,7 @@ namespace pe::units {
 
 std::string FormatSeconds(double seconds);
 std::string FormatKiB(std::int64_t kib);
+std::string FormatBytes(std::uint64_t bytes);
 std::string FormatRatio(double ratio);
 std::string FormatRatio(double ratio, int decimals);  // "1.000x"
 std::string FormatFixed(double value, int decimals);  // a plain number: "1.52"

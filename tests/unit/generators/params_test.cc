@@ -69,10 +69,15 @@ TEST(Params, RangesAndTypes) {
             "");
 }
 
-TEST(Params, EditDistance) {
-  EXPECT_EQ(EditDistance("", ""), 0u);
-  EXPECT_EQ(EditDistance("fan_in", "fanin"), 1u);
-  EXPECT_EQ(EditDistance("kitten", "sitting"), 3u);
+// The suggestion is engine/base's, as for spec keys (tests/unit/base/suggest_test.cc): a swap
+// of neighbours is one typo.
+TEST(Params, UnknownKeySuggestsThroughTheSharedHelper) {
+  EXPECT_EQ(CheckError("bazel_workspace", {{"fna_in", std::int64_t{3}}}),
+            "fna_in: unknown parameter 'fna_in' for generator 'bazel_workspace' "
+            "(did you mean 'fan_in'?)");
+}
+
+TEST(Params, Scaled) {
   EXPECT_EQ(Scaled(4800, 0.5), 2400);
   EXPECT_EQ(Scaled(3, 0.5), 2);  // rounds half away from zero
 }

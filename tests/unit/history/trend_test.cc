@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/base/error.h"
 #include "engine/history/trend_html.h"
-#include "engine/spec/spec_error.h"
 
 namespace pe::history {
 namespace {
@@ -81,7 +81,7 @@ TEST(TrendTest, SelectsWorkloadsAndSaysWhatWasRecordedInstead) {
   try {
     TrendText(all, typo);
     FAIL();
-  } catch (const spec::UsageError& e) {
+  } catch (const base::UsageError& e) {
     EXPECT_EQ(std::string(e.what()), "--workload: no run recorded 'brav' (did you mean 'bravo'?)");
   }
 }
@@ -93,10 +93,29 @@ TEST(TrendTest, AFigureNoRunRecordedIsRefusedWithASuggestion) {
   try {
     TrendText({Series("alpha", {1, 1}), Series("bravo", {2, 2})}, typo);
     FAIL();
-  } catch (const spec::UsageError& e) {
+  } catch (const base::UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
               "--figure: no run recorded 'speedpu' (did you mean 'speedup'?); recorded: speedup");
   }
+}
+
+// Figures print through engine/units, as every report prints them.
+TEST(TrendTest, FiguresPrintInTheirUnits) {
+  auto first_value = [](const std::string& figure, double value) {
+    WorkloadSeries s = Series("work", {value});
+    s.figures[0].first = figure;
+    TrendOptions options;
+    options.figure = figure;
+    const std::string text = TrendText({s}, options);
+    // The one run's line ends "... ci    <figure>".
+    const std::size_t start = text.find_first_not_of(' ', text.find(" ci ") + 4);
+    return text.substr(start, text.find('\n', start) - start);
+  };
+  EXPECT_EQ(first_value("candidate.median_wall_s", 0.0412), "41.2 ms");
+  EXPECT_EQ(first_value("candidate.median_max_rss_kib", 12595), "12.3 MiB");
+  EXPECT_EQ(first_value("win_rate", 0.75), "75%");
+  EXPECT_EQ(first_value("rss_ratio", 1.2049), "1.205x");
+  EXPECT_EQ(first_value("candidate.instructions", 1234567.4), "1234567");
 }
 
 TEST(TrendTest, OneRunIsNotRuns) {

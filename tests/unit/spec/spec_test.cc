@@ -7,7 +7,6 @@
 #include <fstream>
 
 #include "engine/spec/programs.h"
-#include "engine/spec/suggest.h"
 
 namespace pe::spec {
 
@@ -197,15 +196,6 @@ TEST(Spec, AUnitNamesWhatElementsCountInEverySweepPoint) {
   EXPECT_EQ(spec.workloads[1].unit, "B");
   EXPECT_EQ(spec.workloads[2].unit, "B");
   EXPECT_EQ(spec.workloads[0].unit, "");
-}
-
-TEST(Suggest, NearNamesOnly) {
-  EXPECT_EQ(EditDistance("kitten", "sitting"), 3);
-  EXPECT_EQ(EditDistance("", "abc"), 3);
-  EXPECT_EQ(EditDistance("wrok", "work"), 1);
-  EXPECT_EQ(NearestName("roundz", {"rounds", "order", "seed"}), "rounds");
-  EXPECT_EQ(NearestName("xyz", {"rounds", "order", "seed"}), "");
-  EXPECT_EQ(DidYouMean("sede", {"seed"}), " (did you mean 'seed'?)");
 }
 
 }  // namespace

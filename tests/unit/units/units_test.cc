@@ -51,6 +51,18 @@ TEST(UnitsTest, KiB) {
   EXPECT_EQ(FormatKiB(std::int64_t{3} << 30), "3.00 TiB");
 }
 
+// `list` and `generate` print fixture sizes with it (they once rolled their own "{:.1f} MiB").
+TEST(UnitsTest, Bytes) {
+  EXPECT_EQ(FormatBytes(0), "0 B");
+  EXPECT_EQ(FormatBytes(1023), "1023 B");
+  EXPECT_EQ(FormatBytes(1024), "1.00 KiB");
+  EXPECT_EQ(FormatBytes(1536), "1.50 KiB");
+  EXPECT_EQ(FormatBytes(1000 * 1024), "1000 KiB");
+  EXPECT_EQ(FormatBytes(1048064), "1.00 MiB");  // 1023.5 KiB rounds up into the next unit
+  EXPECT_EQ(FormatBytes(std::uint64_t{12595} * 1024), "12.3 MiB");
+  EXPECT_EQ(FormatBytes(std::uint64_t{3} << 40), "3.00 TiB");
+}
+
 TEST(UnitsTest, Ratios) {
   EXPECT_EQ(FormatRatio(0.94), "0.94x");
   EXPECT_EQ(FormatRatio(8.4249), "8.42x");

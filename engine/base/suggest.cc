@@ -1,8 +1,8 @@
-#include "engine/spec/suggest.h"
+#include "engine/base/suggest.h"
 
 #include <algorithm>
 
-namespace pe::spec {
+namespace pe::base {
 
 int EditDistance(std::string_view a, std::string_view b) {
   // Optimal string alignment: a swap of two neighbours ("wrok") is one typo, not two.
@@ -43,4 +43,4 @@ std::string DidYouMean(std::string_view name, const std::vector<std::string>& ca
   return nearest.empty() ? "" : " (did you mean '" + nearest + "'?)";
 }
 
-}  // namespace pe::spec
+}  // namespace pe::base
