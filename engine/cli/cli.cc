@@ -79,6 +79,14 @@ void AddSpecOptions(CLI::App* cmd, CommonOptions& o, bool spec_required = true) 
   cmd->add_option("--cache-dir", o.cache_dir, "Fixture cache (default: $PERFENGINE_CACHE or ~/.cache/perfengine)");
 }
 
+// --unresolved=fail|pass|exit3 on every command that gates (docs/exit-codes.md).
+void AddUnresolvedOption(CLI::App* cmd, std::string& policy) {
+  cmd->add_option("--unresolved", policy,
+                  "What a claim left unresolved exits with: exit3 (default: 3), fail (1) or pass (0); also "
+                  "PERFENGINE_UNRESOLVED")
+      ->check(CLI::IsMember({"exit3", "fail", "pass"}));
+}
+
 // Output that never arrived (a full disk, /dev/full) once left the exit at 0. Everything
 // written to stdout is flushed here, and a failure of any write to it is exit 2 (130 stands).
 // No errno is named: a flush mid-run may have failed first and its errno is long gone.
@@ -96,7 +104,8 @@ int RunCommandLine(int argc, char** argv) {
       "perfengine: declarative performance gates.\n"
       "Runs contenders on generated workloads, checks that they agree, times them in\n"
       "interleaved rounds and judges the figures against the spec's thresholds.\n"
-      "Exit codes: 0 pass, 1 a threshold missed, 2 the run failed or bad input, 130 interrupted.",
+      "Exit codes: 0 pass, 1 a threshold missed, 2 the run failed or bad input, 3 a claim unresolved, 130 "
+      "interrupted.",
       "perfengine"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("perfengine ") + PERFENGINE_VERSION);
@@ -116,6 +125,7 @@ int RunCommandLine(int argc, char** argv) {
   run->add_option("--max-rounds", run_flags.max_rounds,
                   "Add rounds while a gated check is unresolved, up to this many (overrides [run] max_rounds)")
       ->check(WholeNumber(1, spec::limits::kMaxRounds));
+  AddUnresolvedOption(run, run_flags.unresolved);
   run->add_option("--warmup-rounds", run_flags.warmup_rounds, "Warm-up rounds, discarded")
       ->check(WholeNumber(0, spec::limits::kMaxWarmupRounds));
   run->add_option("--json", run_flags.json, "Write the full results file here (atomically)");
@@ -152,6 +162,8 @@ int RunCommandLine(int argc, char** argv) {
 
   CLI::App* validate = app.add_subcommand("validate", "Check a spec without running anything");
   AddSpecOptions(validate, common);
+  bool strict = false;
+  validate->add_flag("--strict", strict, "Exit 2 on a warning too (e.g. a spec that gates nothing)");
 
   CLI::App* list = app.add_subcommand("list", "List a spec's workloads and what each exercises");
   AddSpecOptions(list, common);
@@ -170,6 +182,7 @@ int RunCommandLine(int argc, char** argv) {
   CLI::App* compare = app.add_subcommand("compare", "Compare two saved runs of one spec (unpaired), with a verdict");
   compare->add_option("old", compare_flags.old_results, "The earlier results file")->required();
   compare->add_option("new", compare_flags.new_results, "The later results file; its thresholds apply")->required();
+  AddUnresolvedOption(compare, compare_flags.unresolved);
   compare->add_flag("--allow-different-spec", compare_flags.allow_different_spec,
                     "Compare even when the two files come from different specs");
 
@@ -180,6 +193,7 @@ int RunCommandLine(int argc, char** argv) {
       ->required();
   merge->add_option("--spec", merge_flags.spec,
                     "Refuse shards not run from this spec, or whose thresholds or gate flags are not its own");
+  AddUnresolvedOption(merge, merge_flags.unresolved);
   merge->add_option("--json", merge_flags.json, "Write the merged results file here (atomically)");
   merge->add_option("--markdown", merge_flags.markdown, "Write a Markdown report of the merged result here");
   merge->add_option("--html", merge_flags.html, "Write an HTML report of the merged result here");
@@ -257,7 +271,7 @@ int RunCommandLine(int argc, char** argv) {
       interrupt::InstallHandlers();
       return static_cast<int>(RunCommand(common, run_flags, UseColor()));
     }
-    if (*validate) return static_cast<int>(ValidateCommand(common));
+    if (*validate) return static_cast<int>(ValidateCommand(common, strict));
     if (*init) return static_cast<int>(InitCommand(init_flags));
     if (*completion) {
       std::cout << (shell == "bash" ? BashCompletion(app) : ZshCompletion(app));

@@ -12,6 +12,7 @@
 
 #include "engine/cli/output_paths.h"
 #include "engine/cli/validate_checks.h"
+#include "engine/gate/unresolved.h"
 #include "engine/model/atomic_file.h"
 #include "engine/report/csv_reporter.h"
 #include "engine/report/html_reporter.h"
@@ -142,6 +143,24 @@ std::string AcceptedBy(bool flag) {
   return env_accepts ? "PERFENGINE_ACCEPT_REGRESSION" : "";
 }
 
+void ApplyUnresolved(model::Verdict& verdict, const std::string& flag) {
+  std::string by = "--unresolved=" + flag;
+  std::string text = flag;
+  if (flag.empty()) {
+    const char* env = std::getenv("PERFENGINE_UNRESOLVED");
+    if (env == nullptr || *env == '\0') return;
+    text = env;
+    by = fmt::format("PERFENGINE_UNRESOLVED={}", text);
+  }
+  const std::optional<gate::UnresolvedPolicy> policy = gate::ParseUnresolvedPolicy(text);
+  if (!policy) {
+    throw spec::UsageError(
+        fmt::format("{} is '{}': set it to fail (exit 1, as a missed threshold), pass (exit 0) or exit3 (the default)",
+                    flag.empty() ? "PERFENGINE_UNRESOLVED" : "--unresolved", text));
+  }
+  gate::ApplyUnresolvedPolicy(verdict, *policy, by);
+}
+
 void WriteReports(const RunResult& result, const ReportFiles& files, bool color) {
   // Files first: an interrupted or failed run still leaves its evidence behind.
   if (!files.json.empty()) report::WriteJsonReport(result, files.json);
@@ -176,6 +195,8 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   options.progress_style = run::ChooseProgressStyle(flags.quiet, ::isatty(STDERR_FILENO));
   if (options.progress_style != run::ProgressStyle::kOff) options.progress = &std::cerr;
   options.accepted_by = AcceptedBy(flags.accept_regression);
+  model::Verdict probe;
+  ApplyUnresolved(probe, flags.unresolved);  // a bad PERFENGINE_UNRESOLVED is exit 2 before the run
   run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
   for (const std::string& warning :
        run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
@@ -186,7 +207,8 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
       {{"--json", flags.json}, {"--markdown", flags.markdown}, {"--html", flags.html}, {"--csv", flags.csv}});
   if (flags.record) CheckRecordable(flags.history);
   auto runner = MakeSystemProcessRunner();
-  const RunResult result = run::RunExperiment(spec, options, *runner);
+  RunResult result = run::RunExperiment(spec, options, *runner);
+  ApplyUnresolved(result.verdict, flags.unresolved);
   // Files first: an interrupted or failed run still leaves its evidence behind. One file that
   // cannot be written (the disk filled during the run) costs neither the others nor the table.
   // What the run was asked for and did not deliver fails it: the Markdown (written last of the
@@ -226,7 +248,7 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   return shown.verdict.exit;
 }
 
-ExitCode ValidateCommand(const CommonOptions& common) {
+ExitCode ValidateCommand(const CommonOptions& common, bool strict) {
   // Every mistake at once: the parse's (thrown together), then the programs', the git
   // revisions' and the startup commands'.
   spec::Spec spec = ParseSpecAt(common.spec);
@@ -244,6 +266,13 @@ ExitCode ValidateCommand(const CommonOptions& common) {
   for (const std::string& warning :
        run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
     std::cerr << "perfengine: warning: " << OneLine(warning) << "\n";
+  }
+  if (const auto nothing = GatesNothingWarning(spec)) {
+    std::cerr << "perfengine: warning: " << OneLine(*nothing) << "\n";
+    if (strict) {
+      std::cerr << "perfengine: validate --strict: a warning fails the spec\n";
+      return ExitCode::kRunFailed;
+    }
   }
   std::cout << fmt::format("{}: ok ({}, {}; baseline '{}', candidate '{}')\n", OneLine(common.spec),
                            FormatCount(static_cast<long long>(spec.contenders.size()), "contender"),

@@ -30,7 +30,8 @@ ExitCode CompareCommand(const CompareFlags& flags) {
   if (!mismatch.empty() && !flags.allow_different_spec) {
     throw spec::UsageError(mismatch + "; pass --allow-different-spec to compare them anyway");
   }
-  const explain::RunComparison comparison = explain::CompareRuns(old_run, new_run);
+  explain::RunComparison comparison = explain::CompareRuns(old_run, new_run);
+  ApplyUnresolved(comparison.verdict, flags.unresolved);
   std::cout << explain::CompareText(old_run, flags.old_results, new_run, flags.new_results, comparison) << std::flush;
   return comparison.verdict.exit;
 }

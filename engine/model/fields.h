@@ -95,6 +95,7 @@ constexpr auto NamesOf(Tag<model::ExitCode>) {
       EnumName{model::ExitCode::kPass, "pass"},
       EnumName{model::ExitCode::kThresholdMissed, "threshold_missed"},
       EnumName{model::ExitCode::kRunFailed, "run_failed"},
+      EnumName{model::ExitCode::kUnresolved, "unresolved"},
       EnumName{model::ExitCode::kInterrupted, "interrupted"},
   };
 }
@@ -288,6 +289,7 @@ constexpr auto FieldsOf(Tag<model::ScalingEfficiency>) {
       Field{"fixed", &S::fixed},
       Field{"threads", &S::threads},
       Field{"efficiency", &S::efficiency},
+      Field{"interval", &S::interval},
   };
 }
 

@@ -1,6 +1,7 @@
 #include "engine/run/experiment.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
@@ -408,6 +409,16 @@ bool Experiment::Execute(const spec::Contender& c, const spec::Workload& w, Outc
     f.contender.clear();
   }
   f.detail = Tail(paths.stderr_path);
+  if (w.startup && !f.contender.empty()) {
+    // The default startup command (PROGRAM --version) does not fit every tool: say which key
+    // replaces it, rather than leave "--version: No such file or directory" to be decoded.
+    std::vector<std::string> shown;
+    for (const spec::Located& a : c.startup_argv) shown.push_back(a.value);
+    f.message += fmt::format(
+        " running its startup command '{}'; set [contenders.{}] startup = [...] to a command that exits 0 quickly "
+        "(docs/spec.md)",
+        fmt::join(shown, " "), c.name);
+  }
   ResultFor(w).failures.push_back(std::move(f));
   return false;
 }
@@ -469,7 +480,7 @@ fs::path Experiment::OutputFile(const spec::Workload& w, const Paths& paths) con
 // Workloads with a gated check that the rounds so far leave unresolved. Judged on a copy
 // with the confidence sequences only (no bootstrap), which stay valid however often they
 // are looked at: that is what lets the run stop as soon as every check is resolved.
-std::vector<const spec::Workload*> Experiment::Unresolved() const {
+std::vector<const spec::Workload*> Experiment::Unresolved(std::vector<OpenCheck>* open_checks) const {
   RunResult interim = result_;
   analysis::Analyze(interim, {.intervals = false, .cancelled = {}});
   const Verdict verdict = gate::Judge(interim);
@@ -484,6 +495,9 @@ std::vector<const spec::Workload*> Experiment::Unresolved() const {
     });
     if (unresolved || (w->startup && logic_open)) open.push_back(w);
   }
+  for (const Check& c : verdict.checks) {
+    if (open_checks && c.state == Check::State::kUnresolved) open_checks->push_back({c.workload, c.rounds, c.rounds_needed});
+  }
   return open;
 }
 
@@ -497,8 +511,13 @@ bool Experiment::RunRounds() {
   load.Begin();
   for (int round = 0; round < last; ++round) {
     if (round >= first) {
-      active = Unresolved();
+      std::vector<OpenCheck> open_checks;
+      active = Unresolved(&open_checks);
       if (active.empty()) break;
+      if (progress_) {
+        progress_->ExpectMoreSteps(ExpectedAddedSteps(open_checks, std::max(settings_.rounds, settings_.max_rounds),
+                                                      static_cast<int>(spec_.contenders.size())));
+      }
     }
     if (progress_) progress_->SetRound(round + 1);
     next_round_ = round + 1;

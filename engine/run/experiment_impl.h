@@ -138,7 +138,7 @@ class Experiment {
                                               const fs::path& output);
 
   bool RunRounds();
-  std::vector<const spec::Workload*> Unresolved() const;
+  std::vector<const spec::Workload*> Unresolved(std::vector<OpenCheck>* open_checks = nullptr) const;
 
   // Extra runs for peak RSS only, after the timed rounds, so they never disturb timing.
   bool RunRssOnly();

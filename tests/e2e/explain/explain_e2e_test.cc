@@ -27,8 +27,9 @@ fs::path RunSpec(const TempDir& dir, const fs::path& spec, const std::string& sc
   const fs::path json = dir.path() / name;
   const Finished f = RunPerfengine({"run", spec.string(), "--scale", scale, "--json", json.string()}, dir.path());
   // What is read back is the file, whatever its verdict: on a loaded machine 7 rounds can leave
-  // a check unresolved (exit 1), which is no fault of explain's (issue 24).
-  EXPECT_LE(f.exit, 1) << f.out << f.err;
+  // a check unresolved (exit 3), which is no fault of explain's (issue 24): any verdict but a
+  // failed run (2) will do.
+  EXPECT_TRUE(f.exit == 0 || f.exit == 1 || f.exit == 3) << f.exit << f.out << f.err;
   return json;
 }
 
