@@ -73,6 +73,12 @@ std::string UnresolvedAdvice(const RunResult& result, const Check& c) {
 
 std::string UnresolvedSummary(const Verdict& verdict, double confidence) {
   const int open = CountUnresolved(verdict);
+  for (const Check& c : verdict.checks) {
+    if (!c.passed && !c.skipped && c.state == Check::State::kUnresolved && c.interval) {
+      confidence = c.interval->level;  // the checks' own confidence
+      break;
+    }
+  }
   return fmt::format(
       "UNRESOLVED: {} could not be shown either way at {:.0f}% confidence (exit 3; --unresolved=fail or pass to count "
       "{} otherwise)",

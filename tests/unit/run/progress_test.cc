@@ -82,7 +82,10 @@ TEST(Progress, TheEtaCountsTheRoundsTheOpenChecksAreExpectedToAdd) {
   p.SetRound(2);
   now = 30;
   p.Step("w");  // 5 left at 10 s each
-  EXPECT_EQ(out.str(), "perfengine: w, round 2 (added: a check is unresolved), elapsed 30s, ETA 50s\n");
+  EXPECT_EQ(out.str(),
+            "perfengine: w, round 1/1, elapsed 10s, ETA 10s\n"
+            "perfengine: w, round 1/1, elapsed 20s, ETA 0s\n"
+            "perfengine: w, round 2 (added: a check is unresolved), elapsed 30s, ETA 50s\n");
 }
 
 TEST(Progress, ParityRunsAreNotCounted) {
