@@ -9,10 +9,10 @@
 #include <map>
 
 #include "engine/model/samples.h"
+#include "stats/descriptive.h"
 #include "stats/error.h"
 #include "stats/scaling_fit.h"
 #include "stats/sequential.h"
-#include "stats/descriptive.h"
 
 namespace pe::analysis {
 
@@ -90,8 +90,7 @@ void Efficiencies(const RunResult& run, const std::vector<const WorkloadResult*>
                   double confidence) {
   for (const ContenderInfo& c : run.contenders) {
     // configuration -> threads -> (throughput, throughput per round)
-    std::map<std::string,
-             std::pair<std::vector<AxisValue>, std::map<int, std::pair<double, std::map<int, double>>>>>
+    std::map<std::string, std::pair<std::vector<AxisValue>, std::map<int, std::pair<double, std::map<int, double>>>>>
         by_config;
     for (const WorkloadResult* w : points) {
       const ContenderSummary* s = SummaryOf(*w, c.name);

@@ -152,10 +152,9 @@ Check IntervalCheck(std::string name, std::string threshold, std::string label, 
   const bool missed = higher_is_better ? high < bar : low > bar;
   c.state = met ? Check::State::kPass : missed ? Check::State::kFail : Check::State::kUnresolved;
   c.passed = met;
-  c.note = c.unit == Check::Unit::kRate
-               ? fmt::format("{:.0f}% interval {} to {}", 100 * level, units::FormatPercent(low),
-                             units::FormatPercent(high))
-               : fmt::format("{:.0f}% interval {:.2f} to {:.2f}", 100 * level, low, high);
+  c.note = c.unit == Check::Unit::kRate ? fmt::format("{:.0f}% interval {} to {}", 100 * level,
+                                                      units::FormatPercent(low), units::FormatPercent(high))
+                                        : fmt::format("{:.0f}% interval {:.2f} to {:.2f}", 100 * level, low, high);
   return c;
 }
 
@@ -169,8 +168,8 @@ void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Chec
         checks.push_back(SkippedCheck(sweep.name, "max_cost_exponent", label, *sweep.max_cost_exponent, fit.note));
         continue;
       }
-      checks.push_back(IntervalCheck(sweep.name, "max_cost_exponent", label, fit.exponent, fit.low, fit.high,
-                                     fit.level, *sweep.max_cost_exponent, false, fit.note));
+      checks.push_back(IntervalCheck(sweep.name, "max_cost_exponent", label, fit.exponent, fit.low, fit.high, fit.level,
+                                     *sweep.max_cost_exponent, false, fit.note));
     }
   }
   if (sweep.min_scaling_efficiency) {
@@ -179,13 +178,13 @@ void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Chec
       if (e.contender != run.candidate || e.threads != sweep.efficiency_threads) continue;
       found = true;
       const double nan = std::numeric_limits<double>::quiet_NaN();
-      checks.push_back(IntervalCheck(
-          sweep.name, "min_scaling_efficiency",
-          fmt::format("median per-round scaling efficiency of {} at {} threads{}", e.contender, e.threads,
-                      Configuration(e.fixed)),
-          e.interval ? e.interval->estimate : e.efficiency, e.interval ? e.interval->low : nan,
-          e.interval ? e.interval->high : nan, e.interval ? e.interval->level : 0.95, *sweep.min_scaling_efficiency,
-          true, "no round measured both the 1-thread and this point"));
+      checks.push_back(IntervalCheck(sweep.name, "min_scaling_efficiency",
+                                     fmt::format("median per-round scaling efficiency of {} at {} threads{}",
+                                                 e.contender, e.threads, Configuration(e.fixed)),
+                                     e.interval ? e.interval->estimate : e.efficiency,
+                                     e.interval ? e.interval->low : nan, e.interval ? e.interval->high : nan,
+                                     e.interval ? e.interval->level : 0.95, *sweep.min_scaling_efficiency, true,
+                                     "no round measured both the 1-thread and this point"));
     }
     if (!found) {
       checks.push_back(SkippedCheck(sweep.name, "min_scaling_efficiency", "scaling efficiency",

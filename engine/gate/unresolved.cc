@@ -37,9 +37,10 @@ std::string BusyMachine(const RunResult& result) {
   if (load < cores && others < 0.1) {
     return fmt::format("the machine was quiet (load average up to {:.1f} on {} cores)", load, cores);
   }
-  return fmt::format("the machine was busy (load average up to {:.1f} on {} cores, other processes up to {:.0f}% of CPU "
-                     "time): a quieter runner narrows the spread",
-                     load, cores, 100 * others);
+  return fmt::format(
+      "the machine was busy (load average up to {:.1f} on {} cores, other processes up to {:.0f}% of CPU "
+      "time): a quieter runner narrows the spread",
+      load, cores, 100 * others);
 }
 
 std::string Bar(const Check& c) {

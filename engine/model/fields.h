@@ -285,11 +285,8 @@ constexpr auto FieldsOf(Tag<model::ScalingFit>) {
 constexpr auto FieldsOf(Tag<model::ScalingEfficiency>) {
   using S = model::ScalingEfficiency;
   return std::tuple{
-      Field{"contender", &S::contender},
-      Field{"fixed", &S::fixed},
-      Field{"threads", &S::threads},
-      Field{"efficiency", &S::efficiency},
-      Field{"interval", &S::interval},
+      Field{"contender", &S::contender},   Field{"fixed", &S::fixed},       Field{"threads", &S::threads},
+      Field{"efficiency", &S::efficiency}, Field{"interval", &S::interval},
   };
 }
 

@@ -496,7 +496,8 @@ std::vector<const spec::Workload*> Experiment::Unresolved(std::vector<OpenCheck>
     if (unresolved || (w->startup && logic_open)) open.push_back(w);
   }
   for (const Check& c : verdict.checks) {
-    if (open_checks && c.state == Check::State::kUnresolved) open_checks->push_back({c.workload, c.rounds, c.rounds_needed});
+    if (open_checks && c.state == Check::State::kUnresolved)
+      open_checks->push_back({c.workload, c.rounds, c.rounds_needed});
   }
   return open;
 }

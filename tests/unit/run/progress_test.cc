@@ -59,8 +59,7 @@ TEST(Progress, RoundsAddedBeyondTheMinimumSaySo) {
 TEST(ExpectedAddedSteps, EachOpenWorkloadRunsToItsNeediestCheckCappedAtMaxRounds) {
   // a: two open checks at 10 rounds, needing 14 and 18: 8 more rounds. b: needs 100, capped at
   // 30: 20 more. c: no number of rounds resolves it: to the cap, 20 more. 3 commands a round.
-  const std::vector<OpenCheck> open = {
-      {"a", 10, 14}, {"a", 10, 18}, {"b", 10, 100}, {"c", 10, std::nullopt}};
+  const std::vector<OpenCheck> open = {{"a", 10, 14}, {"a", 10, 18}, {"b", 10, 100}, {"c", 10, std::nullopt}};
   EXPECT_EQ(ExpectedAddedSteps(open, 30, 3), (8 + 20 + 20) * 3);
   // A figure already reached (the spread moved) still costs the next round.
   EXPECT_EQ(ExpectedAddedSteps({{"a", 12, 9}}, 30, 2), 2);
@@ -77,7 +76,7 @@ TEST(Progress, TheEtaCountsTheRoundsTheOpenChecksAreExpectedToAdd) {
   now = 10;
   p.Step("w");
   now = 20;
-  p.Step("w");  // 10 s a command
+  p.Step("w");                                                  // 10 s a command
   p.ExpectMoreSteps(ExpectedAddedSteps({{"w", 1, 4}}, 30, 2));  // 3 more rounds: 6 commands
   p.SetRound(2);
   now = 30;
