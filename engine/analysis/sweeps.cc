@@ -3,13 +3,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
 
 #include "engine/model/samples.h"
+#include "stats/descriptive.h"
 #include "stats/error.h"
 #include "stats/scaling_fit.h"
+#include "stats/sequential.h"
 
 namespace pe::analysis {
 
@@ -56,23 +59,53 @@ double Throughput(const WorkloadResult& w, const ContenderSummary& s) {
   return (w.elements > 0 ? w.elements : 1.0) / s.median_wall_s;
 }
 
-void Efficiencies(const RunResult& run, const std::vector<const WorkloadResult*>& points, SweepResult& sweep) {
+// Each measured round's throughput of one contender at one point, by round.
+std::map<int, double> RoundThroughputs(const WorkloadResult& w, const std::string& contender) {
+  std::map<int, double> out;
+  for (const Sample& s : w.samples) {
+    if (s.contender == contender && Measured(s) && s.wall_s > 0) {
+      out[s.round] = (w.elements > 0 ? w.elements : 1.0) / s.wall_s;
+    }
+  }
+  return out;
+}
+
+// The median sequence (stats/sequential.h) of the per-round efficiencies at n threads, each
+// round's n-thread throughput over n x the same round's 1-thread throughput (the points of a
+// round run side by side, so what the round shared cancels); nullopt with no round in common.
+std::optional<model::Interval> EfficiencySequence(const std::map<int, double>& one, const std::map<int, double>& at_n,
+                                                  int threads, double confidence) {
+  std::vector<double> logs;
+  for (const auto& [round, throughput] : at_n) {
+    auto base = one.find(round);
+    if (base != one.end()) logs.push_back(std::log(throughput / (threads * base->second)));
+  }
+  if (logs.empty()) return std::nullopt;
+  const stats::MedianBounds b = stats::MedianSequence(logs, confidence);
+  return model::Interval{std::exp(stats::Median(logs)), std::exp(b.low), std::exp(b.high), confidence,
+                         "median confidence sequence of per-round efficiency"};
+}
+
+void Efficiencies(const RunResult& run, const std::vector<const WorkloadResult*>& points, SweepResult& sweep,
+                  double confidence) {
   for (const ContenderInfo& c : run.contenders) {
-    // configuration -> threads -> throughput
-    std::map<std::string, std::pair<std::vector<AxisValue>, std::map<int, double>>> by_config;
+    // configuration -> threads -> (throughput, throughput per round)
+    std::map<std::string, std::pair<std::vector<AxisValue>, std::map<int, std::pair<double, std::map<int, double>>>>>
+        by_config;
     for (const WorkloadResult* w : points) {
       const ContenderSummary* s = SummaryOf(*w, c.name);
       if (s == nullptr) continue;
       auto fixed = Without(*w, {"threads"});
       auto& entry = by_config[Key(fixed)];
       entry.first = fixed;
-      entry.second[std::atoi(ValueOf(*w, "threads").c_str())] = Throughput(*w, *s);
+      entry.second[std::atoi(ValueOf(*w, "threads").c_str())] = {Throughput(*w, *s), RoundThroughputs(*w, c.name)};
     }
     for (const auto& [key, entry] : by_config) {
       auto one = entry.second.find(1);
       if (one == entry.second.end()) continue;  // efficiency is relative to one thread
-      for (const auto& [threads, throughput] : entry.second) {
-        sweep.efficiencies.push_back({c.name, entry.first, threads, throughput / (threads * one->second)});
+      for (const auto& [threads, figures] : entry.second) {
+        sweep.efficiencies.push_back({c.name, entry.first, threads, figures.first / (threads * one->second.first),
+                                      EfficiencySequence(one->second.second, figures.second, threads, confidence)});
       }
     }
   }
@@ -133,7 +166,7 @@ void AnalyzeSweeps(RunResult& result) {
     const auto has = [&](const char* axis) {
       return std::find(sweep.axes.begin(), sweep.axes.end(), axis) != sweep.axes.end();
     };
-    if (has("threads")) Efficiencies(result, points, sweep);
+    if (has("threads")) Efficiencies(result, points, sweep, confidence);
     if (has("scale")) Fits(result, points, sweep, confidence);
   }
 }

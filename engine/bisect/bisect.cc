@@ -148,6 +148,8 @@ int StepStatus(const RunResult& result) {
       return 1;
     case ExitCode::kInterrupted:
       return 128;
+    case ExitCode::kUnresolved:
+      return 125;  // this commit could not be judged either way: git bisect skips it
     case ExitCode::kRunFailed:
       break;
   }

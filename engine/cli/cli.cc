@@ -37,7 +37,8 @@ int RunCommandLine(int argc, char** argv) {
       "perfengine: declarative performance gates.\n"
       "Runs contenders on generated workloads, checks that they agree, times them in\n"
       "interleaved rounds and judges the figures against the spec's thresholds.\n"
-      "Exit codes: 0 pass, 1 a threshold missed, 2 the run failed or bad input, 130 interrupted.",
+      "Exit codes: 0 pass, 1 a threshold missed, 2 the run failed or bad input, 3 a claim unresolved, 130 "
+      "interrupted.",
       "perfengine"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("perfengine ") + PERFENGINE_VERSION);

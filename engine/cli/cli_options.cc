@@ -69,4 +69,11 @@ void AddReportOptions(CLI::App* cmd, ReportPaths& paths) {
   }
 }
 
+void AddUnresolvedOption(CLI::App* cmd, std::string& policy) {
+  cmd->add_option("--unresolved", policy,
+                  "What a claim left unresolved exits with: exit3 (default: 3), fail (1) or pass (0); also "
+                  "PERFENGINE_UNRESOLVED")
+      ->check(CLI::IsMember({"exit3", "fail", "pass"}));
+}
+
 }  // namespace pe::cli

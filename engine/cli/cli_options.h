@@ -26,4 +26,7 @@ void AddSpecOptions(CLI::App* cmd, CommonOptions& o, bool spec_required = true);
 // `paths[name]`.
 void AddReportOptions(CLI::App* cmd, ReportPaths& paths);
 
+// --unresolved=fail|pass|exit3 on every command that gates (docs/exit-codes.md).
+void AddUnresolvedOption(CLI::App* cmd, std::string& policy);
+
 }  // namespace pe::cli

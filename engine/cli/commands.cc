@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "engine/gate/unresolved.h"
 #include "engine/model/atomic_file.h"
 #include "engine/report/reporter.h"
 #include "engine/spec/spec_error.h"
@@ -20,6 +21,24 @@ using model::WriteFileAtomically;
 std::string PathFor(const ReportPaths& paths, std::string_view format) {
   const auto it = paths.find(format);
   return it == paths.end() ? std::string() : it->second;
+}
+
+void ApplyUnresolved(model::Verdict& verdict, const std::string& flag) {
+  std::string by = "--unresolved=" + flag;
+  std::string text = flag;
+  if (flag.empty()) {
+    const char* env = std::getenv("PERFENGINE_UNRESOLVED");
+    if (env == nullptr || *env == '\0') return;
+    text = env;
+    by = fmt::format("PERFENGINE_UNRESOLVED={}", text);
+  }
+  const std::optional<gate::UnresolvedPolicy> policy = gate::ParseUnresolvedPolicy(text);
+  if (!policy) {
+    throw spec::UsageError(
+        fmt::format("{} is '{}': set it to fail (exit 1, as a missed threshold), pass (exit 0) or exit3 (the default)",
+                    flag.empty() ? "PERFENGINE_UNRESOLVED" : "--unresolved", text));
+  }
+  gate::ApplyUnresolvedPolicy(verdict, *policy, by);
 }
 
 std::string AcceptedBy(bool flag) {

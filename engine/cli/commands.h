@@ -34,6 +34,7 @@ struct RunFlags {
   std::optional<int> warmup_rounds;
   ReportPaths reports;  // --json, --markdown, --html, --csv
   bool accept_regression = false;
+  std::string unresolved;  // --unresolved=fail|pass|exit3; empty: $PERFENGINE_UNRESOLVED, else exit3
   bool skip_serve = false;
   std::optional<int> serve_requests;
   std::optional<int> serve_concurrency;
@@ -56,6 +57,7 @@ struct CompareFlags {
   std::string old_results;
   std::string new_results;
   bool allow_different_spec = false;
+  std::string unresolved;  // as RunFlags::unresolved
 };
 
 // `perfengine merge SHARD.json... [--spec SPEC] [--json F] [--markdown F] [--html F] [--csv F]` (merge_command.cc).
@@ -64,6 +66,7 @@ struct MergeFlags {
   std::string spec;     // non-empty: the shards' thresholds and gate flags must be this spec's
   ReportPaths reports;  // one flag per file format
   bool accept_regression = false;
+  std::string unresolved;  // as RunFlags::unresolved
 };
 
 // `perfengine report RESULTS.json [--markdown F|-] [--html F|-] [--csv F|-] [--json F|-] [--terminal]`
@@ -82,6 +85,11 @@ void WriteReports(const model::RunResult& result, const ReportPaths& files, bool
 // "PERFENGINE_ACCEPT_REGRESSION" when that variable is 1, true, yes or on (any case), else "".
 // Throws UsageError when the variable is set to anything but those or "", 0, false, no, off.
 std::string AcceptedBy(bool flag);
+
+// Applies --unresolved (`flag`), else PERFENGINE_UNRESOLVED, else exit3, to a verdict of exit 3
+// (engine/gate/unresolved.h). Throws UsageError naming the variable when it holds anything but
+// fail, pass, exit3 or nothing; call it once before the run too, so that is exit 2 up front.
+void ApplyUnresolved(model::Verdict& verdict, const std::string& flag);
 
 // `perfengine bisect SPEC --good REV --bad REV [--rounds N]` (bisect_command.cc).
 struct BisectFlags {
@@ -143,7 +151,7 @@ void RecordRun(const model::RunResult& result, const std::string& spec, const st
 void CheckRecordable(const std::string& history_flag);
 
 model::ExitCode RunCommand(const CommonOptions& common, const RunFlags& flags, bool color);
-model::ExitCode ValidateCommand(const CommonOptions& common);
+model::ExitCode ValidateCommand(const CommonOptions& common, bool strict = false);  // --strict: a warning is exit 2
 model::ExitCode ListCommand(const CommonOptions& common);
 model::ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir);
 model::ExitCode ExplainCommand(const ExplainFlags& flags);

@@ -31,7 +31,8 @@ ExitCode CompareCommand(const CompareFlags& flags) {
   if (!mismatch.empty() && !flags.allow_different_spec) {
     throw spec::UsageError(mismatch + "; pass --allow-different-spec to compare them anyway");
   }
-  const explain::RunComparison comparison = explain::CompareRuns(old_run, new_run);
+  explain::RunComparison comparison = explain::CompareRuns(old_run, new_run);
+  ApplyUnresolved(comparison.verdict, flags.unresolved);
   std::cout << explain::CompareText(old_run, flags.old_results, new_run, flags.new_results, comparison) << std::flush;
   return comparison.verdict.exit;
 }
@@ -51,6 +52,7 @@ Subcommand AddCompare(CLI::App& app) {
   compare->add_option("new", flags->new_results, "The later results file; its thresholds apply")->required();
   compare->add_flag("--allow-different-spec", flags->allow_different_spec,
                     "Compare even when the two files come from different specs");
+  AddUnresolvedOption(compare, flags->unresolved);
   return {compare, [=] { return static_cast<int>(CompareCommand(*flags)); }};
 }
 

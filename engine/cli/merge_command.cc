@@ -19,7 +19,10 @@ ExitCode MergeCommand(const MergeFlags& flags, bool color) {
   for (const std::string& path : flags.files) files.push_back({path, ReadResultsFile(path)});
   // The spec from the trusted side: what a shard says of its thresholds is a claim.
   if (!flags.spec.empty()) merge::CheckAgainstSpec(files, spec::ParseSpecFile(flags.spec));
+  model::Verdict probe;
+  ApplyUnresolved(probe, flags.unresolved);  // a bad PERFENGINE_UNRESOLVED before any work
   RunResult merged = merge::MergeShards(files);
+  ApplyUnresolved(merged.verdict, flags.unresolved);
   if (const std::string by = AcceptedBy(flags.accept_regression); !by.empty()) gate::Accept(merged.verdict, by);
   WriteReports(merged, flags.reports, color);
   return merged.verdict.exit;
@@ -37,6 +40,7 @@ Subcommand AddMerge(CLI::App& app) {
       "--accept-regression", flags->accept_regression,
       "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1, true, yes or on; "
       "0, false, no, off or empty do not)");
+  AddUnresolvedOption(merge, flags->unresolved);
   return {merge, [=] { return static_cast<int>(MergeCommand(*flags, UseColor())); }};
 }
 

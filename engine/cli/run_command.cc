@@ -75,6 +75,8 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   options.progress_style = run::ChooseProgressStyle(flags.quiet, ::isatty(STDERR_FILENO));
   if (options.progress_style != run::ProgressStyle::kOff) options.progress = &std::cerr;
   options.accepted_by = AcceptedBy(flags.accept_regression);
+  model::Verdict probe;
+  ApplyUnresolved(probe, flags.unresolved);  // a bad PERFENGINE_UNRESOLVED is exit 2 before the run
   run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
   for (const std::string& warning :
        run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
@@ -83,7 +85,8 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   CheckOutputPaths(common.spec, ReportOutputs(flags.reports));
   if (flags.record) CheckRecordable(flags.history);
   auto runner = MakeSystemProcessRunner();
-  const RunResult result = run::RunExperiment(spec, options, *runner);
+  RunResult result = run::RunExperiment(spec, options, *runner);
+  ApplyUnresolved(result.verdict, flags.unresolved);
   // Files first: an interrupted or failed run still leaves its evidence behind. One file that
   // cannot be written (the disk filled during the run) costs neither the others nor the table.
   // What the run was asked for and did not deliver fails it: the Markdown (written last of the
@@ -163,6 +166,7 @@ Subcommand AddRun(CLI::App& app) {
       "--accept-regression", flags->accept_regression,
       "Accept a missed threshold: exit 0, reported as accepted (also PERFENGINE_ACCEPT_REGRESSION=1, true, yes or on; "
       "0, false, no, off or empty do not)");
+  AddUnresolvedOption(run, flags->unresolved);
   return {run, [=] { return static_cast<int>(RunCommand(*common, *flags, UseColor())); }, true};
 }
 

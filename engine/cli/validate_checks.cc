@@ -8,6 +8,7 @@
 
 #include "engine/gitbuild/git.h"
 #include "engine/measure/scratch_dir.h"
+#include "engine/model/threshold_table.h"
 #include "engine/run/scratch.h"
 #include "engine/runner/file_tail.h"
 #include "engine/spec/placeholders.h"
@@ -80,6 +81,35 @@ std::vector<spec::SpecError> CheckByRunning(const spec::Spec& spec, ProcessRunne
                                     tail.empty() ? "" : fmt::format(" ({})", tail)));
   }
   return errors;
+}
+
+std::optional<std::string> GatesNothingWarning(const spec::Spec& spec) {
+  // A bar at the end of its range is met by every figure: min_win_rate = 0, say.
+  auto can_fail = [](const model::ThresholdRow& row, double bar) {
+    return row.higher_is_better ? (bar > row.min || (row.exclusive_min && bar >= row.min)) : bar < row.max;
+  };
+  int gated = 0, set = 0;
+  for (const spec::Workload& w : spec.workloads) {
+    if (w.startup || !w.gate) continue;
+    ++gated;
+    const model::Thresholds t = spec::EffectiveThresholds(spec, w);
+    for (const model::ThresholdRow& row : model::kThresholdRows) {
+      const std::optional<double>& bar = t.*row.bar;
+      if (!bar) continue;
+      ++set;
+      if (can_fail(row, *bar)) return std::nullopt;
+    }
+  }
+  for (const spec::Sweep& s : spec.sweeps) {
+    if (s.max_cost_exponent || s.min_scaling_efficiency) return std::nullopt;
+  }
+  const std::string why = gated == 0 ? "no workload is gated (every one has gate = false)"
+                          : set == 0 ? "no threshold is set ([thresholds] is empty or missing)"
+                                     : "every threshold set is one no figure can miss";
+  return fmt::format(
+      "{}: this spec gates nothing: {}, so run exits 0 whatever it measures; set a bar that can fail, e.g. "
+      "[thresholds] max_slowdown = 1.05 (docs/spec.md)",
+      spec.path.string(), why);
 }
 
 }  // namespace pe::cli

@@ -3,6 +3,8 @@
 // contender's default `sh --version` once failed only at run time).
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/runner/process_runner.h"
@@ -14,5 +16,11 @@ namespace pe::cli {
 // commands run with a 10 s timeout, their output discarded; contenders built from git are
 // not run (their programs exist only once built).
 std::vector<spec::SpecError> CheckByRunning(const spec::Spec& spec, runner::ProcessRunner& runner);
+
+// A spec whose gate can never fail: no gated workload has a threshold in force that some
+// figure could miss (none set, or only bars every figure meets, such as min_win_rate = 0), and
+// no sweep has a gate. The warning validate prints (exit 0, or 2 with --strict); nullopt when
+// something is gated. A copied CI example without [thresholds] once passed a 6% regression.
+std::optional<std::string> GatesNothingWarning(const spec::Spec& spec);
 
 }  // namespace pe::cli

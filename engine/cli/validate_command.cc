@@ -24,7 +24,7 @@ using report::OneLine;
 using runner::MakeSystemProcessRunner;
 using units::FormatCount;
 
-ExitCode ValidateCommand(const CommonOptions& common) {
+ExitCode ValidateCommand(const CommonOptions& common, bool strict) {
   // Every mistake at once: the parse's (thrown together), then the programs', the git
   // revisions' and the startup commands'.
   spec::Spec spec = ParseSpecAt(common.spec);
@@ -44,6 +44,13 @@ ExitCode ValidateCommand(const CommonOptions& common) {
        run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
     std::cerr << "perfengine: warning: " << OneLine(warning) << "\n";
   }
+  if (const auto nothing = GatesNothingWarning(spec)) {
+    std::cerr << "perfengine: warning: " << OneLine(*nothing) << "\n";
+    if (strict) {
+      std::cerr << "perfengine: validate --strict: a warning fails the spec\n";
+      return ExitCode::kRunFailed;
+    }
+  }
   std::cout << fmt::format("{}: ok ({}, {}; baseline '{}', candidate '{}')\n", OneLine(common.spec),
                            FormatCount(static_cast<long long>(spec.contenders.size()), "contender"),
                            FormatCount(static_cast<long long>(spec.workloads.size()), "workload"), spec.baseline,
@@ -55,7 +62,9 @@ Subcommand AddValidate(CLI::App& app) {
   auto common = std::make_shared<CommonOptions>();
   CLI::App* validate = app.add_subcommand("validate", "Check a spec without running anything");
   AddSpecOptions(validate, *common);
-  return {validate, [=] { return static_cast<int>(ValidateCommand(*common)); }};
+  auto strict = std::make_shared<bool>(false);
+  validate->add_flag("--strict", *strict, "Exit 2 on a warning too (e.g. a spec that gates nothing)");
+  return {validate, [=] { return static_cast<int>(ValidateCommand(*common, *strict)); }};
 }
 
 }  // namespace pe::cli

@@ -4,6 +4,7 @@
 
 #include "engine/explain/explain_text.h"
 #include "engine/gate/gate.h"
+#include "engine/gate/unresolved.h"
 #include "engine/report/text.h"
 #include "engine/report/text_table.h"
 #include "engine/units/units.h"
@@ -91,6 +92,8 @@ std::string Summary(const Verdict& v) {
     }
     case ExitCode::kRunFailed:
       return "COMPARE FAILED";
+    case ExitCode::kUnresolved:
+      return gate::UnresolvedSummary(v, 0.95);
     case ExitCode::kInterrupted:
       return "INTERRUPTED";
   }

@@ -1,7 +1,8 @@
 // The gate: turns a result into a verdict. A failure of the run (crash, timeout, parity,
 // bad fixture) is exit 2 whatever the figures say; otherwise each threshold in force on
 // each gated workload is checked, and any miss is exit 1 with a line naming workload,
-// threshold, measured value, bar and margin.
+// threshold, measured value, bar and margin. With no miss, a claim that had to be shown and
+// was left unresolved is exit 3, its line followed by what would resolve it (unresolved.h).
 #pragma once
 
 #include <functional>

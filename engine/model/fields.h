@@ -96,6 +96,7 @@ constexpr auto NamesOf(Tag<model::ExitCode>) {
       EnumName{model::ExitCode::kPass, "pass"},
       EnumName{model::ExitCode::kThresholdMissed, "threshold_missed"},
       EnumName{model::ExitCode::kRunFailed, "run_failed"},
+      EnumName{model::ExitCode::kUnresolved, "unresolved"},
       EnumName{model::ExitCode::kInterrupted, "interrupted"},
   };
 }
@@ -314,10 +315,8 @@ constexpr auto FieldsOf(Tag<model::ScalingFit>) {
 constexpr auto FieldsOf(Tag<model::ScalingEfficiency>) {
   using S = model::ScalingEfficiency;
   return std::tuple{
-      Field{"contender", &S::contender},
-      Field{"fixed", &S::fixed},
-      Field{"threads", &S::threads},
-      Field{"efficiency", &S::efficiency},
+      Field{"contender", &S::contender},   Field{"fixed", &S::fixed},       Field{"threads", &S::threads},
+      Field{"efficiency", &S::efficiency}, Field{"interval", &S::interval},
   };
 }
 

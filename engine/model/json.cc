@@ -58,8 +58,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<AxisValue, 2>);
   [[maybe_unused]] const auto& [sf1, sf2, sf3, sf4, sf5, sf6, sf7, sf8] = sf;
   static_assert(kTableCovers<ScalingFit, 8>);
-  [[maybe_unused]] const auto& [se1, se2, se3, se4] = se;
-  static_assert(kTableCovers<ScalingEfficiency, 4>);
+  [[maybe_unused]] const auto& [se1, se2, se3, se4, se5] = se;
+  static_assert(kTableCovers<ScalingEfficiency, 5>);
   [[maybe_unused]] const auto& [sr1, sr2, sr3, sr4, sr5, sr6, sr7] = sr;
   static_assert(kTableCovers<SweepResult, 7>);
   [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16] = r;

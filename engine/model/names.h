@@ -13,7 +13,7 @@ namespace pe::model {
 std::string_view FailureKindName(Failure::Kind kind);
 std::optional<Failure::Kind> ParseFailureKind(std::string_view name);
 
-// "pass", "threshold_missed", "run_failed", "interrupted".
+// "pass", "threshold_missed", "run_failed", "unresolved", "interrupted".
 std::string_view ExitCodeName(ExitCode code);
 std::optional<ExitCode> ParseExitCode(std::string_view name);
 

@@ -16,6 +16,7 @@ enum class ExitCode : int {
   kPass = 0,             // every threshold met
   kThresholdMissed = 1,  // the run was sound and a threshold was missed
   kRunFailed = 2,        // bad spec or input, crash, timeout, parity mismatch
+  kUnresolved = 3,       // sound, nothing missed, but a claim could not be shown either way
   kInterrupted = 130,    // SIGINT or SIGTERM
 };
 
@@ -267,6 +268,10 @@ struct ScalingEfficiency {
   std::vector<AxisValue> fixed;  // the other axes' values, held fixed
   int threads = 0;
   double efficiency = 0;  // throughput at n threads / (n x throughput at 1 thread)
+  // The confidence sequence of the median per-round efficiency (each round's n-thread run
+  // against the same round's 1-thread run), which min_scaling_efficiency reads; absent in
+  // files from before it existed or with no round in common.
+  std::optional<Interval> interval;
 };
 
 struct SweepResult {

@@ -730,6 +730,8 @@ std::string_view SummaryClass(ExitCode exit) {
       return "threshold-missed";
     case ExitCode::kRunFailed:
       return "run-failed";
+    case ExitCode::kUnresolved:
+      return "unresolved";
     case ExitCode::kInterrupted:
       return "interrupted";
   }

@@ -122,6 +122,19 @@ std::string SummaryLine(const RunResult& result) {
     }
     case ExitCode::kRunFailed:
       return "RUN FAILED";
+    case ExitCode::kUnresolved: {
+      // As gate::UnresolvedSummary (the report does not link the gate).
+      double level = result.settings.confidence;
+      long open = 0;
+      for (const Check& c : result.verdict.checks) {
+        if (c.passed || c.skipped || c.state != Check::State::kUnresolved) continue;
+        if (open++ == 0 && c.interval) level = c.interval->level;  // the checks' own confidence
+      }
+      return fmt::format(
+          "UNRESOLVED: {} could not be shown either way at {:.0f}% confidence (exit 3; --unresolved=fail or pass to "
+          "count {} otherwise)",
+          units::FormatCount(open, "check"), 100 * level, open == 1 ? "it" : "them");
+    }
     case ExitCode::kInterrupted:
       return "INTERRUPTED (results incomplete)";
   }

@@ -71,6 +71,7 @@ std::string_view SummaryColor(ExitCode exit) {
     case ExitCode::kRunFailed:
       return kBoldRed;
     case ExitCode::kInterrupted:
+    case ExitCode::kUnresolved:
       return kBoldYellow;
   }
   return {};

@@ -1,6 +1,7 @@
 #include "engine/run/executor.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -232,6 +233,16 @@ bool Executor::Executed(const spec::Contender& c, const spec::Workload& w, const
     f.contender.clear();
   }
   f.detail = Tail(cmd.stderr_path);
+  if (w.startup && !f.contender.empty()) {
+    // The default startup command (PROGRAM --version) does not fit every tool: say which key
+    // replaces it, rather than leave "--version: No such file or directory" to be decoded.
+    std::vector<std::string> shown;
+    for (const spec::Located& a : c.startup_argv) shown.push_back(a.value);
+    f.message += fmt::format(
+        " running its startup command '{}'; set [contenders.{}] startup = [...] to a command that exits 0 quickly "
+        "(docs/spec.md)",
+        fmt::join(shown, " "), c.name);
+  }
   ResultFor(w).failures.push_back(std::move(f));
   return false;
 }

@@ -2,13 +2,28 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <map>
 
 namespace pe::run {
 
 ProgressStyle ChooseProgressStyle(bool quiet, bool stderr_is_terminal) {
   if (quiet) return ProgressStyle::kOff;
   return stderr_is_terminal ? ProgressStyle::kTerminal : ProgressStyle::kLines;
+}
+
+int ExpectedAddedSteps(const std::vector<OpenCheck>& open, int max_rounds, int commands_per_round) {
+  std::map<std::string, std::pair<int, int>> per_workload;  // rounds so far, rounds expected
+  for (const OpenCheck& c : open) {
+    // An open workload runs at least one more round, and never past the cap.
+    const int target = std::min(max_rounds, std::max(c.rounds + 1, c.rounds_needed.value_or(max_rounds)));
+    auto [it, fresh] = per_workload.try_emplace(c.workload, c.rounds, target);
+    if (!fresh) it->second = {std::min(it->second.first, c.rounds), std::max(it->second.second, target)};
+  }
+  int steps = 0;
+  for (const auto& [name, rounds] : per_workload) steps += std::max(0, rounds.second - rounds.first);
+  return steps * commands_per_round;
 }
 
 Progress::Progress(std::ostream& out, ProgressStyle style, Clock clock, double interval_s)
@@ -38,7 +53,7 @@ void Progress::BeginRounds(int total_steps, int total_rounds) {
 }
 
 std::string Progress::Status(const std::string& workload, double elapsed) const {
-  // The ETA is for the minimum rounds; rounds added while a check is unresolved come after.
+  // The ETA is for the minimum rounds, then for the rounds the open checks are expected to add.
   const double rounds_elapsed = Now() - rounds_start_;
   const double eta = done_ > 0 && done_ < total_steps_ ? rounds_elapsed / done_ * (total_steps_ - done_) : 0;
   const std::string round = round_ <= total_rounds_ ? fmt::format("round {}/{}", round_, total_rounds_)

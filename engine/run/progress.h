@@ -5,8 +5,10 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace pe::run {
 
@@ -18,6 +20,19 @@ enum class ProgressStyle {
 
 // The style for a run: off when quiet, else by whether stderr is a terminal.
 ProgressStyle ChooseProgressStyle(bool quiet, bool stderr_is_terminal);
+
+// A gated check still open between rounds: the paired rounds behind it and the rounds its
+// rounds-needed figure says would resolve it (nullopt: none would at this spread).
+struct OpenCheck {
+  std::string workload;
+  int rounds = 0;
+  std::optional<int> rounds_needed;
+};
+
+// The commands the added rounds are expected to run: each workload with an open check runs to
+// the most rounds any of its checks needs, capped at `max_rounds` (to the cap where no number of
+// rounds would do), `commands_per_round` commands each. An estimate from the spread so far.
+int ExpectedAddedSteps(const std::vector<OpenCheck>& open, int max_rounds, int commands_per_round);
 
 class Progress {
  public:
@@ -32,6 +47,9 @@ class Progress {
   // The measured rounds start: `total_steps` commands over `total_rounds` rounds (the minimum).
   void BeginRounds(int total_steps, int total_rounds);
   void SetRound(int round) { round_ = round; }
+  // Rounds beyond the minimum: `steps` more commands are expected (ExpectedAddedSteps), so the
+  // ETA counts them rather than reading 0 s.
+  void ExpectMoreSteps(int steps) { total_steps_ = done_ + steps; }
   void Step(const std::string& workload);  // one command finished
   void Finish();                           // clears the terminal line
 

@@ -20,7 +20,7 @@ using runner::Outcome;
 // Workloads with a gated check that the rounds so far leave unresolved. Judged on a copy
 // with the confidence sequences only (no bootstrap), which stay valid however often they
 // are looked at: that is what lets the run stop as soon as every check is resolved.
-std::vector<const spec::Workload*> RoundRunner::Unresolved() const {
+std::vector<const spec::Workload*> RoundRunner::Unresolved(std::vector<OpenCheck>* open_checks) const {
   RunResult interim = ex_.result();
   analysis::Analyze(interim, {.intervals = false, .cancelled = {}});
   const Verdict verdict = gate::Judge(interim);
@@ -34,6 +34,10 @@ std::vector<const spec::Workload*> RoundRunner::Unresolved() const {
       return c.workload == w->name && c.state == Check::State::kUnresolved;
     });
     if (unresolved || (w->startup && logic_open)) open.push_back(w);
+  }
+  for (const Check& c : verdict.checks) {
+    if (open_checks && c.state == Check::State::kUnresolved)
+      open_checks->push_back({c.workload, c.rounds, c.rounds_needed});
   }
   return open;
 }
@@ -49,8 +53,14 @@ bool RoundRunner::RunRounds() {
   load.Begin();
   for (int round = 0; round < last; ++round) {
     if (round >= first) {
-      active = Unresolved();
+      std::vector<OpenCheck> open_checks;
+      active = Unresolved(&open_checks);
       if (active.empty()) break;
+      if (ex_.progress()) {
+        ex_.progress()->ExpectMoreSteps(
+            ExpectedAddedSteps(open_checks, std::max(ex_.settings().rounds, ex_.settings().max_rounds),
+                               static_cast<int>(ex_.spec().contenders.size())));
+      }
     }
     if (ex_.progress()) ex_.progress()->SetRound(round + 1);
     next_round_ = round + 1;

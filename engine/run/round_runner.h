@@ -25,7 +25,7 @@ class RoundRunner {
   bool RunRssOnly();
 
   // Workloads with a gated check that the samples so far leave unresolved.
-  std::vector<const spec::Workload*> Unresolved() const;
+  std::vector<const spec::Workload*> Unresolved(std::vector<OpenCheck>* open_checks = nullptr) const;
 
  private:
   Executor& ex_;

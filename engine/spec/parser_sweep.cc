@@ -102,6 +102,20 @@ std::vector<Parser::Axis> Parser::ParseSweep(const toml::table& table, const Wor
         std::none_of(axes.begin(), axes.end(), [](const Axis& a) { return a.name == "scale"; })) {
       Fail(Pos(*th->get("max_cost_exponent")), "max_cost_exponent needs a 'scale' axis in the sweep");
     }
+    // Too few points for a check is an error here, never a check skipped at run time.
+    for (const Axis& a : axes) {
+      if (sweep.max_cost_exponent && a.name == "scale" && a.values.size() < 3) {
+        Fail(Pos(*th->get("max_cost_exponent")),
+             fmt::format("max_cost_exponent needs at least 3 values on the 'scale' axis to fit an exponent with an "
+                         "interval; this sweep has {}",
+                         a.values.size()));
+      }
+    }
+    if (sweep.min_scaling_efficiency && threads != nullptr &&
+        std::none_of(threads->values.begin(), threads->values.end(), [](const Located& v) { return v.value == "1"; })) {
+      Fail(Pos(*th->get("min_scaling_efficiency")),
+           "min_scaling_efficiency needs 1 among the threads axis' values: efficiency is relative to one thread");
+    }
   }
   return axes;
 }

@@ -27,8 +27,9 @@ fs::path RunSpec(const TempDir& dir, const fs::path& spec, const std::string& sc
   const fs::path json = dir.path() / name;
   const Finished f = RunPerfengine({"run", spec.string(), "--scale", scale, "--json", json.string()}, dir.path());
   // What is read back is the file, whatever its verdict: on a loaded machine 7 rounds can leave
-  // a check unresolved (exit 1), which is no fault of explain's (issue 24).
-  EXPECT_LE(f.exit, 1) << f.out << f.err;
+  // a check unresolved (exit 3), which is no fault of explain's (issue 24): any verdict but a
+  // failed run (2) will do.
+  EXPECT_TRUE(f.exit == 0 || f.exit == 1 || f.exit == 3) << f.exit << f.out << f.err;
   return json;
 }
 
@@ -89,7 +90,8 @@ TEST(ExplainE2E, AnEditedResultsFileIsJudgedFromItsSamples) {
   const Finished f = RunPerfengine({"explain", edited.string(), "--workload", "work"}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.err;
   for (const std::string expected :
-       {"recorded verdict: pass (exit 0)\nverdict from the samples: threshold_missed (exit 1); NOT the recorded one",
+       // Every claim the samples leave is unresolved (none is shown worse): exit 3, not 1.
+       {"recorded verdict: pass (exit 0)\nverdict from the samples: unresolved (exit 3); NOT the recorded one",
         "  decided by: min_speedup (margin -16%), min_speedup_ci (margin -7%), min_logic_speedup (margin -22%) "
         "missed\n",
         "  differs: speedup: the file says 2.5, recomputed 1.6",

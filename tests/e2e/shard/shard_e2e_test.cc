@@ -11,6 +11,9 @@
 namespace pe::e2e {
 namespace {
 
+// A verdict, whatever it is (0 pass, 1 missed, 3 unresolved), rather than a failed run (2).
+bool AVerdict(int exit) { return exit == 0 || exit == 1 || exit == 3; }
+
 // Five plain workloads and a three-point sweep; the candidate sleeps 10 ms against 80 ms (the
 // speedup stays above the 1.2x bar until start-up costs 340 ms), and "strict" asks for 50x, so
 // the verdict is a miss on exactly one workload even on a loaded machine.
@@ -156,8 +159,8 @@ TEST_F(ShardE2E, MergeRefusesFilesThatAreNotTheShardsOfOneRun) {
                       << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n"
                       << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n"
                       << "[workloads.alpha]\n[workloads.bravo]\n";
-  ASSERT_LE(Shard(spec, 1, 2, File("a1.json")).exit, 1);
-  ASSERT_LE(Shard(spec, 2, 2, File("a2.json")).exit, 1);
+  ASSERT_TRUE(AVerdict(Shard(spec, 1, 2, File("a1.json")).exit));
+  ASSERT_TRUE(AVerdict(Shard(spec, 2, 2, File("a2.json")).exit));
   const auto doctor = [&](const std::string& name, const std::function<void(nlohmann::json&)>& change) {
     auto results = Read(File("a2.json"));
     change(results);
@@ -227,8 +230,8 @@ class ShardFilesAreData : public ShardE2E {
                          << "[workloads.alpha]\n[workloads.bravo]\n"
                          << "[thresholds]\nmin_speedup = 1.0\n";
     // 1 in all likelihood; on a loaded machine the verdict may be anything but a failed run.
-    ASSERT_LE(Shard(spec_, 1, 2, File("s1.json")).exit, 1);
-    ASSERT_LE(Shard(spec_, 2, 2, File("s2.json")).exit, 1);
+    ASSERT_TRUE(AVerdict(Shard(spec_, 1, 2, File("s1.json")).exit));
+    ASSERT_TRUE(AVerdict(Shard(spec_, 2, 2, File("s2.json")).exit));
   }
   // Shard `k`'s file changed by `change`, written as `name`.
   std::string Doctor(int k, const std::string& name, const std::function<void(nlohmann::json&)>& change) {
@@ -368,7 +371,7 @@ TEST_F(ShardFilesAreData, WithTheSpecADroppedThresholdOrAnUngatedWorkloadIsRefus
   EXPECT_EQ(refused(ungated),
             "perfengine: " + ungated + ": workload 'bravo': gate false vs true in " + spec_.string() + "\n");
   // Without --spec the shards' own thresholds are all there is: the dropped one is not checked.
-  EXPECT_LE(Merge(s1, dropped).exit, 1);
+  EXPECT_TRUE(AVerdict(Merge(s1, dropped).exit));
 }
 
 }  // namespace

@@ -24,6 +24,8 @@ TEST(StepStatusTest, TheGateDecidesGoodAndBad) {
   EXPECT_EQ(StepStatus(WithVerdict(ExitCode::kPass)), 0);
   EXPECT_EQ(StepStatus(WithVerdict(ExitCode::kThresholdMissed)), 1);
   EXPECT_EQ(StepStatus(WithVerdict(ExitCode::kInterrupted)), 128);
+  // Unresolved is neither good nor bad: git bisect skips the commit.
+  EXPECT_EQ(StepStatus(WithVerdict(ExitCode::kUnresolved)), 125);
 }
 
 TEST(StepStatusTest, ACandidateThatCannotBeMeasuredIsSkippedAnythingElseStops) {

@@ -58,8 +58,11 @@ TEST(Explain, ListsEveryThresholdInForceInTheTablesOrder) {
 
 TEST(Explain, AnAcceptedRegressionIsShownAsAccepted) {
   RunResult r = LoadResults("missed.json");
+  // The file's claims are unresolved (exit 3), which cannot be accepted; a peak-RSS bar its
+  // 0.33x misses makes it a regression (exit 1), which can.
+  r.workloads[1].thresholds.max_rss_ratio = 0.3;
   const std::string missed = Explain(r, "missed.json", {"work"});
-  EXPECT_NE(missed.find("recorded verdict: threshold_missed (exit 1)\n"), std::string::npos) << missed;
+  EXPECT_NE(missed.find("recorded verdict: unresolved (exit 3)\n"), std::string::npos) << missed;
   r.verdict.exit = ExitCode::kPass;
   r.verdict.accepted = true;
   r.verdict.accepted_by = "--accept-regression";
@@ -68,7 +71,8 @@ TEST(Explain, AnAcceptedRegressionIsShownAsAccepted) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("  decided by: min_speedup (margin -16%), min_speedup_ci (margin -7%), min_logic_speedup "
-                      "(margin -22%) missed; accepted by --accept-regression, so the run passed\n"),
+                      "(margin -22%), max_rss_ratio (margin -11%) missed; accepted by --accept-regression, so the run "
+                      "passed\n"),
             std::string::npos)
       << text;
 }
@@ -77,9 +81,8 @@ TEST(Explain, AnAcceptedRegressionIsShownAsAccepted) {
 // show one; what it shows as decided comes from the samples.
 TEST(Explain, AnEditedVerdictIsJudgedAgainFromTheSamples) {
   RunResult r = LoadResults("missed.json");
-  EXPECT_NE(
-      Explain(r, "missed.json", {"work"}).find("verdict from the samples: threshold_missed (exit 1), as recorded\n"),
-      std::string::npos);
+  EXPECT_NE(Explain(r, "missed.json", {"work"}).find("verdict from the samples: unresolved (exit 3), as recorded\n"),
+            std::string::npos);
   r.verdict.exit = ExitCode::kPass;
   r.verdict.lines.clear();
   for (Check& c : r.verdict.checks) {
@@ -91,7 +94,7 @@ TEST(Explain, AnEditedVerdictIsJudgedAgainFromTheSamples) {
   c.speedup_cs->estimate = c.speedup_cs->low = c.speedup_cs->high = 2.5;
   const std::string text = Explain(r, "missed.json", {"work"});
   EXPECT_NE(text.find("recorded verdict: pass (exit 0)\n"
-                      "verdict from the samples: threshold_missed (exit 1); NOT the recorded one: the file was edited, "
+                      "verdict from the samples: unresolved (exit 3); NOT the recorded one: the file was edited, "
                       "or written by a perfengine whose analysis differs from this one\n"),
             std::string::npos)
       << text;

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
+#include "engine/gate/unresolved.h"
+
 namespace pe::gate {
 
 using model::Check;
@@ -73,20 +78,76 @@ TEST(Gate, AMissShownNamesWorkloadValueBarAndMargin) {
             "shown below the required 50% (short by 40 points)");
 }
 
-TEST(Gate, AnUnresolvedSpeedupClaimFailsAndSaysWhatWouldResolveIt) {
+TEST(Gate, AnUnresolvedSpeedupClaimIsExitThreeAndSaysWhatWouldResolveIt) {
   RunResult r;
   WorkloadResult w = Sequenced("w", {1.04, 0.97, 1.09, 0.95, ""}, {0.6, 0.3, 0.85, 0.95, ""}, 10);
   w.comparison->speedup_rounds_needed = 41;
   w.thresholds.min_speedup = 1.0;
   r.workloads.push_back(w);
+  r.settings.rounds = 10;
+  r.settings.max_rounds = 30;
+  r.machine.cores = 2;
+  r.load = {{3, 3.24, 0.41, std::nullopt, std::nullopt}, {4, 1.0, 0.2, std::nullopt, std::nullopt}};
   const Verdict v = Judge(r);
-  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  // Unresolved is its own exit code, 3, not 1: "could not show it here" is not "slower".
+  EXPECT_EQ(v.exit, ExitCode::kUnresolved);
   ASSERT_EQ(v.checks.size(), 1u);
   EXPECT_EQ(v.checks[0].state, Check::State::kUnresolved);
   EXPECT_EQ(v.checks[0].rounds_needed, 41);
+  ASSERT_EQ(v.lines.size(), 2u);
   EXPECT_EQ(v.lines.at(0),
             "w: median speedup 1.04x (95% confidence sequence 0.97x to 1.09x, 10 rounds) is not shown to meet the "
             "required 1.00x: unresolved; about 41 rounds would resolve it");
+  EXPECT_EQ(v.lines.at(1),
+            "w: min_speedup unresolved: about 41 rounds would resolve it and [run] max_rounds is 30: raise "
+            "max_rounds; the machine was busy (load average up to 3.2 on 2 cores, other processes up to 41% of CPU "
+            "time): a quieter runner narrows the spread; or loosen min_speedup (now 1.00x)");
+}
+
+// Precedence 2 > 1 > 3 > 0: a claim shown worse beside one unresolved is a miss.
+TEST(Gate, AMissOutranksAnUnresolvedClaim) {
+  RunResult r;
+  WorkloadResult open = Sequenced("open", {1.04, 0.97, 1.09, 0.95, ""}, {0.6, 0.3, 0.85, 0.95, ""}, 10);
+  open.thresholds.min_speedup = 1.0;
+  WorkloadResult slow = Sequenced("slow", {0.9, 0.85, 0.95, 0.95, ""}, {0.1, 0.0, 0.45, 0.95, ""}, 10);
+  slow.thresholds.min_speedup = 1.0;
+  r.workloads = {open, slow};
+  EXPECT_EQ(Judge(r).exit, ExitCode::kThresholdMissed);
+  r.workloads = {open};
+  EXPECT_EQ(Judge(r).exit, ExitCode::kUnresolved);
+  r.failures.push_back({Failure::Kind::kExit, "open", "new", "exited with status 1", ""});
+  EXPECT_EQ(Judge(r).exit, ExitCode::kRunFailed);
+}
+
+TEST(UnresolvedPolicy, MapsExitThreeOnlyAndSaysSo) {
+  EXPECT_EQ(ParseUnresolvedPolicy("exit3"), UnresolvedPolicy::kExit3);
+  EXPECT_EQ(ParseUnresolvedPolicy("fail"), UnresolvedPolicy::kFail);
+  EXPECT_EQ(ParseUnresolvedPolicy("pass"), UnresolvedPolicy::kPass);
+  EXPECT_EQ(ParseUnresolvedPolicy("Pass"), std::nullopt);
+  RunResult r;
+  WorkloadResult w = Sequenced("w", {1.04, 0.97, 1.09, 0.95, ""}, {0.6, 0.3, 0.85, 0.95, ""}, 10);
+  w.thresholds.min_speedup = 1.0;
+  r.workloads.push_back(w);
+  const Verdict open = Judge(r);
+  EXPECT_EQ(UnresolvedSummary(open, 0.95),
+            "UNRESOLVED: 1 check could not be shown either way at 95% confidence (exit 3; --unresolved=fail or pass "
+            "to count it otherwise)");
+  Verdict v = open;
+  ApplyUnresolvedPolicy(v, UnresolvedPolicy::kExit3, "--unresolved=exit3");
+  EXPECT_EQ(v.exit, ExitCode::kUnresolved);
+  v = open;
+  ApplyUnresolvedPolicy(v, UnresolvedPolicy::kFail, "--unresolved=fail");
+  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  EXPECT_EQ(v.notes.back(), "--unresolved=fail: 1 unresolved check counted as missed");
+  v = open;
+  ApplyUnresolvedPolicy(v, UnresolvedPolicy::kPass, "PERFENGINE_UNRESOLVED=pass");
+  EXPECT_EQ(v.exit, ExitCode::kPass);
+  EXPECT_EQ(v.notes.back(), "PERFENGINE_UNRESOLVED=pass: 1 unresolved check counted as passed");
+  // A miss is never turned into a pass.
+  Verdict missed;
+  missed.exit = ExitCode::kThresholdMissed;
+  ApplyUnresolvedPolicy(missed, UnresolvedPolicy::kPass, "--unresolved=pass");
+  EXPECT_EQ(missed.exit, ExitCode::kThresholdMissed);
 }
 
 TEST(Gate, AnUnresolvedRegressionCheckPassesAndSaysSoInTheNotes) {
@@ -210,21 +271,63 @@ TEST(Gate, SweepGatesReadTheCandidatesFitsAndEfficiencies) {
   s.min_scaling_efficiency = 0.6;
   s.efficiency_threads = 2;
   s.fits = {{"old", "scale", {}, 1.5, 1.4, 1.6, 0.95, ""},  // the baseline is not gated
-            {"new", "scale", {{"threads", "2"}}, 1.31, 1.2, 1.42, 0.95, ""}};
-  s.efficiencies = {{"new", {{"allocator", "system"}}, 2, 0.55},
-                    {"new", {{"allocator", "mimalloc"}}, 2, 0.9},
-                    {"new", {{"allocator", "system"}}, 4, 0.1}};
+            {"new", "scale", {{"threads", "2"}}, 1.31, 1.22, 1.42, 0.95, ""}};
+  s.efficiencies = {{"new", {{"allocator", "system"}}, 2, 0.55, Interval{0.55, 0.5, 0.58, 0.95, ""}},
+                    {"new", {{"allocator", "mimalloc"}}, 2, 0.9, Interval{0.9, 0.8, 0.95, 0.95, ""}},
+                    {"new", {{"allocator", "system"}}, 4, 0.1, Interval{0.1, 0.05, 0.15, 0.95, ""}}};
   r.sweeps.push_back(s);
   const Verdict v = Judge(r);
   EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
   ASSERT_EQ(v.checks.size(), 3u);
-  ASSERT_EQ(v.lines.size(), 2u);
+  ASSERT_EQ(v.lines.size(), 2u) << ::testing::PrintToString(v.lines);
   EXPECT_EQ(v.lines[0],
-            "dense: cost exponent of new (threads=2) 1.31 (95% interval 1.20 to 1.42) is above the allowed 1.20 "
-            "(over by 9%)");
+            "dense: cost exponent of new (threads=2) 1.31 (95% interval 1.22 to 1.42) is shown above the allowed "
+            "1.20 (over by 9%)");
   EXPECT_EQ(v.lines[1],
-            "dense: scaling efficiency of new at 2 threads (allocator=system) 55% is below the required 60% "
-            "(short by 5 points)");
+            "dense: median per-round scaling efficiency of new at 2 threads (allocator=system) 55% (95% interval "
+            "50% to 58%) is shown below the required 60% (short by 5 points)");
+  EXPECT_EQ(v.checks[2].state, Check::State::kPass);
+}
+
+// Burden of proof on sweeps: the whole interval within the bar passes, wholly beyond fails,
+// straddling it (or no interval at all) is unresolved, exit 3.
+TEST(Gate, SweepChecksHaveThreeStatesFromTheirIntervals) {
+  auto judge = [](double low, double high) {
+    RunResult r;
+    r.candidate = "new";
+    SweepResult s;
+    s.name = "grow";
+    s.max_cost_exponent = 1.2;
+    const double k = std::isnan(low) ? 1.5 : (low + high) / 2;
+    s.fits = {{"new", "scale", {}, k, low, high, 0.95, "3 points fit exactly: no interval for k"}};
+    r.sweeps.push_back(s);
+    return Judge(r);
+  };
+  EXPECT_EQ(judge(0.9, 1.1).exit, ExitCode::kPass);
+  EXPECT_EQ(judge(1.3, 1.5).exit, ExitCode::kThresholdMissed);
+  // The case: 2.01 with its own interval -1.17 to 5.19 is not shown either way.
+  const Verdict open = judge(-1.17, 5.19);
+  EXPECT_EQ(open.exit, ExitCode::kUnresolved);
+  EXPECT_EQ(open.checks.at(0).state, Check::State::kUnresolved);
+  EXPECT_EQ(open.lines.at(0),
+            "grow: cost exponent of new 2.01 (95% interval -1.17 to 5.19) is not shown to meet the allowed 1.20: "
+            "unresolved; more rounds or more points on the axis would narrow its interval");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Verdict none = judge(nan, nan);
+  EXPECT_EQ(none.exit, ExitCode::kUnresolved);
+  EXPECT_EQ(none.checks.at(0).note, "3 points fit exactly: no interval for k");
+
+  RunResult r;
+  r.candidate = "new";
+  SweepResult s;
+  s.name = "par";
+  s.min_scaling_efficiency = 0.6;
+  s.efficiency_threads = 4;
+  s.efficiencies = {{"new", {}, 4, 0.7, Interval{0.7, 0.55, 0.8, 0.95, ""}}};
+  r.sweeps.push_back(s);
+  EXPECT_EQ(Judge(r).exit, ExitCode::kUnresolved);
+  r.sweeps[0].efficiencies[0].interval = Interval{0.7, 0.65, 0.8, 0.95, ""};
+  EXPECT_EQ(Judge(r).exit, ExitCode::kPass);
 }
 
 }  // namespace

@@ -130,7 +130,8 @@ inline model::RunResult FullResult() {
   sweep.name = "dense";
   sweep.axes = {"threads", "allocator"};
   sweep.fits = {{"bazel-diff-rs", "scale", {{"threads", "4"}}, 1.02, 0.97, 1.08, 0.9, "weak"}};
-  sweep.efficiencies = {{"bazel-diff-rs", {{"allocator", "mimalloc"}}, 4, 0.83}};
+  sweep.efficiencies = {
+      {"bazel-diff-rs", {{"allocator", "mimalloc"}}, 4, 0.83, model::Interval{0.82, 0.71, 0.9, 0.9, "median CS"}}};
   sweep.max_cost_exponent = 1.2;
   sweep.min_scaling_efficiency = 0.7;
   sweep.efficiency_threads = 4;

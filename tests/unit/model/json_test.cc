@@ -73,7 +73,8 @@ TEST(JsonTest, WritesEnumsAsStrings) {
 }
 
 TEST(JsonTest, EveryEnumValueRoundTrips) {
-  for (ExitCode code : {ExitCode::kPass, ExitCode::kThresholdMissed, ExitCode::kRunFailed, ExitCode::kInterrupted}) {
+  for (ExitCode code : {ExitCode::kPass, ExitCode::kThresholdMissed, ExitCode::kRunFailed, ExitCode::kUnresolved,
+                        ExitCode::kInterrupted}) {
     RunResult original;
     original.verdict.exit = code;
     EXPECT_EQ(ThroughText(original).verdict.exit, code) << ExitCodeName(code);
@@ -210,7 +211,7 @@ TEST(JsonErrorTest, UnknownEnumName) {
   in["verdict"]["exit"] = "passed";
   EXPECT_EQ(ErrorFrom(in),
             "field \"verdict.exit\" must be one of \"pass\", \"threshold_missed\", "
-            "\"run_failed\", \"interrupted\", not \"passed\"");
+            "\"run_failed\", \"unresolved\", \"interrupted\", not \"passed\"");
 }
 
 TEST(JsonErrorTest, FractionWhereAnIntegerIsExpected) {

@@ -27,6 +27,12 @@ TEST(OverviewTest, SummaryLineForEachExit) {
   EXPECT_EQ(SummaryLine(result), "RUN FAILED");
   result.verdict.exit = ExitCode::kInterrupted;
   EXPECT_EQ(SummaryLine(result), "INTERRUPTED (results incomplete)");
+  result.verdict.exit = ExitCode::kUnresolved;
+  result.verdict.checks[0].state = Check::State::kUnresolved;  // the sample's missed check, now open
+  result.verdict.checks[0].passed = false;
+  EXPECT_EQ(SummaryLine(result),
+            "UNRESOLVED: 1 check could not be shown either way at 95% confidence (exit 3; --unresolved=fail or pass "
+            "to count it otherwise)");
 }
 
 TEST(OverviewTest, LogicNoteShortForm) {

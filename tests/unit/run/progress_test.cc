@@ -56,6 +56,37 @@ TEST(Progress, RoundsAddedBeyondTheMinimumSaySo) {
   EXPECT_EQ(out.str(), "perfengine: w, round 2 (added: a check is unresolved), elapsed 30s, ETA 0s\n");
 }
 
+TEST(ExpectedAddedSteps, EachOpenWorkloadRunsToItsNeediestCheckCappedAtMaxRounds) {
+  // a: two open checks at 10 rounds, needing 14 and 18: 8 more rounds. b: needs 100, capped at
+  // 30: 20 more. c: no number of rounds resolves it: to the cap, 20 more. 3 commands a round.
+  const std::vector<OpenCheck> open = {{"a", 10, 14}, {"a", 10, 18}, {"b", 10, 100}, {"c", 10, std::nullopt}};
+  EXPECT_EQ(ExpectedAddedSteps(open, 30, 3), (8 + 20 + 20) * 3);
+  // A figure already reached (the spread moved) still costs the next round.
+  EXPECT_EQ(ExpectedAddedSteps({{"a", 12, 9}}, 30, 2), 2);
+  EXPECT_EQ(ExpectedAddedSteps({}, 30, 2), 0);
+}
+
+TEST(Progress, TheEtaCountsTheRoundsTheOpenChecksAreExpectedToAdd) {
+  double now = 0;
+  std::ostringstream out;
+  Progress p(
+      out, ProgressStyle::kLines, [&] { return now; }, 10);
+  p.BeginRounds(2, 1);  // 2 commands, 1 round
+  p.SetRound(1);
+  now = 10;
+  p.Step("w");
+  now = 20;
+  p.Step("w");                                                  // 10 s a command
+  p.ExpectMoreSteps(ExpectedAddedSteps({{"w", 1, 4}}, 30, 2));  // 3 more rounds: 6 commands
+  p.SetRound(2);
+  now = 30;
+  p.Step("w");  // 5 left at 10 s each
+  EXPECT_EQ(out.str(),
+            "perfengine: w, round 1/1, elapsed 10s, ETA 10s\n"
+            "perfengine: w, round 1/1, elapsed 20s, ETA 0s\n"
+            "perfengine: w, round 2 (added: a check is unresolved), elapsed 30s, ETA 50s\n");
+}
+
 TEST(Progress, ParityRunsAreNotCounted) {
   double now = 0;
   std::ostringstream out;
