@@ -2,6 +2,7 @@
 // code. A file that cannot be read is one line on stderr and exit 2 (cli.cc catches).
 #include <iostream>
 
+#include "engine/cli/cli_options.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/subcommands.h"
 #include "engine/explain/compare.h"

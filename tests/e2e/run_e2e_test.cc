@@ -93,7 +93,9 @@ TEST(RunE2E, AnIdenticalPairStaysUnresolvedAndAddsRoundsUpToTheCap) {
 TEST(RunE2E, AResolvedRunStopsAtItsMinimumRounds) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
-  const auto spec = WriteSpec(dir, {"--sleep-ms", "60", "--print", "same"}, {"--sleep-ms", "5", "--print", "same"},
+  // 300 ms against 5 ms: the candidate loses a round only if a 5 ms sleep is delayed by more
+  // than 295 ms, which a loaded runner does not do (60 ms lost one round in a run at load 17).
+  const auto spec = WriteSpec(dir, {"--sleep-ms", "300", "--print", "same"}, {"--sleep-ms", "5", "--print", "same"},
                               "max_rounds = 30");
   const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
