@@ -5,20 +5,18 @@
 // exit 2 with its reasons, as in `run`; otherwise exit 0: calibration informs, it gates nothing.
 #include "engine/cli/calibrate_command.h"
 
-#include <memory>
-
-#include "engine/cli/subcommands.h"
-
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "engine/analysis/calibration.h"
 #include "engine/cli/output_paths.h"
+#include "engine/cli/subcommands.h"
 #include "engine/model/atomic_file.h"
 #include "engine/report/text.h"
 #include "engine/run/duet_round.h"

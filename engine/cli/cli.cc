@@ -45,8 +45,8 @@ int RunCommandLine(int argc, char** argv) {
 
   // The dispatch table, in --help's order; completion and man last, as they read the rest.
   static constexpr AddSubcommand kSubcommands[] = {
-      AddRun,   AddInit,   AddValidate, AddList,   AddGenerate,   AddExplain,    AddCompare,
-      AddMerge, AddReport, AddHistory,  AddBisect, AddBisectStep, AddCalibrate, AddCompletion, AddMan,
+      AddRun,    AddInit,    AddValidate, AddList,       AddGenerate,  AddExplain,    AddCompare, AddMerge,
+      AddReport, AddHistory, AddBisect,   AddBisectStep, AddCalibrate, AddCompletion, AddMan,
   };
   std::vector<Subcommand> subcommands;
   for (AddSubcommand add : kSubcommands) subcommands.push_back(add(app));

@@ -4,7 +4,6 @@
 
 #include "engine/spec/programs.h"
 #include "engine/spec/spec_error.h"
-
 #include "engine/units/units.h"
 
 namespace pe::cli {

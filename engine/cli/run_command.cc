@@ -77,7 +77,7 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   options.accepted_by = AcceptedBy(flags.accept_regression);
   model::Verdict probe;
   ApplyUnresolved(probe, flags.unresolved);  // a bad PERFENGINE_UNRESOLVED is exit 2 before the run
-  run::SelectWorkloads(spec, options);  // unknown --workload names fail before any work
+  run::SelectWorkloads(spec, options);       // unknown --workload names fail before any work
   for (const std::string& warning :
        run::ThreadAxisWarnings(spec, static_cast<int>(std::thread::hardware_concurrency()))) {
     std::cerr << "perfengine: warning: " << OneLine(warning) << "\n";

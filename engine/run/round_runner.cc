@@ -57,9 +57,9 @@ bool RoundRunner::RunRounds() {
       active = Unresolved(&open_checks);
       if (active.empty()) break;
       if (ex_.progress()) {
-        ex_.progress()->ExpectMoreSteps(
-            ExpectedAddedSteps(open_checks, std::max(ex_.settings().rounds, ex_.settings().max_rounds),
-                               static_cast<int>(ex_.spec().contenders.size())));
+        ex_.progress()->ExpectMoreSteps(ExpectedAddedSteps(open_checks,
+                                                           std::max(ex_.settings().rounds, ex_.settings().max_rounds),
+                                                           static_cast<int>(ex_.spec().contenders.size())));
       }
     }
     if (ex_.progress()) ex_.progress()->SetRound(round + 1);

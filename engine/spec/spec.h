@@ -148,7 +148,7 @@ struct Spec {
   bool measure_instructions = false;
   bool measure_allocations = false;
   std::vector<Sweep> sweeps;
-  SourcePos order_pos;  // [run] order, where errors about it point (order = "duet": run/duet_round.h)
+  SourcePos order_pos;                // [run] order, where errors about it point (order = "duet": run/duet_round.h)
   std::vector<CounterDecl> counters;  // [counters.NAME], in name order (as toml++ iterates a table)
 
   const Contender* FindContender(std::string_view name) const;

@@ -218,7 +218,8 @@ TEST(CliE2E, AStdoutThatCannotBeWrittenIsExitTwo) {
     EXPECT_EQ(f.exit, 2) << args[0] << "\n" << f.err;
     // validate may warn first (this spec gates nothing); the last line is the failed write.
     EXPECT_TRUE(f.err.ends_with("perfengine: standard output: write failed; the output is incomplete\n"))
-        << args[0] << "\n" << f.err;
+        << args[0] << "\n"
+        << f.err;
   }
 }
 
