@@ -210,10 +210,9 @@ TEST(ScratchE2E, AFullTmpdirIsTheEnginesProblemNotTheContenders) {
     // -Urm), where mounting a tmpfs is allowed. Where that is not allowed either, it fails.
     TempDir dir;
     const fs::path log = dir.path() / "inner.out";
-    const std::string command = "unshare --user --map-root-user --mount '" +
-                                fs::read_symlink("/proc/self/exe").string() +
-                                "' --gtest_filter=ScratchE2E.AFullTmpdirIsTheEnginesProblemNotTheContenders > '" +
-                                log.string() + "' 2>&1";
+    const std::string command =
+        "unshare --user --map-root-user --mount '" + fs::read_symlink("/proc/self/exe").string() +
+        "' --gtest_filter=ScratchE2E.AFullTmpdirIsTheEnginesProblemNotTheContenders > '" + log.string() + "' 2>&1";
     EXPECT_EQ(std::system(command.c_str()), 0) << ReadAll(log);
     EXPECT_NE(ReadAll(log).find("[  PASSED  ] 1 test."), std::string::npos) << ReadAll(log);
     return;
