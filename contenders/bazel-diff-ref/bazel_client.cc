@@ -1,6 +1,8 @@
 #include "bazel_client.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <sstream>
 
 #include "error.h"
@@ -74,10 +76,17 @@ std::vector<int> ParseBazelVersion(const std::string& version_output) {
   throw RefDiffError("'bazel version' printed no 'Build label:' line");
 }
 
-std::string QueryExpression(bool bzlmod, bool exclude_external_targets) {
+std::string QueryExpression(bool with_external) {
   std::string expression = "'//...:all-targets'";
-  if (!bzlmod && !exclude_external_targets) expression = "'//external:all-targets' + " + expression;
+  if (with_external) expression = "'//external:all-targets' + " + expression;
   return expression;
+}
+
+bool SaysExternalUnavailable(const std::string& bazel_stderr) {
+  // The stable fragments upstream matches (BazelQueryService.kt:283-285): Bazel's
+  // NO_SUCH_PACKAGE error for //external once WORKSPACE is off.
+  return bazel_stderr.find("no such package 'external'") != std::string::npos ||
+         bazel_stderr.find("//external package is not available") != std::string::npos;
 }
 
 bool HasOutputFile(const std::vector<int>& version) {
@@ -99,6 +108,14 @@ std::filesystem::path ResolveProgram(const std::filesystem::path& program) {
   return program.is_relative() ? std::filesystem::absolute(program) : program;
 }
 
+namespace {
+
+// Latched once a query shows //external is unavailable, as upstream's BazelClient latches
+// externalPackageUnavailable: a `serve` process then skips it for every later revision.
+std::atomic<bool> external_unavailable{false};
+
+}  // namespace
+
 QueryResult QueryAllTargets(const BazelOptions& options) {
   std::error_code error;
   if (!std::filesystem::is_directory(options.workspace, error)) {
@@ -111,7 +128,6 @@ QueryResult QueryAllTargets(const BazelOptions& options) {
   bool bzlmod = IsBzlmod(options);
 
   TempFile query_file("query");
-  WriteFile(query_file.path(), QueryExpression(bzlmod, options.exclude_external_targets));
   TempFile output_file("targets");
   std::vector<std::string> query = {"query",
                                     "--output",
@@ -120,12 +136,27 @@ QueryResult QueryAllTargets(const BazelOptions& options) {
                                     "--proto:instantiation_stack",
                                     "--query_file",
                                     query_file.path().string()};
+  std::filesystem::path stdout_path = output_file.path();
   if (HasOutputFile(version)) {
     query.push_back("--output_file");  // two words, as upstream passes it
     query.push_back(output_file.path().string());
-    bazel.Check(query, "query");
-  } else {
-    bazel.Check(query, "query", output_file.path());
+    stdout_path.clear();
+  }
+  // Upstream 37 asks for //external on bzlmod too (a workspace can run both) and drops it only
+  // when Bazel says the package is gone, retrying once without it (BazelClient.kt:46-121).
+  bool with_external = !options.exclude_external_targets && !external_unavailable.load();
+  WriteFile(query_file.path(), QueryExpression(with_external));
+  ProcessResult first = bazel.Run(query, stdout_path);
+  if (first.exit_code != 0 && with_external && SaysExternalUnavailable(first.stderr_text)) {
+    if (!external_unavailable.exchange(true)) {
+      std::fputs(kExternalUnavailableWarning, stderr);
+    }
+    WriteFile(query_file.path(), QueryExpression(false));
+    bazel.Check(query, "query", stdout_path);
+  } else if (first.exit_code != 0) {
+    std::string detail = LastLine(first.stderr_text);
+    throw RefDiffError("'bazel query' failed with exit code " + std::to_string(first.exit_code) +
+                       (detail.empty() ? "" : ": " + detail));
   }
   QueryResult result;
   result.stream = ReadFile(output_file.path());

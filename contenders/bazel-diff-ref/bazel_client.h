@@ -23,9 +23,17 @@ struct BazelOptions {
 std::vector<int> ParseBazelVersion(const std::string& version_output);
 
 // The expression bazel-diff queries: every target of the main repository, plus //external's
-// when external targets are wanted and the workspace is not on bzlmod (which has no
-// //external package).
-std::string QueryExpression(bool bzlmod, bool exclude_external_targets);
+// when `with_external` (external targets wanted, and //external not yet shown unavailable).
+std::string QueryExpression(bool with_external);
+
+// Whether a failed query's stderr says //external does not exist (WORKSPACE off, bzlmod only).
+bool SaysExternalUnavailable(const std::string& bazel_stderr);
+
+// Printed once per process when the query is retried without //external.
+inline constexpr const char* kExternalUnavailableWarning =
+    "bazel-diff-ref: warning: //external is not available in this workspace (WORKSPACE off, "
+    "bzlmod only); dropping //external:all-targets from the query and continuing "
+    "(pass --excludeExternalTargets to skip it up front)\n";
 
 // Whether `bazel query` has --output_file: upstream passes it from Bazel 8.2.0 on (7.x rejects
 // it as an unrecognized option) and prints the result to stdout before that.

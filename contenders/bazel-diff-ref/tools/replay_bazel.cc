@@ -10,7 +10,8 @@
 //
 // The stream is $REFDIFF_REPLAY_STREAM, else query.pb beside argv[0] (so a fixture can link
 // itself a `bazel` next to its recording). Leading --options before the command are startup
-// options and are ignored. REFDIFF_REPLAY_FAIL=<command> makes that command fail the way bazel
+// options and are ignored. REFDIFF_REPLAY_NO_EXTERNAL=1 makes a query that names //external fail
+// as Bazel 8 fails it with WORKSPACE off (bzlmod only). REFDIFF_REPLAY_FAIL=<command> makes that command fail the way bazel
 // does; REFDIFF_REPLAY_LOG=<file> appends "[cwd] argv..." per call, for tests that check the calls.
 #include <algorithm>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -72,6 +74,17 @@ int Query(const std::vector<std::string>& args, const std::filesystem::path& sel
   if (query_file.empty() || !std::ifstream(query_file)) {
     std::cerr << "ERROR: query file '" << query_file << "' is missing\n";
     return 2;
+  }
+  if (Env("REFDIFF_REPLAY_NO_EXTERNAL") == "1") {
+    std::ifstream query(query_file);
+    std::string expression((std::istreambuf_iterator<char>(query)), std::istreambuf_iterator<char>());
+    if (expression.find("//external") != std::string::npos) {
+      // Bazel's NO_SUCH_PACKAGE message for //external once WORKSPACE is off (PackageFunction).
+      std::cerr << "ERROR: no such package 'external': //external package is not available since the "
+                   "WORKSPACE file is deprecated, please migrate to Bzlmod. See "
+                   "https://bazel.build/external/migration#bind-targets.\n";
+      return 7;
+    }
   }
   std::string stream_path = Env("REFDIFF_REPLAY_STREAM", (self_dir / "query.pb").string());
   std::ifstream in(stream_path, std::ios::binary);

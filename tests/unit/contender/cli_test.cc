@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bazel_client.h"
 #include "fixture.h"
 #include "subprocess.h"
 
@@ -138,6 +139,35 @@ TEST_F(ContenderCli, BzlmodHashesCarryTheModuleGraph) {
                           "--no-excludeExternalTargets", "-sh", bzl, "-fh", start});
   ASSERT_EQ(kept.exit_code, 0) << kept.stderr_text;
   EXPECT_EQ(kept.stdout_text, "//external:x\n");
+}
+
+// Upstream 37 asks for //external on bzlmod too and retries without it only when Bazel says the
+// package is gone (BazelClient.kt:46-121); the warning is printed once.
+TEST_F(ContenderCli, BzlmodKeepsExternalAndRetriesWithoutItWhenBazelSaysItIsGone) {
+  std::filesystem::path log = fixture_.dir() / "calls.log";
+  setenv("REFDIFF_REPLAY_LOG", log.c_str(), 1);
+  setenv("REFDIFF_REPLAY_BZLMOD", "1", 1);
+  ProcessResult with_external = Generate(kBaseline, "kept.json");
+  std::string calls_with_external = fixture_.ReadFile("calls.log");
+  std::filesystem::remove(log);
+  setenv("REFDIFF_REPLAY_NO_EXTERNAL", "1", 1);
+  ProcessResult retried = Generate(kCandidate, "retried.json");
+  unsetenv("REFDIFF_REPLAY_NO_EXTERNAL");
+  unsetenv("REFDIFF_REPLAY_BZLMOD");
+  unsetenv("REFDIFF_REPLAY_LOG");
+  ASSERT_EQ(with_external.exit_code, 0) << with_external.stderr_text;
+  ASSERT_EQ(retried.exit_code, 0) << retried.stderr_text;
+  auto queries = [](const std::string& calls) {
+    std::size_t count = 0;
+    for (std::size_t at = calls.find(" query "); at != std::string::npos; at = calls.find(" query ", at + 1)) ++count;
+    return count;
+  };
+  EXPECT_EQ(queries(calls_with_external), 1u) << calls_with_external;
+  EXPECT_EQ(with_external.stderr_text, "");
+  EXPECT_EQ(queries(fixture_.ReadFile("calls.log")), 2u);
+  EXPECT_EQ(retried.stderr_text, kExternalUnavailableWarning);
+  // The replay answers both queries with the same stream, so the hashes agree.
+  EXPECT_EQ(fixture_.ReadFile("kept.json"), fixture_.ReadFile("retried.json"));
 }
 
 TEST_F(ContenderCli, CallsBazelTheWayBazelDiffDoes) {
