@@ -8,6 +8,7 @@
 
 #include "generators/file_io.h"
 #include "generators/sha256.h"
+#include "generators/shim/shim.h"
 
 namespace pe::gen {
 
@@ -18,6 +19,11 @@ ShimOptions ReadShimOptions(ParamReader& reader) {
     throw ParamError("bazel_version", "'bazel_version' must be a non-empty single line");
   }
   options.bzlmod = reader.Bool("bzlmod", options.bzlmod);
+  if (options.bzlmod && !shim::HasModCommand(options.bazel_version)) {
+    throw ParamError("bzlmod", fmt::format("'bzlmod = true' needs a Bazel with `bazel mod` (6.3.0 or later); "
+                                           "bazel_version is {}",
+                                           options.bazel_version));
+  }
   return options;
 }
 

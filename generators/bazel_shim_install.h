@@ -9,7 +9,7 @@
 namespace pe::gen {
 
 struct ShimOptions {
-  std::string bazel_version = "7.1.0";
+  std::string bazel_version = "4.2.3";  // the Bazel whose output the stream reproduces
   bool bzlmod = false;
   // Replay path under the workspace root instead of {fixture}/query.pb (git_workspace).
   std::string workspace_query_proto;

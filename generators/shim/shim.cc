@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -118,6 +119,11 @@ int Version(const Config& config) {
 }
 
 int Mod(const Config& config, const std::vector<std::string>& args, std::size_t at) {
+  if (!HasModCommand(config.bazel_version)) {
+    // Bazel's answer to a command it does not have (4.2.3, the version the stream is from).
+    Write(2, "Command 'mod' not found. Try 'bazel help'.\n");
+    return 2;
+  }
   std::size_t i = at;
   while (i < args.size() && IsOption(args[i])) ++i;
   if (i == args.size() || args[i] != "graph") {
@@ -202,6 +208,24 @@ int Query(const Config& config, const std::vector<std::string>& args, std::size_
     return 2;
   }
 
+  if (!ExternalPackageAvailable(config)) {
+    std::string expression;
+    if (query_file) {
+      std::ifstream in(*query_file);
+      expression.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    } else {
+      for (std::size_t i = at; i < args.size(); ++i) expression += args[i] + " ";
+    }
+    if (expression.find("//external") != std::string::npos) {
+      // Bazel's NO_SUCH_PACKAGE error once WORKSPACE is off (PackageFunction in Bazel 8).
+      Write(2,
+            "ERROR: no such package 'external': //external package is not available since the "
+            "WORKSPACE file is deprecated, please migrate to Bzlmod. See "
+            "https://bazel.build/external/migration#bind-targets.\n");
+      return 7;
+    }
+  }
+
   fs::path source = config.query_proto;
   if (!config.workspace_query_proto.empty()) {
     const auto root = FindWorkspaceRoot();
@@ -239,11 +263,18 @@ int Query(const Config& config, const std::vector<std::string>& args, std::size_
 
 }  // namespace
 
-bool QueryHasOutputFile(const std::string& bazel_version) {
+bool VersionAtLeast(const std::string& bazel_version, const std::vector<int>& first) {
   const std::vector<int> version = VersionParts(bazel_version);
   if (version.empty()) return true;
-  static const std::vector<int> kFirst = {8, 2, 0};
-  return !std::lexicographical_compare(version.begin(), version.end(), kFirst.begin(), kFirst.end());
+  return !std::lexicographical_compare(version.begin(), version.end(), first.begin(), first.end());
+}
+
+bool QueryHasOutputFile(const std::string& bazel_version) { return VersionAtLeast(bazel_version, {8, 2, 0}); }
+
+bool HasModCommand(const std::string& bazel_version) { return VersionAtLeast(bazel_version, {6, 3, 0}); }
+
+bool ExternalPackageAvailable(const Config& config) {
+  return !(config.bzlmod && VersionAtLeast(config.bazel_version, {8, 0, 0}));
 }
 
 Config LoadConfig(const fs::path& dir) {

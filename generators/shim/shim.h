@@ -5,11 +5,14 @@
 //   bazel [startup options] info output_base      one line: the absolute output base
 //   bazel [startup options] version               "Build label: X.Y.Z" and friends
 //   bazel [startup options] mod graph [--output=json]  exit 0 with a graph (text or JSON) if
-//                                                 bzlmod, else exit 2
+//                                                 bzlmod, else exit 2; before 6.3.0 there is
+//                                                 no `mod` command (exit 2)
 //   bazel [startup options] query ... --output streamed_proto ... [--query_file F]
 //         [--output_file O | --output_file=O]     the recorded stream, to O or stdout;
 //                                                 --output_file is refused ("Unrecognized
-//                                                 option") when bazel_version is before 8.2.0
+//                                                 option") when bazel_version is before 8.2.0;
+//                                                 naming //external fails (exit 7) on a bzlmod
+//                                                 fixture from 8.0.0 on (WORKSPACE off)
 //
 // Any other call exits 2 with a message naming it.
 #pragma once
@@ -24,7 +27,7 @@ inline constexpr int kUnsupported = 2;
 
 struct Config {
   std::filesystem::path output_base;  // absolute
-  std::string bazel_version = "7.1.0";
+  std::string bazel_version = "4.2.3";  // the Bazel the recorded stream comes from
   bool bzlmod = false;
   std::filesystem::path query_proto;  // absolute
   // When set, the stream is replayed from this path under the workspace root found above the
@@ -35,6 +38,18 @@ struct Config {
 // Whether `query --output_file` exists in this Bazel version: from 8.2.0 (the version upstream
 // bazel-diff starts passing it at); a label that is not X.Y.Z counts as newer.
 bool QueryHasOutputFile(const std::string& bazel_version);
+
+// Whether `bazel_version` is at least `first` ({8, 2, 0}); a label that is not X.Y.Z counts as
+// newer than any release.
+bool VersionAtLeast(const std::string& bazel_version, const std::vector<int>& first);
+
+// `bazel mod` exists from Bazel 6.3.0 on; 4.2.3 answers "Command 'mod' not found".
+bool HasModCommand(const std::string& bazel_version);
+
+// //external exists unless the workspace is bzlmod-only: Bazel 8 turns WORKSPACE off by default
+// (--noenable_workspace), so a bzlmod fixture on 8.0.0 or later has no //external package and a
+// query naming it fails with exit 7, as upstream bazel-diff 37 expects and retries.
+bool ExternalPackageAvailable(const Config& config);
 
 // Reads dir/shim.json; relative paths in it are relative to dir. Throws std::runtime_error.
 Config LoadConfig(const std::filesystem::path& dir);

@@ -72,15 +72,23 @@ TEST_F(BazelWorkspace, ShimAnswersInfoOutputBase) {
   EXPECT_EQ(r.out, (fs::canonical(fixture_) / "output_base").string() + "\n");
 }
 
+// The stream is Bazel 4.2.3's output, so by default the shim says it is 4.2.3 (issue #28 item 4).
 TEST_F(BazelWorkspace, ShimAnswersVersion) {
   const RunResult r = Bazel({"version"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out.rfind("Build label: 7.1.0\n", 0), 0u) << r.out;
+  EXPECT_EQ(r.out.rfind("Build label: 4.2.3\n", 0), 0u) << r.out;
 }
 
+// Bazel 4.2.3 has no `mod` command; from 6.3.0 it has one that fails off bzlmod.
 TEST_F(BazelWorkspace, ShimModGraphFailsWithoutBzlmod) {
-  const RunResult r = Bazel({"--bazelrc=/dev/null", "mod", "graph"});
-  EXPECT_NE(r.exit_code, 0);
+  RunResult r = Bazel({"--bazelrc=/dev/null", "mod", "graph"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "Command 'mod' not found. Try 'bazel help'.\n");
+  std::string config = ReadFile(fixture_ / "shim.json");
+  config.replace(config.find("4.2.3"), 5, "7.4.1");
+  WriteFile(fixture_ / "shim.json", config);
+  r = Bazel({"--bazelrc=/dev/null", "mod", "graph"});
+  EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("Bzlmod"), std::string::npos) << r.err;
 }
 
@@ -99,7 +107,7 @@ TEST_F(BazelWorkspace, ShimRefusesOutputFileBefore8Point2) {
   EXPECT_FALSE(fs::exists(out));
   // The last version without it.
   std::string config = ReadFile(fixture_ / "shim.json");
-  config.replace(config.find("7.1.0"), 5, "8.1.9");
+  config.replace(config.find("4.2.3"), 5, "8.1.9");
   WriteFile(fixture_ / "shim.json", config);
   r = Bazel({"query", "--output=streamed_proto", "--query_file=" + query_file, "--output_file=" + out});
   EXPECT_EQ(r.exit_code, 2) << r.err;
@@ -108,7 +116,7 @@ TEST_F(BazelWorkspace, ShimRefusesOutputFileBefore8Point2) {
 TEST_F(BazelWorkspace, ShimQueryCopiesTheStream) {
   // A Bazel that has --output_file.
   std::string config = ReadFile(fixture_ / "shim.json");
-  config.replace(config.find("7.1.0"), 5, "8.2.0");
+  config.replace(config.find("4.2.3"), 5, "8.2.0");
   WriteFile(fixture_ / "shim.json", config);
   const std::string expected = ReadFile(fixture_ / "query.pb");
   WriteFile(dir_.path() / "q.txt", "//external:all-targets + //...:all-targets");
@@ -136,12 +144,18 @@ TEST_F(BazelWorkspace, ShimRefusesEverythingElse) {
                                              {"query", "//...", "--output=label"},
                                              {"cquery", "//..."},
                                              {"info", "execution_root"},
-                                             {"mod", "show_repo"},
                                              {}}) {
     const RunResult r = Bazel(args);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("unsupported call: bazel"), std::string::npos) << r.err;
   }
+  // A Bazel that has `mod`: only `mod graph` is recorded.
+  std::string config = ReadFile(fixture_ / "shim.json");
+  config.replace(config.find("4.2.3"), 5, "7.4.1");
+  WriteFile(fixture_ / "shim.json", config);
+  const RunResult r = Bazel({"mod", "show_repo"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unsupported call: bazel"), std::string::npos) << r.err;
 }
 
 TEST_F(BazelWorkspace, FixtureCanBeMoved) {
@@ -167,6 +181,49 @@ TEST(BazelShim, VersionAndBzlmodAreConfigurable) {
   EXPECT_EQ(r.out,
             "{\n  \"key\": \"<root>\",\n  \"name\": \"perfengine_fixture\",\n  \"version\": \"\",\n"
             "  \"apparentName\": \"perfengine_fixture\",\n  \"dependencies\": []\n}\n");
+}
+
+TEST(BazelShim, BzlmodNeedsABazelWithTheModCommand) {
+  ScratchDir dir;
+  try {
+    Generate("bazel_shim", {{"bazel_version", std::string("6.2.1")}, {"bzlmod", true}}, dir.path() / "s");
+    FAIL() << "bzlmod on 6.2.1 was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a Bazel with `bazel mod` (6.3.0 or later); bazel_version is 6.2.1"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Bazel 8 turns WORKSPACE off by default: on a bzlmod fixture a query naming //external fails
+// as Bazel fails it, and the same query without it succeeds (upstream 37 retries that way).
+TEST(BazelShim, Bzlmod8HasNoExternalPackage) {
+  ScratchDir dir;
+  const fs::path fixture =
+      Generate("bazel_shim", {{"bazel_version", std::string("8.2.1")}, {"bzlmod", true}}, dir.path() / "s");
+  WriteFile(fixture / "query.pb", "");
+  WriteFile(dir.path() / "with.txt", "'//external:all-targets' + '//...:all-targets'");
+  WriteFile(dir.path() / "without.txt", "'//...:all-targets'");
+  const std::string out = (dir.path() / "out.pb").string();
+  auto query = [&](const std::string& file) {
+    return RunProgram({(fixture / "bazel").string(), "query", "--output", "streamed_proto", "--query_file",
+                       (dir.path() / file).string(), "--output_file", out},
+                      fixture, dir.path());
+  };
+  RunResult r = query("with.txt");
+  EXPECT_EQ(r.exit_code, 7);
+  EXPECT_NE(r.err.find("no such package 'external': //external package is not available"), std::string::npos)
+      << r.err;
+  r = query("without.txt");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // Bazel 7 with bzlmod still has //external (WORKSPACE on by default).
+  const fs::path seven =
+      Generate("bazel_shim", {{"bazel_version", std::string("7.4.1")}, {"bzlmod", true}}, dir.path() / "s7");
+  WriteFile(seven / "query.pb", "");
+  r = RunProgram({(seven / "bazel").string(), "query", "--output", "streamed_proto", "--query_file",
+                  (dir.path() / "with.txt").string()},
+                 seven, dir.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 }  // namespace
