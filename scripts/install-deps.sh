@@ -4,6 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build git pkg-config
+  dpkg-dev file         # cpack's Debian package: dpkg-shlibdeps derives its Depends, file finds the ELF files
   clang-format          # scripts/check-format.sh (run by .ci/run): changed lines follow .clang-format
   libtomlplusplus-dev   # spec parsing with source positions
   libboost-dev libboost-filesystem-dev  # Boost.Process (children; it needs Boost.Filesystem), Asio/Beast (serve)
