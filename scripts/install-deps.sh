@@ -20,6 +20,7 @@ packages=(
   libsqlite3-dev        # the history of runs (run --record, perfengine history): one file, safe with parallel CI writers
   libgtest-dev libgmock-dev  # unit and end-to-end tests
   python3 python3-scipy python3-protobuf  # independent reference values and decoders in tests
+  python3-yaml shellcheck  # tests/package/action_test.py parses action.yml and the docs' YAML, and lints the action's scripts
   python3-jsonschema    # every results file the e2e tests write is validated against docs/results.schema.json
   valgrind              # instruction counts where perf counters are not available
   wrk                   # bench_http_client's peer: the rate the engine's HTTP client is held to

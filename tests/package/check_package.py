@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The Debian package, built and used as a user would, without touching the system.
 
-usage: check_package.py BUILD_DIR CPACK
+usage: check_package.py BUILD_DIR PACKAGE_DIR
 
-Builds the package with `cpack` into a scratch folder, then checks:
+PACKAGE_DIR is where ctest's package_build ran `cpack` (tests/package/CMakeLists.txt). Checks:
   * its name, version and architecture, and the files it installs (binary and helpers, the
     allocation counter, man page, bash and zsh completion, docs and the results schema);
   * its Depends: every shared library an ELF file in the package needs (readelf's NEEDED,
@@ -106,18 +106,17 @@ def owner_of_library(soname):
 
 
 def main():
-    build, cpack = sys.argv[1], sys.argv[2]
+    build, package_dir = sys.argv[1], sys.argv[2]
     scratch = tempfile.mkdtemp(prefix="perfengine-package-")
     try:
-        check(build, cpack, scratch)
+        check(build, package_dir, scratch)
     finally:
         subprocess.run(["rm", "-rf", scratch])
     print("package ok")
 
 
-def check(build, cpack, scratch):
-    run([cpack, "--config", os.path.join(build, "CPackConfig.cmake"), "-B", os.path.join(scratch, "out")])
-    debs = glob.glob(os.path.join(scratch, "out", "*.deb"))
+def check(build, package_dir, scratch):
+    debs = glob.glob(os.path.join(package_dir, "*.deb"))
     if len(debs) != 1:
         fail(f"cpack made {len(debs)} .deb files, not 1: {debs}")
     deb = debs[0]
