@@ -65,7 +65,7 @@ def git(cwd, *args):
 class Runner:
     """Runs a composite action's steps the way the GitHub runner does, as far as this test needs."""
 
-    def __init__(self, action, inputs, workspace, temp):
+    def __init__(self, action, inputs, workspace, temp, path=()):
         self.action = action
         self.workspace = workspace
         self.temp = temp
@@ -83,7 +83,7 @@ class Runner:
         self.outputs = {}  # step id -> {name: value}
         self.outcomes = []  # (step name, "success" | "failure" | "skipped")
         self.uploads = []  # the `with:` of each upload step that would run
-        self.path = []  # GITHUB_PATH entries, newest first
+        self.path = list(path)  # GITHUB_PATH entries, newest first
         self.logs = {}  # step name -> stdout + stderr
 
     def value(self, expr):
@@ -268,7 +268,7 @@ class ActionRun(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.scratch, ignore_errors=True)
 
-    def run_action(self, **inputs):
+    def run_action(self, path=(), **inputs):
         temp = tempfile.mkdtemp(dir=self.scratch, prefix="runner-temp-")
         given = {
             "package": self.deb,
@@ -279,7 +279,7 @@ class ActionRun(unittest.TestCase):
             "pr-number": "17"
         }
         given.update({k.replace("_", "-"): v for k, v in inputs.items()})
-        runner = Runner(self.action, given, self.workspace, temp)
+        runner = Runner(self.action, given, self.workspace, temp, path)
         return runner, runner.run()
 
     def results(self, runner):
@@ -342,6 +342,48 @@ class ActionRun(unittest.TestCase):
         self.assertFalse(ok)
         self.assertIn("perfengine: no package at", runner.log())
         self.assertEqual([o for _, o in runner.outcomes], ["failure", "skipped", "skipped", "skipped", "skipped"])
+
+    def test_only_missing_dependencies_are_installed(self):
+        # The package again, with a Depends no machine has (an alternative group, a version):
+        # apt-get (a stand-in on PATH that records its arguments) is asked for that one only.
+        tree = os.path.join(self.scratch, "repack")
+        subprocess.run(["dpkg-deb", "-R", self.deb, tree], check=True)
+        control = os.path.join(tree, "DEBIAN", "control")
+        with open(control) as h:
+            text = h.read()
+        with open(control, "w") as h:
+            h.write(re.sub(r"^Depends: (.*)$", r"Depends: \1, perfengine-test-absent (>= 1.0) | perfengine-test-other",
+                           text,
+                           flags=re.M))
+        deb = os.path.join(self.scratch, "repacked.deb")
+        subprocess.run(["dpkg-deb", "-b", "-Zgzip", tree, deb], check=True, capture_output=True)
+        fake = os.path.join(self.scratch, "fake-bin")
+        os.makedirs(fake, exist_ok=True)
+        calls = os.path.join(self.scratch, "apt-get.calls")
+        for tool in ("apt-get", "sudo"):
+            with open(os.path.join(fake, tool), "w") as h:
+                if tool == "sudo":
+                    h.write('#!/bin/sh\nexec "$@"\n')
+                else:
+                    h.write(f'#!/bin/sh\necho "$*" >> {calls}\n')
+            os.chmod(os.path.join(fake, tool), 0o755)
+        runner, _ = self.run_action(path=[fake], package=deb, spec="perf/new.toml")
+        self.assertEqual(runner.outcome("Install perfengine"), "success", runner.log())
+        with open(calls) as h:
+            self.assertEqual(h.read().splitlines(), ["update -qq", "install -y -qq --no-install-recommends "
+                                                     "perfengine-test-absent"])
+
+    def test_a_package_that_is_not_perfengine_is_refused(self):
+        tree = os.path.join(self.scratch, "other")
+        os.makedirs(os.path.join(tree, "DEBIAN"))
+        with open(os.path.join(tree, "DEBIAN", "control"), "w") as h:
+            h.write("Package: other\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.invalid>\n"
+                    "Description: not perfengine\n")
+        deb = os.path.join(self.scratch, "other.deb")
+        subprocess.run(["dpkg-deb", "-b", tree, deb], check=True, capture_output=True)
+        runner, ok = self.run_action(package=deb)
+        self.assertFalse(ok)
+        self.assertIn("is not a perfengine package", runner.log())
 
     def test_the_installed_perfengine_is_the_packaged_one(self):
         runner, _ = self.run_action(spec="perf/new.toml")
