@@ -310,8 +310,9 @@ class ActionRun(unittest.TestCase):
             self.assertIn("max_rss_ratio = 100", h.read())
 
     def test_the_accept_label_accepts_a_missed_threshold(self):
-        runner, ok = self.run_action(accept="true")
+        runner, ok = self.run_action(accept="true", cache_dir="")  # and the default cache folder
         self.assertTrue(ok, runner.log())
+        self.assertTrue(os.path.isdir(os.path.join(runner.temp, "perfengine-cache")))
         self.assertEqual(runner.outputs["gate"]["status"], "0")
         verdict = self.results(runner)["verdict"]
         self.assertTrue(verdict["accepted"])
