@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs every Debian 12 package perfengine needs to build, test and run its specs.
 # Idempotent: apt-get skips what is already installed.
+# --build-only: just what building perfengine and its Debian package needs (a CI job that builds
+# the tool, docs/ci.md): no Bazel, Chromium, SciPy or test tools.
 set -euo pipefail
-packages=(
+build_packages=(
   build-essential cmake ninja-build git pkg-config
-  clang-format          # scripts/check-format.sh (run by .ci/run): changed lines follow .clang-format
+  dpkg-dev file         # cpack's Debian package: dpkg-shlibdeps derives its Depends, file finds the ELF files
   libtomlplusplus-dev   # spec parsing with source positions
   libboost-dev libboost-filesystem-dev  # Boost.Process (children; it needs Boost.Filesystem), Asio/Beast (serve)
   libeigen3-dev         # scaling fits in stats/
@@ -13,18 +15,28 @@ packages=(
   libcli11-dev          # command line, --help on every subcommand
   libprotobuf-dev protobuf-compiler  # streamed_proto fixtures and the reference contender
   bazel-bootstrap-source  # Bazel's own src/main/protobuf/build.proto, compiled by proto/ at build time
-  bazel-bootstrap       # real Bazel 4.2.3: the differential test checks fixtures and hashing against it
   libssl-dev            # SHA-256 for fixture digests and the reference contender
   libmimalloc-dev       # the reference contender's fast build
   libsqlite3-dev        # the history of runs (run --record, perfengine history): one file, safe with parallel CI writers
+)
+test_packages=(
+  clang-format          # scripts/check-format.sh (run by .ci/run): changed lines follow .clang-format
+  bazel-bootstrap       # real Bazel 4.2.3: the differential test checks fixtures and hashing against it
   libgtest-dev libgmock-dev  # unit and end-to-end tests
   python3 python3-scipy python3-protobuf  # independent reference values and decoders in tests
+  python3-yaml shellcheck  # tests/package/: action.yml and the docs' YAML parsed, the action's scripts linted
   python3-jsonschema    # every results file the e2e tests write is validated against docs/results.schema.json
   valgrind              # instruction counts where perf counters are not available
   wrk                   # bench_http_client's peer: the rate the engine's HTTP client is held to
   hyperfine             # bench/process_start: the process-start cost perfengine is held to (hyperfine -N)
   chromium fonts-dejavu-core  # the HTML report's test renders the page headless (tests/e2e/html)
 )
+packages=("${build_packages[@]}")
+case "${1:-}" in
+  --build-only) ;;
+  "") packages+=("${test_packages[@]}") ;;
+  *) echo "usage: $0 [--build-only]" >&2; exit 2 ;;
+esac
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
