@@ -268,14 +268,25 @@ def main():
                         for suffix in ("toml", "json"):
                             os.unlink(os.path.join(work_dir, f"{'spec' if suffix == 'toml' else 'results'}-{tag}."
                                                              f"{suffix}"))
+                    planted_rounds = (f"; {args.planted_workload} rounds {fam_rounds[-1] if fam_rounds else '-'} "
+                                      f"(per-check {pc_rounds[-1] if pc_rounds else '-'})" if plant else "")
                     print(f"  {order} {scenario} run {r + 1}/{args.runs}: exit {results['verdict']['exit']}, "
-                          f"failed {sorted(failed) or '-'} (per-check replay: {sorted(pc_failed) or '-'}); "
-                          f"load {loadavg()}", flush=True)
+                          f"failed {sorted(failed) or '-'} (per-check replay: {sorted(pc_failed) or '-'})"
+                          f"{planted_rounds}; {(time.time() - started) / 60:.1f} min; load {loadavg()}", flush=True)
                 rows.append((order, scenario, runs, fam_any, pc_any, fam_hit, pc_hit, fam_rounds, pc_rounds,
                              sorted(fam_levels), sorted(pc_levels), (time.time() - started) / 60))
+                print_table(rows)
     finally:
         stop_load(loaders)
     print(f"\nload average at end {loadavg()}")
+    print_table(rows)
+    if args.keep:
+        print(f"specs and results kept in {work_dir}")
+    else:
+        shutil.rmtree(work_dir, ignore_errors=True)
+
+
+def print_table(rows):
     print(f"\n{'order':<10} {'scenario':<9} {'runs':>5} {'level read':>12} {'any false alarm':>16} "
           f"{'planted caught':>15} {'median rounds':>14} {'minutes':>8}")
     for (order, scenario, runs, fam_any, pc_any, fam_hit, pc_hit, fam_rounds, pc_rounds, fam_levels, pc_levels,
@@ -291,11 +302,7 @@ def main():
               f"{pct(pc_hit, runs) if planted else '-':>15} {median_text(pc_rounds) if planted else '-':>14} "
               f"{'':>8}   per-check (replayed on the same rounds)")
     print("\nany false alarm: runs with a failed check on a workload that changed nothing (in the planted "
-          "scenario: on any other workload); planted caught: runs whose planted workload failed a check")
-    if args.keep:
-        print(f"specs and results kept in {work_dir}")
-    else:
-        shutil.rmtree(work_dir, ignore_errors=True)
+          "scenario: on any other workload); planted caught: runs whose planted workload failed a check", flush=True)
 
 
 if __name__ == "__main__":
