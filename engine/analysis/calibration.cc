@@ -191,9 +191,7 @@ struct Builder {
   const std::string& workload;
   double confidence;
 
-  double Minutes(int rounds) const {
-    return (rounds + settings.warmup_rounds) * settings.seconds_per_round / 60;
-  }
+  double Minutes(int rounds) const { return (rounds + settings.warmup_rounds) * settings.seconds_per_round / 60; }
 
   void Finish(CheckCalibration& c) const {
     if (c.reach.rounds_unchanged) c.minutes = Minutes(*c.reach.rounds_unchanged);
@@ -220,10 +218,11 @@ struct Builder {
   void Sequential(CheckCalibration& c, bool no_regression, int fewest) const {
     Finish(c);
     if (!c.reach.detectable) {
-      Unreachable(c, fewest > 0 ? fmt::format("max_rounds {} is below the {} rounds it needs to resolve at {:g}% "
-                                              "confidence",
-                                              settings.max_rounds, fewest, 100 * c.confidence)
-                                : fmt::format("no number of rounds can show it at {:g}% confidence", 100 * c.confidence));
+      Unreachable(c, fewest > 0
+                         ? fmt::format("max_rounds {} is below the {} rounds it needs to resolve at {:g}% "
+                                       "confidence",
+                                       settings.max_rounds, fewest, 100 * c.confidence)
+                         : fmt::format("no number of rounds can show it at {:g}% confidence", 100 * c.confidence));
     } else if (no_regression && !c.reach.rounds_unchanged) {
       Unreachable(c, "an unchanged candidate never passes it on this machine");
     } else if (no_regression && *c.reach.rounds_unchanged > settings.max_rounds) {
@@ -251,8 +250,8 @@ struct Builder {
     c.reach.rounds_unchanged = c.reach.rounds_assumed = std::max(settings.min_rounds, 1);
     Finish(c);
     if (std::exp(*deviation) > c.bar) {
-      Unreachable(c, fmt::format("an unchanged candidate fails it on this machine (A/A ratio {:.4f})",
-                                 std::exp(*deviation)));
+      Unreachable(
+          c, fmt::format("an unchanged candidate fails it on this machine (A/A ratio {:.4f})", std::exp(*deviation)));
     }
   }
 };
@@ -285,14 +284,15 @@ Calibration CalibrationOf(const model::RunResult& aa, const CalibrationSettings&
     const bool process = w.kind != model::WorkloadResult::Kind::kServe;
     if (startup != nullptr && !w.startup && process) {
       const auto base_start = ByRound(*startup, aa.baseline), copy_start = ByRound(*startup, aa.candidate);
-      add_noise("logic",
-                LogRatios(aa, w, [&](const model::Sample& b, const model::Sample& c, int round) -> std::optional<double> {
-                  const auto bs = base_start.find(round), cs = copy_start.find(round);
-                  if (bs == base_start.end() || cs == copy_start.end()) return std::nullopt;
-                  const double base = b.wall_s - bs->second->wall_s, copy = c.wall_s - cs->second->wall_s;
-                  if (base > 0 && copy > 0) return std::clamp(std::log(copy / base), -kLogCap, kLogCap);
-                  return copy > 0 ? kLogCap : base > 0 ? -kLogCap : 0;
-                }));
+      add_noise(
+          "logic",
+          LogRatios(aa, w, [&](const model::Sample& b, const model::Sample& c, int round) -> std::optional<double> {
+            const auto bs = base_start.find(round), cs = copy_start.find(round);
+            if (bs == base_start.end() || cs == copy_start.end()) return std::nullopt;
+            const double base = b.wall_s - bs->second->wall_s, copy = c.wall_s - cs->second->wall_s;
+            if (base > 0 && copy > 0) return std::clamp(std::log(copy / base), -kLogCap, kLogCap);
+            return copy > 0 ? kLogCap : base > 0 ? -kLogCap : 0;
+          }));
     }
     for (const model::Counter& counter : w.counters) {
       add_noise("counter " + counter.name,

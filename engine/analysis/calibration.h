@@ -98,12 +98,12 @@ struct Calibration {
 };
 
 struct CalibrationSettings {
-  int max_rounds = 0;             // the spec's max_rounds (or rounds, when larger)
-  int min_rounds = 0;             // the spec's rounds: when a point check (a count) gets its verdict
-  int warmup_rounds = 0;          // added to the minutes
-  double seconds_per_round = 0;   // what one round of the whole spec took
+  int max_rounds = 0;            // the spec's max_rounds (or rounds, when larger)
+  int min_rounds = 0;            // the spec's rounds: when a point check (a count) gets its verdict
+  int warmup_rounds = 0;         // added to the minutes
+  double seconds_per_round = 0;  // what one round of the whole spec took
   double power = 0.8;
-  double assumed_change = 0;      // the candidate's assumed change of cost: 0.03 is 3% slower; 0: unchanged
+  double assumed_change = 0;  // the candidate's assumed change of cost: 0.03 is 3% slower; 0: unchanged
 };
 
 // From an A/A run (the baseline as both `aa.baseline` and `aa.candidate`): each workload's

@@ -109,9 +109,9 @@ nlohmann::json ToJson(const analysis::Calibration& cal, const spec::Spec& spec, 
     }
     wj["checks"] = nlohmann::json::array();
     for (const analysis::CheckCalibration& c : w.checks) {
-      nlohmann::json cj = {{"threshold", c.threshold},   {"measure", c.measure},       {"bar", c.bar},
-                           {"confidence", c.confidence}, {"max_rounds", c.max_rounds}, {"reachable", c.reachable},
-                           {"note", c.note}};
+      nlohmann::json cj = {
+          {"threshold", c.threshold},   {"measure", c.measure},     {"bar", c.bar},  {"confidence", c.confidence},
+          {"max_rounds", c.max_rounds}, {"reachable", c.reachable}, {"note", c.note}};
       cj["detectable"] = Optional(c.reach.detectable);
       cj["rounds_to_verdict"] = Optional(c.reach.rounds_unchanged);
       cj["minutes_to_verdict"] = Optional(c.minutes);
@@ -134,8 +134,7 @@ void PrintTable(std::ostream& out, const analysis::Calibration& cal, const spec:
   out << fmt::format("{:<32} {:<20} {:>12} {:>7}\n", "workload", "measure", "noise (MAD)", "rounds");
   for (const analysis::WorkloadCalibration& w : cal.workloads) {
     for (const analysis::MeasureNoise& n : w.noise) {
-      out << fmt::format("{:<32} {:<20} {:>12} {:>7}\n", OneLine(w.name), OneLine(n.measure), Percent(n.mad),
-                         n.rounds);
+      out << fmt::format("{:<32} {:<20} {:>12} {:>7}\n", OneLine(w.name), OneLine(n.measure), Percent(n.mad), n.rounds);
     }
   }
   bool any = false;

@@ -152,9 +152,8 @@ TEST(CalibrateE2E, WinRateStartupAdjustedAndReportedCountersAreCalibratedWithAnA
 
 TEST(CalibrateE2E, AnAssumedChangeThatIsNotAPercentageIsOneErrorAndExitTwo) {
   TempDir dir;
-  const Finished f = RunPerfengine({"calibrate", WriteCalibrateSpec(dir, "\"--busy-ms\", \"1\"").string(),
-                                    "--assume-change", "three"},
-                                   dir.path());
+  const Finished f = RunPerfengine(
+      {"calibrate", WriteCalibrateSpec(dir, "\"--busy-ms\", \"1\"").string(), "--assume-change", "three"}, dir.path());
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(f.err,
             "perfengine: --assume-change: 'three' is not a change in percent; give a number above -100, e.g. 3 (3% "

@@ -187,9 +187,9 @@ TEST(CalibrationOf, CoversEveryGatedCheckKindOfTheWorkload) {
   std::vector<std::string> checks;
   for (const CheckCalibration& c : cal.workloads[1].checks) checks.push_back(c.threshold);
   // In the gate's order of kinds; a counter without a bar gates nothing and is not a check.
-  EXPECT_EQ(checks, (std::vector<std::string>{"min_logic_speedup", "min_win_rate", "max_slowdown",
-                                              "max_instructions_ratio", "max_allocations_ratio", "counters.objects",
-                                              "counters.misses"}));
+  EXPECT_EQ(checks,
+            (std::vector<std::string>{"min_logic_speedup", "min_win_rate", "max_slowdown", "max_instructions_ratio",
+                                      "max_allocations_ratio", "counters.objects", "counters.misses"}));
 
   const CheckCalibration* win = Find(cal, "min_win_rate");
   ASSERT_TRUE(win && win->reach.detectable);
@@ -219,7 +219,8 @@ TEST(CalibrationOf, CoversEveryGatedCheckKindOfTheWorkload) {
   ASSERT_TRUE(objects);
   EXPECT_FALSE(objects->reachable);
   EXPECT_EQ(objects->note, "declared exact but varied between the A/A rounds");
-  EXPECT_TRUE(Names(cal, "work: counters.objects 1: an unchanged candidate fails it on this machine (A/A ratio 1.0010)"))
+  EXPECT_TRUE(
+      Names(cal, "work: counters.objects 1: an unchanged candidate fails it on this machine (A/A ratio 1.0010)"))
       << ::testing::PrintToString(cal.unreachable);
   EXPECT_TRUE(Names(cal, "work: max_allocations_ratio 1: not measured in the A/A run"))
       << ::testing::PrintToString(cal.unreachable);
@@ -234,7 +235,8 @@ TEST(CalibrationOf, NamesWhatCannotBeReachedWithinMaxRounds) {
   aa.workloads[1].thresholds.min_win_rate = 0.9;  // 8 straight wins cannot show 90%
   aa.workloads[1].thresholds.max_slowdown = 1.001;
   const Calibration cal = CalibrationOf(aa, settings);
-  EXPECT_TRUE(Names(cal, "work: min_win_rate 0.9: max_rounds 8 is below the ")) << ::testing::PrintToString(cal.unreachable);
+  EXPECT_TRUE(Names(cal, "work: min_win_rate 0.9: max_rounds 8 is below the "))
+      << ::testing::PrintToString(cal.unreachable);
   EXPECT_TRUE(Names(cal, "work: max_slowdown 1.001: needs about ")) << ::testing::PrintToString(cal.unreachable);
 }
 
