@@ -4,7 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
 
 #include "stats/descriptive.h"
 #include "stats/distributions.h"
@@ -41,11 +48,18 @@ int LargestExcludingCount(int n, double confidence) {
   return best;
 }
 
+// The share of rounds whose log-ratio falls below `cut` when they are Normal(mu, sigma).
+double ShareBelow(double cut, double mu, double sigma) {
+  if (sigma > 0) return stats::NormalCdf((cut - mu) / sigma);
+  return cut > mu ? 1.0 : cut < mu ? 0.0 : 0.5;
+}
+
 }  // namespace
 
-CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confidence, double power) {
+CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confidence, double power,
+                        double assumed_log_ratio) {
   if (!(sigma >= 0 && std::isfinite(sigma)) || !(bar > 0 && std::isfinite(bar)) || max_rounds < 1 ||
-      !(confidence > 0 && confidence < 1) || !(power > 0 && power < 1)) {
+      !(confidence > 0 && confidence < 1) || !(power > 0 && power < 1) || !std::isfinite(assumed_log_ratio)) {
     throw stats::StatsError(
         fmt::format("ReachOfCheck: sigma {} >= 0, bar {} > 0, max_rounds {} >= 1, confidence {} "
                     "and power {} in (0, 1) are required",
@@ -67,8 +81,46 @@ CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confide
       reach.detectable = bar * std::exp(-sigma * stats::NormalQuantile(low));
     }
   }
-  const double below_unchanged = sigma > 0 ? stats::NormalCdf(cut / sigma) : cut > 0 ? 1.0 : cut < 0 ? 0.0 : 0.5;
-  reach.rounds_unchanged = stats::TrialsToExclude(below_unchanged, 0.5, confidence);
+  reach.rounds_unchanged = stats::TrialsToExclude(ShareBelow(cut, 0, sigma), 0.5, confidence);
+  reach.rounds_assumed = stats::TrialsToExclude(ShareBelow(cut, assumed_log_ratio, sigma), 0.5, confidence);
+  return reach;
+}
+
+CheckReach ReachOfWinRate(double sigma, double bar, int max_rounds, double confidence, double power,
+                          double assumed_log_speedup) {
+  if (!(sigma >= 0 && std::isfinite(sigma)) || !(bar >= 0 && bar <= 1) || max_rounds < 1 ||
+      !(confidence > 0 && confidence < 1) || !(power > 0 && power < 1) || !std::isfinite(assumed_log_speedup)) {
+    throw stats::StatsError(
+        fmt::format("ReachOfWinRate: sigma {} >= 0, bar {} in [0, 1], max_rounds {} >= 1, confidence {} "
+                    "and power {} in (0, 1) are required",
+                    sigma, bar, max_rounds, confidence, power));
+  }
+  CheckReach reach;
+  // The fewest wins of max_rounds that put the bar below the sequence's low end.
+  std::optional<int> fewest;
+  for (int wins = 0; wins <= max_rounds && !fewest; ++wins) {
+    if (stats::ProportionSequence(wins, max_rounds, confidence).low >= bar) fewest = wins;
+  }
+  if (fewest) {
+    if (sigma == 0) {
+      reach.detectable = 1.0;
+    } else {
+      // The smallest win probability q with P(Binomial(n, q) >= fewest) >= power.
+      double low = 0, high = 1;
+      for (int i = 0; i < 60; ++i) {
+        const double mid = (low + high) / 2;
+        (1 - BinomialCdf(*fewest - 1, max_rounds, mid) >= power ? high : low) = mid;
+      }
+      reach.detectable = std::exp(sigma * stats::NormalQuantile(std::clamp(high, 1e-12, 1 - 1e-12)));
+    }
+  }
+  auto win_share = [&](double mu) { return sigma > 0 ? stats::NormalCdf(mu / sigma) : mu > 0 ? 1.0 : 0.0; };
+  auto rounds = [&](double share) -> std::optional<int> {
+    if (bar <= 0) return 1;  // a bar of 0 holds from the first round
+    return stats::TrialsToExclude(share, bar, confidence);
+  };
+  reach.rounds_unchanged = rounds(win_share(0));
+  reach.rounds_assumed = rounds(win_share(assumed_log_speedup));
   return reach;
 }
 
@@ -78,98 +130,267 @@ namespace pe::analysis {
 
 namespace {
 
-struct Paired {
-  std::vector<double> wall, cpu;  // log(candidate / baseline) per round
-};
-
-Paired PairedLogRatios(const model::RunResult& aa, const model::WorkloadResult& w) {
-  std::map<int, const model::Sample*> base, copy;
+// round -> sample of one contender, measured rounds only.
+std::map<int, const model::Sample*> ByRound(const model::WorkloadResult& w, const std::string& contender) {
+  std::map<int, const model::Sample*> out;
   for (const model::Sample& s : w.samples) {
-    if (s.warmup || s.rss_only) continue;
-    if (s.contender == aa.baseline) base[s.round] = &s;
-    if (s.contender == aa.candidate) copy[s.round] = &s;
-  }
-  Paired out;
-  for (const auto& [round, b] : base) {
-    const auto c = copy.find(round);
-    if (c == copy.end()) continue;
-    if (b->wall_s > 0 && c->second->wall_s > 0) out.wall.push_back(std::log(c->second->wall_s / b->wall_s));
-    const double bc = b->user_s + b->sys_s, cc = c->second->user_s + c->second->sys_s;
-    if (bc > 0 && cc > 0) out.cpu.push_back(std::log(cc / bc));
+    if (s.warmup || s.rss_only || s.contender != contender) continue;
+    out[s.round] = &s;
   }
   return out;
 }
 
+// What a round's log-ratio reads from a sample pair; nullopt leaves the round out.
+using RoundRatio = std::function<std::optional<double>(const model::Sample& base, const model::Sample& copy, int)>;
+
+std::vector<double> LogRatios(const model::RunResult& aa, const model::WorkloadResult& w, const RoundRatio& ratio) {
+  const auto base = ByRound(w, aa.baseline), copy = ByRound(w, aa.candidate);
+  std::vector<double> out;
+  for (const auto& [round, b] : base) {
+    const auto c = copy.find(round);
+    if (c == copy.end()) continue;
+    if (const std::optional<double> r = ratio(*b, *c->second, round)) out.push_back(*r);
+  }
+  return out;
+}
+
+std::optional<double> LogOf(double copy, double base) {
+  if (!(copy > 0) || !(base > 0)) return std::nullopt;
+  return std::log(copy / base);
+}
+
+// As the gate (engine/analysis/sequences.cc): a round whose time after start-up is not
+// positive still counts, as the most extreme evidence on its side.
+constexpr double kLogCap = 50;
+
+std::optional<double> CounterValue(const model::Sample& s, const std::string& name) {
+  for (const model::CounterValue& v : s.counters) {
+    if (v.name == name) return v.value;
+  }
+  return std::nullopt;
+}
+
 std::string Bar(double bar) { return fmt::format("{}", bar); }
+
+const model::ContenderSummary* SummaryOf(const model::WorkloadResult& w, const std::string& contender) {
+  for (const model::ContenderSummary& s : w.summaries) {
+    if (s.contender == contender) return &s;
+  }
+  return nullptr;
+}
+
+// |log(copy / base)| of a count taken once per contender; nullopt when either is missing or 0.
+std::optional<double> CountDeviation(std::optional<std::uint64_t> base, std::optional<std::uint64_t> copy) {
+  if (!base || !copy || *base == 0 || *copy == 0) return std::nullopt;
+  return std::abs(std::log(static_cast<double>(*copy) / static_cast<double>(*base)));
+}
+
+struct Builder {
+  const CalibrationSettings& settings;
+  Calibration& out;
+  const std::string& workload;
+  double confidence;
+
+  double Minutes(int rounds) const { return (rounds + settings.warmup_rounds) * settings.seconds_per_round / 60; }
+
+  void Finish(CheckCalibration& c) const {
+    if (c.reach.rounds_unchanged) c.minutes = Minutes(*c.reach.rounds_unchanged);
+    if (c.reach.rounds_assumed) c.minutes_assumed = Minutes(*c.reach.rounds_assumed);
+  }
+
+  void Unreachable(CheckCalibration& c, const std::string& why) const {
+    if (!c.reachable) return;  // one line per check: the first reason
+    c.reachable = false;
+    out.unreachable.push_back(fmt::format("{}: {} {}: {}", workload, c.threshold, Bar(c.bar), why));
+  }
+
+  CheckCalibration Start(std::string threshold, std::string measure, double bar) const {
+    CheckCalibration c;
+    c.threshold = std::move(threshold);
+    c.measure = std::move(measure);
+    c.bar = bar;
+    c.confidence = confidence;
+    c.max_rounds = settings.max_rounds;
+    return c;
+  }
+
+  // A check reading a confidence sequence, its reach already computed.
+  void Sequential(CheckCalibration& c, bool no_regression, int fewest) const {
+    Finish(c);
+    if (!c.reach.detectable) {
+      Unreachable(c, fewest > 0
+                         ? fmt::format("max_rounds {} is below the {} rounds it needs to resolve at {:g}% "
+                                       "confidence",
+                                       settings.max_rounds, fewest, 100 * c.confidence)
+                         : fmt::format("no number of rounds can show it at {:g}% confidence", 100 * c.confidence));
+    } else if (no_regression && !c.reach.rounds_unchanged) {
+      Unreachable(c, "an unchanged candidate never passes it on this machine");
+    } else if (no_regression && *c.reach.rounds_unchanged > settings.max_rounds) {
+      Unreachable(c, fmt::format("needs about {} rounds, more than max_rounds {}", *c.reach.rounds_unchanged,
+                                 settings.max_rounds));
+    }
+    if (settings.assumed_change != 0 && (!c.reach.rounds_assumed || *c.reach.rounds_assumed > settings.max_rounds)) {
+      Unreachable(c, c.reach.rounds_assumed
+                         ? fmt::format("at a change of {:+g}%: needs about {} rounds, more than max_rounds {}",
+                                       100 * settings.assumed_change, *c.reach.rounds_assumed, settings.max_rounds)
+                         : fmt::format("at a change of {:+g}%: no number of rounds reaches a verdict",
+                                       100 * settings.assumed_change));
+    }
+  }
+
+  // A point check of a count (deterministic, or declared exact): shown once the candidate's
+  // ratio clears the bar by the A/A ratio's own deviation; judged when the run ends.
+  void Point(CheckCalibration& c, std::optional<double> deviation) const {
+    if (!deviation) {
+      c.note = c.note.empty() ? "not measured in the A/A run" : c.note;
+      Unreachable(c, c.note);
+      return;
+    }
+    c.reach.detectable = c.bar * std::exp(*deviation);
+    c.reach.rounds_unchanged = c.reach.rounds_assumed = std::max(settings.min_rounds, 1);
+    Finish(c);
+    if (std::exp(*deviation) > c.bar) {
+      Unreachable(
+          c, fmt::format("an unchanged candidate fails it on this machine (A/A ratio {:.4f})", std::exp(*deviation)));
+    }
+  }
+};
 
 }  // namespace
 
-Calibration CalibrationOf(const model::RunResult& aa, int max_rounds, int warmup_rounds, double seconds_per_round,
-                          double power) {
+Calibration CalibrationOf(const model::RunResult& aa, const CalibrationSettings& settings) {
   Calibration out;
+  const model::WorkloadResult* startup = nullptr;
+  for (const model::WorkloadResult& w : aa.workloads) {
+    if (w.startup) startup = &w;
+  }
+  // A positive change of cost lowers a speed-up: log speed-up = -log(1 + change).
+  const double cost_log = std::log1p(settings.assumed_change);
   for (const model::WorkloadResult& w : aa.workloads) {
     WorkloadCalibration wc;
     wc.name = w.name;
-    const Paired paired = PairedLogRatios(aa, w);
-    std::optional<double> sigma_wall, sigma_cpu;
-    if (!paired.wall.empty()) {
-      wc.noise.push_back({"wall", stats::MedianAbsoluteDeviation(paired.wall), static_cast<int>(paired.wall.size())});
-      sigma_wall = kMadToSigma * wc.noise.back().mad;
+    std::map<std::string, double> sigma;  // measure -> sigma of its per-round log-ratios
+    auto add_noise = [&](const std::string& measure, const std::vector<double>& ratios) {
+      if (ratios.empty()) return;
+      wc.noise.push_back({measure, stats::MedianAbsoluteDeviation(ratios), static_cast<int>(ratios.size())});
+      sigma[measure] = kMadToSigma * wc.noise.back().mad;
+    };
+    add_noise("wall", LogRatios(aa, w, [](const model::Sample& b, const model::Sample& c, int) {
+                return LogOf(c.wall_s, b.wall_s);
+              }));
+    add_noise("cpu", LogRatios(aa, w, [](const model::Sample& b, const model::Sample& c, int) {
+                return LogOf(c.user_s + c.sys_s, b.user_s + b.sys_s);
+              }));
+    const bool process = w.kind != model::WorkloadResult::Kind::kServe;
+    if (startup != nullptr && !w.startup && process) {
+      const auto base_start = ByRound(*startup, aa.baseline), copy_start = ByRound(*startup, aa.candidate);
+      add_noise(
+          "logic",
+          LogRatios(aa, w, [&](const model::Sample& b, const model::Sample& c, int round) -> std::optional<double> {
+            const auto bs = base_start.find(round), cs = copy_start.find(round);
+            if (bs == base_start.end() || cs == copy_start.end()) return std::nullopt;
+            const double base = b.wall_s - bs->second->wall_s, copy = c.wall_s - cs->second->wall_s;
+            if (base > 0 && copy > 0) return std::clamp(std::log(copy / base), -kLogCap, kLogCap);
+            return copy > 0 ? kLogCap : base > 0 ? -kLogCap : 0;
+          }));
     }
-    if (!paired.cpu.empty()) {
-      wc.noise.push_back({"cpu", stats::MedianAbsoluteDeviation(paired.cpu), static_cast<int>(paired.cpu.size())});
-      sigma_cpu = kMadToSigma * wc.noise.back().mad;
+    for (const model::Counter& counter : w.counters) {
+      add_noise("counter " + counter.name,
+                LogRatios(aa, w, [&](const model::Sample& b, const model::Sample& c, int) -> std::optional<double> {
+                  const std::optional<double> bv = CounterValue(b, counter.name), cv = CounterValue(c, counter.name);
+                  if (!bv || !cv) return std::nullopt;
+                  return LogOf(*cv, *bv);
+                }));
     }
-    const model::ContenderSummary* base_counts = nullptr;
-    const model::ContenderSummary* copy_counts = nullptr;
-    for (const model::ContenderSummary& s : w.summaries) {
-      if (s.contender == aa.baseline) base_counts = &s;
-      if (s.contender == aa.candidate) copy_counts = &s;
-    }
-    if (base_counts && copy_counts && base_counts->instructions.value_or(0) > 0 &&
-        copy_counts->instructions.value_or(0) > 0) {
-      wc.noise.push_back({"instructions",
-                          std::abs(std::log(static_cast<double>(*copy_counts->instructions) /
-                                            static_cast<double>(*base_counts->instructions))),
-                          1});
-    }
+    const model::ContenderSummary* base_sum = SummaryOf(w, aa.baseline);
+    const model::ContenderSummary* copy_sum = SummaryOf(w, aa.candidate);
+    const std::optional<double> instructions =
+        base_sum && copy_sum ? CountDeviation(base_sum->instructions, copy_sum->instructions) : std::nullopt;
+    const std::optional<double> allocations =
+        base_sum && copy_sum ? CountDeviation(base_sum->allocation_calls, copy_sum->allocation_calls) : std::nullopt;
+    if (instructions) wc.noise.push_back({"instructions", *instructions, 1});
+    if (allocations) wc.noise.push_back({"allocations", *allocations, 1});
+
     if (w.gate && !w.startup) {
       const model::Thresholds& t = w.thresholds;
-      const struct {
-        const char* key;
-        const std::optional<double>& bar;
-        const char* measure;
-        const std::optional<double>& sigma;
-        bool no_regression;
-      } rows[] = {{"min_speedup", t.min_speedup, "wall", sigma_wall, false},
-                  {"min_speedup_ci", t.min_speedup_ci, "wall", sigma_wall, false},
-                  {"max_slowdown", t.max_slowdown, "cpu", sigma_cpu, true}};
-      for (const auto& row : rows) {
-        if (!row.bar || !row.sigma) continue;
-        CheckCalibration c;
-        c.threshold = row.key;
-        c.measure = row.measure;
-        c.bar = *row.bar;
-        c.confidence = t.confidence;
-        c.max_rounds = max_rounds;
-        c.reach = ReachOfCheck(*row.sigma, c.bar, max_rounds, t.confidence, power);
-        if (c.reach.rounds_unchanged) {
-          c.minutes = (*c.reach.rounds_unchanged + warmup_rounds) * seconds_per_round / 60;
+      const Builder b{settings, out, wc.name, t.confidence};
+      const int fewest_median = stats::MinTrialsToExclude(0.5, t.confidence).value_or(0);
+      auto sigma_of = [&](const std::string& measure) -> std::optional<double> {
+        const auto it = sigma.find(measure);
+        return it == sigma.end() ? std::nullopt : std::optional<double>(it->second);
+      };
+      // Speed-up claims on wall time (and after start-up): the figure is log(baseline / copy).
+      for (const auto& [key, bar, measure] :
+           {std::tuple{"min_speedup", t.min_speedup, "wall"}, std::tuple{"min_speedup_ci", t.min_speedup_ci, "wall"},
+            std::tuple{"min_logic_speedup", t.min_logic_speedup, "logic"}}) {
+        if (!bar) continue;
+        CheckCalibration c = b.Start(key, measure, *bar);
+        const std::optional<double> s = sigma_of(measure);
+        const bool skipped_logic = std::string_view(key) == "min_logic_speedup" && w.comparison &&
+                                   !w.comparison->logic_speedup && !w.comparison->logic_note.empty();
+        if (!s || skipped_logic) {
+          c.note = skipped_logic ? w.comparison->logic_note : fmt::format("no {} time in the A/A rounds", measure);
+          b.Unreachable(c, fmt::format("the gate does not evaluate it here: {}", c.note));
+        } else {
+          c.reach = ReachOfCheck(*s, c.bar, settings.max_rounds, c.confidence, settings.power, -cost_log);
+          b.Sequential(c, false, fewest_median);
         }
-        if (!c.reach.detectable) {
-          c.reachable = false;
-          out.unreachable.push_back(
-              fmt::format("{}: {} {}: max_rounds {} is below the {} rounds any check needs at {:g}% confidence", w.name,
-                          c.threshold, Bar(c.bar), max_rounds, stats::MinTrialsToExclude(0.5, t.confidence).value_or(0),
-                          100 * t.confidence));
-        } else if (row.no_regression && !c.reach.rounds_unchanged) {
-          c.reachable = false;
-          out.unreachable.push_back(fmt::format("{}: {} {}: an unchanged candidate never passes it on this machine",
-                                                w.name, c.threshold, Bar(c.bar)));
-        } else if (row.no_regression && *c.reach.rounds_unchanged > max_rounds) {
-          c.reachable = false;
-          out.unreachable.push_back(fmt::format("{}: {} {}: needs about {} rounds, more than max_rounds {}", w.name,
-                                                c.threshold, Bar(c.bar), *c.reach.rounds_unchanged, max_rounds));
+        wc.checks.push_back(std::move(c));
+      }
+      if (t.min_win_rate) {
+        CheckCalibration c = b.Start("min_win_rate", "wall", *t.min_win_rate);
+        if (const std::optional<double> s = sigma_of("wall")) {
+          c.reach = ReachOfWinRate(*s, c.bar, settings.max_rounds, c.confidence, settings.power, -cost_log);
+          b.Sequential(c, false, c.bar < 1 ? stats::MinTrialsToExclude(c.bar, c.confidence).value_or(0) : 0);
+        } else {
+          c.note = "no wall time in the A/A rounds";
+          b.Unreachable(c, c.note);
+        }
+        wc.checks.push_back(std::move(c));
+      }
+      if (t.max_slowdown) {
+        CheckCalibration c = b.Start("max_slowdown", "cpu", *t.max_slowdown);
+        if (const std::optional<double> s = sigma_of("cpu")) {
+          c.reach = ReachOfCheck(*s, c.bar, settings.max_rounds, c.confidence, settings.power, cost_log);
+          b.Sequential(c, true, fewest_median);
+        } else {
+          c.note = "no CPU time in the A/A rounds";
+          b.Unreachable(c, c.note);
+        }
+        wc.checks.push_back(std::move(c));
+      }
+      for (const auto& [key, bar, measure, deviation] :
+           {std::tuple{"max_instructions_ratio", t.max_instructions_ratio, "instructions", instructions},
+            std::tuple{"max_allocations_ratio", t.max_allocations_ratio, "allocations", allocations}}) {
+        if (!bar) continue;
+        CheckCalibration c = b.Start(key, measure, *bar);
+        if (!deviation && base_sum && !base_sum->measure_note.empty()) c.note = base_sum->measure_note;
+        b.Point(c, deviation);
+        wc.checks.push_back(std::move(c));
+      }
+      for (const model::Counter& counter : w.counters) {
+        if (!counter.max_ratio) continue;
+        CheckCalibration c = b.Start("counters." + counter.name, "counter " + counter.name, *counter.max_ratio);
+        const std::vector<double> ratios =
+            LogRatios(aa, w, [&](const model::Sample& bs, const model::Sample& cs, int) -> std::optional<double> {
+              const std::optional<double> bv = CounterValue(bs, counter.name), cv = CounterValue(cs, counter.name);
+              if (!bv || !cv) return std::nullopt;
+              return LogOf(*cv, *bv);
+            });
+        if (counter.exact) {
+          // A ratio of medians, judged when the run ends; an exact count that moved between
+          // rounds is named, and its largest move is the deviation a change must clear.
+          std::optional<double> deviation;
+          for (double r : ratios) deviation = std::max(deviation.value_or(0), std::abs(r));
+          if (deviation && *deviation > 0) c.note = "declared exact but varied between the A/A rounds";
+          if (!deviation) c.note = "no round reported a positive value on both sides";
+          b.Point(c, deviation);
+        } else if (const std::optional<double> s = sigma_of(c.measure)) {
+          c.reach = ReachOfCheck(*s, c.bar, settings.max_rounds, c.confidence, settings.power, cost_log);
+          b.Sequential(c, true, fewest_median);
+        } else {
+          c.note = "no round reported a positive value on both sides";
+          b.Unreachable(c, c.note);
         }
         wc.checks.push_back(std::move(c));
       }

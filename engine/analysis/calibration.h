@@ -38,29 +38,51 @@ struct CheckReach {
   // stats::TrialsToExclude counts them). nullopt: no number of rounds (the bar is 1, or more
   // than a million rounds).
   std::optional<int> rounds_unchanged;
+  // The same for a candidate whose true figure is exp(assumed_log_ratio) (equal to
+  // rounds_unchanged when that is 0): what calibrate predicts for a planted or expected change.
+  std::optional<int> rounds_assumed;
 };
 
 // sigma >= 0 and finite, bar > 0, max_rounds >= 1, confidence and power in (0, 1); throws
-// stats::StatsError otherwise. Pure: no clock, no machine.
-CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confidence, double power = 0.8);
+// stats::StatsError otherwise. Pure: no clock, no machine. `assumed_log_ratio` is the log of the
+// check's true figure for rounds_assumed (0: unchanged).
+CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confidence, double power = 0.8,
+                        double assumed_log_ratio = 0);
+
+// The same for `min_win_rate`, which reads the confidence sequence of a proportion
+// (stats::ProportionSequence) of rounds the candidate won. Under the same model a round is won
+// with probability Phi(mu / sigma), mu the true log speed-up of wall time; the check passes at
+// n = max_rounds once the wins reach the fewest that lift the sequence's low end to the bar.
+// `detectable` is the smallest speed-up whose win probability gives that count with `power`
+// (1 when sigma is 0: any speed-up wins every round); nullopt when no count of max_rounds does
+// (a bar the sequence cannot clear in that many rounds). rounds_unchanged reads a win rate of
+// 1/2, rounds_assumed Phi(assumed_log_speedup / sigma) (stats::TrialsToExclude at the bar).
+// bar in [0, 1]; the other arguments as ReachOfCheck.
+CheckReach ReachOfWinRate(double sigma, double bar, int max_rounds, double confidence, double power = 0.8,
+                          double assumed_log_speedup = 0);
 
 // One measure's A/A noise on one workload: the MAD of the per-round log-ratios (unscaled,
 // so 0.01 is about 1%) over `rounds` paired rounds.
 struct MeasureNoise {
-  std::string measure;  // "wall", "cpu" (user + sys) or "instructions" (one count each side)
+  // "wall", "cpu" (user + sys), "logic" (wall time after the same round's start-up),
+  // "counter NAME" (a counter the contender reports), or "instructions" / "allocations" (one
+  // count each side: its "MAD" is that one |log-ratio|)
+  std::string measure;
   double mad = 0;
   int rounds = 0;
 };
 
 struct CheckCalibration {
-  std::string threshold;  // the spec key, e.g. "max_slowdown"
+  std::string threshold;  // the gate's name for the check, e.g. "max_slowdown", "counters.objects"
   std::string measure;    // the measure its figure reads
   double bar = 0;
   double confidence = 0.95;
   int max_rounds = 0;
   CheckReach reach;
-  std::optional<double> minutes;  // rounds_unchanged x seconds per round (warm-ups added) / 60
-  bool reachable = true;          // false: the line in Calibration::unreachable says why
+  std::optional<double> minutes;          // rounds_unchanged x seconds per round (warm-ups added) / 60
+  std::optional<double> minutes_assumed;  // the same for rounds_assumed
+  bool reachable = true;                  // false: the line in Calibration::unreachable says why
+  std::string note;                       // why a figure is missing or what to read it with
 };
 
 struct WorkloadCalibration {
@@ -75,13 +97,26 @@ struct Calibration {
   std::vector<std::string> unreachable;
 };
 
+struct CalibrationSettings {
+  int max_rounds = 0;            // the spec's max_rounds (or rounds, when larger)
+  int min_rounds = 0;            // the spec's rounds: when a point check (a count) gets its verdict
+  int warmup_rounds = 0;         // added to the minutes
+  double seconds_per_round = 0;  // what one round of the whole spec took
+  double power = 0.8;
+  double assumed_change = 0;  // the candidate's assumed change of cost: 0.03 is 3% slower; 0: unchanged
+};
+
 // From an A/A run (the baseline as both `aa.baseline` and `aa.candidate`): each workload's
-// noise per measure and, for its gated sequential checks (min_speedup, min_speedup_ci on wall
-// time; max_slowdown on CPU time), ReachOfCheck at the spec's `max_rounds`. A no-regression
-// check that an unchanged candidate cannot pass within max_rounds, and any check when
-// max_rounds is below the fewest rounds that resolve, is unreachable. `seconds_per_round` is
-// what one round of the whole spec took; `warmup_rounds` are added to the minutes.
-Calibration CalibrationOf(const model::RunResult& aa, int max_rounds, int warmup_rounds, double seconds_per_round,
-                          double power = 0.8);
+// noise per measure and one CheckCalibration per gated check the gate would evaluate:
+// min_speedup, min_speedup_ci (wall time) and min_logic_speedup (wall time after start-up):
+// ReachOfCheck; min_win_rate: ReachOfWinRate; max_slowdown (CPU time) and noisy counters:
+// ReachOfCheck; max_instructions_ratio, max_allocations_ratio and exact counters, point checks
+// of a count: shown at the bar (times the A/A ratio's own deviation) when the run ends, after
+// min_rounds. Unreachable, each with a line: a check when max_rounds is below the fewest rounds
+// that resolve at its confidence; a no-regression check that an unchanged candidate cannot pass
+// within max_rounds; a point check an unchanged candidate fails; a startup-adjusted check the gate
+// skips (the work after start-up is within start-up noise); with an assumed change, a sequential
+// check that needs more than max_rounds to reach its verdict on it.
+Calibration CalibrationOf(const model::RunResult& aa, const CalibrationSettings& settings);
 
 }  // namespace pe::analysis

@@ -70,14 +70,20 @@ std::string Minutes(const std::optional<double>& minutes) {
 
 // "regression of +4.1% (1.041x)" for a no-regression check, "speed-up of 1.09x" otherwise.
 std::string Detectable(const analysis::CheckCalibration& c) {
-  if (!c.reach.detectable) return "none (too few rounds)";
+  if (!c.reach.detectable) return c.note.empty() ? "none (too few rounds)" : "none (not evaluated)";
   const double r = *c.reach.detectable;
-  if (c.threshold == "max_slowdown") return fmt::format("regression of +{:.1f}% ({:.3f}x)", 100 * (r - 1), r);
+  if (c.threshold == "max_slowdown" || c.threshold.starts_with("counters.") || c.threshold.starts_with("max_")) {
+    return fmt::format("regression of {:+.1f}% ({:.3f}x)", 100 * (r - 1), r);
+  }
   return fmt::format("speed-up of {:.3f}x", r);
 }
 
+nlohmann::json Optional(const auto& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); }
+
+std::string Rounds(const std::optional<int>& rounds) { return rounds ? fmt::format("{}", *rounds) : "never"; }
+
 nlohmann::json ToJson(const analysis::Calibration& cal, const spec::Spec& spec, const model::RunResult& aa,
-                      double budget_s, int rounds, double seconds_per_round) {
+                      double budget_s, int rounds, const analysis::CalibrationSettings& settings) {
   nlohmann::json out;
   out["format"] = "perfengine-calibration/1";
   out["spec"] = spec.path.string();
@@ -90,8 +96,9 @@ nlohmann::json ToJson(const analysis::Calibration& cal, const spec::Spec& spec, 
   out["rounds"] = rounds;
   out["warmup_rounds"] = aa.settings.warmup_rounds;
   out["order"] = aa.settings.order;
-  out["seconds_per_round"] = seconds_per_round;
-  out["power"] = 0.8;
+  out["seconds_per_round"] = settings.seconds_per_round;
+  out["power"] = settings.power;
+  out["assumed_change"] = settings.assumed_change;
   out["workloads"] = nlohmann::json::array();
   for (const analysis::WorkloadCalibration& w : cal.workloads) {
     nlohmann::json wj;
@@ -102,12 +109,14 @@ nlohmann::json ToJson(const analysis::Calibration& cal, const spec::Spec& spec, 
     }
     wj["checks"] = nlohmann::json::array();
     for (const analysis::CheckCalibration& c : w.checks) {
-      nlohmann::json cj = {{"threshold", c.threshold},   {"measure", c.measure},       {"bar", c.bar},
-                           {"confidence", c.confidence}, {"max_rounds", c.max_rounds}, {"reachable", c.reachable}};
-      cj["detectable"] = c.reach.detectable ? nlohmann::json(*c.reach.detectable) : nlohmann::json(nullptr);
-      cj["rounds_to_verdict"] =
-          c.reach.rounds_unchanged ? nlohmann::json(*c.reach.rounds_unchanged) : nlohmann::json(nullptr);
-      cj["minutes_to_verdict"] = c.minutes ? nlohmann::json(*c.minutes) : nlohmann::json(nullptr);
+      nlohmann::json cj = {
+          {"threshold", c.threshold},   {"measure", c.measure},     {"bar", c.bar},  {"confidence", c.confidence},
+          {"max_rounds", c.max_rounds}, {"reachable", c.reachable}, {"note", c.note}};
+      cj["detectable"] = Optional(c.reach.detectable);
+      cj["rounds_to_verdict"] = Optional(c.reach.rounds_unchanged);
+      cj["minutes_to_verdict"] = Optional(c.minutes);
+      cj["rounds_at_assumed"] = Optional(c.reach.rounds_assumed);
+      cj["minutes_at_assumed"] = Optional(c.minutes_assumed);
       wj["checks"].push_back(std::move(cj));
     }
     out["workloads"].push_back(std::move(wj));
@@ -117,32 +126,39 @@ nlohmann::json ToJson(const analysis::Calibration& cal, const spec::Spec& spec, 
 }
 
 void PrintTable(std::ostream& out, const analysis::Calibration& cal, const spec::Spec& spec, const model::RunResult& aa,
-                int rounds, double seconds_per_round) {
+                int rounds, const analysis::CalibrationSettings& settings) {
   out << fmt::format(
       "calibrate {}: baseline '{}' against itself, {} rounds + {} warm-up, {} order, {:.2f} s per round\n\n",
       OneLine(spec.path.string()), OneLine(spec.baseline), rounds, aa.settings.warmup_rounds, aa.settings.order,
-      seconds_per_round);
-  out << fmt::format("{:<32} {:<13} {:>12} {:>7}\n", "workload", "measure", "noise (MAD)", "rounds");
+      settings.seconds_per_round);
+  out << fmt::format("{:<32} {:<20} {:>12} {:>7}\n", "workload", "measure", "noise (MAD)", "rounds");
   for (const analysis::WorkloadCalibration& w : cal.workloads) {
     for (const analysis::MeasureNoise& n : w.noise) {
-      out << fmt::format("{:<32} {:<13} {:>12} {:>7}\n", OneLine(w.name), n.measure, Percent(n.mad), n.rounds);
+      out << fmt::format("{:<32} {:<20} {:>12} {:>7}\n", OneLine(w.name), OneLine(n.measure), Percent(n.mad), n.rounds);
     }
   }
   bool any = false;
   for (const analysis::WorkloadCalibration& w : cal.workloads) any = any || !w.checks.empty();
+  const bool assumed = settings.assumed_change != 0;
+  const std::string at = fmt::format("at {:+g}%", 100 * settings.assumed_change);
   if (any) {
-    out << fmt::format("\n{:<32} {:<15} {:>8} {:<38} {:>17} {:>8}\n", "workload", "check", "bar",
+    out << fmt::format("\n{:<32} {:<22} {:>8} {:<38} {:>17} {:>8}", "workload", "check", "bar",
                        "shown with 80% power within max_rounds", "rounds to verdict", "minutes");
+    if (assumed) out << fmt::format(" {:>17} {:>8}", "rounds " + at, "minutes");
+    out << "\n";
     for (const analysis::WorkloadCalibration& w : cal.workloads) {
       for (const analysis::CheckCalibration& c : w.checks) {
-        out << fmt::format("{:<32} {:<15} {:>8} {:<38} {:>17} {:>8}\n", OneLine(w.name), c.threshold,
-                           fmt::format("{:g}", c.bar), Detectable(c),
-                           c.reach.rounds_unchanged ? fmt::format("{}", *c.reach.rounds_unchanged) : "never",
+        out << fmt::format("{:<32} {:<22} {:>8} {:<38} {:>17} {:>8}", OneLine(w.name), OneLine(c.threshold),
+                           fmt::format("{:g}", c.bar), Detectable(c), Rounds(c.reach.rounds_unchanged),
                            Minutes(c.minutes));
+        if (assumed) out << fmt::format(" {:>17} {:>8}", Rounds(c.reach.rounds_assumed), Minutes(c.minutes_assumed));
+        out << "\n";
       }
     }
-    out << "\n(rounds to verdict: for a candidate that changed nothing; minutes: those rounds and the warm-ups at this "
-           "run's time per round)\n";
+    out << "\n(rounds to verdict: for a candidate that changed nothing";
+    if (assumed) out << fmt::format("; rounds {}: for one {:+g}% slower", at, 100 * settings.assumed_change);
+    out << "; minutes: those rounds and the warm-ups at this run's time per round; a count is judged once the run "
+           "ends)\n";
   }
   if (!cal.unreachable.empty()) {
     out << "\ncannot be reached on this machine:\n";
@@ -169,6 +185,22 @@ double ParseBudget(const std::string& text) {
   return value * scale;
 }
 
+double ParseAssumedChange(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string rest = used > 0 ? text.substr(used) : "";
+  if (used == 0 || !(rest.empty() || rest == "%") || !std::isfinite(value) || !(value > -100)) {
+    throw spec::UsageError(fmt::format(
+        "--assume-change: '{}' is not a change in percent; give a number above -100, e.g. 3 (3% slower) or -10", text));
+  }
+  return value / 100;
+}
+
 CalibrateCommand::CalibrateCommand(CLI::App& app) {
   command_ = app.add_subcommand(
       "calibrate", "Run the baseline against itself (A/A): noise, and the smallest change each check can show");
@@ -177,6 +209,8 @@ CalibrateCommand::CalibrateCommand(CLI::App& app) {
   command_->add_option("--rounds", flags_.rounds, "Exactly this many A/A rounds instead of what the budget allows")
       ->check(CLI::Range(7, spec::limits::kMaxRounds));
   command_->add_option("--json", flags_.json, "Write the calibration as JSON here (atomically)");
+  command_->add_option("--assume-change", flags_.assume_change,
+                       "Also predict the rounds to a verdict for a candidate this many percent slower (e.g. 3)");
   command_->add_option("--contender", common_.contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
   command_->add_option("--workload", common_.workloads, "Only this workload (repeatable); startup always runs");
   command_->add_option("--cache-dir", common_.cache_dir,
@@ -185,6 +219,7 @@ CalibrateCommand::CalibrateCommand(CLI::App& app) {
 
 ExitCode CalibrateCommand::Run() const {
   const double budget_s = ParseBudget(flags_.budget);
+  const double assumed_change = flags_.assume_change.empty() ? 0 : ParseAssumedChange(flags_.assume_change);
   spec::Spec spec = spec::ParseSpecFile(common_.spec);
   for (const std::string& assignment : common_.contenders) spec::ApplyContenderOverride(spec, assignment);
   spec::CheckPrograms(spec);
@@ -221,15 +256,17 @@ ExitCode CalibrateCommand::Run() const {
     for (const std::string& line : result.verdict.lines) std::cerr << "  " << OneLine(line) << "\n";
     return result.verdict.exit;
   }
-  const double seconds_per_round = timed.seconds / (rounds + result.settings.warmup_rounds);
-  const int max_rounds = std::max(spec.settings.rounds, spec.settings.max_rounds);
-  const analysis::Calibration cal =
-      analysis::CalibrationOf(result, max_rounds, spec.settings.warmup_rounds, seconds_per_round);
+  analysis::CalibrationSettings settings;
+  settings.seconds_per_round = timed.seconds / (rounds + result.settings.warmup_rounds);
+  settings.max_rounds = std::max(spec.settings.rounds, spec.settings.max_rounds);
+  settings.min_rounds = spec.settings.rounds;
+  settings.warmup_rounds = spec.settings.warmup_rounds;
+  settings.assumed_change = assumed_change;
+  const analysis::Calibration cal = analysis::CalibrationOf(result, settings);
   if (!flags_.json.empty()) {
-    model::WriteFileAtomically(flags_.json,
-                               ToJson(cal, spec, result, budget_s, rounds, seconds_per_round).dump(2) + "\n");
+    model::WriteFileAtomically(flags_.json, ToJson(cal, spec, result, budget_s, rounds, settings).dump(2) + "\n");
   }
-  PrintTable(std::cout, cal, spec, result, rounds, seconds_per_round);
+  PrintTable(std::cout, cal, spec, result, rounds, settings);
   return ExitCode::kPass;
 }
 

@@ -16,7 +16,12 @@ struct CalibrateFlags {
   std::string budget = "10m";  // how long the A/A rounds may take: 90s, 10m, 1h
   std::optional<int> rounds;   // exactly this many rounds instead of what the budget allows
   std::string json;            // --json FILE: the calibration as JSON
+  std::string assume_change;   // --assume-change PCT: predict rounds for a candidate this much slower
 };
+
+// "3", "+3%", "-10%": a change of cost in percent, to a fraction (0.03); throws
+// spec::UsageError naming --assume-change unless it is a number above -100.
+double ParseAssumedChange(const std::string& text);
 
 // "90s", "10m", "1.5h" or a plain number of seconds, to seconds; throws spec::UsageError
 // naming --budget otherwise (or when it is not above 0).

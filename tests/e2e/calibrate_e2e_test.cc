@@ -98,5 +98,67 @@ TEST(CalibrateE2E, ABudgetThatIsNotADurationIsOneErrorAndExitTwo) {
             "10m, 1h\n");
 }
 
+// Every gated check kind calibrate covers beyond max_slowdown: the win rate and the
+// startup-adjusted speed-up (on the stub's own noise, so only their presence and form are
+// asserted), and counters the contender reports, whose values the test fixes: equal exact
+// counts and a constant noisy count resolve at the fewest rounds whatever the machine does.
+TEST(CalibrateE2E, WinRateStartupAdjustedAndReportedCountersAreCalibratedWithAnAssumedChange) {
+  TempDir dir;
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 7\nmax_rounds = 30\nwarmup_rounds = 1\n\n"
+                      << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER
+                         "\", \"--busy-ms\", \"20\", \"--write-env\", \"PERFENGINE_COUNTERS\", \"objects 1000 "
+                         "objects\", \"--write-env\", \"PERFENGINE_COUNTERS\", \"misses 50 misses\", \"--print\", "
+                         "\"same\"]\n\n"
+                      << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n\n"
+                      << "[workloads.work]\n\n"
+                      << "[counters.objects]\nunit = \"objects\"\nexact = true\n\n"
+                      << "[counters.misses]\nunit = \"misses\"\nexact = false\n\n"
+                      << "[thresholds]\nmin_win_rate = 0.5\nmin_logic_speedup = 1.1\nmax_slowdown = 1.05\n"
+                      << "counters = { objects = 1.0, misses = 1.5 }\n";
+  const fs::path json = dir.path() / "calibration.json";
+  const Finished f = RunPerfengine(
+      {"calibrate", spec.string(), "--rounds", "7", "--assume-change", "3", "--json=" + json.string()}, dir.path());
+  ASSERT_EQ(f.exit, 0) << f.out << f.err;
+  const auto cal = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(cal["assumed_change"], 0.03);
+  std::vector<std::string> measures;
+  for (const auto& w : cal["workloads"]) {
+    if (w["name"] != "work") continue;
+    for (const auto& n : w["noise"]) measures.push_back(n["measure"]);
+  }
+  EXPECT_EQ(measures, (std::vector<std::string>{"wall", "cpu", "logic", "counter misses", "counter objects"}));
+
+  const auto win = Check(cal, "work", "min_win_rate");
+  EXPECT_EQ(win["measure"], "wall");
+  EXPECT_TRUE(win["detectable"].is_number()) << win.dump();  // 30 rounds can show a win rate above 1/2
+  const auto logic = Check(cal, "work", "min_logic_speedup");
+  EXPECT_EQ(logic["measure"], "logic");
+  // Either calibrated, or not evaluated with the gate's reason (start-up noise on a loaded machine).
+  EXPECT_TRUE(logic["detectable"].is_number() || !logic["note"].get<std::string>().empty()) << logic.dump();
+
+  const auto objects = Check(cal, "work", "counters.objects");
+  EXPECT_EQ(objects["detectable"], 1.0);  // equal exact counts: any change above the bar shows
+  EXPECT_EQ(objects["rounds_to_verdict"], 7);
+  EXPECT_EQ(objects["reachable"], true);
+  const auto misses = Check(cal, "work", "counters.misses");
+  EXPECT_EQ(misses["detectable"], 1.5);  // a constant count has no noise
+  EXPECT_EQ(misses["rounds_to_verdict"], 7);
+  EXPECT_EQ(misses["rounds_at_assumed"], 7);  // 1.03 is below 1.5 in every round too
+  EXPECT_TRUE(misses["minutes_at_assumed"].is_number());
+  EXPECT_NE(f.out.find("rounds at +3%"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("counters.misses"), std::string::npos) << f.out;
+}
+
+TEST(CalibrateE2E, AnAssumedChangeThatIsNotAPercentageIsOneErrorAndExitTwo) {
+  TempDir dir;
+  const Finished f = RunPerfengine(
+      {"calibrate", WriteCalibrateSpec(dir, "\"--busy-ms\", \"1\"").string(), "--assume-change", "three"}, dir.path());
+  EXPECT_EQ(f.exit, 2);
+  EXPECT_EQ(f.err,
+            "perfengine: --assume-change: 'three' is not a change in percent; give a number above -100, e.g. 3 (3% "
+            "slower) or -10\n");
+}
+
 }  // namespace
 }  // namespace pe::e2e
