@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Planted regressions in ruby/json, caught by specs/ruby-json.toml (issue 22, docs/ruby-json.md).
+
+    bench/ruby_json/run.py CHECKOUT [--out DIR] [--jobs N] [--only NAME ...] [--perfengine BIN]
+
+CHECKOUT is a clone of https://github.com/ruby/json with a `master` branch (fetched once by the
+developer; nothing here touches the network). For each planted regression in patches/ this
+script makes a branch `perfengine-plant-N` from master with the patch applied and committed, a
+git worktree of that branch under DIR, and runs
+
+    RUBY_JSON=WORKTREE perfengine run specs/ruby-json.toml --json DIR/NAME.json
+
+so the spec's baseline is master and its candidate the worktree's HEAD, each built by perfengine
+from git. `master-1`..`master-3` do the same with master itself as the candidate (A/A). The
+checkout's own HEAD, index and files are never touched: only the branches and worktrees named
+here are created (and reset on the next run).
+
+It prints, per run, the wall time, the rounds, and per benchmark every check that failed: the
+metric and its ratio, then the count of failed benchmarks among the parsing and the generating
+ones beside the reference's (ruby/json pull request "Duel": 12/16, 15/20, 14/14, and 0 for
+master against itself). --jobs runs that many gates at once (each with its own cache dir);
+CPU-time checks suffer from it, instruction and object counts do not.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+SPEC = ROOT / "specs" / "ruby-json.toml"
+
+# name -> (patch file or None, what the reference reported: failed benchmarks / benchmarks of the kind)
+RUNS = {
+    "plant-1": ("1-parser-extra-str-dup.patch", "parse", (12, 16)),
+    "plant-2": ("2-generator-scalar-escape-search.patch", "generate", (15, 20)),
+    "plant-3": ("3-parse-transform-keys.patch", "parse", (14, 14)),
+    "master-1": (None, None, (0, 36)),
+    "master-2": (None, None, (0, 36)),
+    "master-3": (None, None, (0, 36)),
+}
+# Benchmarks that go through JSON.parse (the reference's 14 for plant 3).
+THROUGH_JSON_PARSE = 14
+SHORT = {
+    "max_slowdown": "cpu",
+    "max_instructions_ratio": "instructions",
+    "counters.ruby_objects": "ruby_objects",
+}
+
+
+def git(checkout, *args, **kw):
+    return subprocess.run(["git", "-C", str(checkout), "-c", "core.hooksPath=/dev/null",
+                           "-c", "user.name=perfengine bench", "-c", "user.email=bench@perfengine.invalid",
+                           *args], check=True, text=True, capture_output=True, **kw).stdout.strip()
+
+
+def prepare(checkout, name, patch, out):
+    """A branch and a worktree of master (+ patch) for one run; returns the worktree."""
+    branch = f"perfengine-{name}" if patch else "perfengine-aa"
+    wt = out / f"wt-{branch}"
+    if wt.exists():
+        git(checkout, "worktree", "remove", "--force", str(wt))
+    git(checkout, "worktree", "prune")
+    git(checkout, "branch", "-f", branch, "master")
+    git(checkout, "worktree", "add", "--quiet", str(wt), branch)
+    if patch:
+        git(wt, "apply", str(HERE / "patches" / patch))
+        git(wt, "commit", "--quiet", "-am", f"planted regression: {patch}")
+    return wt
+
+
+def run_gate(perfengine, wt, name, out):
+    result = out / f"{name}.json"
+    log = out / f"{name}.log"
+    env = dict(os.environ, RUBY_JSON=str(wt))
+    start = time.monotonic()
+    with open(log, "w") as f:
+        rc = subprocess.run([str(perfengine), "run", str(SPEC), "--json", str(result),
+                             "--markdown", str(out / f"{name}.md"), "--cache-dir", str(out / f"cache-{name}")],
+                            env=env, stdout=f, stderr=subprocess.STDOUT).returncode
+    return rc, time.monotonic() - start, result, log
+
+
+def summarise(name, rc, seconds, result_path, kind, reference):
+    lines = [f"== {name}: exit {rc}, {seconds / 60:.1f} min wall (builds included)"]
+    if not result_path.exists():
+        lines.append(f"   no results file; see {result_path.with_suffix('.log')}")
+        return lines, None
+    d = json.loads(result_path.read_text())
+    failed = {}
+    for c in d["verdict"]["checks"]:
+        if c.get("state") == "fail" or c.get("passed") is False:
+            failed.setdefault(c["workload"], []).append(c)
+    rounds = {w["name"]: w["comparison"].get("rounds") for w in d["workloads"] if w.get("comparison")}
+    lines.append(f"   rounds per benchmark: min {min(rounds.values())}, max {max(rounds.values())}")
+    for w in d["workloads"]:
+        if w["name"] == "startup":
+            continue
+        checks = failed.get(w["name"], [])
+        text = ", ".join(f"{SHORT.get(c['threshold'], c['threshold'])} {c['measured']:.3f}x" for c in checks)
+        top = ""
+        if checks and w.get("profile"):  # the functions whose self cost grew most (FunctionShift)
+            top = "  profile: " + ", ".join(f"{g['function']} +{g['candidate_cost'] - g['baseline_cost']:,}"
+                                            for g in w["profile"][:2])
+        lines.append(f"   {w['name']:<26} {w['comparison'].get('rounds', 0):>3} rounds  "
+                     f"{'FAIL ' + text if checks else 'pass'}{top}")
+    parse = [w["name"] for w in d["workloads"] if w["name"].startswith("parse_")]
+    gen = [w["name"] for w in d["workloads"] if w["name"].startswith("generate_")]
+    fp = sum(1 for n in parse if n in failed)
+    fg = sum(1 for n in gen if n in failed)
+    ref = f"{reference[0]}/{reference[1]}"
+    if kind == "parse":
+        lines.append(f"   failed: {fp}/{len(parse)} parsing (reference {ref}), {fg}/{len(gen)} generating")
+    elif kind == "generate":
+        lines.append(f"   failed: {fg}/{len(gen)} generating (reference {ref}), {fp}/{len(parse)} parsing")
+    else:
+        lines.append(f"   failed: {fp + fg}/{len(parse) + len(gen)} (reference 0: master against itself)")
+    for f in d.get("failures", []):
+        lines.append(f"   run failure: {json.dumps(f)[:300]}")
+    return lines, (fp, fg)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("checkout")
+    ap.add_argument("--out", default="/tmp/perfengine-ruby-json")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only", nargs="*", choices=list(RUNS), default=list(RUNS))
+    ap.add_argument("--perfengine", default=str(ROOT / "build" / "bin" / "perfengine"))
+    a = ap.parse_args()
+    checkout = pathlib.Path(a.checkout).resolve()
+    out = pathlib.Path(a.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    if subprocess.run(["git", "-C", str(checkout), "rev-parse", "--verify", "--quiet", "master^{commit}"],
+                      capture_output=True).returncode != 0:
+        sys.exit(f"run.py: {checkout} has no 'master' branch: give a clone of https://github.com/ruby/json")
+    print(f"ruby/json master {git(checkout, 'rev-parse', '--short=12', 'master')}; results in {out}", flush=True)
+    worktrees = {name: prepare(checkout, name, RUNS[name][0], out) for name in a.only}
+
+    def one(name):
+        rc, secs, result, _ = run_gate(a.perfengine, worktrees[name], name, out)
+        return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2])
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        for name, (lines, _) in zip(a.only, pool.map(one, a.only)):
+            print("\n".join(lines), flush=True)
+
+
+if __name__ == "__main__":
+    main()
