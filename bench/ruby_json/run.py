@@ -86,7 +86,8 @@ def run_gate(perfengine, wt, name, out):
 
 
 def summarise(name, rc, seconds, result_path, kind, reference):
-    lines = [f"== {name}: exit {rc}, {seconds / 60:.1f} min wall (builds included)"]
+    took = f"{seconds / 60:.1f} min wall (builds included)" if seconds else "wall time not recorded"
+    lines = [f"== {name}: exit {rc}, {took}"]
     if not result_path.exists():
         lines.append(f"   no results file; see {result_path.with_suffix('.log')}")
         return lines, None
@@ -96,7 +97,8 @@ def summarise(name, rc, seconds, result_path, kind, reference):
         if c.get("state") == "fail" or c.get("passed") is False:
             failed.setdefault(c["workload"], []).append(c)
     rounds = {w["name"]: w["comparison"].get("rounds") for w in d["workloads"] if w.get("comparison")}
-    lines.append(f"   rounds per benchmark: min {min(rounds.values())}, max {max(rounds.values())}")
+    lines.append(f"   rounds per benchmark: min {min(rounds.values())}, max {max(rounds.values())}; "
+                 f"s = wall seconds of its timed executions (both versions); counts and profiles come on top")
     for w in d["workloads"]:
         if w["name"] == "startup":
             continue
@@ -106,7 +108,8 @@ def summarise(name, rc, seconds, result_path, kind, reference):
         if checks and w.get("profile"):  # the functions whose self cost grew most (FunctionShift)
             top = "  profile: " + ", ".join(f"{g['function']} +{g['candidate_cost'] - g['baseline_cost']:,}"
                                             for g in w["profile"][:2])
-        lines.append(f"   {w['name']:<26} {w['comparison'].get('rounds', 0):>3} rounds  "
+        timed = sum(x.get("wall_s", 0) for x in w.get("samples", []))  # both contenders, warm-up included
+        lines.append(f"   {w['name']:<26} {w['comparison'].get('rounds', 0):>3} rounds {timed:6.1f} s  "
                      f"{'FAIL ' + text if checks else 'pass'}{top}")
     parse = [w["name"] for w in d["workloads"] if w["name"].startswith("parse_")]
     gen = [w["name"] for w in d["workloads"] if w["name"].startswith("generate_")]
@@ -126,12 +129,22 @@ def summarise(name, rc, seconds, result_path, kind, reference):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("checkout")
+    ap.add_argument("checkout", nargs="?", help="a ruby/json clone (not needed with --report-only)")
     ap.add_argument("--out", default="/tmp/perfengine-ruby-json")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--only", nargs="*", choices=list(RUNS), default=list(RUNS))
     ap.add_argument("--perfengine", default=str(ROOT / "build" / "bin" / "perfengine"))
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: summarise the results files an earlier run left in --out")
     a = ap.parse_args()
+    if a.report_only:
+        out = pathlib.Path(a.out).resolve()
+        for name in a.only:
+            lines, _ = summarise(name, "not recorded", 0, out / f"{name}.json", RUNS[name][1], RUNS[name][2])
+            print("\n".join(lines))
+        return
+    if not a.checkout:
+        ap.error("give the ruby/json checkout")
     checkout = pathlib.Path(a.checkout).resolve()
     out = pathlib.Path(a.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
