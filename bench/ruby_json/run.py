@@ -123,6 +123,8 @@ def run_gate(perfengine, wt, name, out, spec=SPEC):
 def summarise(name, rc, seconds, result_path, kind, reference):
     took = f"{seconds / 60:.1f} min wall (builds included)" if seconds else "wall time not recorded"
     lines = [f"== {name}: exit {rc}, {took}"]
+    if result_path.exists() and not json.loads(result_path.read_text()).get("complete", True):
+        lines[0] += " -- INCOMPLETE: the run was interrupted; checks not reached are not judged"
     if not result_path.exists():
         lines.append(f"   no results file; see {result_path.with_suffix('.log')}")
         return lines, None
@@ -146,6 +148,13 @@ def summarise(name, rc, seconds, result_path, kind, reference):
         timed = sum(x.get("wall_s", 0) for x in w.get("samples", []))  # both contenders, warm-up included
         lines.append(f"   {w['name']:<26} {w['comparison'].get('rounds', 0):>3} rounds {timed:6.1f} s  "
                      f"{'FAIL ' + text if checks else 'pass'}{top}")
+    samples = [x for w in d["workloads"] for x in w.get("samples", [])]
+    wall = sum(x.get("wall_s", 0) for x in samples)
+    cpu = sum(x.get("user_s", 0) + x.get("sys_s", 0) for x in samples)
+    loads = [l.get("load_1m", 0) for l in d.get("load", [])]
+    lines.append(f"   timed executions: {len(samples)}, {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU "
+                 f"(wall/CPU {wall / cpu if cpu else 0:.1f}x; load average {min(loads, default=0):.1f} to "
+                 f"{max(loads, default=0):.1f} on {os.cpu_count()} cores)")
     parse = [w["name"] for w in d["workloads"] if w["name"].startswith("parse_")]
     gen = [w["name"] for w in d["workloads"] if w["name"].startswith("generate_")]
     fp = sum(1 for n in parse if n in failed)
