@@ -38,13 +38,14 @@ std::string ExpandEnvironment(std::string_view value, const EnvLookup& lookup) {
     }
     const std::string name(value.substr(i + 2, close - i - 2));
     if (!ValidVariableName(name)) {
-      throw std::invalid_argument(
-          fmt::format("'${{{}}}' is not an environment variable name (letters, digits and '_', not first a digit)", name));
+      throw std::invalid_argument(fmt::format(
+          "'${{{}}}' is not an environment variable name (letters, digits and '_', not first a digit)", name));
     }
     const std::optional<std::string> found = lookup(name);
     if (!found || found->empty()) {
-      throw std::invalid_argument(fmt::format("${{{}}} is {}: set it to the path, e.g. {}=/path/to/checkout perfengine ...",
-                                              name, found ? "empty" : "not set", name));
+      throw std::invalid_argument(
+          fmt::format("${{{}}} is {}: set it to the path, e.g. {}=/path/to/checkout perfengine ...", name,
+                      found ? "empty" : "not set", name));
     }
     out += *found;
     i = close + 1;

@@ -126,9 +126,9 @@ TEST(RubyJsonBench, RefusesToMeasureAJsonThatIsNotTheWorktreesBuild) {
   TempDir dir;
   const fs::path repo = FakeCheckout(dir.path());
   ASSERT_EQ(::chdir(repo.c_str()), 0);
-  const int status = RunCommand({"ruby", "--disable-gems", "-Ipe-lib", "-Ilib", RUBY_JSON_BENCH, "parse_twitter",
-                          (dir.path() / "out").string()},
-                         dir.path());
+  const int status = RunCommand(
+      {"ruby", "--disable-gems", "-Ipe-lib", "-Ilib", RUBY_JSON_BENCH, "parse_twitter", (dir.path() / "out").string()},
+      dir.path());
   ASSERT_EQ(::chdir("/"), 0);
   EXPECT_EQ(status, 3) << ReadAll(dir.path() / "cmd.err");
   const std::string err = ReadAll(dir.path() / "cmd.err");
