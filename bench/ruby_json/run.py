@@ -120,6 +120,34 @@ def run_gate(perfengine, wt, name, out, spec=SPEC):
     return rc, time.monotonic() - start, result, log
 
 
+def judge_recorded(d):
+    """An interrupted run has no verdict: hold the figures it did record to the spec's bars the
+    way the gate does for exact figures (the Ruby-object ratio of medians, the instruction-count
+    ratio; docs/counters.md, docs/no-regression.md). CPU time is not judged here: its check
+    needs the run's rounds. A benchmark whose figure was not reached is listed as such."""
+    failed = {}
+    for w in d["workloads"]:
+        if w["name"] == "startup":
+            continue
+        checks = []
+        bars = {c["name"]: c.get("max_ratio") for c in w.get("counters", [])}
+        for c in (w.get("comparison") or {}).get("counters", []):
+            bar = bars.get(c["name"])
+            if bar is not None and c.get("ratio") is not None and c["ratio"] > bar:
+                checks.append({"threshold": f"counters.{c['name']}", "measured": c["ratio"]})
+        counts = {x["contender"]: x.get("instructions") for x in w.get("summaries", [])}
+        bar = w.get("thresholds", {}).get("max_instructions_ratio")
+        if counts.get(d["baseline"]) and counts.get(d["candidate"]) and bar:
+            ratio = counts[d["candidate"]] / counts[d["baseline"]]
+            if ratio > bar:
+                checks.append({"threshold": "max_instructions_ratio", "measured": ratio})
+        elif bar:
+            checks.append({"threshold": "max_instructions_ratio", "measured": float("nan"), "not_reached": True})
+        if checks:
+            failed[w["name"]] = checks
+    return failed
+
+
 def summarise(name, rc, seconds, result_path, kind, reference):
     took = f"{seconds / 60:.1f} min wall (builds included)" if seconds else "wall time not recorded"
     lines = [f"== {name}: exit {rc}, {took}"]
@@ -133,21 +161,26 @@ def summarise(name, rc, seconds, result_path, kind, reference):
     for c in d["verdict"]["checks"]:
         if c.get("state") == "fail" or c.get("passed") is False:
             failed.setdefault(c["workload"], []).append(c)
+    if not d.get("complete", True):
+        failed = judge_recorded(d)
     rounds = {w["name"]: w["comparison"].get("rounds") for w in d["workloads"] if w.get("comparison")}
     lines.append(f"   rounds per benchmark: min {min(rounds.values())}, max {max(rounds.values())}; "
                  f"s = wall seconds of its timed executions (both versions); counts and profiles come on top")
     for w in d["workloads"]:
         if w["name"] == "startup":
             continue
-        checks = failed.get(w["name"], [])
+        everything = failed.get(w["name"], [])
+        checks = [c for c in everything if not c.get("not_reached")]
         text = ", ".join(f"{SHORT.get(c['threshold'], c['threshold'])} {c['measured']:.3f}x" for c in checks)
+        if len(checks) < len(everything):
+            text += ("; " if text else "") + "instructions not reached"
         top = ""
         if checks and w.get("profile"):  # the functions whose self cost grew most (FunctionShift)
             top = "  profile: " + ", ".join(f"{g['function']} +{g['candidate_cost'] - g['baseline_cost']:,}"
                                             for g in w["profile"][:2])
         timed = sum(x.get("wall_s", 0) for x in w.get("samples", []))  # both contenders, warm-up included
         lines.append(f"   {w['name']:<26} {w['comparison'].get('rounds', 0):>3} rounds {timed:6.1f} s  "
-                     f"{'FAIL ' + text if checks else 'pass'}{top}")
+                     f"{'FAIL ' + text if checks else ('pass; ' + text if text else 'pass')}{top}")
     samples = [x for w in d["workloads"] for x in w.get("samples", [])]
     wall = sum(x.get("wall_s", 0) for x in samples)
     cpu = sum(x.get("user_s", 0) + x.get("sys_s", 0) for x in samples)
@@ -157,6 +190,10 @@ def summarise(name, rc, seconds, result_path, kind, reference):
                  f"{max(loads, default=0):.1f} on {os.cpu_count()} cores)")
     parse = [w["name"] for w in d["workloads"] if w["name"].startswith("parse_")]
     gen = [w["name"] for w in d["workloads"] if w["name"].startswith("generate_")]
+    unreached = sum(1 for cs in failed.values() if any(c.get("not_reached") for c in cs))
+    if unreached:
+        lines.append(f"   instruction counts not reached for {unreached} benchmarks (interrupted run)")
+    failed = {n: cs for n, cs in failed.items() if any(not c.get("not_reached") for c in cs)}
     fp = sum(1 for n in parse if n in failed)
     fg = sum(1 for n in gen if n in failed)
     ref = f"{reference[0]}/{reference[1]}"
