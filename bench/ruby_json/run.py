@@ -108,14 +108,16 @@ def counts_only_spec(out):
     return spec
 
 
-def run_gate(perfengine, wt, name, out, spec=SPEC):
+def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=()):
     result = out / f"{name}.json"
     log = out / f"{name}.log"
     env = dict(os.environ, RUBY_JSON=str(wt))
     start = time.monotonic()
     with open(log, "w") as f:
         rc = subprocess.run([str(perfengine), "run", str(spec), "--json", str(result),
-                             "--markdown", str(out / f"{name}.md"), "--cache-dir", str(out / f"cache-{name}")],
+                             "--markdown", str(out / f"{name}.md"),
+                             "--cache-dir", str(out / f"cache-{name.removesuffix('-subset')}"),
+                             *[arg for w in workloads for arg in ("--workload", w)]],
                             env=env, stdout=f, stderr=subprocess.STDOUT).returncode
     return rc, time.monotonic() - start, result, log
 
@@ -134,7 +136,8 @@ def judge_recorded(d):
         for c in (w.get("comparison") or {}).get("counters", []):
             bar = bars.get(c["name"])
             if bar is not None and c.get("ratio") is not None and c["ratio"] > bar:
-                checks.append({"threshold": f"counters.{c['name']}", "measured": c["ratio"]})
+                checks.append({"threshold": f"counters.{c['name']}", "measured": c["ratio"],
+                               "extra": c["candidate"] - c["baseline"]})
         counts = {x["contender"]: x.get("instructions") for x in w.get("summaries", [])}
         bar = w.get("thresholds", {}).get("max_instructions_ratio")
         if counts.get(d["baseline"]) and counts.get(d["candidate"]) and bar:
@@ -171,7 +174,8 @@ def summarise(name, rc, seconds, result_path, kind, reference):
             continue
         everything = failed.get(w["name"], [])
         checks = [c for c in everything if not c.get("not_reached")]
-        text = ", ".join(f"{SHORT.get(c['threshold'], c['threshold'])} {c['measured']:.3f}x" for c in checks)
+        text = ", ".join(f"{SHORT.get(c['threshold'], c['threshold'])} {c['measured']:.4f}x"
+                         + (f" (+{c['extra']:,.0f})" if "extra" in c else "") for c in checks)
         if len(checks) < len(everything):
             text += ("; " if text else "") + "instructions not reached"
         top = ""
@@ -217,6 +221,8 @@ def main():
     ap.add_argument("--perfengine", default=str(ROOT / "build" / "bin" / "perfengine"))
     ap.add_argument("--counts-only", action="store_true",
                     help="gate on instructions and Ruby objects only (one round, no CPU-time check)")
+    ap.add_argument("--workload", nargs="*", default=[],
+                    help="only these benchmarks (results go to NAME-subset.json)")
     ap.add_argument("--report-only", action="store_true",
                     help="run nothing: summarise the results files an earlier run left in --out")
     a = ap.parse_args()
@@ -239,7 +245,8 @@ def main():
 
     def one(name):
         spec = counts_only_spec(out) if a.counts_only else SPEC
-        rc, secs, result, _ = run_gate(a.perfengine, worktrees[name], name, out, spec)
+        label = f"{name}-subset" if a.workload else name
+        rc, secs, result, _ = run_gate(a.perfengine, worktrees[name], label, out, spec, a.workload)
         return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2])
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
