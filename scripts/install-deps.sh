@@ -26,6 +26,7 @@ test_packages=(
   python3 python3-scipy python3-protobuf  # independent reference values and decoders in tests
   python3-yaml shellcheck  # tests/package/: action.yml and the docs' YAML parsed, the action's scripts linted
   python3-jsonschema    # every results file the e2e tests write is validated against docs/results.schema.json
+  ruby ruby-dev         # specs/ruby-json.toml: its benchmarks (specs/ruby-json/bench.rb) and the git builds of ruby/json (ruby extconf.rb && make)
   valgrind              # instruction counts where perf counters are not available
   wrk                   # bench_http_client's peer: the rate the engine's HTTP client is held to
   hyperfine             # bench/process_start: the process-start cost perfengine is held to (hyperfine -N)

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 #include "engine/model/threshold_table.h"
+#include "engine/spec/env_expand.h"
 #include "engine/spec/placeholders.h"
 #include "engine/spec/rounds_reach.h"
 #include "generators/generator.h"
@@ -212,7 +214,13 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
       if (git->empty()) Fail(Pos(*t.get("git")), "'git' must name a revision, e.g. \"main\" or \"HEAD\"");
       c.git = *git;
       c.git_pos = Pos(*t.get("git"));
-      c.repo = ResolveAgainstSpec(String(t, "repo").value_or("."));
+      std::string repo = String(t, "repo").value_or(".");
+      try {
+        repo = ExpandEnvironment(repo, ProcessEnv);
+      } catch (const std::invalid_argument& e) {
+        Fail(Pos(*t.get("repo")), fmt::format("'repo': {}", e.what()));
+      }
+      c.repo = ResolveAgainstSpec(repo);
       if (auto build = StringArray(t, "build", true)) {
         for (const Located& b : *build) c.build.push_back(b.value);
       }

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Planted regressions in ruby/json, caught by specs/ruby-json.toml (issue 22, docs/ruby-json.md).
+
+    bench/ruby_json/run.py CHECKOUT [--out DIR] [--jobs N] [--only NAME ...] [--perfengine BIN]
+
+CHECKOUT is a clone of https://github.com/ruby/json with a `master` branch (fetched once by the
+developer; nothing here touches the network). For each planted regression in patches/ this
+script makes a branch `perfengine-plant-N` from master with the patch applied and committed, a
+git worktree of that branch under DIR, and runs
+
+    RUBY_JSON=WORKTREE perfengine run specs/ruby-json.toml --json DIR/NAME.json
+
+so the spec's baseline is master and its candidate the worktree's HEAD, each built by perfengine
+from git. `master-1`..`master-3` do the same with master itself as the candidate (A/A). The
+checkout's own HEAD, index and files are never touched: only the branches and worktrees named
+here are created (and reset on the next run).
+
+It prints, per run, the wall time, the rounds, and per benchmark every check that failed: the
+metric and its ratio, then the count of failed benchmarks among the parsing and the generating
+ones beside the reference's (ruby/json pull request "Duel": 12/16, 15/20, 14/14, and 0 for
+master against itself). --jobs runs that many gates at once (each with its own cache dir);
+CPU-time checks suffer from it, instruction and object counts do not.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+SPEC = ROOT / "specs" / "ruby-json.toml"
+
+# name -> (patch file or None, what the reference reported: failed benchmarks / benchmarks of the kind)
+RUNS = {
+    "plant-1": ("1-parser-extra-str-dup.patch", "parse", (12, 16)),
+    "plant-2": ("2-generator-scalar-escape-search.patch", "generate", (15, 20)),
+    "plant-3": ("3-parse-transform-keys.patch", "parse", (14, 14)),
+    "master-1": (None, None, (0, 36)),
+    "master-2": (None, None, (0, 36)),
+    "master-3": (None, None, (0, 36)),
+}
+# Benchmarks that go through JSON.parse (the reference's 14 for plant 3).
+THROUGH_JSON_PARSE = 14
+SHORT = {
+    "max_slowdown": "cpu",
+    "max_instructions_ratio": "instructions",
+    "counters.ruby_objects": "ruby_objects",
+}
+
+
+def git(checkout, *args, **kw):
+    return subprocess.run(["git", "-C", str(checkout), "-c", "core.hooksPath=/dev/null",
+                           "-c", "user.name=perfengine bench", "-c", "user.email=bench@perfengine.invalid",
+                           *args], check=True, text=True, capture_output=True, **kw).stdout.strip()
+
+
+def prepare(checkout, name, patch, out):
+    """A branch and a worktree of master (+ patch) for one run; returns the worktree."""
+    branch = f"perfengine-{name}" if patch else "perfengine-aa"
+    wt = out / f"wt-{branch}"
+    master = git(checkout, "rev-parse", "master")
+    message = f"planted regression: {patch}"
+    if wt.exists() and patch:
+        # Reuse a worktree this script made on the same master: the commit, and so perfengine's
+        # build of it in the cache directory, stays the same.
+        try:
+            if git(wt, "rev-parse", "HEAD^") == master and git(wt, "log", "-1", "--format=%s") == message:
+                return wt
+        except subprocess.CalledProcessError:
+            pass
+    if wt.exists():
+        git(checkout, "worktree", "remove", "--force", str(wt))
+    git(checkout, "worktree", "prune")
+    git(checkout, "branch", "-f", branch, "master")
+    git(checkout, "worktree", "add", "--quiet", str(wt), branch)
+    if patch:
+        git(wt, "apply", str(HERE / "patches" / patch))
+        # Dated like master, so the same patch on the same master is the same commit.
+        date = git(checkout, "log", "-1", "--format=%cI", "master")
+        subprocess.run(["git", "-C", str(wt), "-c", "core.hooksPath=/dev/null", "-c", "user.name=perfengine bench",
+                        "-c", "user.email=bench@perfengine.invalid", "commit", "--quiet", "-am", message],
+                       check=True, env=dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date))
+    return wt
+
+
+def counts_only_spec(out):
+    """specs/ruby-json.toml without max_slowdown, one round and no warm-up: the instruction and
+    Ruby-object checks only, for a machine too loaded to run the CPU-time rounds in time. The
+    copy sits in OUT/spec/ beside a link to specs/ruby-json/, so {spec_dir}/ruby-json/bench.rb
+    is the same script."""
+    folder = out / "spec"
+    folder.mkdir(exist_ok=True)
+    link = folder / "ruby-json"
+    if not link.exists():
+        link.symlink_to(SPEC.parent / "ruby-json")
+    text = SPEC.read_text()
+    for old, new in (("rounds = 5\n", "rounds = 1\n"), ("max_rounds = 12\n", "max_rounds = 1\n"),
+                     ("warmup_rounds = 1\n", "warmup_rounds = 0\n")):
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    text = "\n".join(l for l in text.split("\n") if not l.startswith("max_slowdown"))
+    spec = folder / "ruby-json-counts.toml"
+    spec.write_text(text)
+    return spec
+
+
+def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=()):
+    result = out / f"{name}.json"
+    log = out / f"{name}.log"
+    env = dict(os.environ, RUBY_JSON=str(wt))
+    start = time.monotonic()
+    with open(log, "w") as f:
+        rc = subprocess.run([str(perfengine), "run", str(spec), "--json", str(result),
+                             "--markdown", str(out / f"{name}.md"),
+                             "--cache-dir", str(out / f"cache-{name.removesuffix('-subset')}"),
+                             *[arg for w in workloads for arg in ("--workload", w)]],
+                            env=env, stdout=f, stderr=subprocess.STDOUT).returncode
+    return rc, time.monotonic() - start, result, log
+
+
+def judge_recorded(d):
+    """An interrupted run has no verdict: hold the figures it did record to the spec's bars the
+    way the gate does for exact figures (the Ruby-object ratio of medians, the instruction-count
+    ratio; docs/counters.md, docs/no-regression.md). CPU time is not judged here: its check
+    needs the run's rounds. A benchmark whose figure was not reached is listed as such."""
+    failed = {}
+    for w in d["workloads"]:
+        if w["name"] == "startup":
+            continue
+        checks = []
+        bars = {c["name"]: c.get("max_ratio") for c in w.get("counters", [])}
+        for c in (w.get("comparison") or {}).get("counters", []):
+            bar = bars.get(c["name"])
+            if bar is not None and c.get("ratio") is not None and c["ratio"] > bar:
+                checks.append({"threshold": f"counters.{c['name']}", "measured": c["ratio"],
+                               "extra": c["candidate"] - c["baseline"]})
+        counts = {x["contender"]: x.get("instructions") for x in w.get("summaries", [])}
+        bar = w.get("thresholds", {}).get("max_instructions_ratio")
+        if counts.get(d["baseline"]) and counts.get(d["candidate"]) and bar:
+            ratio = counts[d["candidate"]] / counts[d["baseline"]]
+            if ratio > bar:
+                checks.append({"threshold": "max_instructions_ratio", "measured": ratio})
+        elif bar:
+            checks.append({"threshold": "max_instructions_ratio", "measured": float("nan"), "not_reached": True})
+        if checks:
+            failed[w["name"]] = checks
+    return failed
+
+
+def summarise(name, rc, seconds, result_path, kind, reference):
+    took = f"{seconds / 60:.1f} min wall (builds included)" if seconds else "wall time not recorded"
+    lines = [f"== {name}: exit {rc}, {took}"]
+    if result_path.exists() and not json.loads(result_path.read_text()).get("complete", True):
+        lines[0] += " -- INCOMPLETE: the run was interrupted; checks not reached are not judged"
+    if not result_path.exists():
+        lines.append(f"   no results file; see {result_path.with_suffix('.log')}")
+        return lines, None
+    d = json.loads(result_path.read_text())
+    failed = {}
+    for c in d["verdict"]["checks"]:
+        if c.get("state") == "fail" or c.get("passed") is False:
+            failed.setdefault(c["workload"], []).append(c)
+    if not d.get("complete", True):
+        failed = judge_recorded(d)
+    rounds = {w["name"]: w["comparison"].get("rounds") for w in d["workloads"] if w.get("comparison")}
+    lines.append(f"   rounds per benchmark: min {min(rounds.values())}, max {max(rounds.values())}; "
+                 f"s = wall seconds of its timed executions (both versions); counts and profiles come on top")
+    for w in d["workloads"]:
+        if w["name"] == "startup":
+            continue
+        everything = failed.get(w["name"], [])
+        checks = [c for c in everything if not c.get("not_reached")]
+        text = ", ".join(f"{SHORT.get(c['threshold'], c['threshold'])} {c['measured']:.4f}x"
+                         + (f" (+{c['extra']:,.0f})" if "extra" in c else "") for c in checks)
+        if len(checks) < len(everything):
+            text += ("; " if text else "") + "instructions not reached"
+        top = ""
+        if checks and w.get("profile"):  # the functions whose self cost grew most (FunctionShift)
+            top = "  profile: " + ", ".join(f"{g['function']} +{g['candidate_cost'] - g['baseline_cost']:,}"
+                                            for g in w["profile"][:2])
+        timed = sum(x.get("wall_s", 0) for x in w.get("samples", []))  # both contenders, warm-up included
+        lines.append(f"   {w['name']:<26} {w['comparison'].get('rounds', 0):>3} rounds {timed:6.1f} s  "
+                     f"{'FAIL ' + text if checks else ('pass; ' + text if text else 'pass')}{top}")
+    samples = [x for w in d["workloads"] for x in w.get("samples", [])]
+    wall = sum(x.get("wall_s", 0) for x in samples)
+    cpu = sum(x.get("user_s", 0) + x.get("sys_s", 0) for x in samples)
+    loads = [l.get("load_1m", 0) for l in d.get("load", [])]
+    lines.append(f"   timed executions: {len(samples)}, {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU "
+                 f"(wall/CPU {wall / cpu if cpu else 0:.1f}x; load average {min(loads, default=0):.1f} to "
+                 f"{max(loads, default=0):.1f} on {os.cpu_count()} cores)")
+    parse = [w["name"] for w in d["workloads"] if w["name"].startswith("parse_")]
+    gen = [w["name"] for w in d["workloads"] if w["name"].startswith("generate_")]
+    unreached = sum(1 for cs in failed.values() if any(c.get("not_reached") for c in cs))
+    if unreached:
+        lines.append(f"   instruction counts not reached for {unreached} benchmarks (interrupted run)")
+    failed = {n: cs for n, cs in failed.items() if any(not c.get("not_reached") for c in cs)}
+    fp = sum(1 for n in parse if n in failed)
+    fg = sum(1 for n in gen if n in failed)
+    ref = f"{reference[0]}/{reference[1]}"
+    if kind == "parse":
+        lines.append(f"   failed: {fp}/{len(parse)} parsing (reference {ref}), {fg}/{len(gen)} generating")
+    elif kind == "generate":
+        lines.append(f"   failed: {fg}/{len(gen)} generating (reference {ref}), {fp}/{len(parse)} parsing")
+    else:
+        lines.append(f"   failed: {fp + fg}/{len(parse) + len(gen)} (reference 0: master against itself)")
+    for f in d.get("failures", []):
+        lines.append(f"   run failure: {json.dumps(f)[:300]}")
+    return lines, (fp, fg)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("checkout", nargs="?", help="a ruby/json clone (not needed with --report-only)")
+    ap.add_argument("--out", default="/tmp/perfengine-ruby-json")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only", nargs="*", choices=list(RUNS), default=list(RUNS))
+    ap.add_argument("--perfengine", default=str(ROOT / "build" / "bin" / "perfengine"))
+    ap.add_argument("--counts-only", action="store_true",
+                    help="gate on instructions and Ruby objects only (one round, no CPU-time check)")
+    ap.add_argument("--workload", nargs="*", default=[],
+                    help="only these benchmarks (results go to NAME-subset.json)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: summarise the results files an earlier run left in --out")
+    a = ap.parse_args()
+    if a.report_only:
+        out = pathlib.Path(a.out).resolve()
+        for name in a.only:
+            lines, _ = summarise(name, "not recorded", 0, out / f"{name}.json", RUNS[name][1], RUNS[name][2])
+            print("\n".join(lines))
+        return
+    if not a.checkout:
+        ap.error("give the ruby/json checkout")
+    checkout = pathlib.Path(a.checkout).resolve()
+    out = pathlib.Path(a.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    if subprocess.run(["git", "-C", str(checkout), "rev-parse", "--verify", "--quiet", "master^{commit}"],
+                      capture_output=True).returncode != 0:
+        sys.exit(f"run.py: {checkout} has no 'master' branch: give a clone of https://github.com/ruby/json")
+    print(f"ruby/json master {git(checkout, 'rev-parse', '--short=12', 'master')}; results in {out}", flush=True)
+    worktrees = {name: prepare(checkout, name, RUNS[name][0], out) for name in a.only}
+
+    def one(name):
+        spec = counts_only_spec(out) if a.counts_only else SPEC
+        label = f"{name}-subset" if a.workload else name
+        rc, secs, result, _ = run_gate(a.perfengine, worktrees[name], label, out, spec, a.workload)
+        return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2])
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        for name, (lines, _) in zip(a.only, pool.map(one, a.only)):
+            print("\n".join(lines), flush=True)
+
+
+if __name__ == "__main__":
+    main()
