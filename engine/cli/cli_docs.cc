@@ -210,8 +210,9 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
           Roff(o->get_description()));
     }
   }
-  out += ".SH EXIT STATUS\n0 pass; 1 a threshold missed; 2 the run failed or bad input; 3 a claim unresolved "
-         "(see \\-\\-unresolved); 130 interrupted.\n";
+  out +=
+      ".SH EXIT STATUS\n0 pass; 1 a threshold missed; 2 the run failed or bad input; 3 a claim unresolved "
+      "(see \\-\\-unresolved); 130 interrupted.\n";
   out += ".SH ENVIRONMENT\n";
   for (const EnvironmentVariable& v : EnvironmentVariables()) {
     out += fmt::format(".TP\n.B {}\n{}\n", Roff(std::string(v.name)), Roff(std::string(v.meaning)));
