@@ -75,7 +75,58 @@ std::string ZshQuote(const std::string& text) {
   return out;
 }
 
+// The man page's EXAMPLES: each one a command that works as written on a spec of that name.
+struct Example {
+  std::string_view command;
+  std::string_view what;
+};
+constexpr Example kExamples[] = {
+    {"perfengine run --quick 'gzip -c data.txt' 'zstd -c data.txt' --parity none",
+     "Compare two commands without writing a spec (outputs differ by nature, so time only)."},
+    {"perfengine run --quick 'zstd -{level} -c data.txt' 'gzip -{level} -c data.txt' -L level 1,3,9 --parity none",
+     "The same at each value of a parameter, as hyperfine's -L: one workload per level."},
+    {"perfengine init 'old-tool input' 'new-tool input' && perfengine run perfengine.toml",
+     "Write a starting spec from two commands (checked before it is written), then run it."},
+    {"perfengine validate spec.toml",
+     "Check a spec without timing anything: every mistake at once, each at file:line:column."},
+    {"perfengine run spec.toml --json results.json --markdown report.md",
+     "Run a spec's gate, keeping the results file and a Markdown report; exit 0, 1, 2 or 3."},
+    {"perfengine explain results.json", "Show the working behind a saved run's figures and verdict."},
+    {"perfengine report results.json --html report.html", "Render a saved run again, in any report format."},
+    {"perfengine generate spec.toml --out fixtures", "Write a spec's generated fixtures out (contenders optional)."},
+    {"perfengine completion bash > ~/.local/share/bash-completion/completions/perfengine",
+     "Install bash completion for the current user."},
+};
+
 }  // namespace
+
+const std::vector<EnvironmentVariable>& EnvironmentVariables() {
+  static const std::vector<EnvironmentVariable> kVariables = {
+      {"PERFENGINE_ACCEPT_REGRESSION",
+       "1, true, yes or on: accept a missed threshold (exit 0, reported as accepted), as --accept-regression does; "
+       "0, false, no, off or empty: gate as usual; any other value is refused (exit 2)."},
+      {"PERFENGINE_UNRESOLVED",
+       "fail, pass or exit3: what an unresolved claim exits with when --unresolved is not given (default exit3)."},
+      {"PERFENGINE_CACHE",
+       "The fixture cache (default: $XDG_CACHE_HOME/perfengine, else ~/.cache/perfengine); --cache-dir overrides it."},
+      {"PERFENGINE_HISTORY",
+       "The history database of run --record and history (default: $XDG_DATA_HOME/perfengine/history.sqlite, else "
+       "~/.local/share/perfengine/history.sqlite); --history overrides it."},
+      {"PERFENGINE_SPAWNER", "The perfengine-spawner helper that starts contenders (default: beside perfengine)."},
+      {"PERFENGINE_ALLOCCOUNT",
+       "The allocation-counting library preloaded for [run] measure = [\"allocations\"] (default: beside perfengine, "
+       "else lib/perfengine)."},
+      {"PERFENGINE_SHIM", "The Bazel shim the bazel_* fixture generators install (default: beside perfengine)."},
+      {"PERFENGINE_COUNTERS",
+       "Set by perfengine for a contender on a workload with [counters]: the file it writes its counters to "
+       "(docs/counters.md)."},
+      {"PERFENGINE_ALLOC_OUT",
+       "Set by perfengine for a contender whose allocations are counted: where the preloaded library writes them."},
+      {"TMPDIR", "Where the run's scratch directory (perfengine-XXXXXX) is made (default /tmp)."},
+      {"NO_COLOR", "Set and not empty: no colour on a terminal."},
+  };
+  return kVariables;
+}
 
 std::string BashCompletion(const CLI::App& app) {
   std::vector<std::string> names;
@@ -159,7 +210,17 @@ std::string ManPage(const CLI::App& app, const std::string& version) {
           Roff(o->get_description()));
     }
   }
-  out += ".SH EXIT STATUS\n0 pass; 1 a threshold missed; 2 the run failed or bad input; 130 interrupted.\n";
+  out +=
+      ".SH EXIT STATUS\n0 pass; 1 a threshold missed; 2 the run failed or bad input; 3 a claim unresolved "
+      "(see \\-\\-unresolved); 130 interrupted.\n";
+  out += ".SH ENVIRONMENT\n";
+  for (const EnvironmentVariable& v : EnvironmentVariables()) {
+    out += fmt::format(".TP\n.B {}\n{}\n", Roff(std::string(v.name)), Roff(std::string(v.meaning)));
+  }
+  out += ".SH EXAMPLES\n";
+  for (const Example& e : kExamples) {
+    out += fmt::format(".TP\n.B {}\n{}\n", Roff(std::string(e.command)), Roff(std::string(e.what)));
+  }
   out += ".SH FILES\nThe documentation (docs/*.md) is installed in share/doc/perfengine.\n";
   out += ".SH SEE ALSO\n.BR hyperfine (1)\n";
   return out;

@@ -6,12 +6,21 @@
 
 #include <CLI/CLI.hpp>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace pe::cli {
 
 std::string BashCompletion(const CLI::App& app);
 std::string ZshCompletion(const CLI::App& app);
-// roff (man 7 man), section 1.
+// roff (man 7 man), section 1, with EXIT STATUS, ENVIRONMENT (EnvironmentVariables) and EXAMPLES.
 std::string ManPage(const CLI::App& app, const std::string& version);
 
+// Every environment variable perfengine reads, or sets for its contenders, with what it does: the
+// man page's ENVIRONMENT. A test checks that every PERFENGINE_* name in the sources is here.
+struct EnvironmentVariable {
+  std::string_view name;
+  std::string_view meaning;
+};
+const std::vector<EnvironmentVariable>& EnvironmentVariables();
 }  // namespace pe::cli

@@ -10,11 +10,11 @@ namespace pe::cli {
 
 namespace fs = std::filesystem;
 
-spec::Spec ParseSpecAt(const std::string& path) {
+spec::Spec ParseSpecAt(const std::string& path, spec::SpecUse use) {
   std::error_code ec;
   if (fs::is_directory(path, ec))
     throw spec::UsageError(fmt::format("{}: is a directory; give a spec file (TOML)", path));
-  return spec::ParseSpecFile(path);
+  return spec::ParseSpecFile(path, use);
 }
 
 spec::Spec LoadSpec(const CommonOptions& common) {

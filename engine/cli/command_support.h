@@ -13,7 +13,7 @@
 namespace pe::cli {
 
 // A directory parses as an empty spec ("no contenders"); this says what it is instead.
-spec::Spec ParseSpecAt(const std::string& path);
+spec::Spec ParseSpecAt(const std::string& path, spec::SpecUse use = spec::SpecUse::kRun);
 
 // ParseSpecAt, --contender overrides applied, programs checked.
 spec::Spec LoadSpec(const CommonOptions& common);

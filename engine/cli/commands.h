@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/model/result.h"
@@ -44,6 +45,7 @@ struct RunFlags {
   std::vector<std::string> quick;  // --quick 'CMD A' 'CMD B': run a throwaway init spec
   std::string parity;              // with --quick: the spec's parity (default exact)
   std::string history;             // --history PATH; empty: history::DefaultPath()
+  std::vector<std::pair<std::string, std::string>> parameters;  // with --quick: -L NAME VALUES (parameter_lists.h)
 };
 
 // `perfengine explain RESULTS.json [--workload W]...` (engine/cli/explain_command.cc).
@@ -121,6 +123,7 @@ struct InitFlags {
   std::string out = "perfengine.toml";
   std::string parity = "exact";
   bool force = false;
+  std::vector<std::pair<std::string, std::string>> parameters;  // -L NAME VALUES (parameter_lists.h)
 };
 
 // The spec init writes for `flags`, checked as `validate` would check it (programs exist,

@@ -8,6 +8,7 @@
 #include "engine/cli/commands.h"
 #include "engine/cli/subcommands.h"
 #include "engine/run/path_component.h"
+#include "engine/spec/programs.h"
 #include "engine/spec/spec_error.h"
 #include "engine/units/units.h"
 #include "generators/generator.h"
@@ -21,7 +22,10 @@ using units::FormatCount;
 namespace fs = std::filesystem;
 
 ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir) {
-  const spec::Spec spec = LoadSpec(common);
+  // Fixtures are a pure function of the spec: a spec of workloads alone will do, and no
+  // contender's program is needed (none runs).
+  spec::Spec spec = ParseSpecAt(common.spec, spec::SpecUse::kFixtures);
+  for (const std::string& assignment : common.contenders) spec::ApplyContenderOverride(spec, assignment);
   const run::Options options = RunOptions(common);
   Settings settings = spec.settings;
   if (options.scale) settings.scale = *options.scale;
@@ -49,7 +53,8 @@ ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir
 Subcommand AddGenerate(CLI::App& app) {
   auto common = std::make_shared<CommonOptions>();
   auto out_dir = std::make_shared<std::string>();
-  CLI::App* generate = app.add_subcommand("generate", "Write a spec's fixtures to a directory for inspection");
+  CLI::App* generate =
+      app.add_subcommand("generate", "Write a spec's fixtures to a directory for inspection (contenders optional)");
   AddSpecOptions(generate, *common);
   generate->add_option("--out", *out_dir, "Directory to write the fixtures into")->required();
   return {generate, [=] { return static_cast<int>(GenerateCommand(*common, *out_dir)); }};

@@ -9,6 +9,7 @@
 
 #include "engine/cli/commands.h"
 #include "engine/cli/init_spec.h"
+#include "engine/cli/parameter_lists.h"
 #include "engine/cli/subcommands.h"
 #include "engine/cli/validate_checks.h"
 #include "engine/measure/scratch_dir.h"
@@ -39,8 +40,9 @@ std::string CheckedInitSpec(const InitFlags& flags, const fs::path& out) {
                     "json-map, none",
                     flags.parity));
   }
+  const std::vector<ParameterList> lists = CheckParameterLists(flags.parameters, flags.commands);
   InitInput input;
-  input.commands = flags.commands;
+  input.commands = MarkParameters(flags.commands, lists);
   input.parity = flags.parity;
   input.plain_startup = {true, true};
   input.spec_dir = out.parent_path().empty() ? "." : out.parent_path().string();
@@ -49,7 +51,7 @@ std::string CheckedInitSpec(const InitFlags& flags, const fs::path& out) {
   // A program's `--version` is its start-up command unless it fails here: then the spec
   // says so and measures no start-up, rather than fail `validate`.
   for (int attempt = 0; attempt < 2; ++attempt) {
-    const std::string text = InitSpecText(input);
+    const std::string text = UnmarkParameters(InitSpecText(input), lists);
     spec::Spec spec = spec::ParseSpecText(text, out);
     try {
       spec::CheckPrograms(spec);
@@ -90,7 +92,7 @@ ExitCode InitCommand(const InitFlags& flags) {
   }
   WriteFileAtomically(out, text);
   InitInput input;
-  input.commands = flags.commands;
+  input.commands = MarkParameters(flags.commands, CheckParameterLists(flags.parameters, flags.commands));
   const std::vector<std::string> names = InitNames(input);
   std::cout << fmt::format("wrote {}: baseline '{}' ({}), candidate '{}' ({})\n", out.string(), names[0],
                            flags.commands[0], names[1], flags.commands[1]);
@@ -122,6 +124,7 @@ Subcommand AddInit(CLI::App& app) {
   init->add_option("--parity", flags->parity,
                    "How outputs are compared: exact (default), sorted-lines, json, json-map, none (time only)");
   init->add_flag("--force", flags->force, "Replace the file if it exists");
+  AddParameterListOption(init, flags->parameters);
   return {init, [=] { return static_cast<int>(InitCommand(*flags)); }};
 }
 

@@ -10,6 +10,7 @@
 #include "engine/cli/command_support.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/output_paths.h"
+#include "engine/cli/parameter_lists.h"
 #include "engine/cli/subcommands.h"
 #include "engine/model/atomic_file.h"
 #include "engine/report/reporter.h"
@@ -54,8 +55,10 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   if (!flags.quick.empty()) {
     if (!common.spec.empty())
       throw spec::UsageError("--quick: give either a SPEC or --quick 'CMD A' 'CMD B', not both");
-    quick.emplace(InitFlags{flags.quick, "", flags.parity.empty() ? "exact" : flags.parity, false});
+    quick.emplace(InitFlags{flags.quick, "", flags.parity.empty() ? "exact" : flags.parity, false, flags.parameters});
     common.spec = quick->path().string();
+  } else if (!flags.parameters.empty()) {
+    throw spec::UsageError("-L: only with --quick; a spec lists a workload's values as parameters = { NAME = [...] }");
   } else if (!flags.parity.empty()) {
     throw spec::UsageError("--parity: only with --quick; a spec sets parity per workload");
   } else if (common.spec.empty()) {
@@ -142,6 +145,7 @@ Subcommand AddRun(CLI::App& app) {
       ->expected(2);
   run->add_option("--parity", flags->parity,
                   "With --quick: how outputs are compared (exact, sorted-lines, json, json-map, none: time only)");
+  AddParameterListOption(run, flags->parameters);  // -L, with --quick
   run->add_option("--rounds", flags->rounds, "Measured rounds (overrides [run] rounds)")
       ->check(WholeNumber(1, spec::limits::kMaxRounds));
   run->add_option("--max-rounds", flags->max_rounds,

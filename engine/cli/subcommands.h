@@ -29,7 +29,7 @@ Subcommand AddHistory(CLI::App& app);
 Subcommand AddBisect(CLI::App& app);
 Subcommand AddBisectStep(CLI::App& app);
 Subcommand AddCalibrate(CLI::App& app);
-// Generated from the whole command line (cli_docs.h); not listed, the build and packagers use them.
+// Generated from the whole command line (cli_docs.h), so added last; listed in --help.
 Subcommand AddCompletion(CLI::App& app);
 Subcommand AddMan(CLI::App& app);
 

@@ -40,15 +40,19 @@ bool CountsCollector::Collect() {
       counts.contender = c.name;
       std::vector<std::string> notes;
       if (instructions) {
-        const measure::InstructionCount n =
-            measure::CountInstructions(ex_.BuildCommand(c, *w, ex_.PathsFor(c, *w)), ex_.runner());
+        const ExecutionPaths paths = ex_.PathsFor(c, *w);
+        if (!ex_.Prepare(c, *w, paths)) return false;  // the spec's hooks, as around every execution
+        const measure::InstructionCount n = measure::CountInstructions(ex_.BuildCommand(c, *w, paths), ex_.runner());
+        if (!ex_.Cleanup(c, *w, paths)) return false;
         counts.instructions = n.count;
         counts.instructions_source = n.source;
         if (!n.note.empty()) notes.push_back(n.note);
       }
       if (allocations) {
-        const measure::AllocationCount a =
-            measure::CountAllocations(ex_.BuildCommand(c, *w, ex_.PathsFor(c, *w)), ex_.runner());
+        const ExecutionPaths paths = ex_.PathsFor(c, *w);
+        if (!ex_.Prepare(c, *w, paths)) return false;
+        const measure::AllocationCount a = measure::CountAllocations(ex_.BuildCommand(c, *w, paths), ex_.runner());
+        if (!ex_.Cleanup(c, *w, paths)) return false;
         counts.allocation_calls = a.calls;
         counts.allocated_bytes = a.bytes;
         if (!a.note.empty()) notes.push_back(a.note);

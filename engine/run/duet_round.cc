@@ -82,11 +82,17 @@ bool RunDuetRound(Executor& ex, const spec::Workload& w, int round, const std::v
     // CheckDuet refused fewer cores before the run; a set that shrank since fails the spawn.
     commands.back().cpu = position < cpus.size() ? cpus[position] : static_cast<int>(position);
   }
+  std::vector<ExecutionPaths> paths;  // hooks (hooks.cc): prepared before the pair starts, cleaned up after
+  for (const spec::Contender* c : contenders) {
+    paths.push_back(ex.PathsFor(*c, w));
+    if (!ex.Prepare(*c, w, paths.back())) return false;
+  }
   const std::vector<runner::Outcome> outcomes = RunAtOnce(ex.runner(), commands);
   std::vector<std::vector<model::CounterValue>> counters(order.size());
   for (size_t position = 0; position < order.size(); ++position) {
     if (!ex.Executed(*contenders[position], w, commands[position], outcomes[position], /*timed=*/true)) return false;
     counters[position] = ex.TakeCounters();
+    if (!ex.Cleanup(*contenders[position], w, paths[position])) return false;
   }
   for (size_t position = 0; position < order.size(); ++position) {
     const runner::Outcome& outcome = outcomes[position];

@@ -180,13 +180,22 @@ bool Executor::Execute(const spec::Contender& c, const spec::Workload& w, Outcom
   Command parity_command;
   if (paths_out) parity_command = BuildCommand(c, w, paths);
   const Command& cmd = paths_out ? parity_command : CommandFor(c, w, paths);
+  // Hooks run outside the timed window: the outcome's times are the contender's alone.
+  if (!Prepare(c, w, paths)) {
+    if (paths_out) *paths_out = paths;
+    return false;
+  }
   if (paths_out && w.output != "stdout") {
     paths.output = spec::Expand(w.output, Placeholders(c, w, paths));
     paths.output_before = StampOfFile(paths.output);
   }
   *outcome = ctx_.runner.Run(cmd);
   if (paths_out) *paths_out = paths;
-  return Executed(c, w, cmd, *outcome, /*timed=*/paths_out == nullptr);
+  const bool ok = Executed(c, w, cmd, *outcome, /*timed=*/paths_out == nullptr);
+  // A parity execution's cleanup waits until its output was compared (the caller runs it).
+  if (ok && paths_out) return true;
+  if (!ok && (outcome->status == Outcome::Status::kInterrupted || interrupt::Interrupted())) return false;
+  return Cleanup(c, w, paths) && ok;
 }
 
 bool Executor::Executed(const spec::Contender& c, const spec::Workload& w, const Command& cmd, const Outcome& result,
@@ -260,6 +269,7 @@ std::optional<serve::ServeRoundResult> Executor::ExecuteServe(const spec::Conten
       return std::nullopt;
     }
   }
+  if (!Prepare(c, w, paths)) return std::nullopt;
   serve::ServeRoundResult round = serve::RunServeRound(
       ctx_.runner, [&](int port) { return BuildCommand(c, w, paths, port); }, ServeRequests(w, ctx_.serve, parity),
       ServeOptions(w, parity));
@@ -273,9 +283,10 @@ std::optional<serve::ServeRoundResult> Executor::ExecuteServe(const spec::Conten
     if (!round.note.empty() && ctx_.progress && noted_.insert({&c, &w}).second) {
       ctx_.progress->Note(fmt::format("{}: contender '{}': {}", w.name, c.name, round.note));
     }
-    if (!CheckFixtureUntouched(c, w)) return std::nullopt;
+    if (!CheckFixtureUntouched(c, w) || !Cleanup(c, w, paths)) return std::nullopt;
     return round;
   }
+  Cleanup(c, w, paths);  // its own failure is recorded beside the server's
   ResultFor(w).failures.push_back(
       {round.failed == serve::ServeRoundResult::Failure::kNotStarted ? Failure::Kind::kSpawn : Failure::Kind::kExit,
        w.name, c.name, fmt::format("(server) {}", round.failure), round.detail});

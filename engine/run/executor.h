@@ -116,10 +116,21 @@ class Executor {
   // every execution, and nothing it depends on changes during a run.
   const runner::Command& CommandFor(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths);
 
+  // The spec's hooks (engine/run/hooks.cc) around one execution of c on w: Prepare runs the
+  // workload's `prepare`, then the contender's; Cleanup the contender's `cleanup`, then the
+  // workload's. Each is an argv with the execution's placeholders, in its own process group,
+  // outside the timed window. False, with the failure recorded (naming the contender, the
+  // workload, the command and its stderr), when one did not exit 0.
+  bool Prepare(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths);
+  bool Cleanup(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths);
+
   // One serve round of one contender; records a failure and returns nullopt unless it succeeded.
   std::optional<serve::ServeRoundResult> ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity);
 
  private:
+  bool RunHook(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths,
+               const std::vector<spec::Located>& argv, const char* which, bool contenders);
+
   ExecutionContext ctx_;
   std::vector<model::CounterValue> last_counters_;  // what the last timed execution reported
   std::map<std::pair<const spec::Contender*, const spec::Workload*>, runner::Command> commands_;

@@ -175,7 +175,10 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
 bool Parser::ParseContenders(Spec& spec) const {
   const toml::table* contenders = TableAt(root_, "contenders");
   if (contenders == nullptr || contenders->empty()) {
-    Fail({path_.string(), 1, 1}, "the spec declares no contenders: add [contenders.NAME] tables");
+    if (use_ == SpecUse::kFixtures) return false;  // generate: fixtures need no contenders, and no roles
+    Fail({path_.string(), 1, 1},
+         "the spec declares no contenders: add [contenders.NAME] tables (only perfengine generate reads a spec "
+         "without them)");
   }
   bool clean = true;
   for (auto&& [key, node] : *contenders) {
@@ -200,7 +203,10 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
     if (!node.is_table()) Fail(Pos(node), fmt::format("contender '{}' must be a table, not {}", name, TypeName(node)));
     const toml::table& t = *node.as_table();
     const std::string where = fmt::format("[contenders.{}]", name);
-    CheckKeys(t, {"argv", "env", "workdir", "description", "startup", "git", "repo", "build", "threads"}, where);
+    CheckKeys(
+        t,
+        {"argv", "env", "workdir", "description", "startup", "git", "repo", "build", "threads", "prepare", "cleanup"},
+        where);
     Contender c;
     c.name = name;
     c.pos = Pos(key.source());
@@ -241,8 +247,11 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
         c.env[std::string(env_key.str())] = EnvValue(env_key, env_value);
       }
     }
-    CheckPlaceholders(c.argv, nullptr);
+    // After its program, argv may use a parameter every workload declares (as hyperfine's -L).
+    CheckPlaceholders({c.argv.front()}, nullptr);
+    CheckPlaceholders(std::vector<Located>(c.argv.begin() + 1, c.argv.end()), nullptr, CommonAxisNames());
     CheckPlaceholders(c.startup_argv, nullptr);
+    c.hooks = ParseHooks(t, nullptr, {});
     std::vector<Located> env_values;
     if (const toml::table* env = t.get_as<toml::table>("env")) {
       for (auto&& [env_key, env_value] : *env)
@@ -346,11 +355,12 @@ void Parser::ParseWorkloads(Spec& spec) const {
         if (auto* th = TableAt(t, "thresholds")) startup.thresholds = ParseThresholds(*th, where + ".thresholds");
         return;
       }
-      CheckKeys(t, {"description", "args",          "output",      "parity",         "gate",       "timeout",
-                    "fixture",     "thresholds",    "elements",    "sweep",          "sort_lists", "normalise",
-                    "unit",        "kind",          "health",      "ready_timeout",  "requests",   "method",
-                    "body",        "request_count", "concurrency", "request_timeout"},
-                where);
+      CheckKeys(
+          t, {"description",     "args",          "output",   "parity",     "gate",      "timeout",       "fixture",
+              "thresholds",      "elements",      "sweep",    "sort_lists", "normalise", "unit",          "kind",
+              "health",          "ready_timeout", "requests", "method",     "body",      "request_count", "concurrency",
+              "request_timeout", "parameters",    "prepare",  "cleanup"},
+          where);
       Workload w;
       w.name = name;
       w.pos = Pos(key.source());
@@ -384,6 +394,7 @@ void Parser::ParseWorkloads(Spec& spec) const {
       std::vector<Axis> axes;
       Sweep sweep;
       if (auto* sw = TableAt(t, "sweep")) axes = ParseSweep(*sw, w, sweep);
+      if (const toml::node* params = t.get("parameters")) axes = ParseParameters(*params, w, sweep, !axes.empty());
       std::vector<std::string> axis_names;
       for (const Axis& a : axes) axis_names.push_back(a.name);
       if (w.serve) axis_names.push_back("port");
@@ -398,6 +409,7 @@ void Parser::ParseWorkloads(Spec& spec) const {
       }
       if (w.output != "stdout") CheckPlaceholders({{w.output, w.output_pos}}, &w, axis_names);
       if (!w.normalise.empty()) CheckNormaliseCommand(w, axis_names);
+      w.hooks = ParseHooks(t, &w, axis_names);
       if (axes.empty()) {
         declared.push_back(std::move(w));
         return;
@@ -524,8 +536,9 @@ void Parser::CheckPlaceholders(const std::vector<Located>& strings, const Worklo
       if (std::find(known.begin(), known.end(), name) == known.end()) {
         const std::vector<std::string> all_axes = AllAxisNames();
         if (std::find(all_axes.begin(), all_axes.end(), name) != all_axes.end()) {
-          Fail(s.pos, fmt::format("'{{{}}}' is a sweep axis; an axis placeholder may be used only in the args, output "
-                                  "and sweep env of the workload that sweeps it",
+          Fail(s.pos, fmt::format("'{{{}}}' is a sweep axis; an axis placeholder may be used only in the args, output, "
+                                  "sweep env and hooks of the workload that sweeps it, or after the program in a "
+                                  "contender's argv when every workload declares it",
                                   name));
         }
         std::vector<std::string> braced;
@@ -546,10 +559,12 @@ std::vector<std::string> Parser::AllAxisNames() const {
   if (workloads == nullptr) return names;
   for (auto&& [name, node] : *workloads) {
     const toml::table* workload = node.as_table();
-    const toml::table* sweep = workload ? workload->get_as<toml::table>("sweep") : nullptr;
-    if (sweep == nullptr) continue;
-    for (auto&& [axis, values] : *sweep) {
-      if (axis.str() != "env" && axis.str() != "thresholds") names.emplace_back(axis.str());
+    for (const char* key : {"sweep", "parameters"}) {
+      const toml::table* sweep = workload ? workload->get_as<toml::table>(key) : nullptr;
+      if (sweep == nullptr) continue;
+      for (auto&& [axis, values] : *sweep) {
+        if (axis.str() != "env" && axis.str() != "thresholds") names.emplace_back(axis.str());
+      }
     }
   }
   return names;

@@ -26,7 +26,8 @@ const char* TypeName(const toml::node& node);
 // Walks the TOML tree; every error it raises points at the node or key at fault.
 class Parser {
  public:
-  Parser(std::filesystem::path path, const toml::table& root) : path_(std::move(path)), root_(root) {}
+  Parser(std::filesystem::path path, const toml::table& root, SpecUse use = SpecUse::kRun)
+      : path_(std::move(path)), root_(root), use_(use) {}
 
   Spec Parse();
 
@@ -204,12 +205,23 @@ class Parser {
 
   std::filesystem::path ResolveAgainstSpec(const std::string& p) const;
 
+  // `prepare` and `cleanup` of a contender (workload == nullptr) or a workload (parser_hooks.cc).
+  Hooks ParseHooks(const toml::table& t, const Workload* workload, const std::vector<std::string>& axes) const;
+
+  // `parameters = { NAME = [values] }`: a sweep of plain variables, one workload per point.
+  std::vector<Axis> ParseParameters(const toml::node& node, const Workload& w, Sweep& sweep, bool has_sweep) const;
+
+  // The axes (sweep or parameters) every workload declares: a contender's argv may use them,
+  // after its program, as hyperfine's commands use their -L parameters.
+  std::vector<std::string> CommonAxisNames() const;
+
   // Names of every sweep axis in the spec, so a placeholder naming one outside its workload's
   // args and output gets a message that says where axes may be used.
   std::vector<std::string> AllAxisNames() const;
 
   std::filesystem::path path_;
   const toml::table& root_;
+  SpecUse use_;
   mutable std::vector<SpecError> errors_;
 };
 

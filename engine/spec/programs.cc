@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "engine/runner/program_lookup.h"
@@ -57,6 +58,26 @@ void CheckPrograms(Spec& spec) {
       if (!resolved) errors.emplace_back(program.pos, fmt::format("contender '{}': {}", c.name, why));
     }
   }
+  // The hooks' programs (engine/run/hooks.cc), unless one is made per execution ({workdir}/tool).
+  auto check_hook = [&](const Hooks& hooks, const std::string& whose) {
+    for (const std::vector<Located>* argv : {&hooks.prepare, &hooks.cleanup}) {
+      if (argv->empty()) continue;
+      const Located& program = argv->front();
+      std::string unused;
+      const std::vector<std::string> names = PlaceholdersIn(program.value, &unused);
+      if (std::any_of(names.begin(), names.end(), [](const std::string& n) { return n != "spec_dir"; })) continue;
+      std::string why;
+      if (!ResolveProgram(Expand(program.value, placeholders), SpecDir(spec), &why)) {
+        errors.emplace_back(program.pos,
+                            fmt::format("{}: {}: {}", whose, argv == &hooks.prepare ? "prepare" : "cleanup", why));
+      }
+    }
+  };
+  for (const Contender& c : spec.contenders) {
+    if (c.git.empty()) check_hook(c.hooks, fmt::format("contender '{}'", c.name));
+  }
+  for (const Workload& w : spec.workloads)
+    check_hook(w.hooks, fmt::format("workload '{}'", w.sweep.empty() ? w.name : w.sweep));
   if (!errors.empty()) throw SpecError::Several(std::move(errors));
 }
 

@@ -66,7 +66,7 @@ std::vector<std::string> Spec::WorkloadNames() const {
   return names;
 }
 
-Spec ParseSpecText(std::string_view text, const std::filesystem::path& path) {
+Spec ParseSpecText(std::string_view text, const std::filesystem::path& path, SpecUse use) {
   toml::table root;
   try {
     root = toml::parse(text, path.string());
@@ -74,17 +74,17 @@ Spec ParseSpecText(std::string_view text, const std::filesystem::path& path) {
     throw SpecError({path.string(), static_cast<int>(e.source().begin.line), static_cast<int>(e.source().begin.column)},
                     std::string(e.description()));
   }
-  Spec spec = internal::Parser(path, root).Parse();
+  Spec spec = internal::Parser(path, root, use).Parse();
   spec.digest = gen::Sha256Hex(text);
   return spec;
 }
 
-Spec ParseSpecFile(const std::filesystem::path& path) {
+Spec ParseSpecFile(const std::filesystem::path& path, SpecUse use) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("cannot read spec file '{}': {}", path.string(), std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
-  return ParseSpecText(text.str(), path);
+  return ParseSpecText(text.str(), path, use);
 }
 
 Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload) {

@@ -35,6 +35,14 @@ struct Located {
   SourcePos pos;
 };
 
+// `prepare` and `cleanup`: commands run before and after each execution of a contender on a
+// workload (hyperfine's --prepare and --conclude), outside its timed window, each an argv in its
+// own process group (a shell only as ["sh", "-c", "..."]). engine/run/hooks.cc runs them.
+struct Hooks {
+  std::vector<Located> prepare;  // empty: none
+  std::vector<Located> cleanup;
+};
+
 struct Contender {
   std::string name;
   std::string description;
@@ -50,6 +58,7 @@ struct Contender {
   std::filesystem::path repo;
   std::vector<std::string> build;
   int threads = 1;  // the threads it runs, as the spec declares them (order = "duet" needs 1)
+  Hooks hooks;      // around each of its executions, on every workload (inside the workload's own)
 };
 
 // kNone: outputs are not compared at all (tools whose outputs differ by nature, e.g. two
@@ -123,6 +132,7 @@ struct Workload {
     int concurrency = 1;
     double request_timeout_s = 10;
   } serve_options;
+  Hooks hooks;  // around each execution of every contender on it
 };
 
 // A sweep as declared: its axes and the gates that read across its points.
@@ -157,9 +167,14 @@ struct Spec {
   std::vector<std::string> WorkloadNames() const;
 };
 
+// What a spec is read for. kRun (run, validate, list, ...) needs two contenders or more;
+// kFixtures (`perfengine generate`) only makes fixtures, so a spec of workloads alone will do
+// (contenders, when it has them, are still checked).
+enum class SpecUse { kRun, kFixtures };
+
 // Parses and checks a spec. Throws SpecError (with file:line:column) on any problem.
-Spec ParseSpecFile(const std::filesystem::path& path);
-Spec ParseSpecText(std::string_view text, const std::filesystem::path& path);
+Spec ParseSpecFile(const std::filesystem::path& path, SpecUse use = SpecUse::kRun);
+Spec ParseSpecText(std::string_view text, const std::filesystem::path& path, SpecUse use = SpecUse::kRun);
 
 // The placeholders args and output templates may use.
 const std::vector<std::string>& PlaceholderNames();

@@ -61,13 +61,13 @@ TEST(HardeningE2E, AnUnknownCommandIsNamed) {
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(f.err,
             "perfengine: unknown command 'bogus'; the commands are run, init, validate, list, generate, explain, "
-            "compare, merge, report, history, bisect, calibrate\n");
+            "compare, merge, report, history, bisect, calibrate, completion, man\n");
   f = RunPerfengine({"rn", "x.toml"}, dir.path());
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(
       f.err,
       "perfengine: unknown command 'rn' (did you mean 'run'?); the commands are run, init, validate, list, generate, "
-      "explain, compare, merge, report, history, bisect, calibrate\n");
+      "explain, compare, merge, report, history, bisect, calibrate, completion, man\n");
 }
 
 // A sweep value of "/../../../planted" once became part of the scratch path, so the run wrote

@@ -218,7 +218,9 @@ TEST(RunE2E, SpecErrorsArePositionedAndExitTwo) {
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2);
   // Every mistake, in file order: this file also lacks contenders and workloads.
-  EXPECT_EQ(f.err, spec.string() + ":1:1: the spec declares no contenders: add [contenders.NAME] tables\n" +
+  EXPECT_EQ(f.err, spec.string() +
+                       ":1:1: the spec declares no contenders: add [contenders.NAME] tables (only "
+                       "perfengine generate reads a spec without them)\n" +
                        spec.string() + ":1:1: the spec declares no workloads: add [workloads.NAME] tables\n" +
                        spec.string() + ":2:1: unknown key 'roundz' in [run] (did you mean 'rounds'?)\n");
   EXPECT_EQ(f.out, "");
