@@ -179,6 +179,8 @@ bool Executor::Execute(const spec::Contender& c, const spec::Workload& w, Outcom
   ExecutionPaths paths = paths_out ? ParityPathsFor() : PathsFor(c, w);
   Command parity_command;
   if (paths_out) parity_command = BuildCommand(c, w, paths);
+  // isolated = true: the parity execution (never a timed one) is traced for what it maps.
+  if (paths_out && c.isolated) parity_command.record_maps = true;
   const Command& cmd = paths_out ? parity_command : CommandFor(c, w, paths);
   if (paths_out && w.output != "stdout") {
     paths.output = spec::Expand(w.output, Placeholders(c, w, paths));
@@ -186,7 +188,31 @@ bool Executor::Execute(const spec::Contender& c, const spec::Workload& w, Outcom
   }
   *outcome = ctx_.runner.Run(cmd);
   if (paths_out) *paths_out = paths;
-  return Executed(c, w, cmd, *outcome, /*timed=*/paths_out == nullptr);
+  if (!Executed(c, w, cmd, *outcome, /*timed=*/paths_out == nullptr)) return false;
+  if (!cmd.record_maps) return true;
+  const std::vector<std::string> problems = IsolationProblems(outcome->mapped, c.name, ObjectOwners());
+  if (problems.empty()) return true;
+  ResultFor(w).failures.push_back(
+      {Failure::Kind::kIsolation, w.name, c.name, IsolationMessage(problems), fmt::format("{}", fmt::join(problems, "\n"))});
+  return false;
+}
+
+std::vector<ObjectOwner> Executor::ObjectOwners() const {
+  std::vector<ObjectOwner> owners;
+  for (const spec::Contender& c : ctx_.spec.contenders) {
+    ObjectOwner owner{c.name, {}};
+    const fs::path* worktree = nullptr;
+    if (ctx_.worktrees) {
+      const auto it = ctx_.worktrees->find(c.name);
+      if (it != ctx_.worktrees->end()) worktree = &it->second;
+    }
+    // Relative folders are the build's: in its worktree when built from git, else beside the spec.
+    const fs::path base = worktree ? *worktree : SpecDir();
+    for (const spec::Located& dir : c.own_objects) owner.dirs.push_back(fs::absolute(base / dir.value));
+    if (owner.dirs.empty() && worktree) owner.dirs.push_back(fs::absolute(*worktree));
+    owners.push_back(std::move(owner));
+  }
+  return owners;
 }
 
 bool Executor::Executed(const spec::Contender& c, const spec::Workload& w, const Command& cmd, const Outcome& result,

@@ -50,6 +50,11 @@ struct Contender {
   std::filesystem::path repo;
   std::vector<std::string> build;
   int threads = 1;  // the threads it runs, as the spec declares them (order = "duet" needs 1)
+  // isolated = true: its parity execution may map only its own build's shared objects
+  // (engine/run/shared_objects.h). own_objects: the folders that build is in (relative to its
+  // worktree when built from git, else to the spec's folder); default: its git worktree.
+  bool isolated = false;
+  std::vector<Located> own_objects;
 };
 
 // kNone: outputs are not compared at all (tools whose outputs differ by nature, e.g. two
