@@ -192,8 +192,8 @@ bool Executor::Execute(const spec::Contender& c, const spec::Workload& w, Outcom
   if (!cmd.record_maps) return true;
   const std::vector<std::string> problems = IsolationProblems(outcome->mapped, c.name, ObjectOwners());
   if (problems.empty()) return true;
-  ResultFor(w).failures.push_back(
-      {Failure::Kind::kIsolation, w.name, c.name, IsolationMessage(problems), fmt::format("{}", fmt::join(problems, "\n"))});
+  ResultFor(w).failures.push_back({Failure::Kind::kIsolation, w.name, c.name, IsolationMessage(problems),
+                                   fmt::format("{}", fmt::join(problems, "\n"))});
   return false;
 }
 

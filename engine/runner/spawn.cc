@@ -9,8 +9,8 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>

@@ -56,7 +56,7 @@ struct StartRequest {
   int stderr_fd = -1;
   std::vector<ResourceLimit> limits;  // setrlimit in the child before exec
   bool hold = false;                  // the child waits before exec until Release()
-  int maps_fd = -1;  // >= 0: the child and all it starts are traced; their mapped files go here
+  int maps_fd = -1;                   // >= 0: the child and all it starts are traced; their mapped files go here
 };
 
 struct Spawned {
@@ -85,8 +85,8 @@ Spawned SpawnInOwnGroup(const Command& command);
 // Waits for the child's result (blocking) and returns its exit as an Outcome: kExited with
 // exit_code, or kSignalled with signal and "killed by SIGKILL"; wall_s, user_s, sys_s and
 // max_rss_kib are the child's own, measured by the spawner around its clone and wait4. A
-// failed exec of a held child is kSpawnFailed. With `maps`, fills outcome.mapped. Unregisters the group; by the time this returns
-// nothing the child started is alive.
+// failed exec of a held child is kSpawnFailed. With `maps`, fills outcome.mapped. Unregisters the group; by the time
+// this returns nothing the child started is alive.
 Outcome ReapChild(Spawned& spawned);
 
 // The engine's environment with `overrides` added or replaced, as NAME=VALUE.

@@ -57,8 +57,8 @@ struct Plan {
   char** argv = nullptr;
   char** envp = nullptr;
   int in = -1, out = -1, err = -1, result = -1, go = -1;
-  int maps = -1;      // kSpawnTraceMaps: where each traced process's mapped files go
-  int trace_go = -1;  // kSpawnTraceMaps: closed by the minder once it traces the child
+  int maps = -1;            // kSpawnTraceMaps: where each traced process's mapped files go
+  int trace_go = -1;        // kSpawnTraceMaps: closed by the minder once it traces the child
   int trace_go_write = -1;  // its other end, which the child closes at once
   int error_pipe = -1;  // the write end; the child reports a failing step's errno here
   pid_t minder = 0;
@@ -119,7 +119,7 @@ int ExecChild(void* arg) {
   // Anything not opened with O_CLOEXEC must not leak into the contender.
   syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
   if (plan.trace_go_write >= 0) close(plan.trace_go_write);  // or the read below never ends
-  const int waits[2] = {plan.trace_go, plan.go};  // the minder tracing it, then the engine
+  const int waits[2] = {plan.trace_go, plan.go};             // the minder tracing it, then the engine
   for (int wait_on : waits) {
     if (wait_on < 0) continue;
     char byte;

@@ -8,9 +8,9 @@
 // One request is one SOCK_SEQPACKET message: a SpawnHeader, `nlimits` SpawnLimits, then
 // NUL-terminated strings (program, cwd, argv..., env...), with the descriptors passed as
 // SCM_RIGHTS in this order: stdin, stdout, stderr, the result pipe's write end, and with
-// kSpawnHold the read end of the "go" pipe, then with kSpawnTraceMaps the maps file. Replies go to the result pipe: a SpawnStarted,
-// then (unless the start failed) a SpawnDone once the child exited and everything it left
-// behind was killed and reaped.
+// kSpawnHold the read end of the "go" pipe, then with kSpawnTraceMaps the maps file. Replies go to the result pipe: a
+// SpawnStarted, then (unless the start failed) a SpawnDone once the child exited and everything it left behind was
+// killed and reaped.
 #pragma once
 
 #include <cstdint>
