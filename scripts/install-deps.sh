@@ -28,6 +28,7 @@ test_packages=(
   python3-jsonschema    # every results file the e2e tests write is validated against docs/results.schema.json
   ruby ruby-dev         # specs/ruby-json.toml: its benchmarks (specs/ruby-json/bench.rb) and the git builds of ruby/json (ruby extconf.rb && make)
   valgrind              # instruction counts where perf counters are not available
+  ruby ruby-dev         # tests/e2e/shared_objects: a Ruby C extension built from git, gated on Ruby object counts
   wrk                   # bench_http_client's peer: the rate the engine's HTTP client is held to
   hyperfine             # bench/process_start: the process-start cost perfengine is held to (hyperfine -N)
   chromium fonts-dejavu-core  # the HTML report's test renders the page headless (tests/e2e/html)

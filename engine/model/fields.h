@@ -66,7 +66,7 @@ constexpr auto NamesOf(Tag<model::Failure::Kind>) {
       EnumName{K::kSpec, "spec"},         EnumName{K::kFixture, "fixture"},         EnumName{K::kSpawn, "spawn"},
       EnumName{K::kExit, "exit"},         EnumName{K::kSignal, "signal"},           EnumName{K::kTimeout, "timeout"},
       EnumName{K::kParity, "parity"},     EnumName{K::kInterrupted, "interrupted"}, EnumName{K::kBuild, "build"},
-      EnumName{K::kCounters, "counters"},
+      EnumName{K::kCounters, "counters"}, EnumName{K::kIsolation, "isolation"},
   };
 }
 

@@ -67,6 +67,7 @@ struct Failure {
     kBuild,        // a contender built from git failed to build
     kInterrupted,  // the user interrupted the run
     kCounters,     // a contender's counters file was missing or held a bad line
+    kIsolation,    // an isolated contender mapped another build's shared object, or one twice
   };
   Kind kind = Kind::kExit;
   std::string workload;   // empty when not tied to one workload

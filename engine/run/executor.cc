@@ -179,6 +179,8 @@ bool Executor::Execute(const spec::Contender& c, const spec::Workload& w, Outcom
   ExecutionPaths paths = paths_out ? ParityPathsFor() : PathsFor(c, w);
   Command parity_command;
   if (paths_out) parity_command = BuildCommand(c, w, paths);
+  // isolated = true: the parity execution (never a timed one) is traced for what it maps.
+  if (paths_out && c.isolated) parity_command.record_maps = true;
   const Command& cmd = paths_out ? parity_command : CommandFor(c, w, paths);
   // Hooks run outside the timed window: the outcome's times are the contender's alone.
   if (!Prepare(c, w, paths)) {
@@ -191,11 +193,37 @@ bool Executor::Execute(const spec::Contender& c, const spec::Workload& w, Outcom
   }
   *outcome = ctx_.runner.Run(cmd);
   if (paths_out) *paths_out = paths;
-  const bool ok = Executed(c, w, cmd, *outcome, /*timed=*/paths_out == nullptr);
+  bool ok = Executed(c, w, cmd, *outcome, /*timed=*/paths_out == nullptr);
+  if (ok && cmd.record_maps) {
+    const std::vector<std::string> problems = IsolationProblems(outcome->mapped, c.name, ObjectOwners());
+    if (!problems.empty()) {
+      ResultFor(w).failures.push_back({Failure::Kind::kIsolation, w.name, c.name, IsolationMessage(problems),
+                                       fmt::format("{}", fmt::join(problems, "\n"))});
+      ok = false;
+    }
+  }
   // A parity execution's cleanup waits until its output was compared (the caller runs it).
   if (ok && paths_out) return true;
   if (!ok && (outcome->status == Outcome::Status::kInterrupted || interrupt::Interrupted())) return false;
   return Cleanup(c, w, paths) && ok;
+}
+
+std::vector<ObjectOwner> Executor::ObjectOwners() const {
+  std::vector<ObjectOwner> owners;
+  for (const spec::Contender& c : ctx_.spec.contenders) {
+    ObjectOwner owner{c.name, {}};
+    const fs::path* worktree = nullptr;
+    if (ctx_.worktrees) {
+      const auto it = ctx_.worktrees->find(c.name);
+      if (it != ctx_.worktrees->end()) worktree = &it->second;
+    }
+    // Relative folders are the build's: in its worktree when built from git, else beside the spec.
+    const fs::path base = worktree ? *worktree : SpecDir();
+    for (const spec::Located& dir : c.own_objects) owner.dirs.push_back(fs::absolute(base / dir.value));
+    if (owner.dirs.empty() && worktree) owner.dirs.push_back(fs::absolute(*worktree));
+    owners.push_back(std::move(owner));
+  }
+  return owners;
 }
 
 bool Executor::Executed(const spec::Contender& c, const spec::Workload& w, const Command& cmd, const Outcome& result,

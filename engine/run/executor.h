@@ -18,6 +18,7 @@
 #include "engine/run/fixture_preparer.h"
 #include "engine/run/progress.h"
 #include "engine/run/serve_workload.h"
+#include "engine/run/shared_objects.h"
 #include "engine/runner/process_runner.h"
 #include "engine/serve/serve_round.h"
 #include "engine/spec/spec.h"
@@ -123,6 +124,10 @@ class Executor {
   // workload, the command and its stderr), when one did not exit 0.
   bool Prepare(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths);
   bool Cleanup(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths);
+
+  // Every contender's own folders (`own_objects`, else its git worktree), for the isolation
+  // check (engine/run/shared_objects.h).
+  std::vector<ObjectOwner> ObjectOwners() const;
 
   // One serve round of one contender; records a failure and returns nullopt unless it succeeded.
   std::optional<serve::ServeRoundResult> ExecuteServe(const spec::Contender& c, const spec::Workload& w, bool parity);

@@ -22,6 +22,17 @@ struct Command {
   std::filesystem::path stderr_path;       // child's stderr goes here (truncated); empty: /dev/null
   double timeout_s = 0;                    // 0: none; on expiry the whole process group is killed
   int cpu = -1;  // >= 0: pinned to this CPU before exec (sched_setaffinity), with all it starts
+  // Run only: record the files every process of the command maps executable (its program and
+  // shared objects), read from /proc/PID/maps as each process exits (spawner_protocol.h,
+  // kSpawnTraceMaps). Slows the command down: never for a timed execution.
+  bool record_maps = false;
+};
+
+// One file a process of a command had mapped executable when it exited (Command::record_maps).
+struct MappedFile {
+  int pid = 0;
+  std::string path;  // as /proc/PID/maps shows it (absolute; " (deleted)" when it was removed)
+  bool operator==(const MappedFile&) const = default;
 };
 
 struct Outcome {
@@ -40,6 +51,7 @@ struct Outcome {
   double sys_s = 0;
   std::int64_t max_rss_kib = 0;
   std::string error;
+  std::vector<MappedFile> mapped;  // with Command::record_maps: per process, each file once
 
   bool ok() const { return status == Status::kExited && exit_code == 0; }
 };

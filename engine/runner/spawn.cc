@@ -9,15 +9,18 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <string_view>
 #include <system_error>
 
@@ -67,7 +70,7 @@ class SpawnerClient {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (std::string error = EnsureRunning(); !error.empty()) return error;
       iovec data = {const_cast<char*>(request.data()), request.size()};
-      char control[CMSG_SPACE(sizeof(int) * 5)] = {};
+      char control[CMSG_SPACE(sizeof(int) * 6)] = {};
       msghdr message = {};
       message.msg_iov = &data;
       message.msg_iovlen = 1;
@@ -235,6 +238,25 @@ std::string SignalName(int signal) {
 
 pid_t SpawnerPid() { return Client().Pid(); }
 
+std::vector<MappedFile> ParseMappedFiles(std::string_view text) {
+  std::vector<MappedFile> files;
+  std::set<std::pair<int, std::string_view>> seen;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    const std::size_t space = line.find(' ');
+    if (space == std::string_view::npos || space == 0) continue;
+    int pid = 0;
+    const auto [ptr, ec] = std::from_chars(line.data(), line.data() + space, pid);
+    if (ec != std::errc() || ptr != line.data() + space) continue;
+    const std::string_view path = line.substr(space + 1);
+    if (path.empty() || !seen.insert({pid, path}).second) continue;
+    files.push_back({pid, std::string(path)});
+  }
+  return files;
+}
+
 std::string PathVariable(const std::map<std::string, std::string>& env) {
   if (auto it = env.find("PATH"); it != env.end()) return it->second;
   const char* path = std::getenv("PATH");
@@ -256,7 +278,7 @@ Spawned StartProcess(const StartRequest& request) {
   if (request.argv.empty()) return NotSpawned("empty command");
   std::string message;
   spawner::SpawnHeader header;
-  header.flags = request.hold ? spawner::kSpawnHold : 0;
+  header.flags = (request.hold ? spawner::kSpawnHold : 0) | (request.maps_fd >= 0 ? spawner::kSpawnTraceMaps : 0);
   header.argc = static_cast<std::uint32_t>(request.argv.size());
   header.envc = static_cast<std::uint32_t>(request.env.size());
   header.nlimits = static_cast<std::uint32_t>(request.limits.size());
@@ -287,11 +309,13 @@ Spawned StartProcess(const StartRequest& request) {
     go_read = UniqueFd(go[0]);
     go_write = UniqueFd(go[1]);
   }
-  int fds[5] = {request.stdin_fd, request.stdout_fd, request.stderr_fd, result_write.get(), go_read.get()};
+  int fds[6] = {request.stdin_fd, request.stdout_fd, request.stderr_fd, result_write.get(), go_read.get(), -1};
+  int nfds = request.hold ? 5 : 4;
+  if (request.maps_fd >= 0) fds[nfds++] = request.maps_fd;
 
   Spawned spawned;
   spawned.start = Clock::now();
-  if (std::string error = Client().Send(message, fds, request.hold ? 5 : 4); !error.empty()) {
+  if (std::string error = Client().Send(message, fds, nfds); !error.empty()) {
     return NotSpawned(fmt::format("cannot start {}: {}", request.argv[0], error));
   }
   // Only the spawner's copies may remain, so a spawner that dies gives us end of file.
@@ -343,7 +367,17 @@ Spawned SpawnInOwnGroup(const Command& command) {
   request.stdin_fd = dev_null;
   request.stdout_fd = out->get();
   request.stderr_fd = err->get();
-  if (command.cpu < 0) return StartProcess(request);
+  UniqueFd maps;
+  if (command.record_maps) {
+    maps = UniqueFd(::memfd_create("perfengine-maps", MFD_CLOEXEC));
+    if (maps.get() < 0) return NotSpawned("cannot make the file for mapped files: " + ErrnoText(errno));
+    request.maps_fd = maps.get();
+  }
+  if (command.cpu < 0) {
+    Spawned spawned = StartProcess(request);
+    spawned.maps = std::move(maps);
+    return spawned;
+  }
   // Pinned: held before exec while its CPU is set, so nothing of the program runs elsewhere.
   request.hold = true;
   Spawned spawned = StartProcess(request);
@@ -358,6 +392,7 @@ Spawned SpawnInOwnGroup(const Command& command) {
     return NotSpawned(fmt::format("cannot pin {} to CPU {}: {}", command.argv[0], command.cpu, ErrnoText(error)));
   }
   Release(spawned);
+  spawned.maps = std::move(maps);
   return spawned;
 }
 
@@ -380,6 +415,17 @@ Outcome ReapChild(Spawned& spawned) {
   outcome.user_s = static_cast<double>(done.user_us) / 1e6;
   outcome.sys_s = static_cast<double>(done.sys_us) / 1e6;
   outcome.max_rss_kib = done.max_rss_kib;  // Linux reports KiB
+  if (spawned.maps.get() >= 0) {
+    std::string text;
+    char buffer[16384];
+    ssize_t n;
+    while ((n = ::pread(spawned.maps.get(), buffer, sizeof buffer, static_cast<off_t>(text.size()))) > 0 ||
+           (n < 0 && errno == EINTR)) {
+      if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
+    }
+    outcome.mapped = ParseMappedFiles(text);
+    spawned.maps.Reset();
+  }
   const int status = done.status;
   if (done.exec_errno != 0) {
     outcome.status = Outcome::Status::kSpawnFailed;

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -55,6 +56,7 @@ struct StartRequest {
   int stderr_fd = -1;
   std::vector<ResourceLimit> limits;  // setrlimit in the child before exec
   bool hold = false;                  // the child waits before exec until Release()
+  int maps_fd = -1;                   // >= 0: the child and all it starts are traced; their mapped files go here
 };
 
 struct Spawned {
@@ -63,6 +65,7 @@ struct Spawned {
   std::string error;  // why nothing was spawned ("program not found: X", ...); empty on success
   UniqueFd done;      // readable once the child exited and its leftovers were killed
   UniqueFd go;        // a held child's go signal: closing it lets the child exec
+  UniqueFd maps;      // Command::record_maps: the file the spawner writes mapped files to
 };
 
 // Starts the child and returns once it exec'd (or, held, once it waits before exec). The
@@ -75,15 +78,15 @@ Spawned StartProcess(const StartRequest& request);
 void Release(Spawned& spawned);
 
 // Resolves argv[0], opens the child's streams (stdin /dev/null, stdout and stderr to the
-// command's files or /dev/null) and starts it with StartProcess. command.timeout_s is not
-// looked at here.
+// command's files or /dev/null) and starts it with StartProcess; command.record_maps traces it
+// (spawner_protocol.h, kSpawnTraceMaps). command.timeout_s is not looked at here.
 Spawned SpawnInOwnGroup(const Command& command);
 
 // Waits for the child's result (blocking) and returns its exit as an Outcome: kExited with
 // exit_code, or kSignalled with signal and "killed by SIGKILL"; wall_s, user_s, sys_s and
 // max_rss_kib are the child's own, measured by the spawner around its clone and wait4. A
-// failed exec of a held child is kSpawnFailed. Unregisters the group; by the time this returns
-// nothing the child started is alive.
+// failed exec of a held child is kSpawnFailed. With `maps`, fills outcome.mapped. Unregisters the group; by the time
+// this returns nothing the child started is alive.
 Outcome ReapChild(Spawned& spawned);
 
 // The engine's environment with `overrides` added or replaced, as NAME=VALUE.
@@ -94,6 +97,10 @@ std::string PathVariable(const std::map<std::string, std::string>& env);
 
 // "SIGTERM", "SIGKILL", ... or "signal N" for numbers without a name.
 std::string SignalName(int signal);
+
+// The spawner's "PID PATH" lines (kSpawnTraceMaps) as MappedFiles: each path once per process,
+// in the order first seen.
+std::vector<MappedFile> ParseMappedFiles(std::string_view text);
 
 // The spawner's pid, or -1 when none is running; for tests that count our children.
 pid_t SpawnerPid();

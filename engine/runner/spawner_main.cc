@@ -8,6 +8,9 @@
 // with wait4, then SIGKILLs everything the child left behind, in any process group or session,
 // because every orphaned descendant is reparented to the minder. Only then does it report.
 //
+// With kSpawnTraceMaps (parity executions that check isolation) the minder also traces the child
+// and everything it starts, and writes what each process mapped executable as it exits.
+//
 // Lifetime: the spawner exits when the engine's end of the socket closes (the engine exited or
 // was SIGKILLed); each minder has PR_SET_PDEATHSIG=SIGTERM on the spawner and each child
 // PR_SET_PDEATHSIG=SIGKILL on its minder, so a dead engine leaves no contender behind.
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -39,7 +43,7 @@ namespace {
 using namespace pe::spawner;
 
 constexpr int kSocketFd = 3;
-constexpr int kMaxFds = 5;
+constexpr int kMaxFds = 6;
 
 // In .bss: only the pages a request actually fills count towards our RSS.
 alignas(16) char g_request[kMaxRequestBytes];
@@ -53,6 +57,9 @@ struct Plan {
   char** argv = nullptr;
   char** envp = nullptr;
   int in = -1, out = -1, err = -1, result = -1, go = -1;
+  int maps = -1;            // kSpawnTraceMaps: where each traced process's mapped files go
+  int trace_go = -1;        // kSpawnTraceMaps: closed by the minder once it traces the child
+  int trace_go_write = -1;  // its other end, which the child closes at once
   int error_pipe = -1;  // the write end; the child reports a failing step's errno here
   pid_t minder = 0;
 };
@@ -111,9 +118,12 @@ int ExecChild(void* arg) {
   if (plan.cwd != nullptr && chdir(plan.cwd) != 0) FailChild(plan);
   // Anything not opened with O_CLOEXEC must not leak into the contender.
   syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
-  if (plan.go >= 0) {
+  if (plan.trace_go_write >= 0) close(plan.trace_go_write);  // or the read below never ends
+  const int waits[2] = {plan.trace_go, plan.go};             // the minder tracing it, then the engine
+  for (int wait_on : waits) {
+    if (wait_on < 0) continue;
     char byte;
-    while (read(plan.go, &byte, 1) < 0 && errno == EINTR) {
+    while (read(wait_on, &byte, 1) < 0 && errno == EINTR) {
     }
   }
   sigset_t none;
@@ -125,16 +135,79 @@ int ExecChild(void* arg) {
 
 // --- the minder ------------------------------------------------------------------------
 
+// In .bss, like the request: a line of /proc/PID/maps (a path is at most PATH_MAX) and a read.
+char g_maps_line[8192];
+char g_maps_read[16384];
+
+// Writes "PID PATH\n" for each file `pid` maps executable, read from /proc/PID/maps while the
+// process is stopped at its exit (its address space is still whole there; a zombie's maps are
+// empty). A file's several mappings are usually adjacent: each run of them is written once.
+void RecordMaps(pid_t pid, int out) {
+  if (out < 0) return;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/maps", pid);
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  size_t used = 0;
+  char last[4096] = "";
+  auto line_done = [&] {
+    g_maps_line[used] = '\0';
+    used = 0;
+    // "start-end perms offset dev inode   path": the first '/' starts the path.
+    const char* perms = strchr(g_maps_line, ' ');
+    const char* file = strchr(g_maps_line, '/');
+    if (perms == nullptr || file == nullptr || strlen(perms) < 4 || perms[3] != 'x') return;
+    if (strcmp(file, last) == 0) return;
+    snprintf(last, sizeof last, "%s", file);
+    char head[32];
+    const int n = snprintf(head, sizeof head, "%d ", pid);
+    WriteAll(out, head, static_cast<size_t>(n));
+    WriteAll(out, file, strlen(file));
+    WriteAll(out, "\n", 1);
+  };
+  for (;;) {
+    const ssize_t n = read(fd, g_maps_read, sizeof g_maps_read);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    for (ssize_t i = 0; i < n; ++i) {
+      if (g_maps_read[i] == '\n') {
+        line_done();
+      } else if (used + 1 < sizeof g_maps_line) {
+        g_maps_line[used++] = g_maps_read[i];
+      }
+    }
+  }
+  if (used > 0) line_done();
+  close(fd);
+}
+
+// A traced process stopped (`status` from wait4): records its maps when it is about to exit,
+// then lets it go on. A signal it was about to receive is delivered; a group-stop is kept
+// (PTRACE_LISTEN) so that SIGSTOP still stops it.
+void ContinueTracee(pid_t who, int status, int maps) {
+  const int event = status >> 16;
+  const int sig = WSTOPSIG(status);
+  if (event == PTRACE_EVENT_EXIT) RecordMaps(who, maps);
+  if (event == PTRACE_EVENT_STOP && sig != SIGTRAP) {
+    ptrace(PTRACE_LISTEN, who, nullptr, nullptr);
+    return;
+  }
+  // Events (fork, clone, exec, exit, a new tracee's first stop) deliver nothing.
+  ptrace(PTRACE_CONT, who, nullptr, reinterpret_cast<void*>(static_cast<intptr_t>(event != 0 ? 0 : sig)));
+}
+
 // SIGKILLs every remaining child of ours (the contender's orphans, whatever their group or
 // session) and reaps it; each one killed hands its own children to us, so this loops until
 // there are none. Returns how many were killed.
-int KillEverythingLeft() {
+int KillEverythingLeft(int maps) {
   int killed = 0;
   char path[64];
   const pid_t self = getpid();
   snprintf(path, sizeof path, "/proc/%d/task/%d/children", self, self);
+  int status = 0;
   for (;;) {
-    pid_t done = waitpid(-1, nullptr, WNOHANG | __WALL);
+    pid_t done = waitpid(-1, &status, WNOHANG | __WALL);
+    if (done > 0 && WIFSTOPPED(status)) ContinueTracee(done, status, maps);  // a tracee, still alive
     if (done > 0) continue;
     if (done < 0) {
       if (errno == EINTR) continue;
@@ -155,8 +228,10 @@ int KillEverythingLeft() {
       }
     }
     // Blocks until one of them is gone; the next pass sees its children, now ours.
-    while (waitpid(-1, nullptr, __WALL) < 0 && errno == EINTR) {
+    pid_t gone;
+    while ((gone = waitpid(-1, &status, __WALL)) < 0 && errno == EINTR) {
     }
+    if (gone > 0 && WIFSTOPPED(status)) ContinueTracee(gone, status, maps);
   }
 }
 
@@ -220,9 +295,13 @@ bool ParseRequest(size_t size, Plan* plan) {
   plan.out = fds[1];
   plan.err = fds[2];
   plan.result = fds[3];
-  plan.go = nfds > 4 ? fds[4] : -1;
   SpawnStarted started;
-  if (!ParseRequest(size, &plan) || signals < 0 || ((plan.flags & kSpawnHold) != 0) != (plan.go >= 0)) {
+  const bool parsed = ParseRequest(size, &plan);
+  const bool hold = (plan.flags & kSpawnHold) != 0;
+  const bool trace = (plan.flags & kSpawnTraceMaps) != 0;
+  plan.go = hold && nfds > 4 ? fds[4] : -1;
+  plan.maps = trace && nfds > (hold ? 5 : 4) ? fds[hold ? 5 : 4] : -1;
+  if (!parsed || signals < 0 || nfds != 4 + int{hold} + int{trace}) {
     started.exec_errno = EINVAL;
     WriteAll(plan.result, &started, sizeof started);
     _exit(1);
@@ -234,17 +313,39 @@ bool ParseRequest(size_t size, Plan* plan) {
     _exit(1);
   }
   plan.error_pipe = error_pipe[1];
+  int trace_go[2] = {-1, -1};
+  if (trace && pipe2(trace_go, O_CLOEXEC) != 0) {
+    started.exec_errno = errno;
+    WriteAll(plan.result, &started, sizeof started);
+    _exit(1);
+  }
+  plan.trace_go = trace_go[0];
+  plan.trace_go_write = trace_go[1];
 
-  const bool hold = (plan.flags & kSpawnHold) != 0;
   const std::int64_t start_ns = NowNs();
   pid_t pid;
-  if (hold) {
-    // The engine attaches to the pid while the child waits: the minder must keep running, so
-    // this is a real fork of the (tiny) minder.
+  int trace_errno = 0;
+  if (hold || trace) {
+    // The engine attaches to the pid while the child waits (or the minder does, to trace it):
+    // the minder must keep running, so this is a real fork of the (tiny) minder.
     pid = fork();
     if (pid == 0) ExecChild(&plan);
     // The engine may signal the group as soon as it has the pid: it must exist by then.
     if (pid > 0) setpgid(pid, pid);
+    if (pid > 0 && trace) {
+      // Seized before exec, so the exec, every fork and clone and every exit stop for us; the
+      // child waits on trace_go until then. EXITKILL: a dead minder leaves no tracee stopped.
+      const long options = PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
+                           PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+      if (ptrace(PTRACE_SEIZE, pid, nullptr, reinterpret_cast<void*>(options)) != 0) {
+        trace_errno = errno;
+        kill(pid, SIGKILL);
+      }
+    }
+    if (trace) {
+      close(trace_go[0]);
+      close(trace_go[1]);
+    }
   } else {
     constexpr size_t kStack = 64 * 1024;
     void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -266,8 +367,10 @@ bool ParseRequest(size_t size, Plan* plan) {
   int exec_errno = 0;
   bool error_pipe_open = true;
   if (!hold) {
-    // The child has exec'd (the pipe closed) or failed (its errno is waiting) by now.
+    // The child has exec'd (the pipe closed) or failed (its errno is waiting) by now; a traced
+    // one, once it is let go.
     if (read(error_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
+    if (trace_errno != 0) exec_errno = trace_errno;
     error_pipe_open = false;
     started.exec_errno = exec_errno;
   }
@@ -296,6 +399,10 @@ bool ParseRequest(size_t size, Plan* plan) {
       for (;;) {
         pid_t who = wait4(-1, &status, WNOHANG | __WALL, &usage);
         if (who <= 0) break;
+        if (WIFSTOPPED(status)) {
+          ContinueTracee(who, status, plan.maps);
+          continue;
+        }
         if (who == pid) {
           done.wall_ns = NowNs() - start_ns;
           done.status = status;
@@ -311,10 +418,11 @@ bool ParseRequest(size_t size, Plan* plan) {
   if (error_pipe_open && read(error_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) {
     exec_errno = 0;
   }
-  done.exec_errno = exec_errno;
+  // A child that could not be traced was killed before exec: that is why it did not run.
+  done.exec_errno = trace_errno != 0 ? trace_errno : exec_errno;
   // Helpers the child left in its group, and anything that escaped it with setsid().
   kill(-pid, SIGKILL);
-  done.leftovers = KillEverythingLeft();
+  done.leftovers = KillEverythingLeft(plan.maps);
   WriteAll(plan.result, &done, sizeof done);
   _exit(0);
 }

@@ -8,9 +8,9 @@
 // One request is one SOCK_SEQPACKET message: a SpawnHeader, `nlimits` SpawnLimits, then
 // NUL-terminated strings (program, cwd, argv..., env...), with the descriptors passed as
 // SCM_RIGHTS in this order: stdin, stdout, stderr, the result pipe's write end, and with
-// kSpawnHold the read end of the "go" pipe. Replies go to the result pipe: a SpawnStarted,
-// then (unless the start failed) a SpawnDone once the child exited and everything it left
-// behind was killed and reaped.
+// kSpawnHold the read end of the "go" pipe, then with kSpawnTraceMaps the maps file. Replies go to the result pipe: a
+// SpawnStarted, then (unless the start failed) a SpawnDone once the child exited and everything it left behind was
+// killed and reaped.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,11 @@ namespace pe::spawner {
 
 inline constexpr std::uint32_t kMagic = 0x70655370;  // "peSp"
 inline constexpr std::uint32_t kSpawnHold = 1;       // wait for the go pipe to close before exec
+// Trace the child and every process and thread it starts (ptrace: PTRACE_SEIZE before exec,
+// PTRACE_O_TRACEFORK/VFORK/CLONE) and, as each one exits (PTRACE_O_TRACEEXIT, while its address
+// space is still there), write the files it has mapped executable to the maps descriptor, one
+// line each: "PID PATH\n". For parity executions only: tracing costs time.
+inline constexpr std::uint32_t kSpawnTraceMaps = 2;
 inline constexpr int kMaxRequestBytes = 256 * 1024;
 
 struct SpawnHeader {

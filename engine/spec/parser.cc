@@ -203,10 +203,10 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
     if (!node.is_table()) Fail(Pos(node), fmt::format("contender '{}' must be a table, not {}", name, TypeName(node)));
     const toml::table& t = *node.as_table();
     const std::string where = fmt::format("[contenders.{}]", name);
-    CheckKeys(
-        t,
-        {"argv", "env", "workdir", "description", "startup", "git", "repo", "build", "threads", "prepare", "cleanup"},
-        where);
+    CheckKeys(t,
+              {"argv", "env", "workdir", "description", "startup", "git", "repo", "build", "threads", "prepare",
+               "cleanup", "isolated", "own_objects"},
+              where);
     Contender c;
     c.name = name;
     c.pos = Pos(key.source());
@@ -236,6 +236,14 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
           Fail(Pos(*t.get(key)),
                fmt::format("'{}' only applies to a contender built from git: add git = \"REVISION\"", key));
       }
+    }
+    c.isolated = Bool(t, "isolated").value_or(false);
+    if (auto own = StringArray(t, "own_objects", true)) c.own_objects = *own;
+    if (c.isolated && c.git.empty() && c.own_objects.empty()) {
+      Fail(Pos(*t.get("isolated")),
+           fmt::format("{} isolated = true needs own_objects = [\"DIR\", ...], the folders its own build's shared "
+                       "objects are in (a contender built from git defaults to its worktree)",
+                       where));
     }
     if (auto startup = StringArray(t, "startup", true)) {
       c.startup_argv = *startup;

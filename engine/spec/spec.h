@@ -59,6 +59,11 @@ struct Contender {
   std::vector<std::string> build;
   int threads = 1;  // the threads it runs, as the spec declares them (order = "duet" needs 1)
   Hooks hooks;      // around each of its executions, on every workload (inside the workload's own)
+  // isolated = true: its parity execution may map only its own build's shared objects
+  // (engine/run/shared_objects.h). own_objects: the folders that build is in (relative to its
+  // worktree when built from git, else to the spec's folder); default: its git worktree.
+  bool isolated = false;
+  std::vector<Located> own_objects;
 };
 
 // kNone: outputs are not compared at all (tools whose outputs differ by nature, e.g. two
