@@ -23,6 +23,7 @@ packages=(
   valgrind              # instruction counts where perf counters are not available
   wrk                   # bench_http_client's peer: the rate the engine's HTTP client is held to
   hyperfine             # bench/process_start: the process-start cost perfengine is held to (hyperfine -N)
+  zstd lz4              # tests/e2e/newuser: a new user's gzip/zstd/lz4 comparison with three contenders
   chromium fonts-dejavu-core  # the HTML report's test renders the page headless (tests/e2e/html)
 )
 SUDO=""

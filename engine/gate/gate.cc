@@ -339,8 +339,8 @@ std::string CheckLine(const Check& c) {
       return fmt::format("{}: {} {}{} is unresolved against the {} {}: a regression is not shown, so it passes; {}",
                          where, c.label, measured, detail, allowed, bar, need);
     }
-    return fmt::format("{}: {} {}{} is not shown to meet the {} {}: unresolved; {}", where, c.label, measured,
-                       detail, allowed, bar, need);
+    return fmt::format("{}: {} {}{} is not shown to meet the {} {}: unresolved; {}", where, c.label, measured, detail,
+                       allowed, bar, need);
   }
   const std::string shown = c.burden == Check::Burden::kPoint ? "" : "shown ";
   if (c.passed) {

@@ -28,8 +28,7 @@ std::vector<std::pair<std::string, std::string>> ComparedPairs(const RunResult& 
 std::vector<const Comparison*> ComparisonsOf(const WorkloadResult& workload);
 
 // The comparison of `candidate` against `baseline` as stored, or nullptr.
-const Comparison* FindComparison(const WorkloadResult& workload, std::string_view baseline,
-                                 std::string_view candidate);
+const Comparison* FindComparison(const WorkloadResult& workload, std::string_view baseline, std::string_view candidate);
 
 // The contender a comparison's candidate is, where an older results file left the names out:
 // the run's own roles for the run's comparison.

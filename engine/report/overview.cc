@@ -63,7 +63,6 @@ std::string_view VerdictText(RowStatus status) {
   return kNothing;
 }
 
-
 std::string LogicNoteShortForm(std::string_view note) {
   note = note.substr(0, note.find(':'));
   while (!note.empty() && note.back() == ' ') note.remove_suffix(1);
@@ -117,8 +116,8 @@ std::vector<WorkloadRow> WorkloadRows(const RunResult& result) {
   std::vector<WorkloadRow> rows;
   rows.reserve(result.workloads.size());
   for (const auto& workload : result.workloads) {
-    rows.push_back(RowOf(result, workload, result.candidate,
-                         workload.comparison ? &*workload.comparison : nullptr, ""));
+    rows.push_back(
+        RowOf(result, workload, result.candidate, workload.comparison ? &*workload.comparison : nullptr, ""));
   }
   return rows;
 }

@@ -72,7 +72,8 @@ std::string FromFastest(const WorkloadResult& w, const std::vector<std::string>&
 }
 
 // Each candidate set against the baseline, the faster of the two leading.
-std::string AgainstBaseline(const RunResult& result, const WorkloadResult& w, const std::vector<std::string>& by_speed) {
+std::string AgainstBaseline(const RunResult& result, const WorkloadResult& w,
+                            const std::vector<std::string>& by_speed) {
   std::vector<std::string> parts;
   for (const std::string& contender : by_speed) {
     if (contender == result.baseline) continue;
