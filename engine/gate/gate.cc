@@ -295,7 +295,7 @@ bool ProfileExplains(const Check& check) {
 
 std::string CheckLine(const Check& c) {
   // A further candidate's check names it beside the workload: "compress (lz4): ...".
-  const std::string where = c.contender.empty() ? c.workload : fmt::format("{} ({})", where, c.contender);
+  const std::string where = c.contender.empty() ? c.workload : fmt::format("{} ({})", c.workload, c.contender);
   const bool is_rate = c.unit == Check::Unit::kRate;
   const bool is_plain = c.unit == Check::Unit::kNumber;
   const bool missed = !c.passed || c.state == Check::State::kFail;

@@ -19,6 +19,7 @@ description = "gzip, zstd and lz4 on the same text"
 
 [run]
 rounds = 3
+max_rounds = 7
 warmup_rounds = 0
 baseline = "gzip"
 candidate = "zstd"
@@ -57,6 +58,10 @@ for c in gzip zstd lz4; do
   echo "$line" | grep -q "$c" || fail "the summary line does not name $c: $line"
 done
 echo "$line" | grep -Eq 'ran [0-9.]+x \[[0-9.]+x, [0-9.]+x\] faster than' || fail "the summary has no interval: $line"
+# CPU time (what max_slowdown reads) for each candidate against the baseline, each line naming it.
+for c in zstd lz4; do
+  grep -q "^  compress ($c): CPU " run.txt || { cat run.txt; fail "no CPU-time line for $c"; }
+done
 
 # Markdown and HTML: the same rows.
 for c in zstd lz4; do
@@ -102,6 +107,11 @@ grep -q "<td>lz4</td>" again.html || fail "report --html lacks lz4"
 "$pe" report r.json > again.txt || fail "report (terminal)"
 grep -Eq "^compress +lz4 " again.txt || fail "report's terminal table lacks lz4"
 
+# explain: the summary, and the gate's check on each candidate.
+"$pe" explain r.json > explain.txt || fail "explain"
+grep -q '^summary (median per-round speed-up' explain.txt || { cat explain.txt; fail "explain has no summary"; }
+grep -q 'compress (lz4): paired CPU-time ratio' explain.txt || { cat explain.txt; fail "explain lacks lz4's check"; }
+
 # compare = "all-pairs": zstd against lz4 too, and the summary leads with the fastest.
 sed 's/^candidate = "zstd"$/candidate = "zstd"\ncompare = "all-pairs"/' spec.toml > all.toml
 rc=0
@@ -121,7 +131,7 @@ echo "$line" | grep -Eq '^  compress: (gzip|zstd|lz4) ran [0-9.]+x \[[^]]*\] fas
 # --quick with three commands: the spec init would write, every contender in the table.
 rc=0
 "$pe" run --quick "gzip -c data/numbers.txt" "zstd -c -q data/numbers.txt" "lz4 -c -q data/numbers.txt" \
-  --parity none --rounds 3 --max-rounds 3 --warmup-rounds 0 > quick.txt 2> quick.err || rc=$?
+  --parity none --rounds 7 --max-rounds 7 --warmup-rounds 0 > quick.txt 2> quick.err || rc=$?
 [ $rc -ne 2 ] || { cat quick.txt quick.err; fail "--quick with three commands failed"; }
 verdict $rc "--quick"
 for c in zstd lz4; do

@@ -98,7 +98,7 @@ TEST(ThreeContenders, CsvRowsCarryEachCandidatesOwnComparison) {
   EXPECT_NE(csv.find("\ncompress,gzip,baseline,,10,1,0.95,1.1,0.8,0.1,0,123456,,,,,,,,,,,,,,,,,,exact\n"),
             std::string::npos)
       << csv;
-  EXPECT_NE(csv.find("\ncompress,zstd,candidate,gzip,10,0.4,0.38,0.44,0.32000000000000006,0.04000000000000001,0,"
+  EXPECT_NE(csv.find("\ncompress,zstd,candidate,gzip,10,0.4,0.38,0.44000000000000006,0.32000000000000006,0.04000000000000001,0,"
                      "123456,,,2.5,,,2.5,2.25,2.75,1,,,,,,,,pass,exact\n"),
             std::string::npos)
       << csv;
