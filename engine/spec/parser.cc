@@ -172,8 +172,8 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
     // More than two contenders: each against the baseline, or every pair (docs/spec.md).
     const std::vector<std::string> kinds = {"baseline", "all-pairs"};
     if (std::find(kinds.begin(), kinds.end(), *v) == kinds.end()) {
-      Fail(Pos(*run.get("compare")), fmt::format("unknown compare '{}'{}; expected 'baseline' or 'all-pairs'", *v,
-                                                 DidYouMean(*v, kinds)));
+      Fail(Pos(*run.get("compare")),
+           fmt::format("unknown compare '{}'{}; expected 'baseline' or 'all-pairs'", *v, DidYouMean(*v, kinds)));
     }
     s.compare = *v;
   }

@@ -98,9 +98,11 @@ TEST(ThreeContenders, CsvRowsCarryEachCandidatesOwnComparison) {
   EXPECT_NE(csv.find("\ncompress,gzip,baseline,,10,1,0.95,1.1,0.8,0.1,0,123456,,,,,,,,,,,,,,,,,,exact\n"),
             std::string::npos)
       << csv;
-  EXPECT_NE(csv.find("\ncompress,zstd,candidate,gzip,10,0.4,0.38,0.44000000000000006,0.32000000000000006,0.04000000000000001,0,"
-                     "123456,,,2.5,,,2.5,2.25,2.75,1,,,,,,,,pass,exact\n"),
-            std::string::npos)
+  EXPECT_NE(
+      csv.find(
+          "\ncompress,zstd,candidate,gzip,10,0.4,0.38,0.44000000000000006,0.32000000000000006,0.04000000000000001,0,"
+          "123456,,,2.5,,,2.5,2.25,2.75,1,,,,,,,,pass,exact\n"),
+      std::string::npos)
       << csv;
   EXPECT_NE(csv.find("\ncompress,lz4,candidate,gzip,10,0.2,0.19,0.22000000000000003,0.16000000000000003,"
                      "0.020000000000000004,0,123456,123,,5,,,5,4.5,5.5,1,,0.3,,,,,,missed,exact\n"),
