@@ -31,6 +31,7 @@ test_packages=(
   ruby ruby-dev         # tests/e2e/shared_objects: a Ruby C extension built from git, gated on Ruby object counts
   wrk                   # bench_http_client's peer: the rate the engine's HTTP client is held to
   hyperfine             # bench/process_start: the process-start cost perfengine is held to (hyperfine -N)
+  zstd lz4              # tests/e2e/newuser: a new user's gzip/zstd/lz4 comparison with three contenders
   chromium fonts-dejavu-core  # the HTML report's test renders the page headless (tests/e2e/html)
 )
 packages=("${build_packages[@]}")

@@ -9,10 +9,12 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "engine/analysis/counters.h"
 #include "engine/analysis/sequences.h"
+#include "engine/model/pairs.h"
 #include "engine/model/samples.h"
 #include "engine/units/units.h"
 #include "stats/analysis.h"
@@ -135,10 +137,10 @@ void CompareTimeToReady(const ContenderSummary& b, const ContenderSummary& k, Co
   if (b.serve->p99_s > 0) c.p99_ratio = k.serve->p99_s / b.serve->p99_s;
 }
 
-void CompareLogic(const RunResult& run, const WorkloadResult* startup, WorkloadResult& w, Comparison& c) {
+void CompareLogic(const WorkloadResult* startup, WorkloadResult& w, Comparison& c) {
   if (w.kind == WorkloadResult::Kind::kServe) {
-    const ContenderSummary* b = SummaryOf(w, run.baseline);
-    const ContenderSummary* k = SummaryOf(w, run.candidate);
+    const ContenderSummary* b = SummaryOf(w, c.baseline);
+    const ContenderSummary* k = SummaryOf(w, c.candidate);
     if (b && k) CompareTimeToReady(*b, *k, c);
     return;
   }
@@ -146,10 +148,10 @@ void CompareLogic(const RunResult& run, const WorkloadResult* startup, WorkloadR
     c.logic_note = "startup workload: start-up is what it measures";
     return;
   }
-  const ContenderSummary* b = SummaryOf(w, run.baseline);
-  const ContenderSummary* k = SummaryOf(w, run.candidate);
-  const ContenderSummary* bs = startup ? SummaryOf(*startup, run.baseline) : nullptr;
-  const ContenderSummary* ks = startup ? SummaryOf(*startup, run.candidate) : nullptr;
+  const ContenderSummary* b = SummaryOf(w, c.baseline);
+  const ContenderSummary* k = SummaryOf(w, c.candidate);
+  const ContenderSummary* bs = startup ? SummaryOf(*startup, c.baseline) : nullptr;
+  const ContenderSummary* ks = startup ? SummaryOf(*startup, c.candidate) : nullptr;
   if (!b || !k || !bs || !ks) {
     c.logic_note = "no startup: the startup workload was not measured";
     return;
@@ -158,10 +160,10 @@ void CompareLogic(const RunResult& run, const WorkloadResult* startup, WorkloadR
   const double k_logic = k->median_wall_s - ks->median_wall_s;
   c.baseline_logic_s = b_logic;
   c.candidate_logic_s = k_logic;
-  const double b_floor = LogicFloor(b->median_wall_s, StartupNoise(*startup, run.baseline));
-  const double k_floor = LogicFloor(k->median_wall_s, StartupNoise(*startup, run.candidate));
-  for (auto [name, logic, floor, startup_median] : {std::tuple{run.baseline, b_logic, b_floor, bs->median_wall_s},
-                                                    std::tuple{run.candidate, k_logic, k_floor, ks->median_wall_s}}) {
+  const double b_floor = LogicFloor(b->median_wall_s, StartupNoise(*startup, c.baseline));
+  const double k_floor = LogicFloor(k->median_wall_s, StartupNoise(*startup, c.candidate));
+  for (auto [name, logic, floor, startup_median] : {std::tuple{c.baseline, b_logic, b_floor, bs->median_wall_s},
+                                                    std::tuple{c.candidate, k_logic, k_floor, ks->median_wall_s}}) {
     if (logic <= floor) {
       c.logic_note = fmt::format(
           "startup-bound: {}'s time after start-up ({} = {} - {}) is below the {} that separates work from start-up "
@@ -201,8 +203,8 @@ Interval FromBootstrap(const stats::BootstrapResult& b, double estimate, int rou
 void AddStatistics(const RunResult& run, const WorkloadResult* startup, const std::vector<double>& baseline,
                    const std::vector<double>& candidate, const Thresholds& thresholds, Comparison& c,
                    const std::function<bool()>& cancelled) {
-  const std::vector<double> baseline_startup = StartupWalls(startup, run.baseline);
-  const std::vector<double> candidate_startup = StartupWalls(startup, run.candidate);
+  const std::vector<double> baseline_startup = StartupWalls(startup, c.baseline);
+  const std::vector<double> candidate_startup = StartupWalls(startup, c.candidate);
   stats::PairedInput in;
   in.baseline = baseline;
   in.candidate = candidate;
@@ -288,6 +290,7 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
     for (const ContenderSummary& s : w.summaries) counts[s.contender] = s;
     w.summaries.clear();
     w.comparison.reset();
+    w.other_comparisons.clear();
     auto series = Collect(w);
     for (const ContenderInfo& info : result.contenders) {
       auto it = series.find(info.name);
@@ -315,15 +318,18 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
     }
     if (w.startup) startup = &w;
   }
-  auto compare = [&](WorkloadResult& w) {
-    const ContenderSummary* b = SummaryOf(w, result.baseline);
-    const ContenderSummary* k = SummaryOf(w, result.candidate);
-    if (!b || !k || !w.failures.empty()) return;
-    auto series = Collect(w);
+  // One pair on one workload (model/pairs.h); nullopt when either side has no measured rounds.
+  auto compare_pair = [&](WorkloadResult& w, std::map<std::string, Series>& series, const std::string& baseline,
+                          const std::string& candidate) -> std::optional<Comparison> {
+    const ContenderSummary* b = SummaryOf(w, baseline);
+    const ContenderSummary* k = SummaryOf(w, candidate);
+    if (!b || !k) return std::nullopt;
     Comparison c;
+    c.baseline = baseline;
+    c.candidate = candidate;
     c.speedup = b->median_wall_s / k->median_wall_s;
-    const PairedSeries wall = Paired(series[result.baseline].wall_by_round, series[result.candidate].wall_by_round);
-    const PairedSeries cpu = Paired(series[result.baseline].cpu_by_round, series[result.candidate].cpu_by_round);
+    const PairedSeries wall = Paired(series[baseline].wall_by_round, series[candidate].wall_by_round);
+    const PairedSeries cpu = Paired(series[baseline].cpu_by_round, series[candidate].cpu_by_round);
     const std::vector<double>& paired_baseline = wall.baseline;
     const std::vector<double>& paired_candidate = wall.candidate;
     c.rounds = static_cast<int>(paired_baseline.size());
@@ -334,8 +340,8 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
     if (b->median_max_rss_kib > 0) {
       c.rss_ratio = static_cast<double>(k->median_max_rss_kib) / static_cast<double>(b->median_max_rss_kib);
     }
-    CompareLogic(result, startup, w, c);
-    CompareCpuAndCounts(series[result.baseline], series[result.candidate], *b, *k, w.thresholds, c);
+    CompareLogic(startup, w, c);
+    CompareCpuAndCounts(series[baseline], series[candidate], *b, *k, w.thresholds, c);
     if (options.intervals) {
       AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c,
                     options.cancelled);
@@ -343,12 +349,24 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
     PairedSeries logic;
     if (c.logic_speedup && !w.startup && w.kind != WorkloadResult::Kind::kServe && startup != nullptr) {
       auto startup_series = Collect(*startup);
-      logic = LogicByRound(series[result.baseline], series[result.candidate], startup_series[result.baseline],
-                           startup_series[result.candidate]);
+      logic = LogicByRound(series[baseline], series[candidate], startup_series[baseline], startup_series[candidate]);
     }
     AddSequences(wall, cpu, logic, w.thresholds, c);
     CompareCounters(result, w, c);
-    w.comparison = c;
+    return c;
+  };
+  const std::vector<std::pair<std::string, std::string>> pairs = model::ComparedPairs(result);
+  auto compare = [&](WorkloadResult& w) {
+    if (!w.failures.empty()) return;
+    auto series = Collect(w);
+    for (const auto& [baseline, candidate] : pairs) {
+      std::optional<Comparison> c = compare_pair(w, series, baseline, candidate);
+      if (!c) continue;
+      if (baseline == result.baseline && candidate == result.candidate)
+        w.comparison = std::move(*c);
+      else
+        w.other_comparisons.push_back(std::move(*c));
+    }
   };
   // A comparison reads its own workload, the startup workload's samples and summaries and the
   // run's settings, and writes only its own workload: with intervals (bootstrap resamples, most

@@ -41,8 +41,9 @@ void CompareCounters(const model::RunResult& result, const model::WorkloadResult
   for (const model::Counter& counter : w.counters) {
     model::CounterComparison cc;
     cc.name = counter.name;
-    const std::map<int, double> base = ByRound(w, result.baseline, counter.name);
-    const std::map<int, double> cand = ByRound(w, result.candidate, counter.name);
+    // The pair the comparison names (model/pairs.h), or the run's own in an unnamed one.
+    const std::map<int, double> base = ByRound(w, c.baseline.empty() ? result.baseline : c.baseline, counter.name);
+    const std::map<int, double> cand = ByRound(w, c.candidate.empty() ? result.candidate : c.candidate, counter.name);
     if (base.empty() || cand.empty()) {
       cc.note = "no measured round reported it";
       c.counters.push_back(std::move(cc));

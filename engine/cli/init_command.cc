@@ -1,4 +1,4 @@
-// `perfengine init` and `perfengine run --quick`: a spec from two commands, checked the way
+// `perfengine init` and `perfengine run --quick`: a spec from two or more commands, checked the way
 // `validate` checks one before it is written, so `perfengine run` on it works at once.
 #include <fmt/format.h>
 #include <stdlib.h>
@@ -44,7 +44,7 @@ std::string CheckedInitSpec(const InitFlags& flags, const fs::path& out) {
   InitInput input;
   input.commands = MarkParameters(flags.commands, lists);
   input.parity = flags.parity;
-  input.plain_startup = {true, true};
+  input.plain_startup.assign(flags.commands.size(), true);
   input.spec_dir = out.parent_path().empty() ? "." : out.parent_path().string();
   const std::vector<std::string> names = InitNames(input);
   auto runner = MakeSystemProcessRunner();
@@ -94,8 +94,10 @@ ExitCode InitCommand(const InitFlags& flags) {
   InitInput input;
   input.commands = MarkParameters(flags.commands, CheckParameterLists(flags.parameters, flags.commands));
   const std::vector<std::string> names = InitNames(input);
-  std::cout << fmt::format("wrote {}: baseline '{}' ({}), candidate '{}' ({})\n", out.string(), names[0],
-                           flags.commands[0], names[1], flags.commands[1]);
+  std::string roles = fmt::format("baseline '{}' ({})", names[0], flags.commands[0]);
+  for (std::size_t i = 1; i < names.size(); ++i)
+    roles += fmt::format(", candidate '{}' ({})", names[i], flags.commands[i]);
+  std::cout << fmt::format("wrote {}: {}\n", out.string(), roles);
   std::cout << fmt::format("next: perfengine run {} --json results.json && perfengine explain results.json\n",
                            out.string());
   return ExitCode::kPass;
@@ -116,10 +118,11 @@ QuickSpec::~QuickSpec() {
 
 Subcommand AddInit(CLI::App& app) {
   auto flags = std::make_shared<InitFlags>();
-  CLI::App* init = app.add_subcommand("init", "Write a starting spec from two commands: init 'CMD A' 'CMD B'");
-  init->add_option("commands", flags->commands, "The baseline's command, then the candidate's (quote each)")
+  CLI::App* init =
+      app.add_subcommand("init", "Write a starting spec from two or more commands: init 'CMD A' 'CMD B' ['CMD C' ...]");
+  init->add_option("commands", flags->commands, "The baseline's command, then each candidate's (quote each)")
       ->required()
-      ->expected(2);
+      ->expected(2, -1);
   init->add_option("--out,-o", flags->out, "Where to write the spec (default: perfengine.toml)");
   init->add_option("--parity", flags->parity,
                    "How outputs are compared: exact (default), sorted-lines, json, json-map, none (time only)");

@@ -157,41 +157,56 @@ std::vector<std::string> InitNames(const InitInput& input) {
     const std::vector<std::string> argv = ArgvOf(command);
     names.push_back(argv.front() == "sh" && argv.size() == 3 ? "" : fs::path(argv.front()).filename().string());
   }
-  if (names.size() == 2 && names[0] != names[1] && ValidName(names[0]) && ValidName(names[1]) &&
-      names[0] != "startup" && names[1] != "startup") {
-    return names;
+  // Each program's base name, when every one is a valid name, none is "startup" and no two are
+  // the same; else the roles, with a third contender and beyond numbered.
+  bool distinct = names.size() >= 2;
+  for (std::size_t i = 0; i < names.size() && distinct; ++i) {
+    distinct = ValidName(names[i]) && names[i] != "startup" &&
+               std::find(names.begin() + static_cast<std::ptrdiff_t>(i) + 1, names.end(), names[i]) == names.end();
   }
-  return {"baseline", "candidate"};
+  if (distinct) return names;
+  std::vector<std::string> roles = {"baseline", "candidate"};
+  for (std::size_t i = 2; i < input.commands.size(); ++i) roles.push_back(fmt::format("candidate{}", i));
+  return roles;
 }
 
 std::string InitSpecText(const InitInput& input) {
-  if (input.commands.size() != 2)
-    throw spec::UsageError("init: give exactly two commands, the baseline's then the candidate's");
-  static const char* kWhose[] = {"the baseline's", "the candidate's"};
-  for (std::size_t i = 0; i < 2; ++i) {
+  if (input.commands.size() < 2)
+    throw spec::UsageError("init: give two or more commands, the baseline's first, then each candidate's");
+  const std::size_t count = input.commands.size();
+  auto whose = [&](std::size_t i) {
+    return i == 0       ? std::string("the baseline's")
+           : count == 2 ? std::string("the candidate's")
+                        : fmt::format("candidate {}'s", i);
+  };
+  for (std::size_t i = 0; i < count; ++i) {
     const std::string& command = input.commands[i];
     if (command.find_first_not_of(" \t") == std::string::npos) throw spec::UsageError("init: a command is empty");
-    CheckUtf8(command, fmt::format("CMD {}, {} command,", i == 0 ? 'A' : 'B', kWhose[i]));
+    const std::string letter = i < 26 ? std::string(1, static_cast<char>('A' + i)) : std::to_string(i + 1);
+    CheckUtf8(command, fmt::format("CMD {}, {} command,", letter, whose(i)));
   }
   const std::vector<std::string> names = InitNames(input);
   std::string out;
-  out += "# Written by `perfengine init`: two commands compared on wall time. Every key is in docs/spec.md.\n";
+  out +=
+      fmt::format("# Written by `perfengine init`: {} commands compared on wall time. Every key is in docs/spec.md.\n",
+                  count == 2 ? "two" : std::to_string(count));
   out += "#   perfengine validate SPEC    checks it;  perfengine run SPEC --json results.json    runs it;\n";
   out += "#   perfengine explain results.json    shows the working behind the verdict.\n";
-  out += fmt::format("description = {}\n\n", Quoted(fmt::format("{} vs {}", input.commands[0], input.commands[1])));
+  out += fmt::format("description = {}\n\n", Quoted(fmt::format("{}", fmt::join(input.commands, " vs "))));
   out += "[run]\n";
   out += "rounds = 10         # the minimum; rounds are added while a check is unresolved...\n";
   out += "max_rounds = 30     # ...up to this many\n";
   out += "warmup_rounds = 1   # run first and discarded\n";
   out += fmt::format("baseline = {}\ncandidate = {}\n", Quoted(names[0]), Quoted(names[1]));
-  for (std::size_t i = 0; i < 2; ++i) {
+  if (count > 2) out += "# The other contenders are each judged against the baseline too (docs/spec.md).\n";
+  for (std::size_t i = 0; i < count; ++i) {
     std::vector<std::string> argv = ArgvOf(input.commands[i]);
     const fs::path program(argv.front());
     // A relative path is relative to the spec's folder when the spec is read.
     if (argv.front().find('/') != std::string::npos && program.is_relative()) {
       argv.front() = fs::relative(fs::absolute(program), fs::absolute(input.spec_dir)).string();
       if (argv.front().find('/') == std::string::npos) argv.front() = "./" + argv.front();
-      CheckUtf8(argv.front(), fmt::format("the path from --out's folder to {} program", kWhose[i]));
+      CheckUtf8(argv.front(), fmt::format("the path from --out's folder to {} program", whose(i)));
     }
     out += fmt::format("\n[contenders.{}]\n", names[i]);
     out += fmt::format("description = {}\n", Quoted(input.commands[i]));
@@ -211,7 +226,7 @@ std::string InitSpecText(const InitInput& input) {
              : "\n# The commands run from the directory perfengine runs in; each one's stdout is compared with the\n"
                "# baseline's before anything is timed.\n";
   out += "[workloads.command]\n";
-  out += fmt::format("description = {}\n", Quoted("the two commands as given"));
+  out += fmt::format("description = {}\n", Quoted(count == 2 ? "the two commands as given" : "the commands as given"));
   if (input.parity == "none") {
     out += "parity = \"none\"   # outputs differ by nature: compare time only (the report says so)\n";
   } else {

@@ -15,7 +15,7 @@ namespace pe::cli {
 std::optional<std::vector<std::string>> SplitCommand(const std::string& text);
 
 struct InitInput {
-  std::vector<std::string> commands;  // two: the baseline's, then the candidate's
+  std::vector<std::string> commands;  // two or more: the baseline's, then each candidate's
   std::string parity = "exact";       // a spec normaliser name; "none" compares time only
   std::vector<bool> plain_startup;    // per contender: false writes startup = ["true"]
   // Relative program paths (with a '/') are written relative to this folder (the spec's).
@@ -23,7 +23,7 @@ struct InitInput {
 };
 
 // The contender names: each program's base name when they differ and are valid names,
-// else "baseline" and "candidate".
+// else "baseline", "candidate" (and "candidate2", "candidate3", ... for more commands).
 std::vector<std::string> InitNames(const InitInput& input);
 
 // The spec text: [run] with 10 rounds (at most 30: a min_speedup at 95% needs 7 to be

@@ -141,8 +141,9 @@ Subcommand AddRun(CLI::App& app) {
   AddSpecOptions(run, *common, false);  // or --quick
   run->add_option(
          "--quick", flags->quick,
-         "Compare two commands without writing a spec: --quick 'CMD A' 'CMD B' (the spec perfengine init would write)")
-      ->expected(2);
+         "Compare two or more commands without writing a spec: --quick 'CMD A' 'CMD B' ['CMD C' ...] (the spec "
+         "perfengine init would write; each later command is judged against the first)")
+      ->expected(2, -1);
   run->add_option("--parity", flags->parity,
                   "With --quick: how outputs are compared (exact, sorted-lines, json, json-map, none: time only)");
   AddParameterListOption(run, flags->parameters);  // -L, with --quick

@@ -11,6 +11,7 @@
 #include "engine/model/names.h"
 #include "engine/model/threshold_table.h"
 #include "engine/report/overview.h"
+#include "engine/report/speedup_summary.h"
 #include "engine/report/text.h"
 #include "engine/report/text_table.h"
 #include "engine/units/units.h"
@@ -473,6 +474,14 @@ std::string ExplainText(const RunResult& result, const std::string& file,
                      same ? ", as recorded"
                           : "; NOT the recorded one: the file was edited, or written by a perfengine whose "
                             "analysis differs from this one");
+  // More than two contenders: the further candidates and the summary every report prints; the
+  // sections below work through the run's candidate, the verdict lines through every check.
+  if (const auto summary = report::SpeedupSummary(again); !summary.empty()) {
+    out += fmt::format("\n== every contender against the baseline ([run] compare = {}) ==\n",
+                       report::OneLine(result.settings.compare));
+    out += fmt::format("summary ({}):\n", report::OneLine(summary.front()));
+    for (std::size_t i = 1; i < summary.size(); ++i) out += fmt::format("  {}\n", report::OneLine(summary[i]));
+  }
   for (const WorkloadResult* w : workloads) out += Workload(result, again, *w);
   if (!again.verdict.lines.empty()) {
     out += "\n== verdict lines (from the samples) ==\n";

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <utility>
 
+#include "engine/gate/candidates.h"
 #include "engine/gate/unresolved.h"
 #include "engine/model/threshold_table.h"
 #include "engine/units/units.h"
@@ -293,6 +294,8 @@ bool ProfileExplains(const Check& check) {
 }
 
 std::string CheckLine(const Check& c) {
+  // A further candidate's check names it beside the workload: "compress (lz4): ...".
+  const std::string where = c.contender.empty() ? c.workload : fmt::format("{} ({})", c.workload, c.contender);
   const bool is_rate = c.unit == Check::Unit::kRate;
   const bool is_plain = c.unit == Check::Unit::kNumber;
   const bool missed = !c.passed || c.state == Check::State::kFail;
@@ -316,7 +319,7 @@ std::string CheckLine(const Check& c) {
   const std::string measured = format(c.measured);
   const std::string bar = text(c.bar, bar_decimals);
   const std::string allowed = c.higher_is_better ? "required" : "allowed";
-  if (c.skipped) return fmt::format("{}: {} not checked against {}: {}", c.workload, c.label, bar, c.note);
+  if (c.skipped) return fmt::format("{}: {} not checked against {}: {}", where, c.label, bar, c.note);
   std::vector<std::string> details;
   if (c.interval) {
     details.push_back(fmt::format("{:.0f}% confidence sequence {} to {}, {}", 100 * c.interval->level,
@@ -334,14 +337,14 @@ std::string CheckLine(const Check& c) {
                           : "no number of rounds would resolve it at this spread";
     if (c.burden == Check::Burden::kShowMissed) {
       return fmt::format("{}: {} {}{} is unresolved against the {} {}: a regression is not shown, so it passes; {}",
-                         c.workload, c.label, measured, detail, allowed, bar, need);
+                         where, c.label, measured, detail, allowed, bar, need);
     }
-    return fmt::format("{}: {} {}{} is not shown to meet the {} {}: unresolved; {}", c.workload, c.label, measured,
-                       detail, allowed, bar, need);
+    return fmt::format("{}: {} {}{} is not shown to meet the {} {}: unresolved; {}", where, c.label, measured, detail,
+                       allowed, bar, need);
   }
   const std::string shown = c.burden == Check::Burden::kPoint ? "" : "shown ";
   if (c.passed) {
-    return fmt::format("{}: {} {}{} {} the {} {}", c.workload, c.label, measured, detail,
+    return fmt::format("{}: {} {}{} {} the {} {}", where, c.label, measured, detail,
                        c.burden == Check::Burden::kPoint ? "meets" : "is shown to meet", allowed, bar);
   }
   std::string margin;
@@ -352,7 +355,7 @@ std::string CheckLine(const Check& c) {
   } else {
     margin = "over by " + MarginPercent(100 * (c.measured - c.bar) / c.bar);
   }
-  return fmt::format("{}: {} {}{} is {}{} the {} {} ({})", c.workload, c.label, measured, detail, shown,
+  return fmt::format("{}: {} {}{} is {}{} the {} {} ({})", where, c.label, measured, detail, shown,
                      c.higher_is_better ? "below" : "above", allowed, bar, margin);
 }
 
@@ -405,6 +408,16 @@ Verdict Judge(const RunResult& result) {
     v.checks.insert(v.checks.end(), checks.begin(), checks.end());
     const std::vector<Check> counters = CounterChecks(w);
     v.checks.insert(v.checks.end(), counters.begin(), counters.end());
+    // A third contender and beyond: the same rows against the baseline, each check naming it.
+    for (const CandidateView& other : FurtherCandidates(result, w)) {
+      std::vector<Check> more = CheckThresholds(w.name, w.thresholds, [&](const ThresholdRow& row, double bar) {
+        return RowCheck(row, other.workload, bar);
+      });
+      const std::vector<Check> more_counters = CounterChecks(other.workload);
+      more.insert(more.end(), more_counters.begin(), more_counters.end());
+      for (Check& c : more) c.contender = other.contender;
+      v.checks.insert(v.checks.end(), more.begin(), more.end());
+    }
   }
   for (const SweepResult& sweep : result.sweeps) CheckSweep(result, sweep, v.checks);
   // 1 (a check shown worse, or a point figure beyond its bar) outranks 3 (a claim that had to

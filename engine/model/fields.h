@@ -195,6 +195,8 @@ constexpr auto FieldsOf(Tag<model::ContenderSummary>) {
 constexpr auto FieldsOf(Tag<model::Comparison>) {
   using S = model::Comparison;
   return std::tuple{
+      Field{"baseline", &S::baseline, kAddedLater},
+      Field{"candidate", &S::candidate, kAddedLater},
       Field{"speedup", &S::speedup},
       Field{"rounds", &S::rounds},
       Field{"wins", &S::wins},
@@ -270,6 +272,7 @@ constexpr auto FieldsOf(Tag<model::Check>) {
       Field{"rounds", &S::rounds, kAddedLater},
       Field{"rounds_needed", &S::rounds_needed},
       Field{"unit", &S::unit, kAddedLater},
+      Field{"contender", &S::contender, kAddedLater},
   };
 }
 
@@ -285,6 +288,7 @@ constexpr auto FieldsOf(Tag<model::WorkloadResult>) {
       Field{"samples", &S::samples},
       Field{"summaries", &S::summaries},
       Field{"comparison", &S::comparison},
+      Field{"other_comparisons", &S::other_comparisons, kAddedLater},
       Field{"failures", &S::failures},
       Field{"sweep", &S::sweep, kAddedLater},
       Field{"point", &S::point, kAddedLater},
@@ -357,6 +361,7 @@ constexpr auto FieldsOf(Tag<model::Settings>) {
       Field{"bootstrap_resamples", &S::bootstrap_resamples},
       Field{"confidence", &S::confidence},
       Field{"max_rounds", &S::max_rounds, kAddedLater},
+      Field{"compare", &S::compare, kAddedLater},
   };
 }
 

@@ -64,12 +64,12 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<SweepResult, 7>);
   [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16] = r;
   static_assert(kTableCovers<RunResult, 16>);
-  [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19] =
-      w;
-  static_assert(kTableCovers<WorkloadResult, 19>);
+  [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19,
+                                w20] = w;
+  static_assert(kTableCovers<WorkloadResult, 20>);
   [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19,
-                                c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30] = c;
-  static_assert(kTableCovers<Comparison, 30>);
+                                c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32] = c;
+  static_assert(kTableCovers<Comparison, 32>);
   [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11] = s;
   static_assert(kTableCovers<Sample, 11>);
   [[maybe_unused]] const auto& [f1, f2, f3, f4, f5] = f;
@@ -80,12 +80,12 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<Interval, 5>);
   [[maybe_unused]] const auto& [cs1, cs2, cs3, cs4, cs5, cs6, cs7, cs8, cs9, cs10, cs11, cs12, cs13, cs14, cs15] = cs;
   static_assert(kTableCovers<ContenderSummary, 15>);
-  [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15] = k;
-  static_assert(kTableCovers<Check, 15>);
+  [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16] = k;
+  static_assert(kTableCovers<Check, 16>);
   [[maybe_unused]] const auto& [ci1, ci2, ci3, ci4, ci5, ci6] = ci;
   static_assert(kTableCovers<ContenderInfo, 6>);
-  [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8, st9] = st;
-  static_assert(kTableCovers<Settings, 9>);
+  [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8, st9, st10] = st;
+  static_assert(kTableCovers<Settings, 10>);
   [[maybe_unused]] const auto& [m1, m2, m3, m4, m5] = m;
   static_assert(kTableCovers<MachineInfo, 5>);
   [[maybe_unused]] const auto& [v1, v2, v3, v4, v5, v6] = v;

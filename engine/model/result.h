@@ -141,9 +141,12 @@ struct CounterComparison {
   std::string note;                  // why a ratio is missing
 };
 
-// Candidate against baseline on one workload.
+// One contender against another on one workload: "baseline" and "candidate" are the pair's
+// roles here (a third contender is the candidate of its own comparison with the baseline).
 struct Comparison {
-  double speedup = 0;  // baseline median wall / candidate median wall
+  std::string baseline;   // the contender compared against
+  std::string candidate;  // the contender compared
+  double speedup = 0;     // baseline median wall / candidate median wall
   int rounds = 0;      // paired rounds
   int wins = 0;        // rounds in which the candidate was faster
   double win_rate = 0;
@@ -216,6 +219,9 @@ struct Check {
   int rounds = 0;                    // paired rounds behind it
   std::optional<int> rounds_needed;  // unresolved: rounds that would resolve it, if any would
   Unit unit = Unit::kRatio;          // set from the threshold by gate::MakeCheck
+  // The contender this check judges against the baseline when it is not the run's candidate
+  // (a third contender, docs/spec.md "More than two contenders"); "" for the run's candidate.
+  std::string contender;
 };
 
 // One axis of a sweep at one value, e.g. threads = 4.
@@ -232,7 +238,10 @@ struct WorkloadResult {
   Thresholds thresholds;
   std::vector<Sample> samples;              // every sample, warm-ups included, in run order
   std::vector<ContenderSummary> summaries;  // one per contender, spec order
-  std::optional<Comparison> comparison;     // absent when the workload failed
+  std::optional<Comparison> comparison;     // the run's candidate against its baseline; absent when the workload failed
+  // Every other pair, keyed by its names: each further contender against the baseline, in spec
+  // order, then with [run] compare = "all-pairs" each pair of non-baseline contenders.
+  std::vector<Comparison> other_comparisons;
   std::vector<Failure> failures;
   // Sweeps: each point of a sweep's matrix is a workload of its own.
   std::string sweep;             // the sweep's name, "" for a plain workload
@@ -304,6 +313,9 @@ struct Settings {
   int bootstrap_resamples = 10000;
   double confidence = 0.95;
   int max_rounds = 0;  // > rounds: add rounds while a gated check is unresolved, up to this
+  // Which pairs are compared with more than two contenders: "baseline" (each against the
+  // baseline, all gated) or "all-pairs" (also each other pair, reported, not gated).
+  std::string compare = "baseline";
 };
 
 struct MachineInfo {

@@ -4,9 +4,13 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <vector>
+
+#include "engine/model/pairs.h"
+#include "engine/report/overview.h"
 
 namespace pe::report {
 
@@ -39,23 +43,41 @@ std::string Text(const std::string& text) {
 std::string Number(double value) { return std::isfinite(value) ? fmt::format("{}", value) : ""; }
 std::string Number(const std::optional<double>& value) { return value ? Number(*value) : ""; }
 
+std::string Count(const std::optional<std::uint64_t>& value) { return value ? std::to_string(*value) : ""; }
+
 const char* kHeader =
-    "workload,contender,role,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
-    "median_max_rss_kib,speedup,speedup_low,speedup_high,win_rate,logic_speedup,parity\n";
+    "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
+    "median_max_rss_kib,instructions,allocation_calls,speedup,speedup_low,speedup_high,per_round_speedup,"
+    "per_round_speedup_low,per_round_speedup_high,win_rate,logic_speedup,cpu_ratio,cpu_ratio_low,cpu_ratio_high,"
+    "instructions_ratio,allocations_ratio,rss_ratio,verdict,parity\n";
 
 }  // namespace
 
+// One row per workload and contender: the baseline's own figures, then each candidate's with
+// its comparison against the baseline (model/pairs.h) and the gate's verdict on it.
 std::string CsvReport(const RunResult& result) {
   std::string out = kHeader;
   for (const WorkloadResult& w : result.workloads) {
-    const std::optional<Comparison>& c = w.comparison;
     for (const ContenderSummary& s : w.summaries) {
-      const std::string role = s.contender == result.baseline    ? "baseline"
-                               : s.contender == result.candidate ? "candidate"
-                                                                 : "";
+      const bool baseline = s.contender == result.baseline;
+      const Comparison* c = nullptr;
+      if (!baseline) {
+        c = model::FindComparison(w, result.baseline, s.contender);
+        // A results file from before comparisons were named: its one comparison is the candidate's.
+        if (c == nullptr && s.contender == result.candidate && w.comparison && w.comparison->candidate.empty())
+          c = &*w.comparison;
+      }
+      const std::string role = baseline ? "baseline" : "candidate";
+      const std::string verdict =
+          baseline ? ""
+                   : std::string(VerdictText(StatusOf(result, w, s.contender == result.candidate ? "" : s.contender)));
+      auto interval = [&](const std::optional<model::Interval>& i, bool high) {
+        return i ? Number(high ? i->high : i->low) : "";
+      };
       std::vector<std::string> row = {Text(w.name),
                                       Text(s.contender),
                                       role,
+                                      baseline ? "" : Text(result.baseline),
                                       std::to_string(s.n),
                                       Number(s.median_wall_s),
                                       Number(s.min_wall_s),
@@ -64,11 +86,23 @@ std::string CsvReport(const RunResult& result) {
                                       Number(s.median_sys_s),
                                       Number(s.median_cpu_s),
                                       std::to_string(s.median_max_rss_kib),
+                                      Count(s.instructions),
+                                      Count(s.allocation_calls),
                                       c ? Number(c->speedup) : "",
-                                      c && c->speedup_ci ? Number(c->speedup_ci->low) : "",
-                                      c && c->speedup_ci ? Number(c->speedup_ci->high) : "",
+                                      c ? interval(c->speedup_ci, false) : "",
+                                      c ? interval(c->speedup_ci, true) : "",
+                                      c && c->speedup_cs ? Number(c->speedup_cs->estimate) : "",
+                                      c ? interval(c->speedup_cs, false) : "",
+                                      c ? interval(c->speedup_cs, true) : "",
                                       c ? Number(c->win_rate) : "",
                                       c ? Number(c->logic_speedup) : "",
+                                      c ? Number(c->cpu_ratio) : "",
+                                      c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, false) : "",
+                                      c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, true) : "",
+                                      c ? Number(c->instructions_ratio) : "",
+                                      c ? Number(c->allocations_ratio) : "",
+                                      c ? Number(c->rss_ratio) : "",
+                                      verdict,
                                       Text(w.parity)};
       out += fmt::format("{}\n", fmt::join(row, ","));
     }

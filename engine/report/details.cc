@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/model/pairs.h"
 #include "engine/model/samples.h"
 #include "engine/units/units.h"
 
@@ -24,46 +25,54 @@ std::string Count(std::optional<std::uint64_t> n) { return n ? fmt::format("{}",
 
 std::vector<std::string> MeasureLines(const RunResult& result) {
   std::vector<std::string> lines;
+  // Each candidate against the baseline (model/pairs.h); a further candidate's line names it.
+  const bool several = model::SeveralCandidates(result);
   for (const WorkloadResult& w : result.workloads) {
-    const ContenderSummary* b = SummaryOf(w, result.baseline);
-    const ContenderSummary* k = SummaryOf(w, result.candidate);
-    if (!b || !k || !w.comparison || w.startup || w.kind == WorkloadResult::Kind::kServe) continue;
-    const Comparison& c = *w.comparison;
-    const bool counted = b->instructions || k->instructions || b->allocation_calls || k->allocation_calls ||
-                         !b->measure_note.empty() || !k->measure_note.empty();
-    const bool regression_gated = w.thresholds.max_slowdown.has_value();
-    if (!counted && !regression_gated) continue;
-    std::vector<std::string> parts;
-    std::string cpu =
-        fmt::format("CPU {} -> {}", units::FormatSeconds(b->median_cpu_s), units::FormatSeconds(k->median_cpu_s));
-    if (c.cpu_ratio) cpu += fmt::format(" ({}", units::FormatRatio(*c.cpu_ratio));
-    // The sequence max_slowdown reads: the median per-round CPU-time ratio.
-    if (c.cpu_ratio && c.cpu_ratio_cs) {
-      cpu += fmt::format("; median per-round {}, {:.0f}% confidence sequence {} to {}",
-                         units::FormatRatio(c.cpu_ratio_cs->estimate), 100 * c.cpu_ratio_cs->level,
-                         units::FormatRatio(c.cpu_ratio_cs->low), units::FormatRatio(c.cpu_ratio_cs->high));
-    }
-    if (c.cpu_ratio) cpu += ")";
-    parts.push_back(cpu);
-    if (b->instructions || k->instructions) {
-      parts.push_back(
-          fmt::format("instructions {} -> {}{}{}", Count(b->instructions), Count(k->instructions),
-                      c.instructions_ratio ? fmt::format(" ({}", units::FormatRatio(*c.instructions_ratio)) : " (",
-                      fmt::format("{}{})", c.instructions_ratio ? ", " : "", k->instructions_source)));
-    }
-    if (b->allocation_calls || k->allocation_calls) {
-      parts.push_back(
-          fmt::format("allocations {} -> {}{}", Count(b->allocation_calls), Count(k->allocation_calls),
-                      c.allocations_ratio ? fmt::format(" ({})", units::FormatRatio(*c.allocations_ratio)) : ""));
-    }
-    if (!b->measure_note.empty() && b->measure_note == k->measure_note) {
-      parts.push_back(fmt::format("both: {}", b->measure_note));
-    } else {
-      for (const ContenderSummary* s : {b, k}) {
-        if (!s->measure_note.empty()) parts.push_back(fmt::format("{}: {}", s->contender, s->measure_note));
+    for (const std::string& candidate : model::Candidates(result)) {
+      const ContenderSummary* b = SummaryOf(w, result.baseline);
+      const ContenderSummary* k = SummaryOf(w, candidate);
+      const Comparison* found = candidate == result.candidate && w.comparison
+                                    ? &*w.comparison
+                                    : model::FindComparison(w, result.baseline, candidate);
+      if (!b || !k || !found || w.startup || w.kind == WorkloadResult::Kind::kServe) continue;
+      const Comparison& c = *found;
+      const bool counted = b->instructions || k->instructions || b->allocation_calls || k->allocation_calls ||
+                           !b->measure_note.empty() || !k->measure_note.empty();
+      const bool regression_gated = w.thresholds.max_slowdown.has_value();
+      if (!counted && !regression_gated) continue;
+      std::vector<std::string> parts;
+      std::string cpu =
+          fmt::format("CPU {} -> {}", units::FormatSeconds(b->median_cpu_s), units::FormatSeconds(k->median_cpu_s));
+      if (c.cpu_ratio) cpu += fmt::format(" ({}", units::FormatRatio(*c.cpu_ratio));
+      // The sequence max_slowdown reads: the median per-round CPU-time ratio.
+      if (c.cpu_ratio && c.cpu_ratio_cs) {
+        cpu += fmt::format("; median per-round {}, {:.0f}% confidence sequence {} to {}",
+                           units::FormatRatio(c.cpu_ratio_cs->estimate), 100 * c.cpu_ratio_cs->level,
+                           units::FormatRatio(c.cpu_ratio_cs->low), units::FormatRatio(c.cpu_ratio_cs->high));
       }
+      if (c.cpu_ratio) cpu += ")";
+      parts.push_back(cpu);
+      if (b->instructions || k->instructions) {
+        parts.push_back(
+            fmt::format("instructions {} -> {}{}{}", Count(b->instructions), Count(k->instructions),
+                        c.instructions_ratio ? fmt::format(" ({}", units::FormatRatio(*c.instructions_ratio)) : " (",
+                        fmt::format("{}{})", c.instructions_ratio ? ", " : "", k->instructions_source)));
+      }
+      if (b->allocation_calls || k->allocation_calls) {
+        parts.push_back(
+            fmt::format("allocations {} -> {}{}", Count(b->allocation_calls), Count(k->allocation_calls),
+                        c.allocations_ratio ? fmt::format(" ({})", units::FormatRatio(*c.allocations_ratio)) : ""));
+      }
+      if (!b->measure_note.empty() && b->measure_note == k->measure_note) {
+        parts.push_back(fmt::format("both: {}", b->measure_note));
+      } else {
+        for (const ContenderSummary* s : {b, k}) {
+          if (!s->measure_note.empty()) parts.push_back(fmt::format("{}: {}", s->contender, s->measure_note));
+        }
+      }
+      lines.push_back(
+          fmt::format("{}{}: {}", w.name, several ? fmt::format(" ({})", candidate) : "", fmt::join(parts, "; ")));
     }
-    lines.push_back(fmt::format("{}: {}", w.name, fmt::join(parts, "; ")));
   }
   return lines;
 }

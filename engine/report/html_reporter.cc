@@ -16,6 +16,7 @@
 #include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
 #include "engine/report/shards.h"
+#include "engine/report/speedup_summary.h"
 #include "engine/report/svg_chart.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
@@ -581,8 +582,8 @@ std::string HeadingRow(const std::vector<std::string>& headings) {
 
 std::string WorkloadTable(const RunResult& result) {
   std::string html = "<table class=\"workloads\">\n";
-  html += HeadingRow({std::begin(kColumnHeadings), std::end(kColumnHeadings)});
-  for (const auto& row : WorkloadRows(result)) {
+  html += HeadingRow(ColumnHeadings(result));
+  for (const auto& row : ComparisonRows(result)) {
     std::vector<std::string> cells = Cells(row);
     html += "<tr>";
     for (std::size_t c = 0; c + 1 < cells.size(); ++c) {
@@ -590,7 +591,14 @@ std::string WorkloadTable(const RunResult& result) {
     }
     html += fmt::format("<td class=\"verdict {}\">{}</td></tr>\n", StatusClass(row.status), Esc(cells.back()));
   }
-  return html + "</table>\n";
+  html += "</table>\n";
+  if (const auto summary = SpeedupSummary(result); !summary.empty()) {
+    html += fmt::format("<p class=\"speedup-summary\">Summary ({}):</p>\n<ul class=\"speedup-summary\">\n",
+                        Esc(summary.front()));
+    for (std::size_t i = 1; i < summary.size(); ++i) html += fmt::format("<li>{}</li>\n", Esc(summary[i]));
+    html += "</ul>\n";
+  }
+  return html;
 }
 
 std::string FailureSection(const RunResult& result) {

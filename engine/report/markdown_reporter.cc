@@ -11,6 +11,7 @@
 #include "engine/report/markdown_text.h"
 #include "engine/report/overview.h"
 #include "engine/report/shards.h"
+#include "engine/report/speedup_summary.h"
 #include "engine/report/sweep_report.h"
 #include "engine/units/units.h"
 
@@ -29,17 +30,24 @@ std::string TableRow(const std::vector<std::string>& cells) {
 }
 
 void AppendTable(const RunResult& result, std::string& out) {
-  std::vector<std::string> headings(std::begin(kColumnHeadings), std::end(kColumnHeadings));
+  const std::vector<std::string> headings = ColumnHeadings(result);
   out += TableRow(headings);
-  // Workload and verdict are text; the figures align right.
-  out += "| :--- | ---: | ---: | ---: | ---: | ---: | :--- |\n";
-  for (const auto& row : WorkloadRows(result)) {
+  // Names and the verdict are text; the figures align right.
+  std::string align = "| :--- |";
+  const bool named = headings.size() > std::size(kColumnHeadings);
+  for (std::size_t c = 1; c + 1 < headings.size(); ++c) align += named && c == 1 ? " :--- |" : " ---: |";
+  out += align + " :--- |\n";
+  for (const auto& row : ComparisonRows(result)) {
     std::vector<std::string> cells = Cells(row);
     for (auto& cell : cells) cell = EscapeMarkdown(cell);
     if (row.status == RowStatus::kMissed || row.status == RowStatus::kFailed || row.status == RowStatus::kUnresolved) {
       cells.back() = fmt::format("**{}**", cells.back());
     }
     out += TableRow(cells);
+  }
+  if (const auto summary = SpeedupSummary(result); !summary.empty()) {
+    out += fmt::format("\n**Summary** ({}):\n\n", EscapeMarkdown(summary.front()));
+    for (std::size_t i = 1; i < summary.size(); ++i) out += fmt::format("- {}\n", EscapeMarkdown(summary[i]));
   }
 }
 

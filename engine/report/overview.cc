@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/model/pairs.h"
 #include "engine/model/samples.h"
 #include "engine/units/units.h"
 
@@ -28,12 +29,14 @@ std::string MedianCell(const WorkloadResult& workload, std::string_view contende
   return units::FormatSeconds(summary->median_wall_s);
 }
 
-RowStatus StatusOf(const RunResult& result, const WorkloadResult& workload) {
+}  // namespace
+
+RowStatus StatusOf(const RunResult& result, const WorkloadResult& workload, std::string_view contender) {
   if (!workload.failures.empty()) return RowStatus::kFailed;
   if (!workload.gate) return RowStatus::kNotGated;
   bool any_checked = false, unresolved = false;
   for (const auto& check : result.verdict.checks) {
-    if (check.workload != workload.name || check.skipped) continue;
+    if (check.workload != workload.name || check.contender != contender || check.skipped) continue;
     if (!check.passed && check.state != Check::State::kUnresolved) return RowStatus::kMissed;
     unresolved = unresolved || !check.passed;
     any_checked = true;
@@ -60,8 +63,6 @@ std::string_view VerdictText(RowStatus status) {
   return kNothing;
 }
 
-}  // namespace
-
 std::string LogicNoteShortForm(std::string_view note) {
   note = note.substr(0, note.find(':'));
   while (!note.empty() && note.back() == ' ') note.remove_suffix(1);
@@ -70,39 +71,87 @@ std::string LogicNoteShortForm(std::string_view note) {
   return fmt::format("n/a ({})", note);
 }
 
+namespace {
+
+// One workload's row for one candidate against the baseline; `comparison` may be absent.
+WorkloadRow RowOf(const RunResult& result, const WorkloadResult& workload, const std::string& contender,
+                  const model::Comparison* comparison, std::string_view check_contender) {
+  WorkloadRow row;
+  row.workload = workload.name;
+  row.baseline_median = MedianCell(workload, result.baseline);
+  row.candidate_median = MedianCell(workload, contender);
+  if (comparison != nullptr) {
+    row.speedup = units::FormatRatio(comparison->speedup);
+    // The confidence sequence the speed-up checks read, beside the figure.
+    if (const auto& cs = comparison->speedup_cs; cs && std::isfinite(cs->high) && cs->low > 0) {
+      row.speedup += fmt::format(" ({}-{})", units::FormatRatio(cs->low), units::FormatRatio(cs->high));
+    }
+    row.logic_speedup = comparison->logic_speedup ? units::FormatRatio(*comparison->logic_speedup)
+                                                  : LogicNoteShortForm(comparison->logic_note);
+    // A server's column compares time-to-ready, not work after start-up: say so in the cell.
+    if (workload.kind == WorkloadResult::Kind::kServe && comparison->logic_speedup)
+      row.logic_speedup += " (time-to-ready)";
+    row.rounds_won = fmt::format("{}/{}", comparison->wins, comparison->rounds);
+  } else {
+    row.speedup = row.logic_speedup = row.rounds_won = kNothing;
+  }
+  row.status = StatusOf(result, workload, check_contender);
+  row.verdict = VerdictText(row.status);
+  return row;
+}
+
+// The comparison of `contender` against the baseline; an older file's unnamed `comparison` is
+// the run's candidate's.
+const model::Comparison* AgainstBaseline(const RunResult& result, const WorkloadResult& workload,
+                                         const std::string& contender) {
+  if (const model::Comparison* c = model::FindComparison(workload, result.baseline, contender)) return c;
+  if (contender == result.candidate && workload.comparison && workload.comparison->candidate.empty())
+    return &*workload.comparison;
+  return nullptr;
+}
+
+}  // namespace
+
 std::vector<WorkloadRow> WorkloadRows(const RunResult& result) {
   std::vector<WorkloadRow> rows;
   rows.reserve(result.workloads.size());
   for (const auto& workload : result.workloads) {
-    WorkloadRow row;
-    row.workload = workload.name;
-    row.baseline_median = MedianCell(workload, result.baseline);
-    row.candidate_median = MedianCell(workload, result.candidate);
-    if (const auto& comparison = workload.comparison) {
-      row.speedup = units::FormatRatio(comparison->speedup);
-      // The confidence sequence the speed-up checks read, beside the figure.
-      if (const auto& cs = comparison->speedup_cs; cs && std::isfinite(cs->high) && cs->low > 0) {
-        row.speedup += fmt::format(" ({}-{})", units::FormatRatio(cs->low), units::FormatRatio(cs->high));
-      }
-      row.logic_speedup = comparison->logic_speedup ? units::FormatRatio(*comparison->logic_speedup)
-                                                    : LogicNoteShortForm(comparison->logic_note);
-      // A server's column compares time-to-ready, not work after start-up: say so in the cell.
-      if (workload.kind == WorkloadResult::Kind::kServe && comparison->logic_speedup)
-        row.logic_speedup += " (time-to-ready)";
-      row.rounds_won = fmt::format("{}/{}", comparison->wins, comparison->rounds);
-    } else {
-      row.speedup = row.logic_speedup = row.rounds_won = kNothing;
-    }
-    row.status = StatusOf(result, workload);
-    row.verdict = VerdictText(row.status);
-    rows.push_back(std::move(row));
+    rows.push_back(
+        RowOf(result, workload, result.candidate, workload.comparison ? &*workload.comparison : nullptr, ""));
   }
   return rows;
 }
 
+std::vector<WorkloadRow> ComparisonRows(const RunResult& result) {
+  if (!model::SeveralCandidates(result)) return WorkloadRows(result);
+  std::vector<WorkloadRow> rows;
+  const std::vector<std::string> candidates = model::Candidates(result);
+  for (const auto& workload : result.workloads) {
+    for (const std::string& contender : candidates) {
+      const std::string check_contender = contender == result.candidate ? "" : contender;
+      WorkloadRow row =
+          RowOf(result, workload, contender, AgainstBaseline(result, workload, contender), check_contender);
+      row.contender = contender;
+      rows.push_back(std::move(row));
+    }
+  }
+  return rows;
+}
+
+std::vector<std::string> ColumnHeadings(const RunResult& result) {
+  std::vector<std::string> headings(std::begin(kColumnHeadings), std::end(kColumnHeadings));
+  if (model::SeveralCandidates(result)) {
+    headings[2] = "contender median";
+    headings.insert(headings.begin() + 1, "contender");
+  }
+  return headings;
+}
+
 std::vector<std::string> Cells(const WorkloadRow& row) {
-  return {row.workload,      row.baseline_median, row.candidate_median, row.speedup,
-          row.logic_speedup, row.rounds_won,      row.verdict};
+  std::vector<std::string> cells = {row.workload,      row.baseline_median, row.candidate_median, row.speedup,
+                                    row.logic_speedup, row.rounds_won,      row.verdict};
+  if (!row.contender.empty()) cells.insert(cells.begin() + 1, row.contender);
+  return cells;
 }
 
 std::string SummaryLine(const RunResult& result) {

@@ -20,7 +20,8 @@ enum class RowStatus {
 };
 
 struct WorkloadRow {
-  std::string workload;  // the name as given; escaping is the reporter's job
+  std::string workload;   // the name as given; escaping is the reporter's job
+  std::string contender;  // with several candidates (model/pairs.h): whose row it is; else ""
   std::string baseline_median;
   std::string candidate_median;
   std::string speedup;
@@ -34,10 +35,25 @@ struct WorkloadRow {
 inline constexpr std::string_view kColumnHeadings[] = {
     "workload", "baseline median", "candidate median", "speed-up", "startup-adjusted", "rounds won", "verdict"};
 
+// One row per workload: the run's candidate against its baseline.
 std::vector<WorkloadRow> WorkloadRows(const model::RunResult& result);
 
-// The cells of a row in heading order.
+// The table every report prints: one row per workload and candidate, each against the baseline
+// (WorkloadRows when the run has one candidate; with more, each row names its contender).
+std::vector<WorkloadRow> ComparisonRows(const model::RunResult& result);
+
+// The table's headings: kColumnHeadings, and with several candidates a "contender" column
+// after the workload and "contender median" for "candidate median".
+std::vector<std::string> ColumnHeadings(const model::RunResult& result);
+
+// The cells of a row in heading order (the contender's cell only where the row names one).
 std::vector<std::string> Cells(const WorkloadRow& row);
+
+// How the gate's checks on one workload ended for one candidate ("" for the run's candidate,
+// else the contender Check::contender names), and the word the tables print for it.
+RowStatus StatusOf(const model::RunResult& result, const model::WorkloadResult& workload,
+                   std::string_view contender = "");
+std::string_view VerdictText(RowStatus status);
 
 // "n/a (startup-bound)" for the note "startup-bound: the startup median is 96% of ...":
 // the note up to its first ':' (all of it when there is none); "n/a" when it is empty.

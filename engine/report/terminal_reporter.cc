@@ -12,6 +12,7 @@
 #include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
 #include "engine/report/shards.h"
+#include "engine/report/speedup_summary.h"
 #include "engine/report/sweep_report.h"
 #include "engine/report/text.h"
 #include "engine/report/text_table.h"
@@ -79,9 +80,10 @@ std::string_view SummaryColor(ExitCode exit) {
 
 // The first column is text and reads best left-aligned; the figures line up on the right.
 // The verdict is last, so it is left-aligned and never padded.
-void WriteTable(const std::vector<WorkloadRow>& rows, std::ostream& out, const Painter& paint) {
+void WriteTable(const std::vector<std::string>& headings, const std::vector<WorkloadRow>& rows, std::ostream& out,
+                const Painter& paint) {
   std::vector<std::vector<std::string>> lines;
-  lines.emplace_back(std::begin(kColumnHeadings), std::end(kColumnHeadings));
+  lines.push_back(headings);
   for (const auto& row : rows) {
     std::vector<std::string> cells = Cells(row);
     for (auto& cell : cells) cell = OneLine(cell);
@@ -92,6 +94,7 @@ void WriteTable(const std::vector<WorkloadRow>& rows, std::ostream& out, const P
   std::string align(columns, 'r');
   align.front() = 'l';
   align.back() = 'l';
+  if (!rows.empty() && !rows.front().contender.empty()) align[1] = 'l';  // the contender's name
   const TableRows padded = PaddedCells(lines, align);
   for (std::size_t l = 0; l < padded.size(); ++l) {
     std::string text;
@@ -128,7 +131,11 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
     for (const auto& line : uncompared) out << paint(OneLine(line), kBoldYellow) << '\n';
     out << '\n';
   }
-  WriteTable(WorkloadRows(result), out, paint);
+  WriteTable(ColumnHeadings(result), ComparisonRows(result), out, paint);
+  if (const auto summary = SpeedupSummary(result); !summary.empty()) {
+    out << '\n' << paint(fmt::format("summary ({}):", OneLine(summary.front())), kDim) << '\n';
+    for (std::size_t i = 1; i < summary.size(); ++i) out << "  " << OneLine(summary[i]) << '\n';
+  }
   out << SweepTerminalText(SweepSections(result));
   for (const auto& section : {MeasureLines(result), ServeLines(result), ProfileLines(result)}) {
     if (section.empty()) continue;

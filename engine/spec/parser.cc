@@ -113,7 +113,7 @@ void Parser::CheckRoundsReach(const Spec& spec) const {
 void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   CheckKeys(run,
             {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline", "candidate",
-             "bootstrap_resamples", "confidence", "measure", "max_rounds"},
+             "bootstrap_resamples", "confidence", "measure", "max_rounds", "compare"},
             "[run]");
   Recover([&] {
     if (auto measure = StringArray(run, "measure", false)) {
@@ -169,6 +169,15 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
     }
     s.order = *v;
     spec.order_pos = Pos(*run.get("order"));
+  }
+  if (auto v = String(run, "compare")) {
+    // More than two contenders: each against the baseline, or every pair (docs/spec.md).
+    const std::vector<std::string> kinds = {"baseline", "all-pairs"};
+    if (std::find(kinds.begin(), kinds.end(), *v) == kinds.end()) {
+      Fail(Pos(*run.get("compare")),
+           fmt::format("unknown compare '{}'{}; expected 'baseline' or 'all-pairs'", *v, DidYouMean(*v, kinds)));
+    }
+    s.compare = *v;
   }
 }
 

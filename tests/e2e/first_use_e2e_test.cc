@@ -136,10 +136,12 @@ TEST(DifferentOutputs, ParityNoneComparesTimeOnlyAndSaysSo) {
   // --csv: a header, then one row per workload and contender (startup included).
   const std::string table = ReadAll(csv);
   EXPECT_EQ(table.substr(0, table.find('\n')),
-            "workload,contender,role,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
-            "median_max_rss_kib,speedup,speedup_low,speedup_high,win_rate,logic_speedup,parity");
+            "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,"
+            "median_cpu_s,median_max_rss_kib,instructions,allocation_calls,speedup,speedup_low,speedup_high,"
+            "per_round_speedup,per_round_speedup_low,per_round_speedup_high,win_rate,logic_speedup,cpu_ratio,"
+            "cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity");
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 5);
-  EXPECT_NE(table.find("\ncompress,candidate,candidate,3,"), std::string::npos) << table;
+  EXPECT_NE(table.find("\ncompress,candidate,candidate,baseline,3,"), std::string::npos) << table;
   EXPECT_EQ(table.substr(table.size() - 6), ",none\n") << table;
   const Finished explain = RunPerfengine({"explain", json.string(), "--workload", "compress"}, dir.path());
   EXPECT_NE(explain.out.find("\nparity: none: outputs were not compared; the figures compare time only\n"),

@@ -33,6 +33,7 @@ inline model::RunResult FullResult() {
   r.settings.bootstrap_resamples = 2000;
   r.settings.confidence = 0.99;
   r.settings.max_rounds = 40;
+  r.settings.compare = "all-pairs";
   r.baseline = "bazel-diff";
   r.candidate = "bazel-diff-rs";
   r.contenders = {
@@ -81,6 +82,8 @@ inline model::RunResult FullResult() {
   w.summaries[1].allocated_bytes = 64000;
   w.summaries[0].measure_note = "not measurable: statically linked";
   model::Comparison c;
+  c.baseline = "bazel-diff";
+  c.candidate = "bazel-diff-rs";
   c.speedup = 20.0 / 3.0;
   c.rounds = 10;
   c.wins = 9;
@@ -113,6 +116,10 @@ inline model::RunResult FullResult() {
   c.counters = {{"ruby_objects", 1413917, 1413931, 1.0000099, MakeInterval(1.01, "confidence sequence"), 21,
                  "the baseline reported 0"}};
   w.comparison = c;
+  model::Comparison third = c;  // a third contender against the baseline
+  third.candidate = "bazel-diff-go";
+  third.speedup = 3;
+  w.other_comparisons = {third};
   w.failures = {{model::Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ", "line 3: a != b\n"}};
   w.sweep = "dense";
   w.point = {{"threads", "4"}, {"allocator", "mimalloc"}};
@@ -166,6 +173,7 @@ inline model::RunResult FullResult() {
   check.rounds = 30;
   check.rounds_needed = 55;
   check.unit = model::Check::Unit::kNumber;
+  check.contender = "bazel-diff-go";
   r.verdict.checks = {check};
   r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
   r.verdict.accepted = true;

@@ -27,11 +27,13 @@ TEST(CsvReport, OneRowPerWorkloadAndContender) {
   failed.summaries = {testing::SummaryOf("old", 0.5)};
   r.workloads.push_back(failed);
   EXPECT_EQ(CsvReport(r),
-            "workload,contender,role,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
-            "median_max_rss_kib,speedup,speedup_low,speedup_high,win_rate,logic_speedup,parity\n"
-            "\"sort, big\",old,baseline,10,2,1.9,2.2,1.6,0.2,0,123456,2,1.5,2.5,0.7,,none\n"
-            "\"sort, big\",new,candidate,10,1,0.95,1.1,0.8,0.1,0,123456,2,1.5,2.5,0.7,,none\n"
-            "crashed,old,baseline,10,0.5,0.475,0.55,0.4,0.05,0,123456,,,,,,exact\n");
+            "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,"
+            "median_cpu_s,median_max_rss_kib,instructions,allocation_calls,speedup,speedup_low,speedup_high,"
+            "per_round_speedup,per_round_speedup_low,per_round_speedup_high,win_rate,logic_speedup,cpu_ratio,"
+            "cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity\n"
+            "\"sort, big\",old,baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,none\n"
+            "\"sort, big\",new,candidate,old,10,1,0.95,1.1,0.8,0.1,0,123456,,,2,1.5,2.5,,,,0.7,,,,,,,,-,none\n"
+            "crashed,old,baseline,,10,0.5,0.475,0.55,0.4,0.05,0,123456,,,,,,,,,,,,,,,,,,exact\n");
 }
 
 TEST(CsvReport, QuotesQuotesAndLineBreaks) {
@@ -41,7 +43,7 @@ TEST(CsvReport, QuotesQuotesAndLineBreaks) {
   w.summaries = {testing::SummaryOf("x", 1)};
   r.workloads.push_back(w);
   const std::string csv = CsvReport(r);
-  EXPECT_NE(csv.find("\n\"say \"\"hi\"\"\nthere\",x,,10,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\n\"say \"\"hi\"\"\nthere\",x,candidate,,10,"), std::string::npos) << csv;
 }
 
 // CSV injection (OWASP): a text cell from the spec or a contender that a spreadsheet would read
@@ -62,11 +64,14 @@ TEST(CsvReport, TextThatASpreadsheetWouldReadAsAFormulaIsNeutralised) {
   r.workloads.push_back(tab);
   const std::string csv = CsvReport(r);
   const std::string formula = "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"";
+  // The two contenders that are neither baseline nor the run's candidate have no comparison
+  // here: their rows carry no ratios (they once carried the other pair's).
   EXPECT_EQ(csv.substr(csv.find('\n') + 1),
-            formula + ",\"'-2+3\",baseline,10,2,1.9,2.2,1.6,0.2,0,123456,2,,,0.7,-0.5,\"'+cmd\"\n" + formula +
-                ",\"'@SUM(A1)\",candidate,10,1,0.95,1.1,0.8,0.1,0,123456,2,,,0.7,-0.5,\"'+cmd\"\n"
-                "\"'\tx\",\"'\rcr\",,10,2,1.9,2.2,1.6,0.2,0,123456,2,,,0.7,,exact\n"
-                "\"'\tx\",plain-name,,10,1,0.95,1.1,0.8,0.1,0,123456,2,,,0.7,,exact\n");
+            formula + ",\"'-2+3\",baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,\"'+cmd\"\n" + formula +
+                ",\"'@SUM(A1)\",candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,2,,,,,,0.7,-0.5,,,,,,,-,"
+                "\"'+cmd\"\n"
+                "\"'\tx\",\"'\rcr\",candidate,\"'-2+3\",10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,-,exact\n"
+                "\"'\tx\",plain-name,candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,,,,,,,,,,,,,,,-,exact\n");
 }
 
 }  // namespace
