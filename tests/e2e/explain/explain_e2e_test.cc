@@ -132,7 +132,7 @@ TEST(ExplainE2E, CompareTwoRunsBothWays) {
   // The candidate went from about 300 ms to about 1 ms: NEW is faster.
   Finished f = RunPerfengine({"compare", slow.string(), fast.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
-  EXPECT_NE(f.out.find("work: median speedup over OLD "), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("work: lower end of the 95% speed-up interval over OLD "), std::string::npos) << f.out;
   EXPECT_NE(f.out.find("\nPASS\n"), std::string::npos) << f.out;
   const Finished again = RunPerfengine({"compare", slow.string(), fast.string()}, dir.path());
   EXPECT_EQ(f.out, again.out);
