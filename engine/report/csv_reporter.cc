@@ -41,7 +41,26 @@ std::string Number(const std::optional<double>& value) { return value ? Number(*
 
 const char* kHeader =
     "workload,contender,role,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
-    "median_max_rss_kib,speedup,speedup_low,speedup_high,win_rate,logic_speedup,parity\n";
+    "median_max_rss_kib,speedup,speedup_low,speedup_high,win_rate,logic_speedup,parity,"
+    "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s\n";
+
+// The contender's revision (docs/results-format.md): commit, ref, dirty, build command; empty
+// cells for a contender not built from git.
+std::vector<std::string> RevisionCells(const RunResult& result, const std::string& contender) {
+  for (const model::ContenderInfo& c : result.contenders) {
+    if (c.name != contender || c.commit.empty()) continue;
+    return {Text(c.commit), Text(c.git), c.dirty ? "true" : "false", Text(fmt::format("{}", fmt::join(c.build, " ")))};
+  }
+  return {"", "", "", ""};
+}
+
+// The run's wall time and its phases (model::PhaseTimes), the same on every row.
+std::vector<std::string> PhaseCells(const RunResult& result) {
+  if (!result.phases) return std::vector<std::string>(6);
+  const model::PhaseTimes& p = *result.phases;
+  return {Number(p.total_s),  Number(p.build_s),     Number(p.fixtures_s),
+          Number(p.parity_s), Number(p.measuring_s), Number(p.analysis_s)};
+}
 
 }  // namespace
 
@@ -70,6 +89,9 @@ std::string CsvReport(const RunResult& result) {
                                       c ? Number(c->win_rate) : "",
                                       c ? Number(c->logic_speedup) : "",
                                       Text(w.parity)};
+      for (std::vector<std::string> more : {RevisionCells(result, s.contender), PhaseCells(result)}) {
+        row.insert(row.end(), more.begin(), more.end());
+      }
       out += fmt::format("{}\n", fmt::join(row, ","));
     }
   }

@@ -28,10 +28,11 @@ TEST(CsvReport, OneRowPerWorkloadAndContender) {
   r.workloads.push_back(failed);
   EXPECT_EQ(CsvReport(r),
             "workload,contender,role,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
-            "median_max_rss_kib,speedup,speedup_low,speedup_high,win_rate,logic_speedup,parity\n"
-            "\"sort, big\",old,baseline,10,2,1.9,2.2,1.6,0.2,0,123456,2,1.5,2.5,0.7,,none\n"
-            "\"sort, big\",new,candidate,10,1,0.95,1.1,0.8,0.1,0,123456,2,1.5,2.5,0.7,,none\n"
-            "crashed,old,baseline,10,0.5,0.475,0.55,0.4,0.05,0,123456,,,,,,exact\n");
+            "median_max_rss_kib,speedup,speedup_low,speedup_high,win_rate,logic_speedup,parity,commit,ref,dirty,build,"
+            "run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s\n"
+            "\"sort, big\",old,baseline,10,2,1.9,2.2,1.6,0.2,0,123456,2,1.5,2.5,0.7,,none,,,,,,,,,,\n"
+            "\"sort, big\",new,candidate,10,1,0.95,1.1,0.8,0.1,0,123456,2,1.5,2.5,0.7,,none,,,,,,,,,,\n"
+            "crashed,old,baseline,10,0.5,0.475,0.55,0.4,0.05,0,123456,,,,,,exact,,,,,,,,,,\n");
 }
 
 TEST(CsvReport, QuotesQuotesAndLineBreaks) {
@@ -63,10 +64,10 @@ TEST(CsvReport, TextThatASpreadsheetWouldReadAsAFormulaIsNeutralised) {
   const std::string csv = CsvReport(r);
   const std::string formula = "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"";
   EXPECT_EQ(csv.substr(csv.find('\n') + 1),
-            formula + ",\"'-2+3\",baseline,10,2,1.9,2.2,1.6,0.2,0,123456,2,,,0.7,-0.5,\"'+cmd\"\n" + formula +
-                ",\"'@SUM(A1)\",candidate,10,1,0.95,1.1,0.8,0.1,0,123456,2,,,0.7,-0.5,\"'+cmd\"\n"
-                "\"'\tx\",\"'\rcr\",,10,2,1.9,2.2,1.6,0.2,0,123456,2,,,0.7,,exact\n"
-                "\"'\tx\",plain-name,,10,1,0.95,1.1,0.8,0.1,0,123456,2,,,0.7,,exact\n");
+            formula + ",\"'-2+3\",baseline,10,2,1.9,2.2,1.6,0.2,0,123456,2,,,0.7,-0.5,\"'+cmd\",,,,,,,,,,\n" + formula +
+                ",\"'@SUM(A1)\",candidate,10,1,0.95,1.1,0.8,0.1,0,123456,2,,,0.7,-0.5,\"'+cmd\",,,,,,,,,,\n"
+                "\"'\tx\",\"'\rcr\",,10,2,1.9,2.2,1.6,0.2,0,123456,2,,,0.7,,exact,,,,,,,,,,\n"
+                "\"'\tx\",plain-name,,10,1,0.95,1.1,0.8,0.1,0,123456,2,,,0.7,,exact,,,,,,,,,,\n");
 }
 
 }  // namespace
