@@ -133,6 +133,15 @@ TEST(DifferentOutputs, ParityNoneComparesTimeOnlyAndSaysSo) {
             std::string::npos)
       << f.out;
   EXPECT_EQ(nlohmann::json::parse(ReadAll(json))["workloads"][1]["parity"], "none");
+  // Issue 27: the report states where the run's time went and what the verdict cost, and the
+  // results file keeps the split (durations are the engine's own clock; not asserted).
+  EXPECT_NE(f.out.find("\nrun time "), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find(" runner-minutes (one runner)\n"), std::string::npos) << f.out;
+  const nlohmann::json phases = nlohmann::json::parse(ReadAll(json))["phases"];
+  for (const char* phase : {"build_s", "fixtures_s", "parity_s", "measuring_s", "analysis_s", "total_s"}) {
+    EXPECT_GE(phases.at(phase).get<double>(), 0) << phase;
+  }
+  EXPECT_GT(phases.at("measuring_s").get<double>(), 0);
   // --csv: a header, then one row per workload and contender (startup included).
   const std::string table = ReadAll(csv);
   EXPECT_EQ(table.substr(0, table.find('\n')),
