@@ -163,8 +163,9 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
     c.new_wall = new_own;
     c.old_cpu = MeasuredCpu(old_w, old_run.candidate);
     c.new_cpu = MeasuredCpu(new_w, new_run.candidate);
-    c.figure = "the candidate's measured times, OLD's against NEW's (no baseline ran in both files to pair with); "
-               "speed-up = OLD median / NEW median";
+    c.figure =
+        "the candidate's measured times, OLD's against NEW's (no baseline ran in both files to pair with); "
+        "speed-up = OLD median / NEW median";
   }
   c.old_median = stats::Median(c.old_wall);
   c.new_median = stats::Median(c.new_wall);
@@ -227,9 +228,8 @@ Check IntervalRead(const WorkloadComparison& w, const std::string& key, const st
                    const Interval& interval, double bar, bool higher_is_better, Check::Burden burden) {
   Check c = gate::MakeCheck(w.workload, key, label, interval.estimate, bar, higher_is_better,
                             fmt::format("{} {} interval {} to {}, {}", units::FormatPercent(interval.level),
-                                        w.paired ? "paired-ratio" : "unpaired",
-                                        units::FormatRatio(interval.low), units::FormatRatio(interval.high),
-                                        interval.method));
+                                        w.paired ? "paired-ratio" : "unpaired", units::FormatRatio(interval.low),
+                                        units::FormatRatio(interval.high), interval.method));
   const bool met = higher_is_better ? interval.low >= bar : interval.high <= bar;
   const bool missed = higher_is_better ? interval.high < bar : interval.low > bar;
   c.state = met ? Check::State::kPass : missed ? Check::State::kFail : Check::State::kUnresolved;

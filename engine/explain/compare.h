@@ -31,7 +31,7 @@ struct WorkloadComparison {
   // NEW's: the ratios the gate's confidence sequences read, with the machine's drift between
   // the two runs cancelled round by round. Unpaired: the candidate's own times.
   bool paired = false;
-  std::string figure;  // what old_wall and new_wall hold, for every output to name
+  std::string figure;            // what old_wall and new_wall hold, for every output to name
   std::vector<double> old_wall;  // per round: the candidate's wall time, or candidate / baseline when paired
   std::vector<double> new_wall;
   double old_median = 0;

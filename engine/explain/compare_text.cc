@@ -63,8 +63,9 @@ std::string Detail(const WorkloadComparison& w) {
   out += fmt::format("  speed-up = OLD median / NEW median = {} / {} = {}\n", MedianCell(w, w.old_median),
                      MedianCell(w, w.new_median), FormatRatio(w.speedup));
   if (w.paired) {
-    out += fmt::format("  (the candidate's own median wall time, OLD / NEW: {}, before the baseline's drift is taken out)\n",
-                       FormatRatio(w.raw_speedup));
+    out += fmt::format(
+        "  (the candidate's own median wall time, OLD / NEW: {}, before the baseline's drift is taken out)\n",
+        FormatRatio(w.raw_speedup));
   }
   if (w.bootstrap) {
     const stats::BootstrapResult& b = *w.bootstrap;
@@ -79,15 +80,14 @@ std::string Detail(const WorkloadComparison& w) {
     }
   }
   if (w.cpu_ratio) {
-    out += fmt::format("  CPU time (user + system) NEW / OLD{}: {}{}\n", w.paired ? ", per-round ratios to the baseline" : "",
-                       FormatRatio(*w.cpu_ratio),
+    out += fmt::format("  CPU time (user + system) NEW / OLD{}: {}{}\n",
+                       w.paired ? ", per-round ratios to the baseline" : "", FormatRatio(*w.cpu_ratio),
                        w.cpu_ratio_ci ? fmt::format(", {} interval {}", FormatPercent(w.cpu_ratio_ci->level),
                                                     IntervalCell(w.cpu_ratio_ci))
                                       : "");
   }
-  out += fmt::format("  change: {}\n",
-                     w.changed ? "yes: an interval above lies wholly on one side of 1.00x"
-                               : "none shown: every interval above holds 1.00x");
+  out += fmt::format("  change: {}\n", w.changed ? "yes: an interval above lies wholly on one side of 1.00x"
+                                                 : "none shown: every interval above holds 1.00x");
   const stats::MannWhitneyResult& m = w.mann_whitney;
   out += fmt::format("  Mann-Whitney U = {} ({}{}), two-sided {} (descriptive; the change above reads the intervals)\n",
                      m.u1, m.exact ? "exact" : "normal approximation", m.ties ? ", ties" : "", FormatPValue(m.p_value));

@@ -67,8 +67,7 @@ FigureInfo DescribeFigure(const std::string& figure) {
   const std::size_t dot = figure.find('.');
   const std::string contender = dot == std::string::npos ? "" : figure.substr(0, dot);
   const std::string what = dot == std::string::npos ? figure : figure.substr(dot + 1);
-  return {fmt::format("{} of '{}' alone (descriptive: no check reads one contender's figure)", what, contender),
-          false};
+  return {fmt::format("{} of '{}' alone (descriptive: no check reads one contender's figure)", what, contender), false};
 }
 
 std::string ChosenFigure(const std::vector<WorkloadSeries>& series, const TrendOptions& options) {
@@ -160,12 +159,15 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
       out += fmt::format("  change point at run {} ({}, commit {}): median {} -> {} ({:+.1f}%, {})\n", at + 1,
                          points[at].started_at, points[at].commit.empty() ? "-" : points[at].commit.substr(0, 12),
                          Value(options.figure, before), Value(options.figure, after), 100 * (after / before - 1),
-                         after == before ? "level" : better ? "better" : "worse");
+                         after == before ? "level"
+                         : better        ? "better"
+                                         : "worse");
       begin = at;
     }
     if (s.startup && !options.startup_change_points) {
-      out += "  change points not sought: start-up time follows the machine more than the code "
-             "(--startup-change-points seeks them)\n";
+      out +=
+          "  change points not sought: start-up time follows the machine more than the code "
+          "(--startup-change-points seeks them)\n";
     } else if (changes.empty()) {
       out += "  no change point\n";
     }

@@ -37,10 +37,10 @@ std::vector<std::size_t> SeriesChangePoints(const WorkloadSeries& series, const 
 
 // One section per workload: the figure's description and direction, a line per run (start,
 // commit, host, value; "spec changed" where the spec's digest differs from the run before)
-// and a line per change point with the median either side and whether it is better or worse. Change points are found on log values (ratios and times shift by factors)
-// after Tukey's running median of 3 (the penalty's sigma from the unsmoothed values), with
-// segments of at least 2 runs. Throws
-// base::UsageError for a --workload that was never recorded (with a suggestion).
+// and a line per change point with the median either side and whether it is better or worse. Change points are found on
+// log values (ratios and times shift by factors) after Tukey's running median of 3 (the penalty's sigma from the
+// unsmoothed values), with segments of at least 2 runs. Throws base::UsageError for a --workload that was never
+// recorded (with a suggestion).
 std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOptions& options);
 
 // The positions where the level of `values` shifts, as TrendText finds them.

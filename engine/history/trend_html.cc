@@ -39,8 +39,9 @@ std::string Chart(const WorkloadSeries& series, const TrendOptions& options, con
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">0</text>\n", kLeft - 6, kTop + plot_h + 4);
   // Axis titles: runs along the bottom, the figure and which way is better up the side.
   const FigureInfo info = DescribeFigure(figure);
-  svg += fmt::format("<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">run (oldest first, 1 to {})</text>\n",
-                     kLeft + plot_w / 2, kTop + plot_h + 34, points.size());
+  svg += fmt::format(
+      "<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">run (oldest first, 1 to {})</text>\n",
+      kLeft + plot_w / 2, kTop + plot_h + 34, points.size());
   svg += fmt::format(
       "<text class=\"axis-title\" x=\"14\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 14 {0})\">{1} "
       "({2} is better)</text>\n",
@@ -70,8 +71,7 @@ std::string Chart(const WorkloadSeries& series, const TrendOptions& options, con
 
 }  // namespace
 
-std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOptions& given,
-                      const std::string& title) {
+std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOptions& given, const std::string& title) {
   TrendOptions options = given;
   options.figure = ChosenFigure(series, given);
   // TrendText checks the selection and gives the table under each chart.

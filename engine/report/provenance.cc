@@ -66,13 +66,14 @@ std::vector<std::string> RevisionLines(const RunResult& result) {
     const std::string role = Role(result, c);
     const std::string who = role.empty() ? fmt::format("'{}'", c.name) : fmt::format("{} '{}'", role, c.name);
     if (c.commit.empty()) {
-      lines.push_back(fmt::format("{}: not built from git by perfengine (commit unknown); runs `{}`", who,
-                                  Command(c.argv)));
+      lines.push_back(
+          fmt::format("{}: not built from git by perfengine (commit unknown); runs `{}`", who, Command(c.argv)));
       continue;
     }
-    lines.push_back(fmt::format("{}: git ref {}, commit {}, {}, {}", who, c.git, c.commit,
-                                c.dirty ? "dirty (the build changed tracked files)" : "clean worktree",
-                                c.build.empty() ? "no build command" : fmt::format("built with `{}`", Command(c.build))));
+    lines.push_back(
+        fmt::format("{}: git ref {}, commit {}, {}, {}", who, c.git, c.commit,
+                    c.dirty ? "dirty (the build changed tracked files)" : "clean worktree",
+                    c.build.empty() ? "no build command" : fmt::format("built with `{}`", Command(c.build))));
   }
   return lines;
 }
@@ -94,7 +95,8 @@ std::string PhasesLine(const RunResult& result) {
   line += fmt::format("fixtures {}, parity {}, measuring {}, analysis {}", FormatWallTime(p.fixtures_s),
                       FormatWallTime(p.parity_s), FormatWallTime(p.measuring_s), FormatWallTime(p.analysis_s));
   if (p.total_s > in_phases) line += fmt::format(", other {}", FormatWallTime(p.total_s - in_phases));
-  return line + fmt::format("; this verdict cost {} runner-minutes (one runner)", units::FormatFixed(p.total_s / 60, 1));
+  return line +
+         fmt::format("; this verdict cost {} runner-minutes (one runner)", units::FormatFixed(p.total_s / 60, 1));
 }
 
 }  // namespace pe::report

@@ -133,11 +133,11 @@ RunResult Experiment::Run() {
   CountsCollector counts(*executor_, workloads_);
   // Each phase timed on the engine's own steady clock (model::PhaseTimes): what a verdict costs.
   model::PhaseTimes phases;
-  const bool ok = Timed(phases.build_s, [&] { return BuildContenders(); }) &&
-                  Timed(phases.fixtures_s, [&] { return PrepareFixtures(); }) &&
-                  Timed(phases.parity_s, [&] { return parity.Check(workloads_); }) &&
-                  Timed(phases.measuring_s,
-                        [&] { return rounds.RunRounds() && rounds.RunRssOnly() && counts.Collect(); });
+  const bool ok =
+      Timed(phases.build_s, [&] { return BuildContenders(); }) &&
+      Timed(phases.fixtures_s, [&] { return PrepareFixtures(); }) &&
+      Timed(phases.parity_s, [&] { return parity.Check(workloads_); }) &&
+      Timed(phases.measuring_s, [&] { return rounds.RunRounds() && rounds.RunRssOnly() && counts.Collect(); });
   result_.complete = ok;
   if (progress_) progress_->Finish();
   // Ctrl-C during a long analysis (a million resamples) stops it promptly: the intervals

@@ -184,8 +184,8 @@ RunResult TwoContenderRun(double cpu_factor, double machine, int shift) {
     const double b = machine * (1 + kNoise[(round + shift) % 12]);
     const double k = machine * (1 + kNoise[(round + shift + 5) % 12]);
     w.samples.push_back({"base", round, round == 0, false, round % 2, b, 0.8 * b, 0.1 * b});
-    w.samples.push_back({"cand", round, round == 0, false, 1 - round % 2, k, 0.8 * k * cpu_factor,
-                         0.1 * k * cpu_factor});
+    w.samples.push_back(
+        {"cand", round, round == 0, false, 1 - round % 2, k, 0.8 * k * cpu_factor, 0.1 * k * cpu_factor});
   }
   r.workloads.push_back(w);
   analysis::Analyze(r);
@@ -243,9 +243,10 @@ TEST(Compare, TwoRunsOfOneCommitOnADriftingMachineAreNoChange) {
   const WorkloadComparison& w = c.workloads.at(0);
   EXPECT_TRUE(w.paired);
   EXPECT_LT(w.raw_speedup, 0.85);  // the candidate's own wall time did move
-  EXPECT_LT(stats::MannWhitneyU(MeasuredWalls(old_run.workloads[0], "cand"), MeasuredWalls(new_run.workloads[0], "cand"))
-                .p_value,
-            0.002);
+  EXPECT_LT(
+      stats::MannWhitneyU(MeasuredWalls(old_run.workloads[0], "cand"), MeasuredWalls(new_run.workloads[0], "cand"))
+          .p_value,
+      0.002);
   EXPECT_FALSE(w.changed);
   const std::string text = CompareText(old_run, "old.json", new_run, "new.json", c);
   EXPECT_NE(text.find("  change: none shown: every interval above holds 1.00x\n"), std::string::npos) << text;

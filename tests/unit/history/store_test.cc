@@ -122,10 +122,10 @@ TEST(HistoryStoreTest, RecordsEveryFigureAndReadsTheSeriesBackInOrder) {
   EXPECT_EQ(series[0].workload, "work");
   std::vector<std::string> names;
   for (const auto& [name, points] : series[0].figures) names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"speedup", "win_rate", "median_round_speedup", "baseline.median_wall_s", "baseline.median_cpu_s",
-                                             "baseline.median_max_rss_kib", "candidate.median_wall_s",
-                                             "candidate.median_cpu_s", "candidate.median_max_rss_kib",
-                                             "candidate.instructions"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"speedup", "win_rate", "median_round_speedup", "baseline.median_wall_s",
+                                             "baseline.median_cpu_s", "baseline.median_max_rss_kib",
+                                             "candidate.median_wall_s", "candidate.median_cpu_s",
+                                             "candidate.median_max_rss_kib", "candidate.instructions"}));
   const auto& speedup = series[0].figures[0].second;
   ASSERT_EQ(speedup.size(), 2u);
   EXPECT_EQ(speedup[0].commit, "c1");

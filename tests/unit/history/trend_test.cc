@@ -28,21 +28,22 @@ WorkloadSeries Series(const std::string& workload, const std::vector<double>& sp
 
 TEST(TrendTest, AStepInSpeedupIsOneChangePointWithTheMediansEitherSide) {
   const std::string text = TrendText({Series("work", {1.50, 1.52, 1.49, 1.51, 1.50, 1.20, 1.21, 1.19, 1.20})}, {});
-  EXPECT_EQ(text,
-            "work: speedup over 9 runs\n"
-            "  figure: ratio of median wall times, baseline / candidate (descriptive: min_speedup reads "
-            "median_round_speedup); higher is better\n"
-            "  1  2026-12-01T00:00:00Z  aaaaaaaaaaaa  ci  1.500x\n"
-            "  2  2026-12-02T00:00:00Z  bbbbbbbbbbbb  ci  1.520x\n"
-            "  3  2026-12-03T00:00:00Z  cccccccccccc  ci  1.490x\n"
-            "  4  2026-12-04T00:00:00Z  dddddddddddd  ci  1.510x\n"
-            "  5  2026-12-05T00:00:00Z  eeeeeeeeeeee  ci  1.500x\n"
-            "  6  2026-12-06T00:00:00Z  ffffffffffff  ci  1.200x  (spec changed)\n"
-            "  7  2026-12-07T00:00:00Z  gggggggggggg  ci  1.210x\n"
-            "  8  2026-12-08T00:00:00Z  hhhhhhhhhhhh  ci  1.190x\n"
-            "  9  2026-12-09T00:00:00Z  iiiiiiiiiiii  ci  1.200x\n"
-            "  change point at run 6 (2026-12-06T00:00:00Z, commit ffffffffffff): median 1.500x -> 1.200x (-20.0%, worse)\n"
-            "\n");
+  EXPECT_EQ(
+      text,
+      "work: speedup over 9 runs\n"
+      "  figure: ratio of median wall times, baseline / candidate (descriptive: min_speedup reads "
+      "median_round_speedup); higher is better\n"
+      "  1  2026-12-01T00:00:00Z  aaaaaaaaaaaa  ci  1.500x\n"
+      "  2  2026-12-02T00:00:00Z  bbbbbbbbbbbb  ci  1.520x\n"
+      "  3  2026-12-03T00:00:00Z  cccccccccccc  ci  1.490x\n"
+      "  4  2026-12-04T00:00:00Z  dddddddddddd  ci  1.510x\n"
+      "  5  2026-12-05T00:00:00Z  eeeeeeeeeeee  ci  1.500x\n"
+      "  6  2026-12-06T00:00:00Z  ffffffffffff  ci  1.200x  (spec changed)\n"
+      "  7  2026-12-07T00:00:00Z  gggggggggggg  ci  1.210x\n"
+      "  8  2026-12-08T00:00:00Z  hhhhhhhhhhhh  ci  1.190x\n"
+      "  9  2026-12-09T00:00:00Z  iiiiiiiiiiii  ci  1.200x\n"
+      "  change point at run 6 (2026-12-06T00:00:00Z, commit ffffffffffff): median 1.500x -> 1.200x (-20.0%, worse)\n"
+      "\n");
 }
 
 // Columns are as wide as their widest cell (report::FormatTable): a host name longer than the

@@ -37,7 +37,14 @@ inline model::RunResult FullResult() {
   r.candidate = "bazel-diff-rs";
   r.contenders = {
       {"bazel-diff", "the original", {"java", "-jar", "bazel-diff.jar"}, {"java", "-version"}},
-      {"bazel-diff-rs", "the rewrite \"quoted\" \xce\xbc", {"bazel-diff-rs", "--x"}, {}, "HEAD", "0123abcd", {"make", "-j2"}, true},
+      {"bazel-diff-rs",
+       "the rewrite \"quoted\" \xce\xbc",
+       {"bazel-diff-rs", "--x"},
+       {},
+       "HEAD",
+       "0123abcd",
+       {"make", "-j2"},
+       true},
   };
 
   model::WorkloadResult w;

@@ -31,12 +31,8 @@ RunResult GitRun() {
   r.contenders[1].commit = kFeature;
   r.contenders[1].build = {"cargo", "build", "--release"};
   r.contenders[1].dirty = true;
-  r.phases = model::PhaseTimes{.build_s = 30,
-                               .fixtures_s = 12.5,
-                               .parity_s = 3.25,
-                               .measuring_s = 200,
-                               .analysis_s = 8,
-                               .total_s = 254};
+  r.phases = model::PhaseTimes{
+      .build_s = 30, .fixtures_s = 12.5, .parity_s = 3.25, .measuring_s = 200, .analysis_s = 8, .total_s = 254};
   return r;
 }
 
