@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/units/units.h"
@@ -91,7 +92,10 @@ std::string PhasesLine(const RunResult& result) {
   const model::PhaseTimes& p = *result.phases;
   const double in_phases = p.build_s + p.fixtures_s + p.parity_s + p.measuring_s + p.analysis_s;
   std::string line = fmt::format("run time {}: ", FormatWallTime(p.total_s));
-  if (p.build_s > 0) line += fmt::format("build {}, ", FormatWallTime(p.build_s));
+  // Builds happen only for contenders built from git: elsewhere the phase is a clock's tick.
+  const bool built = std::any_of(result.contenders.begin(), result.contenders.end(),
+                                 [](const ContenderInfo& c) { return !c.commit.empty(); });
+  if (built) line += fmt::format("build {}, ", FormatWallTime(p.build_s));
   line += fmt::format("fixtures {}, parity {}, measuring {}, analysis {}", FormatWallTime(p.fixtures_s),
                       FormatWallTime(p.parity_s), FormatWallTime(p.measuring_s), FormatWallTime(p.analysis_s));
   if (p.total_s > in_phases) line += fmt::format(", other {}", FormatWallTime(p.total_s - in_phases));
