@@ -114,6 +114,7 @@ struct HistoryFlags {
   std::string figure;
   std::string history;
   std::string html;  // --html FILE: the trends as charts
+  bool startup_change_points = false;  // --startup-change-points
 };
 
 // `perfengine init 'CMD A' 'CMD B' [--out FILE] [--parity P] [--force]` (init_command.cc);

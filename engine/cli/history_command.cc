@@ -73,7 +73,8 @@ ExitCode HistoryCommand(const HistoryFlags& flags) {
   if (runs == 0) throw spec::UsageError(fmt::format("{}: no run of {} recorded", path.string(), key));
   history::TrendOptions options;
   options.workloads = flags.workloads;
-  if (!flags.figure.empty()) options.figure = flags.figure;
+  options.figure = flags.figure;  // empty: the figure min_speedup reads
+  options.startup_change_points = flags.startup_change_points;
   const std::vector<history::WorkloadSeries> series = store.Series(key);
   const std::string trends = history::TrendText(series, options);  // a bad --figure: nothing printed
   std::cout << fmt::format("{}: {} recorded in {}\n\n", flags.spec, units::FormatCount(runs, "run"), path.string());
@@ -93,7 +94,11 @@ Subcommand AddHistory(CLI::App& app) {
   history->add_option("--workload", flags->workloads, "Only this workload (repeatable)");
   history->add_option(
       "--figure", flags->figure,
-      "The figure to trace: speedup (default), cpu_ratio, instructions_ratio, ... or CONTENDER.median_wall_s");
+      "The figure to trace: median_round_speedup (default, what min_speedup reads), median_round_cpu_ratio (what "
+      "max_slowdown reads), speedup, instructions_ratio, ... or CONTENDER.median_wall_s");
+  history->add_flag("--startup-change-points", flags->startup_change_points,
+                    "Also seek change points on the startup workload (left out by default: start-up time follows the "
+                    "machine more than the code)");
   history->add_option("--html", flags->html, "Also write the trends as a self-contained HTML page of charts");
   history->add_option(
       "--history", flags->history,

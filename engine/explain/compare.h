@@ -26,16 +26,27 @@ namespace pe::explain {
 struct WorkloadComparison {
   std::string workload;
   bool gate = true;
-  std::vector<double> old_wall;  // the candidate's measured wall times in OLD, run order
+  // Paired: the baseline ran in both files, so each file's rounds pair the candidate with the
+  // baseline, and what is compared is each round's candidate / baseline ratio, OLD's against
+  // NEW's: the ratios the gate's confidence sequences read, with the machine's drift between
+  // the two runs cancelled round by round. Unpaired: the candidate's own times.
+  bool paired = false;
+  std::string figure;            // what old_wall and new_wall hold, for every output to name
+  std::vector<double> old_wall;  // per round: the candidate's wall time, or candidate / baseline when paired
   std::vector<double> new_wall;
   double old_median = 0;
   double new_median = 0;
-  double speedup = 0;      // old_median / new_median, divided by `control` where there is one
-  double raw_speedup = 0;  // old_median / new_median as measured
-  // The baseline's own OLD / NEW median ratio, when the baseline ran in both files: a machine
-  // that got faster between the runs moves it as much as the candidate, so the speed-up is
-  // the ratio of the two ratios.
-  std::optional<double> control;
+  double speedup = 0;      // old_median / new_median: above 1 NEW is faster
+  double raw_speedup = 0;  // the candidate's own median wall time, OLD / NEW, as measured
+  // The same for CPU time (user + system), which max_slowdown reads as the gate does: NEW / OLD
+  // of the candidate's CPU time, or of its per-round CPU-time ratio to the baseline when paired.
+  std::vector<double> old_cpu;
+  std::vector<double> new_cpu;
+  std::optional<double> cpu_ratio;
+  std::optional<model::Interval> cpu_ratio_ci;
+  // A change is claimed only where an interval says so: the speed-up's or the CPU-time ratio's
+  // interval lies wholly on one side of 1.
+  bool changed = false;
   stats::MannWhitneyResult mann_whitney;  // x = OLD, y = NEW
   double superiority = 0.5;               // P(NEW run < OLD run), ties half
   std::optional<stats::BootstrapResult> bootstrap;
@@ -68,5 +79,9 @@ struct RunComparison {
 std::string SpecMismatch(const model::RunResult& old_run, const model::RunResult& new_run);
 
 RunComparison CompareRuns(const model::RunResult& old_run, const model::RunResult& new_run);
+
+// A check's line as compare prints it: gate::CheckLine's, except that an unresolved check says
+// what compare can add (more rounds in each run), not the rounds a sequence would need.
+std::string CompareCheckLine(const model::Check& check);
 
 }  // namespace pe::explain

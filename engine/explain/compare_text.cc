@@ -31,32 +31,46 @@ std::string RunLine(const char* which, const std::string& file, const RunResult&
                      run.settings.bootstrap_resamples);
 }
 
-std::string IntervalCell(const WorkloadComparison& w) {
-  if (!w.speedup_ci) return "-";
-  return fmt::format("{} to {}", FormatRatio(w.speedup_ci->low), FormatRatio(w.speedup_ci->high));
+std::string IntervalCell(const std::optional<model::Interval>& i) {
+  if (!i) return "-";
+  return fmt::format("{} to {}", FormatRatio(i->low), FormatRatio(i->high));
+}
+
+// A median of what the comparison holds: a time, or a per-round ratio when paired.
+std::string MedianCell(const WorkloadComparison& w, double median) {
+  return w.paired ? FormatRatio(median, 3) : FormatSeconds(median);
 }
 
 std::string Table(const RunComparison& c) {
-  std::vector<std::vector<std::string>> rows = {
-      {"workload", "OLD median", "NEW median", "speedup", "interval", "P(NEW faster)", "Mann-Whitney"}};
+  std::vector<std::vector<std::string>> rows = {{"workload", "compared", "OLD median", "NEW median", "speed-up",
+                                                 "interval", "CPU NEW/OLD", "interval", "change", "P(NEW faster)",
+                                                 "Mann-Whitney"}};
   for (const WorkloadComparison& w : c.workloads) {
-    rows.push_back({OneLine(w.workload), FormatSeconds(w.old_median), FormatSeconds(w.new_median),
-                    FormatRatio(w.speedup), IntervalCell(w), FormatPercent(w.superiority),
-                    FormatPValue(w.mann_whitney.p_value)});
+    rows.push_back({OneLine(w.workload), w.paired ? "paired ratios" : "unpaired times", MedianCell(w, w.old_median),
+                    MedianCell(w, w.new_median), FormatRatio(w.speedup), IntervalCell(w.speedup_ci),
+                    w.cpu_ratio ? FormatRatio(*w.cpu_ratio) : "-", IntervalCell(w.cpu_ratio_ci),
+                    w.changed ? "yes" : "no", FormatPercent(w.superiority), FormatPValue(w.mann_whitney.p_value)});
   }
-  return report::FormatTable(rows, "lrrrrrl", "  ");
+  return report::FormatTable(rows, "llrrrrrrlrl", "  ");
 }
 
 std::string Detail(const WorkloadComparison& w) {
   std::string out = fmt::format("\n== {}{} ==\n", OneLine(w.workload), w.gate ? "" : " (not gated)");
-  out += fmt::format("  OLD: {} runs, median {}\n", w.old_wall.size(), FormatSeconds(w.old_median));
-  out += fmt::format("  NEW: {} runs, median {}\n", w.new_wall.size(), FormatSeconds(w.new_median));
-  out += fmt::format("  speedup = OLD median / NEW median = {} / {} = {}\n", FormatSeconds(w.old_median),
-                     FormatSeconds(w.new_median), FormatRatio(w.speedup));
+  out += fmt::format("  compared: {}\n", OneLine(w.figure));
+  const char* what = w.paired ? "rounds" : "runs";
+  out += fmt::format("  OLD: {} {}, median {}\n", w.old_wall.size(), what, MedianCell(w, w.old_median));
+  out += fmt::format("  NEW: {} {}, median {}\n", w.new_wall.size(), what, MedianCell(w, w.new_median));
+  out += fmt::format("  speed-up = OLD median / NEW median = {} / {} = {}\n", MedianCell(w, w.old_median),
+                     MedianCell(w, w.new_median), FormatRatio(w.speedup));
+  if (w.paired) {
+    out += fmt::format(
+        "  (the candidate's own median wall time, OLD / NEW: {}, before the baseline's drift is taken out)\n",
+        FormatRatio(w.raw_speedup));
+  }
   if (w.bootstrap) {
     const stats::BootstrapResult& b = *w.bootstrap;
-    out += fmt::format("  {} bootstrap interval, each run's times resampled on their own, {} resamples, seed {}:\n",
-                       FormatPercent(b.level), b.resamples, b.seed);
+    out += fmt::format("  {} bootstrap interval, each file's {} resampled on their own, {} resamples, seed {}:\n",
+                       FormatPercent(b.level), what, b.resamples, b.seed);
     if (b.bca) {
       out += fmt::format("    BCa {} to {} (z0 = {:.3f}, a = {:.4f})\n", FormatRatio(b.bca->low),
                          FormatRatio(b.bca->high), b.bias_correction, b.acceleration);
@@ -65,12 +79,20 @@ std::string Detail(const WorkloadComparison& w) {
       out += fmt::format("    percentile {} to {}\n", FormatRatio(b.percentile->low), FormatRatio(b.percentile->high));
     }
   }
+  if (w.cpu_ratio) {
+    out += fmt::format("  CPU time (user + system) NEW / OLD{}: {}{}\n",
+                       w.paired ? ", per-round ratios to the baseline" : "", FormatRatio(*w.cpu_ratio),
+                       w.cpu_ratio_ci ? fmt::format(", {} interval {}", FormatPercent(w.cpu_ratio_ci->level),
+                                                    IntervalCell(w.cpu_ratio_ci))
+                                      : "");
+  }
+  out += fmt::format("  change: {}\n", w.changed ? "yes: an interval above lies wholly on one side of 1.00x"
+                                                 : "none shown: every interval above holds 1.00x");
   const stats::MannWhitneyResult& m = w.mann_whitney;
-  out += fmt::format("  Mann-Whitney U = {} ({}{}), two-sided {}: {} at asv's p < 0.002\n", m.u1,
-                     m.exact ? "exact" : "normal approximation", m.ties ? ", ties" : "", FormatPValue(m.p_value),
-                     m.p_value < 0.002 ? "a change" : "no change");
-  out += fmt::format("  probability of superiority: a NEW run is faster than an OLD one {} of the time (ties half)\n",
-                     FormatPercent(w.superiority));
+  out += fmt::format("  Mann-Whitney U = {} ({}{}), two-sided {} (descriptive; the change above reads the intervals)\n",
+                     m.u1, m.exact ? "exact" : "normal approximation", m.ties ? ", ties" : "", FormatPValue(m.p_value));
+  out += fmt::format("  probability of superiority: a NEW {} is faster than an OLD one {} of the time (ties half)\n",
+                     w.paired ? "round (relative to its baseline)" : "run", FormatPercent(w.superiority));
   if (w.rss_ratio) out += fmt::format("  peak RSS NEW / OLD: {}\n", FormatRatio(*w.rss_ratio));
   if (w.logic_speedup) {
     out += fmt::format("  startup-adjusted speedup over OLD: {}\n", FormatRatio(*w.logic_speedup));
@@ -87,7 +109,7 @@ std::string Summary(const Verdict& v) {
       return "PASS";
     case ExitCode::kThresholdMissed: {
       std::size_t missed = 0;
-      for (const Check& c : v.checks) missed += c.passed ? 0 : 1;
+      for (const Check& c : v.checks) missed += c.passed || c.state == Check::State::kUnresolved ? 0 : 1;
       return fmt::format("FAIL: {} threshold{} missed", missed, missed == 1 ? "" : "s");
     }
     case ExitCode::kRunFailed:
@@ -114,8 +136,11 @@ std::string CompareText(const RunResult& old_run, const std::string& old_file, c
                            OneLine(old_run.spec_path), OneLine(old_run.spec_digest.substr(0, 12)),
                            OneLine(new_run.spec_path), OneLine(new_run.spec_digest.substr(0, 12)));
   out += fmt::format(
-      "compared: the candidate ('{}' in OLD, '{}' in NEW), measured wall times, unpaired; speedup = OLD median / NEW "
-      "median, above 1.00x NEW is faster\n",
+      "compared: the candidate ('{}' in OLD, '{}' in NEW). Where the baseline ran in both files, each round's "
+      "candidate / baseline ratio (the paired rounds the gate's sequences read; the machine's drift between the runs "
+      "cancels), else the candidate's own times, unpaired. speed-up: wall time, OLD median / NEW median, above 1.00x "
+      "NEW is faster; CPU NEW/OLD: user + system time, what max_slowdown reads; change: only where an interval lies "
+      "wholly on one side of 1.00x\n",
       OneLine(c.candidate_old), OneLine(c.candidate_new));
   if (!c.workloads.empty()) out += "\n" + Table(c);
   for (const WorkloadComparison& w : c.workloads) out += Detail(w);
@@ -127,7 +152,7 @@ std::string CompareText(const RunResult& old_run, const std::string& old_file, c
     out += "\nthresholds (NEW's, read on the figures above)\n";
     for (const Check& check : c.verdict.checks) {
       const std::string margin = Margin(check);
-      out += fmt::format("  {}{}\n", OneLine(gate::CheckLine(check)),
+      out += fmt::format("  {}{}\n", OneLine(CompareCheckLine(check)),
                          margin.empty() ? "" : fmt::format(" [margin {}]", margin));
     }
   }

@@ -49,6 +49,13 @@ bool IsWorktreeAt(const fs::path& dir, const std::string& commit, ProcessRunner&
   return head.outcome.ok() && head.out == commit;
 }
 
+// True when tracked files in the worktree differ from its commit (a build that rewrote a
+// source file): the contender then ran code that is not the commit it names.
+bool TrackedFilesChanged(const fs::path& worktree, ProcessRunner& runner, const fs::path& scratch) {
+  GitResult status = RunGit(runner, worktree, {"status", "--porcelain", "--untracked-files=no"}, scratch);
+  return status.outcome.ok() && !status.out.empty();
+}
+
 std::string HowItEnded(const Outcome& outcome) { return outcome.error.empty() ? "failed" : outcome.error; }
 
 // The folder holding one repository's worktrees, their markers and build logs.
@@ -109,6 +116,7 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
   if (IsWorktreeAt(built.worktree, built.commit, runner, base)) {
     if (fs::exists(marker, ec) && ReadWholeFile(marker) == marker_text) {
       built.reused = true;
+      built.dirty = TrackedFilesChanged(built.worktree, runner, base);
       return built;
     }
     // Checked out but not (or differently) built: build again in place, incrementally.
@@ -126,6 +134,7 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
   fs::remove(marker, ec);
   if (build_argv.empty()) {
     WriteFile(marker, marker_text);
+    built.dirty = TrackedFilesChanged(built.worktree, runner, base);
     return built;
   }
 
@@ -147,6 +156,7 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
     throw BuildError(summary, tails, build.stdout_path);
   }
   WriteFile(marker, marker_text);
+  built.dirty = TrackedFilesChanged(built.worktree, runner, base);
   return built;
 }
 

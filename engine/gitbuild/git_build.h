@@ -17,6 +17,7 @@ struct BuiltRevision {
   std::string commit;              // full object name the revision resolved to
   std::filesystem::path worktree;  // run the contender's argv relative to this
   bool reused = false;             // true: found built from an earlier run, nothing was run
+  bool dirty = false;              // after the build, tracked files differ from the commit (git status)
 };
 
 // A git command failed: unknown revision, not a repository, worktree not creatable.

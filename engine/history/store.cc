@@ -185,6 +185,11 @@ std::vector<std::tuple<std::string, std::string, double>> FiguresOf(const Worklo
     add("", "instructions_ratio", c.instructions_ratio);
     add("", "allocations_ratio", c.allocations_ratio);
     add("", "p99_ratio", c.p99_ratio);
+    // What the gate reads (engine/model/threshold_table.h): the estimates of the confidence
+    // sequences over paired rounds; the ratios of medians above are descriptive beside them.
+    if (c.speedup_cs) add("", "median_round_speedup", c.speedup_cs->estimate);
+    if (c.cpu_ratio_cs) add("", "median_round_cpu_ratio", c.cpu_ratio_cs->estimate);
+    if (c.logic_speedup_cs) add("", "median_round_logic_speedup", c.logic_speedup_cs->estimate);
   }
   for (const ContenderSummary& s : w.summaries) {
     add(s.contender, "median_wall_s", s.median_wall_s);
@@ -378,7 +383,7 @@ ORDER BY started_at, id)sql");
     analysis::Analyze(result, {.intervals = false, .cancelled = {}});
     for (const WorkloadResult& w : result.workloads) {
       auto [it, inserted] = index.emplace(w.name, out.size());
-      if (inserted) out.push_back({w.name, {}});
+      if (inserted) out.push_back({w.name, {}, w.startup});
       auto& figures = out[it->second].figures;
       for (const auto& [contender, name, value] : FiguresOf(w)) {
         const std::string figure = contender.empty() ? name : contender + "." + name;

@@ -39,11 +39,12 @@ struct Point {
   double value = 0;
 };
 
-// Every figure a run recorded for one workload, per figure name ("speedup", or
+// Every figure a run recorded for one workload, per figure name ("median_round_speedup", or
 // "candidate.median_wall_s" for one contender's), oldest run first.
 struct WorkloadSeries {
   std::string workload;
   std::vector<std::pair<std::string, std::vector<Point>>> figures;
+  bool startup = false;  // the built-in startup workload
 };
 
 class Store {

@@ -37,6 +37,55 @@ double MedianOf(const std::vector<Point>& points, size_t begin, size_t end) {
 
 }  // namespace
 
+FigureInfo DescribeFigure(const std::string& figure) {
+  // The comparison's figures, each with the check that reads it (engine/model/threshold_table.h).
+  static const std::pair<std::string_view, FigureInfo> kKnown[] = {
+      {"median_round_speedup",
+       {"median per-round speed-up, baseline / candidate wall time: what min_speedup reads", true}},
+      {"median_round_cpu_ratio",
+       {"median per-round CPU-time ratio, candidate / baseline: what max_slowdown reads", false}},
+      {"median_round_logic_speedup",
+       {"median per-round startup-adjusted speed-up: what min_logic_speedup reads", true}},
+      {"speedup",
+       {"ratio of median wall times, baseline / candidate (descriptive: min_speedup reads median_round_speedup)",
+        true}},
+      {"win_rate", {"share of paired rounds the candidate won (min_win_rate reads its sequence)", true}},
+      {"logic_speedup",
+       {"ratio of startup-adjusted medians (descriptive: min_logic_speedup reads median_round_logic_speedup)", true}},
+      {"cpu_ratio",
+       {"ratio of median CPU times, candidate / baseline (descriptive: max_slowdown reads median_round_cpu_ratio)",
+        false}},
+      {"rss_ratio", {"peak RSS ratio, candidate / baseline: what max_rss_ratio reads", false}},
+      {"instructions_ratio", {"instruction count ratio, exact: what max_instructions_ratio reads", false}},
+      {"allocations_ratio", {"allocation count ratio, exact: what max_allocations_ratio reads", false}},
+      {"p99_ratio", {"p99 latency ratio, candidate / baseline: what max_p99_ratio reads", false}},
+  };
+  for (const auto& [name, info] : kKnown) {
+    if (figure == name) return info;
+  }
+  // One contender's own figure: a time, a size or a count, where more is worse.
+  const std::size_t dot = figure.find('.');
+  const std::string contender = dot == std::string::npos ? "" : figure.substr(0, dot);
+  const std::string what = dot == std::string::npos ? figure : figure.substr(dot + 1);
+  return {fmt::format("{} of '{}' alone (descriptive: no check reads one contender's figure)", what, contender), false};
+}
+
+std::string ChosenFigure(const std::vector<WorkloadSeries>& series, const TrendOptions& options) {
+  if (!options.figure.empty()) return options.figure;
+  for (const WorkloadSeries& s : series) {
+    for (const auto& f : s.figures) {
+      if (f.first == "median_round_speedup") return f.first;
+    }
+  }
+  return "speedup";
+}
+
+std::vector<std::size_t> SeriesChangePoints(const WorkloadSeries& series, const TrendOptions& options,
+                                            const std::vector<double>& values) {
+  if (series.startup && !options.startup_change_points) return {};
+  return TrendChangePoints(values);
+}
+
 std::vector<std::size_t> TrendChangePoints(const std::vector<double>& values) {
   const bool positive = std::all_of(values.begin(), values.end(), [](double v) { return v > 0; });
   std::vector<double> x;
@@ -48,7 +97,9 @@ std::vector<std::size_t> TrendChangePoints(const std::vector<double>& values) {
   return out;
 }
 
-std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOptions& options) {
+std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOptions& given) {
+  TrendOptions options = given;
+  options.figure = ChosenFigure(series, given);
   std::vector<std::string> names;
   for (const WorkloadSeries& s : series) names.push_back(s.workload);
   for (const std::string& w : options.workloads) {
@@ -86,6 +137,8 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
     const std::vector<Point>& points = found->second;
     out += fmt::format("{}: {} over {}\n", s.workload, options.figure,
                        units::FormatCount(static_cast<long long>(points.size()), "run"));
+    const FigureInfo info = DescribeFigure(options.figure);
+    out += fmt::format("  figure: {}; higher is {}\n", info.description, info.higher_is_better ? "better" : "worse");
     std::vector<double> values;
     report::TableRows rows;  // run, started, commit, host, value, note: columns as wide as their cells
     for (size_t i = 0; i < points.size(); ++i) {
@@ -96,18 +149,28 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
                       Value(options.figure, p.value), changed ? "(spec changed)" : ""});
     }
     out += report::FormatTable(rows, "rlllrl", "  ");
-    const std::vector<std::size_t> changes = TrendChangePoints(values);
+    const std::vector<std::size_t> changes = SeriesChangePoints(s, options, values);
     size_t begin = 0;
     for (size_t c = 0; c < changes.size(); ++c) {
       const size_t at = changes[c];
       const size_t end = c + 1 < changes.size() ? changes[c + 1] : points.size();
       const double before = MedianOf(points, begin, at), after = MedianOf(points, at, end);
-      out += fmt::format("  change point at run {} ({}, commit {}): median {} -> {} ({:+.1f}%)\n", at + 1,
+      const bool better = info.higher_is_better ? after > before : after < before;
+      out += fmt::format("  change point at run {} ({}, commit {}): median {} -> {} ({:+.1f}%, {})\n", at + 1,
                          points[at].started_at, points[at].commit.empty() ? "-" : points[at].commit.substr(0, 12),
-                         Value(options.figure, before), Value(options.figure, after), 100 * (after / before - 1));
+                         Value(options.figure, before), Value(options.figure, after), 100 * (after / before - 1),
+                         after == before ? "level"
+                         : better        ? "better"
+                                         : "worse");
       begin = at;
     }
-    if (changes.empty()) out += "  no change point\n";
+    if (s.startup && !options.startup_change_points) {
+      out +=
+          "  change points not sought: start-up time follows the machine more than the code "
+          "(--startup-change-points seeks them)\n";
+    } else if (changes.empty()) {
+      out += "  no change point\n";
+    }
     out += "\n";
   }
   return out;

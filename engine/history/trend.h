@@ -11,15 +11,36 @@ namespace pe::history {
 
 struct TrendOptions {
   std::vector<std::string> workloads;  // empty: every workload
-  std::string figure = "speedup";      // a comparison figure, or CONTENDER.figure
+  // A comparison figure, or CONTENDER.figure; empty: the figure min_speedup reads
+  // (median_round_speedup), or speedup where no run recorded that.
+  std::string figure;
+  // Change points on the startup workload too: its time follows the machine (a new runner
+  // image, a kernel) more than the code, so by default they are not sought there.
+  bool startup_change_points = false;
 };
 
-// One section per workload: a line per run (start, commit, host, value; "spec changed" where
-// the spec's digest differs from the run before) and a line per change point with the median
-// either side. Change points are found on log values (ratios and times shift by factors)
-// after Tukey's running median of 3 (the penalty's sigma from the unsmoothed values), with
-// segments of at least 2 runs. Throws
-// base::UsageError for a --workload that was never recorded (with a suggestion).
+// What a figure is, which check reads it and which way is better: one line under each
+// workload's heading and the y axis of its chart.
+struct FigureInfo {
+  std::string description;  // "median per-round speed-up, baseline / candidate wall time: what min_speedup reads"
+  bool higher_is_better = false;
+};
+FigureInfo DescribeFigure(const std::string& figure);
+
+// The figure TrendText traces for these options and series (options.figure, or the default).
+std::string ChosenFigure(const std::vector<WorkloadSeries>& series, const TrendOptions& options);
+
+// The change points TrendText reports for one series: none on the startup workload unless
+// options.startup_change_points.
+std::vector<std::size_t> SeriesChangePoints(const WorkloadSeries& series, const TrendOptions& options,
+                                            const std::vector<double>& values);
+
+// One section per workload: the figure's description and direction, a line per run (start,
+// commit, host, value; "spec changed" where the spec's digest differs from the run before)
+// and a line per change point with the median either side and whether it is better or worse. Change points are found on
+// log values (ratios and times shift by factors) after Tukey's running median of 3 (the penalty's sigma from the
+// unsmoothed values), with segments of at least 2 runs. Throws base::UsageError for a --workload that was never
+// recorded (with a suggestion).
 std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOptions& options);
 
 // The positions where the level of `values` shifts, as TrendText finds them.

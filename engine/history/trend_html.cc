@@ -13,11 +13,13 @@ namespace {
 
 using report::EscapeHtml;
 
-constexpr double kWidth = 720, kHeight = 220, kLeft = 70, kRight = 20, kTop = 20, kBottom = 30;
+constexpr double kWidth = 720, kHeight = 250, kLeft = 84, kRight = 20, kTop = 20, kBottom = 46;
 
 // One workload's chart: the figure per run (x: run order, y: value from 0), a dashed line at
 // each change point, the value at each end of the y axis.
-std::string Chart(const std::string& workload, const std::string& figure, const std::vector<Point>& points) {
+std::string Chart(const WorkloadSeries& series, const TrendOptions& options, const std::vector<Point>& points) {
+  const std::string& workload = series.workload;
+  const std::string& figure = options.figure;
   double top = 0;
   for (const Point& p : points) top = std::max(top, p.value);
   if (top <= 0) top = 1;
@@ -35,9 +37,18 @@ std::string Chart(const std::string& workload, const std::string& figure, const 
                      kLeft + plot_w);
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.4g}</text>\n", kLeft - 6, kTop + 4, top);
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">0</text>\n", kLeft - 6, kTop + plot_h + 4);
+  // Axis titles: runs along the bottom, the figure and which way is better up the side.
+  const FigureInfo info = DescribeFigure(figure);
+  svg += fmt::format(
+      "<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">run (oldest first, 1 to {})</text>\n",
+      kLeft + plot_w / 2, kTop + plot_h + 34, points.size());
+  svg += fmt::format(
+      "<text class=\"axis-title\" x=\"14\" y=\"{0}\" text-anchor=\"middle\" transform=\"rotate(-90 14 {0})\">{1} "
+      "({2} is better)</text>\n",
+      kTop + plot_h / 2, EscapeHtml(figure), info.higher_is_better ? "higher" : "lower");
   std::vector<double> values;
   for (const Point& p : points) values.push_back(p.value);
-  for (size_t at : TrendChangePoints(values)) {
+  for (size_t at : SeriesChangePoints(series, options, values)) {
     const double cx = (x(at - 1) + x(at)) / 2;
     svg += fmt::format(
         "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"change\"><title>change point at run {3}"
@@ -60,8 +71,9 @@ std::string Chart(const std::string& workload, const std::string& figure, const 
 
 }  // namespace
 
-std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOptions& options,
-                      const std::string& title) {
+std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOptions& given, const std::string& title) {
+  TrendOptions options = given;
+  options.figure = ChosenFigure(series, given);
   // TrendText checks the selection and gives the table under each chart.
   const std::string text = TrendText(series, options);
   std::string html = fmt::format(
@@ -82,7 +94,10 @@ std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOpti
     if (found == s.figures.end()) {
       html += fmt::format("<p>No {} recorded.</p>\n", EscapeHtml(options.figure));
     } else {
-      html += Chart(s.workload, options.figure, found->second);
+      const FigureInfo info = DescribeFigure(options.figure);
+      html += fmt::format("<p class=\"figure\">{}: {}; higher is {}.</p>\n", EscapeHtml(options.figure),
+                          EscapeHtml(info.description), info.higher_is_better ? "better" : "worse");
+      html += Chart(s, options, found->second);
     }
     html += "</section>\n";
   }

@@ -346,6 +346,8 @@ constexpr auto FieldsOf(Tag<model::ContenderInfo>) {
       Field{"startup_argv", &S::startup_argv},
       Field{"git", &S::git, kAddedLater},
       Field{"commit", &S::commit, kAddedLater},
+      Field{"build", &S::build, kAddedLater},
+      Field{"dirty", &S::dirty, kAddedLater},
   };
 }
 
@@ -404,6 +406,14 @@ constexpr auto FieldsOf(Tag<model::RoundLoad>) {
   };
 }
 
+constexpr auto FieldsOf(Tag<model::PhaseTimes>) {
+  using S = model::PhaseTimes;
+  return std::tuple{
+      Field{"build_s", &S::build_s},         Field{"fixtures_s", &S::fixtures_s}, Field{"parity_s", &S::parity_s},
+      Field{"measuring_s", &S::measuring_s}, Field{"analysis_s", &S::analysis_s}, Field{"total_s", &S::total_s},
+  };
+}
+
 constexpr auto FieldsOf(Tag<model::RunResult>) {
   using S = model::RunResult;
   return std::tuple{
@@ -423,6 +433,7 @@ constexpr auto FieldsOf(Tag<model::RunResult>) {
       Field{"verdict", &S::verdict},
       Field{"load", &S::load, kAddedLater},
       Field{"shards", &S::shards, kAddedLater},
+      Field{"phases", &S::phases, kAddedLater},
   };
 }
 

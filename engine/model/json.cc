@@ -39,7 +39,10 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
                                              const AxisValue& av, const ScalingFit& sf, const ScalingEfficiency& se,
                                              const SweepResult& sr, const FunctionShift& fs, const ServeFigures& sv,
                                              const RoundLoad& rl, const ShardInfo& sh, const model::CounterValue& cv,
-                                             const model::Counter& cd, const model::CounterComparison& cc) {
+                                             const model::Counter& cd, const model::CounterComparison& cc,
+                                             const model::PhaseTimes& pt) {
+  [[maybe_unused]] const auto& [pt1, pt2, pt3, pt4, pt5, pt6] = pt;
+  static_assert(kTableCovers<model::PhaseTimes, 6>);
   [[maybe_unused]] const auto& [cv1, cv2] = cv;
   static_assert(kTableCovers<model::CounterValue, 2>);
   [[maybe_unused]] const auto& [cd1, cd2, cd3, cd4] = cd;
@@ -62,8 +65,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<ScalingEfficiency, 5>);
   [[maybe_unused]] const auto& [sr1, sr2, sr3, sr4, sr5, sr6, sr7] = sr;
   static_assert(kTableCovers<SweepResult, 7>);
-  [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16] = r;
-  static_assert(kTableCovers<RunResult, 16>);
+  [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16, r17] = r;
+  static_assert(kTableCovers<RunResult, 17>);
   [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19,
                                 w20] = w;
   static_assert(kTableCovers<WorkloadResult, 20>);
@@ -82,8 +85,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<ContenderSummary, 15>);
   [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16] = k;
   static_assert(kTableCovers<Check, 16>);
-  [[maybe_unused]] const auto& [ci1, ci2, ci3, ci4, ci5, ci6] = ci;
-  static_assert(kTableCovers<ContenderInfo, 6>);
+  [[maybe_unused]] const auto& [ci1, ci2, ci3, ci4, ci5, ci6, ci7, ci8] = ci;
+  static_assert(kTableCovers<ContenderInfo, 8>);
   [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8, st9, st10] = st;
   static_assert(kTableCovers<Settings, 10>);
   [[maybe_unused]] const auto& [m1, m2, m3, m4, m5] = m;

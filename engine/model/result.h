@@ -301,6 +301,8 @@ struct ContenderInfo {
   std::vector<std::string> startup_argv;
   std::string git;     // the revision it was built from ("" when not built from git)
   std::string commit;  // the commit that revision resolved to
+  std::vector<std::string> build;  // the build argv run in that commit's worktree (git contenders)
+  bool dirty = false;              // git contenders: tracked files differed from the commit after the build
 };
 
 struct Settings {
@@ -359,6 +361,18 @@ struct RoundLoad {
   std::optional<double> cpu_mhz;       // mean clock of the cores, where the kernel reports it
 };
 
+// Where a run's wall time went, from the engine's own steady clock around each phase
+// (engine/run/experiment.cc). total_s is the whole run, from its set-up to its verdict; the
+// phases need not add up to it (set-up, reports and the time between phases are in no phase).
+struct PhaseTimes {
+  double build_s = 0;      // contenders built from git
+  double fixtures_s = 0;   // fixtures generated or found in the cache
+  double parity_s = 0;     // each contender once, outputs compared
+  double measuring_s = 0;  // warm-ups, rounds, peak-RSS runs, counts and profiles
+  double analysis_s = 0;   // figures, intervals and the verdict
+  double total_s = 0;
+};
+
 struct RunResult {
   std::string engine_version;
   std::string spec_path;
@@ -376,6 +390,7 @@ struct RunResult {
   Verdict verdict;
   std::vector<RoundLoad> load;    // one per round of the rounds loop
   std::vector<ShardInfo> shards;  // empty: one unsharded run (docs/ci.md)
+  std::optional<PhaseTimes> phases;  // absent in files from before it was recorded
 };
 
 }  // namespace pe::model

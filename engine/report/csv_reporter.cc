@@ -49,7 +49,26 @@ const char* kHeader =
     "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
     "median_max_rss_kib,instructions,allocation_calls,speedup,speedup_low,speedup_high,per_round_speedup,"
     "per_round_speedup_low,per_round_speedup_high,win_rate,logic_speedup,cpu_ratio,cpu_ratio_low,cpu_ratio_high,"
-    "instructions_ratio,allocations_ratio,rss_ratio,verdict,parity\n";
+    "instructions_ratio,allocations_ratio,rss_ratio,verdict,parity,"
+    "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s\n";
+
+// The contender's revision (docs/results-format.md): commit, ref, dirty, build command; empty
+// cells for a contender not built from git.
+std::vector<std::string> RevisionCells(const RunResult& result, const std::string& contender) {
+  for (const model::ContenderInfo& c : result.contenders) {
+    if (c.name != contender || c.commit.empty()) continue;
+    return {Text(c.commit), Text(c.git), c.dirty ? "true" : "false", Text(fmt::format("{}", fmt::join(c.build, " ")))};
+  }
+  return {"", "", "", ""};
+}
+
+// The run's wall time and its phases (model::PhaseTimes), the same on every row.
+std::vector<std::string> PhaseCells(const RunResult& result) {
+  if (!result.phases) return std::vector<std::string>(6);
+  const model::PhaseTimes& p = *result.phases;
+  return {Number(p.total_s),  Number(p.build_s),     Number(p.fixtures_s),
+          Number(p.parity_s), Number(p.measuring_s), Number(p.analysis_s)};
+}
 
 }  // namespace
 
@@ -104,6 +123,9 @@ std::string CsvReport(const RunResult& result) {
                                       c ? Number(c->rss_ratio) : "",
                                       verdict,
                                       Text(w.parity)};
+      for (std::vector<std::string> more : {RevisionCells(result, s.contender), PhaseCells(result)}) {
+        row.insert(row.end(), more.begin(), more.end());
+      }
       out += fmt::format("{}\n", fmt::join(row, ","));
     }
   }

@@ -15,6 +15,7 @@
 #include "engine/model/samples.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
+#include "engine/report/provenance.h"
 #include "engine/report/shards.h"
 #include "engine/report/speedup_summary.h"
 #include "engine/report/svg_chart.h"
@@ -785,8 +786,13 @@ std::string HtmlReport(const RunResult& result) {
   html += "</head>\n<body>\n";
   html += fmt::format("<h1>perfengine: {}</h1>\n", Esc(result.spec_path));
   html += fmt::format("<p class=\"summary {}\">{}</p>\n", SummaryClass(result.verdict.exit), Esc(summary));
-  html += fmt::format("<p>Baseline {} against candidate {}: {}.</p>\n", Esc(result.baseline), Esc(result.candidate),
-                      Esc(RoundsLine(result.settings)));
+  html += fmt::format("<p>{}: {}.</p>\n", Esc(ContendersLine(result)), Esc(RoundsLine(result.settings)));
+  html += "<ul class=\"revisions\">\n";
+  for (const std::string& line : RevisionLines(result)) html += fmt::format("<li>{}</li>\n", Esc(line));
+  html += "</ul>\n";
+  if (const std::string cost = PhasesLine(result); !cost.empty()) {
+    html += fmt::format("<p class=\"run-time\">{}</p>\n", Esc(cost));
+  }
   if (std::string busy = BusyMachineLine(result); !busy.empty()) {
     html += fmt::format("<p class=\"busy-machine\">{}</p>\n", Esc(busy));
   }

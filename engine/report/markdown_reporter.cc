@@ -10,6 +10,7 @@
 #include "engine/report/machine_load_line.h"
 #include "engine/report/markdown_text.h"
 #include "engine/report/overview.h"
+#include "engine/report/provenance.h"
 #include "engine/report/shards.h"
 #include "engine/report/speedup_summary.h"
 #include "engine/report/sweep_report.h"
@@ -105,8 +106,9 @@ void AppendDetails(const RunResult& result, std::string& out) {
 
 std::string MarkdownReport(const RunResult& result) {
   std::string out = fmt::format("### perfengine: {}\n\n", SummaryLine(result));
-  out += fmt::format("Baseline {} against candidate {}.\n\n", EscapeMarkdown(result.baseline),
-                     EscapeMarkdown(result.candidate));
+  out += fmt::format("Compared: {}.\n\n", EscapeMarkdown(ContendersLine(result)));
+  for (const std::string& line : RevisionLines(result)) out += fmt::format("- {}\n", EscapeMarkdown(line));
+  out += "\n";
   if (std::string busy = BusyMachineLine(result); !busy.empty()) out += EscapeMarkdown(busy) + "\n\n";
   for (const auto& line : UncomparedLines(result)) out += fmt::format("**Warning:** {}\n\n", EscapeMarkdown(line));
   AppendTable(result, out);
@@ -122,6 +124,7 @@ std::string MarkdownReport(const RunResult& result) {
   }
   AppendFailingLines(result, out);
   AppendFailures(result, out);
+  if (const std::string cost = PhasesLine(result); !cost.empty()) out += fmt::format("\n{}\n", EscapeMarkdown(cost));
   AppendDetails(result, out);
   return out;
 }

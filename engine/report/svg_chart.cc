@@ -85,11 +85,73 @@ std::string Number(double value) {
   return fmt::format("{:.3g}", value);
 }
 
+std::size_t TitleWidthInChars(std::string_view text) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '&') {  // an entity (&amp;) draws one character
+      const std::size_t end = text.find(';', i);
+      if (end != std::string_view::npos) i = end;
+    }
+    if ((c & 0xC0) != 0x80) ++chars;  // UTF-8 continuation bytes draw nothing of their own
+  }
+  return chars;
+}
+
+std::vector<std::string> WrapTitle(std::string_view title, std::size_t max_chars) {
+  std::vector<std::string> lines;
+  std::string line;
+  auto flush = [&] {
+    if (!line.empty()) lines.push_back(std::move(line));
+    line.clear();
+  };
+  std::size_t start = 0;
+  while (start <= title.size()) {
+    std::size_t end = title.find(' ', start);
+    if (end == std::string_view::npos) end = title.size();
+    std::string_view word = title.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    const std::size_t joined = TitleWidthInChars(line) + (line.empty() ? 0 : 1) + TitleWidthInChars(word);
+    if (joined > max_chars) flush();
+    // A word longer than a line (a workload name without spaces) is cut where it must be,
+    // never inside an entity or a UTF-8 character.
+    while (TitleWidthInChars(word) > max_chars) {
+      std::size_t cut = 0, chars = 0;
+      while (cut < word.size() && chars < max_chars) {
+        std::size_t next = cut + 1;
+        if (word[cut] == '&' && word.find(';', cut) != std::string_view::npos) next = word.find(';', cut) + 1;
+        while (next < word.size() && (static_cast<unsigned char>(word[next]) & 0xC0) == 0x80) ++next;
+        cut = next;
+        ++chars;
+      }
+      lines.emplace_back(word.substr(0, cut));
+      word.remove_prefix(cut);
+    }
+    if (!line.empty()) line += ' ';
+    line += word;
+  }
+  flush();
+  if (lines.empty()) lines.emplace_back();
+  return lines;
+}
+
 std::string OpenChart(std::string_view classes, const std::string& id, const Frame& frame, const std::string& title) {
+  // The title starts at the left edge and wraps to the chart's width; extra lines get room of
+  // their own above the chart (the view box grows upwards), so the plot's coordinates stay.
+  const auto max_chars = static_cast<std::size_t>((frame.width - 2 * kTitleX) / kTitleCharWidth);
+  const std::vector<std::string> lines = WrapTitle(title, max_chars);
+  const double extra = kTitleLineHeight * static_cast<double>(lines.size() - 1);
+  std::string text = fmt::format("<text class=\"chart-title\" x=\"{}\" y=\"{}\">", Px(kTitleX), Px(20 - extra));
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    text += i == 0 ? fmt::format("<tspan x=\"{}\">{}</tspan>", Px(kTitleX), lines[i])
+                   : fmt::format("<tspan x=\"{}\" dy=\"{}\">{}</tspan>", Px(kTitleX), Px(kTitleLineHeight), lines[i]);
+  }
   return fmt::format(
-      "<svg class=\"chart {}\" id=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 0 {} {}\" "
-      "role=\"img\">\n<title>{}</title>\n<text class=\"chart-title\" x=\"{}\" y=\"20\">{}</text>\n",
-      classes, id, Px(frame.width), Px(frame.height), Px(frame.width), Px(frame.height), title, Px(frame.left), title);
+      "<svg class=\"chart {}\" id=\"{}\" width=\"{}\" height=\"{}\" viewBox=\"0 {} {} {}\" "
+      "role=\"img\">\n<title>{}</title>\n{}</text>\n",
+      classes, id, Px(frame.width), Px(frame.height + extra), Px(0 - extra), Px(frame.width), Px(frame.height + extra),
+      title, text);
 }
 
 // Grid lines, tick labels and the axis title along the bottom of the plot.

@@ -62,7 +62,20 @@ struct Frame {
   double PlotBottom() const { return height - bottom; }
 };
 
-// "<svg ...><title>..." with the title also drawn at the top left; the caller closes </svg>.
+// The chart title's font (html_reporter.cc's .chart-title: 13px, bold) as the wrapping budgets
+// it: a generous average character width, so a line of capitals still fits.
+inline constexpr double kTitleX = 8;
+inline constexpr double kTitleCharWidth = 8;
+inline constexpr double kTitleLineHeight = 16;
+
+// Characters a title draws: an entity (&amp;) counts as one, a UTF-8 character as one.
+std::size_t TitleWidthInChars(std::string_view text);
+// `title` (already escaped) in lines of at most `max_chars` characters, broken at spaces, a
+// longer word cut where it must be; every character kept, in order.
+std::vector<std::string> WrapTitle(std::string_view title, std::size_t max_chars);
+
+// "<svg ...><title>..." with the title also drawn at the top left, wrapped to the chart's width
+// (extra lines widen the view box upwards, so nothing is clipped); the caller closes </svg>.
 std::string OpenChart(std::string_view classes, const std::string& id, const Frame& frame, const std::string& title);
 
 using Label = std::function<std::string(double)>;

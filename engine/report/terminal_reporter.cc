@@ -11,6 +11,7 @@
 #include "engine/report/details.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
+#include "engine/report/provenance.h"
 #include "engine/report/shards.h"
 #include "engine/report/speedup_summary.h"
 #include "engine/report/sweep_report.h"
@@ -122,8 +123,8 @@ void WriteFailures(const RunResult& result, std::ostream& out, const Painter& pa
 
 void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color) {
   Painter paint(color);
-  out << fmt::format("baseline {}, candidate {}: {}\n", OneLine(result.baseline), OneLine(result.candidate),
-                     RoundsLine(result.settings));
+  out << fmt::format("{}: {}\n", OneLine(ContendersLine(result)), RoundsLine(result.settings));
+  for (const std::string& line : RevisionLines(result)) out << "  " << OneLine(line) << '\n';
   for (const std::string& line : ShardLines(result)) out << OneLine(line) << '\n';
   out << '\n';
   if (std::string busy = BusyMachineLine(result); !busy.empty()) out << paint(busy, kYellow) << "\n\n";
@@ -151,6 +152,7 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
     out << '\n';
     for (const auto& line : lines) out << "  " << OneLine(line) << '\n';
   }
+  if (const std::string cost = PhasesLine(result); !cost.empty()) out << '\n' << OneLine(cost) << '\n';
   out << '\n' << paint(SummaryLine(result), SummaryColor(result.verdict.exit)) << '\n';
 }
 

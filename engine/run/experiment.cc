@@ -87,11 +87,29 @@ std::optional<ShardInfo> DescribeShard(const spec::Spec& spec, const Options& op
 
 namespace internal {
 
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Runs one phase and adds its wall time to `seconds` (a phase may run in parts).
+template <typename Phase>
+bool Timed(double& seconds, Phase&& phase) {
+  const auto start = std::chrono::steady_clock::now();
+  const bool ok = phase();
+  seconds += SecondsSince(start);
+  return ok;
+}
+
+}  // namespace
+
 RunResult Experiment::Run() {
   // A contender runs as the engine's user, so it could otherwise read the engine's memory and
   // open files (/proc/<pid>/mem, /proc/<pid>/fd, ptrace), where parity keeps the baseline's
   // output; a process that is not dumpable is out of its reach. Children are dumpable again
   // after exec; the setting is restored when the run ends.
+  const auto started = std::chrono::steady_clock::now();
   const int dumpable = ::prctl(PR_GET_DUMPABLE);
   ::prctl(PR_SET_DUMPABLE, 0);
   InitResult();
@@ -113,24 +131,37 @@ RunResult Experiment::Run() {
   ParityChecker parity(*executor_);
   RoundRunner rounds(*executor_, workloads_);
   CountsCollector counts(*executor_, workloads_);
-  const bool ok = BuildContenders() && PrepareFixtures() && parity.Check(workloads_) && rounds.RunRounds() &&
-                  rounds.RunRssOnly() && counts.Collect();
+  // Each phase timed on the engine's own steady clock (model::PhaseTimes): what a verdict costs.
+  model::PhaseTimes phases;
+  const bool ok =
+      Timed(phases.build_s, [&] { return BuildContenders(); }) &&
+      Timed(phases.fixtures_s, [&] { return PrepareFixtures(); }) &&
+      Timed(phases.parity_s, [&] { return parity.Check(workloads_); }) &&
+      Timed(phases.measuring_s, [&] { return rounds.RunRounds() && rounds.RunRssOnly() && counts.Collect(); });
   result_.complete = ok;
   if (progress_) progress_->Finish();
   // Ctrl-C during a long analysis (a million resamples) stops it promptly: the intervals
   // left are skipped and the run ends interrupted (130), never as a verdict.
   const bool interrupted_before = interrupt::Interrupted();
-  analysis::Analyze(result_, {.intervals = true, .cancelled = [] { return interrupt::Interrupted(); }});
-  analysis::AnalyzeSweeps(result_);
-  if (!interrupted_before && interrupt::Interrupted()) {
-    result_.complete = false;
-    executor_->Interrupted();
-  }
-  result_.verdict = gate::Judge(result_);
+  Timed(phases.analysis_s, [&] {
+    analysis::Analyze(result_, {.intervals = true, .cancelled = [] { return interrupt::Interrupted(); }});
+    analysis::AnalyzeSweeps(result_);
+    if (!interrupted_before && interrupt::Interrupted()) {
+      result_.complete = false;
+      executor_->Interrupted();
+    }
+    result_.verdict = gate::Judge(result_);
+    return true;
+  });
   if (ok && result_.verdict.exit == ExitCode::kThresholdMissed) {
-    counts.ProfileRegressions();
+    Timed(phases.measuring_s, [&] {  // callgrind profiles: measuring, after the verdict asked for them
+      counts.ProfileRegressions();
+      return true;
+    });
     if (!options_.accepted_by.empty()) gate::Accept(result_.verdict, options_.accepted_by);
   }
+  phases.total_s = SecondsSince(started);
+  result_.phases = phases;
   scratch_dir_.reset();
   if (dumpable > 0) ::prctl(PR_SET_DUMPABLE, dumpable);
   return std::move(result_);
@@ -210,6 +241,8 @@ bool Experiment::BuildContenders() {
         if (info.name == c.name) {
           info.git = c.git;
           info.commit = built.commit;
+          info.build = c.build;
+          info.dirty = built.dirty;
         }
       }
     } catch (const gitbuild::BuildError& e) {

@@ -179,7 +179,8 @@ TEST(CliE2E, HistoryRefusesAnUnknownFigureWithASuggestion) {
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_EQ(f.err,
             "perfengine: --figure: no run recorded 'speedpu' (did you mean 'speedup'?); recorded: speedup, win_rate, "
-            "rss_ratio, cpu_ratio, baseline.median_wall_s, baseline.median_cpu_s, baseline.median_max_rss_kib, "
+            "rss_ratio, cpu_ratio, median_round_speedup, median_round_cpu_ratio, baseline.median_wall_s, "
+            "baseline.median_cpu_s, baseline.median_max_rss_kib, "
             "candidate.median_wall_s, candidate.median_cpu_s, candidate.median_max_rss_kib\n");
   EXPECT_EQ(f.out, "");
   f = RunPerfengine({"history", spec.string(), "--history", db.string(), "--figure", "bogus"}, dir.path());
@@ -194,8 +195,10 @@ TEST(CliE2E, HistorySaysOneRunNotOneRuns) {
   const fs::path db = RecordOneRun(dir, spec, dir.path() / "history.sqlite");
   const Finished f = RunPerfengine({"history", spec.string(), "--history", db.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
-  EXPECT_EQ(f.out.rfind(spec.string() + ": 1 run recorded in " + db.string() + "\n\nstartup: speedup over 1 run\n", 0),
-            0u)
+  EXPECT_EQ(
+      f.out.rfind(
+          spec.string() + ": 1 run recorded in " + db.string() + "\n\nstartup: median_round_speedup over 1 run\n", 0),
+      0u)
       << f.out;
 }
 

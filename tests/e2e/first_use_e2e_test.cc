@@ -133,16 +133,27 @@ TEST(DifferentOutputs, ParityNoneComparesTimeOnlyAndSaysSo) {
             std::string::npos)
       << f.out;
   EXPECT_EQ(nlohmann::json::parse(ReadAll(json))["workloads"][1]["parity"], "none");
+  // Issue 27: the report states where the run's time went and what the verdict cost, and the
+  // results file keeps the split (durations are the engine's own clock; not asserted).
+  EXPECT_NE(f.out.find("\nrun time "), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find(" runner-minutes (one runner)\n"), std::string::npos) << f.out;
+  const nlohmann::json phases = nlohmann::json::parse(ReadAll(json))["phases"];
+  for (const char* phase : {"build_s", "fixtures_s", "parity_s", "measuring_s", "analysis_s", "total_s"}) {
+    EXPECT_GE(phases.at(phase).get<double>(), 0) << phase;
+  }
+  EXPECT_GT(phases.at("measuring_s").get<double>(), 0);
   // --csv: a header, then one row per workload and contender (startup included).
   const std::string table = ReadAll(csv);
   EXPECT_EQ(table.substr(0, table.find('\n')),
             "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,"
             "median_cpu_s,median_max_rss_kib,instructions,allocation_calls,speedup,speedup_low,speedup_high,"
             "per_round_speedup,per_round_speedup_low,per_round_speedup_high,win_rate,logic_speedup,cpu_ratio,"
-            "cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity");
+            "cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity,"
+            "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s");
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 5);
   EXPECT_NE(table.find("\ncompress,candidate,candidate,baseline,3,"), std::string::npos) << table;
-  EXPECT_EQ(table.substr(table.size() - 6), ",none\n") << table;
+  // parity, then the contender's revision (not built from git: empty) and the run's six timings.
+  EXPECT_NE(table.find(",none,,,,,"), std::string::npos) << table;
   const Finished explain = RunPerfengine({"explain", json.string(), "--workload", "compress"}, dir.path());
   EXPECT_NE(explain.out.find("\nparity: none: outputs were not compared; the figures compare time only\n"),
             std::string::npos)

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
+#include "engine/analysis/analyze.h"
 #include "engine/explain/compare_text.h"
+#include "engine/explain/rounds.h"
 #include "engine/gate/gate.h"
 #include "engine/model/threshold_table.h"
 #include "stats/descriptive.h"
@@ -29,12 +33,25 @@ std::string Text(const char* old_file, const char* new_file, ExitCode* exit) {
   return CompareText(old_run, old_file, new_run, new_file, c);
 }
 
-TEST(Compare, AFasterNewRunPasses) {
+// Every check of the faster `work` is shown met; `tiny` did not change, so its min_speedup = 1.0
+// (a speed-up to show) is unresolved, exit 3, as run says of a claim its sequence cannot show.
+TEST(Compare, AFasterNewRunPassesAndAnUnchangedClaimIsUnresolved) {
   ExitCode exit{};
   const std::string text = Text("pass.json", "improved.json", &exit);
-  EXPECT_EQ(exit, ExitCode::kPass);
+  EXPECT_EQ(exit, ExitCode::kUnresolved);
   ExpectGolden("compare_pass.txt", text);
-  EXPECT_EQ(text.substr(text.size() - 6), "\nPASS\n");
+  const RunComparison c = CompareRuns(LoadResults("pass.json"), LoadResults("improved.json"));
+  for (const model::Check& check : c.verdict.checks) {
+    if (check.workload == "work") EXPECT_TRUE(check.passed) << gate::CheckLine(check);
+  }
+  EXPECT_EQ(c.verdict.lines,
+            std::vector<std::string>{
+                "tiny: median speed-up over OLD (per-round ratios to the baseline) 1.00x (95% paired-ratio interval "
+                "0.99x to 1.02x, unpaired bootstrap BCa, 2000 resamples, seed 42) is not shown to meet the required "
+                "1.00x: unresolved; more rounds in each run would narrow the interval"});
+  RunResult improved = LoadResults("improved.json");
+  improved.workloads[2].thresholds.min_speedup.reset();
+  EXPECT_EQ(CompareRuns(LoadResults("pass.json"), improved).verdict.exit, ExitCode::kPass);
 }
 
 TEST(Compare, ASlowerNewRunFailsWithTheGatesLines) {
@@ -44,7 +61,10 @@ TEST(Compare, ASlowerNewRunFailsWithTheGatesLines) {
   ExpectGolden("compare_regressed.txt", text);
   const RunComparison c = CompareRuns(LoadResults("pass.json"), LoadResults("regressed.json"));
   ASSERT_FALSE(c.verdict.lines.empty());
-  EXPECT_EQ(c.verdict.lines[0], "work: median speedup over OLD 0.67x is below the required 2.00x (short by 67%)");
+  EXPECT_EQ(c.verdict.lines[0],
+            "work: median speed-up over OLD (per-round ratios to the baseline) 0.67x (95% paired-ratio interval 0.66x "
+            "to 0.68x, unpaired bootstrap BCa, 2000 resamples, seed 42) is shown below the required 2.00x (short by "
+            "67%)");
   EXPECT_EQ(c.verdict.lines[5], "work: peak RSS ratio NEW/OLD 1.75x is above the allowed 1.50x (over by 17%)");
   EXPECT_NE(text.find("\nFAIL: 6 thresholds missed\n"), std::string::npos) << text;
 }
@@ -57,7 +77,7 @@ TEST(Compare, DifferentSpecsAreNamed) {
   // Allowed anyway, the header says so and the figures are those of improved.json.
   ExitCode exit{};
   const std::string text = Text("pass.json", "other_spec.json", &exit);
-  EXPECT_EQ(exit, ExitCode::kPass);
+  EXPECT_EQ(exit, ExitCode::kUnresolved);  // as pass.json against improved.json: tiny's claim is not shown
   EXPECT_NE(text.find("specs differ (--allow-different-spec): OLD specs/demo.toml"), std::string::npos) << text;
 }
 
@@ -87,7 +107,7 @@ TEST(Compare, WorkloadsInOnlyOneFileAreListedNotCompared) {
   const RunComparison c = CompareRuns(old_run, new_run);
   EXPECT_EQ(c.only_in_old, std::vector<std::string>{"cold"});
   EXPECT_EQ(c.workloads.size(), 3u);
-  EXPECT_EQ(c.verdict.exit, ExitCode::kPass);
+  EXPECT_EQ(c.verdict.exit, ExitCode::kUnresolved);  // tiny's claim alone, as in the full files
 }
 
 // NEW run with --workload (or a spec that dropped a workload) once passed compare while a gated
@@ -104,40 +124,133 @@ TEST(Compare, AGatedWorkloadMissingFromNewIsExitTwo) {
                                                       "compare results of the same workloads"});
 }
 
-TEST(Compare, FiguresAreTheCandidatesUnpairedTimes) {
+TEST(Compare, WhereTheBaselineRanInBothItComparesTheGatesPerRoundRatios) {
   const RunResult old_run = LoadResults("pass.json");
   const RunResult new_run = LoadResults("improved.json");
   const RunComparison c = CompareRuns(old_run, new_run);
   const WorkloadComparison& work = c.workloads.at(1);
   ASSERT_EQ(work.workload, "work");
-  std::vector<double> old_wall, new_wall;
+  ASSERT_TRUE(work.paired);
+  // Each file's measured rounds, candidate / baseline, as the gate's sequences pair them.
+  auto ratios = [](const RunResult& run, bool cpu) {
+    std::map<int, double> original, rewrite;
+    for (const Sample& s : run.workloads[1].samples) {
+      if (s.warmup) continue;
+      (s.contender == "original" ? original : rewrite)[s.round] = cpu ? s.user_s + s.sys_s : s.wall_s;
+    }
+    std::vector<double> out;
+    for (const auto& [round, t] : rewrite) out.push_back(t / original.at(round));
+    return out;
+  };
+  EXPECT_EQ(work.old_wall, ratios(old_run, false));
+  EXPECT_EQ(work.new_wall, ratios(new_run, false));
+  EXPECT_EQ(work.speedup, stats::Median(ratios(old_run, false)) / stats::Median(ratios(new_run, false)));
+  ASSERT_TRUE(work.cpu_ratio);
+  EXPECT_EQ(*work.cpu_ratio, stats::Median(ratios(new_run, true)) / stats::Median(ratios(old_run, true)));
+  std::vector<double> old_own;
   for (const Sample& s : old_run.workloads[1].samples) {
-    if (!s.warmup && s.contender == "rewrite") old_wall.push_back(s.wall_s);
+    if (!s.warmup && s.contender == "rewrite") old_own.push_back(s.wall_s);
   }
-  for (const Sample& s : new_run.workloads[1].samples) {
-    if (!s.warmup && s.contender == "rewrite") new_wall.push_back(s.wall_s);
-  }
-  EXPECT_EQ(work.old_wall, old_wall);
-  EXPECT_EQ(work.raw_speedup, stats::Median(old_wall) / stats::Median(new_wall));
-  // The baseline ran in both files: the speed-up is the ratio of the candidate's and the
-  // baseline's own OLD/NEW ratios, so a machine that got faster is not a speed-up.
-  std::vector<double> old_base, new_base;
-  for (const Sample& s : old_run.workloads[1].samples) {
-    if (!s.warmup && s.contender == "original") old_base.push_back(s.wall_s);
-  }
-  for (const Sample& s : new_run.workloads[1].samples) {
-    if (!s.warmup && s.contender == "original") new_base.push_back(s.wall_s);
-  }
-  ASSERT_TRUE(work.control.has_value());
-  EXPECT_EQ(*work.control, stats::Median(old_base) / stats::Median(new_base));
-  EXPECT_EQ(work.speedup, work.raw_speedup / *work.control);
-  const stats::MannWhitneyResult m = stats::MannWhitneyU(old_wall, new_wall);
+  EXPECT_EQ(work.raw_speedup, stats::Median(old_own) / stats::Median(MeasuredWalls(new_run.workloads[1], "rewrite")));
+  const stats::MannWhitneyResult m = stats::MannWhitneyU(work.old_wall, work.new_wall);
   EXPECT_EQ(work.mann_whitney.p_value, m.p_value);
-  EXPECT_EQ(work.superiority, 1.0);  // every NEW run beat every OLD run
   ASSERT_TRUE(work.speedup_ci);
   EXPECT_LT(work.speedup_ci->low, work.speedup);
   EXPECT_GT(work.speedup_ci->high, work.speedup);
   EXPECT_EQ(work.speedup_ci->method, "unpaired bootstrap BCa, 2000 resamples, seed 42");
+  EXPECT_TRUE(work.changed);  // improved.json is faster: its interval lies above 1
+}
+
+// Two contenders over `rounds` measured rounds (and a warm-up): the baseline takes 1 s of wall
+// and 0.9 s of CPU, the candidate the same wall time and `cpu_factor` times the CPU (a parallel
+// rewrite), each with its own noise; `machine` scales every time (a slower runner).
+RunResult TwoContenderRun(double cpu_factor, double machine, int shift) {
+  constexpr double kNoise[] = {0.02, -0.015, 0.01, -0.02, 0.005, 0.015, -0.01, 0.0, 0.012, -0.005, 0.018, -0.012};
+  constexpr int kRounds = 15;
+  RunResult r;
+  r.spec_path = "same.toml";
+  r.spec_digest = "d";
+  r.baseline = "base";
+  r.candidate = "cand";
+  r.contenders = {{"base", "", {"base"}, {}}, {"cand", "", {"cand"}, {}}};
+  r.settings.rounds = kRounds;
+  r.settings.bootstrap_resamples = 2000;
+  r.settings.seed = 7;
+  r.complete = true;
+  model::WorkloadResult w;
+  w.name = "work";
+  w.thresholds.max_slowdown = 1.05;
+  for (int round = 0; round <= kRounds; ++round) {
+    const double b = machine * (1 + kNoise[(round + shift) % 12]);
+    const double k = machine * (1 + kNoise[(round + shift + 5) % 12]);
+    w.samples.push_back({"base", round, round == 0, false, round % 2, b, 0.8 * b, 0.1 * b});
+    w.samples.push_back(
+        {"cand", round, round == 0, false, 1 - round % 2, k, 0.8 * k * cpu_factor, 0.1 * k * cpu_factor});
+  }
+  r.workloads.push_back(w);
+  analysis::Analyze(r);
+  r.verdict = gate::Judge(r);
+  return r;
+}
+
+// OLD: the same run with the candidate's samples replaced by the baseline's own, round by
+// round (baseline against itself); NEW: the run. compare must then judge what run judged.
+RunResult BaselineAgainstItself(RunResult run) {
+  model::WorkloadResult& w = run.workloads[0];
+  std::map<int, Sample> base;
+  for (const Sample& s : w.samples) {
+    if (s.contender == "base") base[s.round] = s;
+  }
+  for (Sample& s : w.samples) {
+    if (s.contender != "cand") continue;
+    s.wall_s = base.at(s.round).wall_s;
+    s.user_s = base.at(s.round).user_s;
+    s.sys_s = base.at(s.round).sys_s;
+  }
+  return run;
+}
+
+// Issue 25: compare read wall time only, and passed a regression that run failed: a candidate
+// using 30% more CPU in the same wall time. On the same data compare and run now agree, both
+// ways.
+TEST(Compare, GivesTheRunsVerdictOnTheSameData) {
+  for (const double cpu_factor : {1.3, 1.0}) {
+    SCOPED_TRACE(cpu_factor);
+    const RunResult run = TwoContenderRun(cpu_factor, 1.0, 0);
+    const RunComparison c = CompareRuns(BaselineAgainstItself(run), run);
+    EXPECT_EQ(c.verdict.exit, run.verdict.exit);
+    EXPECT_EQ(run.verdict.exit, cpu_factor > 1 ? ExitCode::kThresholdMissed : ExitCode::kPass);
+    ASSERT_EQ(c.verdict.checks.size(), 1u);
+    ASSERT_EQ(run.verdict.checks.size(), 1u);
+    EXPECT_EQ(c.verdict.checks[0].threshold, "max_slowdown");
+    EXPECT_EQ(c.verdict.checks[0].passed, run.verdict.checks[0].passed);
+    // The wall time alone shows nothing: a reading of it would have passed the regression.
+    const WorkloadComparison& w = c.workloads.at(0);
+    ASSERT_TRUE(w.speedup_ci);
+    EXPECT_LT(w.speedup_ci->low, 1.0);
+    EXPECT_GT(w.speedup_ci->high, 1.0);
+  }
+}
+
+// Two runs of one commit on a runner that got 25% slower between them: the candidate's own
+// times moved by a factor a Mann-Whitney test calls a change at any level, but the per-round
+// ratios to the baseline did not, and compare claims no change and passes.
+TEST(Compare, TwoRunsOfOneCommitOnADriftingMachineAreNoChange) {
+  const RunResult old_run = TwoContenderRun(1.0, 1.0, 0);
+  const RunResult new_run = TwoContenderRun(1.0, 1.25, 3);
+  const RunComparison c = CompareRuns(old_run, new_run);
+  EXPECT_EQ(c.verdict.exit, ExitCode::kPass);
+  const WorkloadComparison& w = c.workloads.at(0);
+  EXPECT_TRUE(w.paired);
+  EXPECT_LT(w.raw_speedup, 0.85);  // the candidate's own wall time did move
+  EXPECT_LT(
+      stats::MannWhitneyU(MeasuredWalls(old_run.workloads[0], "cand"), MeasuredWalls(new_run.workloads[0], "cand"))
+          .p_value,
+      0.002);
+  EXPECT_FALSE(w.changed);
+  const std::string text = CompareText(old_run, "old.json", new_run, "new.json", c);
+  EXPECT_NE(text.find("  change: none shown: every interval above holds 1.00x\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("a change"), std::string::npos) << text;
 }
 
 model::ContenderSummary& Summary(RunResult& run, const std::string& workload, const std::string& contender) {

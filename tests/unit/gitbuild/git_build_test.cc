@@ -55,6 +55,17 @@ TEST_F(GitBuildTest, BuildsEachCommitInItsOwnWorktree) {
   EXPECT_EQ(ReadText(main_parent.worktree / "built.txt"), "first\n");
 }
 
+// A report names the commit a contender ran; a build that rewrote a tracked file ran something
+// else, and the revision says so (dirty), while an untracked build output leaves it clean.
+TEST_F(GitBuildTest, SaysWhenTheBuildChangedTrackedFiles) {
+  EXPECT_FALSE(Prepare("HEAD").dirty);
+  const BuiltRevision rewritten = Prepare("main~1", {"sh", "-c", "echo generated > input.txt"});
+  EXPECT_TRUE(rewritten.dirty);
+  const BuiltRevision reused = Prepare("main~1", {"sh", "-c", "echo generated > input.txt"});
+  EXPECT_TRUE(reused.reused);
+  EXPECT_TRUE(reused.dirty);
+}
+
 TEST_F(GitBuildTest, LeavesTheUsersCheckoutAlone) {
   testing::WriteText(repo_.dir() / "input.txt", "uncommitted edit\n");
   repo_.Git({"add", "input.txt"});

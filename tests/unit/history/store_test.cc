@@ -122,16 +122,20 @@ TEST(HistoryStoreTest, RecordsEveryFigureAndReadsTheSeriesBackInOrder) {
   EXPECT_EQ(series[0].workload, "work");
   std::vector<std::string> names;
   for (const auto& [name, points] : series[0].figures) names.push_back(name);
-  EXPECT_EQ(names, (std::vector<std::string>{"speedup", "win_rate", "baseline.median_wall_s", "baseline.median_cpu_s",
-                                             "baseline.median_max_rss_kib", "candidate.median_wall_s",
-                                             "candidate.median_cpu_s", "candidate.median_max_rss_kib",
-                                             "candidate.instructions"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"speedup", "win_rate", "median_round_speedup", "baseline.median_wall_s",
+                                             "baseline.median_cpu_s", "baseline.median_max_rss_kib",
+                                             "candidate.median_wall_s", "candidate.median_cpu_s",
+                                             "candidate.median_max_rss_kib", "candidate.instructions"}));
   const auto& speedup = series[0].figures[0].second;
   ASSERT_EQ(speedup.size(), 2u);
   EXPECT_EQ(speedup[0].commit, "c1");
   EXPECT_DOUBLE_EQ(speedup[0].value, 1.4);
   EXPECT_DOUBLE_EQ(speedup[1].value, 1.5);
   EXPECT_EQ(speedup[1].hostname, "ci-1");
+  // The gate's figure (min_speedup reads the median per-round ratio) is traced too.
+  ASSERT_EQ(series[0].figures[2].first, "median_round_speedup");
+  EXPECT_DOUBLE_EQ(series[0].figures[2].second[1].value, 1.5);
+  EXPECT_FALSE(series[0].startup);
   EXPECT_EQ(Count(db, "SELECT count(*) FROM checks WHERE passed = 1"), 3);
   // The whole results file is kept: nothing measured is lost to the figures table.
   EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE results LIKE '%\"format\": \"perfengine-results/1\"%'"), 3);

@@ -38,7 +38,14 @@ inline model::RunResult FullResult() {
   r.candidate = "bazel-diff-rs";
   r.contenders = {
       {"bazel-diff", "the original", {"java", "-jar", "bazel-diff.jar"}, {"java", "-version"}},
-      {"bazel-diff-rs", "the rewrite \"quoted\" \xce\xbc", {"bazel-diff-rs", "--x"}, {}, "HEAD", "0123abcd"},
+      {"bazel-diff-rs",
+       "the rewrite \"quoted\" \xce\xbc",
+       {"bazel-diff-rs", "--x"},
+       {},
+       "HEAD",
+       "0123abcd",
+       {"make", "-j2"},
+       true},
   };
 
   model::WorkloadResult w;
@@ -188,6 +195,7 @@ inline model::RunResult FullResult() {
   shard.machine = {"ci-7", "Linux 6.1", "EPYC", 4, 16000000};
   shard.started_at = "2026-12-03T08:00:00Z";
   r.shards = {shard};
+  r.phases = model::PhaseTimes{1.5, 12.25, 3.5, 240.125, 8.0625, 266.5};
   return r;
 }
 

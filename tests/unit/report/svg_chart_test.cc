@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <regex>
+#include <string>
 #include <vector>
 
 namespace pe::report::svg {
@@ -82,6 +84,53 @@ TEST(SvgChart, AnXAxisDrawsAGridLineAndLabelPerTick) {
             "<text x=\"520.0\" y=\"269.0\" text-anchor=\"middle\">2&lt;</text>\n"
             "<line class=\"axis\" x1=\"70.0\" y1=\"254.0\" x2=\"520.0\" y2=\"254.0\"/>\n"
             "<text x=\"295.0\" y=\"288.0\" text-anchor=\"middle\">time</text>\n");
+}
+
+// A chart's title is drawn whole: every character of it (an entity and a UTF-8 character
+// whole too) is in the drawn lines, in order, no line is wider than the chart at the
+// budgeted character width, and the chart grows upwards to make room for the extra lines.
+TEST(SvgChart, LongTitlesWrapInsideTheChartInsteadOfBeingClipped) {
+  const std::string title =
+      "Speed-up (baseline / candidate) by round: get-impacted-targets-distances-with-a-long-name &amp; more "
+      "\xce\xbc-bench averyveryveryveryveryveryveryveryveryveryveryveryveryverylongworkloadnamewithoutspaces";
+  const Frame frame;
+  const std::string svg = OpenChart("ratio-over-rounds", "c1", frame, title);
+  EXPECT_NE(svg.find("<title>" + title + "</title>"), std::string::npos) << svg;
+  const std::size_t budget = static_cast<std::size_t>((frame.width - 2 * kTitleX) / kTitleCharWidth);
+  std::string drawn;
+  std::size_t lines = 0;
+  const std::regex tspan("<tspan[^>]*>([^<]*)</tspan>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), tspan); it != std::sregex_iterator(); ++it) {
+    const std::string line = (*it)[1];
+    EXPECT_LE(TitleWidthInChars(line), budget) << line;
+    EXPECT_LE(kTitleX + kTitleCharWidth * TitleWidthInChars(line), frame.width - kTitleX) << line;
+    drawn += line;
+    ++lines;
+  }
+  std::string without_spaces;
+  for (char c : title) {
+    if (c != ' ') without_spaces += c;
+  }
+  std::string drawn_without_spaces;
+  for (char c : drawn) {
+    if (c != ' ') drawn_without_spaces += c;
+  }
+  EXPECT_EQ(drawn_without_spaces, without_spaces);
+  ASSERT_GE(lines, 3u);
+  const double extra = kTitleLineHeight * static_cast<double>(lines - 1);
+  EXPECT_NE(svg.find("height=\"" + Px(frame.height + extra) + "\" viewBox=\"0 " + Px(0 - extra)), std::string::npos)
+      << svg;
+  // A short title stays one line, at the chart's own size.
+  const std::string short_svg = OpenChart("box-plot", "c2", frame, "Wall time per run: tiny");
+  EXPECT_NE(short_svg.find("height=\"300.0\" viewBox=\"0 0.0 540.0 300.0\""), std::string::npos) << short_svg;
+  EXPECT_NE(short_svg.find("<tspan x=\"8.0\">Wall time per run: tiny</tspan>"), std::string::npos) << short_svg;
+}
+
+TEST(SvgChart, WrapTitleBreaksAtSpacesAndKeepsEntitiesWhole) {
+  EXPECT_EQ(WrapTitle("aa bb cc", 5), (std::vector<std::string>{"aa bb", "cc"}));
+  EXPECT_EQ(WrapTitle("&amp;&amp;&amp;", 2), (std::vector<std::string>{"&amp;&amp;", "&amp;"}));
+  EXPECT_EQ(WrapTitle("abcdefg", 3), (std::vector<std::string>{"abc", "def", "g"}));
+  EXPECT_EQ(TitleWidthInChars("\xce\xbc&lt;x"), 3u);
 }
 
 }  // namespace

@@ -101,6 +101,27 @@ TEST(Experiment, FasterCandidatePasses) {
   EXPECT_NEAR(*Work(r).comparison->rss_ratio, 1.1, 1e-12);
 }
 
+// Issue 27: every run records where its wall time went, from the engine's own clock around
+// each phase. Durations are not asserted (a loaded machine stretches them); their accounting is:
+// every phase was timed, none is negative, they fit inside the whole, and a run that stops at
+// parity never reaches measuring.
+TEST(Experiment, RecordsItsWallTimeSplitIntoPhases) {
+  const RunResult r = RunWith(Script{});
+  ASSERT_TRUE(r.phases.has_value());
+  const model::PhaseTimes& p = *r.phases;
+  for (double phase : {p.build_s, p.fixtures_s, p.parity_s, p.measuring_s, p.analysis_s}) EXPECT_GE(phase, 0);
+  EXPECT_GT(p.measuring_s, 0);
+  EXPECT_GT(p.analysis_s, 0);
+  EXPECT_GE(p.total_s, p.build_s + p.fixtures_s + p.parity_s + p.measuring_s + p.analysis_s);
+  Script mismatch;
+  mismatch.candidate_out = "different\n";
+  const RunResult failed = RunWith(mismatch);
+  ASSERT_EQ(failed.verdict.exit, ExitCode::kRunFailed);
+  ASSERT_TRUE(failed.phases.has_value());
+  EXPECT_EQ(failed.phases->measuring_s, 0);
+  EXPECT_GT(failed.phases->parity_s, 0);
+}
+
 TEST(Experiment, SlowerCandidateMissesTheGate) {
   Script s;
   s.candidate_s = 0.25;
