@@ -72,7 +72,8 @@ model::RunResult RunStep(const spec::Spec& spec, const std::string& good_commit,
 // even by Ctrl-C, it then resets that bisection and removes that worktree and every worktree
 // the bisection registered (the baseline's, a step's that was interrupted). Throws
 // base::UsageError with the reason when it cannot name a commit, Interrupted when a signal
-// stopped it.
+// stopped it. A first signal during the cleanup lets the cleanup finish and stops nothing: the
+// outcome (or error) stands, interrupt::Interrupted() is true after it, and the command exits 130.
 Outcome Bisect(const spec::Spec& spec, const Options& options, runner::ProcessRunner& runner);
 
 }  // namespace pe::bisect

@@ -11,6 +11,8 @@
 #include "engine/gate/gate.h"
 #include "engine/gitbuild/git.h"
 #include "engine/report/terminal_reporter.h"
+#include "engine/report/text.h"
+#include "engine/runner/interrupt.h"
 #include "engine/spec/programs.h"
 #include "engine/spec/spec_error.h"
 
@@ -24,6 +26,8 @@ using runner::MakeSystemProcessRunner;
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr const char* kInterruptedInCleanup = "perfengine: bisect: interrupted during the cleanup\n";
 
 spec::Spec LoadBisectSpec(const CommonOptions& common) {
   spec::Spec spec = spec::ParseSpecFile(common.spec);
@@ -69,6 +73,11 @@ ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags) {
   } catch (const bisect::Interrupted& e) {
     std::cerr << "perfengine: " << e.what() << "\n";
     return ExitCode::kInterrupted;
+  } catch (const std::exception& e) {
+    // A Ctrl-C during the cleanup after the search failed: the failure is said, 130 stands.
+    if (!interrupt::Interrupted()) throw;
+    std::cerr << "perfengine: " << report::Printable(e.what()) << "\n" << kInterruptedInCleanup;
+    return ExitCode::kInterrupted;
   }
   std::cout << fmt::format("bisect: {} commits measured, baseline built from --good {}\n", outcome.steps.size(),
                            flags.good);
@@ -78,6 +87,13 @@ ExitCode BisectCommand(const CommonOptions& common, const BisectFlags& flags) {
   std::cout << fmt::format("\nfirst bad commit: {} {}\n", outcome.first_bad, outcome.subject);
   for (const Check& c : outcome.missed) std::cout << "  " << gate::CheckLine(c) << "\n";
   std::cout << fmt::format("each step's results file: {}/<commit>.json\n", outcome.state.string());
+  // The search finished but a Ctrl-C came during the cleanup (which it let finish): the result
+  // above is whole, and the run still says it was interrupted.
+  if (interrupt::Interrupted()) {
+    std::cout << std::flush;
+    std::cerr << kInterruptedInCleanup;
+    return ExitCode::kInterrupted;
+  }
   return ExitCode::kPass;
 }
 

@@ -299,6 +299,7 @@ constexpr auto FieldsOf(Tag<model::WorkloadResult>) {
       Field{"normalise", &S::normalise, kAddedLater},
       Field{"unit", &S::unit, kAddedLater},
       Field{"counters", &S::counters, kAddedLater},
+      Field{"notes", &S::notes, kAddedLater},
   };
 }
 

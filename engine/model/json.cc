@@ -68,8 +68,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16, r17] = r;
   static_assert(kTableCovers<RunResult, 17>);
   [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19,
-                                w20] = w;
-  static_assert(kTableCovers<WorkloadResult, 20>);
+                                w20, w21] = w;
+  static_assert(kTableCovers<WorkloadResult, 21>);
   [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19,
                                 c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32] = c;
   static_assert(kTableCovers<Comparison, 32>);

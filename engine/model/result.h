@@ -259,6 +259,9 @@ struct WorkloadResult {
   std::vector<std::string> normalise;  // the command each output went through first, if any
   std::string unit;                    // what `elements` counts: "B" (bytes) or a name; "" for elements
   std::vector<Counter> counters;       // counters its executions report (docs/counters.md)
+  // What measuring it showed that is no failure but worth saying, e.g. "contender 'x': server
+  // ignored SIGTERM and was killed after 5 s; every round waits that long for it".
+  std::vector<std::string> notes;
 };
 
 // Figures across the points of one sweep (docs/sweeps.md).

@@ -89,6 +89,7 @@ std::vector<std::string> ServeLines(const RunResult& result) {
                                   units::FormatSeconds(f.p99_s), units::FormatSeconds(f.max_s),
                                   units::FormatRate(f.throughput_rps), units::FormatSeconds(f.time_to_ready_s)));
     }
+    for (const std::string& note : w.notes) lines.push_back(fmt::format("{}: {}", w.name, note));
   }
   return lines;
 }

@@ -15,7 +15,8 @@ namespace pe::report {
 //  4644092 -> 9444130 (2.03x, valgrind callgrind); allocations 4 -> 4 (1.00x)".
 std::vector<std::string> MeasureLines(const model::RunResult& result);
 
-// One line per serve workload and contender: latency percentiles, throughput, time-to-ready.
+// One line per serve workload and contender: latency percentiles, throughput, time-to-ready;
+// then the workload's notes (a server killed with SIGKILL after ignoring SIGTERM).
 std::vector<std::string> ServeLines(const model::RunResult& result);
 
 // For each profiled workload: a heading line, then one line per function whose cost grew.

@@ -307,9 +307,12 @@ std::optional<serve::ServeRoundResult> Executor::ExecuteServe(const spec::Conten
     return std::nullopt;
   }
   if (round.ok) {
-    // Said once per server and workload, where the run's progress goes.
-    if (!round.note.empty() && ctx_.progress && noted_.insert({&c, &w}).second) {
-      ctx_.progress->Note(fmt::format("{}: contender '{}': {}", w.name, c.name, round.note));
+    // Said once per server and workload: in the results (every report shows it) and where the
+    // run's progress goes.
+    if (!round.note.empty() && noted_.insert({&c, &w}).second) {
+      const std::string note = fmt::format("contender '{}': {}", c.name, round.note);
+      ResultFor(w).notes.push_back(note);
+      if (ctx_.progress) ctx_.progress->Note(fmt::format("{}: {}", w.name, note));
     }
     if (!CheckFixtureUntouched(c, w) || !Cleanup(c, w, paths)) return std::nullopt;
     return round;

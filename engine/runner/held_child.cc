@@ -5,21 +5,17 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
-#include <optional>
 #include <system_error>
 
 #include "engine/runner/interrupt.h"
 #include "engine/runner/process_group.h"
 #include "engine/runner/program_lookup.h"
 #include "engine/runner/spawn.h"
-#include "engine/runner/wait_for_exit.h"
+#include "engine/runner/wait_and_reap.h"
 
 namespace pe::runner {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 Outcome NotStarted(std::string error) {
   Outcome outcome;
@@ -67,14 +63,7 @@ Outcome RunHeld(const Command& command, const std::function<bool(pid_t)>& attach
   if (!attached) KillGroup(pid);
   Release(spawned);
 
-  std::optional<Clock::time_point> deadline;
-  if (command.timeout_s > 0) {
-    deadline =
-        spawned.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(command.timeout_s));
-  }
-  WaitEnd end = WaitForExit(spawned.done.get(), deadline);
-  if (end != WaitEnd::kExited) KillGroup(pid);
-  Outcome outcome = ReapChild(spawned);
+  auto [outcome, end] = WaitKillAndReap(spawned, command.timeout_s);
   if (!attached) return NotStarted("not started: could not attach to the child");
   if (outcome.status == Outcome::Status::kSpawnFailed) {
     outcome.error = fmt::format("cannot start {}: {}", command.argv[0], outcome.error);
@@ -82,8 +71,7 @@ Outcome RunHeld(const Command& command, const std::function<bool(pid_t)>& attach
     outcome.status = Outcome::Status::kTimedOut;
     outcome.signal = 0;
     outcome.error = fmt::format("timed out after {:g} s; its process group was killed", command.timeout_s);
-  } else if (end == WaitEnd::kInterrupted ||
-             (interrupt::Interrupted() && outcome.status == Outcome::Status::kSignalled)) {
+  } else if (end == WaitEnd::kInterrupted) {
     outcome.status = Outcome::Status::kInterrupted;
     outcome.signal = 0;
     outcome.error = "interrupted; its process group was killed";

@@ -3,16 +3,14 @@
 #include <fmt/core.h>
 
 #include <chrono>
-#include <optional>
 #include <utility>
 
 #include "engine/runner/held_child.h"
 #include "engine/runner/interrupt.h"
-#include "engine/runner/process_group.h"
 #include "engine/runner/process_runner.h"
 #include "engine/runner/server_process.h"
 #include "engine/runner/spawn.h"
-#include "engine/runner/wait_for_exit.h"
+#include "engine/runner/wait_and_reap.h"
 
 namespace pe::runner {
 namespace {
@@ -41,22 +39,8 @@ Outcome SystemProcessRunner::Run(const Command& command) {
   }
   Spawned spawned = SpawnInOwnGroup(command);
   if (!spawned.error.empty()) return Failed(Outcome::Status::kSpawnFailed, spawned.error);
-  const pid_t pid = spawned.pid;
 
-  std::optional<Clock::time_point> deadline;
-  if (command.timeout_s > 0) {
-    deadline =
-        spawned.start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(command.timeout_s));
-  }
-  WaitEnd end = WaitForExit(spawned.done.get(), deadline);
-  if (end != WaitEnd::kExited) KillGroup(pid);
-  // The spawner kills what the contender left behind (helpers in its group, daemons that
-  // escaped with setsid) before it reports, so nothing of this run outlives the call.
-  Outcome outcome = ReapChild(spawned);
-  // The handler may have killed the group before poll() noticed the wake-up.
-  if (end == WaitEnd::kExited && interrupt::Interrupted() && outcome.status == Outcome::Status::kSignalled) {
-    end = WaitEnd::kInterrupted;
-  }
+  auto [outcome, end] = WaitKillAndReap(spawned, command.timeout_s);
 
   if (end == WaitEnd::kTimedOut) {
     // The child's own clock stopped when we killed it; the time it was given is ours.

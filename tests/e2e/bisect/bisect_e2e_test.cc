@@ -202,6 +202,51 @@ TEST_F(BisectE2E, CtrlCMidRunLeavesNoBisectionStateNorWorktreeAndExits130) {
   EXPECT_EQ(ProcessesRunning("bisect-step"), 0);
 }
 
+// Ctrl-C during the cleanup after a bisection that named its commit. `git` on PATH is a wrapper
+// that, asked for the cleanup's `git bisect reset`, sends SIGINT to the perfengine above it (its
+// nearest ancestor of that name) and only then runs the real git: the signal arrives while the
+// cleanup runs, at no time a sleep picks. The cleanup finishes (a first Ctrl-C lets it), the
+// result is printed, and the command says it was interrupted and exits 130.
+TEST_F(BisectE2E, CtrlCDuringTheCleanupAfterASuccessfulSearchExits130) {
+  std::string real_git;
+  std::istringstream path_dirs(std::getenv("PATH"));
+  for (std::string dir; real_git.empty() && std::getline(path_dirs, dir, ':');) {
+    if (!dir.empty() && ::access((fs::path(dir) / "git").c_str(), X_OK) == 0) real_git = fs::path(dir) / "git";
+  }
+  ASSERT_FALSE(real_git.empty()) << "git is not on PATH";
+  const fs::path bin = dir_.path() / "bin";
+  const fs::path marker = dir_.path() / "signalled";
+  fs::create_directories(bin);
+  std::ofstream(bin / "git") << "#!/bin/sh\n"
+                             << "case \"$*\" in *\" bisect reset\")\n"
+                             << "  pid=$$\n"
+                             << "  while [ \"$pid\" -gt 1 ]; do\n"
+                             << "    pid=$(awk '{print $4}' /proc/$pid/stat)\n"
+                             << "    if [ \"$(cat /proc/$pid/comm)\" = perfengine ]; then\n"
+                             << "      kill -INT \"$pid\" && echo \"$pid\" > '" << marker.string() << "'\n"
+                             << "      break\n"
+                             << "    fi\n"
+                             << "  done;;\n"
+                             << "esac\n"
+                             << "exec '" << real_git << "' \"$@\"\n";
+  fs::permissions(bin / "git", fs::perms::owner_all);
+  const std::string path_before = std::getenv("PATH");
+  ::setenv("PATH", (bin.string() + ":" + path_before).c_str(), 1);
+  Running run({"bisect", spec_.string(), "--good", commits_[5], "--bad", commits_[7], "--cache-dir",
+               (dir_.path() / "cache").string()},
+              dir_.path());
+  ::setenv("PATH", path_before.c_str(), 1);
+  const Finished f = run.Wait();
+  // The wrapper found the command's own process and signalled it.
+  EXPECT_EQ(ReadAll(marker), std::to_string(run.pid()) + "\n");
+  EXPECT_EQ(f.exit, 130) << f.out << f.err;
+  EXPECT_NE(f.out.find("first bad commit: " + commits_[6] + " commit 7\n"), std::string::npos) << f.out;
+  EXPECT_EQ(f.err, "perfengine: bisect: interrupted during the cleanup\n");
+  // The cleanup the interrupt came in still ran to the end.
+  EXPECT_EQ(BisectState(), std::vector<std::string>{});
+  EXPECT_EQ(Worktrees(), std::vector<std::string>{fs::canonical(repo_).string()});
+}
+
 // The baseline is built from --good: when it does not build, --good is named, not --bad.
 TEST_F(BisectE2E, ABaselineThatDoesNotBuildBlamesGood) {
   const Finished f = Bisect(commits_[4], commits_[9]);  // commit 5 does not build

@@ -111,5 +111,34 @@ TEST_F(ServeE2E, SkipServeLeavesServeWorkloadsOut) {
   EXPECT_EQ(nlohmann::json::parse(ReadAll(json_))["workloads"].size(), 1u);  // startup only
 }
 
+// A candidate server that ignores SIGTERM (stub-http-server behind deaf-to-sigterm, which blocks
+// it) is killed with SIGKILL after the stop grace at the end of each round. The note is part of
+// the results, so the JSON, the terminal table and the Markdown report all carry it, not only
+// the progress stream. One round: each one the deaf server runs costs the 5 s grace.
+TEST_F(ServeE2E, AServerKilledAfterIgnoringSigtermIsNotedInTheResultsAndReports) {
+  const fs::path spec = dir_.path() / "deaf.toml";
+  const fs::path md = dir_.path() / "report.md";
+  std::ofstream(spec) << "[run]\nrounds = 1\nwarmup_rounds = 0\n"
+                      << "[contenders.baseline]\nargv = " << Argv({"--log", log_.string(), "B"})
+                      << "\nstartup = [\"/bin/true\"]\n"
+                      << "[contenders.candidate]\nargv = [\"" DEAF_TO_SIGTERM "\", \"" STUB_HTTP_SERVER "\", "
+                      << nlohmann::json(std::vector<std::string>{"--log", log_.string(), "C"}).dump().substr(1)
+                      << "\nstartup = [\"/bin/true\"]\n"
+                      << "[workloads.api]\nkind = \"serve\"\nargs = [\"--port\", \"{port}\"]\n"
+                      << "requests = [\"/impacted_targets?from=rev0&to=rev1\"]\nrequest_count = 10\n";
+  const Finished f =
+      RunPerfengine({"run", spec.string(), "--json", json_.string(), "--markdown", md.string()}, dir_.path());
+  ASSERT_EQ(f.exit, 0) << f.out << f.err;
+  ExpectNoServerLeft();
+  const std::string note =
+      "contender 'candidate': server ignored SIGTERM and was killed after 5 s; every round waits that long for it";
+  const auto results = nlohmann::json::parse(ReadAll(json_));
+  EXPECT_EQ(results["workloads"][1]["notes"], nlohmann::json::array({note})) << results["workloads"][1].dump();
+  EXPECT_NE(f.out.find("api: " + note), std::string::npos) << f.out;
+  EXPECT_NE(ReadAll(md).find("api: " + note), std::string::npos) << ReadAll(md);
+  // The baseline stopped at SIGTERM: nothing is said of it.
+  EXPECT_EQ(f.out.find("contender 'baseline': server ignored"), std::string::npos) << f.out;
+}
+
 }  // namespace
 }  // namespace pe::e2e

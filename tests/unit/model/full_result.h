@@ -138,6 +138,7 @@ inline model::RunResult FullResult() {
   w.normalise = {"gzip", "-dc", "{output}"};
   w.unit = "B";
   w.counters = {{"ruby_objects", "objects", true, 1.0}};
+  w.notes = {"contender 'bazel-diff-rs': server ignored SIGTERM and was killed after 5 s"};
   r.workloads = {w};
 
   model::SweepResult sweep;
