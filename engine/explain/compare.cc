@@ -195,7 +195,7 @@ std::optional<Check> ReadUnpaired(const WorkloadComparison& w, const model::Thre
     if (!w.speedup_ci) return gate::SkippedCheck(w.workload, key, "unpaired speedup interval", bar, "no interval");
     return gate::MakeCheck(
         w.workload, key,
-        fmt::format("lower end of the {} unpaired speedup interval", units::FormatPercent(w.speedup_ci->level)),
+        fmt::format("lower end of the {} unpaired speedup interval", units::FormatConfidence(w.speedup_ci->level)),
         w.speedup_ci->low, bar, true,
         fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(w.speedup_ci->low),
                     FormatRatio(w.speedup_ci->high)));
@@ -208,7 +208,7 @@ std::optional<Check> ReadUnpaired(const WorkloadComparison& w, const model::Thre
     const double high = 1 / w.speedup_ci->low;
     return gate::MakeCheck(w.workload, key,
                            fmt::format("lower end of the {} unpaired time-ratio interval NEW/OLD",
-                                       units::FormatPercent(w.speedup_ci->level)),
+                                       units::FormatConfidence(w.speedup_ci->level)),
                            low, bar, false,
                            fmt::format("{}, {} to {}", w.speedup_ci->method, FormatRatio(low), FormatRatio(high)));
   }

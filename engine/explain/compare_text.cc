@@ -56,7 +56,7 @@ std::string Detail(const WorkloadComparison& w) {
   if (w.bootstrap) {
     const stats::BootstrapResult& b = *w.bootstrap;
     out += fmt::format("  {} bootstrap interval, each run's times resampled on their own, {} resamples, seed {}:\n",
-                       FormatPercent(b.level), b.resamples, b.seed);
+                       units::FormatConfidence(b.level), b.resamples, b.seed);
     if (b.bca) {
       out += fmt::format("    BCa {} to {} (z0 = {:.3f}, a = {:.4f})\n", FormatRatio(b.bca->low),
                          FormatRatio(b.bca->high), b.bias_correction, b.acceleration);

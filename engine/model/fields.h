@@ -134,7 +134,7 @@ constexpr auto FieldsOf(Tag<model::CounterComparison>) {
   return std::tuple{
       Field{"name", &S::name},   Field{"baseline", &S::baseline}, Field{"candidate", &S::candidate},
       Field{"ratio", &S::ratio}, Field{"ratio_cs", &S::ratio_cs}, Field{"rounds_needed", &S::rounds_needed},
-      Field{"note", &S::note},
+      Field{"note", &S::note},         Field{"noise", &S::noise, kAddedLater},
   };
 }
 
@@ -225,6 +225,9 @@ constexpr auto FieldsOf(Tag<model::Comparison>) {
       Field{"logic_rounds_needed", &S::logic_rounds_needed},
       Field{"win_rounds_needed", &S::win_rounds_needed},
       Field{"counters", &S::counters, kAddedLater},
+      Field{"speedup_noise", &S::speedup_noise, kAddedLater},
+      Field{"cpu_noise", &S::cpu_noise, kAddedLater},
+      Field{"logic_noise", &S::logic_noise, kAddedLater},
   };
 }
 
@@ -270,6 +273,7 @@ constexpr auto FieldsOf(Tag<model::Check>) {
       Field{"rounds", &S::rounds, kAddedLater},
       Field{"rounds_needed", &S::rounds_needed},
       Field{"unit", &S::unit, kAddedLater},
+      Field{"detectable", &S::detectable, kAddedLater},
   };
 }
 
@@ -357,6 +361,9 @@ constexpr auto FieldsOf(Tag<model::Settings>) {
       Field{"bootstrap_resamples", &S::bootstrap_resamples},
       Field{"confidence", &S::confidence},
       Field{"max_rounds", &S::max_rounds, kAddedLater},
+      Field{"family_checks", &S::family_checks, kAddedLater},
+      Field{"check_confidence", &S::check_confidence, kAddedLater},
+      Field{"family_confidence", &S::family_confidence, kAddedLater},
   };
 }
 

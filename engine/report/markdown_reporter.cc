@@ -9,6 +9,7 @@
 #include "engine/report/details.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/markdown_text.h"
+#include "engine/report/confidence_lines.h"
 #include "engine/report/overview.h"
 #include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"
@@ -44,9 +45,9 @@ void AppendTable(const RunResult& result, std::string& out) {
 }
 
 void AppendFailingLines(const RunResult& result, std::string& out) {
-  if (!result.verdict.notes.empty()) {
+  if (const std::vector<std::string> notes = ReportNotes(result); !notes.empty()) {
     out += "\n**Notes:**\n\n";
-    for (const auto& line : result.verdict.notes) out += fmt::format("- {}\n", EscapeMarkdown(line));
+    for (const auto& line : notes) out += fmt::format("- {}\n", EscapeMarkdown(line));
   }
   const std::vector<std::string> lines = LinesNotShownAsFailures(result);
   if (lines.empty()) return;

@@ -10,6 +10,7 @@
 #include "engine/model/names.h"
 #include "engine/report/details.h"
 #include "engine/report/machine_load_line.h"
+#include "engine/report/confidence_lines.h"
 #include "engine/report/overview.h"
 #include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"
@@ -136,9 +137,9 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
     for (const auto& line : section) out << "  " << Printable(line) << '\n';
   }
   WriteFailures(result, out, paint);
-  if (!result.verdict.notes.empty()) {
+  if (const std::vector<std::string> notes = ReportNotes(result); !notes.empty()) {
     out << '\n' << paint("notes:", kDim) << '\n';
-    for (const auto& line : result.verdict.notes) out << "  " << OneLine(line) << '\n';
+    for (const auto& line : notes) out << "  " << OneLine(line) << '\n';
   }
   if (const auto lines = LinesNotShownAsFailures(result); !lines.empty()) {
     out << '\n';

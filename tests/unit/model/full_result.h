@@ -33,6 +33,9 @@ inline model::RunResult FullResult() {
   r.settings.bootstrap_resamples = 2000;
   r.settings.confidence = 0.99;
   r.settings.max_rounds = 40;
+  r.settings.family_checks = 19;
+  r.settings.check_confidence = 0.99947;
+  r.settings.family_confidence = 0.98;
   r.baseline = "bazel-diff";
   r.candidate = "bazel-diff-rs";
   r.contenders = {
@@ -111,7 +114,10 @@ inline model::RunResult FullResult() {
   c.logic_rounds_needed = 13;
   c.win_rounds_needed = 14;
   c.counters = {{"ruby_objects", 1413917, 1413931, 1.0000099, MakeInterval(1.01, "confidence sequence"), 21,
-                 "the baseline reported 0"}};
+                 "the baseline reported 0", 0.021}};
+  c.speedup_noise = 0.031;
+  c.cpu_noise = 0.032;
+  c.logic_noise = 0.033;
   w.comparison = c;
   w.failures = {{model::Failure::Kind::kParity, "large_graph", "bazel-diff-rs", "outputs differ", "line 3: a != b\n"}};
   w.sweep = "dense";
@@ -166,6 +172,7 @@ inline model::RunResult FullResult() {
   check.rounds = 30;
   check.rounds_needed = 55;
   check.unit = model::Check::Unit::kNumber;
+  check.detectable = 1.034;
   r.verdict.checks = {check};
   r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
   r.verdict.accepted = true;
