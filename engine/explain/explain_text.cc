@@ -421,7 +421,8 @@ std::string Workload(const RunResult& result, const RunResult& again, const Work
   const WorkloadResult& now = same != again.workloads.end() ? *same : w;
   std::string out = fmt::format("\n== {}{} ==\n", report::OneLine(w.name), w.startup ? " (startup)" : "");
   if (!w.description.empty()) out += report::OneLine(w.description) + "\n";
-  out += fmt::format("{}; thresholds: {}\n", w.gate ? "gated" : "not gated", ThresholdList(w.thresholds, result.settings));
+  out +=
+      fmt::format("{}; thresholds: {}\n", w.gate ? "gated" : "not gated", ThresholdList(w.thresholds, result.settings));
   if (w.parity == "none") out += "parity: none: outputs were not compared; the figures compare time only\n";
   if (!w.normalise.empty()) {
     out += fmt::format("parity: {} after the normalise command {}\n", w.parity,

@@ -9,6 +9,12 @@ int FamilySize(const model::RunResult& result) {
   for (const model::WorkloadResult& w : result.workloads) {
     if (!w.gate || w.startup) continue;
     count += model::SequentialChecks(w.thresholds);
+    for (const model::ThresholdRow& row : model::kThresholdRows) {
+      // Skipped on a serve workload (RowCheck): its latency is already work after start-up.
+      if (w.kind == model::WorkloadResult::Kind::kServe && row.after_startup && (w.thresholds.*row.bar).has_value()) {
+        --count;
+      }
+    }
     for (const model::Counter& counter : w.counters) {
       if (!counter.exact && counter.max_ratio) ++count;
     }

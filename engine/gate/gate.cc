@@ -204,9 +204,10 @@ Check IntervalCheck(std::string name, std::string threshold, std::string label, 
   const bool missed = higher_is_better ? high < bar : low > bar;
   c.state = met ? Check::State::kPass : missed ? Check::State::kFail : Check::State::kUnresolved;
   c.passed = met;
-  c.note = c.unit == Check::Unit::kRate ? fmt::format("{} interval {} to {}", units::FormatConfidence(level),
-                                                      units::FormatPercent(low), units::FormatPercent(high))
-                                        : fmt::format("{} interval {:.2f} to {:.2f}", units::FormatConfidence(level), low, high);
+  c.note = c.unit == Check::Unit::kRate
+               ? fmt::format("{} interval {} to {}", units::FormatConfidence(level), units::FormatPercent(low),
+                             units::FormatPercent(high))
+               : fmt::format("{} interval {:.2f} to {:.2f}", units::FormatConfidence(level), low, high);
   return c;
 }
 

@@ -132,9 +132,9 @@ constexpr auto FieldsOf(Tag<model::Counter>) {
 constexpr auto FieldsOf(Tag<model::CounterComparison>) {
   using S = model::CounterComparison;
   return std::tuple{
-      Field{"name", &S::name},   Field{"baseline", &S::baseline}, Field{"candidate", &S::candidate},
-      Field{"ratio", &S::ratio}, Field{"ratio_cs", &S::ratio_cs}, Field{"rounds_needed", &S::rounds_needed},
-      Field{"note", &S::note},         Field{"noise", &S::noise, kAddedLater},
+      Field{"name", &S::name},   Field{"baseline", &S::baseline},        Field{"candidate", &S::candidate},
+      Field{"ratio", &S::ratio}, Field{"ratio_cs", &S::ratio_cs},        Field{"rounds_needed", &S::rounds_needed},
+      Field{"note", &S::note},   Field{"noise", &S::noise, kAddedLater},
   };
 }
 

@@ -55,7 +55,8 @@ std::string FamilyLine(const RunResult& result) {
                         units::FormatConfidence(level));
   }
   if (s.family_confidence > 0 && std::abs(s.family_confidence - s.confidence) > 1e-12) {
-    line += fmt::format("; with the overrides the checks hold together at {}", units::FormatConfidence(s.family_confidence));
+    line += fmt::format("; with the overrides the checks hold together at {}",
+                        units::FormatConfidence(s.family_confidence));
   }
   return line;
 }
@@ -65,12 +66,14 @@ std::string PowerLine(const Check& c) {
   const std::string rounds = units::FormatCount(c.rounds, "round");
   const std::string level = units::FormatConfidence(c.interval->level);
   if (c.burden == Check::Burden::kShowMissed) {
-    return fmt::format("{}: {}: would have shown a regression of {} or more with 80% power at {} confidence in these {}",
-                       c.workload, c.label, ChangePercent(*c.detectable - 1), level, rounds);
+    return fmt::format(
+        "{}: {}: would have shown a regression of {} or more with 80% power at {} confidence in these {}", c.workload,
+        c.label, ChangePercent(*c.detectable - 1), level, rounds);
   }
-  return fmt::format("{}: {}: unresolved; would have shown a speed-up of {} or more with 80% power at {} confidence in "
-                     "these {}",
-                     c.workload, c.label, units::FormatRatio(*c.detectable), level, rounds);
+  return fmt::format(
+      "{}: {}: unresolved; would have shown a speed-up of {} or more with 80% power at {} confidence in "
+      "these {}",
+      c.workload, c.label, units::FormatRatio(*c.detectable), level, rounds);
 }
 
 std::vector<std::string> ReportNotes(const RunResult& result) {

@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "engine/model/names.h"
+#include "engine/report/confidence_lines.h"
 #include "engine/report/details.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/markdown_text.h"
-#include "engine/report/confidence_lines.h"
 #include "engine/report/overview.h"
 #include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"

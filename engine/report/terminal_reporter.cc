@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "engine/model/names.h"
+#include "engine/report/confidence_lines.h"
 #include "engine/report/details.h"
 #include "engine/report/machine_load_line.h"
-#include "engine/report/confidence_lines.h"
 #include "engine/report/overview.h"
 #include "engine/report/shards.h"
 #include "engine/report/sweep_report.h"

@@ -53,7 +53,13 @@ std::optional<double> CheckConfidenceOverride(const Spec& spec, const Workload& 
 
 int FamilyChecks(const Spec& spec, const Workload& workload) {
   if (!workload.gate || workload.startup) return 0;
-  int checks = model::SequentialChecks(EffectiveBars(spec, workload));
+  const model::Thresholds bars = EffectiveBars(spec, workload);
+  int checks = model::SequentialChecks(bars);
+  // A serve workload's after-start-up rows are skipped checks (its latency is already work after
+  // start-up: gate::RowCheck) and read no interval.
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    if (workload.serve && row.after_startup && (bars.*row.bar).has_value()) --checks;
+  }
   for (const model::Counter& counter : EffectiveCounters(spec, workload)) {
     if (!counter.exact && counter.max_ratio) ++checks;
   }

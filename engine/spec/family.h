@@ -14,9 +14,9 @@
 namespace pe::spec {
 
 struct Family {
-  int checks = 0;                 // checks in the family
-  double check_confidence = 0;    // each check's level after the split (1 - alpha / checks)
-  double family_confidence = 0;   // what the checks at the levels they use guarantee together
+  int checks = 0;                // checks in the family
+  double check_confidence = 0;   // each check's level after the split (1 - alpha / checks)
+  double family_confidence = 0;  // what the checks at the levels they use guarantee together
 };
 
 // The checks `workload` adds to the family (0 for the startup workload and ungated ones).

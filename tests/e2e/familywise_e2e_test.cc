@@ -95,9 +95,7 @@ TEST(FamilywiseE2E, APlantedLargeRegressionStillFailsAtTheSplitLevel) {
 TEST(FamilywiseE2E, APerCheckOverrideIsNamedAsOne) {
   TempDir dir;
   const fs::path spec = WriteSpec(dir, 5);
-  {
-    std::ofstream(spec, std::ios::app) << "\n[workloads.w3.thresholds]\nper_check_confidence = 0.99\n";
-  }
+  { std::ofstream(spec, std::ios::app) << "\n[workloads.w3.thresholds]\nper_check_confidence = 0.99\n"; }
   // The [workloads.w3] table above already exists: a second one is a TOML error, so rewrite it.
   std::string text = ReadAll(spec);
   text.erase(text.find("[workloads.w3]\n\n"), 16);

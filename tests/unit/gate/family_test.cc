@@ -66,6 +66,16 @@ TEST(Family, CountsNoisyCountersAndTheCandidatesSweepChecks) {
   EXPECT_EQ(FamilySize(run), 1 + 1 + 1);  // gcs; the candidate at 2 threads; its fit
 }
 
+TEST(Family, AServeWorkloadsAfterStartupCheckIsSkippedSoNotAMember) {
+  model::RunResult run;
+  model::WorkloadResult serve;
+  serve.kind = model::WorkloadResult::Kind::kServe;
+  serve.thresholds.min_logic_speedup = 1.0;
+  serve.thresholds.min_speedup = 1.0;
+  run.workloads = {serve};
+  EXPECT_EQ(FamilySize(run), 1);
+}
+
 TEST(Family, SumsGatedWorkloadsOnly) {
   model::RunResult run;
   model::WorkloadResult a, b, c;

@@ -59,8 +59,9 @@ TEST(ThresholdTable, TheDocsReferenceListsEveryKeyInTheTablesOrder) {
   expected.emplace_back(model::kRssRunsKey);
   expected.emplace_back(model::kCheckConfidenceKey);
   expected.emplace_back(model::kCountersKey);
-  EXPECT_EQ(DocumentedKeys(), expected) << "docs/spec.md's [thresholds] table must list every row of "
-                                           "engine/model/threshold_table.h, then rss_runs, per_check_confidence and counters";
+  EXPECT_EQ(DocumentedKeys(), expected)
+      << "docs/spec.md's [thresholds] table must list every row of "
+         "engine/model/threshold_table.h, then rss_runs, per_check_confidence and counters";
 }
 
 TEST(ThresholdTable, EveryBarOfTheModelIsOneRowUnderItsOwnName) {
