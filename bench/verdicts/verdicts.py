@@ -39,7 +39,7 @@ argv = ["{candidate}"]
 args = []
 [thresholds]
 max_slowdown = {bar}
-confidence = {confidence}
+per_check_confidence = {confidence}
 """
 
 SPEEDUP = """
@@ -59,7 +59,7 @@ args = []
 [thresholds]
 min_speedup = 1.0
 min_win_rate = 0.5
-confidence = {confidence}
+per_check_confidence = {confidence}
 """
 
 

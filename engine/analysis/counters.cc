@@ -81,6 +81,7 @@ void CompareCounters(const model::RunResult& result, const model::WorkloadResult
       }
       if (!log_ratios.empty()) {
         cc.ratio_cs = RatioSequence(log_ratios, level);
+        cc.noise = Noise(log_ratios);
         const model::Interval& cs = *cc.ratio_cs;
         if (counter.max_ratio && cs.low < *counter.max_ratio && cs.high > *counter.max_ratio) {
           cc.rounds_needed = RoundsNeeded(log_ratios, *counter.max_ratio, level);

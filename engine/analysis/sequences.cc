@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "stats/descriptive.h"
+#include "stats/detectable.h"
 #include "stats/sequential.h"
 
 namespace pe::analysis {
@@ -80,6 +81,11 @@ std::optional<int> RoundsNeeded(const std::vector<double>& log_ratios, double ba
   return stats::TrialsToExclude(below / log_ratios.size(), 0.5, confidence);
 }
 
+std::optional<double> Noise(const std::vector<double>& log_ratios) {
+  if (log_ratios.size() < 2) return std::nullopt;
+  return stats::RobustScale(log_ratios);
+}
+
 int MinRoundsToResolve(double confidence) { return stats::MinTrialsToExclude(0.5, confidence).value_or(0); }
 
 void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const PairedSeries& logic, const Thresholds& t,
@@ -88,6 +94,7 @@ void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const Paire
   const std::vector<double> speedups = LogRatios(wall.baseline, wall.candidate);
   if (!speedups.empty()) {
     c.speedup_cs = RatioSequence(speedups, level);
+    c.speedup_noise = Noise(speedups);
     for (const std::optional<double>& bar : {t.min_speedup, t.min_speedup_ci}) {
       if (bar && !Resolved(*c.speedup_cs, *bar)) c.speedup_rounds_needed = RoundsNeeded(speedups, *bar, level);
     }
@@ -102,6 +109,7 @@ void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const Paire
   const std::vector<double> cpu_ratios = LogRatios(cpu.candidate, cpu.baseline);
   if (!cpu_ratios.empty()) {
     c.cpu_ratio_cs = RatioSequence(cpu_ratios, level);
+    c.cpu_noise = Noise(cpu_ratios);
     if (t.max_slowdown && !Resolved(*c.cpu_ratio_cs, *t.max_slowdown)) {
       c.cpu_rounds_needed = RoundsNeeded(cpu_ratios, *t.max_slowdown, level);
     }
@@ -109,6 +117,7 @@ void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const Paire
   const std::vector<double> logic_ratios = LogicLogRatios(logic);
   if (c.logic_speedup && !logic_ratios.empty()) {
     c.logic_speedup_cs = LogicSequence(logic_ratios, level);
+    c.logic_noise = Noise(logic_ratios);
     if (t.min_logic_speedup && !Resolved(*c.logic_speedup_cs, *t.min_logic_speedup)) {
       c.logic_rounds_needed = RoundsNeeded(logic_ratios, *t.min_logic_speedup, level);
     }

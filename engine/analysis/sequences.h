@@ -29,4 +29,8 @@ std::optional<int> RoundsNeeded(const std::vector<double>& log_ratios, double ba
 // series): 7 at 95%, 10 at 99%. validate rejects specs whose rounds cannot reach it.
 int MinRoundsToResolve(double confidence);
 
+// The round-to-round noise of per-round log-ratios, 1.4826 x MAD (stats::RobustScale), from
+// which a check's "would have shown X% with 80% power" is computed; nullopt below 2 rounds.
+std::optional<double> Noise(const std::vector<double>& log_ratios);
+
 }  // namespace pe::analysis

@@ -227,7 +227,7 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
 Check IntervalRead(const WorkloadComparison& w, const std::string& key, const std::string& label,
                    const Interval& interval, double bar, bool higher_is_better, Check::Burden burden) {
   Check c = gate::MakeCheck(w.workload, key, label, interval.estimate, bar, higher_is_better,
-                            fmt::format("{} {} interval {} to {}, {}", units::FormatPercent(interval.level),
+                            fmt::format("{} {} interval {} to {}, {}", units::FormatConfidence(interval.level),
                                         w.paired ? "paired-ratio" : "unpaired", units::FormatRatio(interval.low),
                                         units::FormatRatio(interval.high), interval.method));
   const bool met = higher_is_better ? interval.low >= bar : interval.high <= bar;

@@ -70,7 +70,7 @@ std::string Detail(const WorkloadComparison& w) {
   if (w.bootstrap) {
     const stats::BootstrapResult& b = *w.bootstrap;
     out += fmt::format("  {} bootstrap interval, each file's {} resampled on their own, {} resamples, seed {}:\n",
-                       FormatPercent(b.level), what, b.resamples, b.seed);
+                       units::FormatConfidence(b.level), what, b.resamples, b.seed);
     if (b.bca) {
       out += fmt::format("    BCa {} to {} (z0 = {:.3f}, a = {:.4f})\n", FormatRatio(b.bca->low),
                          FormatRatio(b.bca->high), b.bias_correction, b.acceleration);
@@ -82,7 +82,7 @@ std::string Detail(const WorkloadComparison& w) {
   if (w.cpu_ratio) {
     out += fmt::format("  CPU time (user + system) NEW / OLD{}: {}{}\n",
                        w.paired ? ", per-round ratios to the baseline" : "", FormatRatio(*w.cpu_ratio),
-                       w.cpu_ratio_ci ? fmt::format(", {} interval {}", FormatPercent(w.cpu_ratio_ci->level),
+                       w.cpu_ratio_ci ? fmt::format(", {} interval {}", units::FormatConfidence(w.cpu_ratio_ci->level),
                                                     IntervalCell(w.cpu_ratio_ci))
                                       : "");
   }

@@ -8,8 +8,10 @@
 #include "engine/explain/detail.h"
 #include "engine/explain/rejudge.h"
 #include "engine/gate/gate.h"
+#include "engine/gate/unresolved.h"
 #include "engine/model/names.h"
 #include "engine/model/threshold_table.h"
+#include "engine/report/confidence_lines.h"
 #include "engine/report/overview.h"
 #include "engine/report/speedup_summary.h"
 #include "engine/report/text.h"
@@ -48,7 +50,7 @@ std::string Optional(const std::optional<double>& seconds) { return seconds ? Fo
 
 std::string Heading(const std::string& text) { return "\n" + text; }
 
-std::string ThresholdList(const model::Thresholds& t) {
+std::string ThresholdList(const model::Thresholds& t, const model::Settings& settings) {
   std::vector<std::string> parts;
   for (const model::ThresholdRow& row : model::kThresholdRows) {
     const std::optional<double>& bar = t.*row.bar;
@@ -57,7 +59,9 @@ std::string ThresholdList(const model::Thresholds& t) {
         fmt::format("{} {}", row.key, row.unit == model::Check::Unit::kRate ? FormatPercent(*bar) : FormatRatio(*bar)));
   }
   if (parts.empty()) return "none";
-  return fmt::format("{} (intervals at {})", fmt::join(parts, ", "), FormatPercent(t.confidence));
+  const bool overridden = settings.check_confidence > 0 && std::abs(t.confidence - settings.check_confidence) > 1e-12;
+  return fmt::format("{} (each check at {}{})", fmt::join(parts, ", "), units::FormatConfidence(t.confidence),
+                     overridden ? ", a per-check override (per_check_confidence)" : "");
 }
 
 // The machine's load in one round (engine/run/machine_load.h), or nullptr for results files
@@ -217,9 +221,12 @@ std::string IntervalText(const stats::BootstrapResult& b) {
   return out;
 }
 
+// Descriptive: no check reads a bootstrap interval (each reads its confidence sequence, below).
 std::string BootstrapHeader(const stats::BootstrapResult& b) {
-  return fmt::format("  {} bootstrap interval, {} resamples, seed {}, {} used by the gate:\n", FormatPercent(b.level),
-                     b.resamples, b.seed, b.bca ? "BCa" : (b.percentile ? "percentile" : "none"));
+  return fmt::format(
+      "  {} bootstrap interval, {} resamples, seed {}, {} shown (descriptive: no check reads it; the checks read the "
+      "confidence sequences below):\n",
+      units::FormatConfidence(b.level), b.resamples, b.seed, b.bca ? "BCa" : (b.percentile ? "percentile" : "none"));
 }
 
 std::string Startup(const WorkloadDetail& d) {
@@ -278,23 +285,25 @@ std::string Wilcoxon(const stats::PairedAnalysis& a) {
   out += fmt::format("  Wilcoxon signed-rank on log(candidate / baseline): {} nonzero, statistic {}, {}, {}\n", w.n,
                      w.statistic, w.exact ? "exact" : "normal approximation", FormatPValue(w.p_value));
   out += fmt::format("  Hodges-Lehmann paired ratio {}, {} interval {} to {} (distribution-free)\n",
-                     FormatRatio(a.paired_ratio), FormatPercent(hl.level), FormatRatio(a.paired_ratio_low),
+                     FormatRatio(a.paired_ratio), units::FormatConfidence(hl.level), FormatRatio(a.paired_ratio_low),
                      FormatRatio(a.paired_ratio_high));
   if (!hl.level_reached) {
     out += fmt::format("    too few rounds for {}: the range of all Walsh averages covers {:.1f}%\n",
-                       FormatPercent(hl.level), 100 * hl.achieved_level);
+                       units::FormatConfidence(hl.level), 100 * hl.achieved_level);
   }
   return out;
 }
 
 std::string Power(const stats::PairedAnalysis& a) {
-  std::string out = "Rounds to resolve\n";
+  std::string out =
+      "Rounds to resolve the observed difference (descriptive, a fixed-n normal estimate; what each open check would "
+      "need is under Thresholds)\n";
   if (!a.power) return out + "  needs at least 2 rounds to measure the spread\n";
   const stats::PowerEstimate& p = *a.power;
   out += fmt::format(
       "  spread of the paired log-ratios: sd {:.4f}; resolving a {:.1f}% difference at {} confidence with {} "
       "power takes about {}{} rounds ({} run)\n",
-      p.sigma, 100 * p.effect, FormatPercent(p.confidence), FormatPercent(p.power), p.rounds,
+      p.sigma, 100 * p.effect, units::FormatConfidence(p.confidence), FormatPercent(p.power), p.rounds,
       p.capped ? " or more" : "", a.rounds);
   return out;
 }
@@ -307,7 +316,7 @@ std::string Sequences(const WorkloadResult& w) {
   const auto line = [&](const char* what, const std::optional<Interval>& cs, bool rate) {
     if (!cs) return;
     const auto f = [&](double x) { return rate ? FormatPercent(x) : FormatRatio(x); };
-    out += fmt::format("  {}: {}, {} sequence {} to {}\n", what, f(cs->estimate), FormatPercent(cs->level),
+    out += fmt::format("  {}: {}, {} sequence {} to {}\n", what, f(cs->estimate), units::FormatConfidence(cs->level),
                        std::isfinite(cs->low) && cs->low > 0 ? f(cs->low) : "unbounded",
                        std::isfinite(cs->high) ? f(cs->high) : "unbounded");
   };
@@ -319,7 +328,7 @@ std::string Sequences(const WorkloadResult& w) {
     out += fmt::format("  ratio of median CPU times (candidate / baseline): {}\n", FormatRatio(*c.cpu_ratio));
   if (c.cpu_ratio_ci) {
     out += fmt::format("  Hodges-Lehmann CPU-time ratio: {}, {} interval {} to {} (fixed-n, descriptive)\n",
-                       FormatRatio(c.cpu_ratio_ci->estimate), FormatPercent(c.cpu_ratio_ci->level),
+                       FormatRatio(c.cpu_ratio_ci->estimate), units::FormatConfidence(c.cpu_ratio_ci->level),
                        FormatRatio(c.cpu_ratio_ci->low), FormatRatio(c.cpu_ratio_ci->high));
   }
   return out;
@@ -342,6 +351,13 @@ std::string Thresholds(const RunResult& result, const WorkloadResult& w) {
     const std::string margin = Margin(*c);
     out += fmt::format("  {}: {}{}\n", c->threshold, report::OneLine(gate::CheckLine(*c)),
                        margin.empty() ? "" : fmt::format(" [margin {}]", margin));
+    // Unresolved: what it would need (rounds against max_rounds, the load the run saw).
+    if (!c->skipped && c->state == Check::State::kUnresolved) {
+      out += fmt::format("    needs: {}\n", report::OneLine(gate::UnresolvedAdvice(result, *c)));
+    }
+    if (const std::string power = report::PowerLine(*c); !power.empty()) {
+      out += fmt::format("    could see: {}\n", report::OneLine(power));
+    }
     if (c->skipped) continue;
     if (!c->passed) missed.push_back(c);
     const double relative = c->threshold == "min_win_rate" ? c->measured - c->bar
@@ -406,7 +422,8 @@ std::string Workload(const RunResult& result, const RunResult& again, const Work
   const WorkloadResult& now = same != again.workloads.end() ? *same : w;
   std::string out = fmt::format("\n== {}{} ==\n", report::OneLine(w.name), w.startup ? " (startup)" : "");
   if (!w.description.empty()) out += report::OneLine(w.description) + "\n";
-  out += fmt::format("{}; thresholds: {}\n", w.gate ? "gated" : "not gated", ThresholdList(w.thresholds));
+  out +=
+      fmt::format("{}; thresholds: {}\n", w.gate ? "gated" : "not gated", ThresholdList(w.thresholds, result.settings));
   if (w.parity == "none") out += "parity: none: outputs were not compared; the figures compare time only\n";
   if (!w.normalise.empty()) {
     out += fmt::format("parity: {} after the normalise command {}\n", w.parity,
@@ -466,6 +483,9 @@ std::string ExplainText(const RunResult& result, const std::string& file,
   out += fmt::format("baseline {}, candidate {}: {}; bootstrap {} resamples\n", report::OneLine(result.baseline),
                      report::OneLine(result.candidate), report::RoundsLine(result.settings),
                      result.settings.bootstrap_resamples);
+  if (const std::string family = report::FamilyLine(result); !family.empty()) {
+    out += report::OneLine(family) + "\n";
+  }
   out += fmt::format("recorded verdict: {}{}\n", VerdictText(result.verdict),
                      result.complete ? "" : "; the run is incomplete");
   const bool same =

@@ -16,6 +16,8 @@
 #include "engine/gate/unresolved.h"
 #include "engine/model/threshold_table.h"
 #include "engine/units/units.h"
+#include "stats/detectable.h"
+#include "stats/error.h"
 
 namespace pe::gate {
 
@@ -60,6 +62,19 @@ void AddNotes(const RunResult& result, Verdict& v) {
                              result.settings.rounds, result.settings.max_rounds));
     }
     for (const std::string& note : c.notes) v.notes.push_back(fmt::format("{}: {}", w.name, note));
+  }
+}
+
+// What a sequential check could have seen (stats/detectable.h), where a reader needs it: a
+// no-regression check that passed or stayed unresolved, a claim left unresolved. Nothing for a
+// check without a noise figure (a win rate, a file from before noise was recorded).
+void AddDetectable(Check& c, std::optional<double> noise) {
+  if (!noise || !c.interval || c.state == Check::State::kFail) return;
+  if (c.burden == Check::Burden::kShowMet && c.state != Check::State::kUnresolved) return;
+  try {
+    c.detectable = stats::DetectableRatioAbove(*noise, c.rounds, c.bar, c.interval->level);
+  } catch (const stats::StatsError&) {
+    c.detectable.reset();  // a level or noise without meaning states nothing
   }
 }
 
@@ -127,6 +142,7 @@ Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar) {
   Check check = SequentialCheck(w, key, label, *cs, bar, row.higher_is_better, row.burden,
                                 row.rounds_needed ? c.*row.rounds_needed : std::nullopt);
   if (row.shows_wins) check.note = Wins(c);
+  if (row.noise) AddDetectable(check, c.*row.noise);
   return check;
 }
 
@@ -157,6 +173,7 @@ std::vector<Check> CounterChecks(const WorkloadResult& w) {
       Check check =
           SequentialCheck(w, key, label, *cc.ratio_cs, bar, false, Check::Burden::kShowMissed, cc.rounds_needed);
       check.note = medians;
+      AddDetectable(check, cc.noise);
       checks.push_back(std::move(check));
     } else {
       checks.push_back(SkippedCheck(w.name, key, label, bar, cc.note.empty() ? "no ratio" : cc.note));
@@ -188,9 +205,10 @@ Check IntervalCheck(std::string name, std::string threshold, std::string label, 
   const bool missed = higher_is_better ? high < bar : low > bar;
   c.state = met ? Check::State::kPass : missed ? Check::State::kFail : Check::State::kUnresolved;
   c.passed = met;
-  c.note = c.unit == Check::Unit::kRate ? fmt::format("{:.0f}% interval {} to {}", 100 * level,
-                                                      units::FormatPercent(low), units::FormatPercent(high))
-                                        : fmt::format("{:.0f}% interval {:.2f} to {:.2f}", 100 * level, low, high);
+  c.note = c.unit == Check::Unit::kRate
+               ? fmt::format("{} interval {} to {}", units::FormatConfidence(level), units::FormatPercent(low),
+                             units::FormatPercent(high))
+               : fmt::format("{} interval {:.2f} to {:.2f}", units::FormatConfidence(level), low, high);
   return c;
 }
 
@@ -322,7 +340,7 @@ std::string CheckLine(const Check& c) {
   if (c.skipped) return fmt::format("{}: {} not checked against {}: {}", where, c.label, bar, c.note);
   std::vector<std::string> details;
   if (c.interval) {
-    details.push_back(fmt::format("{:.0f}% confidence sequence {} to {}, {}", 100 * c.interval->level,
+    details.push_back(fmt::format("{} confidence sequence {} to {}, {}", units::FormatConfidence(c.interval->level),
                                   format(c.interval->low), format(c.interval->high),
                                   units::FormatCount(c.rounds, "round")));
   }

@@ -81,9 +81,9 @@ std::string UnresolvedSummary(const Verdict& verdict, double confidence) {
     }
   }
   return fmt::format(
-      "UNRESOLVED: {} could not be shown either way at {:.0f}% confidence (exit 3; --unresolved=fail or pass to count "
+      "UNRESOLVED: {} could not be shown either way at {} confidence (exit 3; --unresolved=fail or pass to count "
       "{} otherwise)",
-      units::FormatCount(open, "check"), 100 * confidence, open == 1 ? "it" : "them");
+      units::FormatCount(open, "check"), units::FormatConfidence(confidence), open == 1 ? "it" : "them");
 }
 
 int CountUnresolved(const Verdict& verdict) {

@@ -132,9 +132,9 @@ constexpr auto FieldsOf(Tag<model::Counter>) {
 constexpr auto FieldsOf(Tag<model::CounterComparison>) {
   using S = model::CounterComparison;
   return std::tuple{
-      Field{"name", &S::name},   Field{"baseline", &S::baseline}, Field{"candidate", &S::candidate},
-      Field{"ratio", &S::ratio}, Field{"ratio_cs", &S::ratio_cs}, Field{"rounds_needed", &S::rounds_needed},
-      Field{"note", &S::note},
+      Field{"name", &S::name},   Field{"baseline", &S::baseline},        Field{"candidate", &S::candidate},
+      Field{"ratio", &S::ratio}, Field{"ratio_cs", &S::ratio_cs},        Field{"rounds_needed", &S::rounds_needed},
+      Field{"note", &S::note},   Field{"noise", &S::noise, kAddedLater},
   };
 }
 
@@ -227,6 +227,9 @@ constexpr auto FieldsOf(Tag<model::Comparison>) {
       Field{"logic_rounds_needed", &S::logic_rounds_needed},
       Field{"win_rounds_needed", &S::win_rounds_needed},
       Field{"counters", &S::counters, kAddedLater},
+      Field{"speedup_noise", &S::speedup_noise, kAddedLater},
+      Field{"cpu_noise", &S::cpu_noise, kAddedLater},
+      Field{"logic_noise", &S::logic_noise, kAddedLater},
   };
 }
 
@@ -273,6 +276,7 @@ constexpr auto FieldsOf(Tag<model::Check>) {
       Field{"rounds_needed", &S::rounds_needed},
       Field{"unit", &S::unit, kAddedLater},
       Field{"contender", &S::contender, kAddedLater},
+      Field{"detectable", &S::detectable, kAddedLater},
   };
 }
 
@@ -365,6 +369,9 @@ constexpr auto FieldsOf(Tag<model::Settings>) {
       Field{"confidence", &S::confidence},
       Field{"max_rounds", &S::max_rounds, kAddedLater},
       Field{"compare", &S::compare, kAddedLater},
+      Field{"family_checks", &S::family_checks, kAddedLater},
+      Field{"check_confidence", &S::check_confidence, kAddedLater},
+      Field{"family_confidence", &S::family_confidence, kAddedLater},
   };
 }
 

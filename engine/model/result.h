@@ -139,6 +139,7 @@ struct CounterComparison {
   std::optional<Interval> ratio_cs;  // noisy: median per-round candidate / baseline ratio
   std::optional<int> rounds_needed;  // noisy: rounds that would resolve its check, if open
   std::string note;                  // why a ratio is missing
+  std::optional<double> noise;       // noisy: 1.4826 x MAD of the per-round log-ratios (stats/detectable.h)
 };
 
 // One contender against another on one workload: "baseline" and "candidate" are the pair's
@@ -182,6 +183,11 @@ struct Comparison {
   std::optional<int> cpu_rounds_needed;
   std::optional<int> logic_rounds_needed;
   std::optional<int> win_rounds_needed;
+  // Round-to-round noise of each sequence's per-round log-ratios (1.4826 x MAD), from which a
+  // check's "would have shown X% with 80% power" is computed (stats/detectable.h).
+  std::optional<double> speedup_noise;
+  std::optional<double> cpu_noise;
+  std::optional<double> logic_noise;
   std::vector<CounterComparison> counters;  // one per declared counter, in name order
 };
 
@@ -222,6 +228,10 @@ struct Check {
   // The contender this check judges against the baseline when it is not the run's candidate
   // (a third contender, docs/spec.md "More than two contenders"); "" for the run's candidate.
   std::string contender;
+  // What it could have seen (stats/detectable.h): the ratio its sequence would have shown beyond
+  // the bar with 80% power in these rounds, at this round-to-round noise; set on a no-regression
+  // check that passed or stayed unresolved and on an unresolved speed-up claim.
+  std::optional<double> detectable;
 };
 
 // One axis of a sweep at one value, e.g. threads = 4.
@@ -316,11 +326,19 @@ struct Settings {
   double timeout_s = 0;             // 0: no timeout
   std::string order = "alternate";  // or "random"
   int bootstrap_resamples = 10000;
-  double confidence = 0.95;
-  int max_rounds = 0;  // > rounds: add rounds while a gated check is unresolved, up to this
+  double confidence = 0.95;  // [run] confidence: of the whole verdict, every check of the run at once
+  int max_rounds = 0;        // > rounds: add rounds while a gated check is unresolved, up to this
   // Which pairs are compared with more than two contenders: "baseline" (each against the
   // baseline, all gated) or "all-pairs" (also each other pair, reported, not gated).
   std::string compare = "baseline";
+  // Family-wise confidence (docs/statistics.md): `confidence` split across the run's
+  // `family_checks` checks that read an interval, each at `check_confidence`
+  // (1 - (1 - confidence) / family_checks). `family_confidence` is what the checks at the levels
+  // they used guarantee together: `confidence`, unless [thresholds] per_check_confidence overrides
+  // some. family_checks = 0: a results file from before the split (each check at its own level).
+  int family_checks = 0;
+  double check_confidence = 0;
+  double family_confidence = 0;
 };
 
 struct MachineInfo {

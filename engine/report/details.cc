@@ -46,8 +46,8 @@ std::vector<std::string> MeasureLines(const RunResult& result) {
       if (c.cpu_ratio) cpu += fmt::format(" ({}", units::FormatRatio(*c.cpu_ratio));
       // The sequence max_slowdown reads: the median per-round CPU-time ratio.
       if (c.cpu_ratio && c.cpu_ratio_cs) {
-        cpu += fmt::format("; median per-round {}, {:.0f}% confidence sequence {} to {}",
-                           units::FormatRatio(c.cpu_ratio_cs->estimate), 100 * c.cpu_ratio_cs->level,
+        cpu += fmt::format("; median per-round {}, {} confidence sequence {} to {}",
+                           units::FormatRatio(c.cpu_ratio_cs->estimate), units::FormatConfidence(c.cpu_ratio_cs->level),
                            units::FormatRatio(c.cpu_ratio_cs->low), units::FormatRatio(c.cpu_ratio_cs->high));
       }
       if (c.cpu_ratio) cpu += ")";

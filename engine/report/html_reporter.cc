@@ -13,6 +13,7 @@
 #include "engine/model/atomic_file.h"
 #include "engine/model/names.h"
 #include "engine/model/samples.h"
+#include "engine/report/confidence_lines.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
 #include "engine/report/provenance.h"
@@ -330,7 +331,7 @@ std::string RatioChart(const RunResult& result, const WorkloadResult& workload, 
     // An unbounded end runs to the edge of the plot.
     const double top = Drawable(i.high) ? y(i.high) : frame.PlotTop();
     const double bottom = Drawable(i.low) ? y(i.low) : frame.PlotBottom();
-    const std::string text = fmt::format("{} {} of the median: {} to {}", units::FormatPercent(i.level), band.kind,
+    const std::string text = fmt::format("{} {} of the median: {} to {}", units::FormatConfidence(i.level), band.kind,
                                          Drawable(i.low) ? units::FormatRatio(i.low) : "0",
                                          Drawable(i.high) ? units::FormatRatio(i.high) : "unbounded");
     svg += fmt::format(
@@ -604,9 +605,9 @@ std::string WorkloadTable(const RunResult& result) {
 
 std::string FailureSection(const RunResult& result) {
   std::string html;
-  if (!result.verdict.notes.empty()) {
+  if (const std::vector<std::string> notes = ReportNotes(result); !notes.empty()) {
     html += "<ul class=\"notes\">\n";
-    for (const auto& line : result.verdict.notes) html += fmt::format("<li>{}</li>\n", Esc(line));
+    for (const auto& line : notes) html += fmt::format("<li>{}</li>\n", Esc(line));
     html += "</ul>\n";
   }
   if (!result.verdict.lines.empty()) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/model/names.h"
+#include "engine/report/confidence_lines.h"
 #include "engine/report/details.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/markdown_text.h"
@@ -53,9 +54,9 @@ void AppendTable(const RunResult& result, std::string& out) {
 }
 
 void AppendFailingLines(const RunResult& result, std::string& out) {
-  if (!result.verdict.notes.empty()) {
+  if (const std::vector<std::string> notes = ReportNotes(result); !notes.empty()) {
     out += "\n**Notes:**\n\n";
-    for (const auto& line : result.verdict.notes) out += fmt::format("- {}\n", EscapeMarkdown(line));
+    for (const auto& line : notes) out += fmt::format("- {}\n", EscapeMarkdown(line));
   }
   const std::vector<std::string> lines = LinesNotShownAsFailures(result);
   if (lines.empty()) return;

@@ -180,9 +180,9 @@ std::string SummaryLine(const RunResult& result) {
         if (open++ == 0 && c.interval) level = c.interval->level;  // the checks' own confidence
       }
       return fmt::format(
-          "UNRESOLVED: {} could not be shown either way at {:.0f}% confidence (exit 3; --unresolved=fail or pass to "
+          "UNRESOLVED: {} could not be shown either way at {} confidence (exit 3; --unresolved=fail or pass to "
           "count {} otherwise)",
-          units::FormatCount(open, "check"), 100 * level, open == 1 ? "it" : "them");
+          units::FormatCount(open, "check"), units::FormatConfidence(level), open == 1 ? "it" : "them");
     }
     case ExitCode::kInterrupted:
       return "INTERRUPTED (results incomplete)";

@@ -228,7 +228,8 @@ std::string FitText(const ScalingFit& fit) {
   }
   std::string text = fmt::format("time grows as n^{} over {}", Fixed2(fit.exponent), fit.axis);
   if (std::isfinite(fit.low) && std::isfinite(fit.high)) {
-    text += fmt::format(" ({} interval {} to {})", units::FormatPercent(fit.level), Fixed2(fit.low), Fixed2(fit.high));
+    text +=
+        fmt::format(" ({} interval {} to {})", units::FormatConfidence(fit.level), Fixed2(fit.low), Fixed2(fit.high));
   }
   if (!fit.note.empty()) text += "; " + fit.note;
   return text;

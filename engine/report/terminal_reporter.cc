@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/model/names.h"
+#include "engine/report/confidence_lines.h"
 #include "engine/report/details.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
@@ -144,9 +145,9 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
     for (const auto& line : section) out << "  " << Printable(line) << '\n';
   }
   WriteFailures(result, out, paint);
-  if (!result.verdict.notes.empty()) {
+  if (const std::vector<std::string> notes = ReportNotes(result); !notes.empty()) {
     out << '\n' << paint("notes:", kDim) << '\n';
-    for (const auto& line : result.verdict.notes) out << "  " << OneLine(line) << '\n';
+    for (const auto& line : notes) out << "  " << OneLine(line) << '\n';
   }
   if (const auto lines = LinesNotShownAsFailures(result); !lines.empty()) {
     out << '\n';

@@ -20,6 +20,7 @@
 #include "engine/run/round_runner.h"
 #include "engine/runner/file_tail.h"
 #include "engine/runner/interrupt.h"
+#include "engine/spec/family.h"
 #include "engine/spec/placeholders.h"
 #include "engine/spec/programs.h"
 #include "engine/spec/suggest.h"
@@ -216,6 +217,11 @@ void Experiment::InitResult() {
   if (options_.max_rounds) settings_.max_rounds = *options_.max_rounds;
   if (settings_.max_rounds > 0) settings_.max_rounds = std::max(settings_.max_rounds, settings_.rounds);
   if (options_.scale) settings_.scale = *options_.scale;
+  // The whole verdict's confidence and its split (docs/statistics.md, "Family-wise confidence").
+  const spec::Family family = spec::FamilyOf(spec_);
+  settings_.family_checks = family.checks;
+  settings_.check_confidence = family.check_confidence;
+  settings_.family_confidence = family.family_confidence;
   result_.settings = settings_;
   result_.baseline = spec_.baseline;
   result_.candidate = spec_.candidate;

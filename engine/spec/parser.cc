@@ -159,7 +159,7 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
       s.bootstrap_resamples = static_cast<int>(*v);
   });
   Recover([&] {
-    if (auto v = Confidence(run)) s.confidence = *v;
+    if (auto v = Confidence(run, model::kConfidenceKey)) s.confidence = *v;
   });
   if (auto v = String(run, "order")) {
     const std::vector<std::string> orders = {"alternate", "random", "duet"};
@@ -307,8 +307,15 @@ ThresholdOverrides Parser::ParseThresholds(const toml::table& t, const std::stri
   std::vector<std::string> keys;
   for (const model::ThresholdRow& row : model::kThresholdRows) keys.emplace_back(row.key);
   keys.emplace_back(model::kRssRunsKey);
-  keys.emplace_back(model::kConfidenceKey);
+  keys.emplace_back(model::kCheckConfidenceKey);
   keys.emplace_back(model::kCountersKey);
+  if (const toml::node* old = t.get(model::kConfidenceKey)) {
+    // The key this table once took: the level is now the whole verdict's, in [run].
+    Fail(Pos(*old), fmt::format("'confidence' is the whole verdict's and belongs in [run]; each check's level is "
+                                "split from it (docs/statistics.md). To set this table's checks' level by hand, "
+                                "use '{}'",
+                                model::kCheckConfidenceKey));
+  }
   CheckKeys(t, keys, where);
   // Each key is checked on its own, so one bad value never hides the next.
   ThresholdOverrides o;
@@ -319,22 +326,22 @@ ThresholdOverrides Parser::ParseThresholds(const toml::table& t, const std::stri
   Recover([&] {
     if (auto v = Integer(t, model::kRssRunsKey, 0, limits::kMaxRssRuns)) o.rss_runs = static_cast<int>(*v);
   });
-  Recover([&] { o.confidence = Confidence(t); });
+  Recover([&] { o.confidence = Confidence(t, model::kCheckConfidenceKey); });
   Recover([&] {
     if (auto* counters = TableAt(t, model::kCountersKey)) ParseCounterBars(*counters, o);
   });
   return o;
 }
 
-std::optional<double> Parser::Confidence(const toml::table& t) const {
+std::optional<double> Parser::Confidence(const toml::table& t, std::string_view key) const {
   // No lower bound here: the one below says why, for 0 and negatives too.
   const std::optional<double> level =
-      Number(t, model::kConfidenceKey, -std::numeric_limits<double>::infinity(), false, model::kMaxConfidence);
+      Number(t, key, -std::numeric_limits<double>::infinity(), false, model::kMaxConfidence);
   if (level && *level < model::kMinConfidence) {
-    Fail(Pos(*t.get(model::kConfidenceKey)),
-         fmt::format("'confidence' must be at least {}, not {:g}: below that a check's interval misses the true "
+    Fail(Pos(*t.get(key)),
+         fmt::format("'{}' must be at least {}, not {:g}: below that a check's interval misses the true "
                      "figure more often than it holds it",
-                     model::kMinConfidence, *level));
+                     key, model::kMinConfidence, *level));
   }
   return level;
 }

@@ -162,8 +162,9 @@ class Parser {
   void ParseCounterBars(const toml::table& t, ThresholdOverrides& o) const;
   // Each [thresholds.counters] name is a declared counter.
   void CheckCounterBars(const Spec& spec) const;
-  // `confidence` of [run] or a thresholds table, within model::kMinConfidence..kMaxConfidence.
-  std::optional<double> Confidence(const toml::table& t) const;
+  // `confidence` of [run] or `per_check_confidence` of a thresholds table, within
+  // model::kMinConfidence..kMaxConfidence.
+  std::optional<double> Confidence(const toml::table& t, std::string_view key) const;
   void CheckRoundsReach(const Spec& spec) const;
 
   void ParseWorkloads(Spec& spec) const;

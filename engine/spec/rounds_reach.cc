@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/model/threshold_table.h"
+#include "engine/units/units.h"
 #include "stats/sequential.h"
 
 namespace pe::spec {
@@ -23,9 +24,9 @@ std::optional<RoundsShortfall> FindRoundsShortfall(const Thresholds& t, int reac
     const std::optional<int> needed = stats::MinTrialsToExclude(0.5, level);
     if (!needed || *needed <= reach) continue;
     return RoundsShortfall{std::string(row.key), *needed,
-                           fmt::format("{} at {:g}% confidence needs at least {} rounds to be resolved either way, "
+                           fmt::format("{} at {} confidence needs at least {} rounds to be resolved either way, "
                                        "and this run takes at most {}; raise [run] rounds or set [run] max_rounds",
-                                       row.key, 100 * level, *needed, reach)};
+                                       row.key, units::FormatConfidence(level), *needed, reach)};
   }
   for (const model::ThresholdRow& row : model::kThresholdRows) {
     if (row.sequence == nullptr || row.unit != model::Check::Unit::kRate || !(t.*row.bar)) continue;
@@ -34,16 +35,16 @@ std::optional<RoundsShortfall> FindRoundsShortfall(const Thresholds& t, int reac
     if (!needed) {
       return RoundsShortfall{std::string(row.key), 0,
                              fmt::format("{} = {:g} can never be shown, however many rounds: a win rate "
-                                         "passes when its {:g}% confidence sequence lies above the bar; use a bar "
+                                         "passes when its {} confidence sequence lies above the bar; use a bar "
                                          "below 1, e.g. 0.5 (the candidate wins more rounds than it loses)",
-                                         row.key, bar, 100 * level)};
+                                         row.key, bar, units::FormatConfidence(level))};
     }
     if (*needed > reach) {
       return RoundsShortfall{std::string(row.key), *needed,
-                             fmt::format("{} = {:g} at {:g}% confidence needs at least {} rounds to be "
+                             fmt::format("{} = {:g} at {} confidence needs at least {} rounds to be "
                                          "shown, and this run takes at most {}; raise [run] rounds or set [run] "
                                          "max_rounds",
-                                         row.key, bar, 100 * level, *needed, reach)};
+                                         row.key, bar, units::FormatConfidence(level), *needed, reach)};
     }
   }
   return std::nullopt;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/model/threshold_table.h"
+#include "engine/spec/family.h"
 #include "engine/spec/parser.h"
 #include "generators/sha256.h"
 
@@ -87,7 +88,7 @@ Spec ParseSpecFile(const std::filesystem::path& path, SpecUse use) {
   return ParseSpecText(text.str(), path, use);
 }
 
-Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload) {
+Thresholds EffectiveBars(const Spec& spec, const Workload& workload) {
   const ThresholdOverrides& g = spec.thresholds;
   const ThresholdOverrides& w = workload.thresholds;
   Thresholds t;
@@ -95,7 +96,12 @@ Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload) {
     t.*row.bar = w.bars.*row.bar ? w.bars.*row.bar : g.bars.*row.bar;
   }
   t.rss_runs = w.rss_runs.value_or(g.rss_runs.value_or(0));
-  t.confidence = w.confidence.value_or(g.confidence.value_or(spec.settings.confidence));
+  return t;
+}
+
+Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload) {
+  Thresholds t = EffectiveBars(spec, workload);
+  t.confidence = CheckConfidenceOverride(spec, workload).value_or(FamilyOf(spec).check_confidence);
   return t;
 }
 

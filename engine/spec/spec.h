@@ -184,8 +184,11 @@ Spec ParseSpecText(std::string_view text, const std::filesystem::path& path, Spe
 // The placeholders args and output templates may use.
 const std::vector<std::string>& PlaceholderNames();
 
-// Effective thresholds for a workload: [thresholds] merged with the workload's overrides.
+// Effective thresholds for a workload: [thresholds] merged with the workload's overrides, at
+// the per-check confidence of the spec's family (family.h) or the per_check_confidence override.
 model::Thresholds EffectiveThresholds(const Spec& spec, const Workload& workload);
+// The same bars, the confidence left at its default (what the family is counted from).
+model::Thresholds EffectiveBars(const Spec& spec, const Workload& workload);
 
 // The counters a workload's executions report, each with its bar ([thresholds.counters] merged
 // with the workload's own); none for the startup workload and serve workloads.

@@ -103,6 +103,18 @@ std::string FormatPercent(double fraction) {
   return fmt::format("{:.0f}%", fraction * 100);
 }
 
+std::string FormatConfidence(double level) {
+  if (!std::isfinite(level)) return std::string(kNotAvailable);
+  const double alpha = 100 * (1 - level);
+  const int decimals = alpha > 0 ? std::clamp(1 - static_cast<int>(std::floor(std::log10(alpha))), 0, 6) : 0;
+  std::string text = fmt::format("{:.{}f}", 100 * level, decimals);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text + "%";
+}
+
 std::string FormatPValue(double p) {
   if (!std::isfinite(p)) return std::string(kNotAvailable);
   if (p < 0.001) return "p < 0.001";

@@ -39,6 +39,10 @@ int RatioDecimals(double ratio);
 // (a bar written 1.005 needs 3).
 int DecimalsToShow(double value, int at_least);
 std::string FormatPercent(double fraction);
+// A confidence level with the digits that keep its complement to two significant figures, so a
+// level split across many checks never prints as 100%: 0.95 -> "95%", 0.983 -> "98.3%",
+// 0.997368 -> "99.74%", 0.9995 -> "99.95%".
+std::string FormatConfidence(double level);
 std::string FormatPValue(double p);
 // A count and its noun, the noun in the plural unless the count is 1: "1 run", "2 runs".
 // Regular nouns only (an "s" is added).

@@ -61,7 +61,7 @@ TEST(ExitCodesE2E, ThreeWhenAClaimIsUnresolvedAndTheFlagOrVariableMapsIt) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
   const auto spec = WriteSpec(dir, "\"--sleep-ms\", \"2\", \"--print\", \"same\"",
-                              "[thresholds]\nmin_speedup = 1.0\nconfidence = 0.99\n");
+                              "[thresholds]\nmin_speedup = 1.0\nper_check_confidence = 0.99\n");
   // The baseline sleeps too, so the pair is identical.
   {
     std::string text = ReadAll(spec);

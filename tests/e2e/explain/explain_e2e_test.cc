@@ -15,7 +15,9 @@ namespace {
 // can differ in speed through --scale; the baseline sleeps 40 ms more.
 fs::path WriteSpec(const TempDir& dir) {
   const fs::path spec = dir.path() / "spec.toml";
-  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\nbootstrap_resamples = 500\n\n"
+  // The whole verdict at 90% over its two checks puts each at 95% (docs/statistics.md), which
+  // 7 rounds can resolve.
+  std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\nbootstrap_resamples = 500\nconfidence = 0.9\n\n"
                       << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", \"--sleep-ms\", \"40\"]\n\n"
                       << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\"]\n\n"
                       << "[workloads.work]\nargs = [\"--sleep-ms\", \"{scale}\", \"--print\", \"same\"]\n\n"

@@ -10,19 +10,18 @@
 namespace pe::e2e {
 namespace {
 
-// The whole spec at a small scale, as few rounds as a verdict needs (7: docs/statistics.md)
-// and a few requests per serve round: --scale does not shrink request_count, and the spec's
-// 300 requests a round made serve-large alone take minutes on a loaded machine. These tests
-// ask whether a verdict comes out, not how fast; ctest's TIMEOUT (CMakeLists.txt) is the
-// budget measured under load.
+// The whole spec at a small scale, as few rounds as a verdict needs (12: its 19 checks share 95%, each at 99.74%;
+// docs/statistics.md) and a few requests per serve round: --scale does not shrink request_count, and the spec's 300
+// requests a round made serve-large alone take minutes on a loaded machine. These tests ask whether a verdict comes
+// out, not how fast; ctest's TIMEOUT (CMakeLists.txt) is the budget measured under load.
 constexpr char kServeRequests[] = "12";
 
 TEST(FlagshipE2E, BothReferenceBuildsAgreeAndAVerdictComesOut) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
   const Finished f =
-      RunPerfengine({"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds", "7",
-                     "--max-rounds", "7", "--warmup-rounds", "0", "--serve-requests", kServeRequests, "--cache-dir",
+      RunPerfengine({"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds", "12",
+                     "--max-rounds", "12", "--warmup-rounds", "0", "--serve-requests", kServeRequests, "--cache-dir",
                      (dir.path() / "cache").string(), "--json", json.string()},
                     dir.path());
   // 0, 1 or 3 (unresolved) are verdicts on speed; 2 would mean the run itself failed.
@@ -80,7 +79,7 @@ TEST(FlagshipE2E, TheArgvPassesUpstreamsArgumentRules) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
   const Finished f = RunPerfengine(
-      {"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds", "7", "--max-rounds", "7",
+      {"run", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02", "--rounds", "12", "--max-rounds", "12",
        "--warmup-rounds", "0", "--serve-requests", kServeRequests, "--contender", "baseline=" UPSTREAM_STANDIN,
        "--cache-dir", (dir.path() / "cache").string(), "--json", json.string()},
       dir.path());
@@ -100,8 +99,8 @@ TEST(FlagshipE2E, ServeRunsAgainstAnUpstreamThatChecksOutInItsWorkspace) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
   const std::vector<std::string> serve_only = {"--scale",          "0.02",
-                                               "--rounds",         "7",
-                                               "--max-rounds",     "7",
+                                               "--rounds",         "12",
+                                               "--max-rounds",     "12",
                                                "--warmup-rounds",  "0",
                                                "--serve-requests", kServeRequests,
                                                "--workload",       "serve-small",

@@ -65,7 +65,7 @@ class NoRegressionE2E : public ::testing::Test {
                         << "build = [\"g++\", \"-O1\", \"-g\", \"-o\", \"regress\", \"" << build_file << "\"]\n"
                         << "argv = [\"./regress\"]\n"
                         << "[workloads.records]\nargs = [\"100000\"]\n"
-                        << "[thresholds]\nmax_slowdown = 1.02\nconfidence = 0.99\n"
+                        << "[thresholds]\nmax_slowdown = 1.02\nper_check_confidence = 0.99\n"
                         << "max_instructions_ratio = 1.01\nmax_allocations_ratio = 1.0\n";
     return RunPerfengine({"run", spec.string(), "--cache-dir", (dir_.path() / "cache").string(), "--json",
                           (dir_.path() / "results.json").string()},

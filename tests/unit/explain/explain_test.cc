@@ -50,7 +50,7 @@ TEST(Explain, ListsEveryThresholdInForceInTheTablesOrder) {
   r.workloads[2].thresholds.min_win_rate = 0.6;
   const std::string text = Explain(r, "pass.json", {"tiny"});
   EXPECT_NE(text.find("gated; thresholds: min_speedup 1.00x, min_win_rate 60%, min_logic_speedup 2.00x, "
-                      "max_p99_ratio 1.10x, max_instructions_ratio 1.01x, max_allocations_ratio 1.20x (intervals at "
+                      "max_p99_ratio 1.10x, max_instructions_ratio 1.01x, max_allocations_ratio 1.20x (each check at "
                       "95%)\n"),
             std::string::npos)
       << text;

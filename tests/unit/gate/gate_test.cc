@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/gate/unresolved.h"
+#include "stats/detectable.h"
 
 namespace pe::gate {
 
@@ -178,6 +179,55 @@ TEST(Gate, ARegressionShownFails) {
   EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
   EXPECT_EQ(v.lines.at(0),
             "w: paired CPU-time ratio 1.05x (99% confidence sequence 1.03x to 1.08x, 12 rounds) is shown above the "
+            "allowed 1.02x (over by 3%)");
+}
+
+// What a check could have seen (stats/detectable.h, at the check's own level and rounds): on a
+// no-regression check that passed or stayed unresolved, and on an open speed-up claim; never on
+// a miss shown, a speed-up shown, or a figure without its noise.
+TEST(Gate, ChecksThatPassOrStayOpenSayWhatTheyCouldHaveSeen) {
+  RunResult r;
+  WorkloadResult w = Sequenced("w", {1.01, 0.97, 1.05, 0.9974, ""}, {0.5, 0.2, 0.8, 0.9974, ""}, 20);
+  w.comparison->cpu_ratio_cs = Interval{1.0, 0.98, 1.015, 0.9974, ""};
+  w.comparison->cpu_noise = 0.02;
+  w.comparison->speedup_noise = 0.03;
+  w.thresholds.max_slowdown = 1.02;
+  w.thresholds.min_speedup = 1.0;
+  w.thresholds.min_win_rate = 0.5;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  ASSERT_EQ(v.checks.size(), 3u);
+  const Check& speedup = v.checks[0];
+  const Check& wins = v.checks[1];
+  const Check& slowdown = v.checks[2];
+  ASSERT_EQ(slowdown.threshold, "max_slowdown");
+  EXPECT_EQ(slowdown.state, Check::State::kPass);
+  ASSERT_TRUE(slowdown.detectable.has_value());
+  EXPECT_DOUBLE_EQ(*slowdown.detectable, *stats::DetectableRatioAbove(0.02, 20, 1.02, 0.9974));
+  EXPECT_EQ(speedup.state, Check::State::kUnresolved);
+  ASSERT_TRUE(speedup.detectable.has_value());
+  EXPECT_DOUBLE_EQ(*speedup.detectable, *stats::DetectableRatioAbove(0.03, 20, 1.0, 0.9974));
+  EXPECT_FALSE(wins.detectable.has_value());  // a rate: no noise figure
+
+  RunResult shown;
+  WorkloadResult fast = Sequenced("w", {1.5, 1.3, 1.7, 0.95, ""}, {1, 0.8, 1, 0.95, ""}, 20);
+  fast.comparison->cpu_ratio_cs = Interval{1.1, 1.05, 1.2, 0.95, ""};
+  fast.comparison->cpu_noise = 0.02;
+  fast.comparison->speedup_noise = 0.03;
+  fast.thresholds.min_speedup = 1.0;
+  fast.thresholds.max_slowdown = 1.02;
+  shown.workloads.push_back(fast);
+  for (const Check& c : Judge(shown).checks) EXPECT_FALSE(c.detectable.has_value()) << c.threshold;
+}
+
+TEST(Gate, LevelsSplitAcrossChecksPrintWithTheirDigits) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 1.0, 5, 12);
+  w.comparison->cpu_ratio_cs = Interval{1.05, 1.03, 1.08, 1 - 0.05 / 19, ""};
+  w.thresholds.max_slowdown = 1.02;
+  r.workloads.push_back(w);
+  EXPECT_EQ(Judge(r).lines.at(0),
+            "w: paired CPU-time ratio 1.05x (99.74% confidence sequence 1.03x to 1.08x, 12 rounds) is shown above the "
             "allowed 1.02x (over by 3%)");
 }
 

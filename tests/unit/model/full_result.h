@@ -34,6 +34,9 @@ inline model::RunResult FullResult() {
   r.settings.confidence = 0.99;
   r.settings.max_rounds = 40;
   r.settings.compare = "all-pairs";
+  r.settings.family_checks = 19;
+  r.settings.check_confidence = 0.99947;
+  r.settings.family_confidence = 0.98;
   r.baseline = "bazel-diff";
   r.candidate = "bazel-diff-rs";
   r.contenders = {
@@ -121,7 +124,10 @@ inline model::RunResult FullResult() {
   c.logic_rounds_needed = 13;
   c.win_rounds_needed = 14;
   c.counters = {{"ruby_objects", 1413917, 1413931, 1.0000099, MakeInterval(1.01, "confidence sequence"), 21,
-                 "the baseline reported 0"}};
+                 "the baseline reported 0", 0.021}};
+  c.speedup_noise = 0.031;
+  c.cpu_noise = 0.032;
+  c.logic_noise = 0.033;
   w.comparison = c;
   model::Comparison third = c;  // a third contender against the baseline
   third.candidate = "bazel-diff-go";
@@ -182,6 +188,7 @@ inline model::RunResult FullResult() {
   check.rounds_needed = 55;
   check.unit = model::Check::Unit::kNumber;
   check.contender = "bazel-diff-go";
+  check.detectable = 1.034;
   r.verdict.checks = {check};
   r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
   r.verdict.accepted = true;

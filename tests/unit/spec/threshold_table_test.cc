@@ -57,10 +57,11 @@ TEST(ThresholdTable, TheDocsReferenceListsEveryKeyInTheTablesOrder) {
   std::vector<std::string> expected;
   for (const ThresholdRow& row : kThresholdRows) expected.emplace_back(row.key);
   expected.emplace_back(model::kRssRunsKey);
-  expected.emplace_back(model::kConfidenceKey);
+  expected.emplace_back(model::kCheckConfidenceKey);
   expected.emplace_back(model::kCountersKey);
-  EXPECT_EQ(DocumentedKeys(), expected) << "docs/spec.md's [thresholds] table must list every row of "
-                                           "engine/model/threshold_table.h, then rss_runs, confidence and counters";
+  EXPECT_EQ(DocumentedKeys(), expected)
+      << "docs/spec.md's [thresholds] table must list every row of "
+         "engine/model/threshold_table.h, then rss_runs, per_check_confidence and counters";
 }
 
 TEST(ThresholdTable, EveryBarOfTheModelIsOneRowUnderItsOwnName) {

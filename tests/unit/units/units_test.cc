@@ -94,6 +94,19 @@ TEST(UnitsTest, PercentagesAndPValues) {
   EXPECT_EQ(FormatPValue(0.001), "p = 0.001");
 }
 
+// A level split across checks keeps the digits that say how far from certain it is.
+TEST(UnitsTest, ConfidenceLevelsNeverRoundToCertainty) {
+  EXPECT_EQ(FormatConfidence(0.95), "95%");
+  EXPECT_EQ(FormatConfidence(0.9), "90%");
+  EXPECT_EQ(FormatConfidence(0.99), "99%");
+  EXPECT_EQ(FormatConfidence(1 - 0.05 / 3), "98.3%");
+  EXPECT_EQ(FormatConfidence(1 - 0.05 / 19), "99.74%");
+  EXPECT_EQ(FormatConfidence(1 - 0.05 / 100), "99.95%");
+  EXPECT_EQ(FormatConfidence(1 - 0.05 / 1000), "99.995%");
+  EXPECT_EQ(FormatConfidence(0.995), "99.5%");
+  EXPECT_EQ(FormatConfidence(0.9999), "99.99%");
+}
+
 TEST(UnitsTest, CountsAgreeWithTheirNouns) {
   EXPECT_EQ(FormatCount(0, "run"), "0 runs");
   EXPECT_EQ(FormatCount(1, "run"), "1 run");
