@@ -19,7 +19,8 @@ struct Family {
   double family_confidence = 0;  // what the checks at the levels they use guarantee together
 };
 
-// The checks `workload` adds to the family (0 for the startup workload and ungated ones).
+// The checks `workload` adds to the family (0 for the startup workload and ungated ones): its
+// rows once per candidate, since every candidate is judged against the baseline.
 int FamilyChecks(const Spec& spec, const Workload& workload);
 
 // The spec's family and its levels; a per_check_confidence override of a workload counts

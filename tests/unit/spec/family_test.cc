@@ -71,6 +71,18 @@ TEST(Family, CountsEveryCheckThatReadsAnInterval) {
   EXPECT_DOUBLE_EQ(f.family_confidence, 0.95);
 }
 
+// Each further candidate is judged against the baseline by the same rows (gate/candidates.h):
+// its checks are members of the family too. Sweep checks stay the run's candidate's.
+TEST(Family, AThirdContenderAddsItsOwnChecks) {
+  std::string text = kSpec;
+  text.replace(text.find("[workloads.a]"), 13, "[contenders.third]\nargv = [\"true\"]\n\n[workloads.a]");
+  const Spec spec = ParseSpecText(text, "x.toml");
+  EXPECT_EQ(FamilyChecks(spec, Named(spec, "a")), 2);
+  EXPECT_EQ(FamilyChecks(spec, Named(spec, "b")), 4);
+  // a 2 + b 4 + four sweep points 8 + two efficiencies 2.
+  EXPECT_EQ(FamilyOf(spec).checks, 16);
+}
+
 TEST(Family, EveryWorkloadChecksAtTheSplitLevel) {
   const Spec spec = ParseSpecText(kSpec, "x.toml");
   for (const Workload& w : spec.workloads) {
