@@ -113,8 +113,8 @@ std::vector<std::string> SpeedupSummary(const RunResult& result) {
   }
   if (lines.empty()) return {};
   lines.insert(lines.begin(),
-               fmt::format("median per-round speed-up [{:.0f}% confidence sequence], the figure min_speedup reads",
-                           100 * level.value_or(result.settings.confidence)));
+               fmt::format("median per-round speed-up [{} confidence sequence], the figure min_speedup reads",
+                           units::FormatConfidence(level.value_or(result.settings.confidence))));
   return lines;
 }
 

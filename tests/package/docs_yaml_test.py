@@ -118,7 +118,12 @@ class DocsYaml(unittest.TestCase):
                     self.assertLessEqual(required, given, f"{where}: {job}")
 
     def test_the_ci_pages_workflows_fit_together(self):
-        workflows = {d["name"]: d for w, d in self.docs.items() if w.startswith("docs/ci.md") and is_workflow(d)}
+        # The first workflow of each name: the ruby/json section reuses the name "perf gate" for its
+        # own repository (so Workflow 2 serves it unchanged) and is checked by the other tests.
+        workflows = {}
+        for w, d in self.docs.items():
+            if w.startswith("docs/ci.md") and is_workflow(d):
+                workflows.setdefault(d["name"], d)
         gate, comment = workflows["perf gate"], workflows["perf gate comment"]
         tool = gate["jobs"]["tool"]
         measure = gate["jobs"]["measure"]

@@ -29,7 +29,9 @@ fs::path WriteSpec(const fs::path& dir, const std::string& name = "spec.toml", c
                       << "[workloads.strict]\nthresholds = { min_speedup = 50.0 }\n"
                       << "[workloads.ramp]\nargs = [\"--sleep-ms\", \"{ms}\"]\n"
                       << "[workloads.ramp.sweep]\nms = [1, 2, 3]\n"
-                      << "[thresholds]\nmin_speedup = 1.2\nmin_win_rate = 0.5\n";
+                      << "[thresholds]\nmin_speedup = 1.2\nmin_win_rate = 0.5\n"
+                      // Each check at 95% by hand: the split level of its 16 checks needs 11 rounds.
+                      << "per_check_confidence = 0.95\n";
   return spec;
 }
 
@@ -228,7 +230,7 @@ class ShardFilesAreData : public ShardE2E {
                          << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER
                             "\", \"--sleep-ms\", \"16\", \"--print\", \"same\"]\n"
                          << "[workloads.alpha]\n[workloads.bravo]\n"
-                         << "[thresholds]\nmin_speedup = 1.0\n";
+                         << "[thresholds]\nmin_speedup = 1.0\nper_check_confidence = 0.95\n";
     // 1 in all likelihood; on a loaded machine the verdict may be anything but a failed run.
     ASSERT_TRUE(AVerdict(Shard(spec_, 1, 2, File("s1.json")).exit));
     ASSERT_TRUE(AVerdict(Shard(spec_, 2, 2, File("s2.json")).exit));

@@ -30,6 +30,7 @@ constexpr const char* kSpec = R"(
 [run]
 rounds = 7
 warmup_rounds = 1
+confidence = 0.9  # the whole verdict's: each of the two checks at 95%, resolvable in 7 rounds
 
 [contenders.baseline]
 argv = ["true"]
