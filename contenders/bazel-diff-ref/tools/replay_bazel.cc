@@ -11,16 +11,16 @@
 // The stream is $REFDIFF_REPLAY_STREAM, else query.pb beside argv[0] (so a fixture can link
 // itself a `bazel` next to its recording). Leading --options before the command are startup
 // options and are ignored. REFDIFF_REPLAY_NO_EXTERNAL=1 makes a query that names //external fail
-// as Bazel 8 fails it with WORKSPACE off (bzlmod only). REFDIFF_REPLAY_FAIL=<command> makes that command fail the way bazel
-// does; REFDIFF_REPLAY_LOG=<file> appends "[cwd] argv..." per call, for tests that check the calls.
+// as Bazel 8 fails it with WORKSPACE off (bzlmod only). REFDIFF_REPLAY_FAIL=<command> makes that command fail the way
+// bazel does; REFDIFF_REPLAY_LOG=<file> appends "[cwd] argv..." per call, for tests that check the calls.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <iostream>
+#include <iterator>
 #include <string>
 #include <vector>
 

@@ -212,8 +212,7 @@ TEST(BazelShim, Bzlmod8HasNoExternalPackage) {
   };
   RunResult r = query("with.txt");
   EXPECT_EQ(r.exit_code, 7);
-  EXPECT_NE(r.err.find("no such package 'external': //external package is not available"), std::string::npos)
-      << r.err;
+  EXPECT_NE(r.err.find("no such package 'external': //external package is not available"), std::string::npos) << r.err;
   r = query("without.txt");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   // Bazel 7 with bzlmod still has //external (WORKSPACE on by default).

@@ -26,15 +26,16 @@ TEST(CsvReport, OneRowPerWorkloadAndContender) {
   failed.name = "crashed";
   failed.summaries = {testing::SummaryOf("old", 0.5)};
   r.workloads.push_back(failed);
-  EXPECT_EQ(CsvReport(r),
-            "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,"
-            "median_cpu_s,median_max_rss_kib,instructions,allocation_calls,speedup,speedup_low,speedup_high,"
-            "per_round_speedup,per_round_speedup_low,per_round_speedup_high,win_rate,logic_speedup,cpu_ratio,"
-            "cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity,"
-            "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s\n"
-            "\"sort, big\",old,baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,none,,,,,,,,,,\n"
-            "\"sort, big\",new,candidate,old,10,1,0.95,1.1,0.8,0.1,0,123456,,,2,1.5,2.5,,,,0.7,,,,,,,,-,none,,,,,,,,,,\n"
-            "crashed,old,baseline,,10,0.5,0.475,0.55,0.4,0.05,0,123456,,,,,,,,,,,,,,,,,,exact,,,,,,,,,,\n");
+  EXPECT_EQ(
+      CsvReport(r),
+      "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,"
+      "median_cpu_s,median_max_rss_kib,instructions,allocation_calls,speedup,speedup_low,speedup_high,"
+      "per_round_speedup,per_round_speedup_low,per_round_speedup_high,win_rate,logic_speedup,cpu_ratio,"
+      "cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity,"
+      "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s\n"
+      "\"sort, big\",old,baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,none,,,,,,,,,,\n"
+      "\"sort, big\",new,candidate,old,10,1,0.95,1.1,0.8,0.1,0,123456,,,2,1.5,2.5,,,,0.7,,,,,,,,-,none,,,,,,,,,,\n"
+      "crashed,old,baseline,,10,0.5,0.475,0.55,0.4,0.05,0,123456,,,,,,,,,,,,,,,,,,exact,,,,,,,,,,\n");
 }
 
 TEST(CsvReport, QuotesQuotesAndLineBreaks) {
@@ -67,12 +68,13 @@ TEST(CsvReport, TextThatASpreadsheetWouldReadAsAFormulaIsNeutralised) {
   const std::string formula = "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"";
   // The two contenders that are neither baseline nor the run's candidate have no comparison
   // here: their rows carry no ratios (they once carried the other pair's).
-  EXPECT_EQ(csv.substr(csv.find('\n') + 1),
-            formula + ",\"'-2+3\",baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,\"'+cmd\",,,,,,,,,,\n" + formula +
-                ",\"'@SUM(A1)\",candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,2,,,,,,0.7,-0.5,,,,,,,-,"
-                "\"'+cmd\",,,,,,,,,,\n"
-                "\"'\tx\",\"'\rcr\",candidate,\"'-2+3\",10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,\n"
-                "\"'\tx\",plain-name,candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,\n");
+  EXPECT_EQ(
+      csv.substr(csv.find('\n') + 1),
+      formula + ",\"'-2+3\",baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,\"'+cmd\",,,,,,,,,,\n" + formula +
+          ",\"'@SUM(A1)\",candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,2,,,,,,0.7,-0.5,,,,,,,-,"
+          "\"'+cmd\",,,,,,,,,,\n"
+          "\"'\tx\",\"'\rcr\",candidate,\"'-2+3\",10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,\n"
+          "\"'\tx\",plain-name,candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,\n");
 }
 
 }  // namespace
