@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "error.h"
 #include "git_repo.h"
@@ -35,7 +36,11 @@ class Bazel {
   // Runs a command that must succeed.
   ProcessResult Check(const std::vector<std::string>& command, const std::string& name,
                       const std::filesystem::path& stdout_path = {}, bool startup = true) const {
-    ProcessResult result = Run(command, stdout_path, startup);
+    return Succeeded(Run(command, stdout_path, startup), name);
+  }
+
+  // `result`, if it exited 0; else the error naming the command and bazel's last stderr line.
+  static ProcessResult Succeeded(ProcessResult result, const std::string& name) {
     if (result.exit_code != 0) {
       std::string detail = LastLine(result.stderr_text);
       throw RefDiffError("'bazel " + name + "' failed with exit code " + std::to_string(result.exit_code) +
@@ -153,10 +158,8 @@ QueryResult QueryAllTargets(const BazelOptions& options) {
     }
     WriteFile(query_file.path(), QueryExpression(false));
     bazel.Check(query, "query", stdout_path);
-  } else if (first.exit_code != 0) {
-    std::string detail = LastLine(first.stderr_text);
-    throw RefDiffError("'bazel query' failed with exit code " + std::to_string(first.exit_code) +
-                       (detail.empty() ? "" : ": " + detail));
+  } else {
+    Bazel::Succeeded(std::move(first), "query");
   }
   QueryResult result;
   result.stream = ReadFile(output_file.path());
