@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -125,6 +126,33 @@ TEST(FixtureCache, FixturesAreReadOnlyAndAPlantedFileIsNeverReused) {
   Materialize(gen, {}, Ctx(), cache.path());
   EXPECT_EQ(gen.calls, 3);
   EXPECT_FALSE(fs::exists(fs::symlink_status(dir / "sub" / "link")));
+}
+
+// The check opens every file itself (two threads, one open and one fstat each): a file swapped
+// for a FIFO fails it at once instead of blocking the open, and a symlink to identical bytes
+// is not the file the manifest lists.
+TEST(FixtureCache, AFileSwappedForAFifoOrASymlinkFailsTheCheckWithoutHanging) {
+  ScratchDir cache;
+  CountingGenerator gen;
+  const fs::path dir = Materialize(gen, {}, Ctx(), cache.path());
+  const fs::path data = dir / "sub" / "data.txt";
+  fs::permissions(dir / "sub", fs::perms::owner_write, fs::perm_options::add);
+  fs::remove(data);
+  ASSERT_EQ(::mkfifo(data.c_str(), 0644), 0);
+  EXPECT_FALSE(IsCached(dir));
+  EXPECT_EQ(Materialize(gen, {}, Ctx(), cache.path()), dir);
+  EXPECT_EQ(gen.calls, 2);
+  EXPECT_TRUE(IsCached(dir));
+
+  WriteFile(cache.path() / "copy.txt", "payload");
+  fs::permissions(dir / "sub", fs::perms::owner_write, fs::perm_options::add);
+  fs::remove(data);
+  fs::create_symlink(cache.path() / "copy.txt", data);
+  EXPECT_FALSE(IsCached(dir));
+  Materialize(gen, {}, Ctx(), cache.path());
+  EXPECT_EQ(gen.calls, 3);
+  EXPECT_EQ(ReadFile(data), "payload");
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(data)));
 }
 
 TEST(FixtureCache, FailedGenerationLeavesNothingBehind) {
