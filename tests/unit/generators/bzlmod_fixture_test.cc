@@ -12,6 +12,7 @@
 #include "build.pb.h"
 #include "generators/bazel_graph.h"
 #include "generators/file_io.h"
+#include "generators/sha256.h"
 #include "repository.pb.h"
 #include "test_util.h"
 
@@ -87,6 +88,14 @@ TEST_F(BzlmodFixture, WorkspaceIsTheDefaultStream) {
   EXPECT_EQ(ReadFile(named / "shim.json"), ReadFile(workspace_ / "shim.json"));
   EXPECT_FALSE(fs::exists(workspace_ / "repos.pb"));
   EXPECT_FALSE(fs::exists(workspace_ / "workspace/MODULE.bazel"));
+}
+
+// The bzlmod shape is a pure function of (params, seed) too: its new files pinned.
+TEST_F(BzlmodFixture, BzlmodBytesArePinned) {
+  EXPECT_EQ(Sha256FileHex(bzlmod_ / "query.pb"), "2a7841e28d8e2655b15e6694baccf5d17aa97b63c781379a172409e443a66036");
+  EXPECT_EQ(Sha256FileHex(bzlmod_ / "repos.pb"), "3c5ef0da6b055dac84935b6208673bf7c73d8e22ed89c38dfafdf624f301e287");
+  EXPECT_EQ(Sha256FileHex(bzlmod_ / "workspace/MODULE.bazel"), "dd31b40edeacfb1ce262eed42fef9c06dff8d8b8169b4a29c56a4a07de4f9736");
+  EXPECT_EQ(Sha256FileHex(bzlmod_ / "shim.json"), "3bfc3db86c49f4d40164ec929cf388d20a2a384d724797b72ce97a483f131820");
 }
 
 // Bazel 8 with WORKSPACE off: no //external: target; every other target is the recording's,
