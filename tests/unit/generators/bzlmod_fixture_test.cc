@@ -94,7 +94,8 @@ TEST_F(BzlmodFixture, WorkspaceIsTheDefaultStream) {
 TEST_F(BzlmodFixture, BzlmodBytesArePinned) {
   EXPECT_EQ(Sha256FileHex(bzlmod_ / "query.pb"), "2a7841e28d8e2655b15e6694baccf5d17aa97b63c781379a172409e443a66036");
   EXPECT_EQ(Sha256FileHex(bzlmod_ / "repos.pb"), "3c5ef0da6b055dac84935b6208673bf7c73d8e22ed89c38dfafdf624f301e287");
-  EXPECT_EQ(Sha256FileHex(bzlmod_ / "workspace/MODULE.bazel"), "dd31b40edeacfb1ce262eed42fef9c06dff8d8b8169b4a29c56a4a07de4f9736");
+  EXPECT_EQ(Sha256FileHex(bzlmod_ / "workspace/MODULE.bazel"),
+            "dd31b40edeacfb1ce262eed42fef9c06dff8d8b8169b4a29c56a4a07de4f9736");
   EXPECT_EQ(Sha256FileHex(bzlmod_ / "shim.json"), "3bfc3db86c49f4d40164ec929cf388d20a2a384d724797b72ce97a483f131820");
 }
 
