@@ -5,6 +5,7 @@
 #include "generators/bazel_graph.h"
 #include "generators/bazel_shim_install.h"
 #include "generators/builtin_generators.h"
+#include "generators/bzlmod_fixture.h"
 #include "generators/file_io.h"
 #include "generators/query_proto.h"
 #include "generators/source_tree.h"
@@ -21,13 +22,19 @@ class StreamedProtoGenerator : public Generator {
   int Version() const override { return 2; }  // 2: what real Bazel 4.2.3 prints (bazel_4_2_3.h)
   void Check(const Params& params) const override { Read(params, 1); }
   void Generate(const Params& params, const Context& ctx) const override {
-    WriteQueryProto(BuildGraph(Read(params, ctx.scale), ctx.seed), ctx.out_dir / "query.pb");
+    StreamShape shape = StreamShape::kWorkspace;
+    WriteQueryProto(BuildGraph(Read(params, ctx.scale, shape), ctx.seed), ctx.out_dir / "query.pb", shape);
   }
 
  private:
   GraphOptions Read(const Params& params, double scale) const {
+    StreamShape shape = StreamShape::kWorkspace;
+    return Read(params, scale, shape);
+  }
+  GraphOptions Read(const Params& params, double scale, StreamShape& shape) const {
     ParamReader reader(Name(), params);
     GraphOptions options = ReadGraphOptions(reader, scale);
+    shape = ReadStreamShape(reader);
     reader.Finish();
     return options;
   }
@@ -93,10 +100,16 @@ class BazelWorkspaceGenerator : public Generator {
   int Version() const override { return 2; }  // 2: what real Bazel 4.2.3 prints (bazel_4_2_3.h)
   void Check(const Params& params) const override { Read(params, 1); }
   void Generate(const Params& params, const Context& ctx) const override {
-    const Options options = Read(params, ctx.scale);
+    Options options = Read(params, ctx.scale);
     const BazelGraph graph = BuildGraph(options.graph, ctx.seed);
-    WriteQueryProto(graph, ctx.out_dir / "query.pb");
+    WriteQueryProto(graph, ctx.out_dir / "query.pb", options.shape);
     WriteSourceTree(graph, options.tree, ctx.out_dir / "workspace");
+    if (options.shape == StreamShape::kBzlmod) {
+      // What Bazel 8.6 answers besides the query (bzlmod_fixture.h).
+      WriteFile(ctx.out_dir / "workspace" / "MODULE.bazel", RenderModuleFile(graph));
+      WriteRepositories(graph, ctx.out_dir / "repos.pb");
+      options.shim.repo_mapping = RootRepoMapping(graph);
+    }
     InstallShim(ctx.out_dir, options.shim);
   }
   std::string KeyExtra() const override { return ShimKeyExtra(); }
@@ -106,13 +119,15 @@ class BazelWorkspaceGenerator : public Generator {
     GraphOptions graph;
     SourceTreeOptions tree;
     ShimOptions shim;
+    StreamShape shape = StreamShape::kWorkspace;
   };
   Options Read(const Params& params, double scale) const {
     ParamReader reader(Name(), params);
     Options options;
     options.graph = ReadGraphOptions(reader, scale);
     options.tree = ReadSourceTreeOptions(reader);
-    options.shim = ReadShimOptions(reader);
+    options.shape = ReadStreamShape(reader);
+    options.shim = ReadShimOptionsFor(reader, options.shape);
     reader.Finish();
     return options;
   }

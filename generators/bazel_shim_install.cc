@@ -12,8 +12,8 @@
 
 namespace pe::gen {
 
-ShimOptions ReadShimOptions(ParamReader& reader) {
-  ShimOptions options;
+ShimOptions ReadShimOptions(ParamReader& reader, const ShimOptions& defaults) {
+  ShimOptions options = defaults;
   options.bazel_version = reader.String("bazel_version", options.bazel_version);
   if (options.bazel_version.empty() || options.bazel_version.find_first_of("\n\r") != std::string::npos) {
     throw ParamError("bazel_version", "'bazel_version' must be a non-empty single line");
@@ -24,6 +24,42 @@ ShimOptions ReadShimOptions(ParamReader& reader) {
                                            "bazel_version is {}",
                                            options.bazel_version));
   }
+  return options;
+}
+
+namespace {
+
+// Whether the Bazel the shim plays has //external (shim::ExternalPackageAvailable).
+bool HasExternalPackage(const std::string& bazel_version, bool bzlmod) {
+  shim::Config config;
+  config.bazel_version = bazel_version;
+  config.bzlmod = bzlmod;
+  return shim::ExternalPackageAvailable(config);
+}
+
+}  // namespace
+
+ShimOptions ReadShimOptionsFor(ParamReader& reader, StreamShape shape) {
+  if (shape == StreamShape::kWorkspace) {
+    ShimOptions options = ReadShimOptions(reader);
+    if (!HasExternalPackage(options.bazel_version, options.bzlmod)) {
+      throw ParamError("stream", fmt::format("a WORKSPACE stream lists //external, which Bazel {} with bzlmod does "
+                                             "not have: set stream = \"bzlmod\"",
+                                             options.bazel_version));
+    }
+    return options;
+  }
+  ShimOptions defaults;
+  defaults.bazel_version = kBzlmodBazelVersion;
+  defaults.bzlmod = true;
+  ShimOptions options = ReadShimOptions(reader, defaults);
+  if (!options.bzlmod || HasExternalPackage(options.bazel_version, true)) {
+    throw ParamError(options.bzlmod ? "bazel_version" : "bzlmod",
+                     fmt::format("stream = \"bzlmod\" has no //external package, as Bazel 8.0.0 or later with bzlmod "
+                                 "answers; bazel_version is {}{}",
+                                 options.bazel_version, options.bzlmod ? "" : " and bzlmod is false"));
+  }
+  options.repositories = true;
   return options;
 }
 
@@ -53,6 +89,13 @@ void InstallShim(const std::filesystem::path& fixture, const ShimOptions& option
   if (!options.workspace_query_proto.empty()) {
     config["workspace_query_proto"] = options.workspace_query_proto;
   }
+  if (!options.repo_mapping.empty()) {
+    // A list of pairs: a JSON object would not keep dump_repo_mapping's order.
+    nlohmann::ordered_json mapping = nlohmann::ordered_json::array();
+    for (const auto& [apparent, canonical] : options.repo_mapping) mapping.push_back({apparent, canonical});
+    config["repo_mapping"] = std::move(mapping);
+  }
+  if (options.repositories) config["repos_proto"] = "repos.pb";
   WriteFile(fixture / "shim.json", config.dump(2) + "\n");
   std::filesystem::create_directories(fixture / "output_base");
 }

@@ -196,21 +196,34 @@ void Attributes(Sink& sink, const bazel423::RuleClass& recorded, bool macro, con
 
 class Writer {
  public:
-  Writer(const BazelGraph& graph, OutputFile& out)
+  Writer(const BazelGraph& graph, OutputFile& out, StreamShape shape)
       : graph_(graph),
         out_(out),
+        shape_(shape),
         http_archive_(RecordedClass("http_archive")),
         local_repository_(RecordedClass("local_repository")) {
     for (auto rule_class : RuleClasses()) classes_.push_back(&RecordedClass(rule_class));
+    // Each class's implicit inputs as this shape prints them (bzlmod: DisplayLabel), once.
+    const RepoMapping root = shape == StreamShape::kBzlmod ? RootRepoMapping(graph) : RepoMapping();
+    for (const auto* recorded : classes_) {
+      auto& inputs = implicit_inputs_.emplace_back();
+      for (std::string_view input : recorded->implicit_inputs) {
+        inputs.push_back(shape == StreamShape::kBzlmod ? DisplayLabel(input, root) : std::string(input));
+      }
+    }
     // Every rule's label is named by up to fan_in dependents: build each once.
     rule_labels_.reserve(graph.rules.size());
     for (std::uint32_t r = 0; r < graph.rules.size(); ++r) rule_labels_.push_back(graph.RuleLabel(r));
   }
 
   void Run() {
-    for (std::string_view recorded : bazel423::DefaultExternals()) Raw(recorded);
-    Workspace();
-    for (std::size_t i = 0; i < graph_.externals.size(); ++i) External(i);
+    // Bazel 8 with WORKSPACE off has no //external package (its repositories are `mod
+    // show_repo`'s answer instead, bzlmod_fixture.h).
+    if (shape_ == StreamShape::kWorkspace) {
+      for (std::string_view recorded : bazel423::DefaultExternals()) Raw(recorded);
+      Workspace();
+      for (std::size_t i = 0; i < graph_.externals.size(); ++i) External(i);
+    }
     for (std::uint32_t p = 0; p < graph_.packages.size(); ++p) Package(p);
   }
 
@@ -432,7 +445,7 @@ class Writer {
         }
       });
       for (const std::string* input : sorted_) wire::Bytes(s, rule::kRuleInput, *input);
-      for (std::string_view input : recorded.implicit_inputs) wire::Bytes(s, rule::kRuleInput, input);
+      for (const std::string& input : implicit_inputs_[node.kind]) wire::Bytes(s, rule::kRuleInput, input);
       for (std::uint32_t k = 0; k < node.outs; ++k) {
         wire::Bytes(s, rule::kRuleOutput, *lists_[outs_at + k]);
       }
@@ -443,9 +456,11 @@ class Writer {
 
   const BazelGraph& graph_;
   OutputFile& out_;
+  StreamShape shape_;
   const bazel423::RuleClass& http_archive_;
   const bazel423::RuleClass& local_repository_;
   std::vector<const bazel423::RuleClass*> classes_;  // by RuleNode::kind
+  std::vector<std::vector<std::string>> implicit_inputs_;  // by RuleNode::kind
   std::vector<std::string> rule_labels_;
   // Scratch strings reused across targets, so steady state allocates little.
   std::string prefix_, build_file_, defs_label_, label_, tag_, frame_, macro_frame_;
@@ -457,11 +472,11 @@ class Writer {
 
 }  // namespace
 
-void WriteQueryProto(const BazelGraph& graph, OutputFile& out) { Writer(graph, out).Run(); }
+void WriteQueryProto(const BazelGraph& graph, OutputFile& out, StreamShape shape) { Writer(graph, out, shape).Run(); }
 
-void WriteQueryProto(const BazelGraph& graph, const std::filesystem::path& path) {
+void WriteQueryProto(const BazelGraph& graph, const std::filesystem::path& path, StreamShape shape) {
   OutputFile out(path);
-  WriteQueryProto(graph, out);
+  WriteQueryProto(graph, out, shape);
   out.Close();
 }
 

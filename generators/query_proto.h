@@ -6,11 +6,15 @@
 #include <filesystem>
 
 #include "generators/bazel_graph.h"
+#include "generators/bzlmod_fixture.h"
 #include "generators/file_io.h"
 
 namespace pe::gen {
 
-void WriteQueryProto(const BazelGraph& graph, OutputFile& out);
-void WriteQueryProto(const BazelGraph& graph, const std::filesystem::path& path);
+// `shape` kBzlmod: Bazel 8's answer for the same graph (generators/bzlmod_fixture.h): no
+// //external package, other repositories' labels in display form.
+void WriteQueryProto(const BazelGraph& graph, OutputFile& out, StreamShape shape = StreamShape::kWorkspace);
+void WriteQueryProto(const BazelGraph& graph, const std::filesystem::path& path,
+                     StreamShape shape = StreamShape::kWorkspace);
 
 }  // namespace pe::gen

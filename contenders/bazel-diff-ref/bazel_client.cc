@@ -6,6 +6,7 @@
 #include <sstream>
 #include <utility>
 
+#include "bzlmod_repos.h"
 #include "error.h"
 #include "git_repo.h"
 #include "subprocess.h"
@@ -115,6 +116,26 @@ std::filesystem::path ResolveProgram(const std::filesystem::path& program) {
 
 namespace {
 
+// BazelQueryService.queryBzlmodRepos (BazelQueryService.kt:300-447): every failure on the way
+// leaves no synthetic target, as upstream logs a warning and goes on.
+std::string QueryBzlmodRepos(const Bazel& bazel, const BazelOptions& options) {
+  ProcessResult dump = bazel.Run({"mod", "dump_repo_mapping", ""});  // "": the root module
+  if (dump.exit_code != 0) return {};
+  RepoMapping mapping = ParseRepoMapping(dump.stdout_text);
+  std::vector<std::string> command = {"mod", "show_repo"};
+  for (std::string& argument : ShowRepoArguments(mapping)) command.push_back(std::move(argument));
+  if (command.size() == 2) return {};
+  command.push_back("--output=streamed_proto");
+  TempFile repos("repos");
+  if (bazel.Run(command, repos.path()).exit_code != 0) return {};
+  std::string stream = ReadFile(repos.path());
+  // The module graph's edges link a module's repository to its bazel_deps'.
+  ProcessResult graph = bazel.Run({"mod", "graph", "--output=json"});
+  std::optional<std::string> graph_json;
+  if (graph.exit_code == 0) graph_json = Trim(graph.stdout_text);
+  return SyntheticRepoTargets(stream, mapping, graph_json, options.workspace);
+}
+
 // Latched once a query shows //external is unavailable, as upstream's BazelClient latches
 // externalPackageUnavailable: a `serve` process then skips it for every later revision.
 std::atomic<bool> external_unavailable{false};
@@ -131,6 +152,8 @@ QueryResult QueryAllTargets(const BazelOptions& options) {
   AskOutputBase(options);
   std::vector<int> version = ParseBazelVersion(bazel.Check({"version"}, "version", {}, false).stdout_text);
   bool bzlmod = IsBzlmod(options);
+  // Upstream defines bzlmod repositories before its query (BazelClient.kt:55-65).
+  std::string synthetic = bzlmod && CanUseShowRepo(version) ? QueryBzlmodRepos(bazel, options) : std::string();
 
   TempFile query_file("query");
   TempFile output_file("targets");
@@ -163,6 +186,7 @@ QueryResult QueryAllTargets(const BazelOptions& options) {
   }
   QueryResult result;
   result.stream = ReadFile(output_file.path());
+  result.synthetic_stream = std::move(synthetic);
   if (bzlmod) {
     // Upstream asks after hashing and trims the answer; a failure leaves the legacy shape.
     ProcessResult graph = bazel.Run({"mod", "graph", "--output=json"});

@@ -1,7 +1,9 @@
 // Asking bazel for the workspace's targets the way bazel-diff does: `info output_base`,
-// `version`, `mod graph` (does the workspace use bzlmod?), then one `query` for every target,
-// with --output streamed_proto and the expression in a --query_file; on bzlmod also
-// `mod graph --output=json`, which the hashes file carries as metadata.
+// `version`, `mod graph` (does the workspace use bzlmod?), on bzlmod with Bazel >= 8.6 `mod
+// dump_repo_mapping ""`, `mod show_repo @@... --output=streamed_proto` and `mod graph
+// --output=json` (bzlmod_repos.h), then one `query` for every target, with --output
+// streamed_proto and the expression in a --query_file; on bzlmod also `mod graph
+// --output=json`, which the hashes file carries as metadata.
 #pragma once
 
 #include <filesystem>
@@ -53,6 +55,9 @@ std::filesystem::path ResolveProgram(const std::filesystem::path& program);
 struct QueryResult {
   std::string stream;                            // the raw streamed_proto bytes
   std::optional<std::string> module_graph_json;  // set on bzlmod
+  // On bzlmod with Bazel >= 8.6: the synthetic //external:<apparent> rules of the repositories
+  // `mod show_repo` defines, encoded like `stream` (bzlmod_repos.h).
+  std::string synthetic_stream;
 };
 
 // Runs the commands in the workspace. Throws RefDiffError naming the command that failed and

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "bazel_client.h"
+#include "bzlmod_repos.h"
 #include "dep_edges.h"
 #include "error.h"
 #include "flat_hashes.h"
@@ -216,8 +217,7 @@ int GenerateHashes(const std::vector<std::string>& args, const Flavour& flavour)
   QueryResult query = QueryAllTargets(bazel);
   json.module_graph_json = std::move(query.module_graph_json);
   HashOptions hashing{bazel.workspace, EffectiveThreads(threads)};
-  TargetGraph graph(DecodeTargets(query.stream, hashing.threads), hashing.threads);
-  query.stream = std::string();  // the decoded targets replace it; give the memory back
+  TargetGraph graph(DecodeQueryResult(query, hashing.threads), hashing.threads);
   std::vector<HashedTarget> hashed = HashTargets(graph, hashing);
   WriteOutput(output, FormatHashesJson(hashed, json, hashing.threads));
   if (!dep_edges_output.empty()) {

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "bzlmod_repos.h"
 #include "error.h"
 #include "query_stream.h"
 #include "target_graph.h"
@@ -28,8 +29,7 @@ std::filesystem::path MakeTempDirectory() {
 HashEntries HashWorkspace(const BazelOptions& bazel, int threads) {
   QueryResult query = QueryAllTargets(bazel);
   HashOptions hashing{bazel.workspace, threads};
-  TargetGraph graph(DecodeTargets(query.stream, threads), threads);
-  query.stream = std::string();
+  TargetGraph graph(DecodeQueryResult(query, threads), threads);
   std::vector<HashedTarget> hashed = HashTargets(graph, hashing);
   // The graph is sorted by label, and these are the keys and values FormatHashesJson writes
   // without options, so the entries equal what ParseHashesJson would read back from that file.

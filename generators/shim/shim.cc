@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -118,6 +119,116 @@ int Version(const Config& config) {
   return 0;
 }
 
+// Reads a base-128 varint at `at`; false when it runs past the end.
+bool ReadVarint(std::string_view bytes, std::size_t& at, std::uint64_t& value) {
+  value = 0;
+  for (int shift = 0; at < bytes.size() && shift < 64; shift += 7) {
+    const auto byte = static_cast<unsigned char>(bytes[at++]);
+    value |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return true;
+  }
+  return false;
+}
+
+// The recorded Repository messages by canonical_name (field 1), each with its length prefix, so
+// the shim needs no protobuf library. Throws std::runtime_error for a malformed recording.
+std::vector<std::pair<std::string, std::string_view>> RecordedRepositories(std::string_view stream) {
+  std::vector<std::pair<std::string, std::string_view>> repositories;
+  std::size_t at = 0;
+  while (at < stream.size()) {
+    const std::size_t start = at;
+    std::uint64_t size = 0;
+    if (!ReadVarint(stream, at, size) || size > stream.size() - at) {
+      throw std::runtime_error("repos.pb is truncated at byte " + std::to_string(start));
+    }
+    const std::string_view message = stream.substr(at, size);
+    at += size;
+    std::string canonical;
+    for (std::size_t field = 0; field < message.size();) {
+      std::uint64_t tag = 0, length = 0;
+      if (!ReadVarint(message, field, tag)) break;
+      if ((tag & 7) == 0) {
+        ReadVarint(message, field, length);
+        continue;
+      }
+      if ((tag & 7) != 2 || !ReadVarint(message, field, length) || length > message.size() - field) break;
+      if ((tag >> 3) == 1) canonical.assign(message.substr(field, length));
+      field += length;
+    }
+    repositories.emplace_back(std::move(canonical), stream.substr(start, at - start));
+  }
+  return repositories;
+}
+
+// `mod dump_repo_mapping ""`: the root module's mapping, one JSON object per repository asked.
+int DumpRepoMapping(const Config& config, const std::vector<std::string>& args, std::size_t at) {
+  nlohmann::ordered_json mapping = nlohmann::ordered_json::object();
+  if (config.repo_mapping.empty()) {
+    mapping[""] = "";
+    mapping["bazel_tools"] = "bazel_tools";
+  }
+  for (const auto& [apparent, canonical] : config.repo_mapping) mapping[apparent] = canonical;
+  std::string out;
+  for (std::size_t i = at; i < args.size(); ++i) {
+    if (IsOption(args[i])) continue;
+    if (!args[i].empty()) return Unsupported(args, "only the root module's mapping (\"\") is recorded");
+    out += mapping.dump() + "\n";
+  }
+  Write(1, out);
+  return 0;
+}
+
+// `mod show_repo @@<canonical>... --output=streamed_proto`: the recorded messages, in argument order.
+int ShowRepo(const Config& config, const std::vector<std::string>& args, std::size_t at) {
+  std::optional<std::string> output;
+  std::vector<std::string> repos;
+  for (std::size_t i = at; i < args.size(); ++i) {
+    if (args[i] == "--output" && i + 1 < args.size()) {
+      output = args[++i];
+    } else if (args[i].rfind("--output=", 0) == 0) {
+      output = args[i].substr(9);
+    } else if (!IsOption(args[i])) {
+      repos.push_back(args[i]);
+    }
+  }
+  if (output == "streamed_proto" && !HasShowRepoProto(config.bazel_version)) {
+    // The mod command's --output is an enum option: before 8.6.0 it has no streamed_proto.
+    Write(2,
+          "ERROR: While parsing option --output=streamed_proto: Not a valid output format: "
+          "'streamed_proto' (should be text, json or graph)\n");
+    return 2;
+  }
+  if (output != "streamed_proto") return Unsupported(args, "only `mod show_repo --output=streamed_proto` is recorded");
+  std::string stream;
+  if (!config.repos_proto.empty()) {
+    std::ifstream in(config.repos_proto, std::ios::binary);
+    if (!in) {
+      Write(2, "ERROR: cannot read " + config.repos_proto.string() + "\n");
+      return 2;
+    }
+    stream.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const auto recorded = RecordedRepositories(stream);
+  std::string out;
+  for (const std::string& repo : repos) {
+    auto found = recorded.end();
+    if (repo.rfind("@@", 0) == 0) {
+      found =
+          std::find_if(recorded.begin(), recorded.end(), [&](const auto& entry) { return "@@" + entry.first == repo; });
+    } else {
+      return Unsupported(args, "only canonical names (@@name) are recorded");
+    }
+    if (found == recorded.end()) {
+      // ModCommand's INVALID_ARGUMENTS answer for a repository it cannot resolve.
+      Write(2, "ERROR: In repo argument " + repo + ": no such repo\n");
+      return 2;
+    }
+    out += found->second;
+  }
+  Write(1, out);
+  return 0;
+}
+
 int Mod(const Config& config, const std::vector<std::string>& args, std::size_t at) {
   if (!HasModCommand(config.bazel_version)) {
     // Bazel's answer to a command it does not have (4.2.3, the version the stream is from).
@@ -126,8 +237,13 @@ int Mod(const Config& config, const std::vector<std::string>& args, std::size_t 
   }
   std::size_t i = at;
   while (i < args.size() && IsOption(args[i])) ++i;
-  if (i == args.size() || args[i] != "graph") {
-    return Unsupported(args, "only `mod graph` is recorded");
+  const std::string subcommand = i < args.size() ? args[i] : "";
+  if (subcommand == "dump_repo_mapping" && !HasDumpRepoMapping(config.bazel_version)) {
+    Write(2, "ERROR: Invalid subcommand: dump_repo_mapping. Type 'bazel help mod' for syntax and help.\n");
+    return 2;
+  }
+  if (subcommand != "graph" && subcommand != "dump_repo_mapping" && subcommand != "show_repo") {
+    return Unsupported(args, "only `mod graph`, `mod dump_repo_mapping` and `mod show_repo` are recorded");
   }
   if (!config.bzlmod) {
     Write(2,
@@ -135,6 +251,8 @@ int Mod(const Config& config, const std::vector<std::string>& args, std::size_t 
           "--enable_bzlmod\n");
     return 2;
   }
+  if (subcommand == "dump_repo_mapping") return DumpRepoMapping(config, args, i + 1);
+  if (subcommand == "show_repo") return ShowRepo(config, args, i + 1);
   for (std::size_t k = i + 1; k < args.size(); ++k) {
     if (args[k] == "--output=json" || (args[k] == "--output" && k + 1 < args.size() && args[k + 1] == "json")) {
       // The shape of `bazel mod graph --output=json`: the root module and its dependencies.
@@ -273,6 +391,12 @@ bool QueryHasOutputFile(const std::string& bazel_version) { return VersionAtLeas
 
 bool HasModCommand(const std::string& bazel_version) { return VersionAtLeast(bazel_version, {6, 3, 0}); }
 
+bool HasDumpRepoMapping(const std::string& bazel_version) { return VersionAtLeast(bazel_version, {7, 1, 0}); }
+
+bool HasShowRepoProto(const std::string& bazel_version) {
+  return VersionAtLeast(bazel_version, {8, 6, 0}) && VersionParts(bazel_version) != std::vector<int>{9, 0, 0};
+}
+
 bool ExternalPackageAvailable(const Config& config) {
   return !(config.bzlmod && VersionAtLeast(config.bazel_version, {8, 0, 0}));
 }
@@ -297,6 +421,12 @@ Config LoadConfig(const fs::path& dir) {
   config.bzlmod = json.value("bzlmod", false);
   config.query_proto = resolve(json.value("query_proto", std::string("query.pb")));
   config.workspace_query_proto = json.value("workspace_query_proto", std::string());
+  if (json.contains("repo_mapping")) {
+    for (const auto& pair : json.at("repo_mapping")) {
+      config.repo_mapping.emplace_back(pair.at(0).get<std::string>(), pair.at(1).get<std::string>());
+    }
+  }
+  if (json.contains("repos_proto")) config.repos_proto = resolve(json.at("repos_proto").get<std::string>());
   return config;
 }
 
@@ -312,7 +442,7 @@ int Run(const Config& config, const std::vector<std::string>& args) {
   if (command == "version") return Version(config);
   if (command == "mod") return Mod(config, args, i + 1);
   if (command == "query") return Query(config, args, i + 1);
-  return Unsupported(args, "the shim replays info, version, mod graph and query only");
+  return Unsupported(args, "the shim replays info, version, mod and query only");
 }
 
 }  // namespace pe::shim

@@ -7,6 +7,12 @@
 //   bazel [startup options] mod graph [--output=json]  exit 0 with a graph (text or JSON) if
 //                                                 bzlmod, else exit 2; before 6.3.0 there is
 //                                                 no `mod` command (exit 2)
+//   bazel [startup options] mod dump_repo_mapping ""   the root module's repository mapping as
+//                                                 one JSON line (from 7.1.0; bzlmod only)
+//   bazel [startup options] mod show_repo @@<canonical>... --output=streamed_proto
+//                                                 the fixture's blaze_query.Repository messages
+//                                                 for those repositories, in argument order (from
+//                                                 8.6.0 and 9.0.1; bzlmod only)
 //   bazel [startup options] query ... --output streamed_proto ... [--query_file F]
 //         [--output_file O | --output_file=O]     the recorded stream, to O or stdout;
 //                                                 --output_file is refused ("Unrecognized
@@ -19,6 +25,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pe::shim {
@@ -33,7 +40,20 @@ struct Config {
   // When set, the stream is replayed from this path under the workspace root found above the
   // working directory (the way bazel finds its workspace), so a checkout picks its revision.
   std::filesystem::path workspace_query_proto;
+  // `mod dump_repo_mapping ""`'s answer, apparent -> canonical in its order; empty: the root
+  // module alone (itself and bazel_tools).
+  std::vector<std::pair<std::string, std::string>> repo_mapping;
+  // `mod show_repo`'s recording: varint-delimited blaze_query.Repository messages (absolute;
+  // empty: the fixture has no repository to show).
+  std::filesystem::path repos_proto;
 };
+
+// `bazel mod dump_repo_mapping` exists from 7.1.0 on.
+bool HasDumpRepoMapping(const std::string& bazel_version);
+
+// `bazel mod show_repo --output=streamed_proto` exists from 8.6.0 on, except in 9.0.0 (it landed
+// in 9.0.1), the versions upstream bazel-diff 37 checks (BazelQueryService.kt:95-102).
+bool HasShowRepoProto(const std::string& bazel_version);
 
 // Whether `query --output_file` exists in this Bazel version: from 8.2.0 (the version upstream
 // bazel-diff starts passing it at); a label that is not X.Y.Z counts as newer.

@@ -141,6 +141,34 @@ TEST(FlagshipE2E, ServeRunsAgainstAnUpstreamThatChecksOutInItsWorkspace) {
       << said;
 }
 
+// The bzlmod path end to end (stream = "bzlmod", docs/generators.md): both reference builds
+// against a fixture whose shim plays Bazel 8.6 hash its repositories from `mod show_repo` as
+// synthetic //external: rules, agree on them, and a planted change to one of those is caught by
+// parity with its label, so the synthetic targets are really in what is compared.
+TEST(FlagshipE2E, BzlmodStreamRunsTheShowRepoPathOnBothBuilds) {
+  TempDir dir;
+  auto spec = [&](const std::string& name, const std::string& candidate_extra) {
+    const fs::path path = dir.path() / (name + ".toml");
+    std::ofstream(path) << "[run]\nrounds = 1\nwarmup_rounds = 0\n"
+                        << "[contenders.baseline]\nargv = [\"" REFDIFF_BASELINE "\", \"generate-hashes\"]\n"
+                        << "[contenders.candidate]\nargv = [\"" REFDIFF_CANDIDATE "\", \"generate-hashes\""
+                        << candidate_extra << "]\n"
+                        << "[workloads.generate-hashes-bzlmod]\n"
+                        << "args = [\"-w\", \"{fixture}/workspace\", \"-b\", \"{fixture}/bazel\", \"{out}\"]\n"
+                        << "output = \"{out}\"\nparity = \"json-map\"\n"
+                        << "fixture = { generator = \"bazel_workspace\", targets = 600, stream = \"bzlmod\" }\n";
+    return path;
+  };
+  const std::string cache = (dir.path() / "cache").string();
+  const Finished same = RunPerfengine({"run", spec("same", "").string(), "--cache-dir", cache}, dir.path());
+  // 0, 1 or 3 are verdicts on speed; 2 would mean the run itself failed.
+  EXPECT_TRUE(same.exit == 0 || same.exit == 1 || same.exit == 3) << same.exit << "\n" << same.out << same.err;
+  const Finished planted = RunPerfengine(
+      {"run", spec("planted", ", \"--perturb\", \"//external:zlib\"").string(), "--cache-dir", cache}, dir.path());
+  EXPECT_EQ(planted.exit, 2) << planted.out << planted.err;
+  EXPECT_NE((planted.out + planted.err).find("//external:zlib"), std::string::npos) << planted.out << planted.err;
+}
+
 TEST(FlagshipE2E, AnArgvUpstreamWouldRejectFailsOnTheStandIn) {
   TempDir dir;
   const fs::path spec = dir.path() / "old-argv.toml";

@@ -149,11 +149,11 @@ TEST_F(BazelWorkspace, ShimRefusesEverythingElse) {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("unsupported call: bazel"), std::string::npos) << r.err;
   }
-  // A Bazel that has `mod`: only `mod graph` is recorded.
+  // A Bazel that has `mod`: only `mod graph`, `dump_repo_mapping` and `show_repo` are recorded.
   std::string config = ReadFile(fixture_ / "shim.json");
   config.replace(config.find("4.2.3"), 5, "7.4.1");
   WriteFile(fixture_ / "shim.json", config);
-  const RunResult r = Bazel({"mod", "show_repo"});
+  const RunResult r = Bazel({"mod", "deps"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unsupported call: bazel"), std::string::npos) << r.err;
 }
