@@ -17,12 +17,12 @@ namespace {
 constexpr std::uint64_t kGraphStream = 0x67726170682d7631;  // "graph-v1"
 constexpr std::uint64_t kShapeStream = 0x73686170652d7631;  // "shape-v1": the shape's own draws
 
-constexpr std::array<std::string_view, 10> kRuleClasses = {
-    "genrule",   "cc_library", "java_library", "py_library",     "cc_binary",
-    "cc_test",   "filegroup",  "alias",        "config_setting", "my_rule"};
-constexpr std::array<std::string_view, 10> kFlagAttributes = {
-    "local", "linkstatic", "neverlink", "testonly", "linkstatic", "linkstatic", "testonly", "testonly", "testonly",
-    "local"};
+constexpr std::array<std::string_view, 10> kRuleClasses = {"genrule",        "cc_library", "java_library", "py_library",
+                                                           "cc_binary",      "cc_test",    "filegroup",    "alias",
+                                                           "config_setting", "my_rule"};
+constexpr std::array<std::string_view, 10> kFlagAttributes = {"local",      "linkstatic", "neverlink", "testonly",
+                                                              "linkstatic", "linkstatic", "testonly",  "testonly",
+                                                              "testonly",   "local"};
 
 // A standard normal draw from 12 uniforms (Irwin-Hall), using no libm: the fixtures must be
 // the same bytes on every machine.
@@ -118,18 +118,22 @@ double Exp(double x) {
 // as bench/graph_shape/shape.py measures them.
 ShapeOptions CalibratedShape() {
   ShapeOptions shape;
-  shape.test_fraction = 0.20;
-  shape.binary_fraction = 0.05;
-  shape.filegroup_fraction = 0.15;
-  shape.alias_fraction = 0.02;
-  shape.config_setting_fraction = 0.02;
-  shape.starlark_fraction = 0.10;
-  shape.select_fraction = 0.05;
-  shape.external_fraction = 0.10;
-  shape.fan_in_sigma = 1.0;
+  // bench/graph_shape/shape.py over `query '//external:all-targets + //...:all-targets'` of
+  // Debian's bazel-bootstrap-source (Bazel 4.2.3's own tree, 3,398 rules; docs/generators.md).
+  shape.test_fraction = 0.21;             // *_test 21.5%
+  shape.binary_fraction = 0.03;           // *_binary 3.3%
+  shape.filegroup_fraction = 0.20;        // filegroup 20.6%
+  shape.alias_fraction = 0.035;           // alias 3.6%
+  shape.config_setting_fraction = 0.012;  // config_setting 1.2%
+  shape.starlark_fraction = 0.02;         // $rule_implementation_hash 1.6%
+  shape.select_fraction = 0.08;           // of rules with deps: 135 select( calls in its BUILD files, 4.0 per 100 rules
+  shape.external_fraction = 0.05;         // rules naming an external repository 5.3%
+  shape.external_targets = 40;            // 81 repositories named, fan-in p50 1, p90 11
+  shape.fan_in_sigma = 1.0;               // fan-out p50 2, p90 10, p99 44
   shape.deep_fraction = 0.5;
-  shape.hub_skew = 3;
-  shape.source_bytes_sigma = 1.2;
+  shape.hub_skew = 4;               // fan-in p50 1, p90 6, p99 66, max 869
+  shape.source_bytes = 3584;        // source size p50 3.6 KiB
+  shape.source_bytes_sigma = 1.06;  // p90/p10 = 16.6 KiB / 1.1 KiB: sigma ln(15) / (2 * 1.2816)
   return shape;
 }
 
@@ -149,14 +153,15 @@ GraphOptions ReadGraphOptions(ParamReader& reader, double scale, std::int64_t de
   options.srcs_per_rule = reader.Int("srcs_per_rule", options.srcs_per_rule, 0, 4096);
   options.outs_per_rule = reader.Int("outs_per_rule", options.outs_per_rule, 0, 4096);
   options.macro_fraction = reader.Fraction("macro_fraction", options.macro_fraction);
-  options.external_targets = reader.Int("external_targets", options.external_targets, 0, 100000);
   const std::string shape = reader.String("shape", "uniform");
   ShapeOptions& s = options.shape;
   if (shape == "calibrated") {
     s = CalibratedShape();
+    options.external_targets = s.external_targets;
   } else if (shape != "uniform") {
     throw ParamError("shape", fmt::format("'shape' is \"uniform\" or \"calibrated\", not \"{}\"", shape));
   }
+  options.external_targets = reader.Int("external_targets", options.external_targets, 0, 100000);
   s.test_fraction = reader.Fraction("test_fraction", s.test_fraction);
   s.binary_fraction = reader.Fraction("binary_fraction", s.binary_fraction);
   s.filegroup_fraction = reader.Fraction("filegroup_fraction", s.filegroup_fraction);
@@ -325,8 +330,8 @@ void WireShaped(BazelGraph& graph, const GraphOptions& options,
       std::uint32_t deep = 0;
       for (std::int64_t i = 0; i < want; ++i) deep += rng.Chance(shape.deep_fraction) ? 1 : 0;
       deep = std::min(deep, first);  // rules of every layer below the one directly below
-      const auto near = static_cast<std::uint32_t>(
-          std::min<std::int64_t>(want - deep, static_cast<std::int64_t>(last - first)));
+      const auto near =
+          static_cast<std::uint32_t>(std::min<std::int64_t>(want - deep, static_cast<std::int64_t>(last - first)));
       picked.clear();
       PickSkewed(rng, 0, first, deep, shape.hub_skew, picked);
       PickSkewed(rng, first, last, near, shape.hub_skew, picked);
@@ -339,8 +344,8 @@ void WireShaped(BazelGraph& graph, const GraphOptions& options,
           if (std::find(picked.begin(), picked.end(), key) == picked.end()) {
             picked.insert(std::lower_bound(picked.begin(), picked.end(), key), key);
             rule.select = true;
-            rule.select_key = static_cast<std::uint32_t>(
-                std::lower_bound(picked.begin(), picked.end(), key) - picked.begin());
+            rule.select_key =
+                static_cast<std::uint32_t>(std::lower_bound(picked.begin(), picked.end(), key) - picked.begin());
           }
         }
       }
@@ -369,10 +374,12 @@ void WireShaped(BazelGraph& graph, const GraphOptions& options,
 }
 
 std::uint8_t ShapedKind(Rng& rng, const ShapeOptions& shape, std::uint8_t uniform) {
-  const std::pair<double, std::uint8_t> shares[] = {
-      {shape.test_fraction, kCcTest},           {shape.binary_fraction, kCcBinary},
-      {shape.filegroup_fraction, kFilegroup},   {shape.alias_fraction, kAlias},
-      {shape.config_setting_fraction, kConfigSetting}, {shape.starlark_fraction, kMyRule}};
+  const std::pair<double, std::uint8_t> shares[] = {{shape.test_fraction, kCcTest},
+                                                    {shape.binary_fraction, kCcBinary},
+                                                    {shape.filegroup_fraction, kFilegroup},
+                                                    {shape.alias_fraction, kAlias},
+                                                    {shape.config_setting_fraction, kConfigSetting},
+                                                    {shape.starlark_fraction, kMyRule}};
   double u = rng.Unit();
   for (const auto& [share, kind] : shares) {
     if (u < share) return kind;
@@ -476,20 +483,20 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
   // Wire each rule to fan_in distinct rules of the layer directly below.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> layer_rules(graph.layers);
   for (std::uint32_t l = 0; l < graph.layers; ++l) layer_rules[l] = graph.LayerRules(l);
-  if (!shaped) {
-    for (auto& rule : graph.rules) {
-      const std::uint32_t layer = graph.packages[rule.package].layer;
-      rule.dep_begin = static_cast<std::uint32_t>(graph.deps.size());
-      if (layer == 0) continue;
-      const auto [first, last] = layer_rules[layer - 1];
-      const auto count =
-          static_cast<std::uint32_t>(std::min<std::int64_t>(options.fan_in, static_cast<std::int64_t>(last - first)));
-      PickDistinct(rng, first, last, count, graph.deps);
-      rule.dep_count = count;
-    }
+  if (shaped) {
+    WireShaped(graph, options, layer_rules, shape_rng);
     return graph;
   }
-  WireShaped(graph, options, layer_rules, shape_rng);
+  for (auto& rule : graph.rules) {
+    const std::uint32_t layer = graph.packages[rule.package].layer;
+    rule.dep_begin = static_cast<std::uint32_t>(graph.deps.size());
+    if (layer == 0) continue;
+    const auto [first, last] = layer_rules[layer - 1];
+    const auto count =
+        static_cast<std::uint32_t>(std::min<std::int64_t>(options.fan_in, static_cast<std::int64_t>(last - first)));
+    PickDistinct(rng, first, last, count, graph.deps);
+    rule.dep_count = count;
+  }
   return graph;
 }
 

@@ -28,12 +28,16 @@ struct ShapeOptions {
   double alias_fraction = 0;           // alias of one dep (a filegroup where there is none)
   double config_setting_fraction = 0;  // config_setting (no srcs, no deps)
   double starlark_fraction = 0;        // my_rule, a Starlark rule of the package's defs.bzl
-  double select_fraction = 0;   // of rules with deps: deps = select() on a config_setting of a lower layer
-  double external_fraction = 0;  // of rules with deps or srcs: also name one or two external repositories
-  double fan_in_sigma = 0;       // each rule's deps: log-normal around fan_in with this sigma (0: exactly)
-  double deep_fraction = 0;      // of deps: from any lower layer rather than the one directly below
-  double hub_skew = 1;           // >1: deps favour the first rules of a layer (skewed fan-in); 1: uniform
-  double source_bytes_sigma = 0;  // source sizes: log-normal with median source_bytes (0: all equal)
+  double select_fraction = 0;          // of rules with deps: deps = select() on a config_setting of a lower layer
+  double external_fraction = 0;        // of rules with deps or srcs: also name one or two external repositories
+  double fan_in_sigma = 0;             // each rule's deps: log-normal around fan_in with this sigma (0: exactly)
+  double deep_fraction = 0;            // of deps: from any lower layer rather than the one directly below
+  double hub_skew = 1;                 // >1: deps favour the first rules of a layer (skewed fan-in); 1: uniform
+  double source_bytes_sigma = 0;       // source sizes: log-normal with median source_bytes (0: all equal)
+  // Defaults the shape gives two parameters read elsewhere: the graph's external_targets and the
+  // workspace writer's source_bytes (neither is part of Any(): each is a plain parameter too).
+  std::int64_t external_targets = 5;
+  std::int64_t source_bytes = 1024;
   bool Any() const {
     return test_fraction > 0 || binary_fraction > 0 || filegroup_fraction > 0 || alias_fraction > 0 ||
            config_setting_fraction > 0 || starlark_fraction > 0 || select_fraction > 0 || external_fraction > 0 ||
@@ -74,10 +78,10 @@ struct RuleNode {
   std::uint32_t dep_begin = 0;
   std::uint32_t dep_count = 0;
   std::uint32_t next_source_id = 0;
-  std::uint8_t kind = 0;  // index into RuleClasses()
-  bool macro = false;     // instantiated by my_macro from the package's defs.bzl
-  bool flag = false;      // the class's boolean attribute (FlagAttribute)
-  bool select = false;    // deps = select({DepsOf()[select_key]: deps, default: deps but the last})
+  std::uint8_t kind = 0;         // index into RuleClasses()
+  bool macro = false;            // instantiated by my_macro from the package's defs.bzl
+  bool flag = false;             // the class's boolean attribute (FlagAttribute)
+  bool select = false;           // deps = select({DepsOf()[select_key]: deps, default: deps but the last})
   std::uint32_t select_key = 0;  // position in DepsOf() of the config_setting
   std::vector<SourceRef> srcs;
   std::vector<std::uint32_t> external_deps;  // indices into BazelGraph::externals, sorted

@@ -201,13 +201,14 @@ void StringAttribute(Sink& sink, std::string_view name, const std::string& value
 }
 
 // Every attribute of a recorded class in Bazel's order: the recorded default where the
-// generator sets nothing, else what `set(sink, name)` writes. A macro sets the generator_
-// attributes, a select() the $config_dependencies (its keys).
+// generator sets nothing, else what `set(sink, name)` writes. `computed` says which defaults
+// the rule replaces: a macro's generator_ attributes, a select()'s $config_dependencies (its keys).
+constexpr unsigned kByMacro = 1, kBySelect = 2;
 template <class Sink, class Set>
-void Attributes(Sink& sink, const bazel423::RuleClass& recorded, bool macro, const Set& set, bool select = false) {
+void Attributes(Sink& sink, const bazel423::RuleClass& recorded, unsigned computed, const Set& set) {
   for (const bazel423::Attribute& a : recorded.attributes) {
-    const bool generated =
-        (macro && a.name.starts_with("generator_")) || (select && a.name == "$config_dependencies");
+    const bool generated = ((computed & kByMacro) != 0 && a.name.starts_with("generator_")) ||
+                           ((computed & kBySelect) != 0 && a.name == "$config_dependencies");
     if (a.default_bytes.empty() || generated) {
       set(sink, a.name);
     } else {
@@ -418,12 +419,13 @@ class Writer {
     frame_.assign(location).append(": <toplevel>");
     macro_frame_.assign(package.name).append("/defs.bzl:2:9: my_macro");
     const std::string_view flag = FlagAttribute(node.kind);
+    const unsigned computed = (node.macro ? kByMacro : 0) | (node.select ? kBySelect : 0);
 
     Emit(target::kTypeRule, target::kRule, [&](auto& s) {
       wire::Bytes(s, rule::kName, rule_labels_[r]);
       wire::Bytes(s, rule::kRuleClass, recorded.name);
       wire::Bytes(s, rule::kLocation, location);
-      Attributes(s, recorded, node.macro, [&](auto& sink, std::string_view attr) {
+      Attributes(s, recorded, computed, [&](auto& sink, std::string_view attr) {
         if (attr == "name") {
           StringAttribute(sink, attr, name);
         } else if (attr == "srcs") {
@@ -471,13 +473,14 @@ class Writer {
         } else {
           throw std::logic_error(fmt::format("no value for {}'s attribute {}", recorded.name, attr));
         }
-      }, node.select);
+      });
       for (const std::string* input : sorted_) wire::Bytes(s, rule::kRuleInput, *input);
       // External repositories named explicitly and the class's implicit inputs, merged in
       // Bazel's label order (by repository first; both lists are in that order already).
       std::size_t e = externals_at;
       for (std::string_view input : recorded.implicit_inputs) {
-        while (e < outs_at && RepositoryOf(*lists_[e]) < RepositoryOf(input)) wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
+        while (e < outs_at && RepositoryOf(*lists_[e]) < RepositoryOf(input))
+          wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
         wire::Bytes(s, rule::kRuleInput, input);
       }
       while (e < outs_at) wire::Bytes(s, rule::kRuleInput, *lists_[e++]);

@@ -51,9 +51,9 @@ void AppendDeps(std::string& out, const BazelGraph& graph, std::uint32_t r) {
 
 }  // namespace
 
-SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader) {
+SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader, std::int64_t default_bytes) {
   SourceTreeOptions options;
-  options.source_bytes = reader.Int("source_bytes", options.source_bytes, 0, std::int64_t{1} << 30);
+  options.source_bytes = reader.Int("source_bytes", default_bytes, 0, std::int64_t{1} << 30);
   return options;
 }
 
@@ -107,7 +107,7 @@ std::int64_t SourceBytes(const BazelGraph& graph, const RuleNode& rule, const So
 
 std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
   const PackageNode& package = graph.packages[p];
-  std::string out = !package.has_defs       ? "\n\n"
+  std::string out = !package.has_defs      ? "\n\n"
                     : graph.starlark_rules ? "load(\":defs.bzl\", \"my_macro\", \"my_rule\")\n\n"
                                            : "load(\":defs.bzl\", \"my_macro\")\n\n";
   std::vector<std::string> items;

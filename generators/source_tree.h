@@ -15,7 +15,8 @@ struct SourceTreeOptions {
   std::int64_t source_bytes = 1024;  // size of every rule source file
 };
 
-SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader);
+// default_bytes: the graph shape's (ShapeOptions::source_bytes), 1024 for the uniform graph.
+SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader, std::int64_t default_bytes = 1024);
 
 // root is created if missing.
 void WriteSourceTree(const BazelGraph& graph, const SourceTreeOptions& options, const std::filesystem::path& root);

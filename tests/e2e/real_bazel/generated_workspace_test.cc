@@ -175,10 +175,10 @@ TEST(RealBazelWorkspace, TheCalibratedShapeTooPrintsTheGeneratedStream) {
   options.shape.alias_fraction = 0.08;
   options.shape.external_fraction = 0.4;
   options.shape.source_bytes_sigma = 1;
-  ExpectRealBazelPrintsTheGeneratedStream(options, 64,
-                                          {"genrule", "cc_library", "java_library", "py_library", "cc_binary",
-                                           "cc_test", "filegroup", "alias", "config_setting", "my_rule",
-                                           "http_archive"});
+  ExpectRealBazelPrintsTheGeneratedStream(
+      options, 64,
+      {"genrule", "cc_library", "java_library", "py_library", "cc_binary", "cc_test", "filegroup", "alias",
+       "config_setting", "my_rule", "http_archive"});
   const gen::BazelGraph graph = gen::BuildGraph(options, 11);
   int selects = 0, externals = 0;
   for (const auto& rule : graph.rules) {
