@@ -129,7 +129,9 @@ ShapeOptions CalibratedShape() {
   shape.select_fraction = 0.08;           // of rules with deps: 135 select( calls in its BUILD files, 4.0 per 100 rules
   shape.external_fraction = 0.05;         // rules naming an external repository 5.3%
   shape.external_targets = 40;            // 81 repositories named, fan-in p50 1, p90 11
-  shape.fan_in_sigma = 1.0;               // fan-out p50 2, p90 10, p99 44
+  shape.rules_per_package = 3;            // rules per package p50 3, p90 10, p99 77 (508 packages)
+  shape.package_sigma = 1.2;
+  shape.fan_in_sigma = 1.0;  // fan-out p50 2, p90 10, p99 44
   shape.deep_fraction = 0.5;
   shape.hub_skew = 4;               // fan-in p50 1, p90 6, p99 66, max 869
   shape.source_bytes = 3584;        // source size p50 3.6 KiB
@@ -149,7 +151,6 @@ GraphOptions ReadGraphOptions(ParamReader& reader, double scale, std::int64_t de
   options.targets = Scaled(reader.Int("targets", default_targets, 0, kMaxCount), scale);
   options.fan_in = reader.Int("fan_in", options.fan_in, 0, 1024);
   options.layers = reader.Int("layers", options.layers, 1, 1024);
-  options.rules_per_package = reader.Int("rules_per_package", options.rules_per_package, 1, 4096);
   options.srcs_per_rule = reader.Int("srcs_per_rule", options.srcs_per_rule, 0, 4096);
   options.outs_per_rule = reader.Int("outs_per_rule", options.outs_per_rule, 0, 4096);
   options.macro_fraction = reader.Fraction("macro_fraction", options.macro_fraction);
@@ -158,9 +159,11 @@ GraphOptions ReadGraphOptions(ParamReader& reader, double scale, std::int64_t de
   if (shape == "calibrated") {
     s = CalibratedShape();
     options.external_targets = s.external_targets;
+    options.rules_per_package = s.rules_per_package;
   } else if (shape != "uniform") {
     throw ParamError("shape", fmt::format("'shape' is \"uniform\" or \"calibrated\", not \"{}\"", shape));
   }
+  options.rules_per_package = reader.Int("rules_per_package", options.rules_per_package, 1, 4096);
   options.external_targets = reader.Int("external_targets", options.external_targets, 0, 100000);
   s.test_fraction = reader.Fraction("test_fraction", s.test_fraction);
   s.binary_fraction = reader.Fraction("binary_fraction", s.binary_fraction);
@@ -174,6 +177,7 @@ GraphOptions ReadGraphOptions(ParamReader& reader, double scale, std::int64_t de
   s.deep_fraction = reader.Fraction("deep_fraction", s.deep_fraction);
   s.hub_skew = reader.Double("hub_skew", s.hub_skew, 1, 16);
   s.source_bytes_sigma = reader.Double("source_bytes_sigma", s.source_bytes_sigma, 0, 3);
+  s.package_sigma = reader.Double("package_sigma", s.package_sigma, 0, 3);
   const double classes = s.test_fraction + s.binary_fraction + s.filegroup_fraction + s.alias_fraction +
                          s.config_setting_fraction + s.starlark_fraction;
   if (classes > 1) {
@@ -428,7 +432,13 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
       package.has_group = true;
       budget -= 1;
     }
-    while (budget > 0 && std::cmp_less(package.rules.size(), options.rules_per_package)) {
+    std::int64_t rules_here = options.rules_per_package;
+    if (options.shape.package_sigma > 0) {
+      const double drawn =
+          static_cast<double>(options.rules_per_package) * LogNormalFactor(shape_rng, options.shape.package_sigma);
+      rules_here = std::clamp<std::int64_t>(static_cast<std::int64_t>(drawn + 0.5), 1, 4096);
+    }
+    while (budget > 0 && std::cmp_less(package.rules.size(), rules_here)) {
       budget -= 1;
       auto kind = static_cast<std::uint8_t>(rng.Below(kUniformClasses));
       if (shaped) kind = ShapedKind(shape_rng, options.shape, kind);

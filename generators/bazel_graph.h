@@ -34,14 +34,17 @@ struct ShapeOptions {
   double deep_fraction = 0;            // of deps: from any lower layer rather than the one directly below
   double hub_skew = 1;                 // >1: deps favour the first rules of a layer (skewed fan-in); 1: uniform
   double source_bytes_sigma = 0;       // source sizes: log-normal with median source_bytes (0: all equal)
-  // Defaults the shape gives two parameters read elsewhere: the graph's external_targets and the
-  // workspace writer's source_bytes (neither is part of Any(): each is a plain parameter too).
+  double package_sigma = 0;            // rules per package: log-normal with median rules_per_package
+  // Defaults the shape gives parameters read elsewhere: the graph's external_targets and
+  // rules_per_package, the workspace writer's source_bytes (not part of Any(): each is a plain
+  // parameter too).
+  std::int64_t rules_per_package = 8;
   std::int64_t external_targets = 5;
   std::int64_t source_bytes = 1024;
   bool Any() const {
     return test_fraction > 0 || binary_fraction > 0 || filegroup_fraction > 0 || alias_fraction > 0 ||
            config_setting_fraction > 0 || starlark_fraction > 0 || select_fraction > 0 || external_fraction > 0 ||
-           fan_in_sigma > 0 || deep_fraction > 0 || hub_skew != 1 || source_bytes_sigma > 0;
+           fan_in_sigma > 0 || deep_fraction > 0 || hub_skew != 1 || source_bytes_sigma > 0 || package_sigma > 0;
   }
 };
 

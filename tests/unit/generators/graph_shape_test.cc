@@ -115,6 +115,20 @@ TEST(GraphShape, SkewMakesHubsAndLeaves) {
   EXPECT_GE(most, 4u * 4);
 }
 
+TEST(GraphShape, PackageSizesAreSkewed) {
+  // rules_per_package is the median (8 here, as GraphOptions sets it); package_sigma 1.2 spreads it.
+  const BazelGraph graph = BuildGraph(Calibrated(24000), 8);
+  std::vector<std::uint32_t> sizes;
+  for (const PackageNode& package : graph.packages) sizes.push_back(package.rule_count);
+  sizes.pop_back();  // the last package is cut short by the budget
+  std::sort(sizes.begin(), sizes.end());
+  const std::uint32_t median = sizes[sizes.size() / 2];
+  EXPECT_GE(median, 6u);
+  EXPECT_LE(median, 10u);
+  EXPECT_LE(sizes.front(), 2u);
+  EXPECT_GT(sizes[sizes.size() * 9 / 10], 2 * median);
+}
+
 TEST(GraphShape, SourceSizesAreLogNormalAroundTheMedianAndFixedPerFile) {
   const BazelGraph graph = BuildGraph(Calibrated(24000), 7);
   std::vector<std::int64_t> sizes;
