@@ -63,7 +63,7 @@ class WorkspaceGenerator : public Generator {
   void Read(const Params& params, double scale, GraphOptions& graph, SourceTreeOptions& tree) const {
     ParamReader reader(Name(), params);
     graph = ReadGraphOptions(reader, scale);
-    tree = ReadSourceTreeOptions(reader);
+    tree = ReadSourceTreeOptions(reader, graph.shape.source_bytes);
     reader.Finish();
   }
 };
@@ -125,7 +125,7 @@ class BazelWorkspaceGenerator : public Generator {
     ParamReader reader(Name(), params);
     Options options;
     options.graph = ReadGraphOptions(reader, scale);
-    options.tree = ReadSourceTreeOptions(reader);
+    options.tree = ReadSourceTreeOptions(reader, options.graph.shape.source_bytes);
     options.shape = ReadStreamShape(reader);
     options.shim = ReadShimOptionsFor(reader, options.shape);
     reader.Finish();

@@ -15,9 +15,22 @@ namespace pe::gen {
 namespace {
 
 constexpr std::uint64_t kGraphStream = 0x67726170682d7631;  // "graph-v1"
+constexpr std::uint64_t kShapeStream = 0x73686170652d7631;  // "shape-v1": the shape's own draws
 
-constexpr std::array<std::string_view, 4> kRuleClasses = {"genrule", "cc_library", "java_library", "py_library"};
-constexpr std::array<std::string_view, 4> kFlagAttributes = {"local", "linkstatic", "neverlink", "testonly"};
+constexpr std::array<std::string_view, 10> kRuleClasses = {"genrule",        "cc_library", "java_library", "py_library",
+                                                           "cc_binary",      "cc_test",    "filegroup",    "alias",
+                                                           "config_setting", "my_rule"};
+constexpr std::array<std::string_view, 10> kFlagAttributes = {"local",      "linkstatic", "neverlink", "testonly",
+                                                              "linkstatic", "linkstatic", "testonly",  "testonly",
+                                                              "testonly",   "local"};
+
+// A standard normal draw from 12 uniforms (Irwin-Hall), using no libm: the fixtures must be
+// the same bytes on every machine.
+double Normal(Rng& rng) {
+  double sum = -6;
+  for (int i = 0; i < 12; ++i) sum += rng.Unit();
+  return sum;
+}
 
 // Names that look like the repositories a real WORKSPACE declares (none of Bazel's defaults).
 constexpr std::array<std::string_view, 8> kExternalNames = {
@@ -57,7 +70,80 @@ void PickDistinct(Rng& rng, std::uint32_t first, std::uint32_t last, std::uint32
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end());
 }
 
+// Like PickDistinct, but each draw is first + floor(range * u^skew): skew > 1 favours the first
+// rules of the range (a few rules with many dependents, as real graphs have).
+void PickSkewed(Rng& rng, std::uint32_t first, std::uint32_t last, std::uint32_t count, double skew,
+                std::vector<std::uint32_t>& out) {
+  const std::uint32_t range = last - first;
+  if (count * 2 >= range || skew == 1) {
+    PickDistinct(rng, first, last, count, out);
+    return;
+  }
+  const std::size_t begin = out.size();
+  while (out.size() - begin < count) {
+    double u = rng.Unit();
+    double power = 1;
+    // u^skew for an integer part and a linear blend for the rest, again without libm.
+    const int whole = static_cast<int>(skew);
+    for (int i = 0; i < whole; ++i) power *= u;
+    const double frac = skew - whole;
+    power *= (1 - frac) + frac * u;
+    const auto candidate = first + std::min(range - 1, static_cast<std::uint32_t>(range * power));
+    if (std::find(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end(), candidate) == out.end()) {
+      out.push_back(candidate);
+    }
+  }
+  std::sort(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end());
+}
+
+// exp(x) for |x| < ~10 by squaring a Taylor series: deterministic, no libm.
+double Exp(double x) {
+  int halvings = 0;
+  while (x > 0.5 || x < -0.5) {
+    x /= 2;
+    ++halvings;
+  }
+  double term = 1, sum = 1;
+  for (int n = 1; n < 20; ++n) {
+    term *= x / n;
+    sum += term;
+  }
+  for (int i = 0; i < halvings; ++i) sum *= sum;
+  return sum;
+}
+
 }  // namespace
+
+// The calibrated shape (docs/generators.md, "Shape"): figures of Bazel 4.2.3's own source tree
+// as bench/graph_shape/shape.py measures them.
+ShapeOptions CalibratedShape() {
+  ShapeOptions shape;
+  // bench/graph_shape/shape.py over `query '//external:all-targets + //...:all-targets'` of
+  // Debian's bazel-bootstrap-source (Bazel 4.2.3's own tree, 3,398 rules; docs/generators.md).
+  shape.test_fraction = 0.21;             // *_test 21.5%
+  shape.binary_fraction = 0.03;           // *_binary 3.3%
+  shape.filegroup_fraction = 0.20;        // filegroup 20.6%
+  shape.alias_fraction = 0.035;           // alias 3.6%
+  shape.config_setting_fraction = 0.012;  // config_setting 1.2%
+  shape.starlark_fraction = 0.02;         // $rule_implementation_hash 1.6%
+  shape.select_fraction = 0.08;           // of rules with deps: 135 select( calls in its BUILD files, 4.0 per 100 rules
+  shape.external_fraction = 0.05;         // rules naming an external repository 5.3%
+  shape.external_targets = 40;            // 81 repositories named, fan-in p50 1, p90 11
+  shape.rules_per_package = 3;            // rules per package p50 3, p90 10, p99 77 (508 packages)
+  shape.package_sigma = 1.2;
+  shape.fan_in_sigma = 1.0;  // fan-out p50 2, p90 10, p99 44
+  shape.deep_fraction = 0.5;
+  shape.hub_skew = 4;               // fan-in p50 1, p90 6, p99 66, max 869
+  shape.source_bytes = 3584;        // source size p50 3.6 KiB
+  shape.source_bytes_sigma = 1.06;  // p90/p10 = 16.6 KiB / 1.1 KiB: sigma ln(15) / (2 * 1.2816)
+  return shape;
+}
+
+double LogNormalFactor(Rng& rng, double sigma) { return sigma == 0 ? 1 : Exp(sigma * Normal(rng)); }
+
+bool HasDepsAttribute(std::uint8_t kind) {
+  return kind != kGenrule && kind != kFilegroup && kind != kAlias && kind != kConfigSetting;
+}
 
 GraphOptions ReadGraphOptions(ParamReader& reader, double scale, std::int64_t default_targets) {
   constexpr std::int64_t kMaxCount = std::int64_t{1} << 30;
@@ -65,11 +151,41 @@ GraphOptions ReadGraphOptions(ParamReader& reader, double scale, std::int64_t de
   options.targets = Scaled(reader.Int("targets", default_targets, 0, kMaxCount), scale);
   options.fan_in = reader.Int("fan_in", options.fan_in, 0, 1024);
   options.layers = reader.Int("layers", options.layers, 1, 1024);
-  options.rules_per_package = reader.Int("rules_per_package", options.rules_per_package, 1, 4096);
   options.srcs_per_rule = reader.Int("srcs_per_rule", options.srcs_per_rule, 0, 4096);
   options.outs_per_rule = reader.Int("outs_per_rule", options.outs_per_rule, 0, 4096);
   options.macro_fraction = reader.Fraction("macro_fraction", options.macro_fraction);
+  const std::string shape = reader.String("shape", "uniform");
+  ShapeOptions& s = options.shape;
+  if (shape == "calibrated") {
+    s = CalibratedShape();
+    options.external_targets = s.external_targets;
+    options.rules_per_package = s.rules_per_package;
+  } else if (shape != "uniform") {
+    throw ParamError("shape", fmt::format("'shape' is \"uniform\" or \"calibrated\", not \"{}\"", shape));
+  }
+  options.rules_per_package = reader.Int("rules_per_package", options.rules_per_package, 1, 4096);
   options.external_targets = reader.Int("external_targets", options.external_targets, 0, 100000);
+  s.test_fraction = reader.Fraction("test_fraction", s.test_fraction);
+  s.binary_fraction = reader.Fraction("binary_fraction", s.binary_fraction);
+  s.filegroup_fraction = reader.Fraction("filegroup_fraction", s.filegroup_fraction);
+  s.alias_fraction = reader.Fraction("alias_fraction", s.alias_fraction);
+  s.config_setting_fraction = reader.Fraction("config_setting_fraction", s.config_setting_fraction);
+  s.starlark_fraction = reader.Fraction("starlark_fraction", s.starlark_fraction);
+  s.select_fraction = reader.Fraction("select_fraction", s.select_fraction);
+  s.external_fraction = reader.Fraction("external_fraction", s.external_fraction);
+  s.fan_in_sigma = reader.Double("fan_in_sigma", s.fan_in_sigma, 0, 3);
+  s.deep_fraction = reader.Fraction("deep_fraction", s.deep_fraction);
+  s.hub_skew = reader.Double("hub_skew", s.hub_skew, 1, 16);
+  s.source_bytes_sigma = reader.Double("source_bytes_sigma", s.source_bytes_sigma, 0, 3);
+  s.package_sigma = reader.Double("package_sigma", s.package_sigma, 0, 3);
+  const double classes = s.test_fraction + s.binary_fraction + s.filegroup_fraction + s.alias_fraction +
+                         s.config_setting_fraction + s.starlark_fraction;
+  if (classes > 1) {
+    throw ParamError("test_fraction",
+                     fmt::format("the class fractions (test, binary, filegroup, alias, config_setting, starlark) "
+                                 "add up to {:.3g}, more than 1",
+                                 classes));
+  }
   if (options.targets > kMaxCount) {
     throw ParamError("targets", fmt::format("'targets' times scale exceeds {}", kMaxCount));
   }
@@ -79,6 +195,14 @@ GraphOptions ReadGraphOptions(ParamReader& reader, double scale, std::int64_t de
 std::span<const std::string_view> RuleClasses() { return kRuleClasses; }
 
 std::string_view FlagAttribute(std::uint8_t kind) { return kFlagAttributes.at(kind); }
+
+std::span<const std::string_view> ImplicitOutputs(std::uint8_t kind) {
+  const std::string_view name = kRuleClasses.at(kind);
+  for (const auto& recorded : bazel423::Classes()) {
+    if (recorded.name == name) return recorded.implicit_outputs;
+  }
+  return {};
+}
 
 std::int64_t FixedExternalCount() { return static_cast<std::int64_t>(bazel423::DefaultExternals().size()) + 2; }
 
@@ -139,6 +263,13 @@ std::string BazelGraph::SourceName(const RuleNode& rule, const SourceRef& src) {
 std::string BazelGraph::OutputName(const RuleNode& rule, std::uint32_t k) {
   // A java_library's implicit outputs, as Bazel names them.
   if (rule.kind == kJavaLibrary) return "lib" + RuleName(rule) + (k == 0 ? ".jar" : "-src.jar");
+  if (rule.kind != kGenrule) {
+    // Another class's implicit outputs, as recorded ("{name}" stands for the rule's name).
+    std::string name(ImplicitOutputs(rule.kind)[k]);
+    const std::size_t at = name.find("{name}");
+    if (at != std::string::npos) name.replace(at, 6, RuleName(rule));
+    return name;
+  }
   std::string name = RuleName(rule);
   name += "_gen";
   AppendNumber(name, k);
@@ -148,6 +279,10 @@ std::string BazelGraph::OutputName(const RuleNode& rule, std::uint32_t k) {
 
 std::string BazelGraph::Label(std::uint32_t package, std::string_view name) const {
   return fmt::format("//{}:{}", packages[package].name, name);
+}
+
+std::string BazelGraph::ExternalLabel(std::uint32_t external) const {
+  return fmt::format("@{0}//:{0}", externals[external]);
 }
 
 std::string BazelGraph::RuleLabel(std::uint32_t rule) const {
@@ -176,10 +311,96 @@ std::vector<PackageEntry> BazelGraph::PackageTargets(std::uint32_t package_index
   return entries;
 }
 
+namespace {
+// The shaped graph's edges: a log-normal number of deps per rule, some from deeper layers,
+// favouring a layer's first rules; an alias has one dep, a config_setting none; select() on a
+// config_setting of a lower layer; external repositories named with a skewed (1/rank) choice.
+void WireShaped(BazelGraph& graph, const GraphOptions& options,
+                const std::vector<std::pair<std::uint32_t, std::uint32_t>>& layer_rules, Rng& rng) {
+  const ShapeOptions& shape = options.shape;
+  std::vector<std::uint32_t> configs;  // config_setting rules, in order (so by layer)
+  double harmonic = 0;
+  for (std::size_t i = 0; i < graph.externals.size(); ++i) harmonic += 1.0 / static_cast<double>(i + 1);
+  std::vector<std::uint32_t> picked;
+  for (std::uint32_t r = 0; r < graph.rules.size(); ++r) {
+    RuleNode& rule = graph.rules[r];
+    const std::uint32_t layer = graph.packages[rule.package].layer;
+    rule.dep_begin = static_cast<std::uint32_t>(graph.deps.size());
+    const double factor = LogNormalFactor(rng, shape.fan_in_sigma);
+    if (layer > 0 && rule.kind != kConfigSetting) {
+      const auto [first, last] = layer_rules[layer - 1];
+      auto want = static_cast<std::int64_t>(static_cast<double>(options.fan_in) * factor + 0.5);
+      if (rule.kind == kAlias) want = 1;
+      std::uint32_t deep = 0;
+      for (std::int64_t i = 0; i < want; ++i) deep += rng.Chance(shape.deep_fraction) ? 1 : 0;
+      deep = std::min(deep, first);  // rules of every layer below the one directly below
+      const auto near =
+          static_cast<std::uint32_t>(std::min<std::int64_t>(want - deep, static_cast<std::int64_t>(last - first)));
+      picked.clear();
+      PickSkewed(rng, 0, first, deep, shape.hub_skew, picked);
+      PickSkewed(rng, first, last, near, shape.hub_skew, picked);
+      // select() keys on a config_setting of a lower layer, not already a dep.
+      if (HasDepsAttribute(rule.kind) && !picked.empty() && rng.Chance(shape.select_fraction)) {
+        const auto below = std::lower_bound(configs.begin(), configs.end(), last);
+        const auto usable = static_cast<std::uint32_t>(below - configs.begin());
+        if (usable > 0) {
+          const std::uint32_t key = configs[rng.Below(usable)];
+          if (std::find(picked.begin(), picked.end(), key) == picked.end()) {
+            picked.insert(std::lower_bound(picked.begin(), picked.end(), key), key);
+            rule.select = true;
+            rule.select_key =
+                static_cast<std::uint32_t>(std::lower_bound(picked.begin(), picked.end(), key) - picked.begin());
+          }
+        }
+      }
+      graph.deps.insert(graph.deps.end(), picked.begin(), picked.end());
+      rule.dep_count = static_cast<std::uint32_t>(picked.size());
+    }
+    if (rule.kind == kAlias && rule.dep_count == 0) rule.kind = kFilegroup;  // nothing to alias
+    if (rule.kind == kConfigSetting) configs.push_back(r);
+    const bool can_name = rule.kind != kAlias && rule.kind != kConfigSetting;
+    if (can_name && !graph.externals.empty() && rng.Chance(shape.external_fraction)) {
+      const int count = rng.Chance(0.3) ? 2 : 1;
+      for (int i = 0; i < count; ++i) {
+        // Repository k with probability (1/k) / H(n): a few repositories carry most edges.
+        double u = rng.Unit() * harmonic;
+        std::uint32_t k = 0;
+        while (k + 1 < graph.externals.size() && u >= 1.0 / (k + 1)) u -= 1.0 / (k++ + 1);
+        if (std::find(rule.external_deps.begin(), rule.external_deps.end(), k) == rule.external_deps.end()) {
+          rule.external_deps.push_back(k);
+        }
+      }
+      // Sorted by label, as Bazel lists them.
+      std::sort(rule.external_deps.begin(), rule.external_deps.end(),
+                [&](std::uint32_t a, std::uint32_t b) { return graph.externals[a] < graph.externals[b]; });
+    }
+  }
+}
+
+std::uint8_t ShapedKind(Rng& rng, const ShapeOptions& shape, std::uint8_t uniform) {
+  const std::pair<double, std::uint8_t> shares[] = {{shape.test_fraction, kCcTest},
+                                                    {shape.binary_fraction, kCcBinary},
+                                                    {shape.filegroup_fraction, kFilegroup},
+                                                    {shape.alias_fraction, kAlias},
+                                                    {shape.config_setting_fraction, kConfigSetting},
+                                                    {shape.starlark_fraction, kMyRule}};
+  double u = rng.Unit();
+  for (const auto& [share, kind] : shares) {
+    if (u < share) return kind;
+    u -= share;
+  }
+  return uniform;
+}
+}  // namespace
+
 BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
   BazelGraph graph;
   graph.seed = seed;
   Rng rng(seed, kGraphStream);
+  const bool shaped = options.shape.Any();
+  Rng shape_rng(seed, kShapeStream);
+  graph.starlark_rules = options.shape.starlark_fraction > 0;
+  graph.source_bytes_sigma = options.shape.source_bytes_sigma;
 
   const std::int64_t external_count =
       std::clamp<std::int64_t>(options.targets - FixedExternalCount(), 0, options.external_targets);
@@ -211,15 +432,30 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
       package.has_group = true;
       budget -= 1;
     }
-    while (budget > 0 && std::cmp_less(package.rules.size(), options.rules_per_package)) {
+    std::int64_t rules_here = options.rules_per_package;
+    if (options.shape.package_sigma > 0) {
+      const double drawn =
+          static_cast<double>(options.rules_per_package) * LogNormalFactor(shape_rng, options.shape.package_sigma);
+      rules_here = std::clamp<std::int64_t>(static_cast<std::int64_t>(drawn + 0.5), 1, 4096);
+    }
+    while (budget > 0 && std::cmp_less(package.rules.size(), rules_here)) {
       budget -= 1;
-      const auto srcs = static_cast<std::uint32_t>(std::min(options.srcs_per_rule, budget));
+      auto kind = static_cast<std::uint8_t>(rng.Below(kUniformClasses));
+      if (shaped) kind = ShapedKind(shape_rng, options.shape, kind);
+      const bool sourceless = kind == kAlias || kind == kConfigSetting;
+      const auto srcs = sourceless ? 0 : static_cast<std::uint32_t>(std::min(options.srcs_per_rule, budget));
       budget -= srcs;
-      auto kind = static_cast<std::uint8_t>(rng.Below(kRuleClasses.size()));
       std::uint32_t outs = 0;
       if (kind == kGenrule) outs = static_cast<std::uint32_t>(std::min(options.outs_per_rule, budget));
       if (kind == kJavaLibrary && budget >= 2) outs = 2;
-      if ((kind == kGenrule || kind == kJavaLibrary) && outs == 0) kind = 1;  // cc_library
+      if ((kind == kGenrule || kind == kJavaLibrary) && outs == 0) kind = kCcLibrary;
+      if (kind == kCcBinary || kind == kCcTest) {  // cc_binary: NAME.stripped, NAME.dwp; cc_test: NAME.dwp
+        outs = static_cast<std::uint32_t>(ImplicitOutputs(kind).size());
+        if (outs > budget) {
+          kind = kCcLibrary;
+          outs = 0;
+        }
+      }
       budget -= outs;
       package.rules.push_back({srcs, outs, kind});
     }
@@ -257,6 +493,10 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
   // Wire each rule to fan_in distinct rules of the layer directly below.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> layer_rules(graph.layers);
   for (std::uint32_t l = 0; l < graph.layers; ++l) layer_rules[l] = graph.LayerRules(l);
+  if (shaped) {
+    WireShaped(graph, options, layer_rules, shape_rng);
+    return graph;
+  }
   for (auto& rule : graph.rules) {
     const std::uint32_t layer = graph.packages[rule.package].layer;
     rule.dep_begin = static_cast<std::uint32_t>(graph.deps.size());

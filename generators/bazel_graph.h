@@ -13,8 +13,44 @@
 #include <vector>
 
 #include "generators/params.h"
+#include "generators/rng.h"
 
 namespace pe::gen {
+
+// What makes a graph look like a real repository's (docs/generators.md, "Shape"; calibrated by
+// bench/graph_shape/shape.py). Every field at zero leaves the graph exactly the uniform one: the
+// shape draws from its own random stream, so the uniform graph's draws do not move.
+struct ShapeOptions {
+  // Shares of rules of each further class (the rest are the four base classes, evenly).
+  double test_fraction = 0;            // cc_test
+  double binary_fraction = 0;          // cc_binary (its implicit outputs are generated files)
+  double filegroup_fraction = 0;       // filegroup (its deps are srcs)
+  double alias_fraction = 0;           // alias of one dep (a filegroup where there is none)
+  double config_setting_fraction = 0;  // config_setting (no srcs, no deps)
+  double starlark_fraction = 0;        // my_rule, a Starlark rule of the package's defs.bzl
+  double select_fraction = 0;          // of rules with deps: deps = select() on a config_setting of a lower layer
+  double external_fraction = 0;        // of rules with deps or srcs: also name one or two external repositories
+  double fan_in_sigma = 0;             // each rule's deps: log-normal around fan_in with this sigma (0: exactly)
+  double deep_fraction = 0;            // of deps: from any lower layer rather than the one directly below
+  double hub_skew = 1;                 // >1: deps favour the first rules of a layer (skewed fan-in); 1: uniform
+  double source_bytes_sigma = 0;       // source sizes: log-normal with median source_bytes (0: all equal)
+  double package_sigma = 0;            // rules per package: log-normal with median rules_per_package
+  // Defaults the shape gives parameters read elsewhere: the graph's external_targets and
+  // rules_per_package, the workspace writer's source_bytes (not part of Any(): each is a plain
+  // parameter too).
+  std::int64_t rules_per_package = 8;
+  std::int64_t external_targets = 5;
+  std::int64_t source_bytes = 1024;
+  bool Any() const {
+    return test_fraction > 0 || binary_fraction > 0 || filegroup_fraction > 0 || alias_fraction > 0 ||
+           config_setting_fraction > 0 || starlark_fraction > 0 || select_fraction > 0 || external_fraction > 0 ||
+           fan_in_sigma > 0 || deep_fraction > 0 || hub_skew != 1 || source_bytes_sigma > 0 || package_sigma > 0;
+  }
+};
+
+// The shape of a real repository's graph (`shape = "calibrated"`), as calibrated against real
+// query output by bench/graph_shape/shape.py (docs/generators.md, "Shape").
+ShapeOptions CalibratedShape();
 
 struct GraphOptions {
   std::int64_t targets = 4800;  // every target in the query output, externals included; scaled
@@ -26,6 +62,7 @@ struct GraphOptions {
   double macro_fraction = 0.25;
   std::int64_t external_targets = 5;
   bool package_groups = true;  // a package_group per package (hash files leave them out, as upstream)
+  ShapeOptions shape;          // all zero: the uniform graph above, byte for byte
 };
 
 // Reads the graph parameters (docs/generators.md); `targets` comes back multiplied by scale.
@@ -44,10 +81,13 @@ struct RuleNode {
   std::uint32_t dep_begin = 0;
   std::uint32_t dep_count = 0;
   std::uint32_t next_source_id = 0;
-  std::uint8_t kind = 0;  // index into RuleClasses()
-  bool macro = false;     // instantiated by my_macro from the package's defs.bzl
-  bool flag = false;      // the class's boolean attribute (FlagAttribute)
+  std::uint8_t kind = 0;         // index into RuleClasses()
+  bool macro = false;            // instantiated by my_macro from the package's defs.bzl
+  bool flag = false;             // the class's boolean attribute (FlagAttribute)
+  bool select = false;           // deps = select({DepsOf()[select_key]: deps, default: deps but the last})
+  std::uint32_t select_key = 0;  // position in DepsOf() of the config_setting
   std::vector<SourceRef> srcs;
+  std::vector<std::uint32_t> external_deps;  // indices into BazelGraph::externals, sorted
 };
 
 struct PackageNode {
@@ -76,6 +116,8 @@ class BazelGraph {
   std::vector<std::uint32_t> deps;  // rule indices, sliced by RuleNode::dep_begin/dep_count
   std::uint32_t layers = 0;
   std::uint64_t seed = 0;
+  bool starlark_rules = false;    // defs.bzl also defines my_rule (RenderDefsFile)
+  double source_bytes_sigma = 0;  // ShapeOptions::source_bytes_sigma, for the workspace writer
 
   std::int64_t TargetCount() const;
   std::int64_t SourceFileCount() const;  // BUILD files and rule sources (not externals)
@@ -92,15 +134,27 @@ class BazelGraph {
   static std::string OutputName(const RuleNode& rule, std::uint32_t k);
   std::string Label(std::uint32_t package, std::string_view name) const;
   std::string RuleLabel(std::uint32_t rule) const;
+  std::string ExternalLabel(std::uint32_t external) const;  // @name//:name
 
   std::vector<PackageEntry> PackageTargets(std::uint32_t package) const;
 };
 
-// Rule classes used for the synthetic rules: genrule, cc_library, java_library, py_library.
+// Rule classes used for the synthetic rules: genrule, cc_library, java_library, py_library (the
+// uniform four), then those of the shape: cc_binary, cc_test, filegroup, alias, config_setting and
+// my_rule (Starlark).
 std::span<const std::string_view> RuleClasses();
-inline constexpr std::uint8_t kGenrule = 0, kJavaLibrary = 2;
+inline constexpr std::uint8_t kGenrule = 0, kCcLibrary = 1, kJavaLibrary = 2, kCcBinary = 4, kCcTest = 5,
+                              kFilegroup = 6, kAlias = 7, kConfigSetting = 8, kMyRule = 9;
+inline constexpr std::uint8_t kUniformClasses = 4;
+// Whether the class has a deps attribute (a genrule, filegroup and alias list theirs elsewhere).
+bool HasDepsAttribute(std::uint8_t kind);
 // The boolean attribute each class sets from RuleNode::flag.
 std::string_view FlagAttribute(std::uint8_t kind);
+// A class's implicit outputs as Bazel 4.2.3 names them ("{name}" for the rule's name).
+std::span<const std::string_view> ImplicitOutputs(std::uint8_t kind);
+// exp(sigma * N(0, 1)) from rng, computed without libm so fixtures are the same bytes everywhere;
+// exactly 1 (and no draw) for sigma 0.
+double LogNormalFactor(Rng& rng, double sigma);
 
 // Targets every query output has whatever the graph: the default //external: repositories of
 // Bazel 4.2.3, //external:WORKSPACE and the workspace's own repository.

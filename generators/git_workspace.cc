@@ -142,7 +142,7 @@ class GitWorkspaceGenerator : public Generator {
     ParamReader reader(Name(), params);
     Options options;
     options.graph = ReadGraphOptions(reader, scale, 4800);
-    options.tree = ReadSourceTreeOptions(reader);
+    options.tree = ReadSourceTreeOptions(reader, options.graph.shape.source_bytes);
     options.shim = ReadShimOptions(reader);
     options.revisions = reader.Int("revisions", options.revisions, 1, 1000);
     options.changed = reader.Fraction("changed", options.changed);

@@ -112,8 +112,9 @@ constexpr std::uint32_t kName = 1, kRuleClass = 2, kLocation = 3, kAttribute = 4
 }  // namespace rule
 namespace attribute {
 constexpr std::uint32_t kName = 1, kType = 2, kIntValue = 3, kStringValue = 5, kStringListValue = 6,
-                        kExplicitlySpecified = 13, kBooleanValue = 14, kNodep = 20;
-constexpr std::uint32_t kString = 2, kStringList = 5, kLabelList = 6, kOutputList = 7, kBoolean = 14;
+                        kStringDictValue = 8, kExplicitlySpecified = 13, kBooleanValue = 14, kNodep = 20;
+constexpr std::uint32_t kString = 2, kLabel = 3, kStringList = 5, kLabelList = 6, kOutputList = 7, kStringDict = 10,
+                        kBoolean = 14;
 }  // namespace attribute
 namespace source_file {
 constexpr std::uint32_t kName = 1, kLocation = 2, kSubinclude = 3, kVisibilityLabel = 5, kPackageContainsErrors = 9;
@@ -148,6 +149,7 @@ struct Attr {
   std::size_t list_size = 0;
   int boolean_value = -1;  // set for kBoolean
   bool nodep = false;
+  bool explicitly_specified = true;  // false only for a value Bazel computes (a select's $config_dependencies)
 };
 
 template <class Sink>
@@ -164,7 +166,7 @@ void Attribute(Sink& sink, const Attr& a) {
     for (std::size_t i = 0; i < a.list_size; ++i) {
       wire::Bytes(s, attribute::kStringListValue, *a.list[i]);
     }
-    wire::Uint(s, attribute::kExplicitlySpecified, 1);
+    wire::Uint(s, attribute::kExplicitlySpecified, a.explicitly_specified ? 1 : 0);
     if (a.type == attribute::kBoolean) {
       wire::Uint(s, attribute::kBooleanValue, a.boolean_value);
     } else {
@@ -173,17 +175,40 @@ void Attribute(Sink& sink, const Attr& a) {
   });
 }
 
+// A STRING_DICT of one entry (a config_setting's values): no nodep, as Bazel writes it.
+template <class Sink>
+void StringDictAttribute(Sink& sink, std::string_view name, std::string_view key, const std::string& value) {
+  wire::Message(sink, rule::kAttribute, [&](auto& s) {
+    wire::Bytes(s, attribute::kName, name);
+    wire::Uint(s, attribute::kType, attribute::kStringDict);
+    wire::Message(s, attribute::kStringDictValue, [&](auto& entry) {
+      wire::Bytes(entry, 1, key);
+      wire::Bytes(entry, 2, value);
+    });
+    wire::Uint(s, attribute::kExplicitlySpecified, 1);
+  });
+}
+
+// The repository of "@repo//pkg:name" ("" for a main-repository label).
+std::string_view RepositoryOf(std::string_view label) {
+  if (!label.starts_with('@')) return {};
+  return label.substr(1, label.find("//") - 1);
+}
+
 template <class Sink>
 void StringAttribute(Sink& sink, std::string_view name, const std::string& value) {
   Attribute(sink, {.name = name, .string_value = &value});
 }
 
 // Every attribute of a recorded class in Bazel's order: the recorded default where the
-// generator sets nothing, else what `set(sink, name)` writes.
+// generator sets nothing, else what `set(sink, name)` writes. `computed` says which defaults
+// the rule replaces: a macro's generator_ attributes, a select()'s $config_dependencies (its keys).
+constexpr unsigned kByMacro = 1, kBySelect = 2;
 template <class Sink, class Set>
-void Attributes(Sink& sink, const bazel423::RuleClass& recorded, bool macro, const Set& set) {
+void Attributes(Sink& sink, const bazel423::RuleClass& recorded, unsigned computed, const Set& set) {
   for (const bazel423::Attribute& a : recorded.attributes) {
-    const bool generated = macro && a.name.starts_with("generator_");
+    const bool generated = ((computed & kByMacro) != 0 && a.name.starts_with("generator_")) ||
+                           ((computed & kBySelect) != 0 && a.name == "$config_dependencies");
     if (a.default_bytes.empty() || generated) {
       set(sink, a.name);
     } else {
@@ -214,6 +239,7 @@ class Writer {
     // Every rule's label is named by up to fan_in dependents: build each once.
     rule_labels_.reserve(graph.rules.size());
     for (std::uint32_t r = 0; r < graph.rules.size(); ++r) rule_labels_.push_back(graph.RuleLabel(r));
+    for (std::uint32_t e = 0; e < graph.externals.size(); ++e) external_labels_.push_back(graph.ExternalLabel(e));
   }
 
   void Run() {
@@ -374,10 +400,11 @@ class Writer {
     const bazel423::RuleClass& recorded = *classes_[node.kind];
     const std::string& location = locations_[node.index];
     const std::string name = BazelGraph::RuleName(node);
-    const bool genrule = node.kind == kGenrule;
+    // A genrule's and a filegroup's deps (and external repositories) are the tail of their srcs.
+    const bool deps_in_srcs = !HasDepsAttribute(node.kind);
 
-    // Labels of srcs, deps and outs, in that order; deps point at the shared rule labels. A
-    // genrule's deps are the tail of its srcs.
+    // Labels of srcs, deps, external repositories and outs, in that order; deps point at the
+    // shared rule labels.
     const std::size_t source_count = node.srcs.size();
     const auto deps = graph_.DepsOf(r);
     labels_.resize(source_count + node.outs);  // reusing the strings' capacity
@@ -387,14 +414,16 @@ class Writer {
       lists_.push_back(&labels_[i]);
     }
     for (std::uint32_t dep : deps) lists_.push_back(&rule_labels_[dep]);
-    const std::size_t outs_at = source_count + deps.size();
+    const std::size_t externals_at = source_count + deps.size();
+    for (std::uint32_t e : node.external_deps) lists_.push_back(&external_labels_[e]);
+    const std::size_t outs_at = externals_at + node.external_deps.size();
     for (std::uint32_t k = 0; k < node.outs; ++k) {
       labels_[source_count + k].assign(prefix_).append(BazelGraph::OutputName(node, k));
       lists_.push_back(&labels_[source_count + k]);
     }
     // Rule inputs: srcs and deps sorted, then the class's implicit @bazel_tools inputs, which
     // sort after every "//" label.
-    sorted_.assign(lists_.begin(), lists_.begin() + static_cast<std::ptrdiff_t>(outs_at));
+    sorted_.assign(lists_.begin(), lists_.begin() + static_cast<std::ptrdiff_t>(externals_at));
     std::sort(sorted_.begin(), sorted_.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
     const std::string* const tags[] = {&tag_};
     const std::string* const visibility[] = {&kPublic};
@@ -403,24 +432,38 @@ class Writer {
     frame_.assign(location).append(": <toplevel>");
     macro_frame_.assign(package.name).append("/defs.bzl:2:9: my_macro");
     const std::string_view flag = FlagAttribute(node.kind);
+    const unsigned computed = (node.macro ? kByMacro : 0) | (node.select ? kBySelect : 0);
 
     Emit(target::kTypeRule, target::kRule, [&](auto& s) {
       wire::Bytes(s, rule::kName, rule_labels_[r]);
       wire::Bytes(s, rule::kRuleClass, recorded.name);
       wire::Bytes(s, rule::kLocation, location);
-      Attributes(s, recorded, node.macro, [&](auto& sink, std::string_view attr) {
+      Attributes(s, recorded, computed, [&](auto& sink, std::string_view attr) {
         if (attr == "name") {
           StringAttribute(sink, attr, name);
         } else if (attr == "srcs") {
           Attribute(sink, {.name = attr,
                            .type = attribute::kLabelList,
                            .list = lists_.data(),
-                           .list_size = genrule ? outs_at : source_count});
+                           .list_size = deps_in_srcs ? outs_at : source_count});
+        } else if (attr == "deps" && node.select) {
+          SelectDeps(sink, node, source_count, outs_at);
         } else if (attr == "deps") {
           Attribute(sink, {.name = attr,
                            .type = attribute::kLabelList,
                            .list = lists_.data() + source_count,
-                           .list_size = deps.size()});
+                           .list_size = outs_at - source_count});
+        } else if (attr == "$config_dependencies") {
+          Attribute(sink, {.name = attr,
+                           .type = attribute::kLabelList,
+                           .list = lists_.data() + source_count + node.select_key,
+                           .list_size = 1,
+                           .explicitly_specified = false});
+        } else if (attr == "actual") {
+          Attribute(sink, {.name = attr, .type = attribute::kLabel, .string_value = lists_[source_count]});
+        } else if (attr == "values") {
+          config_value_.assign("pe=").append(name);
+          StringDictAttribute(sink, attr, "define", config_value_);
         } else if (attr == "outs") {
           Attribute(
               sink,
@@ -445,13 +488,36 @@ class Writer {
         }
       });
       for (const std::string* input : sorted_) wire::Bytes(s, rule::kRuleInput, *input);
-      for (const std::string& input : implicit_inputs_[node.kind]) wire::Bytes(s, rule::kRuleInput, input);
+      // External repositories named explicitly and the class's implicit inputs (as this stream
+      // shape prints them), merged in Bazel's label order (by repository first; both lists are
+      // in that order already).
+      std::size_t e = externals_at;
+      for (const std::string& input : implicit_inputs_[node.kind]) {
+        while (e < outs_at && RepositoryOf(*lists_[e]) < RepositoryOf(input))
+          wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
+        wire::Bytes(s, rule::kRuleInput, input);
+      }
+      while (e < outs_at) wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
       for (std::uint32_t k = 0; k < node.outs; ++k) {
         wire::Bytes(s, rule::kRuleOutput, *lists_[outs_at + k]);
       }
       wire::Bytes(s, rule::kInstantiationStack, frame_);
       if (node.macro) wire::Bytes(s, rule::kInstantiationStack, macro_frame_);
     });
+  }
+
+  // deps = select({key: the other deps and externals, default: the same but the last dep}), as
+  // Bazel 4.2.3 prints it by default (--proto:flatten_selects): one LABEL_LIST of every label
+  // any branch names, in the order first named, here the key's branch; the key itself is only
+  // a rule input.
+  template <class Sink>
+  void SelectDeps(Sink& sink, const RuleNode& node, std::size_t deps_at, std::size_t outs_at) {
+    when_key_.clear();
+    for (std::size_t i = deps_at; i < outs_at; ++i) {
+      if (i - deps_at != node.select_key) when_key_.push_back(lists_[i]);
+    }
+    Attribute(sink,
+              {.name = "deps", .type = attribute::kLabelList, .list = when_key_.data(), .list_size = when_key_.size()});
   }
 
   const BazelGraph& graph_;
@@ -462,6 +528,9 @@ class Writer {
   std::vector<const bazel423::RuleClass*> classes_;  // by RuleNode::kind
   std::vector<std::vector<std::string>> implicit_inputs_;  // by RuleNode::kind
   std::vector<std::string> rule_labels_;
+  std::vector<std::string> external_labels_;
+  std::string config_value_;
+  std::vector<const std::string*> when_key_;
   // Scratch strings reused across targets, so steady state allocates little.
   std::string prefix_, build_file_, defs_label_, label_, tag_, frame_, macro_frame_;
   std::vector<std::string> locations_;

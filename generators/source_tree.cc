@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <system_error>
 
 #include "generators/file_io.h"
@@ -11,6 +12,7 @@ namespace pe::gen {
 namespace {
 
 constexpr std::uint64_t kSourceStream = 0x736f757263652d31;  // "source-1"
+constexpr std::uint64_t kSizeStream = 0x73697a65732d7631;    // "sizes-v1"
 
 void AppendList(std::string& out, std::string_view key, const std::vector<std::string>& items, bool end_line = true) {
   fmt::format_to(std::back_inserter(out), "    {} = [", key);
@@ -20,11 +22,38 @@ void AppendList(std::string& out, std::string_view key, const std::vector<std::s
   out += end_line ? "],\n" : "],";
 }
 
+// Line 4 of a rule with a deps attribute: its deps and external repositories, or a select()
+// whose config_setting branch has them all and whose default lacks the last rule dep.
+void AppendDeps(std::string& out, const BazelGraph& graph, std::uint32_t r) {
+  const RuleNode& rule = graph.rules[r];
+  const auto deps = graph.DepsOf(r);
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < deps.size(); ++i) {
+    if (!rule.select || i != rule.select_key) items.push_back(graph.RuleLabel(deps[i]));
+  }
+  std::vector<std::string> externals;
+  for (std::uint32_t e : rule.external_deps) externals.push_back(graph.ExternalLabel(e));
+  if (!rule.select) {
+    items.insert(items.end(), externals.begin(), externals.end());
+    AppendList(out, "deps", items);
+    return;
+  }
+  const auto list = [&](std::vector<std::string> labels, bool drop_last) {
+    if (drop_last && !labels.empty()) labels.pop_back();
+    labels.insert(labels.end(), externals.begin(), externals.end());
+    std::string text = "[";
+    for (std::size_t i = 0; i < labels.size(); ++i) text += fmt::format("{}\"{}\"", i == 0 ? "" : ", ", labels[i]);
+    return text + "]";
+  };
+  fmt::format_to(std::back_inserter(out), "    deps = select({{\"{}\": {}, \"//conditions:default\": {}}}),\n",
+                 graph.RuleLabel(deps[rule.select_key]), list(items, false), list(items, true));
+}
+
 }  // namespace
 
-SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader) {
+SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader, std::int64_t default_bytes) {
   SourceTreeOptions options;
-  options.source_bytes = reader.Int("source_bytes", options.source_bytes, 0, std::int64_t{1} << 30);
+  options.source_bytes = reader.Int("source_bytes", default_bytes, 0, std::int64_t{1} << 30);
   return options;
 }
 
@@ -46,15 +75,41 @@ std::string RenderWorkspaceFile(const BazelGraph& graph) {
   return out;
 }
 
-std::string RenderDefsFile() {
+std::string RenderDefsFile(bool starlark_rule) {
   // my_macro's rule call sits at line 2, column 9, as the query's instantiation stacks say.
-  return "def my_macro(name, kind, **kwargs):\n"
-         "    kind(name = name, **kwargs)\n";
+  std::string out =
+      "def my_macro(name, kind, **kwargs):\n"
+      "    kind(name = name, **kwargs)\n";
+  if (starlark_rule) {
+    out +=
+        "\n"
+        "def _my_rule_impl(ctx):\n"
+        "    return [DefaultInfo(files = depset(ctx.files.srcs))]\n"
+        "\n"
+        "my_rule = rule(\n"
+        "    implementation = _my_rule_impl,\n"
+        "    attrs = {\n"
+        "        \"srcs\": attr.label_list(allow_files = True),\n"
+        "        \"deps\": attr.label_list(),\n"
+        "        \"local\": attr.bool(),\n"
+        "    },\n"
+        ")\n";
+  }
+  return out;
+}
+
+std::int64_t SourceBytes(const BazelGraph& graph, const RuleNode& rule, const SourceRef& src, std::int64_t median) {
+  if (graph.source_bytes_sigma == 0) return median;
+  Rng rng(graph.seed, Mix(Mix(kSizeStream, rule.package), Mix(rule.index, src.id)));
+  const double size = static_cast<double>(median) * LogNormalFactor(rng, graph.source_bytes_sigma);
+  return std::clamp<std::int64_t>(static_cast<std::int64_t>(size + 0.5), 1, std::int64_t{1} << 30);
 }
 
 std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
   const PackageNode& package = graph.packages[p];
-  std::string out = package.has_defs ? "load(\":defs.bzl\", \"my_macro\")\n\n" : "\n\n";
+  std::string out = !package.has_defs      ? "\n\n"
+                    : graph.starlark_rules ? "load(\":defs.bzl\", \"my_macro\", \"my_rule\")\n\n"
+                                           : "load(\":defs.bzl\", \"my_macro\")\n\n";
   std::vector<std::string> items;
   for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
     const RuleNode& rule = graph.rules[r];
@@ -68,18 +123,28 @@ std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
     }
     items.clear();
     for (const SourceRef& src : rule.srcs) items.push_back(BazelGraph::SourceName(rule, src));
-    if (rule.kind == kGenrule) {
-      for (std::uint32_t dep : graph.DepsOf(r)) items.push_back(graph.RuleLabel(dep));
-    }
-    AppendList(out, "srcs", items);
-    items.clear();
-    if (rule.kind == kGenrule) {
-      for (std::uint32_t k = 0; k < rule.outs; ++k) items.push_back(BazelGraph::OutputName(rule, k));
-      AppendList(out, "outs", items, false);
-      out += " cmd = \"cat $(SRCS) > $@\",\n";
+    if (HasDepsAttribute(rule.kind)) {
+      AppendList(out, "srcs", items);
+      AppendDeps(out, graph, r);
+    } else if (rule.kind == kAlias) {
+      fmt::format_to(std::back_inserter(out), "    actual = \"{}\",\n    # an alias of one rule\n",
+                     graph.RuleLabel(graph.DepsOf(r)[0]));
+    } else if (rule.kind == kConfigSetting) {
+      fmt::format_to(std::back_inserter(out), "    values = {{\"define\": \"pe=mod{}\"}},\n    # no deps\n",
+                     rule.index);
     } else {
+      // A genrule and a filegroup name their deps in srcs.
       for (std::uint32_t dep : graph.DepsOf(r)) items.push_back(graph.RuleLabel(dep));
-      AppendList(out, "deps", items);
+      for (std::uint32_t e : rule.external_deps) items.push_back(graph.ExternalLabel(e));
+      AppendList(out, "srcs", items);
+      if (rule.kind == kGenrule) {
+        items.clear();
+        for (std::uint32_t k = 0; k < rule.outs; ++k) items.push_back(BazelGraph::OutputName(rule, k));
+        AppendList(out, "outs", items, false);
+        out += " cmd = \"cat $(SRCS) > $@\",\n";
+      } else {
+        out += "    # no deps: a filegroup lists them in srcs\n";
+      }
     }
     fmt::format_to(std::back_inserter(out), "    {} = {},\n", FlagAttribute(rule.kind), rule.flag ? "True" : "False");
     fmt::format_to(std::back_inserter(out), "    tags = [\"l{}\"],\n", package.layer);
@@ -135,11 +200,11 @@ void WriteSourceTree(const BazelGraph& graph, const SourceTreeOptions& options, 
     const std::filesystem::path dir = root / package.name;
     std::filesystem::create_directories(dir);
     WriteFile(dir / "BUILD", RenderBuildFile(graph, p));
-    if (package.has_defs) WriteFile(dir / "defs.bzl", RenderDefsFile());
+    if (package.has_defs) WriteFile(dir / "defs.bzl", RenderDefsFile(graph.starlark_rules));
     for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
       const RuleNode& rule = graph.rules[r];
       for (const SourceRef& src : rule.srcs) {
-        RenderSource(graph, rule, src, options.source_bytes, content);
+        RenderSource(graph, rule, src, SourceBytes(graph, rule, src, options.source_bytes), content);
         WriteFile(dir / BazelGraph::SourceName(rule, src), content);
       }
     }

@@ -14,7 +14,7 @@ generators/bazel_4_2_3_data.cc:
   - the workspace's own repository (a local_repository named by workspace()).
 The query is the one bazel-diff runs (streamed_proto, --order_output=no,
 --proto:instantiation_stack). Run it again when the fixtures move to another Bazel:
-  /usr/bin/python3 scripts/record-bazel-4.2.3.py [--bazel /usr/bin/bazel]
+  /usr/bin/python3 scripts/record-bazel-4.2.3.py [--bazel /usr/bin/bazel] [--dump probe.txt]
 Needs protoc, python3-protobuf and bazel-bootstrap-source's build.proto.
 """
 import argparse
@@ -29,8 +29,29 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "generators", "bazel_4_2_3_data.cc")
 FIXED_OUTPUT_ROOT = "/home/user/.cache/bazel/_bazel_user"
 
+# The .bzl every generated package loads when the graph has Starlark rules, byte for byte
+# (generators/source_tree.cc, RenderDefsFile): `$rule_implementation_hash` is a digest of it.
+DEFS_WITH_RULE = """\
+def my_macro(name, kind, **kwargs):
+    kind(name = name, **kwargs)
+
+def _my_rule_impl(ctx):
+    return [DefaultInfo(files = depset(ctx.files.srcs))]
+
+my_rule = rule(
+    implementation = _my_rule_impl,
+    attrs = {
+        "srcs": attr.label_list(allow_files = True),
+        "deps": attr.label_list(),
+        "local": attr.bool(),
+    },
+)
+"""
+
 # One rule per class with the attributes the generators set (generators/source_tree.cc).
 PROBE_BUILD = """\
+load(":defs.bzl", "my_rule")
+
 genrule(
     name = "genrule_probe",
     srcs = ["a.cc", ":cc_library_probe"],
@@ -67,6 +88,68 @@ py_library(
     tags = ["l0"],
     visibility = ["//visibility:public"],
 )
+
+cc_binary(
+    name = "cc_binary_probe",
+    srcs = ["e.cc"],
+    deps = [":cc_library_probe", "@http_archive_probe//:http_archive_probe"],
+    linkstatic = True,
+    tags = ["l0"],
+    visibility = ["//visibility:public"],
+)
+
+cc_test(
+    name = "cc_test_probe",
+    srcs = ["f.cc"],
+    deps = [":cc_library_probe"],
+    linkstatic = True,
+    tags = ["l0"],
+    visibility = ["//visibility:public"],
+)
+
+filegroup(
+    name = "filegroup_probe",
+    srcs = ["g.cc", ":cc_library_probe"],
+    testonly = True,
+    tags = ["l0"],
+    visibility = ["//visibility:public"],
+)
+
+alias(
+    name = "alias_probe",
+    actual = ":cc_library_probe",
+    testonly = True,
+    tags = ["l0"],
+    visibility = ["//visibility:public"],
+)
+
+config_setting(
+    name = "config_setting_probe",
+    values = {"define": "pe=probe"},
+    testonly = True,
+    tags = ["l0"],
+    visibility = ["//visibility:public"],
+)
+
+# Not recorded (a select() fills the class's $config_dependencies): --dump shows how Bazel
+# prints one (flattened, --proto:flatten_selects being the default).
+cc_test(
+    name = "select_probe",
+    srcs = ["i.cc"],
+    deps = select({":config_setting_probe": [":cc_library_probe", ":py_library_probe"], "//conditions:default": [":cc_library_probe"]}),
+    linkstatic = True,
+    tags = ["l0"],
+    visibility = ["//visibility:public"],
+)
+
+my_rule(
+    name = "my_rule_probe",
+    srcs = ["h.cc"],
+    deps = [":cc_library_probe"],
+    local = True,
+    tags = ["l0"],
+    visibility = ["//visibility:public"],
+)
 """
 
 PROBE_WORKSPACE = """\
@@ -94,6 +177,7 @@ def c_str(text):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bazel", default="/usr/bin/bazel")
+    ap.add_argument("--dump", help="also write the probe rules as text here (to read how Bazel prints them)")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="record-bazel-")
     try:
@@ -109,7 +193,9 @@ def main():
             f.write(PROBE_WORKSPACE)
         with open(os.path.join(ws, "pkg", "BUILD"), "w") as f:
             f.write(PROBE_BUILD)
-        for name in ("a.cc", "b.cc", "c.cc", "d.cc"):
+        with open(os.path.join(ws, "pkg", "defs.bzl"), "w") as f:
+            f.write(DEFS_WITH_RULE)
+        for name in ("a.cc", "b.cc", "c.cc", "d.cc", "e.cc", "f.cc", "g.cc", "h.cc", "i.cc"):
             open(os.path.join(ws, "pkg", name), "w").close()
         root = os.path.join(tmp, "root")
         query = [args.bazel, "--batch", "--output_user_root=" + root, "--nohome_rc", "query",
@@ -141,6 +227,10 @@ def main():
         for label, klass in [("//pkg:genrule_probe", "genrule"), ("//pkg:cc_library_probe", "cc_library"),
                              ("//pkg:java_library_probe", "java_library"),
                              ("//pkg:py_library_probe", "py_library"),
+                             ("//pkg:cc_binary_probe", "cc_binary"), ("//pkg:cc_test_probe", "cc_test"),
+                             ("//pkg:filegroup_probe", "filegroup"), ("//pkg:alias_probe", "alias"),
+                             ("//pkg:config_setting_probe", "config_setting"),
+                             ("//pkg:my_rule_probe", "my_rule"),
                              ("//external:http_archive_probe", "http_archive"),
                              ("//external:probe", "local_repository")]:
             rule = rules[label]
@@ -153,7 +243,8 @@ def main():
                 else:
                     out.append("    {%s, %s}," % (c_str(a.name), c_bytes(a.SerializeToString())))
             out.append("};")
-            inputs = [i for i in rule.rule_input if i.startswith("@bazel_tools//")]
+            # Implicit inputs: every other repository's label but the probe's own external dep.
+            inputs = [i for i in rule.rule_input if i.startswith("@") and not i.startswith("@http_archive_probe//")]
             out.append("constexpr std::string_view k_%s_inputs[] = {%s};" %
                        (klass, ", ".join(c_str(i) for i in inputs) or '""'))
             outputs = [o.split(":")[1].replace(short, "{name}") for o in rule.rule_output
@@ -165,6 +256,11 @@ def main():
         output_base = next(os.path.join(root, d) for d in os.listdir(root) if len(d) == 32)
         externals = sorted((t for t in targets if t.HasField("rule") and
                             t.rule.location.startswith("/DEFAULT.WORKSPACE")), key=lambda t: t.rule.name)
+        if args.dump:
+            with open(args.dump, "w") as f:
+                for t in targets:
+                    if t.HasField("rule") and t.rule.name.startswith("//pkg:"):
+                        f.write(str(t) + "\n")
         out.append("constexpr std::string_view kDefaultExternals[] = {")
         for t in externals:
             for i, frame in enumerate(t.rule.instantiation_stack):

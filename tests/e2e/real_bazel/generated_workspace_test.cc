@@ -73,7 +73,10 @@ void Normalise(blaze_query::Target* t, const std::string& workspace, const std::
   }
 }
 
-TEST(RealBazelWorkspace, QueryOverTheGeneratedWorkspacePrintsTheGeneratedStream) {
+// Generates a workspace of `options`, queries it with real Bazel and compares target by target;
+// every class of `classes` must be among the rules.
+void ExpectRealBazelPrintsTheGeneratedStream(const gen::GraphOptions& options, std::int64_t source_bytes,
+                                             const std::vector<std::string>& classes) {
   ASSERT_TRUE(fs::exists(kRealBazel)) << "real Bazel is missing: install bazel-bootstrap (scripts/install-deps.sh)";
   std::string pattern = (fs::temp_directory_path() / "perfengine-real-bazel-ws-XXXXXX").string();
   ASSERT_NE(mkdtemp(pattern.data()), nullptr);
@@ -81,15 +84,8 @@ TEST(RealBazelWorkspace, QueryOverTheGeneratedWorkspacePrintsTheGeneratedStream)
   const fs::path workspace = dir / "workspace";
   const fs::path root = dir / "bazel-root";
 
-  // Every rule class, macros, several layers and packages, a short last package.
-  gen::GraphOptions options;
-  options.targets = 420;
-  options.fan_in = 3;
-  options.layers = 4;
-  options.rules_per_package = 6;
-  options.external_targets = 4;
   const gen::BazelGraph graph = gen::BuildGraph(options, 11);
-  gen::WriteSourceTree(graph, {.source_bytes = 16}, workspace);
+  gen::WriteSourceTree(graph, {.source_bytes = source_bytes}, workspace);
   gen::WriteQueryProto(graph, dir / "query.pb");
   std::ifstream generated_file(dir / "query.pb", std::ios::binary);
   const std::string generated_bytes{std::istreambuf_iterator<char>(generated_file), std::istreambuf_iterator<char>()};
@@ -126,14 +122,14 @@ TEST(RealBazelWorkspace, QueryOverTheGeneratedWorkspacePrintsTheGeneratedStream)
   EXPECT_EQ(ours.size(), static_cast<std::size_t>(graph.TargetCount()));
 
   int rules = 0, differing = 0, package_groups = 0;
-  std::map<std::string, int> classes;
+  std::map<std::string, int> seen;
   for (const auto& [name, target] : ours) {
     const auto it = real.find(name);
     if (it == real.end()) continue;
     package_groups += target.has_package_group() ? 1 : 0;
     if (target.has_rule()) {
       ++rules;
-      ++classes[target.rule().rule_class()];
+      ++seen[target.rule().rule_class()];
     }
     if (target.SerializeAsString() != it->second.SerializeAsString() && ++differing <= 3) {
       ADD_FAILURE() << name << " differs from real Bazel's.\nreal:\n"
@@ -142,14 +138,55 @@ TEST(RealBazelWorkspace, QueryOverTheGeneratedWorkspacePrintsTheGeneratedStream)
     }
   }
   EXPECT_EQ(differing, 0);
-  for (const char* rule_class : {"genrule", "cc_library", "java_library", "py_library", "http_archive"}) {
-    EXPECT_GT(classes[rule_class], 0) << rule_class;
-  }
+  for (const std::string& rule_class : classes) EXPECT_GT(seen[rule_class], 0) << rule_class;
   EXPECT_GT(rules, 100);
   EXPECT_EQ(package_groups, static_cast<int>(graph.packages.size()));
 
   std::error_code ignored;
   fs::remove_all(dir, ignored);
+}
+
+TEST(RealBazelWorkspace, QueryOverTheGeneratedWorkspacePrintsTheGeneratedStream) {
+  // Every rule class, macros, several layers and packages, a short last package.
+  gen::GraphOptions options;
+  options.targets = 420;
+  options.fan_in = 3;
+  options.layers = 4;
+  options.rules_per_package = 6;
+  options.external_targets = 4;
+  ExpectRealBazelPrintsTheGeneratedStream(options, 16,
+                                          {"genrule", "cc_library", "java_library", "py_library", "http_archive"});
+}
+
+// The calibrated shape: tests, binaries (implicit outputs), filegroups, aliases, config_settings
+// and select() on them, a Starlark rule with its $rule_implementation_hash, external
+// repositories named in deps and srcs, deps from deeper layers: all as real Bazel prints them.
+TEST(RealBazelWorkspace, TheCalibratedShapeTooPrintsTheGeneratedStream) {
+  gen::GraphOptions options;
+  options.targets = 900;
+  options.fan_in = 3;
+  options.layers = 4;
+  options.rules_per_package = 8;
+  options.external_targets = 6;
+  options.shape = gen::CalibratedShape();
+  // Enough of every kind in 900 targets to see each.
+  options.shape.select_fraction = 0.5;
+  options.shape.config_setting_fraction = 0.08;
+  options.shape.alias_fraction = 0.08;
+  options.shape.external_fraction = 0.4;
+  options.shape.source_bytes_sigma = 1;
+  ExpectRealBazelPrintsTheGeneratedStream(
+      options, 64,
+      {"genrule", "cc_library", "java_library", "py_library", "cc_binary", "cc_test", "filegroup", "alias",
+       "config_setting", "my_rule", "http_archive"});
+  const gen::BazelGraph graph = gen::BuildGraph(options, 11);
+  int selects = 0, externals = 0;
+  for (const auto& rule : graph.rules) {
+    selects += rule.select ? 1 : 0;
+    externals += rule.external_deps.empty() ? 0 : 1;
+  }
+  EXPECT_GT(selects, 0);
+  EXPECT_GT(externals, 0);
 }
 
 }  // namespace
