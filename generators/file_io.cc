@@ -16,15 +16,21 @@ namespace {
   throw std::runtime_error(fmt::format("{} {}: {}", what, path.string(), std::strerror(errno)));
 }
 
-void WriteAll(int fd, std::string_view data, const std::filesystem::path& path) {
+// False (errno set) when a write fails.
+bool WriteAll(int fd, std::string_view data) {
   while (!data.empty()) {
     const ssize_t n = ::write(fd, data.data(), data.size());
     if (n < 0) {
       if (errno == EINTR) continue;
-      ThrowErrno("cannot write", path);
+      return false;
     }
     data.remove_prefix(static_cast<std::size_t>(n));
   }
+  return true;
+}
+
+void WriteAll(int fd, std::string_view data, const std::filesystem::path& path) {
+  if (!WriteAll(fd, data)) ThrowErrno("cannot write", path);
 }
 
 }  // namespace
@@ -70,6 +76,41 @@ void WriteFile(const std::filesystem::path& path, std::string_view data, int mod
     throw;
   }
   if (::close(fd) != 0) ThrowErrno("cannot close", path);
+}
+
+OpenDirectory::OpenDirectory(const std::filesystem::path& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd_ < 0) ThrowErrno("cannot open", path);
+}
+
+OpenDirectory::~OpenDirectory() { ::close(fd_); }
+
+void OpenDirectory::WriteFile(std::string_view name, std::string_view data, int mode) const {
+  char buffer[256];
+  std::string long_name;
+  const char* c_name = buffer;
+  if (name.size() < sizeof buffer) {
+    std::memcpy(buffer, name.data(), name.size());
+    buffer[name.size()] = '\0';
+  } else {
+    long_name.assign(name);
+    c_name = long_name.c_str();
+  }
+  const int fd = ::openat(fd_, c_name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) ThrowErrno("cannot create", path_ / name);
+  const char* failed = nullptr;
+  if ((mode & 0111) != 0 && ::fchmod(fd, static_cast<mode_t>(mode)) != 0) {
+    failed = "cannot chmod";
+  } else if (!WriteAll(fd, data)) {
+    failed = "cannot write";
+  }
+  if (failed != nullptr) {
+    const int error = errno;
+    ::close(fd);
+    errno = error;
+    ThrowErrno(failed, path_ / name);
+  }
+  if (::close(fd) != 0) ThrowErrno("cannot close", path_ / name);
 }
 
 std::string ReadFile(const std::filesystem::path& path) {

@@ -41,6 +41,24 @@ class OutputFile {
 // Writes data as the whole content of path (one or a few write calls).
 void WriteFile(const std::filesystem::path& path, std::string_view data, int mode = 0644);
 
+// A directory held open, so that the many small files of a fixture are created relative to it
+// (openat): one open, one write and one close each, without walking the whole path again.
+class OpenDirectory {
+ public:
+  // Opens an existing directory. Throws std::runtime_error on failure.
+  explicit OpenDirectory(const std::filesystem::path& path);
+  ~OpenDirectory();
+  OpenDirectory(const OpenDirectory&) = delete;
+  OpenDirectory& operator=(const OpenDirectory&) = delete;
+
+  // Writes data as the whole content of `name`, a file directly in this directory.
+  void WriteFile(std::string_view name, std::string_view data, int mode = 0644) const;
+
+ private:
+  std::filesystem::path path_;
+  int fd_ = -1;
+};
+
 // Reads a whole file. Throws std::runtime_error on failure.
 std::string ReadFile(const std::filesystem::path& path);
 
