@@ -267,19 +267,19 @@ bool Experiment::BuildContenders() {
 }
 
 bool Experiment::PrepareFixtures() {
-  for (const spec::Workload* w : workloads_) {
-    Failure failure;
-    switch (fixtures_->Prepare(*w, &failure)) {
-      case FixturePreparer::Status::kInterrupted:
-        return executor_->Interrupted();
-      case FixturePreparer::Status::kFailed:
-        executor_->ResultFor(*w).failures.push_back(std::move(failure));
-        return false;
-      case FixturePreparer::Status::kReady:
-        break;
-    }
-    if (interrupt::Interrupted()) return executor_->Interrupted();
+  // Independent fixtures are generated side by side (kFixturesAtOnce, fixture_child.h).
+  Failure failure;
+  std::size_t failed = 0;
+  switch (fixtures_->PrepareAll(workloads_, &failure, &failed)) {
+    case FixturePreparer::Status::kInterrupted:
+      return executor_->Interrupted();
+    case FixturePreparer::Status::kFailed:
+      executor_->ResultFor(*workloads_[failed]).failures.push_back(std::move(failure));
+      return false;
+    case FixturePreparer::Status::kReady:
+      break;
   }
+  if (interrupt::Interrupted()) return executor_->Interrupted();
   return true;
 }
 

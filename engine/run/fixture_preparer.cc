@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
+#include <utility>
+#include <vector>
+
 #include "engine/run/experiment.h"
 #include "engine/run/fixture_child.h"
 #include "generators/fixture_cache.h"
@@ -57,23 +62,111 @@ std::optional<std::string> FixtureNote(const spec::Workload& workload, const Set
 
 namespace internal {
 
+namespace {
+
+model::Failure FixtureFailure(const spec::Workload& w, std::string_view what) {
+  return {model::Failure::Kind::kFixture, w.name, "", fmt::format("preparing the fixture failed: {}", what), ""};
+}
+
+}  // namespace
+
 FixturePreparer::Status FixturePreparer::Prepare(const spec::Workload& w, model::Failure* failure) {
+  std::size_t failed = 0;
+  return PrepareAll({&w}, failure, &failed);
+}
+
+FixturePreparer::Status FixturePreparer::PrepareAll(const std::vector<const spec::Workload*>& workloads,
+                                                    model::Failure* failure, std::size_t* failed) {
+  constexpr std::size_t kNoJob = ~std::size_t{0};
+  // One job per distinct generated fixture: a child of its own makes it (in the cache).
+  struct Job {
+    const spec::Workload* workload;  // the first that names it
+    model::Settings at_point;
+  };
+  std::vector<Job> jobs;
+  std::vector<fs::path> job_dirs;
+  std::vector<std::size_t> job_of(workloads.size(), kNoJob);
+  const fs::path root = cache_root_.empty() ? gen::DefaultCacheRoot() : cache_root_;
+  // A workload whose fixture cannot even be named fails there; the ones before it are made.
+  std::optional<std::pair<std::size_t, model::Failure>> early;
+  for (std::size_t i = 0; i < workloads.size() && !early; ++i) {
+    const spec::Workload& w = *workloads[i];
+    try {
+      model::Settings at_point = settings_;
+      at_point.scale *= w.scale_factor;
+      if (w.fixture.kind != spec::Fixture::Kind::kGenerator) {
+        fixtures_[w.name] = PrepareFixture(spec_, w, at_point, cache_root_);
+        continue;
+      }
+      auto generator = gen::BuiltinRegistry().Create(w.fixture.generator);
+      gen::Context ctx;
+      ctx.scale = at_point.scale;
+      ctx.seed = at_point.seed;
+      const fs::path dir = gen::FixtureDirectory(*generator, w.fixture.params, ctx, root);
+      const auto same = std::find(job_dirs.begin(), job_dirs.end(), dir);
+      if (same != job_dirs.end()) {
+        job_of[i] = static_cast<std::size_t>(same - job_dirs.begin());
+        continue;
+      }
+      job_of[i] = jobs.size();
+      jobs.push_back({&w, at_point});
+      job_dirs.push_back(dir);
+    } catch (const std::exception& e) {
+      early.emplace(i, FixtureFailure(w, e.what()));
+    }
+  }
+
+  std::vector<std::function<fs::path()>> makes;
+  for (const Job& job : jobs) {
+    makes.push_back([&job, &root] {
+      auto generator = gen::BuiltinRegistry().Create(job.workload->fixture.generator);
+      gen::Context ctx;
+      ctx.scale = job.at_point.scale;
+      ctx.seed = job.at_point.seed;
+      return gen::Materialize(*generator, job.workload->fixture.params, ctx, root);
+    });
+  }
+  std::vector<MadeInChild> made;
   try {
-    model::Settings at_point = settings_;
-    at_point.scale *= w.scale_factor;
-    if (progress_) {
-      if (auto note = FixtureNote(w, at_point, cache_root_)) progress_->Note(*note);
-    }
-    fixtures_[w.name] = PrepareFixture(spec_, w, at_point, cache_root_);
-    const fs::path& root = fixtures_[w.name];
-    if (w.fixture.kind == spec::Fixture::Kind::kGenerator && !guards_.count(root)) {
-      guards_[root] = std::make_unique<FixtureGuard>(root);
-    }
+    made = MakeInChildren(
+        makes, kFixturesAtOnce, [&] { gen::SweepPartials(root); },
+        [&](std::size_t j) {
+          if (!progress_) return;
+          if (auto note = FixtureNote(*jobs[j].workload, jobs[j].at_point, cache_root_)) progress_->Note(*note);
+        });
   } catch (const FixtureInterrupted&) {
     return Status::kInterrupted;
-  } catch (const std::exception& e) {
-    *failure = {model::Failure::Kind::kFixture, w.name, "", fmt::format("preparing the fixture failed: {}", e.what()),
-                ""};
+  } catch (const std::exception& e) {  // no child could be started: the first generated fixture's failure
+    const std::size_t first = early ? early->first : workloads.size();
+    for (std::size_t i = 0; i < first; ++i) {
+      if (job_of[i] == kNoJob) continue;
+      *failure = FixtureFailure(*workloads[i], e.what());
+      *failed = i;
+      return Status::kFailed;
+    }
+  }
+
+  for (std::size_t i = 0; i < workloads.size(); ++i) {
+    if (job_of[i] == kNoJob) continue;
+    const MadeInChild& outcome = made[job_of[i]];
+    if (outcome.state == MadeInChild::State::kFailed) {
+      *failure = FixtureFailure(*workloads[i], outcome.error);
+      *failed = i;
+      return Status::kFailed;
+    }
+    if (outcome.state != MadeInChild::State::kMade) continue;
+    try {
+      fixtures_[workloads[i]->name] = outcome.dir;
+      if (!guards_.count(outcome.dir)) guards_[outcome.dir] = std::make_unique<FixtureGuard>(outcome.dir);
+    } catch (const std::exception& e) {
+      *failure = FixtureFailure(*workloads[i], e.what());
+      *failed = i;
+      return Status::kFailed;
+    }
+  }
+  if (early) {
+    *failure = std::move(early->second);
+    *failed = early->first;
     return Status::kFailed;
   }
   return Status::kReady;

@@ -1,5 +1,6 @@
 // The run's fixtures: each workload's materialised (generated into the cache, in a child the
-// engine can interrupt) before anything runs, and each generated one watched for writes while
+// engine can interrupt; independent ones side by side, kFixturesAtOnce at a time, see
+// fixture_child.h) before anything runs, and each generated one watched for writes while
 // contenders run (fixture_guard.h), so the contender that wrote into it is named.
 // Not a public interface: use experiment.h.
 #pragma once
@@ -9,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/model/result.h"
 #include "engine/run/fixture_guard.h"
@@ -31,6 +33,12 @@ class FixturePreparer {
   // Materialises w's fixture and starts watching it when it is generated. kFailed leaves the
   // fixture failure (naming the workload) in *failure.
   Status Prepare(const spec::Workload& w, model::Failure* failure);
+
+  // Prepare for every workload, in order, the generated fixtures kFixturesAtOnce at a time
+  // (workloads that name the same fixture share one child). kFailed leaves the failure of the
+  // first workload (in this order) whose fixture failed in *failure and its index in *failed;
+  // no fixture is started after one failed.
+  Status PrepareAll(const std::vector<const spec::Workload*>& workloads, model::Failure* failure, std::size_t* failed);
 
   // Where w's fixture is; empty when it has none or was not prepared.
   const std::filesystem::path& DirectoryOf(const spec::Workload& w) const;

@@ -311,5 +311,48 @@ TEST(FixturePreparerTest, AFixtureThatCannotBeMadeIsAFixtureFailure) {
   EXPECT_TRUE(failure.message.starts_with("preparing the fixture failed: ")) << failure.message;
 }
 
+// Issue 27: a run's fixtures are made together (side by side, fixture_child_test.cc proves
+// that); workloads naming the same fixture get the same directory, others their own.
+TEST(FixturePreparerTest, EveryWorkloadsFixtureIsMadeTogether) {
+  const std::string text = std::string(kSpec) +
+                           "fixture = { generator = \"text_lines\", lines = 10 }\n"
+                           "[workloads.same]\nargs = [\"same\"]\n"
+                           "fixture = { generator = \"text_lines\", lines = 10 }\n"
+                           "[workloads.other]\nargs = [\"other\"]\n"
+                           "fixture = { generator = \"text_lines\", lines = 20 }\n";
+  Harness h(text, Script{});
+  Failure failure;
+  std::size_t failed = 99;
+  ASSERT_EQ(h.fixtures_.PrepareAll(h.workloads_, &failure, &failed), FixturePreparer::Status::kReady)
+      << failure.message;
+  EXPECT_EQ(failed, 99u);
+  const fs::path work = h.fixtures_.DirectoryOf(h.W("work"));
+  const fs::path other = h.fixtures_.DirectoryOf(h.W("other"));
+  EXPECT_EQ(h.fixtures_.DirectoryOf(h.W("same")), work);
+  EXPECT_NE(work, other);
+  EXPECT_EQ(h.fixtures_.DirectoryOf(h.W("startup")), fs::path());
+  ASSERT_TRUE(fs::is_regular_file(work / "lines.txt")) << work;
+  ASSERT_TRUE(fs::is_regular_file(other / "lines.txt")) << other;
+  EXPECT_LT(fs::file_size(work / "lines.txt"), fs::file_size(other / "lines.txt"));
+  EXPECT_FALSE(h.fixtures_.Written(h.W("same")).has_value());
+}
+
+TEST(FixturePreparerTest, TheFirstWorkloadWhoseFixtureFailedIsNamed) {
+  const std::string text = std::string(kSpec) +
+                           "fixture = { generator = \"text_lines\", lines = 10 }\n"
+                           "[workloads.other]\nargs = [\"other\"]\n"
+                           "fixture = { generator = \"text_lines\", lines = 20 }\n";
+  Harness h(text, Script{});
+  WriteText(h.scratch_.path() / "cache", "a file where the cache directory should be");
+  Failure failure;
+  std::size_t failed = 99;
+  ASSERT_EQ(h.fixtures_.PrepareAll(h.workloads_, &failure, &failed), FixturePreparer::Status::kFailed);
+  ASSERT_LT(failed, h.workloads_.size());
+  EXPECT_EQ(h.workloads_[failed]->name, "work");
+  EXPECT_EQ(failure.workload, "work");
+  EXPECT_EQ(failure.kind, Failure::Kind::kFixture);
+  EXPECT_TRUE(failure.message.starts_with("preparing the fixture failed: ")) << failure.message;
+}
+
 }  // namespace
 }  // namespace pe::run::internal

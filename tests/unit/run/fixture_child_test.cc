@@ -7,8 +7,11 @@
 
 #include <chrono>
 #include <fstream>
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace pe::run {
 namespace {
@@ -72,6 +75,77 @@ TEST(FixtureChild, AfterAKilledGeneratorIsGoneItsLeftoversAreCleaned) {
   EXPECT_EQ(cleaned, 1);
   // One that answered leaves nothing to clean.
   EXPECT_EQ(MakeInChild([] { return fs::path("/made"); }, [&] { ++cleaned; }), "/made");
+  EXPECT_EQ(cleaned, 1);
+}
+
+// Waits (up to a minute, only so a broken build cannot hang the suite) until `path` exists.
+bool AwaitFile(const fs::path& path) {
+  for (int i = 0; i < 6000; ++i) {
+    if (fs::exists(path)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+// Issue 27: independent fixtures are made side by side. Each of the first two makers waits for
+// the other to have started, so they finish only if both children run at once; the third may
+// start only once one of them is done (at most two at a time).
+TEST(FixtureChild, ChildrenRunSideBySideUpToTheLimit) {
+  const fs::path dir = fs::temp_directory_path() / ("pe-fixture-children-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto pair = [&](int self, int other) {
+    return [=]() -> fs::path {
+      std::ofstream(dir / ("started-" + std::to_string(self))) << "x";
+      if (!AwaitFile(dir / ("started-" + std::to_string(other)))) throw std::runtime_error("ran alone");
+      std::ofstream(dir / ("done-" + std::to_string(self))) << "x";
+      return dir / std::to_string(self);
+    };
+  };
+  const std::function<fs::path()> makes[] = {pair(0, 1), pair(1, 0), [&]() -> fs::path {
+                                               const bool one_done =
+                                                   fs::exists(dir / "done-0") || fs::exists(dir / "done-1");
+                                               if (!one_done)
+                                                 throw std::runtime_error("started while two were running");
+                                               return dir / "2";
+                                             }};
+  std::vector<std::size_t> started;
+  const auto made = MakeInChildren(makes, 2, {}, [&](std::size_t i) { started.push_back(i); });
+  ASSERT_EQ(made.size(), 3u);
+  for (std::size_t i = 0; i < made.size(); ++i) {
+    EXPECT_EQ(made[i].state, MadeInChild::State::kMade) << i << ": " << made[i].error;
+    EXPECT_EQ(made[i].dir, dir / std::to_string(i));
+  }
+  EXPECT_EQ(started, (std::vector<std::size_t>{0, 1, 2}));
+  fs::remove_all(dir);
+}
+
+// After a failure no further maker starts; the outcomes stay in the makers' order, with the
+// error's text and how a killed child died.
+TEST(FixtureChild, AFailureStopsFurtherStartsAndOutcomesKeepTheirOrder) {
+  int cleaned = 0;
+  const std::function<fs::path()> makes[] = {
+      [] { return fs::path("/first"); },
+      []() -> fs::path { throw std::runtime_error("cannot write /x: No space left on device"); },
+      [] { return fs::path("/never"); }};
+  const auto made = MakeInChildren(makes, 1, [&] { ++cleaned; });
+  ASSERT_EQ(made.size(), 3u);
+  EXPECT_EQ(made[0].state, MadeInChild::State::kMade);
+  EXPECT_EQ(made[0].dir, "/first");
+  EXPECT_EQ(made[1].state, MadeInChild::State::kFailed);
+  EXPECT_EQ(made[1].error, "cannot write /x: No space left on device");
+  EXPECT_EQ(made[2].state, MadeInChild::State::kNotStarted);
+  EXPECT_EQ(cleaned, 0);  // every child answered
+
+  const std::function<fs::path()> killed[] = {[]() -> fs::path {
+                                                ::raise(SIGKILL);
+                                                return {};
+                                              },
+                                              [] { return fs::path("/second"); }};
+  const auto both = MakeInChildren(killed, 2, [&] { ++cleaned; });
+  EXPECT_EQ(both[0].state, MadeInChild::State::kFailed);
+  EXPECT_EQ(both[0].error, "the generator was killed by signal 9 (Killed)");
+  EXPECT_EQ(both[1].state, MadeInChild::State::kMade);
   EXPECT_EQ(cleaned, 1);
 }
 
