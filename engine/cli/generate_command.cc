@@ -1,12 +1,16 @@
 // `perfengine generate SPEC --out DIR`: a spec's fixtures written out for inspection.
 #include <fmt/format.h>
 
+#include <functional>
 #include <iostream>
+#include <stdexcept>
+#include <vector>
 
 #include "engine/cli/cli_options.h"
 #include "engine/cli/command_support.h"
 #include "engine/cli/commands.h"
 #include "engine/cli/subcommands.h"
+#include "engine/run/fixture_child.h"
 #include "engine/run/path_component.h"
 #include "engine/spec/programs.h"
 #include "engine/spec/spec_error.h"
@@ -29,23 +33,42 @@ ExitCode GenerateCommand(const CommonOptions& common, const std::string& out_dir
   const run::Options options = RunOptions(common);
   Settings settings = spec.settings;
   if (options.scale) settings.scale = *options.scale;
+  // Every directory is checked before anything is written.
+  std::vector<const spec::Workload*> generated;
+  std::vector<fs::path> dirs;
   for (const spec::Workload* w : run::SelectWorkloads(spec, options)) {
     if (w->fixture.kind != spec::Fixture::Kind::kGenerator) continue;
     const fs::path dir = fs::path(out_dir) / run::PathComponent(w->name);
     if (fs::exists(dir) && !fs::is_empty(dir)) {
       throw spec::UsageError(fmt::format("--out: {} exists and is not empty", dir.string()));
     }
-    fs::create_directories(dir);
-    auto generator = gen::BuiltinRegistry().Create(w->fixture.generator);
-    gen::Context ctx;
-    ctx.scale = settings.scale * w->scale_factor;
-    ctx.seed = settings.seed;
-    ctx.out_dir = dir;
-    generator->Generate(w->fixture.params, ctx);
+    generated.push_back(w);
+    dirs.push_back(dir);
+  }
+  // Independent fixtures are written side by side, each in a child of its own, as a run makes
+  // them (run::kFixturesAtOnce).
+  std::vector<std::function<fs::path()>> makes;
+  for (std::size_t i = 0; i < generated.size(); ++i) {
+    makes.push_back([&, i] {
+      const spec::Workload& w = *generated[i];
+      auto generator = gen::BuiltinRegistry().Create(w.fixture.generator);
+      gen::Context ctx;
+      ctx.scale = settings.scale * w.scale_factor;
+      ctx.seed = settings.seed;
+      ctx.out_dir = dirs[i];
+      fs::create_directories(dirs[i]);
+      generator->Generate(w.fixture.params, ctx);
+      return dirs[i];
+    });
+  }
+  const std::vector<run::MadeInChild> made = run::MakeInChildren(makes, run::kFixturesAtOnce);
+  for (std::size_t i = 0; i < made.size(); ++i) {
+    if (made[i].state == run::MadeInChild::State::kFailed) throw std::runtime_error(made[i].error);
+    if (made[i].state != run::MadeInChild::State::kMade) continue;
     std::size_t files = 0;
-    const auto bytes = DirectorySize(dir, &files);
-    std::cout << fmt::format("{}: {}, {} in {}\n", w->name, FormatCount(static_cast<long long>(files), "file"),
-                             Size(bytes), dir.string());
+    const auto bytes = DirectorySize(dirs[i], &files);
+    std::cout << fmt::format("{}: {}, {} in {}\n", generated[i]->name,
+                             FormatCount(static_cast<long long>(files), "file"), Size(bytes), dirs[i].string());
   }
   return ExitCode::kPass;
 }
