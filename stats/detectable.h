@@ -54,8 +54,7 @@ std::optional<double> DetectableWinSpeedup(double sigma, int rounds, double bar,
 // About how many rounds a win-rate check takes to show `bar` met when the candidate is truly
 // exp(log_speedup) faster: TrialsToExclude at the win share Phi(log_speedup / sigma). nullopt
 // beyond `cap` or when that share does not exceed the bar.
-std::optional<int> RoundsToShowWins(double sigma, double log_speedup, double bar, double confidence,
-                                    int cap = 1000000);
+std::optional<int> RoundsToShowWins(double sigma, double log_speedup, double bar, double confidence, int cap = 1000000);
 
 // What a check that reads a two-sided interval (a sweep's cost exponent or scaling
 // efficiency) could have seen: treating the estimate as Normal with standard error

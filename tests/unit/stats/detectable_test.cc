@@ -101,9 +101,9 @@ TEST(Detectable, SimulatedWinRatePowerAtTheReturnedSpeedupIsEightyPercent) {
 }
 
 TEST(Detectable, WinSpeedupEdges) {
-  EXPECT_EQ(*DetectableWinSpeedup(0, 30, 0.5, 0.95), 1.0);         // no noise: any speed-up wins every round
-  EXPECT_FALSE(DetectableWinSpeedup(0.05, 6, 0.5, 0.95));          // 6 rounds never resolve at 95%
-  EXPECT_FALSE(DetectableWinSpeedup(0.05, 30, 1.0, 0.95));         // a bar of 100% is never shown
+  EXPECT_EQ(*DetectableWinSpeedup(0, 30, 0.5, 0.95), 1.0);  // no noise: any speed-up wins every round
+  EXPECT_FALSE(DetectableWinSpeedup(0.05, 6, 0.5, 0.95));   // 6 rounds never resolve at 95%
+  EXPECT_FALSE(DetectableWinSpeedup(0.05, 30, 1.0, 0.95));  // a bar of 100% is never shown
   EXPECT_THROW(DetectableWinSpeedup(0.05, 30, 1.5, 0.95), StatsError);
   EXPECT_GT(*DetectableWinSpeedup(0.05, 20, 0.5, 0.95), *DetectableWinSpeedup(0.05, 60, 0.5, 0.95));
 }
