@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -70,6 +71,65 @@ std::optional<double> DetectableRatioBelow(double sigma, int rounds, double bar,
   const std::optional<double> shift = DetectableShift(sigma, rounds, confidence, power);
   if (!shift) return std::nullopt;
   return bar * std::exp(-*shift);
+}
+
+std::optional<int> RoundsToShowShift(double sigma, double log_shift, double confidence, int cap) {
+  if (!(sigma >= 0 && std::isfinite(sigma)) || !(log_shift > 0 && std::isfinite(log_shift)) ||
+      !(confidence > 0 && confidence < 1)) {
+    throw StatsError(fmt::format("RoundsToShowShift: sigma {} >= 0, shift {} > 0 and confidence {} in (0, 1)", sigma,
+                                 log_shift, confidence));
+  }
+  if (sigma == 0) return MinTrialsToExclude(0.5, confidence, cap);
+  return TrialsToExclude(NormalCdf(-log_shift / sigma), 0.5, confidence, cap);
+}
+
+std::optional<double> DetectableWinSpeedup(double sigma, int rounds, double bar, double confidence, double power) {
+  if (!(sigma >= 0 && std::isfinite(sigma)) || !(bar >= 0 && bar <= 1) || rounds < 0 ||
+      !(confidence > 0 && confidence < 1) || !(power > 0 && power < 1)) {
+    throw StatsError(fmt::format(
+        "DetectableWinSpeedup: sigma {} >= 0, bar {} in [0, 1], rounds {} >= 0, confidence {} and power {} in (0, 1)",
+        sigma, bar, rounds, confidence, power));
+  }
+  // The fewest wins of `rounds` that put the bar below the sequence's low end.
+  std::optional<int> fewest;
+  for (int wins = 0; wins <= rounds && !fewest; ++wins) {
+    if (ProportionSequence(wins, rounds, confidence).low >= bar) fewest = wins;
+  }
+  if (!fewest || rounds == 0) return std::nullopt;
+  if (sigma == 0) return 1.0;
+  // The smallest win probability q with P(Binomial(n, q) >= fewest) >= power.
+  double low = 0, high = 1;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (low + high) / 2;
+    (1 - BinomialCdf(*fewest - 1, rounds, mid) >= power ? high : low) = mid;
+  }
+  return std::exp(sigma * NormalQuantile(std::clamp(high, 1e-12, 1 - 1e-12)));
+}
+
+std::optional<int> RoundsToShowWins(double sigma, double log_speedup, double bar, double confidence, int cap) {
+  if (!(sigma >= 0 && std::isfinite(sigma)) || !std::isfinite(log_speedup) || !(bar >= 0 && bar <= 1) ||
+      !(confidence > 0 && confidence < 1)) {
+    throw StatsError(fmt::format("RoundsToShowWins: sigma {} >= 0, bar {} in [0, 1], confidence {} in (0, 1)", sigma,
+                                 bar, confidence));
+  }
+  if (bar <= 0) return 1;  // a bar of 0 holds from the first round
+  const double share = sigma > 0 ? NormalCdf(log_speedup / sigma) : log_speedup > 0 ? 1.0 : 0.0;
+  if (!(share > bar)) return std::nullopt;
+  return TrialsToExclude(share, bar, confidence, cap);
+}
+
+double DetectableBeyondInterval(double estimate, double low, double high, double level, double bar, bool above,
+                                double power) {
+  if (!std::isfinite(estimate) || !std::isfinite(low) || !std::isfinite(high) || !(low <= estimate) ||
+      !(estimate <= high) || !std::isfinite(bar) || !(level > 0 && level < 1) || !(power > 0 && power < 1)) {
+    throw StatsError(fmt::format("DetectableBeyondInterval: interval {} [{}, {}] at {} with power {} is not valid",
+                                 estimate, low, high, level, power));
+  }
+  const double z = NormalQuantile((1 + level) / 2);
+  // To show the figure above the bar the interval's low end must clear it: its lower half-width.
+  const double half = above ? estimate - low : high - estimate;
+  const double shift = (z + NormalQuantile(power)) * half / z;
+  return above ? bar + shift : bar - shift;
 }
 
 double RobustScale(std::span<const double> log_ratios) {

@@ -32,4 +32,40 @@ std::optional<double> DetectableRatioBelow(double sigma, int rounds, double bar,
 // 1.4826 x MAD of the log-ratios: the normal-consistent robust scale. n < 2 throws StatsError.
 double RobustScale(std::span<const double> log_ratios);
 
+// About how many rounds a median sequence at `confidence` takes to show a true shift of
+// `log_shift` (> 0, log units) beyond its bar when the per-round log-ratios are
+// Normal(bar + shift, sigma): stats::TrialsToExclude at the share of rounds that then fall on
+// the bar's wrong side, Phi(-log_shift / sigma) (the "about N rounds" of rounds_needed, a
+// typical count rather than an 80%-power one). nullopt when more than `cap` rounds would be
+// needed. sigma = 0: the fewest rounds any series resolves in. Throws StatsError for sigma < 0
+// or not finite, log_shift <= 0, confidence outside (0, 1).
+std::optional<int> RoundsToShowShift(double sigma, double log_shift, double confidence, int cap = 1000000);
+
+// What a win-rate check (the proportion sequence of rounds the candidate won,
+// stats::ProportionSequence) could have seen in `rounds` rounds: the smallest speed-up whose
+// win probability Phi(log(speed-up) / sigma) (the same normal model of per-round log-ratios)
+// reaches, with probability `power`, the fewest wins of `rounds` that lift the sequence's low
+// end to `bar`. Returns that speed-up (a ratio, e.g. 1.07); 1 when sigma is 0 (any speed-up
+// wins every round); nullopt when no count of wins in `rounds` clears the bar at this level
+// (too few rounds, or a bar of 1). Throws StatsError for sigma < 0 or not finite, bar outside
+// [0, 1], rounds < 0, confidence or power outside (0, 1).
+std::optional<double> DetectableWinSpeedup(double sigma, int rounds, double bar, double confidence, double power = 0.8);
+
+// About how many rounds a win-rate check takes to show `bar` met when the candidate is truly
+// exp(log_speedup) faster: TrialsToExclude at the win share Phi(log_speedup / sigma). nullopt
+// beyond `cap` or when that share does not exceed the bar.
+std::optional<int> RoundsToShowWins(double sigma, double log_speedup, double bar, double confidence, int cap = 1000000);
+
+// What a check that reads a two-sided interval (a sweep's cost exponent or scaling
+// efficiency) could have seen: treating the estimate as Normal with standard error
+// se = (half-width on the side facing the bar) / z, z = Phi^-1((1 + level) / 2), an interval of
+// that width shows the figure beyond `bar` with probability `power` once the true figure lies
+// (z + Phi^-1(power)) x se beyond it: the usual power of a z-test (Cohen 1988, ch. 2). Returns
+// that figure, above the bar when `above`, below it otherwise. For a confidence sequence
+// (wider than a fixed-n interval at the same level) se is overstated, so the figure is
+// conservative. A degenerate interval (zero width) gives the bar itself. Throws StatsError for
+// ends that are not finite or out of order, or level or power outside (0, 1).
+double DetectableBeyondInterval(double estimate, double low, double high, double level, double bar, bool above,
+                                double power = 0.8);
+
 }  // namespace pe::stats

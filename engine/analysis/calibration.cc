@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "stats/descriptive.h"
+#include "stats/detectable.h"
 #include "stats/distributions.h"
 #include "stats/error.h"
 #include "stats/sequential.h"
@@ -96,24 +97,8 @@ CheckReach ReachOfWinRate(double sigma, double bar, int max_rounds, double confi
                     sigma, bar, max_rounds, confidence, power));
   }
   CheckReach reach;
-  // The fewest wins of max_rounds that put the bar below the sequence's low end.
-  std::optional<int> fewest;
-  for (int wins = 0; wins <= max_rounds && !fewest; ++wins) {
-    if (stats::ProportionSequence(wins, max_rounds, confidence).low >= bar) fewest = wins;
-  }
-  if (fewest) {
-    if (sigma == 0) {
-      reach.detectable = 1.0;
-    } else {
-      // The smallest win probability q with P(Binomial(n, q) >= fewest) >= power.
-      double low = 0, high = 1;
-      for (int i = 0; i < 60; ++i) {
-        const double mid = (low + high) / 2;
-        (1 - BinomialCdf(*fewest - 1, max_rounds, mid) >= power ? high : low) = mid;
-      }
-      reach.detectable = std::exp(sigma * stats::NormalQuantile(std::clamp(high, 1e-12, 1 - 1e-12)));
-    }
-  }
+  // One computation for calibrate and the report's power line (stats/detectable.h).
+  reach.detectable = stats::DetectableWinSpeedup(sigma, max_rounds, bar, confidence, power);
   auto win_share = [&](double mu) { return sigma > 0 ? stats::NormalCdf(mu / sigma) : mu > 0 ? 1.0 : 0.0; };
   auto rounds = [&](double share) -> std::optional<int> {
     if (bar <= 0) return 1;  // a bar of 0 holds from the first round

@@ -110,6 +110,11 @@ std::string Summary(const Verdict& v) {
     case ExitCode::kThresholdMissed: {
       std::size_t missed = 0;
       for (const Check& c : v.checks) missed += c.passed || c.state == Check::State::kUnresolved ? 0 : 1;
+      // Exit 1 with no miss: --unresolved=fail counted the open claims (never called missed).
+      if (missed == 0 && gate::CountUnresolved(v) > 0) {
+        return fmt::format("FAIL: {} unresolved (not shown either way), counted against the run by --unresolved=fail",
+                           units::FormatCount(gate::CountUnresolved(v), "check"));
+      }
       return fmt::format("FAIL: {} threshold{} missed", missed, missed == 1 ? "" : "s");
     }
     case ExitCode::kRunFailed:

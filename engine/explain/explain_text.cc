@@ -257,7 +257,9 @@ std::string Startup(const WorkloadDetail& d) {
 
 std::string Speedup(const RunResult& result, const WorkloadDetail& d) {
   const stats::PairedAnalysis& a = *d.analysis;
-  std::string out = "Speedup (baseline median / candidate median)\n";
+  std::string out =
+      "Ratio of medians, baseline / candidate (descriptive: min_speedup reads the median per-round speedup, under "
+      "confidence sequences)\n";
   out += fmt::format("  {} / {} = {} over the {} paired rounds\n", FormatSeconds(a.baseline_median),
                      FormatSeconds(a.candidate_median), FormatRatio(a.speedup), a.rounds);
   if (d.speedup && *d.speedup != a.speedup) {
@@ -346,7 +348,7 @@ std::string Thresholds(const RunResult& result, const WorkloadResult& w) {
   }
   const Check* closest = nullptr;
   double closest_margin = 0;
-  std::vector<const Check*> missed;
+  std::vector<const Check*> missed, open;
   for (const Check* c : checks) {
     const std::string margin = Margin(*c);
     out += fmt::format("  {}: {}{}\n", c->threshold, report::OneLine(gate::CheckLine(*c)),
@@ -359,7 +361,7 @@ std::string Thresholds(const RunResult& result, const WorkloadResult& w) {
       out += fmt::format("    could see: {}\n", report::OneLine(power));
     }
     if (c->skipped) continue;
-    if (!c->passed) missed.push_back(c);
+    if (!c->passed) (c->state == Check::State::kUnresolved ? open : missed).push_back(c);
     const double relative = c->threshold == "min_win_rate" ? c->measured - c->bar
                             : c->higher_is_better          ? (c->measured - c->bar) / c->bar
                                                            : (c->bar - c->measured) / c->bar;
@@ -372,14 +374,21 @@ std::string Thresholds(const RunResult& result, const WorkloadResult& w) {
     std::vector<std::string> names;
     for (const Check* c : missed) names.push_back(fmt::format("{} (margin {})", c->threshold, Margin(*c)));
     out += fmt::format("  decided by: {} missed{}\n", fmt::join(names, ", "),
-                       result.verdict.accepted ? fmt::format("; accepted by {}, so the run passed",
-                                                             report::OneLine(result.verdict.accepted_by))
-                                               : "");
-  } else if (closest != nullptr) {
-    out += fmt::format("  decided: every threshold met; the closest is {} (margin {})\n", closest->threshold,
-                       Margin(*closest));
-  } else {
-    out += "  decided: nothing could be checked\n";
+                       result.verdict.accepted
+                           ? fmt::format("; accepted by {}{}", report::OneLine(result.verdict.accepted_by),
+                                         result.verdict.exit == model::ExitCode::kPass ? ", so the run passed" : "")
+                           : "");
+  }
+  if (!open.empty()) {
+    std::vector<std::string> names;
+    for (const Check* c : open) names.push_back(fmt::format("{} (margin {})", c->threshold, Margin(*c)));
+    out += fmt::format("  {}: {} unresolved (not shown either way)\n", missed.empty() ? "decided by" : "also",
+                       fmt::join(names, ", "));
+  }
+  if (missed.empty() && open.empty()) {
+    out += closest != nullptr ? fmt::format("  decided: every threshold met; the closest is {} (margin {})\n",
+                                            closest->threshold, Margin(*closest))
+                              : std::string("  decided: nothing could be checked\n");
   }
   return out;
 }
@@ -503,6 +512,17 @@ std::string ExplainText(const RunResult& result, const std::string& file,
     for (std::size_t i = 1; i < summary.size(); ++i) out += fmt::format("  {}\n", report::OneLine(summary[i]));
   }
   for (const WorkloadResult* w : workloads) out += Workload(result, again, *w);
+  // A sweep's checks read across its points, not one workload: what each could have seen.
+  std::string sweep_power;
+  for (const model::SweepResult& sweep : again.sweeps) {
+    for (const Check& c : again.verdict.checks) {
+      if (c.workload != sweep.name) continue;
+      if (const std::string power = report::PowerLine(c); !power.empty()) {
+        sweep_power += fmt::format("  could see: {}\n", report::OneLine(power));
+      }
+    }
+  }
+  if (!sweep_power.empty()) out += "\n== sweep checks ==\n" + sweep_power;
   if (!again.verdict.lines.empty()) {
     out += "\n== verdict lines (from the samples) ==\n";
     for (const auto& line : again.verdict.lines) out += fmt::format("  {}\n", report::OneLine(line));

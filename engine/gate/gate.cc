@@ -67,14 +67,33 @@ void AddNotes(const RunResult& result, Verdict& v) {
 
 // What a sequential check could have seen (stats/detectable.h), where a reader needs it: a
 // no-regression check that passed or stayed unresolved, a claim left unresolved. Nothing for a
-// check without a noise figure (a win rate, a file from before noise was recorded).
+// check without a noise figure (a file from before noise was recorded). The noise is kept with
+// the figure, and alone when no shift of any size could have been shown in these rounds, so the
+// report can say so plainly (report::PowerLine).
+bool WantsDetectable(const Check& c) {
+  if (!c.interval || c.state == Check::State::kFail) return false;
+  return c.burden != Check::Burden::kShowMet || c.state == Check::State::kUnresolved;
+}
+
 void AddDetectable(Check& c, std::optional<double> noise) {
-  if (!noise || !c.interval || c.state == Check::State::kFail) return;
-  if (c.burden == Check::Burden::kShowMet && c.state != Check::State::kUnresolved) return;
+  if (!noise || !WantsDetectable(c)) return;
   try {
     c.detectable = stats::DetectableRatioAbove(*noise, c.rounds, c.bar, c.interval->level);
+    c.noise = noise;
   } catch (const stats::StatsError&) {
     c.detectable.reset();  // a level or noise without meaning states nothing
+  }
+}
+
+// min_win_rate reads the proportion of rounds won; what it could have seen is the speed-up
+// (of wall time, at its per-round noise) whose win probability would have shown the bar met.
+void AddWinDetectable(Check& c, std::optional<double> wall_noise) {
+  if (!wall_noise || !WantsDetectable(c)) return;
+  try {
+    c.detectable = stats::DetectableWinSpeedup(*wall_noise, c.rounds, c.bar, c.interval->level);
+    c.noise = wall_noise;
+  } catch (const stats::StatsError&) {
+    c.detectable.reset();
   }
 }
 
@@ -143,6 +162,7 @@ Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar) {
                                 row.rounds_needed ? c.*row.rounds_needed : std::nullopt);
   if (row.shows_wins) check.note = Wins(c);
   if (row.noise) AddDetectable(check, c.*row.noise);
+  if (row.bar == &Thresholds::min_win_rate) AddWinDetectable(check, c.speedup_noise);
   return check;
 }
 
@@ -205,6 +225,17 @@ Check IntervalCheck(std::string name, std::string threshold, std::string label, 
   const bool missed = higher_is_better ? high < bar : low > bar;
   c.state = met ? Check::State::kPass : missed ? Check::State::kFail : Check::State::kUnresolved;
   c.passed = met;
+  c.interval = Interval{estimate, low, high, level, "the sweep figure's own interval"};
+  // What it could have seen (docs/statistics.md): passed, the figure beyond the bar that would
+  // have failed it; unresolved, the figure on the good side that would have passed it.
+  if (c.state != Check::State::kFail) {
+    try {
+      const bool above = (c.state == Check::State::kPass) != higher_is_better;
+      c.detectable = stats::DetectableBeyondInterval(estimate, low, high, level, bar, above);
+    } catch (const stats::StatsError&) {
+      c.detectable.reset();
+    }
+  }
   c.note = c.unit == Check::Unit::kRate
                ? fmt::format("{} interval {} to {}", units::FormatConfidence(level), units::FormatPercent(low),
                              units::FormatPercent(high))
@@ -339,7 +370,9 @@ std::string CheckLine(const Check& c) {
   const std::string allowed = c.higher_is_better ? "required" : "allowed";
   if (c.skipped) return fmt::format("{}: {} not checked against {}: {}", where, c.label, bar, c.note);
   std::vector<std::string> details;
-  if (c.interval) {
+  const bool sweep = std::any_of(std::begin(kSweepUnits), std::end(kSweepUnits),
+                                 [&](const auto& s) { return s.first == c.threshold; });
+  if (c.interval && !sweep) {  // a sweep check's note names its interval
     details.push_back(fmt::format("{} confidence sequence {} to {}, {}", units::FormatConfidence(c.interval->level),
                                   format(c.interval->low), format(c.interval->high),
                                   units::FormatCount(c.rounds, "round")));
@@ -347,8 +380,6 @@ std::string CheckLine(const Check& c) {
   if (!c.note.empty()) details.push_back(c.note);
   const std::string detail = details.empty() ? "" : fmt::format(" ({})", fmt::join(details, "; "));
   if (c.state == Check::State::kUnresolved) {
-    const bool sweep = std::any_of(std::begin(kSweepUnits), std::end(kSweepUnits),
-                                   [&](const auto& s) { return s.first == c.threshold; });
     const std::string need =
         sweep             ? "more rounds or more points on the axis would narrow its interval"
         : c.rounds_needed ? fmt::format("about {} would resolve it", units::FormatCount(*c.rounds_needed, "round"))
@@ -379,7 +410,9 @@ std::string CheckLine(const Check& c) {
 
 void Accept(Verdict& verdict, const std::string& accepted_by) {
   if (verdict.exit != ExitCode::kThresholdMissed) return;
-  verdict.exit = ExitCode::kPass;
+  // Accepting a miss accepts only the miss: a claim left unresolved beside it still makes the
+  // run exit 3 (docs/exit-codes.md), never a pass.
+  verdict.exit = CountUnresolved(verdict) > 0 ? ExitCode::kUnresolved : ExitCode::kPass;
   verdict.accepted = true;
   verdict.accepted_by = accepted_by;
 }

@@ -97,7 +97,8 @@ void ApplyUnresolvedPolicy(Verdict& verdict, UnresolvedPolicy policy, const std:
   const int open = CountUnresolved(verdict);
   if (policy == UnresolvedPolicy::kFail) {
     verdict.exit = ExitCode::kThresholdMissed;
-    verdict.notes.push_back(fmt::format("{}: {} counted as missed", by, units::FormatCount(open, "unresolved check")));
+    verdict.notes.push_back(
+        fmt::format("{}: {} counted against the run (exit 1)", by, units::FormatCount(open, "unresolved check")));
     return;
   }
   verdict.exit = ExitCode::kPass;

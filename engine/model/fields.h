@@ -277,6 +277,7 @@ constexpr auto FieldsOf(Tag<model::Check>) {
       Field{"unit", &S::unit, kAddedLater},
       Field{"contender", &S::contender, kAddedLater},
       Field{"detectable", &S::detectable, kAddedLater},
+      Field{"noise", &S::noise, kAddedLater},
   };
 }
 

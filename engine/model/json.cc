@@ -83,8 +83,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<Interval, 5>);
   [[maybe_unused]] const auto& [cs1, cs2, cs3, cs4, cs5, cs6, cs7, cs8, cs9, cs10, cs11, cs12, cs13, cs14, cs15] = cs;
   static_assert(kTableCovers<ContenderSummary, 15>);
-  [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16, k17] = k;
-  static_assert(kTableCovers<Check, 17>);
+  [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16, k17, k18] = k;
+  static_assert(kTableCovers<Check, 18>);
   [[maybe_unused]] const auto& [ci1, ci2, ci3, ci4, ci5, ci6, ci7, ci8] = ci;
   static_assert(kTableCovers<ContenderInfo, 8>);
   [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8, st9, st10, st11, st12, st13] = st;

@@ -228,10 +228,17 @@ struct Check {
   // The contender this check judges against the baseline when it is not the run's candidate
   // (a third contender, docs/spec.md "More than two contenders"); "" for the run's candidate.
   std::string contender;
-  // What it could have seen (stats/detectable.h): the ratio its sequence would have shown beyond
-  // the bar with 80% power in these rounds, at this round-to-round noise; set on a no-regression
-  // check that passed or stayed unresolved and on an unresolved speed-up claim.
+  // What it could have seen (stats/detectable.h), in the check's own figure: a median check (a
+  // no-regression check that passed or stayed unresolved, an unresolved speed-up claim) the
+  // ratio its sequence would have shown beyond the bar with 80% power in these rounds, at this
+  // round-to-round noise; an unresolved min_win_rate the speed-up that would have shown its win
+  // rate; a sweep check the exponent or efficiency its interval would have shown beyond the bar
+  // (docs/statistics.md, "Power in every report").
   std::optional<double> detectable;
+  // The round-to-round noise `detectable` was computed from (1.4826 x MAD of the per-round
+  // log-ratios the check reads); set with it, and alone when no shift of any size could have
+  // been shown in these rounds (a unanimous series cannot resolve yet).
+  std::optional<double> noise;
 };
 
 // One axis of a sweep at one value, e.g. threads = 4.

@@ -47,10 +47,10 @@ std::string Count(const std::optional<std::uint64_t>& value) { return value ? st
 
 const char* kHeader =
     "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
-    "median_max_rss_kib,instructions,allocation_calls,speedup,speedup_low,speedup_high,per_round_speedup,"
-    "per_round_speedup_low,per_round_speedup_high,win_rate,logic_speedup,cpu_ratio,cpu_ratio_low,cpu_ratio_high,"
-    "instructions_ratio,allocations_ratio,rss_ratio,verdict,parity,"
-    "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s\n";
+    "median_max_rss_kib,instructions,allocation_calls,per_round_speedup,per_round_speedup_low,"
+    "per_round_speedup_high,ratio_of_medians,ratio_of_medians_low,ratio_of_medians_high,win_rate,logic_speedup,"
+    "cpu_ratio,cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity,"
+    "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s,notes\n";
 
 // The contender's revision (docs/results-format.md): commit, ref, dirty, build command; empty
 // cells for a contender not built from git.
@@ -93,39 +93,25 @@ std::string CsvReport(const RunResult& result) {
       auto interval = [&](const std::optional<model::Interval>& i, bool high) {
         return i ? Number(high ? i->high : i->low) : "";
       };
-      std::vector<std::string> row = {Text(w.name),
-                                      Text(s.contender),
-                                      role,
-                                      baseline ? "" : Text(result.baseline),
-                                      std::to_string(s.n),
-                                      Number(s.median_wall_s),
-                                      Number(s.min_wall_s),
-                                      Number(s.max_wall_s),
-                                      Number(s.median_user_s),
-                                      Number(s.median_sys_s),
-                                      Number(s.median_cpu_s),
-                                      std::to_string(s.median_max_rss_kib),
-                                      Count(s.instructions),
-                                      Count(s.allocation_calls),
-                                      c ? Number(c->speedup) : "",
-                                      c ? interval(c->speedup_ci, false) : "",
-                                      c ? interval(c->speedup_ci, true) : "",
-                                      c && c->speedup_cs ? Number(c->speedup_cs->estimate) : "",
-                                      c ? interval(c->speedup_cs, false) : "",
-                                      c ? interval(c->speedup_cs, true) : "",
-                                      c ? Number(c->win_rate) : "",
-                                      c ? Number(c->logic_speedup) : "",
-                                      c ? Number(c->cpu_ratio) : "",
-                                      c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, false) : "",
-                                      c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, true) : "",
-                                      c ? Number(c->instructions_ratio) : "",
-                                      c ? Number(c->allocations_ratio) : "",
-                                      c ? Number(c->rss_ratio) : "",
-                                      verdict,
-                                      Text(w.parity)};
+      std::vector<std::string> row = {
+          Text(w.name), Text(s.contender), role, baseline ? "" : Text(result.baseline), std::to_string(s.n),
+          Number(s.median_wall_s), Number(s.min_wall_s), Number(s.max_wall_s), Number(s.median_user_s),
+          Number(s.median_sys_s), Number(s.median_cpu_s), std::to_string(s.median_max_rss_kib), Count(s.instructions),
+          Count(s.allocation_calls),
+          // The figure min_speedup reads first; the ratio of medians
+          // (descriptive, with its bootstrap interval) after it.
+          c && c->speedup_cs ? Number(c->speedup_cs->estimate) : "", c ? interval(c->speedup_cs, false) : "",
+          c ? interval(c->speedup_cs, true) : "", c ? Number(c->speedup) : "", c ? interval(c->speedup_ci, false) : "",
+          c ? interval(c->speedup_ci, true) : "", c ? Number(c->win_rate) : "", c ? Number(c->logic_speedup) : "",
+          c ? Number(c->cpu_ratio) : "", c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, false) : "",
+          c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, true) : "",
+          c ? Number(c->instructions_ratio) : "", c ? Number(c->allocations_ratio) : "", c ? Number(c->rss_ratio) : "",
+          verdict, Text(w.parity)};
       for (std::vector<std::string> more : {RevisionCells(result, s.contender), PhaseCells(result)}) {
         row.insert(row.end(), more.begin(), more.end());
       }
+      // What measuring the workload showed (a server killed with SIGKILL), on each of its rows.
+      row.push_back(Text(fmt::format("{}", fmt::join(w.notes, "; "))));
       out += fmt::format("{}\n", fmt::join(row, ","));
     }
   }

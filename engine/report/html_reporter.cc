@@ -670,13 +670,16 @@ std::string SweepSectionHtml(const RunResult& result, const SweepSection& sectio
   return html + "</section>\n";
 }
 
-// The workload's statistical caveats and why it has no startup-adjusted figure, in full
-// (the table shows the short form).
+// What measuring the workload showed (WorkloadResult::notes, e.g. a server killed with SIGKILL),
+// its statistical caveats and why it has no startup-adjusted figure, in full (the table shows
+// the short form).
 std::string WorkloadNotes(const WorkloadResult& workload) {
-  if (!workload.comparison) return "";
-  std::vector<std::string> notes = workload.comparison->notes;
-  if (!workload.comparison->logic_speedup && !workload.comparison->logic_note.empty()) {
-    notes.insert(notes.begin(), workload.comparison->logic_note);
+  std::vector<std::string> notes = workload.notes;
+  if (workload.comparison) {
+    if (!workload.comparison->logic_speedup && !workload.comparison->logic_note.empty()) {
+      notes.push_back(workload.comparison->logic_note);
+    }
+    notes.insert(notes.end(), workload.comparison->notes.begin(), workload.comparison->notes.end());
   }
   if (notes.empty()) return "";
   std::string html = "<ul class=\"notes\">\n";
@@ -690,7 +693,7 @@ std::string WorkloadSection(const RunResult& result, const WorkloadResult& workl
                                  ids("workload", workload.name), Esc(workload.name));
   if (!workload.description.empty()) html += fmt::format("<p>{}</p>\n", Esc(workload.description));
   html += fmt::format(
-      "<p>Median {} (baseline) against {} (candidate); speed-up {}; candidate won {} rounds; "
+      "<p>Median {} (baseline) against {} (candidate); median per-round speed-up {}; candidate won {} rounds; "
       "verdict <span class=\"verdict {}\">{}</span>.</p>\n",
       Esc(row.baseline_median), Esc(row.candidate_median), Esc(row.speedup), Esc(row.rounds_won),
       StatusClass(row.status), Esc(row.verdict));

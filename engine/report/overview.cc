@@ -81,10 +81,16 @@ WorkloadRow RowOf(const RunResult& result, const WorkloadResult& workload, const
   row.baseline_median = MedianCell(workload, result.baseline);
   row.candidate_median = MedianCell(workload, contender);
   if (comparison != nullptr) {
-    row.speedup = units::FormatRatio(comparison->speedup);
-    // The confidence sequence the speed-up checks read, beside the figure.
-    if (const auto& cs = comparison->speedup_cs; cs && std::isfinite(cs->high) && cs->low > 0) {
-      row.speedup += fmt::format(" ({}-{})", units::FormatRatio(cs->low), units::FormatRatio(cs->high));
+    // The figure min_speedup reads (the median per-round speed-up, Comparison::speedup_cs) with
+    // its confidence sequence; the ratio of medians (Comparison::speedup) is descriptive and is
+    // not shown here, where a verdict's figure belongs (issue #25 item 1).
+    if (const auto& cs = comparison->speedup_cs) {
+      row.speedup = units::FormatRatio(cs->estimate);
+      if (std::isfinite(cs->high) && cs->low > 0) {
+        row.speedup += fmt::format(" ({}-{})", units::FormatRatio(cs->low), units::FormatRatio(cs->high));
+      }
+    } else {
+      row.speedup = kNothing;  // no paired rounds (or a file from before sequences)
     }
     row.logic_speedup = comparison->logic_speedup ? units::FormatRatio(*comparison->logic_speedup)
                                                   : LogicNoteShortForm(comparison->logic_note);
@@ -154,35 +160,58 @@ std::vector<std::string> Cells(const WorkloadRow& row) {
   return cells;
 }
 
+namespace {
+
+// Checks shown worse than their bar (or a point figure beyond it), and claims left unresolved:
+// never counted together, so an unresolved check is never called missed.
+long CountMissed(const RunResult& result) {
+  return std::count_if(result.verdict.checks.begin(), result.verdict.checks.end(),
+                       [](const Check& c) { return !c.passed && !c.skipped && c.state != Check::State::kUnresolved; });
+}
+
+long CountOpen(const RunResult& result) {
+  return std::count_if(result.verdict.checks.begin(), result.verdict.checks.end(),
+                       [](const Check& c) { return !c.passed && !c.skipped && c.state == Check::State::kUnresolved; });
+}
+
+std::string Missed(long missed) { return fmt::format("{} threshold{} missed", missed, missed == 1 ? "" : "s"); }
+
+}  // namespace
+
 std::string SummaryLine(const RunResult& result) {
+  const long missed = CountMissed(result), open = CountOpen(result);
   switch (result.verdict.exit) {
     case ExitCode::kPass:
       if (result.verdict.accepted) {
-        auto missed = std::count_if(result.verdict.checks.begin(), result.verdict.checks.end(),
-                                    [](const Check& c) { return !c.passed && !c.skipped; });
-        return fmt::format("ACCEPTED: {} threshold{} missed, accepted by {}", missed, missed == 1 ? "" : "s",
-                           result.verdict.accepted_by);
+        return fmt::format("ACCEPTED: {}, accepted by {}", Missed(missed), result.verdict.accepted_by);
       }
       return "PASS";
     case ExitCode::kThresholdMissed: {
-      auto missed = std::count_if(result.verdict.checks.begin(), result.verdict.checks.end(),
-                                  [](const Check& c) { return !c.passed && !c.skipped; });
-      return fmt::format("FAIL: {} threshold{} missed", missed, missed == 1 ? "" : "s");
+      // Exit 1 with no miss: the unresolved policy (--unresolved=fail) counted the open claims.
+      if (missed == 0 && open > 0) {
+        return fmt::format("FAIL: {} unresolved (not shown either way), counted against the run by --unresolved=fail",
+                           units::FormatCount(open, "check"));
+      }
+      return open == 0 ? "FAIL: " + Missed(missed)
+                       : fmt::format("FAIL: {}; {} unresolved", Missed(missed), units::FormatCount(open, "check"));
     }
     case ExitCode::kRunFailed:
       return "RUN FAILED";
     case ExitCode::kUnresolved: {
       // As gate::UnresolvedSummary (the report does not link the gate).
       double level = result.settings.confidence;
-      long open = 0;
       for (const Check& c : result.verdict.checks) {
-        if (c.passed || c.skipped || c.state != Check::State::kUnresolved) continue;
-        if (open++ == 0 && c.interval) level = c.interval->level;  // the checks' own confidence
+        if (c.passed || c.skipped || c.state != Check::State::kUnresolved || !c.interval) continue;
+        level = c.interval->level;  // the checks' own confidence
+        break;
       }
-      return fmt::format(
+      std::string line = fmt::format(
           "UNRESOLVED: {} could not be shown either way at {} confidence (exit 3; --unresolved=fail or pass to "
           "count {} otherwise)",
           units::FormatCount(open, "check"), units::FormatConfidence(level), open == 1 ? "it" : "them");
+      if (result.verdict.accepted)
+        line += fmt::format("; {}, accepted by {}", Missed(missed), result.verdict.accepted_by);
+      return line;
     }
     case ExitCode::kInterrupted:
       return "INTERRUPTED (results incomplete)";

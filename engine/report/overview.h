@@ -24,7 +24,7 @@ struct WorkloadRow {
   std::string contender;  // with several candidates (model/pairs.h): whose row it is; else ""
   std::string baseline_median;
   std::string candidate_median;
-  std::string speedup;
+  std::string speedup;        // the median per-round speed-up and its confidence sequence
   std::string logic_speedup;  // a ratio, or the logic note's short form
   std::string rounds_won;     // "7/10"
   std::string verdict;        // "pass", "missed", "failed", "(not gated)" or "-"
@@ -32,8 +32,10 @@ struct WorkloadRow {
 };
 
 // Column headings, in the order of WorkloadRow's cells.
+// The speed-up column shows the figure min_speedup reads, and says which.
 inline constexpr std::string_view kColumnHeadings[] = {
-    "workload", "baseline median", "candidate median", "speed-up", "startup-adjusted", "rounds won", "verdict"};
+    "workload",         "baseline median", "candidate median", "speed-up (median per round)",
+    "startup-adjusted", "rounds won",      "verdict"};
 
 // One row per workload: the run's candidate against its baseline.
 std::vector<WorkloadRow> WorkloadRows(const model::RunResult& result);

@@ -51,6 +51,8 @@ std::string Figure(const Speedup& s) {
     return fmt::format("{} [{}, {}]", units::FormatRatio(s.estimate), units::FormatRatio(s.interval->low),
                        units::FormatRatio(s.interval->high));
   }
+  // No sequence at all (a file from before them): the ratio of medians, named as descriptive.
+  if (!s.interval) return fmt::format("{} [ratio of medians, descriptive]", units::FormatRatio(s.estimate));
   return fmt::format("{} [no interval]", units::FormatRatio(s.estimate));
 }
 

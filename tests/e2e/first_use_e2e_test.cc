@@ -146,10 +146,11 @@ TEST(DifferentOutputs, ParityNoneComparesTimeOnlyAndSaysSo) {
   const std::string table = ReadAll(csv);
   EXPECT_EQ(table.substr(0, table.find('\n')),
             "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,"
-            "median_cpu_s,median_max_rss_kib,instructions,allocation_calls,speedup,speedup_low,speedup_high,"
-            "per_round_speedup,per_round_speedup_low,per_round_speedup_high,win_rate,logic_speedup,cpu_ratio,"
-            "cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity,"
-            "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s");
+            "median_cpu_s,median_max_rss_kib,instructions,allocation_calls,per_round_speedup,per_round_speedup_low,"
+            "per_round_speedup_high,ratio_of_medians,ratio_of_medians_low,ratio_of_medians_high,win_rate,"
+            "logic_speedup,cpu_ratio,cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,"
+            "verdict,parity,commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s,"
+            "notes");
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 5);
   EXPECT_NE(table.find("\ncompress,candidate,candidate,baseline,3,"), std::string::npos) << table;
   // parity, then the contender's revision (not built from git: empty) and the run's six timings.

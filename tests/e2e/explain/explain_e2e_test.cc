@@ -95,7 +95,7 @@ TEST(ExplainE2E, AnEditedResultsFileIsJudgedFromItsSamples) {
        // Every claim the samples leave is unresolved (none is shown worse): exit 3, not 1.
        {"recorded verdict: pass (exit 0)\nverdict from the samples: unresolved (exit 3); NOT the recorded one",
         "  decided by: min_speedup (margin -16%), min_speedup_ci (margin -7%), min_logic_speedup (margin -22%) "
-        "missed\n",
+        "unresolved (not shown either way)\n",
         "  differs: speedup: the file says 2.5, recomputed 1.6",
         "\n== verdict lines (from the samples) ==\n  work: median speedup 1.68x (95% confidence sequence 1.60x to "
         "2.50x, 10 rounds) is not shown to meet the required 2.00x"}) {

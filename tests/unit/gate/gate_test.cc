@@ -139,7 +139,7 @@ TEST(UnresolvedPolicy, MapsExitThreeOnlyAndSaysSo) {
   v = open;
   ApplyUnresolvedPolicy(v, UnresolvedPolicy::kFail, "--unresolved=fail");
   EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
-  EXPECT_EQ(v.notes.back(), "--unresolved=fail: 1 unresolved check counted as missed");
+  EXPECT_EQ(v.notes.back(), "--unresolved=fail: 1 unresolved check counted against the run (exit 1)");
   v = open;
   ApplyUnresolvedPolicy(v, UnresolvedPolicy::kPass, "PERFENGINE_UNRESOLVED=pass");
   EXPECT_EQ(v.exit, ExitCode::kPass);
@@ -207,7 +207,12 @@ TEST(Gate, ChecksThatPassOrStayOpenSayWhatTheyCouldHaveSeen) {
   EXPECT_EQ(speedup.state, Check::State::kUnresolved);
   ASSERT_TRUE(speedup.detectable.has_value());
   EXPECT_DOUBLE_EQ(*speedup.detectable, *stats::DetectableRatioAbove(0.03, 20, 1.0, 0.9974));
-  EXPECT_FALSE(wins.detectable.has_value());  // a rate: no noise figure
+  // An open win-rate claim: the speed-up (at the wall-time noise) whose win rate it would have shown.
+  EXPECT_EQ(wins.state, Check::State::kUnresolved);
+  ASSERT_TRUE(wins.detectable.has_value());
+  EXPECT_DOUBLE_EQ(*wins.detectable, *stats::DetectableWinSpeedup(0.03, 20, 0.5, 0.9974));
+  EXPECT_EQ(wins.noise.value_or(-1), 0.03);
+  EXPECT_EQ(slowdown.noise.value_or(-1), 0.02);
 
   RunResult shown;
   WorkloadResult fast = Sequenced("w", {1.5, 1.3, 1.7, 0.95, ""}, {1, 0.8, 1, 0.95, ""}, 20);
@@ -354,11 +359,18 @@ TEST(Gate, SweepChecksHaveThreeStatesFromTheirIntervals) {
     return Judge(r);
   };
   EXPECT_EQ(judge(0.9, 1.1).exit, ExitCode::kPass);
+  // What it could have seen: passed, the exponent that would have been shown above the bar.
+  EXPECT_DOUBLE_EQ(judge(0.9, 1.1).checks.at(0).detectable.value(),
+                   stats::DetectableBeyondInterval(1.0, 0.9, 1.1, 0.95, 1.2, true));
   EXPECT_EQ(judge(1.3, 1.5).exit, ExitCode::kThresholdMissed);
+  EXPECT_FALSE(judge(1.3, 1.5).checks.at(0).detectable.has_value());  // a miss shown states none
   // The case: 2.01 with its own interval -1.17 to 5.19 is not shown either way.
   const Verdict open = judge(-1.17, 5.19);
   EXPECT_EQ(open.exit, ExitCode::kUnresolved);
   EXPECT_EQ(open.checks.at(0).state, Check::State::kUnresolved);
+  // Unresolved: the exponent at or below which it would have been shown met.
+  EXPECT_DOUBLE_EQ(open.checks.at(0).detectable.value(),
+                   stats::DetectableBeyondInterval(2.01, -1.17, 5.19, 0.95, 1.2, false));
   EXPECT_EQ(open.lines.at(0),
             "grow: cost exponent of new 2.01 (95% interval -1.17 to 5.19) is not shown to meet the allowed 1.20: "
             "unresolved; more rounds or more points on the axis would narrow its interval");
@@ -431,6 +443,21 @@ TEST(Gate, EachThresholdHasItsUnitAndOnlyCostRegressionsAreProfiled) {
   for (const char* key : {"min_speedup", "max_rss_ratio", "max_p99_ratio", "max_cost_exponent"}) {
     EXPECT_FALSE(ProfileExplains(MakeCheck("w", key, "x", 2, 1, false))) << key;
   }
+}
+
+// Accepting a miss accepts only the miss: a claim left unresolved beside it keeps exit 3.
+TEST(Gate, AcceptLeavesAnUnresolvedClaimUnresolved) {
+  RunResult r;
+  WorkloadResult missed = Sequenced("a", {0.9, 0.85, 0.95, 0.95, ""}, {0.0, 0.0, 0.3, 0.95, ""}, 10);
+  missed.thresholds.min_speedup = 1.0;
+  WorkloadResult open = Sequenced("b", {1.04, 0.97, 1.09, 0.95, ""}, {0.6, 0.3, 0.85, 0.95, ""}, 10);
+  open.thresholds.min_speedup = 1.0;
+  r.workloads = {missed, open};
+  Verdict v = Judge(r);
+  ASSERT_EQ(v.exit, ExitCode::kThresholdMissed);
+  Accept(v, "--accept-regression");
+  EXPECT_EQ(v.exit, ExitCode::kUnresolved);
+  EXPECT_TRUE(v.accepted);
 }
 
 TEST(Gate, AcceptTurnsAMissIntoAPassThatSaysSo) {

@@ -29,13 +29,47 @@ TEST(CsvReport, OneRowPerWorkloadAndContender) {
   EXPECT_EQ(
       CsvReport(r),
       "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,"
-      "median_cpu_s,median_max_rss_kib,instructions,allocation_calls,speedup,speedup_low,speedup_high,"
-      "per_round_speedup,per_round_speedup_low,per_round_speedup_high,win_rate,logic_speedup,cpu_ratio,"
-      "cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity,"
-      "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s\n"
-      "\"sort, big\",old,baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,none,,,,,,,,,,\n"
-      "\"sort, big\",new,candidate,old,10,1,0.95,1.1,0.8,0.1,0,123456,,,2,1.5,2.5,,,,0.7,,,,,,,,-,none,,,,,,,,,,\n"
-      "crashed,old,baseline,,10,0.5,0.475,0.55,0.4,0.05,0,123456,,,,,,,,,,,,,,,,,,exact,,,,,,,,,,\n");
+      "median_cpu_s,median_max_rss_kib,instructions,allocation_calls,per_round_speedup,per_round_speedup_low,"
+      "per_round_speedup_high,ratio_of_medians,ratio_of_medians_low,ratio_of_medians_high,win_rate,logic_speedup,"
+      "cpu_ratio,cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity,"
+      "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s,notes\n"
+      "\"sort, big\",old,baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,none,,,,,,,,,,,\n"
+      "\"sort, "
+      "big\",new,candidate,old,10,1,0.95,1.1,0.8,0.1,0,123456,,,2,1.8,2.2,2,1.5,2.5,0.7,,,,,,,,-,none,,,,,,,,,,,\n"
+      "crashed,old,baseline,,10,0.5,0.475,0.55,0.4,0.05,0,123456,,,,,,,,,,,,,,,,,,exact,,,,,,,,,,,\n");
+}
+
+// The figure min_speedup reads comes first, the ratio of medians (descriptive) after it.
+TEST(CsvReport, ThePerRoundSpeedupComesBeforeTheDescriptiveRatioOfMedians) {
+  RunResult r;
+  r.baseline = "old";
+  r.candidate = "new";
+  WorkloadResult w = testing::MeasuredWorkload("w", "d", 2.0, 1.0, 7);
+  w.summaries[0].contender = "old";
+  w.summaries[1].contender = "new";
+  w.comparison->speedup_cs = Interval{1.8, 1.6, 2.1, 0.95, "confidence sequence"};
+  w.comparison->speedup_ci = Interval{2.0, 1.5, 2.5, 0.95, "bootstrap"};
+  r.workloads.push_back(w);
+  EXPECT_NE(CsvReport(r).find(",123456,,,1.8,1.6,2.1,2,1.5,2.5,0.7,"), std::string::npos) << CsvReport(r);
+}
+
+// What measuring showed (a server killed with SIGKILL) is in the last column of each of the
+// workload's rows, as the terminal and Markdown reports show it.
+TEST(CsvReport, EachRowCarriesItsWorkloadsNotes) {
+  RunResult r;
+  r.baseline = "old";
+  r.candidate = "new";
+  WorkloadResult w = testing::MeasuredWorkload("serve", "d", 2.0, 1.0, 7);
+  w.summaries[0].contender = "old";
+  w.summaries[1].contender = "new";
+  w.notes = {"contender 'new': server ignored SIGTERM and was killed with SIGKILL after 5 s", "second, note"};
+  r.workloads.push_back(w);
+  const std::string csv = CsvReport(r);
+  const std::string cell =
+      ",\"contender 'new': server ignored SIGTERM and was killed with SIGKILL after 5 s; second, note\"\n";
+  const std::size_t first = csv.find(cell);
+  ASSERT_NE(first, std::string::npos) << csv;
+  EXPECT_NE(csv.find(cell, first + 1), std::string::npos) << csv;  // on the baseline's row and the candidate's
 }
 
 TEST(CsvReport, QuotesQuotesAndLineBreaks) {
@@ -70,11 +104,12 @@ TEST(CsvReport, TextThatASpreadsheetWouldReadAsAFormulaIsNeutralised) {
   // here: their rows carry no ratios (they once carried the other pair's).
   EXPECT_EQ(
       csv.substr(csv.find('\n') + 1),
-      formula + ",\"'-2+3\",baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,\"'+cmd\",,,,,,,,,,\n" + formula +
-          ",\"'@SUM(A1)\",candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,2,,,,,,0.7,-0.5,,,,,,,-,"
-          "\"'+cmd\",,,,,,,,,,\n"
-          "\"'\tx\",\"'\rcr\",candidate,\"'-2+3\",10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,\n"
-          "\"'\tx\",plain-name,candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,\n");
+      formula + ",\"'-2+3\",baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,\"'+cmd\",,,,,,,,,,,\n" + formula +
+          ",\"'@SUM(A1)\",candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,2,1.8,2.2,2,,,0.7,-0.5,,,,,,,-,"
+          "\"'+cmd\",,,,,,,,,,,\n"
+          "\"'\tx\",\"'\rcr\",candidate,\"'-2+3\",10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,,\n"
+          "\"'\tx\",plain-name,candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,,"
+          "\n");
 }
 
 }  // namespace

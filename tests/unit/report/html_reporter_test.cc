@@ -100,6 +100,7 @@ TEST(HtmlReporterTest, TheRatioChartReadsBaselineOverCandidateAsTheTableDoes) {
 
 TEST(HtmlReporterTest, TheRatioChartDrawsTheIntervalTheGateRead) {
   RunResult result = testing::SweepSampleResult();
+  Named(result, "large_graph").comparison->speedup_cs.reset();
   std::string plain = Chart(HtmlReport(result), "ratio-large_graph");
   EXPECT_EQ(plain.find("class=\"interval\""), std::string::npos);  // none without one
   Named(result, "large_graph").comparison->speedup_cs = Interval{8.4, 7.9, 9.1, 0.95, "confidence sequence"};
@@ -148,6 +149,17 @@ TEST(HtmlReporterTest, EachWorkloadShowsItsNotes) {
   EXPECT_NE(html.find("<ul class=\"notes\">\n<li>startup-bound: &lt;all&gt; start-up</li>\n"
                       "<li>bootstrap percentile, 2000 resamples, seed 7</li>\n</ul>\n</section>"),
             std::string::npos);
+  // What measuring showed (WorkloadResult::notes), first, as the terminal and Markdown show it;
+  // also on a workload that has no comparison.
+  Named(result, "large_graph").notes = {
+      "contender 'bazel-diff-rs': server ignored SIGTERM and was killed with SIGKILL"};
+  Named(result, "huge_graph").notes = {"contender 'bazel-diff-rs': <killed>"};
+  html = HtmlReport(result);
+  EXPECT_NE(html.find("<ul class=\"notes\">\n<li>contender &#39;bazel-diff-rs&#39;: server ignored SIGTERM and was "
+                      "killed with SIGKILL</li>\n<li>startup-bound: &lt;all&gt; start-up</li>\n"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<li>contender &#39;bazel-diff-rs&#39;: &lt;killed&gt;</li>"), std::string::npos);
 }
 
 TEST(HtmlReporterTest, SweepChartsHaveALinePerContenderAndConfiguration) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "tests/unit/report/sample_result.h"
 
 namespace pe::report {
@@ -48,11 +50,27 @@ TEST(OverviewTest, RowsFollowTheVerdict) {
   EXPECT_EQ(rows[1].verdict, "pass");
   EXPECT_EQ(rows[1].logic_speedup, "n/a (startup-bound)");
   EXPECT_EQ(rows[3].verdict, "missed");
-  EXPECT_EQ(rows[3].speedup, "8.42x");
+  EXPECT_EQ(rows[3].speedup, "8.42x (7.58x-9.26x)");
   EXPECT_EQ(rows[3].rounds_won, "9/10");
   EXPECT_EQ(rows[4].verdict, "failed");
   EXPECT_EQ(rows[4].candidate_median, "-");
   EXPECT_EQ(rows[4].speedup, "-");
+}
+
+// One figure per claim (issue #25 item 1): the speed-up column is the median per-round speed-up
+// min_speedup reads, with its confidence sequence, never the ratio of medians; the heading
+// says which.
+TEST(OverviewTest, TheSpeedupColumnShowsTheFigureTheCheckReads) {
+  RunResult result = testing::SampleResult();
+  model::Comparison& c = *result.workloads[3].comparison;
+  c.speedup = 8.42;
+  c.speedup_cs = model::Interval{7.9, 7.1, 8.6, 0.9974, "confidence sequence"};
+  EXPECT_EQ(WorkloadRows(result)[3].speedup, "7.90x (7.10x-8.60x)");
+  c.speedup_cs->high = std::numeric_limits<double>::infinity();  // an unbounded sequence: the figure alone
+  EXPECT_EQ(WorkloadRows(result)[3].speedup, "7.90x");
+  c.speedup_cs.reset();  // no sequence (a file from before them): no figure, not the ratio of medians
+  EXPECT_EQ(WorkloadRows(result)[3].speedup, "-");
+  EXPECT_EQ(ColumnHeadings(result)[3], "speed-up (median per round)");
 }
 
 TEST(OverviewTest, WorkloadWithoutChecksHasNoVerdict) {

@@ -9,6 +9,7 @@
 #include <numbers>
 #include <vector>
 
+#include "stats/distributions.h"
 #include "stats/error.h"
 #include "stats/random.h"
 #include "stats/sequential.h"
@@ -69,6 +70,74 @@ TEST(Detectable, SimulatedPowerAtTheReturnedShiftIsEightyPercent) {
   }
   const double share = static_cast<double>(shown) / kRuns;
   EXPECT_NEAR(share, 0.8, 3 * std::sqrt(0.8 * 0.2 / kRuns));
+}
+
+// A win-rate check at the returned speed-up: rounds won with probability Phi(log(s) / sigma)
+// lift the proportion sequence's low end to the bar in about 80% of 2,000 simulated runs
+// (ProportionSequence as the judge).
+TEST(Detectable, SimulatedWinRatePowerAtTheReturnedSpeedupIsEightyPercent) {
+  constexpr int kRuns = 2000, kRounds = 30;
+  constexpr double kSigma = 0.05, kBar = 0.5;
+  const double speedup = *DetectableWinSpeedup(kSigma, kRounds, kBar, 0.95);
+  EXPECT_GT(speedup, 1.0);
+  Random r(11);
+  auto uniform = [&] {
+    return (static_cast<double>(r.Below(std::uint64_t{1} << 53)) + 0.5) / static_cast<double>(std::uint64_t{1} << 53);
+  };
+  int shown = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    int wins = 0;
+    for (int i = 0; i < kRounds; ++i) {
+      const double x =
+          std::log(speedup) + kSigma * std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::numbers::pi * uniform());
+      wins += x > 0 ? 1 : 0;
+    }
+    if (ProportionSequence(wins, kRounds, 0.95).low >= kBar) ++shown;
+  }
+  // The count of wins is discrete, so the power at the returned speed-up is at least 80%, and
+  // not far above it.
+  const double share = static_cast<double>(shown) / kRuns;
+  EXPECT_NEAR(share, 0.8, 3 * std::sqrt(0.8 * 0.2 / kRuns));
+}
+
+TEST(Detectable, WinSpeedupEdges) {
+  EXPECT_EQ(*DetectableWinSpeedup(0, 30, 0.5, 0.95), 1.0);  // no noise: any speed-up wins every round
+  EXPECT_FALSE(DetectableWinSpeedup(0.05, 6, 0.5, 0.95));   // 6 rounds never resolve at 95%
+  EXPECT_FALSE(DetectableWinSpeedup(0.05, 30, 1.0, 0.95));  // a bar of 100% is never shown
+  EXPECT_THROW(DetectableWinSpeedup(0.05, 30, 1.5, 0.95), StatsError);
+  EXPECT_GT(*DetectableWinSpeedup(0.05, 20, 0.5, 0.95), *DetectableWinSpeedup(0.05, 60, 0.5, 0.95));
+}
+
+TEST(Detectable, RoundsToShowAShiftFallWithTheShiftAndRiseWithTheNoise) {
+  // No noise: the fewest rounds any series resolves in (7 at 95%).
+  EXPECT_EQ(*RoundsToShowShift(0, 0.05, 0.95), 7);
+  const int small = *RoundsToShowShift(0.1, std::log(1.05), 0.95);
+  EXPECT_GT(small, *RoundsToShowShift(0.1, std::log(1.2), 0.95));
+  EXPECT_LT(small, *RoundsToShowShift(0.3, std::log(1.05), 0.95));
+  // Defined as the median sequence's rounds at the share a shift leaves below the bar.
+  EXPECT_EQ(small, *TrialsToExclude(NormalCdf(-std::log(1.05) / 0.1), 0.5, 0.95));
+  EXPECT_FALSE(RoundsToShowShift(10, 0.001, 0.95, 1000));  // beyond the cap
+  EXPECT_THROW(RoundsToShowShift(0.1, 0, 0.95), StatsError);
+  // Wins: a share that does not exceed the bar never shows it.
+  EXPECT_FALSE(RoundsToShowWins(0.1, 0, 0.5, 0.95));
+  EXPECT_EQ(*RoundsToShowWins(0.1, 0.1, 0, 0.95), 1);
+  EXPECT_EQ(*RoundsToShowWins(0.1, 0.1, 0.6, 0.95), *TrialsToExclude(NormalCdf(1.0), 0.6, 0.95));
+}
+
+// A symmetric interval estimate +- z se: the figure shown beyond the bar with 80% power lies
+// (z + z_0.8) se beyond it (the z-test's power; Cohen 1988).
+TEST(Detectable, BeyondAnIntervalIsTheZTestsPowerDistance) {
+  const double z = NormalQuantile(0.975), se = 0.1;
+  const double above = DetectableBeyondInterval(1.0, 1.0 - z * se, 1.0 + z * se, 0.95, 1.2, true);
+  EXPECT_NEAR(above, 1.2 + (z + NormalQuantile(0.8)) * se, 1e-12);
+  const double below = DetectableBeyondInterval(1.0, 1.0 - z * se, 1.0 + z * se, 0.95, 1.2, false);
+  EXPECT_NEAR(below, 1.2 - (z + NormalQuantile(0.8)) * se, 1e-12);
+  // Each side reads its own half-width; a point interval gives the bar.
+  EXPECT_NEAR(DetectableBeyondInterval(1.0, 0.9, 1.5, 0.95, 1.2, true) - 1.2,
+              (1.0 - 0.9) * (z + NormalQuantile(0.8)) / z, 1e-12);
+  EXPECT_DOUBLE_EQ(DetectableBeyondInterval(1.0, 1.0, 1.0, 0.95, 1.2, true), 1.2);
+  EXPECT_THROW(DetectableBeyondInterval(1.0, 1.1, 0.9, 0.95, 1.2, true), StatsError);
+  EXPECT_THROW(DetectableBeyondInterval(1.0, 0.9, INFINITY, 0.95, 1.2, true), StatsError);
 }
 
 }  // namespace
