@@ -124,7 +124,8 @@ std::optional<std::string> ParseCallgrindOut(std::string_view text, CallGraph& o
         const std::string_view position = tokens[line_index];
         if (position.starts_with('+') || position.starts_with('-')) {
           const std::optional<std::uint64_t> step = Number(position.substr(1));
-          if (step) last_line += position.front() == '+' ? static_cast<std::int64_t>(*step) : -static_cast<std::int64_t>(*step);
+          if (step)
+            last_line += position.front() == '+' ? static_cast<std::int64_t>(*step) : -static_cast<std::int64_t>(*step);
         } else if (position != "*") {
           if (const std::optional<std::uint64_t> at = Number(position)) last_line = static_cast<std::int64_t>(*at);
         }
@@ -240,9 +241,11 @@ void MarkOwnObjects(CallGraph& graph, const std::vector<std::filesystem::path>& 
     if (path.empty() || path.front() != '/') {
       node.own = false;
     } else if (!own_dirs.empty()) {
-      node.own = std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return path.starts_with(p); });
+      node.own =
+          std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return path.starts_with(p); });
     } else {
-      node.own = std::none_of(std::begin(kSystem), std::end(kSystem), [&](const char* p) { return path.starts_with(p); });
+      node.own =
+          std::none_of(std::begin(kSystem), std::end(kSystem), [&](const char* p) { return path.starts_with(p); });
     }
   }
 }
@@ -279,7 +282,7 @@ std::vector<InclusiveFinding> WhereTheGrowthWent(const CallGraph& base, const Ca
 
   std::map<FunctionKey, double> attributed;
   std::map<FunctionKey, std::map<FunctionKey, double>> through;  // own function -> direct callee (or itself)
-  std::map<FunctionKey, double> pending;                          // library growth not yet handed to an own caller
+  std::map<FunctionKey, double> pending;                         // library growth not yet handed to an own caller
   double positive_growth = 0;
   for (const FunctionKey& k : keys) {
     const std::int64_t delta = self_of(cand, k) - self_of(base, k);

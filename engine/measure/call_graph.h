@@ -29,7 +29,7 @@ struct FunctionKey {
 };
 
 struct CallGraphNode {
-  std::uint64_t self = 0;  // Ir spent in the function itself
+  std::uint64_t self = 0;   // Ir spent in the function itself
   std::string object_path;  // the object's full path as callgrind wrote it ("" when unknown)
   bool own = false;         // in the contender's own build (MarkOwnObjects)
 };

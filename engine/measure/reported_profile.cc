@@ -61,7 +61,8 @@ std::optional<std::string> ParseReportedProfile(std::string_view text, std::vect
       if (cost_error != std::errc() || end_cost != text_cost.data() + text_cost.size()) {
         return bad(fmt::format("'{}' is not a number", text_cost));
       }
-      if (!std::isfinite(cost) || cost < 0) return bad(fmt::format("'{}' must be a finite number at least 0", text_cost));
+      if (!std::isfinite(cost) || cost < 0)
+        return bad(fmt::format("'{}' must be a finite number at least 0", text_cost));
       f.cost = cost;
     }
     if (const auto earlier = seen.find(f.function); earlier != seen.end()) {
@@ -95,10 +96,13 @@ std::vector<ReportedShift> ReportedGrowth(const std::vector<ReportedFunction>& b
       grown.push_back(s);
     }
   }
-  auto added = [](const ReportedShift& s) { return static_cast<double>(s.cand_calls) - static_cast<double>(s.base_calls); };
+  auto added = [](const ReportedShift& s) {
+    return static_cast<double>(s.cand_calls) - static_cast<double>(s.base_calls);
+  };
   std::sort(grown.begin(), grown.end(), [&](const ReportedShift& a, const ReportedShift& b) {
     if (added(a) != added(b)) return added(a) > added(b);
-    if (a.cand_cost - a.base_cost != b.cand_cost - b.base_cost) return a.cand_cost - a.base_cost > b.cand_cost - b.base_cost;
+    if (a.cand_cost - a.base_cost != b.cand_cost - b.base_cost)
+      return a.cand_cost - a.base_cost > b.cand_cost - b.base_cost;
     return a.function < b.function;
   });
   if (top >= 0 && grown.size() > static_cast<std::size_t>(top)) grown.resize(top);

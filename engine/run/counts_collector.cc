@@ -71,8 +71,8 @@ bool CountsCollector::Collect() {
 }
 
 std::optional<std::vector<measure::ReportedFunction>> CountsCollector::ReportedProfile(const spec::Contender& c,
-                                                                                      const spec::Workload& w,
-                                                                                      std::string& note) {
+                                                                                       const spec::Workload& w,
+                                                                                       std::string& note) {
   const ExecutionPaths paths = ex_.PathsFor(c, w);
   runner::Command command = ex_.BuildCommand(c, w, paths);
   const std::filesystem::path file = paths.dir / "profile";
@@ -89,9 +89,9 @@ std::optional<std::vector<measure::ReportedFunction>> CountsCollector::ReportedP
   text << in.rdbuf();
   std::vector<measure::ReportedFunction> functions;
   if (auto error = measure::ParseReportedProfile(text.str(), functions)) {
-    ex_.ResultFor(w).failures.push_back({model::Failure::Kind::kCounters, w.name, c.name,
-                                         fmt::format("wrote a bad profile file (${}): {}", measure::kProfileEnv, *error),
-                                         ""});
+    ex_.ResultFor(w).failures.push_back(
+        {model::Failure::Kind::kCounters, w.name, c.name,
+         fmt::format("wrote a bad profile file (${}): {}", measure::kProfileEnv, *error), ""});
     failed_ = true;
     return std::nullopt;
   }

@@ -43,7 +43,7 @@ class CountsCollector {
   // One plain run of `c` on `w` with $PERFENGINE_PROFILE set: what it wrote there, nothing when it
   // wrote nothing (or the run failed: `note` says so), a recorded failure when it wrote a bad line.
   std::optional<std::vector<measure::ReportedFunction>> ReportedProfile(const spec::Contender& c,
-                                                                       const spec::Workload& w, std::string& note);
+                                                                        const spec::Workload& w, std::string& note);
 
   Executor& ex_;
   std::vector<const spec::Workload*> workloads_;
