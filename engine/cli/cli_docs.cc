@@ -120,6 +120,9 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
       {"PERFENGINE_COUNTERS",
        "Set by perfengine for a contender on a workload with [counters]: the file it writes its counters to "
        "(docs/counters.md)."},
+      {"PERFENGINE_PROFILE",
+       "Set by perfengine when it profiles a regression: the file a contender may write 'function calls [cost]' lines "
+       "to (docs/counters.md)."},
       {"PERFENGINE_ALLOC_OUT",
        "Set by perfengine for a contender whose allocations are counted: where the preloaded library writes them."},
       {"TMPDIR", "Where the run's scratch directory (perfengine-XXXXXX) is made (default /tmp)."},

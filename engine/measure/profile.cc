@@ -78,7 +78,8 @@ std::vector<FunctionCost> ParseCallgrindAnnotate(std::string_view text) {
   return functions;
 }
 
-ProfileResult ProfileCommand(const Command& command, ProcessRunner& runner) {
+ProfileResult ProfileCommand(const Command& command, ProcessRunner& runner,
+                             const std::vector<std::filesystem::path>& own_dirs) {
   ProfileResult result;
   ResolvedProgram annotate = ResolveProgram("callgrind_annotate", {}, EnginePath());
   if (!annotate.error.empty()) {
@@ -97,8 +98,16 @@ ProfileResult ProfileCommand(const Command& command, ProcessRunner& runner) {
   }
   std::map<std::string, std::uint64_t> costs;
   for (const auto& file : run.files) {
-    std::optional<std::uint64_t> total = ParseCallgrindTotal(ReadWholeFile(file));
+    const std::string text = ReadWholeFile(file);
+    std::optional<std::uint64_t> total = ParseCallgrindTotal(text);
     if (total) result.total += *total;
+    CallGraph graph;
+    if (auto error = ParseCallgrindOut(text, graph)) {
+      result.note = "not profiled: " + file.filename().string() + ": " + *error;
+      return result;
+    }
+    MarkOwnObjects(graph, own_dirs);
+    MergeCallGraph(result.graph, graph);
     Command annotate_command;
     annotate_command.argv = {annotate.path.string(), "--inclusive=no", "--threshold=100", "--auto=no", file.string()};
     annotate_command.stdout_path = file.string() + ".annotated";

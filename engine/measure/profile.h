@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/measure/call_graph.h"
 #include "engine/runner/process_runner.h"
 
 namespace pe::measure {
@@ -22,12 +24,15 @@ struct ProfileResult {
   std::vector<FunctionCost> functions;  // by cost, largest first; empty when not profiled
   std::uint64_t total = 0;              // every process's instructions together
   std::string note;                     // why there is no profile
+  CallGraph graph;                      // every process's call graph merged, own objects marked
 };
 
 // Runs `command` once under callgrind (children included) and ranks functions by self
 // cost, merging the same function across processes. callgrind_annotate (from valgrind)
-// does the symbol work.
-ProfileResult ProfileCommand(const runner::Command& command, runner::ProcessRunner& runner);
+// does the symbol work. The call graph is read from callgrind's files too, its objects under
+// `own_dirs` marked own (MarkOwnObjects), for WhereTheGrowthWent.
+ProfileResult ProfileCommand(const runner::Command& command, runner::ProcessRunner& runner,
+                             const std::vector<std::filesystem::path>& own_dirs = {});
 
 // The ranking alone, with the system process runner; empty when it could not be made.
 std::vector<FunctionCost> Profile(const runner::Command& command);

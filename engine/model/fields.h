@@ -254,6 +254,9 @@ constexpr auto FieldsOf(Tag<model::FunctionShift>) {
       Field{"candidate_cost", &S::candidate_cost},
       Field{"baseline_share", &S::baseline_share},
       Field{"candidate_share", &S::candidate_share},
+      Field{"basis", &S::basis, kAddedLater},
+      Field{"object", &S::object, kAddedLater},
+      Field{"detail", &S::detail, kAddedLater},
   };
 }
 

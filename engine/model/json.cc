@@ -55,8 +55,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<ShardInfo, 6>);
   [[maybe_unused]] const auto& [sv1, sv2, sv3, sv4, sv5, sv6, sv7] = sv;
   static_assert(kTableCovers<ServeFigures, 7>);
-  [[maybe_unused]] const auto& [fs1, fs2, fs3, fs4, fs5] = fs;
-  static_assert(kTableCovers<FunctionShift, 5>);
+  [[maybe_unused]] const auto& [fs1, fs2, fs3, fs4, fs5, fs6, fs7, fs8] = fs;
+  static_assert(kTableCovers<FunctionShift, 8>);
   [[maybe_unused]] const auto& [av1, av2] = av;
   static_assert(kTableCovers<AxisValue, 2>);
   [[maybe_unused]] const auto& [sf1, sf2, sf3, sf4, sf5, sf6, sf7, sf8] = sf;

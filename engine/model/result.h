@@ -194,10 +194,16 @@ struct Comparison {
 // One function's share of the cost in both contenders ("where the extra time went").
 struct FunctionShift {
   std::string function;
-  std::uint64_t baseline_cost = 0;  // instructions (Ir) spent in the function itself
+  std::uint64_t baseline_cost = 0;  // what `basis` counts: self or inclusive instructions (Ir), or calls
   std::uint64_t candidate_cost = 0;
-  double baseline_share = 0;  // of that contender's total
+  double baseline_share = 0;  // of that contender's total (instructions only)
   double candidate_share = 0;
+  // "self": instructions in the function itself (the detail table); "inclusive": an own function
+  // of the contender named by the call graph, callees included; "calls": the contender's own
+  // count ($PERFENGINE_PROFILE, docs/counters.md).
+  std::string basis = "self";
+  std::string object;  // the program or shared object it is in ("parser.so"), when known
+  std::string detail;  // inclusive: the callees the growth came through ("of which rb_str_dup ...")
 };
 
 // One threshold checked on one workload.

@@ -101,6 +101,18 @@ std::vector<std::string> ProfileLines(const RunResult& result) {
     lines.push_back(fmt::format("{}: where the extra time went ({}):", w.name, w.profile_note));
     if (w.profile.empty()) lines.push_back("  no function's cost grew");
     for (const FunctionShift& f : w.profile) {
+      const std::int64_t grew =
+          static_cast<std::int64_t>(f.candidate_cost) - static_cast<std::int64_t>(f.baseline_cost);
+      if (f.basis == "inclusive") {  // an own function named by the call graph (engine/measure/call_graph.h)
+        lines.push_back(fmt::format("  {} ({}): {:+} instructions inclusive ({} -> {}){}", f.function, f.object, grew,
+                                    f.baseline_cost, f.candidate_cost, f.detail.empty() ? "" : ", " + f.detail));
+        continue;
+      }
+      if (f.basis == "calls") {  // what the contender counted itself ($PERFENGINE_PROFILE)
+        lines.push_back(fmt::format("  {}: {} -> {} calls (counted by the contender){}", f.function, f.baseline_cost,
+                                    f.candidate_cost, f.detail.empty() ? "" : ", " + f.detail));
+        continue;
+      }
       lines.push_back(fmt::format(
           "  {}: {} -> {} instructions (+{}), {} -> {} of the run", f.function, f.baseline_cost, f.candidate_cost,
           static_cast<std::int64_t>(f.candidate_cost) - static_cast<std::int64_t>(f.baseline_cost),

@@ -4,12 +4,17 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <string>
 
 #include "engine/gate/gate.h"
 #include "engine/measure/allocations.h"
 #include "engine/measure/instructions.h"
 #include "engine/measure/profile.h"
+#include "engine/measure/reported_profile.h"
 #include "engine/measure/where_the_time_went.h"
 #include "engine/model/threshold_table.h"
 #include "engine/runner/interrupt.h"
@@ -65,9 +70,44 @@ bool CountsCollector::Collect() {
   return true;
 }
 
-void CountsCollector::ProfileRegressions() {
+std::optional<std::vector<measure::ReportedFunction>> CountsCollector::ReportedProfile(const spec::Contender& c,
+                                                                                       const spec::Workload& w,
+                                                                                       std::string& note) {
+  const ExecutionPaths paths = ex_.PathsFor(c, w);
+  runner::Command command = ex_.BuildCommand(c, w, paths);
+  const std::filesystem::path file = paths.dir / "profile";
+  command.env[measure::kProfileEnv] = file.string();
+  const runner::Outcome outcome = ex_.runner().Run(command);
+  if (!outcome.ok()) {
+    note = fmt::format("contender '{}' did not finish its profiling run: {}", c.name,
+                       outcome.error.empty() ? "non-zero exit" : outcome.error);
+    return std::nullopt;
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::nullopt;  // this contender reports no profile of its own
+  std::ostringstream text;
+  text << in.rdbuf();
+  std::vector<measure::ReportedFunction> functions;
+  if (auto error = measure::ParseReportedProfile(text.str(), functions)) {
+    ex_.ResultFor(w).failures.push_back(
+        {model::Failure::Kind::kCounters, w.name, c.name,
+         fmt::format("wrote a bad profile file (${}): {}", measure::kProfileEnv, *error), ""});
+    failed_ = true;
+    return std::nullopt;
+  }
+  return functions;
+}
+
+bool CountsCollector::ProfileRegressions() {
   const spec::Spec& spec = ex_.spec();
   const model::Verdict& verdict = ex_.result().verdict;
+  const std::vector<ObjectOwner> owners = ex_.ObjectOwners();
+  auto own_dirs = [&](const std::string& contender) {
+    for (const ObjectOwner& o : owners) {
+      if (o.contender == contender) return o.dirs;
+    }
+    return std::vector<std::filesystem::path>{};
+  };
   for (const spec::Workload* w : workloads_) {
     // A counter the contender reports (docs/counters.md) has no row of the threshold table; a
     // missed one is profiled too: extra Ruby objects are extra work in some C function.
@@ -79,20 +119,56 @@ void CountsCollector::ProfileRegressions() {
     if (!regressed) continue;
     const spec::Contender* b = spec.FindContender(spec.baseline);
     const spec::Contender* k = spec.FindContender(spec.candidate);
+    // The contender's own profile first (a plain run, $PERFENGINE_PROFILE), then callgrind's.
+    std::string reported_note;
+    const auto base_reported = ReportedProfile(*b, *w, reported_note);
+    const auto cand_reported = ReportedProfile(*k, *w, reported_note);
+    if (failed_) continue;  // the run has failed (exit 2): no callgrind profile is worth its time now
     const measure::ProfileResult base =
-        measure::ProfileCommand(ex_.BuildCommand(*b, *w, ex_.PathsFor(*b, *w)), ex_.runner());
+        measure::ProfileCommand(ex_.BuildCommand(*b, *w, ex_.PathsFor(*b, *w)), ex_.runner(), own_dirs(b->name));
     const measure::ProfileResult cand =
-        measure::ProfileCommand(ex_.BuildCommand(*k, *w, ex_.PathsFor(*k, *w)), ex_.runner());
+        measure::ProfileCommand(ex_.BuildCommand(*k, *w, ex_.PathsFor(*k, *w)), ex_.runner(), own_dirs(k->name));
     WorkloadResult& wr = ex_.ResultFor(*w);
+    auto share = [](std::uint64_t cost, std::uint64_t total) {
+      return total > 0 ? static_cast<double>(cost) / static_cast<double>(total) : 0.0;
+    };
+    std::vector<std::string> how;
+    // 1. The contender's own functions whose inclusive cost the growth belongs to.
+    if (base.note.empty() && cand.note.empty()) {
+      for (const measure::InclusiveFinding& f : measure::WhereTheGrowthWent(base.graph, cand.graph, 3)) {
+        wr.profile.push_back({f.function.function, f.base_inclusive, f.cand_inclusive,
+                              share(f.base_inclusive, base.graph.total), share(f.cand_inclusive, cand.graph.total),
+                              "inclusive", f.function.object, measure::FormatThrough(f)});
+      }
+      how.push_back("callgrind: own functions by inclusive instructions, then self instructions per function");
+    }
+    // 2. What the contender counted itself.
+    if (base_reported && cand_reported) {
+      for (const measure::ReportedShift& s : measure::ReportedGrowth(*base_reported, *cand_reported, 8)) {
+        model::FunctionShift shift;
+        shift.function = s.function;
+        shift.baseline_cost = s.base_calls;
+        shift.candidate_cost = s.cand_calls;
+        shift.basis = "calls";
+        if (s.base_cost > 0 || s.cand_cost > 0) {
+          shift.detail = fmt::format("reported cost {:g} -> {:g}", s.base_cost, s.cand_cost);
+        }
+        wr.profile.push_back(std::move(shift));
+      }
+      how.push_back(fmt::format("calls the contenders counted (${})", measure::kProfileEnv));
+    } else if (!reported_note.empty()) {
+      how.push_back(reported_note);
+    }
+    // 3. The detail: self instructions per function.
     for (const measure::FunctionDelta& d : measure::WhereTheTimeWent(base.functions, cand.functions, 8)) {
       // A few instructions in a stub or the loader are not where time went.
       if (d.share_delta < 0.001 && d.cand_share < 0.005) continue;
       wr.profile.push_back({d.function, d.base_cost, d.cand_cost, d.base_share, d.cand_share});
     }
-    wr.profile_note = !base.note.empty()   ? base.note
-                      : !cand.note.empty() ? cand.note
-                                           : "callgrind: self instructions per function";
+    if (!base.note.empty() || !cand.note.empty()) how.insert(how.begin(), !base.note.empty() ? base.note : cand.note);
+    wr.profile_note = fmt::format("{}", fmt::join(how, "; "));
   }
+  return !failed_;
 }
 
 }  // namespace pe::run::internal

@@ -6,9 +6,12 @@
 // the ProcessRunner seam. Not a public interface: use experiment.h.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/measure/reported_profile.h"
 #include "engine/model/result.h"
 #include "engine/run/executor.h"
 #include "engine/spec/spec.h"
@@ -31,12 +34,20 @@ class CountsCollector {
   bool Collect();
 
   // Where the extra time went: callgrind profiles of both contenders on each workload that
-  // missed a threshold a profile explains (reads the result's verdict).
-  void ProfileRegressions();
+  // missed a threshold a profile explains (reads the result's verdict), and the profiles the
+  // contenders report themselves ($PERFENGINE_PROFILE). False when a contender wrote a bad
+  // profile file (the failure is recorded: the verdict must be judged again).
+  bool ProfileRegressions();
 
  private:
+  // One plain run of `c` on `w` with $PERFENGINE_PROFILE set: what it wrote there, nothing when it
+  // wrote nothing (or the run failed: `note` says so), a recorded failure when it wrote a bad line.
+  std::optional<std::vector<measure::ReportedFunction>> ReportedProfile(const spec::Contender& c,
+                                                                        const spec::Workload& w, std::string& note);
+
   Executor& ex_;
   std::vector<const spec::Workload*> workloads_;
+  bool failed_ = false;
 };
 
 }  // namespace pe::run::internal

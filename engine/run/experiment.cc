@@ -156,7 +156,8 @@ RunResult Experiment::Run() {
   });
   if (ok && result_.verdict.exit == ExitCode::kThresholdMissed) {
     Timed(phases.measuring_s, [&] {  // callgrind profiles: measuring, after the verdict asked for them
-      counts.ProfileRegressions();
+      // A bad profile file a contender wrote is a failed run: judged again, it exits 2.
+      if (!counts.ProfileRegressions()) result_.verdict = gate::Judge(result_);
       return true;
     });
     if (!options_.accepted_by.empty()) gate::Accept(result_.verdict, options_.accepted_by);

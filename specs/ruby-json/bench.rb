@@ -166,14 +166,31 @@ GC.start
 # (parse_twitter_symbolize: 28,772 or 28,774). Without GC in the loop it repeats exactly; only
 # these two benchmarks pay for it (their CPU time leaves out GC work).
 GC.disable if name.end_with?("_symbolize")
+# PERFENGINE_PROFILE (docs/counters.md, "Profiles a contender reports"): set only when perfengine
+# profiles a regression. Every Ruby and C method the loop calls is counted with TracePoint (exact:
+# the same every run) and written as `Class#method calls` lines, so a Ruby-level change (an extra
+# Hash#transform_keys in JSON.parse) is named by its method, where callgrind sees only the VM.
+profile_path = ENV["PERFENGINE_PROFILE"]
+method_calls = Hash.new { |h, k| h[k] = Hash.new(0) }
+tracer = profile_path && TracePoint.new(:call, :c_call) { |tp| method_calls[tp.defined_class][tp.method_id] += 1 }
 cpu_before = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID)
 before = GC.stat(:total_allocated_objects)
+tracer&.enable
 i = 0
 while i < iterations
   result = body.call
   i += 1
 end
+tracer&.disable
 allocated = GC.stat(:total_allocated_objects) - before
+if profile_path # "JSON.parse 4", "Hash#transform_keys 4": singleton methods with a dot
+  by_label = Hash.new(0)
+  method_calls.each do |klass, methods|
+    owner = klass&.singleton_class? ? "#{klass.inspect[/\A#<Class:(.+)>\z/, 1] || klass.inspect}." : "#{klass}#"
+    methods.each { |id, n| by_label[(owner + id.to_s).gsub(/\s/, "_")] += n }
+  end
+  File.write(profile_path, by_label.sort.map { |label, n| "#{label} #{n}\n" }.join)
+end
 if ENV["RUBY_JSON_BENCH_TIME"] # for tuning ITERATIONS: the loop's own CPU time
   warn format("%s: %d iterations, %.1f ms CPU", name, iterations, (Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID) - cpu_before) * 1000)
 end

@@ -1,11 +1,14 @@
 // The ruby/json path without the network (issue 22, CI): the test makes a git repository with a
-// tiny Ruby C extension (extconf.rb and strs.c, whose build_strings allocates strings) and a
-// benchmark script; `main` is the base, `planted` adds an rb_str_dup per string in
-// build_strings. perfengine builds both revisions from git, runs `ruby --disable-gems -Iext`
+// tiny Ruby C extension (extconf.rb and strs.c, whose build_strings allocates strings), a Ruby
+// wrapper (lib/strs.rb, Strs.build) and a benchmark script; `main` is the base, `planted` adds an
+// rb_str_dup per string in build_strings, `planted-ruby` an extra `transform_keys` in the Ruby
+// wrapper. perfengine builds both revisions from git, runs `ruby --disable-gems -Iext -Ilib`
 // on each build (so exactly that build's strs.so loads, isolated = true checks it), reads the
 // Ruby objects the script counts with GC.stat(:total_allocated_objects) through
-// PERFENGINE_COUNTERS as an exact counter, fails the gate on it and profiles both versions with
-// callgrind. No assertion reads a time.
+// PERFENGINE_COUNTERS as an exact counter, fails the gate on it and profiles both versions: with
+// callgrind (the C plant is named by the extension's function, inclusive) and with the method
+// calls the script counts itself under PERFENGINE_PROFILE (the Ruby plant is named by its
+// method). No assertion reads a time.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,13 +46,29 @@ void Init_strs(void) {
 }
 )C";
 
+// The Ruby wrapper; {RUBY_EXTRA} is where the planted Ruby-level regression goes.
+constexpr const char* kWrapper = R"RB(require "strs/strs"
+module Strs
+  def self.build(count, opts = nil)
+{RUBY_EXTRA}    build_strings(count)
+  end
+end
+)RB";
+
 // Counts the Ruby objects the benchmark allocates, writes them where the engine said, and
-// prints the answer parity compares; says which strs.so it loaded, for the test to check.
-constexpr const char* kBench = R"RB(require "strs/strs"
+// prints the answer parity compares; says which strs.so it loaded, for the test to check. When
+// the engine asks for a profile (PERFENGINE_PROFILE), counts the loop's method calls with
+// TracePoint, as specs/ruby-json/bench.rb does.
+constexpr const char* kBench = R"RB(require "strs"
+calls = Hash.new(0)
+tracer = ENV["PERFENGINE_PROFILE"] && TracePoint.new(:call, :c_call) { |tp| calls["#{tp.defined_class}##{tp.method_id}"] += 1 }
 before = GC.stat(:total_allocated_objects)
 total = 0
-CALLS.times { total += Strs.build_strings(STRINGS).size }
+tracer&.enable
+CALLS.times { total += Strs.build(STRINGS).size }
+tracer&.disable
 allocated = GC.stat(:total_allocated_objects) - before
+File.write(ENV["PERFENGINE_PROFILE"], calls.map { |name, n| "#{name} #{n}\n" }.join) if tracer
 File.open(ENV.fetch("PERFENGINE_COUNTERS"), "a") { |f| f.puts "ruby_objects #{allocated} objects" }
 $stderr.puts $LOADED_FEATURES.grep(/strs\.so/)
 puts total
@@ -67,13 +86,17 @@ class RubyExtensionE2E : public ::testing::Test {
   void SetUp() override {
     repo_ = dir_.path() / "repo";
     fs::create_directories(repo_ / "ext" / "strs");
+    fs::create_directories(repo_ / "lib");
     std::ofstream(repo_ / "ext" / "strs" / "extconf.rb") << kExtconf;
     std::string bench = Replace(kBench, "CALLS", std::to_string(kCalls));
     std::ofstream(repo_ / "bench.rb") << Replace(bench, "STRINGS", std::to_string(kStrings));
     Git({"init", "-q", "-b", "main"});
-    Commit("", "base: build_strings");
+    Commit("", "", "base: build_strings");
     Git({"checkout", "-q", "-b", "planted"});
-    Commit("    s = rb_str_dup(s);\n", "planted: an extra rb_str_dup in build_strings");
+    Commit("    s = rb_str_dup(s);\n", "", "planted: an extra rb_str_dup in build_strings");
+    Git({"checkout", "-q", "main"});
+    Git({"checkout", "-q", "-b", "planted-ruby"});
+    Commit("", "    (opts || {}).transform_keys(&:to_sym)\n", "planted: an extra transform_keys in Strs.build");
     Git({"checkout", "-q", "main"});
   }
 
@@ -84,8 +107,9 @@ class RubyExtensionE2E : public ::testing::Test {
     ASSERT_TRUE(RunArgv(argv, repo_, dir_.path() / "git.log")) << ReadAll(dir_.path() / "git.log");
   }
 
-  void Commit(const std::string& extra, const std::string& message) {
+  void Commit(const std::string& extra, const std::string& ruby_extra, const std::string& message) {
     std::ofstream(repo_ / "ext" / "strs" / "strs.c") << Replace(kExtension, "{EXTRA}", extra);
+    std::ofstream(repo_ / "lib" / "strs.rb") << Replace(kWrapper, "{RUBY_EXTRA}", ruby_extra);
     Git({"add", "-A"});
     Git({"commit", "-q", "-m", message});
   }
@@ -99,7 +123,7 @@ class RubyExtensionE2E : public ::testing::Test {
          {std::pair<std::string, std::string>{"baseline", "main"}, {"candidate", candidate_revision}}) {
       out << "[contenders." << name << "]\ngit = \"" << revision << "\"\nrepo = \"repo\"\n"
           << "build = [\"sh\", \"-c\", \"cd ext/strs && ruby extconf.rb && make\"]\n"
-          << "argv = [\"ruby\", \"--disable-gems\", \"-Iext\", \"bench.rb\"]\n"
+          << "argv = [\"ruby\", \"--disable-gems\", \"-Iext\", \"-Ilib\", \"bench.rb\"]\n"
           << "startup = [\"ruby\", \"--disable-gems\", \"-Iext\", \"-e\", \"require 'strs/strs'\"]\n"
           << "isolated = true\n";
     }
@@ -141,13 +165,64 @@ TEST_F(RubyExtensionE2E, AnExtraRbStrDupFailsOnRubyObjectsAndIsProfiled) {
   // Both revisions were built from git by perfengine.
   EXPECT_EQ(results["contenders"][0]["git"], "main");
   EXPECT_EQ(results["contenders"][1]["git"], "planted");
-  // Both versions were profiled: the report names the C function the planted line calls
-  // (libruby is stripped of its static functions, which show as addresses).
+  // Both versions were profiled. The call graph names the extension's function the planted line
+  // is in (inclusive), and the library callee the growth came through; the self-cost table
+  // beside it still lists the C functions whose own instructions grew.
   ASSERT_FALSE(w["profile"].empty()) << w.dump(1);
-  bool names_it = false;
-  for (const auto& p : w["profile"]) names_it |= p["function"] == "rb_str_dup";
-  EXPECT_TRUE(names_it) << w["profile"].dump(1);
+  const nlohmann::json& first = w["profile"][0];
+  EXPECT_EQ(first["basis"], "inclusive") << w["profile"].dump(1);
+  EXPECT_EQ(first["function"], "build_strings") << w["profile"].dump(1);
+  EXPECT_EQ(first["object"], "strs.so") << w["profile"].dump(1);
+  EXPECT_NE(first["detail"].get<std::string>().find("rb_str_dup ("), std::string::npos) << first.dump();
+  EXPECT_GT(first["candidate_cost"].get<double>(), first["baseline_cost"].get<double>()) << first.dump();
+  bool self_rows = false;
+  for (const auto& p : w["profile"]) self_rows |= p["basis"] == "self";
+  EXPECT_TRUE(self_rows) << w["profile"].dump(1);
   EXPECT_NE(f.out.find("where the extra time went"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("  build_strings (strs.so): +"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("instructions inclusive"), std::string::npos) << f.out;
+}
+
+TEST_F(RubyExtensionE2E, AnExtraRubyCallIsNamedByTheMethodTheContenderCounted) {
+  const Finished f = Run("planted-ruby");
+  ASSERT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("strings: ruby_objects ratio "), std::string::npos) << f.out;
+  const nlohmann::json results = nlohmann::json::parse(ReadAll(dir_.path() / "results.json"));
+  const nlohmann::json& w = Workload(results, "strings");
+  // The script counted its method calls (TracePoint) in both versions: one more
+  // Hash#transform_keys per Strs.build call, none before.
+  const nlohmann::json* named = nullptr;
+  for (const auto& p : w["profile"]) {
+    if (p["basis"] == "calls" && p["function"] == "Hash#transform_keys") named = &p;
+  }
+  ASSERT_NE(named, nullptr) << w["profile"].dump(1);
+  EXPECT_EQ((*named)["baseline_cost"], 0) << named->dump();
+  EXPECT_EQ((*named)["candidate_cost"], kCalls) << named->dump();
+  EXPECT_NE(f.out.find("  Hash#transform_keys: 0 -> " + std::to_string(kCalls) + " calls (counted by the contender)"),
+            std::string::npos)
+      << f.out;
+  // Nothing else the script counted grew: the same Strs.build and build_strings calls.
+  std::vector<std::string> grew;
+  for (const auto& p : w["profile"]) {
+    if (p["basis"] == "calls") grew.push_back(p["function"].get<std::string>());
+  }
+  EXPECT_EQ(grew, std::vector<std::string>{"Hash#transform_keys"}) << w["profile"].dump(1);
+}
+
+TEST_F(RubyExtensionE2E, ABadProfileLineFailsTheRunNamingTheContender) {
+  // The candidate's script writes a line without a count when asked for a profile.
+  Git({"checkout", "-q", "-b", "bad-profile", "planted-ruby"});
+  std::ofstream(repo_ / "bench.rb", std::ios::app)
+      << "File.write(ENV[\"PERFENGINE_PROFILE\"], \"Hash#transform_keys\\n\") if ENV[\"PERFENGINE_PROFILE\"]\n";
+  Git({"commit", "-q", "-am", "a bad profile line"});
+  Git({"checkout", "-q", "main"});
+  const Finished f = Run("bad-profile");
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE((f.out + f.err)
+                .find("strings: contender 'candidate' wrote a bad profile file ($PERFENGINE_PROFILE): line 1 "
+                      "'Hash#transform_keys': expected 'function calls' or 'function calls cost'"),
+            std::string::npos)
+      << f.out << f.err;
 }
 
 TEST_F(RubyExtensionE2E, MainAgainstItselfPassesTheCounterAndIsIsolated) {

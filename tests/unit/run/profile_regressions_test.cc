@@ -1,0 +1,141 @@
+// CountsCollector::ProfileRegressions over the fake process runner: a failed instruction check
+// has both contenders profiled, callgrind's files (written here in callgrind's own format) name
+// the contender's own function by inclusive cost, and what each contender wrote to
+// $PERFENGINE_PROFILE names the functions whose calls grew; a bad profile line fails the run.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "engine/run/counts_collector.h"
+#include "tests/unit/run/collaborator_harness.h"
+
+namespace pe::run::internal {
+namespace {
+
+namespace fs = std::filesystem;
+using runner::Command;
+using runner::Outcome;
+using testing::WriteText;
+
+constexpr const char* kSpec = R"(
+[run]
+rounds = 3
+
+[contenders.baseline]
+argv = ["true"]
+env = { WHO = "baseline" }
+
+[contenders.candidate]
+argv = ["true"]
+env = { WHO = "candidate" }
+
+[workloads.work]
+args = ["work"]
+)";
+
+// parse (own) -> build_string (own) -> rb_utf8_str_new (libruby); the candidate's build_string
+// also calls rb_str_dup, whose callee newobj_of does most of the extra work.
+std::string Callgrind(bool candidate) {
+  std::string text = "version: 1\npositions: line\nevents: Ir\n";
+  text += candidate ? "summary: 1400\n" : "summary: 1000\n";
+  text += "ob=(1) /build/parser.so\nfl=(1) parser.c\nfn=(1) parse\n1 100\n";
+  text += "cfn=(2) build_string\ncalls=10 2\n";
+  text += candidate ? "2 1300\n" : "2 900\n";
+  text += "fn=(2)\n3 400\ncob=(2) /usr/lib/libruby.so.3.1\ncfi=(2) ???\ncfn=(3) rb_utf8_str_new\ncalls=10 0\n4 500\n";
+  if (candidate) text += "cob=(2)\ncfi=(2)\ncfn=(4) rb_str_dup\ncalls=10 0\n5 400\n";
+  text += "ob=(2)\nfl=(2)\nfn=(3)\n0 500\n";
+  if (candidate) text += "fn=(4)\n0 100\ncfn=(5) newobj_of\ncalls=10 0\n0 300\nfn=(5)\n0 300\n";
+  return text;
+}
+
+struct Script {
+  std::string candidate_profile = "Strs.build 5\nHash#transform_keys 5\n";
+  Outcome operator()(const Command& c) const {
+    const std::string program = fs::path(c.argv[0]).filename().string();
+    if (program == "valgrind") {
+      for (const std::string& arg : c.argv) {
+        if (!arg.starts_with("--callgrind-out-file=")) continue;
+        std::string path = arg.substr(std::string("--callgrind-out-file=").size());
+        path.replace(path.find("%p"), 2, "1");
+        WriteText(path, Callgrind(c.env.at("WHO") == "candidate"));
+      }
+    } else if (program == "callgrind_annotate") {
+      WriteText(c.stdout_path, "Ir  file:function\n100 (10.0%)  parser.c:parse [/build/parser.so]\n");
+    } else if (c.env.contains("PERFENGINE_PROFILE")) {
+      WriteText(c.env.at("PERFENGINE_PROFILE"),
+                Who(c) == "baseline" ? std::string("Strs.build 5\n") : candidate_profile);
+    }
+    return Outcome{};
+  }
+};
+
+void FailInstructions(Harness& h) {
+  model::Check failed;
+  failed.workload = "work";
+  failed.threshold = "max_instructions_ratio";
+  failed.passed = false;
+  failed.state = model::Check::State::kFail;
+  h.result_.verdict.checks.push_back(failed);
+}
+
+TEST(ProfileRegressionsTest, NamesTheOwnFunctionInclusiveAndTheCallsTheContenderCounted) {
+  Harness h(kSpec, Script{});
+  FailInstructions(h);
+  Executor ex = h.MakeExecutor();
+  ASSERT_TRUE(CountsCollector(ex, h.workloads_).ProfileRegressions());
+  const auto& profile = h.R("work").profile;
+  ASSERT_GE(profile.size(), 2u);
+  // build_string: +400 inclusive, all of it through rb_str_dup (100 of its own, 300 of newobj_of).
+  EXPECT_EQ(profile[0].basis, "inclusive");
+  EXPECT_EQ(profile[0].function, "build_string");
+  EXPECT_EQ(profile[0].object, "parser.so");
+  EXPECT_EQ(profile[0].baseline_cost, 900u);
+  EXPECT_EQ(profile[0].candidate_cost, 1300u);
+  EXPECT_EQ(profile[0].detail, "of which rb_str_dup (libruby.so.3.1) +400 (called at parser.c:5)");
+  // Nothing else holds growth of its own: parse's grew only through build_string.
+  EXPECT_EQ(profile[1].basis, "calls");
+  EXPECT_EQ(profile[1].function, "Hash#transform_keys");
+  EXPECT_EQ(profile[1].baseline_cost, 0u);
+  EXPECT_EQ(profile[1].candidate_cost, 5u);
+  EXPECT_EQ(profile.size(), 2u);  // Strs.build did not grow; annotate's self table did not change
+  EXPECT_NE(h.R("work").profile_note.find("calls the contenders counted ($PERFENGINE_PROFILE)"), std::string::npos)
+      << h.R("work").profile_note;
+  EXPECT_TRUE(h.R("work").failures.empty());
+}
+
+TEST(ProfileRegressionsTest, ABadProfileLineIsAFailureNamingTheContenderAndTheLine) {
+  Script script;
+  script.candidate_profile = "Strs.build 5\nHash#transform_keys many\n";
+  Harness h(kSpec, script);
+  FailInstructions(h);
+  Executor ex = h.MakeExecutor();
+  EXPECT_FALSE(CountsCollector(ex, h.workloads_).ProfileRegressions());
+  const auto& failures = h.R("work").failures;
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].contender, "candidate");
+  EXPECT_EQ(failures[0].kind, model::Failure::Kind::kCounters);
+  EXPECT_EQ(failures[0].message,
+            "wrote a bad profile file ($PERFENGINE_PROFILE): line 2 'Hash#transform_keys many': 'many' is not a whole "
+            "number of calls");
+  for (const Command& c : h.runner_.calls) EXPECT_NE(fs::path(c.argv[0]).filename().string(), "valgrind");
+}
+
+TEST(ProfileRegressionsTest, AContenderThatWritesNoProfileHasOnlyCallgrinds) {
+  Harness h(kSpec, [](const Command& c) {
+    Script plain;
+    Command without = c;
+    without.env.erase("PERFENGINE_PROFILE");  // the contender ignores the variable
+    return plain(without);
+  });
+  FailInstructions(h);
+  Executor ex = h.MakeExecutor();
+  ASSERT_TRUE(CountsCollector(ex, h.workloads_).ProfileRegressions());
+  const auto& profile = h.R("work").profile;
+  ASSERT_FALSE(profile.empty());
+  for (const auto& p : profile) EXPECT_NE(p.basis, "calls") << p.function;
+  EXPECT_EQ(h.R("work").profile_note.find("PERFENGINE_PROFILE"), std::string::npos) << h.R("work").profile_note;
+}
+
+}  // namespace
+}  // namespace pe::run::internal
