@@ -26,6 +26,8 @@ import concurrent.futures
 import json
 import os
 import pathlib
+import re
+import resource
 import subprocess
 import sys
 import time
@@ -98,28 +100,36 @@ def counts_only_spec(out):
     if not link.exists():
         link.symlink_to(SPEC.parent / "ruby-json")
     text = SPEC.read_text()
-    for old, new in (("rounds = 5\n", "rounds = 1\n"), ("max_rounds = 12\n", "max_rounds = 1\n"),
-                     ("warmup_rounds = 1\n", "warmup_rounds = 0\n")):
-        assert old in text, old
-        text = text.replace(old, new, 1)
+    for key, value in (("rounds", 1), ("max_rounds", 1), ("warmup_rounds", 0)):
+        text, n = re.subn(rf"^{key} = \d+", f"{key} = {value}", text, count=1, flags=re.M)
+        assert n == 1, key
     text = "\n".join(l for l in text.split("\n") if not l.startswith("max_slowdown"))
     spec = folder / "ruby-json-counts.toml"
     spec.write_text(text)
     return spec
 
 
-def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=()):
+def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=(), cache=None):
+    """Runs one gate; returns (exit code, wall seconds, CPU seconds of all its processes or None,
+    results path, log path, load averages before and after)."""
     result = out / f"{name}.json"
     log = out / f"{name}.log"
     env = dict(os.environ, RUBY_JSON=str(wt))
+    cache = cache or out / f"cache-{name.removesuffix('-subset')}"
+    load_before = os.getloadavg()[0]
+    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     with open(log, "w") as f:
         rc = subprocess.run([str(perfengine), "run", str(spec), "--json", str(result),
-                             "--markdown", str(out / f"{name}.md"),
-                             "--cache-dir", str(out / f"cache-{name.removesuffix('-subset')}"),
+                             "--markdown", str(out / f"{name}.md"), "--cache-dir", str(cache),
                              *[arg for w in workloads for arg in ("--workload", w)]],
                             env=env, stdout=f, stderr=subprocess.STDOUT).returncode
-    return rc, time.monotonic() - start, result, log
+    wall = time.monotonic() - start
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # Every process of the run that was waited for (perfengine, the spawner, each contender,
+    # valgrind, the builds): on a quiet 2-core machine the run's wall time cannot be much less.
+    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
+    return rc, wall, cpu, result, log, (load_before, os.getloadavg()[0])
 
 
 def judge_recorded(d):
@@ -151,9 +161,42 @@ def judge_recorded(d):
     return failed
 
 
-def summarise(name, rc, seconds, result_path, kind, reference):
-    took = f"{seconds / 60:.1f} min wall (builds included)" if seconds else "wall time not recorded"
-    lines = [f"== {name}: exit {rc}, {took}"]
+# Plant 2 (the escape search): how each generating benchmark's strings reach
+# convert_UTF8_to_JSON in generator.c, whose SSE2 scan the patch turns off. Strings of 16 bytes
+# or more are scanned 16 at a time by SSE2 and byte by byte with the patch; shorter ones take
+# the same few steps either way (search_escape_basic below 4 bytes, one padded chunk from 4 to
+# 15); numbers never reach it, and script_safe and ascii_only have loops of their own.
+ESCAPE_PATH = {
+    "generate_twitter": "long strings",
+    "generate_twitter_pretty": "long strings",
+    "generate_citm_catalog": "mostly short strings",
+    "generate_canada_points": "none: numbers only",
+    "generate_api_1k": "long strings",
+    "generate_api_1k_pretty": "long strings",
+    "generate_api_1k_to_json": "long strings",
+    "generate_api_1k_coder": "long strings",
+    "generate_api_1k_dump_io": "long strings",
+    "generate_integers": "none: numbers only",
+    "generate_decimals": "none: numbers only",
+    "generate_escaped_strings": "long strings",
+    "generate_ascii_but_one": "long strings",
+    "generate_multibyte": "long strings",
+    "generate_script_safe": "none: its own loop",
+    "generate_ascii_only": "none: its own loop",
+    "generate_to_json_objects": "keys of 1 byte",
+    "generate_to_s_objects": "strings of 7-9 bytes",
+    "generate_time": "strings of 23 bytes",
+    "generate_date": "strings of 10 bytes",
+}
+
+
+def minutes(seconds):
+    return f"{seconds / 60:.1f} min"
+
+
+def summarise(name, rc, seconds, result_path, kind, reference, cpu=None, loads=None):
+    """Lines for one run, and a row for the table of runs (None without a results file)."""
+    lines = [f"== {name}: exit {rc}"]
     if result_path.exists() and not json.loads(result_path.read_text()).get("complete", True):
         lines[0] += " -- INCOMPLETE: the run was interrupted; checks not reached are not judged"
     if not result_path.exists():
@@ -166,12 +209,40 @@ def summarise(name, rc, seconds, result_path, kind, reference):
             failed.setdefault(c["workload"], []).append(c)
     if not d.get("complete", True):
         failed = judge_recorded(d)
-    rounds = {w["name"]: w["comparison"].get("rounds") for w in d["workloads"] if w.get("comparison")}
-    lines.append(f"   rounds per benchmark: min {min(rounds.values())}, max {max(rounds.values())}; "
-                 f"s = wall seconds of its timed executions (both versions); counts and profiles come on top")
+    samples = [x for w in d["workloads"] for x in w.get("samples", [])]
+    timed_wall = sum(x.get("wall_s", 0) for x in samples)
+    timed_cpu = sum(x.get("user_s", 0) + x.get("sys_s", 0) for x in samples)
+    round_loads = [l["load_1m"] for l in d.get("load", []) if l.get("load_1m") is not None]
+    loads = sorted([*(loads or ()), *round_loads])
+    load_text = f"load average {loads[0]:.1f} to {loads[-1]:.1f}" if loads else "load not recorded"
+    # Where the time went: the engine's phases (model::PhaseTimes), the timed executions of the
+    # rounds (their own wall times) and the rest of measuring (instruction counts, profiles).
+    ph = d.get("phases")
+    without_builds = None
+    if ph:
+        without_builds = ph["total_s"] - ph["build_s"]
+        rest = max(0.0, ph["measuring_s"] - timed_wall)
+        lines.append(f"   {minutes(without_builds)} without builds ({load_text} on {os.cpu_count()} cores): "
+                     f"build {minutes(ph['build_s'])}, fixtures {minutes(ph['fixtures_s'])}, "
+                     f"parity {minutes(ph['parity_s'])}, measuring {minutes(ph['measuring_s'])} "
+                     f"(timed rounds {minutes(timed_wall)}, instruction counts and profiles {minutes(rest)}), "
+                     f"analysis {minutes(ph['analysis_s'])}")
+    elif seconds:
+        lines.append(f"   {minutes(seconds)} wall, builds included ({load_text})")
+    lines.append(f"   timed executions: {len(samples)}, {minutes(timed_wall)} wall, {minutes(timed_cpu)} CPU "
+                 f"(wall/CPU {timed_wall / timed_cpu if timed_cpu else 0:.1f}x)"
+                 + (f"; CPU time of every process of the run: {minutes(cpu)}" if cpu else ""))
+    checks_by = {}
+    for c in d["verdict"]["checks"]:
+        checks_by.setdefault(c["workload"], {})[c["threshold"]] = c
+    lines.append(f"   {'benchmark':<26} rounds  CPU check      CPU noise  could show  result"
+                 + ("  (escape search)" if kind == "generate" else ""))
+    rounds = []
     for w in d["workloads"]:
-        if w["name"] == "startup":
+        if w["name"] == "startup" or not w.get("comparison"):
             continue
+        cmp = w["comparison"]
+        rounds.append(cmp.get("rounds", 0))
         everything = failed.get(w["name"], [])
         checks = [c for c in everything if not c.get("not_reached")]
         text = ", ".join(f"{SHORT.get(c['threshold'], c['threshold'])} {c['measured']:.4f}x"
@@ -179,19 +250,18 @@ def summarise(name, rc, seconds, result_path, kind, reference):
         if len(checks) < len(everything):
             text += ("; " if text else "") + "instructions not reached"
         top = ""
-        if checks and w.get("profile"):  # the functions whose self cost grew most (FunctionShift)
+        if checks and w.get("profile"):  # the functions whose cost grew most (FunctionShift)
             top = "  profile: " + ", ".join(f"{g['function']} +{g['candidate_cost'] - g['baseline_cost']:,}"
                                             for g in w["profile"][:2])
-        timed = sum(x.get("wall_s", 0) for x in w.get("samples", []))  # both contenders, warm-up included
-        lines.append(f"   {w['name']:<26} {w['comparison'].get('rounds', 0):>3} rounds {timed:6.1f} s  "
-                     f"{'FAIL ' + text if checks else ('pass; ' + text if text else 'pass')}{top}")
-    samples = [x for w in d["workloads"] for x in w.get("samples", [])]
-    wall = sum(x.get("wall_s", 0) for x in samples)
-    cpu = sum(x.get("user_s", 0) + x.get("sys_s", 0) for x in samples)
-    loads = [l.get("load_1m", 0) for l in d.get("load", [])]
-    lines.append(f"   timed executions: {len(samples)}, {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU "
-                 f"(wall/CPU {wall / cpu if cpu else 0:.1f}x; load average {min(loads, default=0):.1f} to "
-                 f"{max(loads, default=0):.1f} on {os.cpu_count()} cores)")
+        cpu_check = checks_by.get(w["name"], {}).get("max_slowdown", {})
+        state = cpu_check.get("state", "-")
+        noise = cmp.get("cpu_noise")
+        could = cpu_check.get("detectable")
+        path = f"  ({ESCAPE_PATH.get(w['name'], '')})" if kind == "generate" and w["name"] in ESCAPE_PATH else ""
+        lines.append(f"   {w['name']:<26} {cmp.get('rounds', 0):>6}  {state:<13} "
+                     f"{(f'{noise * 100:.1f}%' if noise is not None else '-'):>9}  "
+                     f"{(f'{could:.2f}x' if could else '-'):>10}  "
+                     f"{'FAIL ' + text if checks else ('pass; ' + text if text else 'pass')}{path}{top}")
     parse = [w["name"] for w in d["workloads"] if w["name"].startswith("parse_")]
     gen = [w["name"] for w in d["workloads"] if w["name"].startswith("generate_")]
     unreached = sum(1 for cs in failed.values() if any(c.get("not_reached") for c in cs))
@@ -202,14 +272,29 @@ def summarise(name, rc, seconds, result_path, kind, reference):
     fg = sum(1 for n in gen if n in failed)
     ref = f"{reference[0]}/{reference[1]}"
     if kind == "parse":
-        lines.append(f"   failed: {fp}/{len(parse)} parsing (reference {ref}), {fg}/{len(gen)} generating")
+        verdict = f"{fp}/{len(parse)} parsing (reference {ref}), {fg}/{len(gen)} generating"
     elif kind == "generate":
-        lines.append(f"   failed: {fg}/{len(gen)} generating (reference {ref}), {fp}/{len(parse)} parsing")
+        verdict = f"{fg}/{len(gen)} generating (reference {ref}), {fp}/{len(parse)} parsing"
     else:
-        lines.append(f"   failed: {fp + fg}/{len(parse) + len(gen)} (reference 0: master against itself)")
+        verdict = f"{fp + fg}/{len(parse) + len(gen)} (reference 0: master against itself)"
+    lines.append(f"   failed: {verdict}")
     for f in d.get("failures", []):
         lines.append(f"   run failure: {json.dumps(f)[:300]}")
-    return lines, (fp, fg)
+    rounds.sort()
+    row = (name, rc, fp + fg, f"{rounds[0]}/{rounds[len(rounds) // 2]}/{rounds[-1]}" if rounds else "-",
+           minutes(without_builds) if without_builds is not None else "-", minutes(cpu) if cpu else "-",
+           f"{loads[0]:.1f}-{loads[-1]:.1f}" if loads else "-")
+    return lines, row
+
+
+def table_of_runs(rows):
+    """One line per run: what A/A repeated (and the planted runs) cost and found."""
+    head = ("run", "exit", "failed benchmarks", "rounds min/median/max", "time without builds",
+            "CPU (all processes)", "load average")
+    rows = [tuple(str(x) for x in r) for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return [fmt.format(*head), *(fmt.format(*r) for r in rows)]
 
 
 def main():
@@ -228,9 +313,12 @@ def main():
     a = ap.parse_args()
     if a.report_only:
         out = pathlib.Path(a.out).resolve()
+        rows = []
         for name in a.only:
-            lines, _ = summarise(name, "not recorded", 0, out / f"{name}.json", RUNS[name][1], RUNS[name][2])
+            lines, row = summarise(name, "not recorded", 0, out / f"{name}.json", RUNS[name][1], RUNS[name][2])
             print("\n".join(lines))
+            rows += [row] if row else []
+        print("\n".join(table_of_runs(rows)) if len(rows) > 1 else "", end="\n" if len(rows) > 1 else "")
         return
     if not a.checkout:
         ap.error("give the ruby/json checkout")
@@ -243,16 +331,27 @@ def main():
     print(f"ruby/json master {git(checkout, 'rev-parse', '--short=12', 'master')}; results in {out}", flush=True)
     worktrees = {name: prepare(checkout, name, RUNS[name][0], out) for name in a.only}
 
+    # One gate at a time shares one cache directory, so master is built once for all the runs
+    # (builds are not part of the suite's time, but they are of the afternoon's).
+    shared_cache = out / "cache" if a.jobs == 1 else None
+
     def one(name):
         spec = counts_only_spec(out) if a.counts_only else SPEC
         label = f"{name}-subset" if a.workload else name
-        rc, secs, result, _ = run_gate(a.perfengine, worktrees[name], label, out, spec, a.workload)
-        return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2])
+        rc, secs, cpu, result, _, loads = run_gate(a.perfengine, worktrees[name], label, out, spec, a.workload,
+                                                   shared_cache)
+        # With several gates at once the CPU time of the children is theirs together: not shown.
+        return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2], cpu if a.jobs == 1 else None, loads)
 
+    rows = []
+    print(f"started {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores", flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        for name, (lines, _) in zip(a.only, pool.map(one, a.only)):
+        for name, (lines, row) in zip(a.only, pool.map(one, a.only)):
             print("\n".join(lines), flush=True)
-
+            rows += [row] if row else []
+    if len(rows) > 1:
+        print("\n".join(table_of_runs(rows)))
 
 if __name__ == "__main__":
     main()
