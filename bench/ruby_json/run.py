@@ -27,7 +27,6 @@ import json
 import os
 import pathlib
 import re
-import resource
 import subprocess
 import sys
 import time
@@ -110,14 +109,13 @@ def counts_only_spec(out):
 
 
 def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=(), cache=None):
-    """Runs one gate; returns (exit code, wall seconds, CPU seconds of all its processes or None,
-    results path, log path, load averages before and after)."""
+    """Runs one gate; returns (exit code, wall seconds, results path, log path, load averages
+    before and after)."""
     result = out / f"{name}.json"
     log = out / f"{name}.log"
     env = dict(os.environ, RUBY_JSON=str(wt))
     cache = cache or out / f"cache-{name.removesuffix('-subset')}"
     load_before = os.getloadavg()[0]
-    cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     with open(log, "w") as f:
         rc = subprocess.run([str(perfengine), "run", str(spec), "--json", str(result),
@@ -125,11 +123,7 @@ def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=(), cache=None):
                              *[arg for w in workloads for arg in ("--workload", w)]],
                             env=env, stdout=f, stderr=subprocess.STDOUT).returncode
     wall = time.monotonic() - start
-    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # Every process of the run that was waited for (perfengine, the spawner, each contender,
-    # valgrind, the builds): on a quiet 2-core machine the run's wall time cannot be much less.
-    cpu = (cpu_after.ru_utime - cpu_before.ru_utime) + (cpu_after.ru_stime - cpu_before.ru_stime)
-    return rc, wall, cpu, result, log, (load_before, os.getloadavg()[0])
+    return rc, wall, result, log, (load_before, os.getloadavg()[0])
 
 
 def judge_recorded(d):
@@ -194,7 +188,7 @@ def minutes(seconds):
     return f"{seconds / 60:.1f} min"
 
 
-def summarise(name, rc, seconds, result_path, kind, reference, cpu=None, loads=None):
+def summarise(name, rc, seconds, result_path, kind, reference, loads=None):
     """Lines for one run, and a row for the table of runs (None without a results file)."""
     lines = [f"== {name}: exit {rc}"]
     if result_path.exists() and not json.loads(result_path.read_text()).get("complete", True):
@@ -230,12 +224,11 @@ def summarise(name, rc, seconds, result_path, kind, reference, cpu=None, loads=N
     elif seconds:
         lines.append(f"   {minutes(seconds)} wall, builds included ({load_text})")
     lines.append(f"   timed executions: {len(samples)}, {minutes(timed_wall)} wall, {minutes(timed_cpu)} CPU "
-                 f"(wall/CPU {timed_wall / timed_cpu if timed_cpu else 0:.1f}x)"
-                 + (f"; CPU time of every process of the run: {minutes(cpu)}" if cpu else ""))
+                 f"(wall/CPU {timed_wall / timed_cpu if timed_cpu else 0:.1f}x)")
     checks_by = {}
     for c in d["verdict"]["checks"]:
         checks_by.setdefault(c["workload"], {})[c["threshold"]] = c
-    lines.append(f"   {'benchmark':<26} rounds  CPU check      CPU noise  could show  result"
+    lines.append(f"   {'benchmark':<26} CPU/run  M instr  rounds  CPU check      CPU noise  could show  result"
                  + ("  (escape search)" if kind == "generate" else ""))
     rounds = []
     for w in d["workloads"]:
@@ -257,8 +250,15 @@ def summarise(name, rc, seconds, result_path, kind, reference, cpu=None, loads=N
         state = cpu_check.get("state", "-")
         noise = cmp.get("cpu_noise")
         could = cpu_check.get("detectable")
+        # The baseline's median CPU time per execution (timed rounds) and its instruction count:
+        # what one process of this benchmark costs, start-up included.
+        own = sorted(x.get("user_s", 0) + x.get("sys_s", 0) for x in w.get("samples", [])
+                     if x.get("contender") == d["baseline"] and not x.get("warmup") and not x.get("rss_only"))
+        per_run = f"{own[len(own) // 2] * 1000:.0f} ms" if own else "-"
+        ir = next((x.get("instructions") for x in w.get("summaries", []) if x.get("contender") == d["baseline"]), None)
         path = f"  ({ESCAPE_PATH.get(w['name'], '')})" if kind == "generate" and w["name"] in ESCAPE_PATH else ""
-        lines.append(f"   {w['name']:<26} {cmp.get('rounds', 0):>6}  {state:<13} "
+        lines.append(f"   {w['name']:<26} {per_run:>7}  {(f'{ir / 1e6:.0f}' if ir else '-'):>7}  "
+                     f"{cmp.get('rounds', 0):>6}  {state:<13} "
                      f"{(f'{noise * 100:.1f}%' if noise is not None else '-'):>9}  "
                      f"{(f'{could:.2f}x' if could else '-'):>10}  "
                      f"{'FAIL ' + text if checks else ('pass; ' + text if text else 'pass')}{path}{top}")
@@ -282,7 +282,7 @@ def summarise(name, rc, seconds, result_path, kind, reference, cpu=None, loads=N
         lines.append(f"   run failure: {json.dumps(f)[:300]}")
     rounds.sort()
     row = (name, rc, fp + fg, f"{rounds[0]}/{rounds[len(rounds) // 2]}/{rounds[-1]}" if rounds else "-",
-           minutes(without_builds) if without_builds is not None else "-", minutes(cpu) if cpu else "-",
+           minutes(without_builds) if without_builds is not None else "-", minutes(timed_cpu),
            f"{loads[0]:.1f}-{loads[-1]:.1f}" if loads else "-")
     return lines, row
 
@@ -290,7 +290,7 @@ def summarise(name, rc, seconds, result_path, kind, reference, cpu=None, loads=N
 def table_of_runs(rows):
     """One line per run: what A/A repeated (and the planted runs) cost and found."""
     head = ("run", "exit", "failed benchmarks", "rounds min/median/max", "time without builds",
-            "CPU (all processes)", "load average")
+            "CPU of the timed rounds", "load average")
     rows = [tuple(str(x) for x in r) for r in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
@@ -338,10 +338,9 @@ def main():
     def one(name):
         spec = counts_only_spec(out) if a.counts_only else SPEC
         label = f"{name}-subset" if a.workload else name
-        rc, secs, cpu, result, _, loads = run_gate(a.perfengine, worktrees[name], label, out, spec, a.workload,
-                                                   shared_cache)
-        # With several gates at once the CPU time of the children is theirs together: not shown.
-        return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2], cpu if a.jobs == 1 else None, loads)
+        rc, secs, result, _, loads = run_gate(a.perfengine, worktrees[name], label, out, spec, a.workload,
+                                              shared_cache)
+        return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2], loads)
 
     rows = []
     print(f"started {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, load average {os.getloadavg()[0]:.1f} "
