@@ -197,6 +197,9 @@ def summarise(name, rc, seconds, result_path, kind, reference, loads=None):
         lines.append(f"   no results file; see {result_path.with_suffix('.log')}")
         return lines, None
     d = json.loads(result_path.read_text())
+    if rc == "not recorded" and d["verdict"].get("exit"):  # --report-only: the verdict the file holds
+        rc = d["verdict"]["exit"]
+        lines[0] = lines[0].replace("exit not recorded", f"verdict {rc}")
     failed = {}
     for c in d["verdict"]["checks"]:
         if c.get("state") == "fail" or c.get("passed") is False:
