@@ -15,11 +15,16 @@ from git. `master-1`..`master-3` do the same with master itself as the candidate
 checkout's own HEAD, index and files are never touched: only the branches and worktrees named
 here are created (and reset on the next run).
 
-It prints, per run, the wall time, the rounds, and per benchmark every check that failed: the
-metric and its ratio, then the count of failed benchmarks among the parsing and the generating
-ones beside the reference's (ruby/json pull request "Duel": 12/16, 15/20, 14/14, and 0 for
-master against itself). --jobs runs that many gates at once (each with its own cache dir);
-CPU-time checks suffer from it, instruction and object counts do not.
+It prints, per run, the time without builds and the engine's phases (measuring split into the
+timed rounds and the instruction counts and profiles), the load average, and per benchmark its
+CPU time and instructions per execution, the rounds it used, the CPU-time check's state, noise
+and what it could have shown, and every check that failed: the metric and its ratio (for plant
+2, also how the benchmark's strings reach the escape search). Then the count of failed
+benchmarks among the parsing and the generating ones beside the reference's (ruby/json pull
+request "Duel": 12/16, 15/20, 14/14, and 0 for master against itself), and a table of the runs.
+--jobs runs that many gates at once (each with its own cache dir); CPU-time checks suffer from
+it, instruction and object counts do not. bench/ruby_json/valgrind_cpu.py measures the CPU
+time of a run's callgrind processes; bench/ruby_json/startup_cost.sh what Ruby's start-up costs.
 """
 import argparse
 import concurrent.futures
