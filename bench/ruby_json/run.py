@@ -15,11 +15,16 @@ from git. `master-1`..`master-3` do the same with master itself as the candidate
 checkout's own HEAD, index and files are never touched: only the branches and worktrees named
 here are created (and reset on the next run).
 
-It prints, per run, the wall time, the rounds, and per benchmark every check that failed: the
-metric and its ratio, then the count of failed benchmarks among the parsing and the generating
-ones beside the reference's (ruby/json pull request "Duel": 12/16, 15/20, 14/14, and 0 for
-master against itself). --jobs runs that many gates at once (each with its own cache dir);
-CPU-time checks suffer from it, instruction and object counts do not.
+It prints, per run, the time without builds and the engine's phases (measuring split into the
+timed rounds and the instruction counts and profiles), the load average, and per benchmark its
+CPU time and instructions per execution, the rounds it used, the CPU-time check's state, noise
+and what it could have shown, and every check that failed: the metric and its ratio (for plant
+2, also how the benchmark's strings reach the escape search). Then the count of failed
+benchmarks among the parsing and the generating ones beside the reference's (ruby/json pull
+request "Duel": 12/16, 15/20, 14/14, and 0 for master against itself), and a table of the runs.
+--jobs runs that many gates at once (each with its own cache dir); CPU-time checks suffer from
+it, instruction and object counts do not. bench/ruby_json/valgrind_cpu.py measures the CPU
+time of a run's callgrind processes; bench/ruby_json/startup_cost.sh what Ruby's start-up costs.
 """
 import argparse
 import concurrent.futures
@@ -99,30 +104,31 @@ def counts_only_spec(out):
     if not link.exists():
         link.symlink_to(SPEC.parent / "ruby-json")
     text = SPEC.read_text()
-    for old, new in (("rounds = 5\n", "rounds = 1\n"), ("warmup_rounds = 1\n", "warmup_rounds = 0\n")):
-        assert old in text, old
-        text = text.replace(old, new, 1)
-    # max_rounds = N, whatever N the spec has now (and its comment).
-    text, found = re.subn(r"^max_rounds = \d+", "max_rounds = 1", text, count=1, flags=re.M)
-    assert found, "max_rounds"
+    for key, value in (("rounds", 1), ("max_rounds", 1), ("warmup_rounds", 0)):
+        text, n = re.subn(rf"^{key} = \d+", f"{key} = {value}", text, count=1, flags=re.M)
+        assert n == 1, key
     text = "\n".join(l for l in text.split("\n") if not l.startswith("max_slowdown"))
     spec = folder / "ruby-json-counts.toml"
     spec.write_text(text)
     return spec
 
 
-def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=()):
+def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=(), cache=None):
+    """Runs one gate; returns (exit code, wall seconds, results path, log path, load averages
+    before and after)."""
     result = out / f"{name}.json"
     log = out / f"{name}.log"
     env = dict(os.environ, RUBY_JSON=str(wt))
+    cache = cache or out / f"cache-{name.removesuffix('-subset')}"
+    load_before = os.getloadavg()[0]
     start = time.monotonic()
     with open(log, "w") as f:
         rc = subprocess.run([str(perfengine), "run", str(spec), "--json", str(result),
-                             "--markdown", str(out / f"{name}.md"),
-                             "--cache-dir", str(out / f"cache-{name.removesuffix('-subset')}"),
+                             "--markdown", str(out / f"{name}.md"), "--cache-dir", str(cache),
                              *[arg for w in workloads for arg in ("--workload", w)]],
                             env=env, stdout=f, stderr=subprocess.STDOUT).returncode
-    return rc, time.monotonic() - start, result, log
+    wall = time.monotonic() - start
+    return rc, wall, result, log, (load_before, os.getloadavg()[0])
 
 
 def judge_recorded(d):
@@ -165,27 +171,90 @@ def profile_entry(g):
     return grew + (f" [{g['detail']}]" if g.get("detail") else "")
 
 
-def summarise(name, rc, seconds, result_path, kind, reference):
-    took = f"{seconds / 60:.1f} min wall (builds included)" if seconds else "wall time not recorded"
-    lines = [f"== {name}: exit {rc}, {took}"]
+# Plant 2 (the escape search): how each generating benchmark's strings reach
+# convert_UTF8_to_JSON in generator.c, whose SSE2 scan the patch turns off. Strings of 16 bytes
+# or more are scanned 16 at a time by SSE2 and byte by byte with the patch; shorter ones take
+# the same few steps either way (search_escape_basic below 4 bytes, one padded chunk from 4 to
+# 15); numbers never reach it, and script_safe and ascii_only have loops of their own.
+ESCAPE_PATH = {
+    "generate_twitter": "long strings",
+    "generate_twitter_pretty": "long strings",
+    "generate_citm_catalog": "mostly short strings",
+    "generate_canada_points": "none: numbers only",
+    "generate_api_1k": "long strings",
+    "generate_api_1k_pretty": "long strings",
+    "generate_api_1k_to_json": "long strings",
+    "generate_api_1k_coder": "long strings",
+    "generate_api_1k_dump_io": "long strings",
+    "generate_integers": "none: numbers only",
+    "generate_decimals": "none: numbers only",
+    "generate_escaped_strings": "long strings",
+    "generate_ascii_but_one": "long strings",
+    "generate_multibyte": "long strings",
+    "generate_script_safe": "none: its own loop",
+    "generate_ascii_only": "none: its own loop",
+    "generate_to_json_objects": "keys of 1 byte",
+    "generate_to_s_objects": "strings of 7-9 bytes",
+    "generate_time": "strings of 23 bytes",
+    "generate_date": "strings of 10 bytes",
+}
+
+
+def minutes(seconds):
+    return f"{seconds / 60:.1f} min"
+
+
+def summarise(name, rc, seconds, result_path, kind, reference, loads=None):
+    """Lines for one run, and a row for the table of runs (None without a results file)."""
+    lines = [f"== {name}: exit {rc}"]
     if result_path.exists() and not json.loads(result_path.read_text()).get("complete", True):
         lines[0] += " -- INCOMPLETE: the run was interrupted; checks not reached are not judged"
     if not result_path.exists():
         lines.append(f"   no results file; see {result_path.with_suffix('.log')}")
         return lines, None
     d = json.loads(result_path.read_text())
+    if rc == "not recorded" and d["verdict"].get("exit"):  # --report-only: the verdict the file holds
+        rc = d["verdict"]["exit"]
+        lines[0] = lines[0].replace("exit not recorded", f"verdict {rc}")
     failed = {}
     for c in d["verdict"]["checks"]:
         if c.get("state") == "fail" or c.get("passed") is False:
             failed.setdefault(c["workload"], []).append(c)
     if not d.get("complete", True):
         failed = judge_recorded(d)
-    rounds = {w["name"]: w["comparison"].get("rounds") for w in d["workloads"] if w.get("comparison")}
-    lines.append(f"   rounds per benchmark: min {min(rounds.values())}, max {max(rounds.values())}; "
-                 f"s = wall seconds of its timed executions (both versions); counts and profiles come on top")
+    samples = [x for w in d["workloads"] for x in w.get("samples", [])]
+    timed_wall = sum(x.get("wall_s", 0) for x in samples)
+    timed_cpu = sum(x.get("user_s", 0) + x.get("sys_s", 0) for x in samples)
+    round_loads = [l["load_1m"] for l in d.get("load", []) if l.get("load_1m") is not None]
+    loads = sorted([*(loads or ()), *round_loads])
+    load_text = f"load average {loads[0]:.1f} to {loads[-1]:.1f}" if loads else "load not recorded"
+    # Where the time went: the engine's phases (model::PhaseTimes), the timed executions of the
+    # rounds (their own wall times) and the rest of measuring (instruction counts, profiles).
+    ph = d.get("phases")
+    without_builds = None
+    if ph:
+        without_builds = ph["total_s"] - ph["build_s"]
+        rest = max(0.0, ph["measuring_s"] - timed_wall)
+        lines.append(f"   {minutes(without_builds)} without builds ({load_text} on {os.cpu_count()} cores): "
+                     f"build {minutes(ph['build_s'])}, fixtures {minutes(ph['fixtures_s'])}, "
+                     f"parity {minutes(ph['parity_s'])}, measuring {minutes(ph['measuring_s'])} "
+                     f"(timed rounds {minutes(timed_wall)}, instruction counts and profiles {minutes(rest)}), "
+                     f"analysis {minutes(ph['analysis_s'])}")
+    elif seconds:
+        lines.append(f"   {minutes(seconds)} wall, builds included ({load_text})")
+    lines.append(f"   timed executions: {len(samples)}, {minutes(timed_wall)} wall, {minutes(timed_cpu)} CPU "
+                 f"(wall/CPU {timed_wall / timed_cpu if timed_cpu else 0:.1f}x)")
+    checks_by = {}
+    for c in d["verdict"]["checks"]:
+        checks_by.setdefault(c["workload"], {})[c["threshold"]] = c
+    lines.append(f"   {'benchmark':<26} CPU/run  M instr  rounds  CPU check      CPU noise  could show  result"
+                 + ("  (escape search)" if kind == "generate" else ""))
+    rounds = []
     for w in d["workloads"]:
-        if w["name"] == "startup":
+        if w["name"] == "startup" or not w.get("comparison"):
             continue
+        cmp = w["comparison"]
+        rounds.append(cmp.get("rounds", 0))
         everything = failed.get(w["name"], [])
         checks = [c for c in everything if not c.get("not_reached")]
         text = ", ".join(f"{SHORT.get(c['threshold'], c['threshold'])} {c['measured']:.4f}x"
@@ -197,16 +266,22 @@ def summarise(name, rc, seconds, result_path, kind, reference):
             named = [g for g in w["profile"] if g.get("basis", "self") != "self"][:3]
             named += [g for g in w["profile"] if g.get("basis", "self") == "self"][:2]
             top = "  profile: " + ", ".join(profile_entry(g) for g in named)
-        timed = sum(x.get("wall_s", 0) for x in w.get("samples", []))  # both contenders, warm-up included
-        lines.append(f"   {w['name']:<26} {w['comparison'].get('rounds', 0):>3} rounds {timed:6.1f} s  "
-                     f"{'FAIL ' + text if checks else ('pass; ' + text if text else 'pass')}{top}")
-    samples = [x for w in d["workloads"] for x in w.get("samples", [])]
-    wall = sum(x.get("wall_s", 0) for x in samples)
-    cpu = sum(x.get("user_s", 0) + x.get("sys_s", 0) for x in samples)
-    loads = [l.get("load_1m", 0) for l in d.get("load", [])]
-    lines.append(f"   timed executions: {len(samples)}, {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU "
-                 f"(wall/CPU {wall / cpu if cpu else 0:.1f}x; load average {min(loads, default=0):.1f} to "
-                 f"{max(loads, default=0):.1f} on {os.cpu_count()} cores)")
+        cpu_check = checks_by.get(w["name"], {}).get("max_slowdown", {})
+        state = cpu_check.get("state", "-")
+        noise = cmp.get("cpu_noise")
+        could = cpu_check.get("detectable")
+        # The baseline's median CPU time per execution (timed rounds) and its instruction count:
+        # what one process of this benchmark costs, start-up included.
+        own = sorted(x.get("user_s", 0) + x.get("sys_s", 0) for x in w.get("samples", [])
+                     if x.get("contender") == d["baseline"] and not x.get("warmup") and not x.get("rss_only"))
+        per_run = f"{own[len(own) // 2] * 1000:.0f} ms" if own else "-"
+        ir = next((x.get("instructions") for x in w.get("summaries", []) if x.get("contender") == d["baseline"]), None)
+        path = f"  ({ESCAPE_PATH.get(w['name'], '')})" if kind == "generate" and w["name"] in ESCAPE_PATH else ""
+        lines.append(f"   {w['name']:<26} {per_run:>7}  {(f'{ir / 1e6:.0f}' if ir else '-'):>7}  "
+                     f"{cmp.get('rounds', 0):>6}  {state:<13} "
+                     f"{(f'{noise * 100:.1f}%' if noise is not None else '-'):>9}  "
+                     f"{(f'{could:.2f}x' if could else '-'):>10}  "
+                     f"{'FAIL ' + text if checks else ('pass; ' + text if text else 'pass')}{path}{top}")
     parse = [w["name"] for w in d["workloads"] if w["name"].startswith("parse_")]
     gen = [w["name"] for w in d["workloads"] if w["name"].startswith("generate_")]
     unreached = sum(1 for cs in failed.values() if any(c.get("not_reached") for c in cs))
@@ -217,14 +292,29 @@ def summarise(name, rc, seconds, result_path, kind, reference):
     fg = sum(1 for n in gen if n in failed)
     ref = f"{reference[0]}/{reference[1]}"
     if kind == "parse":
-        lines.append(f"   failed: {fp}/{len(parse)} parsing (reference {ref}), {fg}/{len(gen)} generating")
+        verdict = f"{fp}/{len(parse)} parsing (reference {ref}), {fg}/{len(gen)} generating"
     elif kind == "generate":
-        lines.append(f"   failed: {fg}/{len(gen)} generating (reference {ref}), {fp}/{len(parse)} parsing")
+        verdict = f"{fg}/{len(gen)} generating (reference {ref}), {fp}/{len(parse)} parsing"
     else:
-        lines.append(f"   failed: {fp + fg}/{len(parse) + len(gen)} (reference 0: master against itself)")
+        verdict = f"{fp + fg}/{len(parse) + len(gen)} (reference 0: master against itself)"
+    lines.append(f"   failed: {verdict}")
     for f in d.get("failures", []):
         lines.append(f"   run failure: {json.dumps(f)[:300]}")
-    return lines, (fp, fg)
+    rounds.sort()
+    row = (name, rc, fp + fg, f"{rounds[0]}/{rounds[len(rounds) // 2]}/{rounds[-1]}" if rounds else "-",
+           minutes(without_builds) if without_builds is not None else "-", minutes(timed_cpu),
+           f"{loads[0]:.1f}-{loads[-1]:.1f}" if loads else "-")
+    return lines, row
+
+
+def table_of_runs(rows):
+    """One line per run: what A/A repeated (and the planted runs) cost and found."""
+    head = ("run", "exit", "failed benchmarks", "rounds min/median/max", "time without builds",
+            "CPU of the timed rounds", "load average")
+    rows = [tuple(str(x) for x in r) for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return [fmt.format(*head), *(fmt.format(*r) for r in rows)]
 
 
 def main():
@@ -243,9 +333,12 @@ def main():
     a = ap.parse_args()
     if a.report_only:
         out = pathlib.Path(a.out).resolve()
+        rows = []
         for name in a.only:
-            lines, _ = summarise(name, "not recorded", 0, out / f"{name}.json", RUNS[name][1], RUNS[name][2])
+            lines, row = summarise(name, "not recorded", 0, out / f"{name}.json", RUNS[name][1], RUNS[name][2])
             print("\n".join(lines))
+            rows += [row] if row else []
+        print("\n".join(table_of_runs(rows)) if len(rows) > 1 else "", end="\n" if len(rows) > 1 else "")
         return
     if not a.checkout:
         ap.error("give the ruby/json checkout")
@@ -258,16 +351,26 @@ def main():
     print(f"ruby/json master {git(checkout, 'rev-parse', '--short=12', 'master')}; results in {out}", flush=True)
     worktrees = {name: prepare(checkout, name, RUNS[name][0], out) for name in a.only}
 
+    # One gate at a time shares one cache directory, so master is built once for all the runs
+    # (builds are not part of the suite's time, but they are of the afternoon's).
+    shared_cache = out / "cache" if a.jobs == 1 else None
+
     def one(name):
         spec = counts_only_spec(out) if a.counts_only else SPEC
         label = f"{name}-subset" if a.workload else name
-        rc, secs, result, _ = run_gate(a.perfengine, worktrees[name], label, out, spec, a.workload)
-        return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2])
+        rc, secs, result, _, loads = run_gate(a.perfengine, worktrees[name], label, out, spec, a.workload,
+                                              shared_cache)
+        return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2], loads)
 
+    rows = []
+    print(f"started {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores", flush=True)
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        for name, (lines, _) in zip(a.only, pool.map(one, a.only)):
+        for name, (lines, row) in zip(a.only, pool.map(one, a.only)):
             print("\n".join(lines), flush=True)
-
+            rows += [row] if row else []
+    if len(rows) > 1:
+        print("\n".join(table_of_runs(rows)))
 
 if __name__ == "__main__":
     main()
