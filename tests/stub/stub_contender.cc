@@ -247,6 +247,25 @@ std::vector<Action> Parse(int argc, char** argv) {
     } else if (flag == "--sleep-ms") {
       long ms = ParseCount(flag, next(flag));
       actions.push_back([ms] { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); });
+    } else if (flag == "--sleep-ms-alternating") {
+      // FAST SLOW COUNTER: sleeps FAST ms on this contender's even executions and SLOW ms on its
+      // odd ones (COUNTER is a file it counts them in), so its per-round ratio against a steady
+      // contender swings far both ways and no interval can settle whatever the machine's load.
+      long fast = ParseCount(flag, next(flag));
+      long slow = ParseCount(flag, next(flag));
+      std::string counter = next(flag);
+      actions.push_back([fast, slow, counter] {
+        long n = 0;
+        if (FILE* in = std::fopen(counter.c_str(), "r")) {
+          if (std::fscanf(in, "%ld", &n) != 1) n = 0;
+          std::fclose(in);
+        }
+        if (FILE* out = std::fopen(counter.c_str(), "w")) {
+          std::fprintf(out, "%ld\n", n + 1);
+          std::fclose(out);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(n % 2 == 0 ? fast : slow));
+      });
     } else if (flag == "--print") {
       std::string text = next(flag);
       actions.push_back([text] { WriteLine(STDOUT_FILENO, text); });
