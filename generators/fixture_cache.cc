@@ -293,6 +293,11 @@ fs::path FixtureDirectory(const Generator& generator, const Params& params, cons
 
 bool IsCached(const fs::path& dir) { return Verify(dir); }
 
+bool HasManifest(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / kManifest, ec);
+}
+
 bool IsBeingMade(const fs::path& dir) {
   const int fd = ::open(LockFile(dir).c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) return false;

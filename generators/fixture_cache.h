@@ -28,6 +28,11 @@ std::filesystem::path FixtureDirectory(const Generator& generator, const Params&
 // True when `dir` holds a complete fixture whose files match its manifest.
 bool IsCached(const std::filesystem::path& dir);
 
+// True when `dir` was once completed (its manifest is in place), without reading its files: what
+// a progress line needs to say "generating" or not. Materialize still checks every file, and a
+// damaged fixture found there is made again.
+bool HasManifest(const std::filesystem::path& dir);
+
 // True when another process holds the lock of the fixture in `dir`: it is making it now, and
 // a Materialize here would wait for it.
 bool IsBeingMade(const std::filesystem::path& dir);

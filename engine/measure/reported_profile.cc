@@ -7,32 +7,9 @@
 #include <cmath>
 #include <map>
 
+#include "engine/measure/contender_lines.h"
+
 namespace pe::measure {
-namespace {
-
-constexpr std::size_t kQuoteLimit = 120;
-
-std::string Quote(std::string_view line) {
-  std::string text(line.substr(0, kQuoteLimit));
-  for (char& c : text) {
-    if (static_cast<unsigned char>(c) < ' ' && c != '\t') c = '?';
-  }
-  return fmt::format("'{}'{}", text, line.size() > kQuoteLimit ? "..." : "");
-}
-
-std::vector<std::string_view> Fields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
-
-}  // namespace
 
 std::optional<std::string> ParseReportedProfile(std::string_view text, std::vector<ReportedFunction>& out) {
   std::vector<ReportedFunction> functions;
@@ -43,9 +20,9 @@ std::optional<std::string> ParseReportedProfile(std::string_view text, std::vect
     const std::string_view line = text.substr(0, end);
     text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
     ++number;
-    const std::vector<std::string_view> fields = Fields(line);
+    const std::vector<std::string_view> fields = LineFields(line);
     if (fields.empty()) continue;
-    auto bad = [&](const std::string& why) { return fmt::format("line {} {}: {}", number, Quote(line), why); };
+    auto bad = [&](const std::string& why) { return fmt::format("line {} {}: {}", number, QuoteLine(line), why); };
     if (fields.size() != 2 && fields.size() != 3) return bad("expected 'function calls' or 'function calls cost'");
     ReportedFunction f;
     f.function = std::string(fields[0]);

@@ -11,32 +11,11 @@
 #include <map>
 #include <sstream>
 
+#include "engine/measure/contender_lines.h"
+
 namespace pe::run {
 
 namespace {
-
-// A quoted line is cut here, so a contender that wrote a megabyte on one line gets a readable error.
-constexpr std::size_t kQuoteLimit = 120;
-
-std::string Quote(std::string_view line) {
-  std::string text(line.substr(0, kQuoteLimit));
-  for (char& c : text) {
-    if (static_cast<unsigned char>(c) < ' ' && c != '\t') c = '?';
-  }
-  return fmt::format("'{}'{}", text, line.size() > kQuoteLimit ? "..." : "");
-}
-
-std::vector<std::string_view> Fields(std::string_view line) {
-  std::vector<std::string_view> fields;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
-    const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
-    if (i > start) fields.push_back(line.substr(start, i - start));
-  }
-  return fields;
-}
 
 std::optional<double> Number(std::string_view text) {
   double value = 0;
@@ -64,9 +43,9 @@ std::optional<std::string> ParseCounterLines(std::string_view text, const std::v
     const std::string_view line = text.substr(0, end);
     text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
     ++number;
-    const std::vector<std::string_view> fields = Fields(line);
+    const std::vector<std::string_view> fields = measure::LineFields(line);
     if (fields.empty()) continue;
-    auto bad = [&](const std::string& why) { return fmt::format("line {} {}: {}", number, Quote(line), why); };
+    auto bad = [&](const std::string& why) { return fmt::format("line {} {}: {}", number, measure::QuoteLine(line), why); };
     if (fields.size() != 3) return bad("expected three fields, 'name value unit'");
     const std::string_view name = fields[0], value_text = fields[1], unit = fields[2];
     const auto counter =

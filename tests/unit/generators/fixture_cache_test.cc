@@ -155,6 +155,19 @@ TEST(FixtureCache, AFileSwappedForAFifoOrASymlinkFailsTheCheckWithoutHanging) {
   EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(data)));
 }
 
+// HasManifest reads no file: a fixture whose bytes were changed still has its manifest (so a
+// progress line stays quiet), while IsCached and Materialize see the damage.
+TEST(FixtureCache, HasManifestIsTheCompletedMarkAndReadsNoFile) {
+  ScratchDir cache;
+  CountingGenerator gen;
+  const fs::path dir = Materialize(gen, {}, Ctx(), cache.path());
+  EXPECT_TRUE(HasManifest(dir));
+  WriteFile(dir / "sub" / "data.txt", "PAYLOAD");
+  EXPECT_TRUE(HasManifest(dir));
+  EXPECT_FALSE(IsCached(dir));
+  EXPECT_FALSE(HasManifest(cache.path() / "never-made"));
+}
+
 TEST(FixtureCache, FailedGenerationLeavesNothingBehind) {
   ScratchDir cache;
   CountingGenerator gen;
