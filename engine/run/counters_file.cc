@@ -45,7 +45,9 @@ std::optional<std::string> ParseCounterLines(std::string_view text, const std::v
     ++number;
     const std::vector<std::string_view> fields = measure::LineFields(line);
     if (fields.empty()) continue;
-    auto bad = [&](const std::string& why) { return fmt::format("line {} {}: {}", number, measure::QuoteLine(line), why); };
+    auto bad = [&](const std::string& why) {
+      return fmt::format("line {} {}: {}", number, measure::QuoteLine(line), why);
+    };
     if (fields.size() != 3) return bad("expected three fields, 'name value unit'");
     const std::string_view name = fields[0], value_text = fields[1], unit = fields[2];
     const auto counter =
