@@ -42,8 +42,10 @@ TEST(FlagshipE2E, BothReferenceBuildsAgreeAndAVerdictComesOut) {
                                        "--cache-dir", (dir.path() / "cache").string()},
                                       dir.path());
   EXPECT_EQ(list.exit, 0) << list.err;
-  EXPECT_NE(list.out.find("fixture: generator bazel_workspace (fan_in = 4, shape = \"calibrated\", targets = 4800)\n    cached: "),
-            std::string::npos)
+  EXPECT_NE(
+      list.out.find(
+          "fixture: generator bazel_workspace (fan_in = 4, shape = \"calibrated\", targets = 4800)\n    cached: "),
+      std::string::npos)
       << list.out;
   const Finished fresh = RunPerfengine({"list", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.03",
                                         "--cache-dir", (dir.path() / "cache").string()},
