@@ -47,9 +47,8 @@ bool CountsCollector::Collect() {
       if (instructions) {
         const ExecutionPaths paths = ex_.PathsFor(c, *w);
         if (!ex_.Prepare(c, *w, paths)) return false;  // the spec's hooks, as around every execution
-        const measure::InstructionCount n =
-            measure::CountInstructions(ex_.BuildCommand(c, *w, paths), ex_.runner(), measure::InstructionSource::kAuto,
-                                       NextCallgrindDir());
+        const measure::InstructionCount n = measure::CountInstructions(
+            ex_.BuildCommand(c, *w, paths), ex_.runner(), measure::InstructionSource::kAuto, NextCallgrindDir());
         if (!ex_.Cleanup(c, *w, paths)) return false;
         if (n.count && !n.callgrind_files.empty()) count_files_[{w->name, c.name}] = n.callgrind_files;
         counts.instructions = n.count;
@@ -143,7 +142,8 @@ bool CountsCollector::ProfileRegressions() {
       if (files == count_files_.end()) {
         return measure::ProfileCommand(ex_.BuildCommand(c, *w, ex_.PathsFor(c, *w)), ex_.runner(), own_dirs(c.name));
       }
-      reused.push_back(fmt::format("{}: {} file{}", c.name, files->second.size(), files->second.size() == 1 ? "" : "s"));
+      reused.push_back(
+          fmt::format("{}: {} file{}", c.name, files->second.size(), files->second.size() == 1 ? "" : "s"));
       return measure::ProfileCallgrindFiles(files->second, ex_.runner(), own_dirs(c.name));
     };
     const measure::ProfileResult base = profile(*b);
@@ -163,7 +163,8 @@ bool CountsCollector::ProfileRegressions() {
       how.push_back("callgrind: own functions by inclusive instructions, then self instructions per function");
     }
     if (!reused.empty()) {
-      how.push_back(fmt::format("callgrind files of the instruction counts, not run again ({})", fmt::join(reused, ", ")));
+      how.push_back(
+          fmt::format("callgrind files of the instruction counts, not run again ({})", fmt::join(reused, ", ")));
     }
     // 2. What the contender counted itself.
     if (base_reported && cand_reported) {

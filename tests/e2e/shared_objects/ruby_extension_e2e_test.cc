@@ -119,8 +119,7 @@ class RubyExtensionE2E : public ::testing::Test {
     const fs::path spec = dir_.path() / "spec.toml";
     std::ofstream out(spec);
     out << "[run]\nrounds = 3\nwarmup_rounds = 0\n"
-        << run_extra
-        << "[counters.ruby_objects]\nunit = \"objects\"\nexact = true\n";
+        << run_extra << "[counters.ruby_objects]\nunit = \"objects\"\nexact = true\n";
     for (const auto& [name, revision] :
          {std::pair<std::string, std::string>{"baseline", "main"}, {"candidate", candidate_revision}}) {
       out << "[contenders." << name << "]\ngit = \"" << revision << "\"\nrepo = \"repo\"\n"
@@ -192,10 +191,10 @@ TEST_F(RubyExtensionE2E, AnExtraRbStrDupFailsOnRubyObjectsAndIsProfiled) {
   const bool callgrind_counts = w["summaries"][0]["instructions_source"] == "valgrind callgrind" &&
                                 w["summaries"][1]["instructions_source"] == "valgrind callgrind";
   const std::string note = w["profile_note"].get<std::string>();
-  EXPECT_EQ(note.find("callgrind files of the instruction counts, not run again (baseline: ") !=
-                std::string::npos,
+  EXPECT_EQ(note.find("callgrind files of the instruction counts, not run again (baseline: ") != std::string::npos,
             callgrind_counts)
-      << note << "\n" << w["summaries"].dump(1);
+      << note << "\n"
+      << w["summaries"].dump(1);
 }
 
 TEST_F(RubyExtensionE2E, AnExtraRubyCallIsNamedByTheMethodTheContenderCounted) {

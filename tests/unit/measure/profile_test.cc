@@ -83,7 +83,8 @@ TEST(ProfileTest, AnInstructionCountsCallgrindFilesGiveTheProfileOfAFreshRun) {
   EXPECT_NE(reused.functions[0].function.find("ParseRecords"), std::string::npos) << reused.functions[0].function;
   EXPECT_NEAR(static_cast<double>(reused.functions[0].cost), static_cast<double>(fresh.functions[0].cost),
               0.001 * static_cast<double>(fresh.functions[0].cost));
-  EXPECT_NEAR(static_cast<double>(reused.total), static_cast<double>(fresh.total), 0.001 * static_cast<double>(fresh.total));
+  EXPECT_NEAR(static_cast<double>(reused.total), static_cast<double>(fresh.total),
+              0.001 * static_cast<double>(fresh.total));
 }
 
 TEST(ProfileTest, NoCountFilesAreKeptWithoutADirectoryForThem) {
