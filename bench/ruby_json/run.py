@@ -173,7 +173,7 @@ def profile_entry(g):
     if basis == "calls":
         return f"{g['function']} {g['baseline_cost']} -> {g['candidate_cost']} calls"
     grew = f"{g['function']}{' (' + g['object'] + ')' if g.get('object') else ''} " \
-           f"+{g['candidate_cost'] - g['baseline_cost']:,} {basis}"
+           f"{g['candidate_cost'] - g['baseline_cost']:+,} {basis}"
     return grew + (f" [{g['detail']}]" if g.get("detail") else "")
 
 
