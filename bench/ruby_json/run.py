@@ -306,6 +306,11 @@ def summarise(name, rc, seconds, result_path, kind, reference, loads=None):
         cmp = w["comparison"]
         rounds.append(cmp.get("rounds", 0))
         everything = failed.get(w["name"], [])
+        # A counter's extra units (candidate - baseline), from the comparison the check read.
+        extras = {f"counters.{x['name']}": x["candidate"] - x["baseline"] for x in cmp.get("counters", [])
+                  if x.get("candidate") is not None and x.get("baseline") is not None}
+        everything = [dict(c, extra=extras[c["threshold"]]) if "extra" not in c and c["threshold"] in extras else c
+                      for c in everything]
         checks = [c for c in everything if not c.get("not_reached")]
         text = ", ".join(f"{SHORT.get(c['threshold'], c['threshold'])} {c['measured']:.4f}x"
                          + (f" (+{c['extra']:,.0f})" if "extra" in c else "") for c in checks)
