@@ -2,6 +2,7 @@
 """Planted regressions in ruby/json, caught by specs/ruby-json.toml (issue 22, docs/ruby-json.md).
 
     bench/ruby_json/run.py CHECKOUT [--out DIR] [--jobs N] [--only NAME ...] [--perfengine BIN]
+                           [--counts-only] [--kind parse|generate | --workload NAME ...] [--report-only]
 
 CHECKOUT is a clone of https://github.com/ruby/json with a `master` branch (fetched once by the
 developer; nothing here touches the network). For each planted regression in patches/ this
@@ -21,7 +22,12 @@ CPU time and instructions per execution, the rounds it used, the CPU-time check'
 and what it could have shown, and every check that failed: the metric and its ratio (for plant
 2, also how the benchmark's strings reach the escape search). Then the count of failed
 benchmarks among the parsing and the generating ones beside the reference's (ruby/json pull
-request "Duel": 12/16, 15/20, 14/14, and 0 for master against itself), and a table of the runs.
+request "Duel": 12/16, 15/20, 14/14, and 0 for master against itself), what the failed
+benchmarks' profiles name first (the own function by inclusive cost with the callee and call
+site the growth came through, the first counted call that grew) and how many of those profiles
+were read from the instruction counts' callgrind files, and a table of the runs.
+--counts-only gates on instructions and Ruby objects only (one round, no CPU-time check);
+--kind parse runs the 16 parsing benchmarks only (results in NAME-subset.json).
 --jobs runs that many gates at once (each with its own cache dir); CPU-time checks suffer from
 it, instruction and object counts do not. bench/ruby_json/valgrind_cpu.py measures the CPU
 time of a run's callgrind processes; bench/ruby_json/startup_cost.sh what Ruby's start-up costs.
@@ -167,7 +173,7 @@ def profile_entry(g):
     if basis == "calls":
         return f"{g['function']} {g['baseline_cost']} -> {g['candidate_cost']} calls"
     grew = f"{g['function']}{' (' + g['object'] + ')' if g.get('object') else ''} " \
-           f"+{g['candidate_cost'] - g['baseline_cost']:,} {basis}"
+           f"{g['candidate_cost'] - g['baseline_cost']:+,} {basis}"
     return grew + (f" [{g['detail']}]" if g.get("detail") else "")
 
 
@@ -198,6 +204,50 @@ ESCAPE_PATH = {
     "generate_time": "strings of 23 bytes",
     "generate_date": "strings of 10 bytes",
 }
+
+
+def profile_summary(d, failed_names):
+    """What the profiles of the failed benchmarks name first, grouped: the first own function by
+    inclusive cost with the callee and call site the growth came through ('json_string_fastpath
+    (parser.so) via rb_str_dup at parser.c:892 on 12 of 12'), the first method whose counted
+    calls grew, and how many profiles were read from the instruction counts' callgrind files
+    (the engine's profile note says 'not run again') rather than taken by runs of their own."""
+    by_name = {w["name"]: w for w in d["workloads"]}
+    inclusive, calls, reused, profiled = {}, {}, 0, 0
+    for name in failed_names:
+        w = by_name.get(name, {})
+        profile = w.get("profile") or []
+        if not profile:
+            continue
+        profiled += 1
+        reused += "not run again" in (w.get("profile_note") or "")
+        first = next((g for g in profile if g.get("basis") == "inclusive"), None)
+        if first:
+            key = f"{first['function']}{' (' + first['object'] + ')' if first.get('object') else ''}"
+            via = re.search(r"of which (\S+) \([^)]*\) [+-][\d,]+ \(called at ([^)]+)\)", first.get("detail") or "")
+            if via:
+                key += f" via {via.group(1)} at {via.group(2)}"
+            inclusive.setdefault(key, []).append(name)
+        counted = next((g for g in profile if g.get("basis") == "calls"), None)
+        if counted:
+            calls.setdefault(counted["function"], []).append(name)
+    n = len(failed_names)
+    if not n:
+        return []
+    lines = [f"   profiles: {profiled} of the {n} failed benchmarks profiled, {reused} of them from the "
+             f"instruction counts' callgrind files (no callgrind run of their own)"]
+    for key, names in sorted(inclusive.items(), key=lambda kv: -len(kv[1])):
+        lines.append(f"     first own function (inclusive): {key} on {len(names)} of {n}"
+                     + (f" ({', '.join(names)})" if len(names) < n else ""))
+    for key, names in sorted(calls.items(), key=lambda kv: -len(kv[1])):
+        lines.append(f"     first counted call that grew: {key} on {len(names)} of {n}"
+                     + (f" ({', '.join(names)})" if len(names) < n else ""))
+    missing = [x for x in failed_names if not any(x in v for v in inclusive.values())]
+    if missing and len(missing) < n:
+        lines.append(f"     no own function named: {', '.join(missing)}")
+    elif missing:
+        lines.append("     no own function named on any")
+    return lines
 
 
 def minutes(seconds):
@@ -256,6 +306,11 @@ def summarise(name, rc, seconds, result_path, kind, reference, loads=None):
         cmp = w["comparison"]
         rounds.append(cmp.get("rounds", 0))
         everything = failed.get(w["name"], [])
+        # A counter's extra units (candidate - baseline), from the comparison the check read.
+        extras = {f"counters.{x['name']}": x["candidate"] - x["baseline"] for x in cmp.get("counters", [])
+                  if x.get("candidate") is not None and x.get("baseline") is not None}
+        everything = [dict(c, extra=extras[c["threshold"]]) if "extra" not in c and c["threshold"] in extras else c
+                      for c in everything]
         checks = [c for c in everything if not c.get("not_reached")]
         text = ", ".join(f"{SHORT.get(c['threshold'], c['threshold'])} {c['measured']:.4f}x"
                          + (f" (+{c['extra']:,.0f})" if "extra" in c else "") for c in checks)
@@ -298,6 +353,7 @@ def summarise(name, rc, seconds, result_path, kind, reference, loads=None):
     else:
         verdict = f"{fp + fg}/{len(parse) + len(gen)} (reference 0: master against itself)"
     lines.append(f"   failed: {verdict}")
+    lines += profile_summary(d, [w["name"] for w in d["workloads"] if w["name"] in failed])
     for f in d.get("failures", []):
         lines.append(f"   run failure: {json.dumps(f)[:300]}")
     rounds.sort()
@@ -327,15 +383,20 @@ def main():
     ap.add_argument("--counts-only", action="store_true",
                     help="gate on instructions and Ruby objects only (one round, no CPU-time check)")
     ap.add_argument("--workload", nargs="*", default=[],
-                    help="only these benchmarks (results go to NAME-subset.json)")
+                    help="only these benchmarks (results go to NAME-subset.json; with --report-only, read from there)")
+    ap.add_argument("--kind", choices=["parse", "generate"],
+                    help="only the parsing (parse_*) or generating (generate_*) benchmarks: --workload with their names")
     ap.add_argument("--report-only", action="store_true",
                     help="run nothing: summarise the results files an earlier run left in --out")
     a = ap.parse_args()
+    if a.kind:
+        a.workload += re.findall(rf"^\[workloads\.({a.kind}_\w+)\]", SPEC.read_text(), flags=re.M)
     if a.report_only:
         out = pathlib.Path(a.out).resolve()
         rows = []
         for name in a.only:
-            lines, row = summarise(name, "not recorded", 0, out / f"{name}.json", RUNS[name][1], RUNS[name][2])
+            label = f"{name}-subset" if a.workload else name
+            lines, row = summarise(name, "not recorded", 0, out / f"{label}.json", RUNS[name][1], RUNS[name][2])
             print("\n".join(lines))
             rows += [row] if row else []
         print("\n".join(table_of_runs(rows)) if len(rows) > 1 else "", end="\n" if len(rows) > 1 else "")
@@ -355,8 +416,10 @@ def main():
     # (builds are not part of the suite's time, but they are of the afternoon's).
     shared_cache = out / "cache" if a.jobs == 1 else None
 
+    # Written once, before the gates start side by side.
+    spec = counts_only_spec(out) if a.counts_only else SPEC
+
     def one(name):
-        spec = counts_only_spec(out) if a.counts_only else SPEC
         label = f"{name}-subset" if a.workload else name
         rc, secs, result, _, loads = run_gate(a.perfengine, worktrees[name], label, out, spec, a.workload,
                                               shared_cache)

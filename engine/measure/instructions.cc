@@ -2,6 +2,8 @@
 
 #include <fmt/core.h>
 
+#include <optional>
+
 #include "engine/measure/callgrind.h"
 #include "engine/measure/perf_counter.h"
 #include "engine/measure/scratch_dir.h"
@@ -15,11 +17,13 @@ using runner::ProcessRunner;
 using runner::ReadWholeFile;
 namespace {
 
-InstructionCount CountWithCallgrind(const Command& command, ProcessRunner& runner) {
+InstructionCount CountWithCallgrind(const Command& command, ProcessRunner& runner,
+                                    const std::filesystem::path& callgrind_dir) {
   InstructionCount result;
   result.source = kSourceCallgrind;
-  ScratchDir scratch("pe-callgrind-");
-  CallgrindRun run = RunCallgrind(command, runner, scratch.path());
+  std::optional<ScratchDir> scratch;
+  if (callgrind_dir.empty()) scratch.emplace("pe-callgrind-");
+  CallgrindRun run = RunCallgrind(command, runner, scratch ? scratch->path() : callgrind_dir);
   if (!run.error.empty()) {
     result.source.clear();
     result.note = "not measured: " + run.error;
@@ -43,12 +47,14 @@ InstructionCount CountWithCallgrind(const Command& command, ProcessRunner& runne
     total += *ir;
   }
   result.count = total;
+  if (!scratch) result.callgrind_files = run.files;
   return result;
 }
 
 }  // namespace
 
-InstructionCount CountInstructions(const Command& command, ProcessRunner& runner, InstructionSource source) {
+InstructionCount CountInstructions(const Command& command, ProcessRunner& runner, InstructionSource source,
+                                   const std::filesystem::path& callgrind_dir) {
   std::string perf_note;
   if (source != InstructionSource::kCallgrind) {
     PerfCount perf = CountWithPerfEvent(command, runner);
@@ -61,7 +67,7 @@ InstructionCount CountInstructions(const Command& command, ProcessRunner& runner
     }
     perf_note = perf.note;
   }
-  InstructionCount result = CountWithCallgrind(command, runner);
+  InstructionCount result = CountWithCallgrind(command, runner, callgrind_dir);
   if (!perf_note.empty()) {
     // The report says why the slower source was used.
     std::string fallback = fmt::format("{} refused ({}); counted with valgrind", kSourcePerfEvent, perf_note);

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/runner/process_runner.h"
 
@@ -18,6 +20,10 @@ struct InstructionCount {
   std::optional<std::uint64_t> count;  // empty: not measured (note says why)
   std::string source;                  // kSourcePerfEvent or kSourceCallgrind; empty if neither ran
   std::string note;                    // why there is no count, or a caveat about it
+  // The callgrind output files the count was read from, left in place when the caller gave a
+  // directory for them (callgrind_dir below); a profile of the same command can be read from
+  // them (ProfileCallgrindFiles, engine/measure/profile.h) instead of running it again.
+  std::vector<std::filesystem::path> callgrind_files;
 };
 
 enum class InstructionSource {
@@ -28,9 +34,13 @@ enum class InstructionSource {
 
 // Counts the user-space instructions `command` and its children execute, through `runner`
 // either way: perf_event_open with runner.RunHeld, valgrind with runner.Run. A command that does not exit 0
-// gives no count, with a note saying how it ended.
+// gives no count, with a note saying how it ended. Callgrind writes its files into
+// `callgrind_dir` (an existing, empty directory the caller owns) and they stay there, listed in
+// callgrind_files when the count was read from them; with no directory they go to a scratch
+// directory removed before this returns.
 InstructionCount CountInstructions(const runner::Command& command, runner::ProcessRunner& runner,
-                                   InstructionSource source = InstructionSource::kAuto);
+                                   InstructionSource source = InstructionSource::kAuto,
+                                   const std::filesystem::path& callgrind_dir = {});
 
 // The same with the system process runner.
 InstructionCount CountInstructions(const runner::Command& command);

@@ -53,6 +53,14 @@ std::string EnginePath() {
   return path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
+// callgrind_annotate on the engine's PATH; nothing, with `note` saying so, when it is not installed.
+std::optional<std::filesystem::path> FindAnnotate(std::string& note) {
+  ResolvedProgram annotate = ResolveProgram("callgrind_annotate", {}, EnginePath());
+  if (annotate.error.empty()) return annotate.path;
+  note = "not profiled: callgrind_annotate is not installed (" + annotate.error + ")";
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::vector<FunctionCost> ParseCallgrindAnnotate(std::string_view text) {
@@ -81,11 +89,8 @@ std::vector<FunctionCost> ParseCallgrindAnnotate(std::string_view text) {
 ProfileResult ProfileCommand(const Command& command, ProcessRunner& runner,
                              const std::vector<std::filesystem::path>& own_dirs) {
   ProfileResult result;
-  ResolvedProgram annotate = ResolveProgram("callgrind_annotate", {}, EnginePath());
-  if (!annotate.error.empty()) {
-    result.note = "not profiled: callgrind_annotate is not installed (" + annotate.error + ")";
-    return result;
-  }
+  // Checked before a callgrind run is spent on files that could not be read.
+  if (!FindAnnotate(result.note)) return result;
   ScratchDir scratch("pe-profile-");
   CallgrindRun run = RunCallgrind(command, runner, scratch.path());
   if (!run.error.empty()) {
@@ -96,8 +101,16 @@ ProfileResult ProfileCommand(const Command& command, ProcessRunner& runner,
     result.note = "not profiled: " + run.outcome.error;
     return result;
   }
+  return ProfileCallgrindFiles(run.files, runner, own_dirs);
+}
+
+ProfileResult ProfileCallgrindFiles(const std::vector<std::filesystem::path>& files, ProcessRunner& runner,
+                                    const std::vector<std::filesystem::path>& own_dirs) {
+  ProfileResult result;
+  const std::optional<std::filesystem::path> annotate = FindAnnotate(result.note);
+  if (!annotate) return result;
   std::map<std::string, std::uint64_t> costs;
-  for (const auto& file : run.files) {
+  for (const auto& file : files) {
     const std::string text = ReadWholeFile(file);
     std::optional<std::uint64_t> total = ParseCallgrindTotal(text);
     if (total) result.total += *total;
@@ -109,7 +122,7 @@ ProfileResult ProfileCommand(const Command& command, ProcessRunner& runner,
     MarkOwnObjects(graph, own_dirs);
     MergeCallGraph(result.graph, graph);
     Command annotate_command;
-    annotate_command.argv = {annotate.path.string(), "--inclusive=no", "--threshold=100", "--auto=no", file.string()};
+    annotate_command.argv = {annotate->string(), "--inclusive=no", "--threshold=100", "--auto=no", file.string()};
     annotate_command.stdout_path = file.string() + ".annotated";
     Outcome outcome = runner.Run(annotate_command);
     if (!outcome.ok()) {

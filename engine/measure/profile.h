@@ -34,6 +34,14 @@ struct ProfileResult {
 ProfileResult ProfileCommand(const runner::Command& command, runner::ProcessRunner& runner,
                              const std::vector<std::filesystem::path>& own_dirs = {});
 
+// The same profile from callgrind output files already written, without running anything but
+// callgrind_annotate (through `runner`; it writes FILE.annotated beside each file). An
+// instruction count taken with callgrind (CountInstructions with a callgrind_dir) ran the same
+// command under the same options, so a profile read from its files is the one ProfileCommand
+// would take, without a second callgrind run. ProfileCommand is RunCallgrind, then this.
+ProfileResult ProfileCallgrindFiles(const std::vector<std::filesystem::path>& files, runner::ProcessRunner& runner,
+                                    const std::vector<std::filesystem::path>& own_dirs = {});
+
 // The ranking alone, with the system process runner; empty when it could not be made.
 std::vector<FunctionCost> Profile(const runner::Command& command);
 

@@ -47,8 +47,10 @@ bool CountsCollector::Collect() {
       if (instructions) {
         const ExecutionPaths paths = ex_.PathsFor(c, *w);
         if (!ex_.Prepare(c, *w, paths)) return false;  // the spec's hooks, as around every execution
-        const measure::InstructionCount n = measure::CountInstructions(ex_.BuildCommand(c, *w, paths), ex_.runner());
+        const measure::InstructionCount n = measure::CountInstructions(
+            ex_.BuildCommand(c, *w, paths), ex_.runner(), measure::InstructionSource::kAuto, NextCallgrindDir());
         if (!ex_.Cleanup(c, *w, paths)) return false;
+        if (n.count && !n.callgrind_files.empty()) count_files_[{w->name, c.name}] = n.callgrind_files;
         counts.instructions = n.count;
         counts.instructions_source = n.source;
         if (!n.note.empty()) notes.push_back(n.note);
@@ -68,6 +70,14 @@ bool CountsCollector::Collect() {
     }
   }
   return true;
+}
+
+std::filesystem::path CountsCollector::NextCallgrindDir() {
+  if (!counts_dir_) counts_dir_.emplace("pe-counts-");
+  // Numbered: workload and contender names need not be valid file names.
+  std::filesystem::path dir = counts_dir_->path() / std::to_string(dirs_made_++);
+  std::filesystem::create_directory(dir);
+  return dir;
 }
 
 std::optional<std::vector<measure::ReportedFunction>> CountsCollector::ReportedProfile(const spec::Contender& c,
@@ -124,10 +134,20 @@ bool CountsCollector::ProfileRegressions() {
     const auto base_reported = ReportedProfile(*b, *w, reported_note);
     const auto cand_reported = ReportedProfile(*k, *w, reported_note);
     if (failed_) continue;  // the run has failed (exit 2): no callgrind profile is worth its time now
-    const measure::ProfileResult base =
-        measure::ProfileCommand(ex_.BuildCommand(*b, *w, ex_.PathsFor(*b, *w)), ex_.runner(), own_dirs(b->name));
-    const measure::ProfileResult cand =
-        measure::ProfileCommand(ex_.BuildCommand(*k, *w, ex_.PathsFor(*k, *w)), ex_.runner(), own_dirs(k->name));
+    // From the files of the contender's instruction count where it ran under callgrind (the
+    // same command: the profile it would take again), else from a callgrind run of its own.
+    std::vector<std::string> reused;
+    auto profile = [&](const spec::Contender& c) {
+      const auto files = count_files_.find({w->name, c.name});
+      if (files == count_files_.end()) {
+        return measure::ProfileCommand(ex_.BuildCommand(c, *w, ex_.PathsFor(c, *w)), ex_.runner(), own_dirs(c.name));
+      }
+      reused.push_back(
+          fmt::format("{}: {} file{}", c.name, files->second.size(), files->second.size() == 1 ? "" : "s"));
+      return measure::ProfileCallgrindFiles(files->second, ex_.runner(), own_dirs(c.name));
+    };
+    const measure::ProfileResult base = profile(*b);
+    const measure::ProfileResult cand = profile(*k);
     WorkloadResult& wr = ex_.ResultFor(*w);
     auto share = [](std::uint64_t cost, std::uint64_t total) {
       return total > 0 ? static_cast<double>(cost) / static_cast<double>(total) : 0.0;
@@ -141,6 +161,10 @@ bool CountsCollector::ProfileRegressions() {
                               "inclusive", f.function.object, measure::FormatThrough(f)});
       }
       how.push_back("callgrind: own functions by inclusive instructions, then self instructions per function");
+    }
+    if (!reused.empty()) {
+      how.push_back(
+          fmt::format("callgrind files of the instruction counts, not run again ({})", fmt::join(reused, ", ")));
     }
     // 2. What the contender counted itself.
     if (base_reported && cand_reported) {

@@ -6,12 +6,16 @@
 // the ProcessRunner seam. Not a public interface: use experiment.h.
 #pragma once
 
+#include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/measure/reported_profile.h"
+#include "engine/measure/scratch_dir.h"
 #include "engine/model/result.h"
 #include "engine/run/executor.h"
 #include "engine/spec/spec.h"
@@ -31,12 +35,16 @@ class CountsCollector {
 
   // One count per contender per workload that wants one, as a ContenderSummary of that
   // workload (with a note where a count could not be taken). False after an interrupt.
+  // An instruction count taken with callgrind leaves its files in this collector's scratch
+  // directory until it is destroyed, for ProfileRegressions.
   bool Collect();
 
   // Where the extra time went: callgrind profiles of both contenders on each workload that
   // missed a threshold a profile explains (reads the result's verdict), and the profiles the
-  // contenders report themselves ($PERFENGINE_PROFILE). False when a contender wrote a bad
-  // profile file (the failure is recorded: the verdict must be judged again).
+  // contenders report themselves ($PERFENGINE_PROFILE). A contender whose instruction count
+  // ran under callgrind is profiled from that count's files (the same command, so the same
+  // profile) rather than run again; the profile note says so. False when a contender wrote a
+  // bad profile file (the failure is recorded: the verdict must be judged again).
   bool ProfileRegressions();
 
  private:
@@ -45,9 +53,16 @@ class CountsCollector {
   std::optional<std::vector<measure::ReportedFunction>> ReportedProfile(const spec::Contender& c,
                                                                         const spec::Workload& w, std::string& note);
 
+  // A new directory for one instruction count's callgrind files, under counts_dir_.
+  std::filesystem::path NextCallgrindDir();
+
   Executor& ex_;
   std::vector<const spec::Workload*> workloads_;
   bool failed_ = false;
+  std::optional<measure::ScratchDir> counts_dir_;  // the instruction counts' callgrind files, made on first use
+  int dirs_made_ = 0;
+  // (workload, contender) -> the callgrind files its instruction count was read from.
+  std::map<std::pair<std::string, std::string>, std::vector<std::filesystem::path>> count_files_;
 };
 
 }  // namespace pe::run::internal

@@ -114,11 +114,12 @@ class RubyExtensionE2E : public ::testing::Test {
     Git({"commit", "-q", "-m", message});
   }
 
-  Finished Run(const std::string& candidate_revision) {
+  // `run_extra`: more [run] keys, e.g. measure = ["instructions"].
+  Finished Run(const std::string& candidate_revision, const std::string& run_extra = "") {
     const fs::path spec = dir_.path() / "spec.toml";
     std::ofstream out(spec);
     out << "[run]\nrounds = 3\nwarmup_rounds = 0\n"
-        << "[counters.ruby_objects]\nunit = \"objects\"\nexact = true\n";
+        << run_extra << "[counters.ruby_objects]\nunit = \"objects\"\nexact = true\n";
     for (const auto& [name, revision] :
          {std::pair<std::string, std::string>{"baseline", "main"}, {"candidate", candidate_revision}}) {
       out << "[contenders." << name << "]\ngit = \"" << revision << "\"\nrepo = \"repo\"\n"
@@ -148,7 +149,10 @@ class RubyExtensionE2E : public ::testing::Test {
 };
 
 TEST_F(RubyExtensionE2E, AnExtraRbStrDupFailsOnRubyObjectsAndIsProfiled) {
-  const Finished f = Run("planted");
+  // Instructions are counted too: where they were counted under callgrind, the profile is read
+  // from the count's own files (no callgrind run of its own) and must still name build_strings
+  // through rb_str_dup, as the profile of a run of its own did (the assertions below, unchanged).
+  const Finished f = Run("planted", "measure = [\"instructions\"]\n");
   ASSERT_EQ(f.exit, 1) << f.out << f.err;
   EXPECT_NE(f.out.find("strings: ruby_objects ratio "), std::string::npos) << f.out;
   EXPECT_NE(f.out.find("is above the allowed 1.00x"), std::string::npos) << f.out;
@@ -181,6 +185,16 @@ TEST_F(RubyExtensionE2E, AnExtraRbStrDupFailsOnRubyObjectsAndIsProfiled) {
   EXPECT_NE(f.out.find("where the extra time went"), std::string::npos) << f.out;
   EXPECT_NE(f.out.find("  build_strings (strs.so): +"), std::string::npos) << f.out;
   EXPECT_NE(f.out.find("instructions inclusive"), std::string::npos) << f.out;
+  // Where the profile's callgrind files came from: the instruction counts' (the machine has no
+  // perf counters), else runs of its own.
+  ASSERT_EQ(w["summaries"].size(), 2u) << w["summaries"].dump(1);
+  const bool callgrind_counts = w["summaries"][0]["instructions_source"] == "valgrind callgrind" &&
+                                w["summaries"][1]["instructions_source"] == "valgrind callgrind";
+  const std::string note = w["profile_note"].get<std::string>();
+  EXPECT_EQ(note.find("callgrind files of the instruction counts, not run again (baseline: ") != std::string::npos,
+            callgrind_counts)
+      << note << "\n"
+      << w["summaries"].dump(1);
 }
 
 TEST_F(RubyExtensionE2E, AnExtraRubyCallIsNamedByTheMethodTheContenderCounted) {

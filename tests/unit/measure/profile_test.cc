@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "engine/measure/instructions.h"
+#include "engine/measure/scratch_dir.h"
+
 namespace pe::measure {
 
 using runner::Command;
@@ -55,6 +60,40 @@ TEST(ProfileTest, NamesTheHotFunctionsOfARealProgram) {
   EXPECT_TRUE(index);
   EXPECT_NEAR(shares, 1.0, 0.01);
   EXPECT_NE(profile.functions[0].function.find("ParseRecords"), std::string::npos) << profile.functions[0].function;
+}
+
+TEST(ProfileTest, AnInstructionCountsCallgrindFilesGiveTheProfileOfAFreshRun) {
+  std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  Command command;
+  command.argv = {REGRESS_PROGRAM, "100000"};
+  ScratchDir kept("pe-profile-test-");
+  const InstructionCount count = CountInstructions(command, *runner, InstructionSource::kCallgrind, kept.path());
+  ASSERT_TRUE(count.count.has_value()) << count.note;
+  ASSERT_FALSE(count.callgrind_files.empty());
+  for (const auto& file : count.callgrind_files) EXPECT_TRUE(std::filesystem::exists(file)) << file;
+  const ProfileResult reused = ProfileCallgrindFiles(count.callgrind_files, *runner);
+  const ProfileResult fresh = ProfileCommand(command, *runner);
+  ASSERT_FALSE(reused.functions.empty()) << reused.note;
+  ASSERT_FALSE(fresh.functions.empty()) << fresh.note;
+  // Read from the very files the count summed: the same total, exactly.
+  EXPECT_EQ(reused.total, *count.count);
+  // A second run of the same program agrees to within a tenth of a percent (the count's own
+  // tolerance, InstructionsTest), so it ranks the same function first at the same cost.
+  EXPECT_EQ(reused.functions[0].function, fresh.functions[0].function);
+  EXPECT_NE(reused.functions[0].function.find("ParseRecords"), std::string::npos) << reused.functions[0].function;
+  EXPECT_NEAR(static_cast<double>(reused.functions[0].cost), static_cast<double>(fresh.functions[0].cost),
+              0.001 * static_cast<double>(fresh.functions[0].cost));
+  EXPECT_NEAR(static_cast<double>(reused.total), static_cast<double>(fresh.total),
+              0.001 * static_cast<double>(fresh.total));
+}
+
+TEST(ProfileTest, NoCountFilesAreKeptWithoutADirectoryForThem) {
+  std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  Command command;
+  command.argv = {REGRESS_PROGRAM, "1000"};
+  const InstructionCount count = CountInstructions(command, *runner, InstructionSource::kCallgrind);
+  ASSERT_TRUE(count.count.has_value()) << count.note;
+  EXPECT_TRUE(count.callgrind_files.empty());
 }
 
 TEST(ProfileTest, FailedRunHasNoProfile) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "engine/run/counts_collector.h"
@@ -135,6 +136,65 @@ TEST(ProfileRegressionsTest, AContenderThatWritesNoProfileHasOnlyCallgrinds) {
   ASSERT_FALSE(profile.empty());
   for (const auto& p : profile) EXPECT_NE(p.basis, "calls") << p.function;
   EXPECT_EQ(h.R("work").profile_note.find("PERFENGINE_PROFILE"), std::string::npos) << h.R("work").profile_note;
+}
+
+// The spec above with an instruction bar: the counts run each contender under callgrind.
+std::string CountedSpec() { return std::string(kSpec) + "\n[thresholds]\nmax_instructions_ratio = 1.01\n"; }
+
+int Valgrinds(const testing::FakeProcessRunner& runner) {
+  int n = 0;
+  for (const Command& c : runner.calls) n += fs::path(c.argv[0]).filename() == "valgrind";
+  return n;
+}
+
+TEST(ProfileRegressionsTest, TheCountsCallgrindFilesGiveTheSameProfileWithoutRunningAgain) {
+  // A fresh profile: no counts were taken, so each contender runs under callgrind for it.
+  Harness fresh(CountedSpec(), Script{});
+  FailInstructions(fresh);
+  Executor fresh_ex = fresh.MakeExecutor();
+  ASSERT_TRUE(CountsCollector(fresh_ex, fresh.workloads_).ProfileRegressions());
+  EXPECT_EQ(Valgrinds(fresh.runner_), 2);
+  EXPECT_EQ(fresh.R("work").profile_note.find("not run again"), std::string::npos) << fresh.R("work").profile_note;
+
+  Harness h(CountedSpec(), Script{});
+  // Where the kernel allows perf counters, refuse them: the counts fall back to callgrind.
+  h.runner_.held_script = [](const Command&, const std::function<bool(int)>& attach) {
+    attach(-1);  // perf_event_open refuses pid -1 with cpu -1
+    return Outcome{};
+  };
+  Executor ex = h.MakeExecutor();
+  CountsCollector counts(ex, h.workloads_);
+  ASSERT_TRUE(counts.Collect());
+  ASSERT_EQ(Valgrinds(h.runner_), 2);  // one count per contender
+  ASSERT_EQ(h.R("work").summaries.size(), 2u);
+  EXPECT_EQ(h.R("work").summaries[0].instructions.value_or(0), 1000u);
+  EXPECT_EQ(h.R("work").summaries[1].instructions.value_or(0), 1400u);
+  EXPECT_EQ(h.R("work").summaries[1].instructions_source, "valgrind callgrind");
+  FailInstructions(h);
+  ASSERT_TRUE(counts.ProfileRegressions());
+  EXPECT_EQ(Valgrinds(h.runner_), 2) << "the profile ran callgrind again";
+
+  // The same profile, entry by entry, as the fresh one: build_string first, through rb_str_dup.
+  const auto& reused = h.R("work").profile;
+  const auto& expected = fresh.R("work").profile;
+  ASSERT_EQ(reused.size(), expected.size());
+  ASSERT_FALSE(reused.empty());
+  EXPECT_EQ(reused[0].function, "build_string");
+  EXPECT_EQ(reused[0].detail, "of which rb_str_dup (libruby.so.3.1) +400 (called at parser.c:5)");
+  for (std::size_t i = 0; i < reused.size(); ++i) {
+    EXPECT_EQ(reused[i].function, expected[i].function) << i;
+    EXPECT_EQ(reused[i].basis, expected[i].basis) << i;
+    EXPECT_EQ(reused[i].object, expected[i].object) << i;
+    EXPECT_EQ(reused[i].baseline_cost, expected[i].baseline_cost) << i;
+    EXPECT_EQ(reused[i].candidate_cost, expected[i].candidate_cost) << i;
+    EXPECT_EQ(reused[i].baseline_share, expected[i].baseline_share) << i;
+    EXPECT_EQ(reused[i].candidate_share, expected[i].candidate_share) << i;
+    EXPECT_EQ(reused[i].detail, expected[i].detail) << i;
+  }
+  EXPECT_NE(h.R("work").profile_note.find(
+                "callgrind files of the instruction counts, not run again (baseline: 1 file, candidate: 1 file)"),
+            std::string::npos)
+      << h.R("work").profile_note;
 }
 
 }  // namespace
