@@ -51,8 +51,12 @@ PR_SET_PDEATHSIG = 1
 
 
 def build_work(out_dir):
+    """work.c linked statically: most of an execution of a 0.35-1 ms loop is starting the
+    process, and without the dynamic loader's work it costs about 0.6x the CPU (3.1 ms against
+    4.9 ms per start from Python at a load of 12 on 2 cores, 4 December 2026). The same binary
+    is on both sides, so nothing compared changes."""
     exe = os.path.join(out_dir, "work")
-    subprocess.run(["cc", "-O2", os.path.join(HERE, "work.c"), "-o", exe], check=True)
+    subprocess.run(["cc", "-O2", "-static", os.path.join(HERE, "work.c"), "-o", exe], check=True)
     return exe
 
 
