@@ -455,8 +455,9 @@ Verdict Judge(const RunResult& result, const JudgeOptions& options) {
   if (v.exit == ExitCode::kRunFailed) return v;
   for (const WorkloadResult& w : result.workloads) {
     if (!w.gate || !w.comparison) continue;
-    std::vector<Check> checks = CheckThresholds(
-        w.name, w.thresholds, [&](const ThresholdRow& row, double bar) { return RowCheck(row, w, bar, options.power); });
+    std::vector<Check> checks = CheckThresholds(w.name, w.thresholds, [&](const ThresholdRow& row, double bar) {
+      return RowCheck(row, w, bar, options.power);
+    });
     v.checks.insert(v.checks.end(), checks.begin(), checks.end());
     const std::vector<Check> counters = CounterChecks(w, options.power);
     v.checks.insert(v.checks.end(), counters.begin(), counters.end());
