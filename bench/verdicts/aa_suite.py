@@ -126,7 +126,10 @@ def cut_batch(results, ks_by_name, confidence):
         order = measured_rounds(w)
         for k in ks:
             keep = set(order[:k])
-            cut = {key: value for key, value in w.items() if key not in ("samples", "thresholds", "name")}
+            # The figures computed from the samples are left out: report computes them again.
+            cut = {key: value for key, value in w.items()
+                   if key not in ("samples", "thresholds", "name", "comparison", "summaries", "other_comparisons")}
+            cut["summaries"], cut["other_comparisons"] = [], []
             cut["name"] = f"{w['name']}@{k}"
             cut["thresholds"] = dict(w["thresholds"], confidence=confidence)
             cut["samples"] = [s for s in w["samples"] if s.get("warmup") or s.get("rss_only") or s["round"] in keep]
@@ -183,7 +186,15 @@ def time_split(results):
     phase (starting and reaping processes, the engine's work between executions and rounds),
     the final analysis, and the whole run."""
     phases = results.get("phases") or {}
-    executions = sum(s["wall_s"] for w in results["workloads"] for s in w["samples"])
+    if results["settings"].get("order") == "duet":  # a round's contenders run at once: the longer counts
+        longest = {}
+        for w in results["workloads"]:
+            for s in w["samples"]:
+                key = (w["name"], s["round"], s.get("rss_only", False))
+                longest[key] = max(longest.get(key, 0.0), s["wall_s"])
+        executions = sum(longest.values())
+    else:
+        executions = sum(s["wall_s"] for w in results["workloads"] for s in w["samples"])
     measuring = phases.get("measuring_s", 0.0)
     return {"executions": executions, "engine": measuring - executions, "analysis": phases.get("analysis_s", 0.0),
             "parity": phases.get("parity_s", 0.0), "total": phases.get("total_s", 0.0)}
@@ -306,9 +317,9 @@ def main():
                     fam_levels.update(levels_of(results))
                     checks = gated_checks(results)
                     failed = {n for n, cs in checks.items() if any(c["state"] == "fail" for c in cs)}
-                    replay_started, rejudge.cpu_s = time.time(), 0.0
+                    replay_started, replay_own, rejudge.cpu_s = time.time(), time.process_time(), 0.0
                     replay, levels = replay_per_check(perfengine, results, per_check, args.rounds, work_dir)
-                    replay_s = time.time() - replay_started
+                    replay_s, replay_own = time.time() - replay_started, time.process_time() - replay_own
                     split = time_split(results)
                     pc_levels.update(levels)
                     pc_failed = {n for n, (f, _) in replay.items() if f}
@@ -338,7 +349,7 @@ def main():
                     print(f"    time: run {split['total']:.1f} s (executions {split['executions']:.1f} s, the rest of "
                           f"measuring {split['engine']:.1f} s, parity {split['parity']:.1f} s, analysis "
                           f"{split['analysis']:.2f} s; CPU {results['aa_suite_cpu_s']:.1f} s); per-check replay "
-                          f"{replay_s:.1f} s (CPU {rejudge.cpu_s:.1f} s); "
+                          f"{replay_s:.1f} s (CPU: perfengine report {rejudge.cpu_s:.1f} s, this script {replay_own:.1f} s); "
                           f"{sum(len(w['samples']) for w in results['workloads'])} timed executions", flush=True)
                 rows.append((order, scenario, runs, fam_any, pc_any, fam_hit, pc_hit, fam_rounds, pc_rounds,
                              sorted(fam_levels), sorted(pc_levels), (time.time() - started) / 60))
