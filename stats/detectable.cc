@@ -15,8 +15,8 @@ namespace pe::stats {
 namespace {
 
 // log C(n, i) for i = 0..k, the coefficients of BinomialCdf's terms. They depend on n and k
-// alone, so a bisection over q computes them once, not once per step (3 lgamma per term were
-// most of the gate's work per round: every check's power figure bisects 100 times).
+// alone, so a bisection over q computes them once, not three lgamma per term in each of its
+// steps (every check's power figure bisects 100 times, in every verdict and report).
 std::vector<double> LogChoose(int k, int n) {
   std::vector<double> out;
   for (int i = 0; i <= k; ++i) out.push_back(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0));
