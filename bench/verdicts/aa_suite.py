@@ -10,16 +10,20 @@ candidate. In the planted scenario the candidate gets WORK_EXTRA="w15:3" (work.c
 knob): 3% more work in that one workload, nothing else changed.
 
 Levels. The family is every gated sequential check of the suite (m = 2 x workloads). The runs
-stop at the family-wise level: with --family-by spec (today's gate, the default) the spec's
-`confidence` is the union-bound level 1 - (1 - c)/m per check (what stats::PerCheckConfidence
-gives); with --family-by gate (a gate that applies the family level itself) the spec says c and
-the level the checks were judged at is read back from the results file (each check's
-interval.level) and printed, so the table says which level it shows. The per-check column is the
-same runs replayed round by round at c: for k = rounds..n, the results file cut to its first k
-measured rounds is judged again by `perfengine report` (explain::Rejudged: every figure from the
-samples), and each workload keeps the verdict of the first k at which all its checks resolved,
-as today's gate stopping at c would have. A per-check gate stops no later than the family one
-(its sequences are nested inside), so the replay has every round that gate would have seen.
+stop at the family-wise level: the spec's `[run] confidence` is c, and the gate splits it across
+the family (engine/spec/family.h: 1 - (1 - c)/m per check); the level each check was judged at is
+read back from the results file (each check's interval.level) and printed, so the table says
+which level it shows. The per-check column is the same runs replayed round by round at c: every
+gated workload cut to its first k measured rounds, for each k from `rounds` to the rounds it
+ran, each cut at c, all judged again by one `perfengine report` (explain::Rejudged: every figure
+from the samples); each workload keeps the verdict of the first k at which all its checks
+resolved, as today's gate stopping at c would have. A per-check gate stops no later than the
+family one (its sequences are nested inside), so the replay has every round that gate would
+have seen.
+
+Each run prints where its time went: the executions' own wall time (the samples), the rest of
+the measuring phase (starting and reaping processes, the engine's work between executions and
+rounds), the final analysis (the run's own phase times, results "phases"), and the replay.
 
   python3 bench/verdicts/aa_suite.py --perfengine build/bin/perfengine --runs 50
   python3 bench/verdicts/aa_suite.py --runs 50 --load       # alternate and duet, two busy loops
@@ -30,10 +34,10 @@ duet rounds, side by side. Run by hand (it takes long: up to workloads x 2 x max
 executions per run); figures and their dates go in bench/verdicts/README.md.
 """
 import argparse
-import copy
 import ctypes
 import json
 import os
+import resource
 import shutil
 import signal
 import statistics
@@ -47,8 +51,12 @@ PR_SET_PDEATHSIG = 1
 
 
 def build_work(out_dir):
+    """work.c linked statically: most of an execution of a 0.35-1 ms loop is starting the
+    process, and without the dynamic loader's work it costs about 0.6x the CPU (3.1 ms against
+    4.9 ms per start from Python at a load of 12 on 2 cores, 4 December 2026). The same binary
+    is on both sides, so nothing compared changes."""
     exe = os.path.join(out_dir, "work")
-    subprocess.run(["cc", "-O2", os.path.join(HERE, "work.c"), "-o", exe], check=True)
+    subprocess.run(["cc", "-O2", "-static", os.path.join(HERE, "work.c"), "-o", exe], check=True)
     return exe
 
 
@@ -56,9 +64,10 @@ def workload_names(count):
     return [f"w{i + 1:02d}" for i in range(count)]
 
 
-def suite_spec(args, work, order, seed, level, plant):
+def suite_spec(args, work, order, seed, plant):
     lines = [
         "[run]",
+        f"confidence = {args.confidence:g}",
         f"rounds = {args.rounds}",
         f"max_rounds = {args.max_rounds}",
         "warmup_rounds = 1",
@@ -77,8 +86,7 @@ def suite_spec(args, work, order, seed, level, plant):
     lines += ["[counters.loop_us]", 'unit = "us"', "exact = false"]
     for i, name in enumerate(workload_names(args.workloads)):
         lines += [f"[workloads.{name}]", f'args = ["{args.min_iterations + i * args.step}", "{name}"]']
-    lines += ["[thresholds]", f"max_slowdown = {args.bar}", f"confidence = {level:.10g}",
-              f"counters = {{ loop_us = {args.bar} }}"]
+    lines += ["[thresholds]", f"max_slowdown = {args.bar}", f"counters = {{ loop_us = {args.bar} }}"]
     return "\n".join(lines) + "\n"
 
 
@@ -100,14 +108,32 @@ def measured_rounds(workload):
     return sorted({s["round"] for s in workload["samples"] if not s.get("warmup") and not s.get("rss_only")})
 
 
-def cut_to(results, k, confidence):
-    """The results file with only its first k measured rounds (per workload), every
-    workload's checks at `confidence`."""
-    out = copy.deepcopy(results)
-    for w in out["workloads"]:
-        keep = set(measured_rounds(w)[:k])
-        w["samples"] = [s for s in w["samples"] if s.get("warmup") or s.get("rss_only") or s["round"] in keep]
-        w["thresholds"]["confidence"] = confidence
+def cut_batch(results, ks_by_name, confidence):
+    """One results file holding, for every gated workload NAME and every k in ks_by_name[NAME],
+    a copy of NAME cut to its first k measured rounds, named NAME@k, with its checks at
+    `confidence`; the other workloads (the startup workload) as they were. Each workload is
+    analysed and judged on its own samples (only min_logic_speedup reads the startup
+    workload's, and the suite does not gate it), so one `perfengine report` judges every cut
+    of every workload at once, where a file per k cost one engine start, one parse of the
+    whole run and one analysis of every workload per round replayed."""
+    out = {key: value for key, value in results.items() if key != "workloads"}
+    out["workloads"] = []
+    for w in results["workloads"]:
+        ks = ks_by_name.get(w["name"])
+        if ks is None:
+            out["workloads"].append(w)
+            continue
+        order = measured_rounds(w)
+        for k in ks:
+            keep = set(order[:k])
+            # The figures computed from the samples are left out: report computes them again.
+            cut = {key: value for key, value in w.items()
+                   if key not in ("samples", "thresholds", "name", "comparison", "summaries", "other_comparisons")}
+            cut["summaries"], cut["other_comparisons"] = [], []
+            cut["name"] = f"{w['name']}@{k}"
+            cut["thresholds"] = dict(w["thresholds"], confidence=confidence)
+            cut["samples"] = [s for s in w["samples"] if s.get("warmup") or s.get("rss_only") or s["round"] in keep]
+            out["workloads"].append(cut)
     return out
 
 
@@ -115,35 +141,70 @@ def rejudge(perfengine, results, work_dir):
     src = os.path.join(work_dir, "cut.json")
     dst = os.path.join(work_dir, "cut-judged.json")
     with open(src, "w") as f:
-        json.dump(results, f)
+        json.dump(results, f, separators=(",", ":"))
+    cpu_before = children_cpu_s()
     p = subprocess.run([perfengine, "report", src, "--json", dst], capture_output=True, text=True)
+    rejudge.cpu_s += children_cpu_s() - cpu_before
     if p.returncode == 2 or not os.path.exists(dst):
         raise RuntimeError(f"perfengine report failed: {p.stderr.strip()}")
     with open(dst) as f:
-        data = json.load(f)
+        text = f.read()
     os.unlink(dst)
-    return data
+    os.unlink(src)
+    # Only the verdict is read: the report's samples are the cuts' own, and parsing them again
+    # was most of this script's time. The results file's keys are sorted, "verdict" is a key of
+    # the top level only, and every name in these files is the harness's own.
+    at = text.find('"verdict":')
+    if at < 0:
+        return json.loads(text)
+    verdict, _ = json.JSONDecoder().raw_decode(text, text.index("{", at))
+    return {"verdict": verdict}
 
 
-def replay_per_check(perfengine, results, confidence, first_round, work_dir):
+def replay_per_check(perfengine, results, confidence, first_round, work_dir, chunk=8):
     """Each gated workload's verdict under a gate at `confidence` per check that looks after
     every round and stops the workload at its first round with every check resolved:
-    workload -> (failed, rounds used), and the levels the replay's checks were judged at."""
+    workload -> (failed, rounds used), and the levels the replay's checks were judged at.
+    The cuts go to `perfengine report` `chunk` rounds at a time, each batch holding only the
+    workloads still open: a workload resolved at k is never judged again past k (most of the
+    replay's cost is the JSON of the cut samples, which grows with the rounds cut)."""
     gated = {w["name"]: w for w in results["workloads"] if w.get("gate", True) and not w.get("startup")}
-    longest = max(len(measured_rounds(w)) for w in gated.values())
+    ran = {name: len(measured_rounds(w)) for name, w in gated.items()}
     verdicts, levels = {}, set()
-    for k in range(first_round, longest + 1):
-        open_names = [n for n in gated if n not in verdicts]
-        if not open_names:
-            break
-        judged = gated_checks(rejudge(perfengine, cut_to(results, k, confidence), work_dir))
-        for name in open_names:
-            checks = judged.get(name, [])
-            levels.update(c["interval"]["level"] for c in checks if c.get("interval"))
-            last = k >= len(measured_rounds(gated[name]))
-            if last or all(c["state"] != "unresolved" for c in checks):
-                verdicts[name] = (any(c["state"] == "fail" for c in checks), min(k, len(measured_rounds(gated[name]))))
+    start = first_round
+    while len(verdicts) < len(gated):
+        ks = {name: [k for k in range(min(start, ran[name]), min(start + chunk, ran[name] + 1))]
+              for name in gated if name not in verdicts}
+        judged = gated_checks(rejudge(perfengine, cut_batch(results, ks, confidence), work_dir))
+        for name, cut_ks in ks.items():
+            for k in cut_ks:
+                checks = judged.get(f"{name}@{k}", [])
+                levels.update(c["interval"]["level"] for c in checks if c.get("interval"))
+                if k >= ran[name] or all(c["state"] != "unresolved" for c in checks):
+                    verdicts[name] = (any(c["state"] == "fail" for c in checks), k)
+                    break
+        start += chunk
     return verdicts, sorted(levels)
+
+
+def time_split(results):
+    """Where the run's wall time went (seconds): the executions' own wall time (every sample,
+    warm-ups included; parity's executions are in its own phase), the rest of the measuring
+    phase (starting and reaping processes, the engine's work between executions and rounds),
+    the final analysis, and the whole run."""
+    phases = results.get("phases") or {}
+    if results["settings"].get("order") == "duet":  # a round's contenders run at once: the longer counts
+        longest = {}
+        for w in results["workloads"]:
+            for s in w["samples"]:
+                key = (w["name"], s["round"], s.get("rss_only", False))
+                longest[key] = max(longest.get(key, 0.0), s["wall_s"])
+        executions = sum(longest.values())
+    else:
+        executions = sum(s["wall_s"] for w in results["workloads"] for s in w["samples"])
+    measuring = phases.get("measuring_s", 0.0)
+    return {"executions": executions, "engine": measuring - executions, "analysis": phases.get("analysis_s", 0.0),
+            "parity": phases.get("parity_s", 0.0), "total": phases.get("total_s", 0.0)}
 
 
 def run_once(perfengine, text, work_dir, tag):
@@ -151,12 +212,24 @@ def run_once(perfengine, text, work_dir, tag):
     results = os.path.join(work_dir, f"results-{tag}.json")
     with open(spec, "w") as f:
         f.write(text)
+    cpu_before = children_cpu_s()
     p = subprocess.run([perfengine, "run", spec, "--json", results, "--quiet"], capture_output=True, text=True)
     if p.returncode == 2 or not os.path.exists(results):
         sys.stderr.write(f"run {tag} failed (exit {p.returncode}):\n{p.stdout}{p.stderr}")
         return None
     with open(results) as f:
-        return json.load(f)
+        data = json.load(f)
+    data["aa_suite_cpu_s"] = children_cpu_s() - cpu_before
+    return data
+
+
+def children_cpu_s():
+    """CPU time (user + system) of this harness's reaped children and theirs: perfengine and
+    every process it started. The busy loops count only once reaped, at the end. On a quiet
+    machine a run's wall time is about its CPU time (one execution at a time, no other work),
+    so this estimates the quiet duration of a run measured on a busy machine."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def start_load(count):
@@ -192,8 +265,8 @@ def main():
     ap.add_argument("--perfengine", default="build/bin/perfengine")
     ap.add_argument("--runs", type=int, default=50, help="runs per scenario and order (R)")
     ap.add_argument("--workloads", type=int, default=30)
-    ap.add_argument("--min-iterations", type=int, default=1000000, help="work.c's size for w01")
-    ap.add_argument("--step", type=int, default=100000, help="each next workload does this many more")
+    ap.add_argument("--min-iterations", type=int, default=200000, help="work.c's size for w01")
+    ap.add_argument("--step", type=int, default=10000, help="each next workload does this many more")
     ap.add_argument("--bar", type=float, default=1.01, help="max_slowdown and the loop_us counter's bar")
     ap.add_argument("--confidence", type=float, default=0.95, help="the run's family-wise confidence c")
     ap.add_argument("--rounds", type=int, default=7, help="rounds before the run may stop")
@@ -201,13 +274,19 @@ def main():
     ap.add_argument("--planted", type=int, default=3, help="percent more work planted in one workload")
     ap.add_argument("--planted-workload", default="w15")
     ap.add_argument("--scenarios", default="aa,planted", help="comma-separated: aa, planted")
-    ap.add_argument("--family-by", choices=("spec", "gate"), default="spec",
-                    help="spec: the union-bound level written into the spec; gate: the gate applies it")
     ap.add_argument("--load", action="store_true", help="one busy loop per core; alternate and duet side by side")
     ap.add_argument("--keep", action="store_true", help="keep the specs and results files")
+    ap.add_argument("--write-spec", metavar="FILE",
+                    help="only write the A/A suite's spec to FILE (work.c built beside it) and exit: for "
+                         "`perfengine calibrate FILE --assume-change 3`")
     args = ap.parse_args()
     if args.planted_workload not in workload_names(args.workloads):
         sys.exit(f"aa_suite: --planted-workload {args.planted_workload} is not one of w01..w{args.workloads:02d}")
+    if args.write_spec:
+        spec_dir = os.path.dirname(os.path.abspath(args.write_spec))
+        with open(args.write_spec, "w") as f:
+            f.write(suite_spec(args, build_work(spec_dir), "alternate", 5000, ""))
+        return
     # SIGTERM unwinds like Ctrl-C, so the busy loops are killed on every way out.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
@@ -218,8 +297,7 @@ def main():
     work = build_work(work_dir)
     family = 2 * args.workloads
     per_check = args.confidence
-    union_level = 1 - (1 - args.confidence) / family
-    spec_level = union_level if args.family_by == "spec" else args.confidence
+    union_level = 1 - (1 - args.confidence) / family  # what the gate's split gives (stats::PerCheckConfidence)
     orders = ("alternate", "duet") if args.load else ("alternate",)
     scenarios = [s for s in args.scenarios.split(",") if s]
     loaders = start_load(os.cpu_count()) if args.load else []
@@ -239,15 +317,17 @@ def main():
                 fam_levels, pc_levels = set(), set()
                 for r in range(args.runs):
                     tag = f"{scenario}-{order}-{r}"
-                    results = run_once(perfengine,
-                                       suite_spec(args, work, order, 5000 + r, spec_level, plant), work_dir, tag)
+                    results = run_once(perfengine, suite_spec(args, work, order, 5000 + r, plant), work_dir, tag)
                     if results is None:
                         continue
                     runs += 1
                     fam_levels.update(levels_of(results))
                     checks = gated_checks(results)
                     failed = {n for n, cs in checks.items() if any(c["state"] == "fail" for c in cs)}
+                    replay_started, replay_own, rejudge.cpu_s = time.time(), time.process_time(), 0.0
                     replay, levels = replay_per_check(perfengine, results, per_check, args.rounds, work_dir)
+                    replay_s, replay_own = time.time() - replay_started, time.process_time() - replay_own
+                    split = time_split(results)
                     pc_levels.update(levels)
                     pc_failed = {n for n, (f, _) in replay.items() if f}
                     if scenario == "aa":
@@ -273,6 +353,11 @@ def main():
                     print(f"  {order} {scenario} run {r + 1}/{args.runs}: exit {results['verdict']['exit']}, "
                           f"failed {sorted(failed) or '-'} (per-check replay: {sorted(pc_failed) or '-'})"
                           f"{planted_rounds}; {(time.time() - started) / 60:.1f} min; load {loadavg()}", flush=True)
+                    print(f"    time: run {split['total']:.1f} s (executions {split['executions']:.1f} s, the rest of "
+                          f"measuring {split['engine']:.1f} s, parity {split['parity']:.1f} s, analysis "
+                          f"{split['analysis']:.2f} s; CPU {results['aa_suite_cpu_s']:.1f} s); per-check replay "
+                          f"{replay_s:.1f} s (CPU: perfengine report {rejudge.cpu_s:.1f} s, this script {replay_own:.1f} s); "
+                          f"{sum(len(w['samples']) for w in results['workloads'])} timed executions", flush=True)
                 rows.append((order, scenario, runs, fam_any, pc_any, fam_hit, pc_hit, fam_rounds, pc_rounds,
                              sorted(fam_levels), sorted(pc_levels), (time.time() - started) / 60))
                 print_table(rows)

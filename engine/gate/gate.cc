@@ -143,7 +143,7 @@ bool AnyThreshold(const Thresholds& t) {
 }
 
 // A run's reading of one row: the figure the row names in the workload's paired comparison.
-Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar) {
+Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar, bool power) {
   const Comparison& c = *w.comparison;
   const std::string key(row.key), label(row.label);
   if (row.after_startup && w.kind == WorkloadResult::Kind::kServe) {
@@ -161,6 +161,7 @@ Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar) {
   Check check = SequentialCheck(w, key, label, *cs, bar, row.higher_is_better, row.burden,
                                 row.rounds_needed ? c.*row.rounds_needed : std::nullopt);
   if (row.shows_wins) check.note = Wins(c);
+  if (!power) return check;
   if (row.noise) AddDetectable(check, c.*row.noise);
   if (row.bar == &Thresholds::min_win_rate) AddWinDetectable(check, c.speedup_noise);
   return check;
@@ -169,7 +170,7 @@ Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar) {
 // The checks of the counters a workload's contenders report (docs/counters.md), each under the
 // key "counters.NAME": an exact counter reads its ratio of medians as a point row does
 // (max_allocations_ratio), a noisy one its confidence sequence as max_slowdown does.
-std::vector<Check> CounterChecks(const WorkloadResult& w) {
+std::vector<Check> CounterChecks(const WorkloadResult& w, bool power) {
   std::vector<Check> checks;
   for (const model::Counter& counter : w.counters) {
     if (!counter.max_ratio) continue;
@@ -193,7 +194,7 @@ std::vector<Check> CounterChecks(const WorkloadResult& w) {
       Check check =
           SequentialCheck(w, key, label, *cc.ratio_cs, bar, false, Check::Burden::kShowMissed, cc.rounds_needed);
       check.note = medians;
-      AddDetectable(check, cc.noise);
+      if (power) AddDetectable(check, cc.noise);
       checks.push_back(std::move(check));
     } else {
       checks.push_back(SkippedCheck(w.name, key, label, bar, cc.note.empty() ? "no ratio" : cc.note));
@@ -423,7 +424,7 @@ std::string FailureLine(const Failure& f) {
   return line + f.message;
 }
 
-Verdict Judge(const RunResult& result) {
+Verdict Judge(const RunResult& result, const JudgeOptions& options) {
   Verdict v;
   bool interrupted = false, failed = false;
   for (const Failure& f : result.failures) {
@@ -454,17 +455,18 @@ Verdict Judge(const RunResult& result) {
   if (v.exit == ExitCode::kRunFailed) return v;
   for (const WorkloadResult& w : result.workloads) {
     if (!w.gate || !w.comparison) continue;
-    std::vector<Check> checks = CheckThresholds(
-        w.name, w.thresholds, [&](const ThresholdRow& row, double bar) { return RowCheck(row, w, bar); });
+    std::vector<Check> checks = CheckThresholds(w.name, w.thresholds, [&](const ThresholdRow& row, double bar) {
+      return RowCheck(row, w, bar, options.power);
+    });
     v.checks.insert(v.checks.end(), checks.begin(), checks.end());
-    const std::vector<Check> counters = CounterChecks(w);
+    const std::vector<Check> counters = CounterChecks(w, options.power);
     v.checks.insert(v.checks.end(), counters.begin(), counters.end());
     // A third contender and beyond: the same rows against the baseline, each check naming it.
     for (const CandidateView& other : FurtherCandidates(result, w)) {
       std::vector<Check> more = CheckThresholds(w.name, w.thresholds, [&](const ThresholdRow& row, double bar) {
-        return RowCheck(row, other.workload, bar);
+        return RowCheck(row, other.workload, bar, options.power);
       });
-      const std::vector<Check> more_counters = CounterChecks(other.workload);
+      const std::vector<Check> more_counters = CounterChecks(other.workload, options.power);
       more.insert(more.end(), more_counters.begin(), more_counters.end());
       for (Check& c : more) c.contender = other.contender;
       v.checks.insert(v.checks.end(), more.begin(), more.end());

@@ -16,7 +16,14 @@
 
 namespace pe::gate {
 
-model::Verdict Judge(const model::RunResult& result);
+struct JudgeOptions {
+  // What each check could have seen (Check::detectable and Check::noise, stats/detectable.h).
+  // The run loop leaves it out when it only asks, between rounds, which checks are still
+  // unresolved: no state, bar or interval depends on it.
+  bool power = true;
+};
+
+model::Verdict Judge(const model::RunResult& result, const JudgeOptions& options = {});
 
 // A missed threshold accepted on purpose (--accept-regression, or PERFENGINE_ACCEPT_REGRESSION
 // set by CI from a pull-request label): exit 0, but every report still shows what was missed

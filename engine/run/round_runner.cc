@@ -19,11 +19,12 @@ using runner::Outcome;
 
 // Workloads with a gated check that the rounds so far leave unresolved. Judged on a copy
 // with the confidence sequences only (no bootstrap), which stay valid however often they
-// are looked at: that is what lets the run stop as soon as every check is resolved.
+// are looked at: that is what lets the run stop as soon as every check is resolved. What each
+// check could have seen (its power figure) is left to the verdict at the end.
 std::vector<const spec::Workload*> RoundRunner::Unresolved(std::vector<OpenCheck>* open_checks) const {
   RunResult interim = ex_.result();
   analysis::Analyze(interim, {.intervals = false, .cancelled = {}});
-  const Verdict verdict = gate::Judge(interim);
+  const Verdict verdict = gate::Judge(interim, {.power = false});
   // A startup-adjusted check also reads the startup workload's median: it gets rounds too.
   const bool logic_open = std::any_of(verdict.checks.begin(), verdict.checks.end(), [](const Check& c) {
     return c.threshold == "min_logic_speedup" && c.state == Check::State::kUnresolved;

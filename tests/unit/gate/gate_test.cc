@@ -225,6 +225,46 @@ TEST(Gate, ChecksThatPassOrStayOpenSayWhatTheyCouldHaveSeen) {
   for (const Check& c : Judge(shown).checks) EXPECT_FALSE(c.detectable.has_value()) << c.threshold;
 }
 
+// The run loop asks between rounds only which checks are open (JudgeOptions::power = false):
+// every check, state, line and note is the full verdict's; only the power figures are left out.
+TEST(Gate, WithoutPowerFiguresTheVerdictIsTheSame) {
+  RunResult r;
+  WorkloadResult open = Sequenced("open", {1.01, 0.97, 1.05, 0.9974, ""}, {0.5, 0.2, 0.8, 0.9974, ""}, 20);
+  open.comparison->cpu_ratio_cs = Interval{1.0, 0.98, 1.015, 0.9974, ""};
+  open.comparison->cpu_noise = 0.02;
+  open.comparison->speedup_noise = 0.03;
+  open.thresholds.max_slowdown = 1.02;
+  open.thresholds.min_speedup = 1.0;
+  open.thresholds.min_win_rate = 0.5;
+  WorkloadResult slower = Sequenced("slower", {0.9, 0.85, 0.95, 0.9974, ""}, {0.1, 0.0, 0.3, 0.9974, ""}, 20);
+  slower.comparison->cpu_ratio_cs = Interval{1.1, 1.05, 1.2, 0.9974, ""};
+  slower.comparison->cpu_noise = 0.02;
+  slower.thresholds.max_slowdown = 1.02;
+  slower.counters = {{.name = "loop_us", .unit = "us", .exact = false, .max_ratio = 1.01}};
+  model::CounterComparison loop;
+  loop.name = "loop_us";
+  loop.ratio_cs = Interval{1.0, 0.99, 1.005, 0.9974, ""};
+  loop.noise = 0.004;
+  slower.comparison->counters = {loop};
+  r.workloads = {open, slower};
+  const Verdict full = Judge(r);
+  const Verdict states = Judge(r, {.power = false});
+  EXPECT_EQ(states.exit, full.exit);
+  EXPECT_EQ(states.lines, full.lines);
+  EXPECT_EQ(states.notes, full.notes);
+  ASSERT_EQ(states.checks.size(), full.checks.size());
+  int with_power = 0;
+  for (size_t i = 0; i < full.checks.size(); ++i) {
+    EXPECT_EQ(states.checks[i].threshold, full.checks[i].threshold);
+    EXPECT_EQ(states.checks[i].state, full.checks[i].state) << full.checks[i].threshold;
+    EXPECT_EQ(states.checks[i].passed, full.checks[i].passed) << full.checks[i].threshold;
+    EXPECT_EQ(states.checks[i].rounds_needed, full.checks[i].rounds_needed) << full.checks[i].threshold;
+    EXPECT_FALSE(states.checks[i].detectable.has_value()) << full.checks[i].threshold;
+    with_power += full.checks[i].detectable.has_value();
+  }
+  EXPECT_GE(with_power, 3);  // the full verdict has figures there to leave out (counter check included)
+}
+
 TEST(Gate, LevelsSplitAcrossChecksPrintWithTheirDigits) {
   RunResult r;
   WorkloadResult w = Workload("w", 1.0, 5, 12);

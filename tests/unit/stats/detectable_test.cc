@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <optional>
 #include <vector>
 
 #include "stats/distributions.h"
@@ -106,6 +108,76 @@ TEST(Detectable, WinSpeedupEdges) {
   EXPECT_FALSE(DetectableWinSpeedup(0.05, 30, 1.0, 0.95));  // a bar of 100% is never shown
   EXPECT_THROW(DetectableWinSpeedup(0.05, 30, 1.5, 0.95), StatsError);
   EXPECT_GT(*DetectableWinSpeedup(0.05, 20, 0.5, 0.95), *DetectableWinSpeedup(0.05, 60, 0.5, 0.95));
+}
+
+// The binomial sums as they were written before their coefficients were hoisted out of the
+// bisection: every term from three lgamma calls (stats/detectable.cc, before 4 December 2026).
+double TermByTermCdf(int k, int n, double q) {
+  if (k < 0) return 0;
+  if (k >= n) return 1;
+  double total = 0;
+  for (int i = 0; i <= k; ++i) {
+    const double log_term = std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) + i * std::log(q) +
+                            (n - i) * std::log1p(-q);
+    total += std::exp(log_term);
+  }
+  return std::min(total, 1.0);
+}
+
+std::optional<double> TermByTermRatioAbove(double sigma, int rounds, double bar, double confidence, double power) {
+  std::vector<double> x(rounds);
+  for (int i = 0; i < rounds; ++i) x[i] = i;
+  const int j = rounds == 0 ? 0 : MedianSequence(x, confidence).order;
+  if (j <= 0) return std::nullopt;
+  if (sigma == 0) return bar;
+  double low = 0, high = 0.5;
+  for (int it = 0; it < 100; ++it) {
+    const double mid = (low + high) / 2;
+    (TermByTermCdf(j - 1, rounds, mid) >= power ? low : high) = mid;
+  }
+  return bar * std::exp(-sigma * NormalQuantile(low));
+}
+
+std::optional<double> TermByTermWinSpeedup(double sigma, int rounds, double bar, double confidence, double power) {
+  std::optional<int> fewest;
+  for (int wins = 0; wins <= rounds && !fewest; ++wins) {
+    if (ProportionSequence(wins, rounds, confidence).low >= bar) fewest = wins;
+  }
+  if (!fewest || rounds == 0) return std::nullopt;
+  if (sigma == 0) return 1.0;
+  double low = 0, high = 1;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (low + high) / 2;
+    (1 - TermByTermCdf(*fewest - 1, rounds, mid) >= power ? high : low) = mid;
+  }
+  return std::exp(sigma * NormalQuantile(std::clamp(high, 1e-12, 1 - 1e-12)));
+}
+
+TEST(Detectable, SameToTheLastBitAsTheTermByTermSums) {
+  // The gate computes these for every check after every round; their speed-up must not move
+  // a single figure a report prints.
+  int compared = 0;
+  for (double sigma : {0.0, 0.002, 0.05}) {
+    for (int rounds : {0, 6, 7, 13, 29, 61, 120}) {
+      for (double confidence : {0.95, 0.9974, 1 - 0.05 / 60}) {
+        for (double power : {0.8, 0.95}) {
+          const std::optional<double> above = DetectableRatioAbove(sigma, rounds, 1.01, confidence, power);
+          const std::optional<double> reference = TermByTermRatioAbove(sigma, rounds, 1.01, confidence, power);
+          ASSERT_EQ(above.has_value(), reference.has_value()) << sigma << " " << rounds << " " << confidence;
+          if (above) EXPECT_EQ(*above, *reference) << sigma << " " << rounds << " " << confidence << " " << power;
+          for (double bar : {0.5, 0.6}) {
+            const std::optional<double> wins = DetectableWinSpeedup(sigma, rounds, bar, confidence, power);
+            const std::optional<double> wins_reference = TermByTermWinSpeedup(sigma, rounds, bar, confidence, power);
+            ASSERT_EQ(wins.has_value(), wins_reference.has_value()) << sigma << " " << rounds << " " << bar;
+            if (wins) EXPECT_EQ(*wins, *wins_reference) << sigma << " " << rounds << " " << bar << " " << power;
+            compared += wins.has_value();
+          }
+          compared += above.has_value();
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 150);  // most combinations have a figure to compare
 }
 
 TEST(Detectable, RoundsToShowAShiftFallWithTheShiftAndRiseWithTheNoise) {
