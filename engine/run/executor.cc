@@ -73,10 +73,26 @@ bool Executor::CheckFixtureUntouched(const spec::Contender& c, const spec::Workl
   return false;
 }
 
+// A contender's scratch directory is named by its place in the spec, padded ("c0", "c1", ...
+// "c10"), not by its name: every path a contender is given ({out}, {workdir}, its working
+// directory, $PERFENGINE_COUNTERS) then has the same length on both sides of a pair. "baseline"
+// and "candidate" differ by a byte, and the size of the environment and argv moves the initial
+// stack, which alone can shift a program's time (Mytkowicz et al., "Producing Wrong Data Without
+// Doing Anything Obviously Wrong!", ASPLOS 2009): an A/A pair must differ in nothing.
+std::string ContenderDirectory(const spec::Spec& spec, const spec::Contender& c) {
+  const std::size_t count = spec.contenders.size();
+  for (std::size_t i = 0; i < count; ++i) {
+    if (spec.contenders[i].name == c.name) {
+      return fmt::format("c{:0{}}", i, fmt::format("{}", count > 0 ? count - 1 : 0).size());
+    }
+  }
+  return PathComponent(c.name);  // not one of the spec's contenders (none today): still one component
+}
+
 ExecutionPaths Executor::PathsFor(const spec::Contender& c, const spec::Workload& w) {
   ExecutionPaths p;
   // Names carry sweep values, which are free text: escaped, they stay inside the scratch directory.
-  p.dir = ctx_.scratch / PathComponent(w.name) / PathComponent(c.name);
+  p.dir = ctx_.scratch / PathComponent(w.name) / ContenderDirectory(ctx_.spec, c);
   p.stdout_path = p.dir / "stdout";
   p.stderr_path = p.dir / "stderr";
   p.out = p.dir / "out";

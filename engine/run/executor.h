@@ -40,6 +40,9 @@ struct FileStamp {
 // `file` as it is now; existed == false when it is not there.
 FileStamp StampOfFile(const std::filesystem::path& file);
 
+// The scratch directory name of a contender: the same length for every contender of a spec.
+std::string ContenderDirectory(const spec::Spec& spec, const spec::Contender& c);
+
 // Where one execution's files go.
 struct ExecutionPaths {
   std::filesystem::path dir, stdout_path, stderr_path, out, workdir;

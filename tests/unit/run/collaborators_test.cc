@@ -68,13 +68,38 @@ TEST(ExecutorTest, BuildsTheCommandFromTheSpecAndRecordsNothingOnSuccess) {
   ASSERT_TRUE(ex.Execute(h.C("candidate"), h.W("work"), &outcome, nullptr));
   ASSERT_EQ(h.runner_.calls.size(), 1u);
   const Command& cmd = h.runner_.calls[0];
-  const fs::path dir = h.scratch_.path() / "work" / "candidate";
+  const fs::path dir = h.scratch_.path() / "work" / "c1";
   EXPECT_EQ(cmd.argv[1], "work");
   EXPECT_EQ(cmd.argv[2], (dir / "out").string());
   EXPECT_EQ(cmd.argv[3], std::to_string(h.settings_.seed));
   EXPECT_EQ(cmd.stdout_path, dir / "stdout");
   EXPECT_EQ(cmd.env.at("WHO"), "candidate");
   EXPECT_TRUE(h.R("work").failures.empty());
+}
+
+// "baseline" and "candidate" differ in length; the paths they are given must not, or an A/A
+// pair's argv and environment differ in size (executor.cc, ContenderDirectory).
+TEST(ExecutorTest, BothSidesOfAPairGetPathsOfTheSameLength) {
+  Harness h(kSpec, Script{});
+  Executor ex = h.MakeExecutor();
+  Outcome outcome;
+  ASSERT_TRUE(ex.Execute(h.C("baseline"), h.W("work"), &outcome, nullptr));
+  ASSERT_TRUE(ex.Execute(h.C("candidate"), h.W("work"), &outcome, nullptr));
+  ASSERT_EQ(h.runner_.calls.size(), 2u);
+  const Command& b = h.runner_.calls[0];
+  const Command& c = h.runner_.calls[1];
+  ASSERT_EQ(b.argv.size(), c.argv.size());
+  for (std::size_t i = 0; i < b.argv.size(); ++i) EXPECT_EQ(b.argv[i].size(), c.argv[i].size()) << i;
+  EXPECT_NE(b.argv[2], c.argv[2]);  // each its own {out}
+  EXPECT_EQ(b.cwd.string().size(), c.cwd.string().size());
+  EXPECT_EQ(b.stdout_path.string().size(), c.stdout_path.string().size());
+}
+
+TEST(ExecutorTest, ContenderDirectoriesArePaddedToOneWidth) {
+  spec::Spec spec;
+  for (int i = 0; i < 11; ++i) spec.contenders.push_back(spec::Contender{.name = "n" + std::string(i, 'x')});
+  EXPECT_EQ(ContenderDirectory(spec, spec.contenders[0]), "c00");
+  EXPECT_EQ(ContenderDirectory(spec, spec.contenders[10]), "c10");
 }
 
 TEST(ExecutorTest, AFailedExecutionIsAFailureWithTheStderrTail) {

@@ -80,8 +80,8 @@ TEST(HooksRunTest, PrepareBeforeAndCleanupAfterEachTimedExecutionWithItsPlacehol
   Outcome outcome;
   ASSERT_TRUE(ex.Execute(h.C("baseline"), h.W("work"), &outcome, nullptr));
   ASSERT_TRUE(ex.Execute(h.C("candidate"), h.W("work"), &outcome, nullptr));
-  const std::string in_b = (h.scratch_.path() / "work" / "baseline" / "work" / "in").string();
-  const std::string in_c = (h.scratch_.path() / "work" / "candidate" / "work" / "in").string();
+  const std::string in_b = (h.scratch_.path() / "work" / "c0" / "work" / "in").string();
+  const std::string in_c = (h.scratch_.path() / "work" / "c1" / "work" / "in").string();
   // The workload's prepare first, then the contender's; cleanup the other way round.
   EXPECT_EQ(Ran(h.runner_.calls),
             (std::vector<std::string>{"workload-prepare " + in_b, "contender-prepare baseline", "baseline",
@@ -91,7 +91,7 @@ TEST(HooksRunTest, PrepareBeforeAndCleanupAfterEachTimedExecutionWithItsPlacehol
   EXPECT_EQ(h.runner_.calls[2].argv[1], in_b);
   // Each hook is its own command (own process group in the real runner), with the contender's env.
   EXPECT_EQ(h.runner_.calls[0].env.at("WHO"), "baseline");
-  EXPECT_EQ(h.runner_.calls[0].stderr_path, h.scratch_.path() / "work" / "baseline" / "prepare.stderr");
+  EXPECT_EQ(h.runner_.calls[0].stderr_path, h.scratch_.path() / "work" / "c0" / "prepare.stderr");
   EXPECT_TRUE(h.R("work").failures.empty());
 }
 
