@@ -290,25 +290,35 @@ std::string BazelGraph::RuleLabel(std::uint32_t rule) const {
 }
 
 std::vector<PackageEntry> BazelGraph::PackageTargets(std::uint32_t package_index) const {
-  const PackageNode& package = packages[package_index];
   std::vector<PackageEntry> entries;
-  entries.push_back({PackageEntry::Kind::kBuildFile, 0, 0, "BUILD"});
-  if (package.has_group) {
-    entries.push_back({PackageEntry::Kind::kPackageGroup, 0, 0, std::string(kPackageGroupName)});
-  }
+  PackageTargets(package_index, entries);
+  return entries;
+}
+
+void BazelGraph::PackageTargets(std::uint32_t package_index, std::vector<PackageEntry>& entries) const {
+  const PackageNode& package = packages[package_index];
+  std::size_t count = 0;
+  const auto add = [&](PackageEntry::Kind kind, std::uint32_t rule, std::uint32_t item) -> std::string& {
+    if (count == entries.size()) entries.push_back({kind, 0, 0, {}});
+    PackageEntry& entry = entries[count++];
+    entry.kind = kind;
+    entry.rule = rule;
+    entry.item = item;
+    return entry.name;
+  };
+  add(PackageEntry::Kind::kBuildFile, 0, 0) = "BUILD";
+  if (package.has_group) add(PackageEntry::Kind::kPackageGroup, 0, 0) = kPackageGroupName;
   for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
     const RuleNode& rule = rules[r];
-    entries.push_back({PackageEntry::Kind::kRule, r, 0, RuleName(rule)});
+    add(PackageEntry::Kind::kRule, r, 0) = RuleName(rule);
     for (std::uint32_t i = 0; i < rule.srcs.size(); ++i) {
-      entries.push_back({PackageEntry::Kind::kSource, r, i, SourceName(rule, rule.srcs[i])});
+      add(PackageEntry::Kind::kSource, r, i) = SourceName(rule, rule.srcs[i]);
     }
-    for (std::uint32_t k = 0; k < rule.outs; ++k) {
-      entries.push_back({PackageEntry::Kind::kOutput, r, k, OutputName(rule, k)});
-    }
+    for (std::uint32_t k = 0; k < rule.outs; ++k) add(PackageEntry::Kind::kOutput, r, k) = OutputName(rule, k);
   }
+  entries.resize(count);
   std::sort(entries.begin(), entries.end(),
             [](const PackageEntry& a, const PackageEntry& b) { return a.name < b.name; });
-  return entries;
 }
 
 namespace {
