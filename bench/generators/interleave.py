@@ -62,8 +62,9 @@ def main():
         for metric in seen["new"][0][case]:
             old = statistics.median(run_[case][metric] for run_ in seen["old"])
             new = statistics.median(run_[case][metric] for run_ in seen["new"])
-            ratio = (old / new) if metric.endswith("_s") else (new / old)
-            digits = 3 if metric.endswith("_s") else 1
+            seconds = metric.endswith("_s") and not metric.endswith("_per_s")
+            ratio = (old / new) if seconds else (new / old)
+            digits = 3 if seconds else 1
             print(f"{case:<18} {metric:<12} {old:>10.{digits}f} {new:>10.{digits}f} {ratio:>7.2f}x")
         for name in ("old", "new"):
             stream = statistics.median(run_[case]["stream_mbps"] / run_[case]["plain_mbps"] for run_ in seen[name])
