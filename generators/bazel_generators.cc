@@ -1,8 +1,6 @@
 // The generators of a bazel workspace fixture: the query stream, the files on disk, the shim,
 // and bazel_workspace, which writes all three from one graph so they agree.
-#include <exception>
 #include <filesystem>
-#include <thread>
 
 #include "generators/bazel_graph.h"
 #include "generators/bazel_shim_install.h"
@@ -14,29 +12,6 @@
 
 namespace pe::gen {
 namespace {
-
-// Runs `first` on a thread of its own while this thread runs `second`; rethrows the first
-// failure (`first`'s when both fail) once both have finished.
-template <class First, class Second>
-void WriteSideBySide(const First& first, const Second& second) {
-  std::exception_ptr failure;
-  std::thread thread([&] {
-    try {
-      first();
-    } catch (...) {
-      failure = std::current_exception();
-    }
-  });
-  try {
-    second();
-  } catch (...) {
-    thread.join();
-    if (failure) std::rethrow_exception(failure);
-    throw;
-  }
-  thread.join();
-  if (failure) std::rethrow_exception(failure);
-}
 
 class StreamedProtoGenerator : public Generator {
  public:
@@ -127,10 +102,8 @@ class BazelWorkspaceGenerator : public Generator {
   void Generate(const Params& params, const Context& ctx) const override {
     Options options = Read(params, ctx.scale);
     const BazelGraph graph = BuildGraph(options.graph, ctx.seed);
-    // The stream and the files depend only on the graph: written side by side (the stream on a
-    // thread of its own while the tree's two threads create files).
-    WriteSideBySide([&] { WriteQueryProto(graph, ctx.out_dir / "query.pb", options.shape); },
-                    [&] { WriteSourceTree(graph, options.tree, ctx.out_dir / "workspace"); });
+    WriteQueryProto(graph, ctx.out_dir / "query.pb", options.shape);
+    WriteSourceTree(graph, options.tree, ctx.out_dir / "workspace");
     if (options.shape == StreamShape::kBzlmod) {
       // What Bazel 8.6 answers besides the query (bzlmod_fixture.h).
       WriteFile(ctx.out_dir / "workspace" / "MODULE.bazel", RenderModuleFile(graph));
