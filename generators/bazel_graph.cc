@@ -290,25 +290,35 @@ std::string BazelGraph::RuleLabel(std::uint32_t rule) const {
 }
 
 std::vector<PackageEntry> BazelGraph::PackageTargets(std::uint32_t package_index) const {
-  const PackageNode& package = packages[package_index];
   std::vector<PackageEntry> entries;
-  entries.push_back({PackageEntry::Kind::kBuildFile, 0, 0, "BUILD"});
-  if (package.has_group) {
-    entries.push_back({PackageEntry::Kind::kPackageGroup, 0, 0, std::string(kPackageGroupName)});
-  }
+  PackageTargets(package_index, entries);
+  return entries;
+}
+
+void BazelGraph::PackageTargets(std::uint32_t package_index, std::vector<PackageEntry>& entries) const {
+  const PackageNode& package = packages[package_index];
+  std::size_t count = 0;
+  const auto add = [&](PackageEntry::Kind kind, std::uint32_t rule, std::uint32_t item) -> std::string& {
+    if (count == entries.size()) entries.push_back({kind, 0, 0, {}});
+    PackageEntry& entry = entries[count++];
+    entry.kind = kind;
+    entry.rule = rule;
+    entry.item = item;
+    return entry.name;
+  };
+  add(PackageEntry::Kind::kBuildFile, 0, 0) = "BUILD";
+  if (package.has_group) add(PackageEntry::Kind::kPackageGroup, 0, 0) = kPackageGroupName;
   for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
     const RuleNode& rule = rules[r];
-    entries.push_back({PackageEntry::Kind::kRule, r, 0, RuleName(rule)});
+    add(PackageEntry::Kind::kRule, r, 0) = RuleName(rule);
     for (std::uint32_t i = 0; i < rule.srcs.size(); ++i) {
-      entries.push_back({PackageEntry::Kind::kSource, r, i, SourceName(rule, rule.srcs[i])});
+      add(PackageEntry::Kind::kSource, r, i) = SourceName(rule, rule.srcs[i]);
     }
-    for (std::uint32_t k = 0; k < rule.outs; ++k) {
-      entries.push_back({PackageEntry::Kind::kOutput, r, k, OutputName(rule, k)});
-    }
+    for (std::uint32_t k = 0; k < rule.outs; ++k) add(PackageEntry::Kind::kOutput, r, k) = OutputName(rule, k);
   }
+  entries.resize(count);
   std::sort(entries.begin(), entries.end(),
             [](const PackageEntry& a, const PackageEntry& b) { return a.name < b.name; });
-  return entries;
 }
 
 namespace {
@@ -465,6 +475,11 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
   const auto package_count = static_cast<std::uint64_t>(planned.size());
   graph.layers =
       static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.layers, package_count)));
+  // Sized once: growing them moved every rule built so far (most of BuildGraph's own time).
+  std::size_t rule_count = 0;
+  for (const Planned& package : planned) rule_count += package.rules.size();
+  graph.rules.reserve(rule_count);
+  graph.packages.reserve(package_count);
   const int width = std::max(5, Digits(package_count == 0 ? 0 : package_count - 1));
   const int layer_width = std::max(2, Digits(graph.layers - 1));
   for (std::uint64_t p = 0; p < package_count; ++p) {
@@ -481,6 +496,7 @@ BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
       const auto [srcs, outs, kind] = planned[p].rules[j];
       rule.outs = outs;
       rule.kind = kind;
+      rule.srcs.reserve(srcs);
       for (std::uint32_t s = 0; s < srcs; ++s) rule.srcs.push_back({s, 0});
       rule.next_source_id = srcs;
       rule.macro = package.has_defs && rng.Chance(options.macro_fraction);

@@ -137,6 +137,8 @@ class BazelGraph {
   std::string ExternalLabel(std::uint32_t external) const;  // @name//:name
 
   std::vector<PackageEntry> PackageTargets(std::uint32_t package) const;
+  // The same into `entries`, reusing its strings (the stream writer lists every package).
+  void PackageTargets(std::uint32_t package, std::vector<PackageEntry>& entries) const;
 };
 
 // Rule classes used for the synthetic rules: genrule, cc_library, java_library, py_library (the

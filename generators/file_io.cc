@@ -55,6 +55,12 @@ void OutputFile::Flush() {
   buffer_.clear();
 }
 
+void OutputFile::Write(std::string_view bytes) {
+  if (!buffer_.empty()) Flush();
+  WriteAll(fd_, bytes, path_);
+  written_ += bytes.size();
+}
+
 void OutputFile::Close() {
   if (fd_ < 0) return;
   Flush();

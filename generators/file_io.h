@@ -27,6 +27,8 @@ class OutputFile {
   void MaybeFlush() {
     if (buffer_.size() >= kFlushBytes) Flush();
   }
+  // Writes what is pending, then `bytes` straight from the caller's memory (one large write).
+  void Write(std::string_view bytes);
   void Flush();
   void Close();
   std::size_t bytes_written() const { return written_ + buffer_.size(); }

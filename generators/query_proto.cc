@@ -3,11 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <type_traits>
+#include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "generators/bazel_4_2_3.h"
@@ -23,26 +30,51 @@ namespace {
 // (tests pin them and decode them with Python's protobuf and the generated C++ classes).
 // Field numbers are those of Bazel's src/main/protobuf/build.proto (see proto/CMakeLists.txt).
 //
-// A nested message needs its length before its bytes. Each message is written by a generic
-// lambda called twice: once into a Counter (sizes only, no copying) and once into the
-// output, so no byte is copied twice.
+// A nested message needs its length before its bytes. Each message's fields are written once,
+// straight after room for its header (tag and length) sized from a guess of its length; the
+// header is filled in afterwards, and in the rare case the guess was wrong the body is moved
+// by the difference. Nothing is counted first (counting and then writing walked every target's
+// fields two or three times).
 namespace wire {
 
 constexpr std::uint32_t kVarint = 0;
 constexpr std::uint32_t kLength = 2;
 
-struct Counter {
-  std::size_t size = 0;
-  void Append(const char*, std::size_t n) { size += n; }
-};
-
-// Writes into space already reserved (the Counter said how much), so no capacity checks.
-struct Appender {
-  char* at;
+// A growable byte buffer that is never zero-filled and keeps its memory when cleared, so a
+// writer that reuses one touches each of its pages once.
+class Buffer {
+ public:
   void Append(const char* bytes, std::size_t n) {
+    Need(n);
     std::memcpy(at, bytes, n);
     at += n;
   }
+  void Need(std::size_t n) {
+    if (static_cast<std::size_t>(end_ - at) < n) Grow(n);
+  }
+  std::size_t size() const { return static_cast<std::size_t>(at - begin_); }
+  char* data() { return begin_; }
+  std::string_view view() const { return {begin_, size()}; }
+  void clear() { at = begin_; }
+
+  char* at = nullptr;  // the end of what was written
+
+ private:
+  void Grow(std::size_t n) {
+    const std::size_t used = size();
+    const std::size_t capacity =
+        std::max({used + n, 2 * static_cast<std::size_t>(end_ - begin_), std::size_t{1} << 16});
+    auto fresh = std::make_unique_for_overwrite<char[]>(capacity);
+    if (used > 0) std::memcpy(fresh.get(), begin_, used);
+    storage_ = std::move(fresh);
+    begin_ = storage_.get();
+    at = begin_ + used;
+    end_ = begin_ + capacity;
+  }
+
+  std::unique_ptr<char[]> storage_;
+  char* begin_ = nullptr;
+  char* end_ = nullptr;
 };
 
 inline std::size_t VarintSize(std::uint64_t value) {
@@ -54,49 +86,63 @@ inline std::size_t VarintSize(std::uint64_t value) {
   return size;
 }
 
-template <class Sink>
-void Varint(Sink& sink, std::uint64_t value) {
-  if constexpr (std::is_same_v<Sink, Counter>) {
-    sink.size += VarintSize(value);
-  } else {
-    while (value >= 0x80) {
-      *sink.at++ = static_cast<char>((value & 0x7f) | 0x80);
-      value >>= 7;
-    }
-    *sink.at++ = static_cast<char>(value);
+inline char* PutVarint(char* at, std::uint64_t value) {
+  while (value >= 0x80) {
+    *at++ = static_cast<char>((value & 0x7f) | 0x80);
+    value >>= 7;
   }
+  *at++ = static_cast<char>(value);
+  return at;
 }
 
-template <class Sink>
-void Tag(Sink& sink, std::uint32_t field, std::uint32_t type) {
-  Varint(sink, (field << 3) | type);
+inline void Varint(Buffer& sink, std::uint64_t value) {
+  sink.Need(10);
+  sink.at = PutVarint(sink.at, value);
 }
 
-template <class Sink>
-void Bytes(Sink& sink, std::uint32_t field, std::string_view bytes) {
-  Tag(sink, field, kLength);
-  Varint(sink, bytes.size());
-  sink.Append(bytes.data(), bytes.size());
+inline void Tag(Buffer& sink, std::uint32_t field, std::uint32_t type) { Varint(sink, (field << 3) | type); }
+
+inline void Bytes(Buffer& sink, std::uint32_t field, std::string_view bytes) {
+  sink.Need(20 + bytes.size());
+  char* at = PutVarint(sink.at, (field << 3) | kLength);
+  at = PutVarint(at, bytes.size());
+  std::memcpy(at, bytes.data(), bytes.size());
+  sink.at = at + bytes.size();
 }
 
-template <class Sink>
-void Uint(Sink& sink, std::uint32_t field, std::uint64_t value) {
-  Tag(sink, field, kVarint);
-  Varint(sink, value);
+inline void Uint(Buffer& sink, std::uint32_t field, std::uint64_t value) {
+  sink.Need(20);
+  sink.at = PutVarint(PutVarint(sink.at, (field << 3) | kVarint), value);
 }
 
-// A length-delimited submessage whose fields `write(sink)` produces.
-template <class Sink, class Fields>
-void Message(Sink& sink, std::uint32_t field, const Fields& write) {
-  Counter counter;
-  write(counter);
-  Tag(sink, field, kLength);
-  Varint(sink, counter.size);
-  if constexpr (std::is_same_v<Sink, Counter>) {
-    sink.size += counter.size;
-  } else {
-    write(sink);
+// Leaves `room` bytes, writes `write`'s fields after them, then puts the bytes
+// `header(at, length)` writes in front of the fields, moving the fields when that header is not
+// exactly `room` bytes long. sink.at ends after the fields.
+template <class Fields, class Header>
+void Prefixed(Buffer& sink, std::size_t room, const Fields& write, const Header& header) {
+  sink.Need(room);
+  const std::size_t start = sink.size();
+  sink.at += room;
+  write(sink);
+  const std::size_t length = sink.size() - start - room;
+  char head[32];
+  const auto head_size = static_cast<std::size_t>(header(head, length) - head);
+  if (head_size != room) {
+    if (head_size > room) sink.Need(head_size - room);
+    char* const base = sink.data();  // Need may have moved the buffer
+    std::memmove(base + start + head_size, base + start + room, length);
+    sink.at = base + start + head_size + length;
   }
+  std::memcpy(sink.data() + start, head, head_size);
+}
+
+// A length-delimited submessage whose fields `write(sink)` produces; `length_bytes` is the
+// guess of its length's varint size (1 below 128 bytes).
+template <class Fields>
+void Message(Buffer& sink, std::uint32_t field, const Fields& write, std::size_t length_bytes = 1) {
+  const std::uint32_t tag = (field << 3) | kLength;
+  Prefixed(sink, VarintSize(tag) + length_bytes, write,
+           [&](char* at, std::size_t length) { return PutVarint(PutVarint(at, tag), length); });
 }
 
 }  // namespace wire
@@ -152,36 +198,45 @@ struct Attr {
   bool explicitly_specified = true;  // false only for a value Bazel computes (a select's $config_dependencies)
 };
 
-template <class Sink>
-void Attribute(Sink& sink, const Attr& a) {
-  static const std::string kTrue = "true", kFalse = "false";
-  wire::Message(sink, rule::kAttribute, [&](auto& s) {
-    wire::Bytes(s, attribute::kName, a.name);
-    wire::Uint(s, attribute::kType, a.type);
-    if (a.type == attribute::kBoolean) {
-      wire::Uint(s, attribute::kIntValue, a.boolean_value);
-      wire::Bytes(s, attribute::kStringValue, a.boolean_value ? kTrue : kFalse);
-    }
-    if (a.string_value != nullptr) wire::Bytes(s, attribute::kStringValue, *a.string_value);
-    for (std::size_t i = 0; i < a.list_size; ++i) {
-      wire::Bytes(s, attribute::kStringListValue, *a.list[i]);
-    }
-    wire::Uint(s, attribute::kExplicitlySpecified, a.explicitly_specified ? 1 : 0);
-    if (a.type == attribute::kBoolean) {
-      wire::Uint(s, attribute::kBooleanValue, a.boolean_value);
-    } else {
-      wire::Uint(s, attribute::kNodep, a.nodep ? 1 : 0);
-    }
-  });
+// The guess of an attribute's length for its header (wire::Message): its bytes but for tags.
+std::size_t LengthBytes(const Attr& a) {
+  std::size_t estimate = a.name.size() + 16;
+  if (a.string_value != nullptr) estimate += a.string_value->size();
+  for (std::size_t i = 0; i < a.list_size; ++i) estimate += a.list[i]->size() + 2;
+  return estimate < 128 ? 1 : 2;
+}
+
+void Attribute(wire::Buffer& sink, const Attr& a) {
+  static constexpr std::string_view kTrue = "true", kFalse = "false";
+  wire::Message(
+      sink, rule::kAttribute,
+      [&](wire::Buffer& s) {
+        wire::Bytes(s, attribute::kName, a.name);
+        wire::Uint(s, attribute::kType, a.type);
+        if (a.type == attribute::kBoolean) {
+          wire::Uint(s, attribute::kIntValue, a.boolean_value);
+          wire::Bytes(s, attribute::kStringValue, a.boolean_value ? kTrue : kFalse);
+        }
+        if (a.string_value != nullptr) wire::Bytes(s, attribute::kStringValue, *a.string_value);
+        for (std::size_t i = 0; i < a.list_size; ++i) {
+          wire::Bytes(s, attribute::kStringListValue, *a.list[i]);
+        }
+        wire::Uint(s, attribute::kExplicitlySpecified, a.explicitly_specified ? 1 : 0);
+        if (a.type == attribute::kBoolean) {
+          wire::Uint(s, attribute::kBooleanValue, a.boolean_value);
+        } else {
+          wire::Uint(s, attribute::kNodep, a.nodep ? 1 : 0);
+        }
+      },
+      LengthBytes(a));
 }
 
 // A STRING_DICT of one entry (a config_setting's values): no nodep, as Bazel writes it.
-template <class Sink>
-void StringDictAttribute(Sink& sink, std::string_view name, std::string_view key, const std::string& value) {
-  wire::Message(sink, rule::kAttribute, [&](auto& s) {
+void StringDictAttribute(wire::Buffer& sink, std::string_view name, std::string_view key, const std::string& value) {
+  wire::Message(sink, rule::kAttribute, [&](wire::Buffer& s) {
     wire::Bytes(s, attribute::kName, name);
     wire::Uint(s, attribute::kType, attribute::kStringDict);
-    wire::Message(s, attribute::kStringDictValue, [&](auto& entry) {
+    wire::Message(s, attribute::kStringDictValue, [&](wire::Buffer& entry) {
       wire::Bytes(entry, 1, key);
       wire::Bytes(entry, 2, value);
     });
@@ -195,94 +250,205 @@ std::string_view RepositoryOf(std::string_view label) {
   return label.substr(1, label.find("//") - 1);
 }
 
-template <class Sink>
-void StringAttribute(Sink& sink, std::string_view name, const std::string& value) {
+void StringAttribute(wire::Buffer& sink, std::string_view name, const std::string& value) {
   Attribute(sink, {.name = name, .string_value = &value});
+}
+
+// A recorded default attribute as a rule's field.
+void AppendDefault(wire::Buffer& sink, const bazel423::Attribute& a) {
+  wire::Bytes(sink, rule::kAttribute, a.default_bytes);
 }
 
 // Every attribute of a recorded class in Bazel's order: the recorded default where the
 // generator sets nothing, else what `set(sink, name)` writes. `computed` says which defaults
 // the rule replaces: a macro's generator_ attributes, a select()'s $config_dependencies (its keys).
 constexpr unsigned kByMacro = 1, kBySelect = 2;
-template <class Sink, class Set>
-void Attributes(Sink& sink, const bazel423::RuleClass& recorded, unsigned computed, const Set& set) {
+template <class Set>
+void Attributes(wire::Buffer& sink, const bazel423::RuleClass& recorded, unsigned computed, const Set& set) {
   for (const bazel423::Attribute& a : recorded.attributes) {
     const bool generated = ((computed & kByMacro) != 0 && a.name.starts_with("generator_")) ||
                            ((computed & kBySelect) != 0 && a.name == "$config_dependencies");
     if (a.default_bytes.empty() || generated) {
       set(sink, a.name);
     } else {
-      wire::Tag(sink, rule::kAttribute, wire::kLength);
-      wire::Varint(sink, a.default_bytes.size());
-      sink.Append(a.default_bytes.data(), a.default_bytes.size());
+      AppendDefault(sink, a);
     }
   }
 }
 
-class Writer {
- public:
-  Writer(const BazelGraph& graph, OutputFile& out, StreamShape shape)
-      : graph_(graph),
-        out_(out),
-        shape_(shape),
-        http_archive_(RecordedClass("http_archive")),
-        local_repository_(RecordedClass("local_repository")) {
-    for (auto rule_class : RuleClasses()) classes_.push_back(&RecordedClass(rule_class));
+// What a generated rule's attribute is given (Writer::Rule), decided once per class and
+// `computed` rather than by comparing names for every rule.
+enum class Slot : std::uint8_t {
+  kDefaults,  // a run of recorded defaults, already encoded
+  kName,
+  kSrcs,
+  kDeps,
+  kConfigDependencies,
+  kActual,
+  kValues,
+  kOuts,
+  kCmd,
+  kFlag,
+  kTags,
+  kVisibility,
+  kGeneratorFunction,
+  kGeneratorLocation,
+  kGeneratorName,
+  kUnknown,  // no value for it: an error if a rule of the class is written
+};
+
+struct Piece {
+  Slot slot = Slot::kDefaults;
+  std::string_view name;  // the attribute's, unless kDefaults
+  std::string bytes;      // kDefaults: the consecutive default attributes, encoded
+};
+
+// A class's attributes in the order Attributes() writes them, with neighbouring defaults
+// merged into one piece: the same bytes, one copy per run of defaults.
+std::vector<Piece> PlanAttributes(const bazel423::RuleClass& recorded, std::uint8_t kind, unsigned computed) {
+  const std::string_view flag = FlagAttribute(kind);
+  std::vector<Piece> pieces;
+  for (const bazel423::Attribute& a : recorded.attributes) {
+    const bool generated = ((computed & kByMacro) != 0 && a.name.starts_with("generator_")) ||
+                           ((computed & kBySelect) != 0 && a.name == "$config_dependencies");
+    if (!a.default_bytes.empty() && !generated) {
+      if (pieces.empty() || pieces.back().slot != Slot::kDefaults) pieces.emplace_back();
+      wire::Buffer encoded;
+      AppendDefault(encoded, a);
+      pieces.back().bytes.append(encoded.view());
+      continue;
+    }
+    const std::string_view n = a.name;
+    const Slot slot = n == "name"                   ? Slot::kName
+                      : n == "srcs"                 ? Slot::kSrcs
+                      : n == "deps"                 ? Slot::kDeps
+                      : n == "$config_dependencies" ? Slot::kConfigDependencies
+                      : n == "actual"               ? Slot::kActual
+                      : n == "values"               ? Slot::kValues
+                      : n == "outs"                 ? Slot::kOuts
+                      : n == "cmd"                  ? Slot::kCmd
+                      : n == flag                   ? Slot::kFlag
+                      : n == "tags"                 ? Slot::kTags
+                      : n == "visibility"           ? Slot::kVisibility
+                      : n == "generator_function"   ? Slot::kGeneratorFunction
+                      : n == "generator_location"   ? Slot::kGeneratorLocation
+                      : n == "generator_name"       ? Slot::kGeneratorName
+                                                    : Slot::kUnknown;
+    pieces.push_back({slot, n, {}});
+  }
+  return pieces;
+}
+
+// What every writer of one graph reads and none changes: built once, shared by the threads.
+struct Shared {
+  Shared(const BazelGraph& g, StreamShape s)
+      : graph(g),
+        shape(s),
+        http_archive(RecordedClass("http_archive")),
+        local_repository(RecordedClass("local_repository")) {
+    for (auto rule_class : RuleClasses()) classes.push_back(&RecordedClass(rule_class));
     // Each class's implicit inputs as this shape prints them (bzlmod: DisplayLabel), once.
     const RepoMapping root = shape == StreamShape::kBzlmod ? RootRepoMapping(graph) : RepoMapping();
-    for (const auto* recorded : classes_) {
-      auto& inputs = implicit_inputs_.emplace_back();
+    for (const auto* recorded : classes) {
+      auto& inputs = implicit_inputs.emplace_back();
       for (std::string_view input : recorded->implicit_inputs) {
         inputs.push_back(shape == StreamShape::kBzlmod ? DisplayLabel(input, root) : std::string(input));
       }
     }
     // Every rule's label is named by up to fan_in dependents: build each once.
-    rule_labels_.reserve(graph.rules.size());
-    for (std::uint32_t r = 0; r < graph.rules.size(); ++r) rule_labels_.push_back(graph.RuleLabel(r));
-    for (std::uint32_t e = 0; e < graph.externals.size(); ++e) external_labels_.push_back(graph.ExternalLabel(e));
+    rule_labels.reserve(graph.rules.size());
+    for (std::uint32_t r = 0; r < graph.rules.size(); ++r) rule_labels.push_back(graph.RuleLabel(r));
+    for (std::uint32_t e = 0; e < graph.externals.size(); ++e) external_labels.push_back(graph.ExternalLabel(e));
+    // Each class's attributes planned once per way a rule can replace its defaults, and its
+    // implicit inputs encoded once (as they go out for a rule naming no external repository).
+    plans.resize(classes.size());
+    for (std::uint8_t kind = 0; kind < classes.size(); ++kind) {
+      for (unsigned computed = 0; computed < 4; ++computed) {
+        plans[kind][computed] = PlanAttributes(*classes[kind], kind, computed);
+      }
+      wire::Buffer inputs;
+      for (const std::string& input : implicit_inputs[kind]) wire::Bytes(inputs, rule::kRuleInput, input);
+      implicit_encoded.emplace_back(inputs.view());
+    }
   }
 
-  void Run() {
-    // Bazel 8 with WORKSPACE off has no //external package (its repositories are `mod
-    // show_repo`'s answer instead, bzlmod_fixture.h).
+  const BazelGraph& graph;
+  StreamShape shape;
+  const bazel423::RuleClass& http_archive;
+  const bazel423::RuleClass& local_repository;
+  std::vector<const bazel423::RuleClass*> classes;        // by RuleNode::kind
+  std::vector<std::vector<std::string>> implicit_inputs;  // by RuleNode::kind
+  std::vector<std::array<std::vector<Piece>, 4>> plans;   // by RuleNode::kind, then `computed`
+  std::vector<std::string> implicit_encoded;              // by RuleNode::kind: implicit_inputs as rule inputs
+  std::vector<std::string> rule_labels;
+  std::vector<std::string> external_labels;
+};
+
+// Appends targets to `buffer`; `out`, when given, is the file that buffer belongs to, flushed
+// in multi-megabyte writes as it fills. Without one the caller hands the buffer on (a block of
+// packages encoded on another thread).
+class Writer {
+ public:
+  Writer(const Shared& shared, wire::Buffer& buffer, OutputFile* out)
+      : graph_(shared.graph),
+        out_(out),
+        buffer_(buffer),
+        shape_(shared.shape),
+        http_archive_(shared.http_archive),
+        local_repository_(shared.local_repository),
+        classes_(shared.classes),
+        implicit_inputs_(shared.implicit_inputs),
+        plans_(shared.plans),
+        implicit_encoded_(shared.implicit_encoded),
+        rule_labels_(shared.rule_labels),
+        external_labels_(shared.external_labels) {}
+
+  // Everything before the packages. Bazel 8 with WORKSPACE off has no //external package (its
+  // repositories are `mod show_repo`'s answer instead, bzlmod_fixture.h).
+  void Head() {
     if (shape_ == StreamShape::kWorkspace) {
       for (std::string_view recorded : bazel423::DefaultExternals()) Raw(recorded);
       Workspace();
       for (std::size_t i = 0; i < graph_.externals.size(); ++i) External(i);
     }
-    for (std::uint32_t p = 0; p < graph_.packages.size(); ++p) Package(p);
+  }
+
+  void Packages(std::uint32_t first, std::uint32_t end) {
+    for (std::uint32_t p = first; p < end; ++p) Package(p);
+  }
+
+  // Writes what the buffer holds to the file, if there is one.
+  void Flush() {
+    if (out_ == nullptr) return;
+    out_->Write(buffer_.view());
+    buffer_.clear();
   }
 
  private:
-  // One varint-delimited Target whose rule/source_file/generated_file `fields` writes.
+  void MaybeFlush() {
+    if (out_ != nullptr && buffer_.size() >= OutputFile::kFlushBytes) Flush();
+  }
+
+  // One varint-delimited Target whose rule/source_file/generated_file `fields` writes. Room is
+  // left for two-byte lengths in front of a rule (one to a few KB), one-byte ones for the rest.
   template <class Fields>
   void Emit(std::uint32_t type, std::uint32_t field, const Fields& fields) {
-    wire::Counter counter;
-    fields(counter);
-    const std::size_t size = 2 + 1 + wire::VarintSize(counter.size) + counter.size;
-    std::string& buffer = out_.buffer();
-    const std::size_t at = buffer.size();
-    const std::size_t total = wire::VarintSize(size) + size;
-    buffer.resize(at + total);
-    wire::Appender out{buffer.data() + at};
-    wire::Varint(out, size);
-    wire::Uint(out, target::kType, type);
-    wire::Tag(out, field, wire::kLength);
-    wire::Varint(out, counter.size);
-    fields(out);
-    if (out.at != buffer.data() + at + total) throw std::logic_error("query.pb size mismatch");
-    out_.MaybeFlush();
+    const std::size_t room = type == target::kTypeRule ? 7 : 5;
+    wire::Prefixed(buffer_, room, fields, [&](char* at, std::size_t length) {
+      at = wire::PutVarint(at, 2 + 1 + wire::VarintSize(length) + length);  // type (2), field's tag (1)
+      at = wire::PutVarint(at, (target::kType << 3) | wire::kVarint);
+      at = wire::PutVarint(at, type);
+      at = wire::PutVarint(at, (field << 3) | wire::kLength);
+      return wire::PutVarint(at, length);
+    });
+    MaybeFlush();
   }
 
   // A Target recorded from real Bazel, as it was.
   void Raw(std::string_view target) {
-    std::string& buffer = out_.buffer();
-    const std::size_t at = buffer.size();
-    buffer.resize(at + wire::VarintSize(target.size()) + target.size());
-    wire::Appender out{buffer.data() + at};
-    wire::Varint(out, target.size());
-    out.Append(target.data(), target.size());
-    out_.MaybeFlush();
+    wire::Varint(buffer_, target.size());
+    buffer_.Append(target.data(), target.size());
+    MaybeFlush();
   }
 
   // //external:WORKSPACE and the workspace's own repository, named by workspace() on line 1.
@@ -342,7 +508,8 @@ class Writer {
       location.append(":");
       AppendNumber(location, callee.size() + 1);
     }
-    for (const PackageEntry& entry : graph_.PackageTargets(p)) {
+    graph_.PackageTargets(p, entries_);
+    for (const PackageEntry& entry : entries_) {
       switch (entry.kind) {
         case PackageEntry::Kind::kBuildFile:
           label_.assign(prefix_).append(entry.name);
@@ -395,11 +562,14 @@ class Writer {
     static const std::string kCmd = "cat $(SRCS) > $@";
     static const std::string kPublic = "//visibility:public";
     static const std::string kMacro = "my_macro";
+    static const std::vector<std::string> kNone;
     const RuleNode& node = graph_.rules[r];
     const PackageNode& package = graph_.packages[node.package];
     const bazel423::RuleClass& recorded = *classes_[node.kind];
     const std::string& location = locations_[node.index];
-    const std::string name = BazelGraph::RuleName(node);
+    name_.assign("mod");
+    AppendNumber(name_, node.index);
+    const std::string& name = name_;
     // A genrule's and a filegroup's deps (and external repositories) are the tail of their srcs.
     const bool deps_in_srcs = !HasDepsAttribute(node.kind);
 
@@ -431,68 +601,91 @@ class Writer {
     AppendNumber(tag_, package.layer);
     frame_.assign(location).append(": <toplevel>");
     macro_frame_.assign(package.name).append("/defs.bzl:2:9: my_macro");
-    const std::string_view flag = FlagAttribute(node.kind);
     const unsigned computed = (node.macro ? kByMacro : 0) | (node.select ? kBySelect : 0);
 
-    Emit(target::kTypeRule, target::kRule, [&](auto& s) {
+    Emit(target::kTypeRule, target::kRule, [&](wire::Buffer& s) {
       wire::Bytes(s, rule::kName, rule_labels_[r]);
       wire::Bytes(s, rule::kRuleClass, recorded.name);
       wire::Bytes(s, rule::kLocation, location);
-      Attributes(s, recorded, computed, [&](auto& sink, std::string_view attr) {
-        if (attr == "name") {
-          StringAttribute(sink, attr, name);
-        } else if (attr == "srcs") {
-          Attribute(sink, {.name = attr,
-                           .type = attribute::kLabelList,
-                           .list = lists_.data(),
-                           .list_size = deps_in_srcs ? outs_at : source_count});
-        } else if (attr == "deps" && node.select) {
-          SelectDeps(sink, node, source_count, outs_at);
-        } else if (attr == "deps") {
-          Attribute(sink, {.name = attr,
-                           .type = attribute::kLabelList,
-                           .list = lists_.data() + source_count,
-                           .list_size = outs_at - source_count});
-        } else if (attr == "$config_dependencies") {
-          Attribute(sink, {.name = attr,
-                           .type = attribute::kLabelList,
-                           .list = lists_.data() + source_count + node.select_key,
-                           .list_size = 1,
-                           .explicitly_specified = false});
-        } else if (attr == "actual") {
-          Attribute(sink, {.name = attr, .type = attribute::kLabel, .string_value = lists_[source_count]});
-        } else if (attr == "values") {
-          config_value_.assign("pe=").append(name);
-          StringDictAttribute(sink, attr, "define", config_value_);
-        } else if (attr == "outs") {
-          Attribute(
-              sink,
-              {.name = attr, .type = attribute::kOutputList, .list = lists_.data() + outs_at, .list_size = node.outs});
-        } else if (attr == "cmd") {
-          StringAttribute(sink, attr, kCmd);
-        } else if (attr == flag) {
-          Attribute(sink, {.name = attr, .type = attribute::kBoolean, .boolean_value = node.flag ? 1 : 0});
-        } else if (attr == "tags") {
-          Attribute(sink, {.name = attr, .type = attribute::kStringList, .list = tags, .list_size = 1});
-        } else if (attr == "visibility") {
-          Attribute(sink,
-                    {.name = attr, .type = attribute::kStringList, .list = visibility, .list_size = 1, .nodep = true});
-        } else if (attr == "generator_function") {
-          StringAttribute(sink, attr, kMacro);
-        } else if (attr == "generator_location") {
-          StringAttribute(sink, attr, location);
-        } else if (attr == "generator_name") {
-          StringAttribute(sink, attr, name);
-        } else {
-          throw std::logic_error(fmt::format("no value for {}'s attribute {}", recorded.name, attr));
+      for (const Piece& piece : plans_[node.kind][computed]) {
+        const std::string_view attr = piece.name;
+        switch (piece.slot) {
+          case Slot::kDefaults:
+            s.Append(piece.bytes.data(), piece.bytes.size());
+            break;
+          case Slot::kName:
+          case Slot::kGeneratorName:
+            StringAttribute(s, attr, name);
+            break;
+          case Slot::kSrcs:
+            Attribute(s, {.name = attr,
+                          .type = attribute::kLabelList,
+                          .list = lists_.data(),
+                          .list_size = deps_in_srcs ? outs_at : source_count});
+            break;
+          case Slot::kDeps:
+            if (node.select) {
+              SelectDeps(s, node, source_count, outs_at);
+            } else {
+              Attribute(s, {.name = attr,
+                            .type = attribute::kLabelList,
+                            .list = lists_.data() + source_count,
+                            .list_size = outs_at - source_count});
+            }
+            break;
+          case Slot::kConfigDependencies:
+            Attribute(s, {.name = attr,
+                          .type = attribute::kLabelList,
+                          .list = lists_.data() + source_count + node.select_key,
+                          .list_size = 1,
+                          .explicitly_specified = false});
+            break;
+          case Slot::kActual:
+            Attribute(s, {.name = attr, .type = attribute::kLabel, .string_value = lists_[source_count]});
+            break;
+          case Slot::kValues:
+            config_value_.assign("pe=").append(name);
+            StringDictAttribute(s, attr, "define", config_value_);
+            break;
+          case Slot::kOuts:
+            Attribute(s, {.name = attr,
+                          .type = attribute::kOutputList,
+                          .list = lists_.data() + outs_at,
+                          .list_size = node.outs});
+            break;
+          case Slot::kCmd:
+            StringAttribute(s, attr, kCmd);
+            break;
+          case Slot::kFlag:
+            Attribute(s, {.name = attr, .type = attribute::kBoolean, .boolean_value = node.flag ? 1 : 0});
+            break;
+          case Slot::kTags:
+            Attribute(s, {.name = attr, .type = attribute::kStringList, .list = tags, .list_size = 1});
+            break;
+          case Slot::kVisibility:
+            Attribute(
+                s, {.name = attr, .type = attribute::kStringList, .list = visibility, .list_size = 1, .nodep = true});
+            break;
+          case Slot::kGeneratorFunction:
+            StringAttribute(s, attr, kMacro);
+            break;
+          case Slot::kGeneratorLocation:
+            StringAttribute(s, attr, location);
+            break;
+          case Slot::kUnknown:
+            throw std::logic_error(fmt::format("no value for {}'s attribute {}", recorded.name, attr));
         }
-      });
+      }
       for (const std::string* input : sorted_) wire::Bytes(s, rule::kRuleInput, *input);
       // External repositories named explicitly and the class's implicit inputs (as this stream
       // shape prints them), merged in Bazel's label order (by repository first; both lists are
       // in that order already).
       std::size_t e = externals_at;
-      for (const std::string& input : implicit_inputs_[node.kind]) {
+      if (e == outs_at) {
+        const std::string& encoded = implicit_encoded_[node.kind];
+        s.Append(encoded.data(), encoded.size());
+      }
+      for (const std::string& input : e == outs_at ? kNone : implicit_inputs_[node.kind]) {
         while (e < outs_at && RepositoryOf(*lists_[e]) < RepositoryOf(input))
           wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
         wire::Bytes(s, rule::kRuleInput, input);
@@ -510,8 +703,7 @@ class Writer {
   // Bazel 4.2.3 prints it by default (--proto:flatten_selects): one LABEL_LIST of every label
   // any branch names, in the order first named, here the key's branch; the key itself is only
   // a rule input.
-  template <class Sink>
-  void SelectDeps(Sink& sink, const RuleNode& node, std::size_t deps_at, std::size_t outs_at) {
+  void SelectDeps(wire::Buffer& sink, const RuleNode& node, std::size_t deps_at, std::size_t outs_at) {
     when_key_.clear();
     for (std::size_t i = deps_at; i < outs_at; ++i) {
       if (i - deps_at != node.select_key) when_key_.push_back(lists_[i]);
@@ -521,27 +713,138 @@ class Writer {
   }
 
   const BazelGraph& graph_;
-  OutputFile& out_;
+  OutputFile* out_;
+  wire::Buffer& buffer_;
   StreamShape shape_;
   const bazel423::RuleClass& http_archive_;
   const bazel423::RuleClass& local_repository_;
-  std::vector<const bazel423::RuleClass*> classes_;  // by RuleNode::kind
-  std::vector<std::vector<std::string>> implicit_inputs_;  // by RuleNode::kind
-  std::vector<std::string> rule_labels_;
-  std::vector<std::string> external_labels_;
+  const std::vector<const bazel423::RuleClass*>& classes_;
+  const std::vector<std::vector<std::string>>& implicit_inputs_;
+  const std::vector<std::array<std::vector<Piece>, 4>>& plans_;
+  const std::vector<std::string>& implicit_encoded_;
+  const std::vector<std::string>& rule_labels_;
+  const std::vector<std::string>& external_labels_;
   std::string config_value_;
   std::vector<const std::string*> when_key_;
   // Scratch strings reused across targets, so steady state allocates little.
-  std::string prefix_, build_file_, defs_label_, label_, tag_, frame_, macro_frame_;
+  std::string prefix_, build_file_, defs_label_, label_, name_, tag_, frame_, macro_frame_;
   std::vector<std::string> locations_;
+  std::vector<PackageEntry> entries_;
   std::vector<std::string> labels_;
   std::vector<const std::string*> lists_;
   std::vector<const std::string*> sorted_;
 };
 
+// The packages split into blocks of about 1 MB of output each. Two threads encode blocks, in
+// turn, into buffers of their own while the calling thread writes finished blocks in order, so
+// encoding runs on both cores and overlaps the write(2) calls. At most kAhead blocks wait to be
+// written, so memory stays bounded however large the graph, and block buffers are reused rather
+// than freed, so their pages are faulted in once. Every block's bytes are what the one-thread
+// writer appends for those packages: the file is the same (the digests pinned in
+// tests/unit/generators/generator_bytes_test.cc were taken from the one-thread writer).
+constexpr std::size_t kBlockRules = 512;  // about 1.1 MB of the dense stream, 0.5 MB of the calibrated
+constexpr std::size_t kAhead = 4;
+
+struct Block {
+  std::uint32_t first = 0, end = 0;  // packages
+  wire::Buffer* bytes = nullptr;
+  bool ready = false;
+};
+
+std::vector<Block> SplitIntoBlocks(const BazelGraph& graph) {
+  std::vector<Block> blocks;
+  std::size_t rules = 0;
+  std::uint32_t first = 0;
+  const auto packages = static_cast<std::uint32_t>(graph.packages.size());
+  for (std::uint32_t p = 0; p < packages; ++p) {
+    rules += graph.packages[p].rule_count;
+    if (rules >= kBlockRules || p + 1 == packages) {
+      blocks.push_back({.first = first, .end = p + 1});
+      first = p + 1;
+      rules = 0;
+    }
+  }
+  return blocks;
+}
+
+void WriteBlocks(const Shared& shared, std::vector<Block>& blocks, OutputFile& out) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t next = 0;     // the next block a thread takes
+  std::size_t written = 0;  // blocks written to the file
+  std::exception_ptr failure;
+  std::vector<std::unique_ptr<wire::Buffer>> buffers;  // every block buffer; spare ones below
+  std::vector<wire::Buffer*> spare;
+  auto encode = [&] {
+    for (;;) {
+      std::size_t i = 0;
+      wire::Buffer* buffer = nullptr;
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return failure || next >= blocks.size() || next < written + kAhead; });
+        if (failure || next >= blocks.size()) return;
+        i = next++;
+        if (spare.empty()) {
+          buffer = buffers.emplace_back(std::make_unique<wire::Buffer>()).get();
+        } else {
+          buffer = spare.back();
+          spare.pop_back();
+        }
+      }
+      try {
+        buffer->clear();
+        buffer->Need(std::size_t{2} << 20);
+        Writer(shared, *buffer, nullptr).Packages(blocks[i].first, blocks[i].end);
+      } catch (...) {
+        const std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+      }
+      const std::lock_guard lock(mutex);
+      blocks[i].bytes = buffer;
+      blocks[i].ready = true;
+      changed.notify_all();
+    }
+  };
+  std::thread first(encode), second(encode);
+  try {
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+      {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return failure || blocks[i].ready; });
+        if (failure) break;
+      }
+      out.Write(blocks[i].bytes->view());
+      const std::lock_guard lock(mutex);
+      spare.push_back(blocks[i].bytes);
+      written = i + 1;
+      changed.notify_all();
+    }
+  } catch (...) {
+    const std::lock_guard lock(mutex);
+    if (!failure) failure = std::current_exception();
+    changed.notify_all();
+  }
+  first.join();
+  second.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
 }  // namespace
 
-void WriteQueryProto(const BazelGraph& graph, OutputFile& out, StreamShape shape) { Writer(graph, out, shape).Run(); }
+void WriteQueryProto(const BazelGraph& graph, OutputFile& out, StreamShape shape) {
+  const Shared shared(graph, shape);
+  wire::Buffer buffer;
+  Writer writer(shared, buffer, &out);
+  writer.Head();
+  std::vector<Block> blocks = SplitIntoBlocks(graph);
+  if (blocks.size() < 2) {
+    writer.Packages(0, static_cast<std::uint32_t>(graph.packages.size()));
+    writer.Flush();
+    return;
+  }
+  writer.Flush();
+  WriteBlocks(shared, blocks, out);
+}
 
 void WriteQueryProto(const BazelGraph& graph, const std::filesystem::path& path, StreamShape shape) {
   OutputFile out(path);

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
@@ -24,40 +26,78 @@ namespace {
 constexpr std::uint64_t kSourceStream = 0x736f757263652d31;  // "source-1"
 constexpr std::uint64_t kSizeStream = 0x73697a65732d7631;    // "sizes-v1"
 
-void AppendList(std::string& out, std::string_view key, const std::vector<std::string>& items, bool end_line = true) {
-  fmt::format_to(std::back_inserter(out), "    {} = [", key);
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    fmt::format_to(std::back_inserter(out), "{}\"{}\"", i == 0 ? "" : ", ", items[i]);
+// Every rule's label, built once for a whole tree (each is named by up to fan_in dependents'
+// BUILD files), or on demand when one BUILD file is rendered alone.
+class RuleLabels {
+ public:
+  explicit RuleLabels(const BazelGraph& graph, bool all = false) : graph_(graph) {
+    if (!all) return;
+    labels_.reserve(graph.rules.size());
+    for (std::uint32_t r = 0; r < graph.rules.size(); ++r) labels_.push_back(graph.RuleLabel(r));
   }
-  out += end_line ? "],\n" : "],";
+  std::string_view operator()(std::uint32_t rule) const {
+    if (!labels_.empty()) return labels_[rule];
+    return made_.emplace_back(graph_.RuleLabel(rule));
+  }
+
+ private:
+  const BazelGraph& graph_;
+  std::vector<std::string> labels_;
+  mutable std::deque<std::string> made_;  // on demand: kept, so views of them stay valid
+};
+
+void AppendQuoted(std::string& out, std::string_view item) { out.append("\"").append(item).append("\""); }
+
+// [ "a", "b" ] as the BUILD files write it: `["a", "b"]`.
+template <class Items>
+void AppendItems(std::string& out, const Items& items) {
+  out += '[';
+  bool first = true;
+  for (const auto& item : items) {
+    if (!first) out += ", ";
+    first = false;
+    AppendQuoted(out, item);
+  }
+  out += ']';
+}
+
+void AppendList(std::string& out, std::string_view key, const std::vector<std::string_view>& items,
+                bool end_line = true) {
+  out.append("    ").append(key).append(" = ");
+  AppendItems(out, items);
+  out += end_line ? ",\n" : ",";
 }
 
 // Line 4 of a rule with a deps attribute: its deps and external repositories, or a select()
 // whose config_setting branch has them all and whose default lacks the last rule dep.
-void AppendDeps(std::string& out, const BazelGraph& graph, std::uint32_t r) {
+void AppendDeps(std::string& out, const BazelGraph& graph, std::uint32_t r, const RuleLabels& labels,
+                const std::vector<std::string>& external_labels, std::vector<std::string_view>& items) {
   const RuleNode& rule = graph.rules[r];
   const auto deps = graph.DepsOf(r);
-  std::vector<std::string> items;
+  items.clear();
   for (std::size_t i = 0; i < deps.size(); ++i) {
-    if (!rule.select || i != rule.select_key) items.push_back(graph.RuleLabel(deps[i]));
+    if (!rule.select || i != rule.select_key) items.push_back(labels(deps[i]));
   }
-  std::vector<std::string> externals;
-  for (std::uint32_t e : rule.external_deps) externals.push_back(graph.ExternalLabel(e));
+  const std::size_t rule_deps = items.size();
+  for (std::uint32_t e : rule.external_deps) items.push_back(external_labels[e]);
   if (!rule.select) {
-    items.insert(items.end(), externals.begin(), externals.end());
     AppendList(out, "deps", items);
     return;
   }
-  const auto list = [&](std::vector<std::string> labels, bool drop_last) {
-    if (drop_last && !labels.empty()) labels.pop_back();
-    labels.insert(labels.end(), externals.begin(), externals.end());
-    std::string text = "[";
-    for (std::size_t i = 0; i < labels.size(); ++i) text += fmt::format("{}\"{}\"", i == 0 ? "" : ", ", labels[i]);
-    return text + "]";
-  };
-  fmt::format_to(std::back_inserter(out), "    deps = select({{\"{}\": {}, \"//conditions:default\": {}}}),\n",
-                 graph.RuleLabel(deps[rule.select_key]), list(items, false), list(items, true));
+  out.append("    deps = select({");
+  AppendQuoted(out, labels(deps[rule.select_key]));
+  out.append(": ");
+  AppendItems(out, items);
+  out.append(", \"//conditions:default\": ");
+  // The default branch: the same, but the last rule dep.
+  std::vector<std::string_view> fallback(items.begin(), items.end());
+  if (rule_deps > 0) fallback.erase(fallback.begin() + static_cast<std::ptrdiff_t>(rule_deps) - 1);
+  AppendItems(out, fallback);
+  out.append("}),\n");
 }
+
+std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p, const RuleLabels& labels,
+                            const std::vector<std::string>& external_labels);
 
 }  // namespace
 
@@ -116,48 +156,73 @@ std::int64_t SourceBytes(const BazelGraph& graph, const RuleNode& rule, const So
 }
 
 std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
+  std::vector<std::string> external_labels;
+  for (std::uint32_t e = 0; e < graph.externals.size(); ++e) external_labels.push_back(graph.ExternalLabel(e));
+  return RenderBuildFile(graph, p, RuleLabels(graph), external_labels);
+}
+
+namespace {
+
+// Appended, not formatted: a BUILD file is rendered for every package of every fixture.
+void AppendNumber(std::string& out, std::uint64_t value) {
+  char digits[24];
+  const auto end = std::to_chars(digits, digits + sizeof digits, value).ptr;
+  out.append(digits, static_cast<std::size_t>(end - digits));
+}
+
+std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p, const RuleLabels& labels,
+                            const std::vector<std::string>& external_labels) {
   const PackageNode& package = graph.packages[p];
   std::string out = !package.has_defs      ? "\n\n"
                     : graph.starlark_rules ? "load(\":defs.bzl\", \"my_macro\", \"my_rule\")\n\n"
                                            : "load(\":defs.bzl\", \"my_macro\")\n\n";
-  std::vector<std::string> items;
+  std::vector<std::string> names;
+  std::vector<std::string_view> items;
   for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
     const RuleNode& rule = graph.rules[r];
     const std::string_view rule_class = RuleClasses()[rule.kind];
     // Exactly kBuildRuleLines lines per rule, with only the attributes its class has: a
     // genrule has no deps (its deps are srcs) and only a genrule has outs and cmd.
     if (rule.macro) {
-      fmt::format_to(std::back_inserter(out), "my_macro(\n    name = \"mod{}\", kind = {},\n", rule.index, rule_class);
+      out.append("my_macro(\n    name = \"mod");
+      AppendNumber(out, rule.index);
+      out.append("\", kind = ").append(rule_class).append(",\n");
     } else {
-      fmt::format_to(std::back_inserter(out), "{}(\n    name = \"mod{}\",\n", rule_class, rule.index);
+      out.append(rule_class).append("(\n    name = \"mod");
+      AppendNumber(out, rule.index);
+      out.append("\",\n");
     }
-    items.clear();
-    for (const SourceRef& src : rule.srcs) items.push_back(BazelGraph::SourceName(rule, src));
+    names.clear();
+    for (const SourceRef& src : rule.srcs) names.push_back(BazelGraph::SourceName(rule, src));
+    items.assign(names.begin(), names.end());
     if (HasDepsAttribute(rule.kind)) {
       AppendList(out, "srcs", items);
-      AppendDeps(out, graph, r);
+      AppendDeps(out, graph, r, labels, external_labels, items);
     } else if (rule.kind == kAlias) {
-      fmt::format_to(std::back_inserter(out), "    actual = \"{}\",\n    # an alias of one rule\n",
-                     graph.RuleLabel(graph.DepsOf(r)[0]));
+      out.append("    actual = \"").append(labels(graph.DepsOf(r)[0])).append("\",\n    # an alias of one rule\n");
     } else if (rule.kind == kConfigSetting) {
-      fmt::format_to(std::back_inserter(out), "    values = {{\"define\": \"pe=mod{}\"}},\n    # no deps\n",
-                     rule.index);
+      out.append("    values = {\"define\": \"pe=mod");
+      AppendNumber(out, rule.index);
+      out.append("\"},\n    # no deps\n");
     } else {
       // A genrule and a filegroup name their deps in srcs.
-      for (std::uint32_t dep : graph.DepsOf(r)) items.push_back(graph.RuleLabel(dep));
-      for (std::uint32_t e : rule.external_deps) items.push_back(graph.ExternalLabel(e));
+      for (std::uint32_t dep : graph.DepsOf(r)) items.push_back(labels(dep));
+      for (std::uint32_t e : rule.external_deps) items.push_back(external_labels[e]);
       AppendList(out, "srcs", items);
       if (rule.kind == kGenrule) {
-        items.clear();
-        for (std::uint32_t k = 0; k < rule.outs; ++k) items.push_back(BazelGraph::OutputName(rule, k));
+        names.clear();
+        for (std::uint32_t k = 0; k < rule.outs; ++k) names.push_back(BazelGraph::OutputName(rule, k));
+        items.assign(names.begin(), names.end());
         AppendList(out, "outs", items, false);
         out += " cmd = \"cat $(SRCS) > $@\",\n";
       } else {
         out += "    # no deps: a filegroup lists them in srcs\n";
       }
     }
-    fmt::format_to(std::back_inserter(out), "    {} = {},\n", FlagAttribute(rule.kind), rule.flag ? "True" : "False");
-    fmt::format_to(std::back_inserter(out), "    tags = [\"l{}\"],\n", package.layer);
+    out.append("    ").append(FlagAttribute(rule.kind)).append(rule.flag ? " = True,\n" : " = False,\n");
+    out.append("    tags = [\"l");
+    AppendNumber(out, package.layer);
+    out.append("\"],\n");
     out += "    visibility = [\"//visibility:public\"],\n)\n\n";
   }
   if (package.has_group) {
@@ -167,12 +232,20 @@ std::string RenderBuildFile(const BazelGraph& graph, std::uint32_t p) {
   return out;
 }
 
+}  // namespace
+
 void RenderSource(const BazelGraph& graph, const RuleNode& rule, const SourceRef& src, std::int64_t size,
                   std::string& out) {
   static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ ";
+  constexpr std::size_t kColumns = 63;  // symbols per line, then '\n'
   const auto total = static_cast<std::size_t>(size);
-  out = fmt::format("// //{}:{} v{}\n", graph.packages[rule.package].name, BazelGraph::SourceName(rule, src),
-                    src.version);
+  // Into out's own memory (a writer reuses one string for every file).
+  out.clear();
+  out.append("// //").append(graph.packages[rule.package].name).append(":");
+  out.append(BazelGraph::SourceName(rule, src)).append(" v");
+  char digits[12];
+  out.append(digits, static_cast<std::size_t>(std::to_chars(digits, digits + sizeof digits, src.version).ptr - digits));
+  out += '\n';
   if (out.size() >= total) {
     out.resize(total);
     return;
@@ -180,23 +253,29 @@ void RenderSource(const BazelGraph& graph, const RuleNode& rule, const SourceRef
   Rng rng(graph.seed, Mix(Mix(kSourceStream, rule.package), Mix(rule.index, Mix(src.id, src.version))));
   const std::size_t header = out.size();
   out.resize(total);
-  std::size_t column = 0;
+  // Lines of kColumns symbols and a newline; each 64-bit draw gives 10 six-bit symbols, which run
+  // on across line ends.
+  char* at = out.data() + header;
+  char* const end = out.data() + total;
   std::uint64_t bits = 0;
   int left = 0;
-  for (std::size_t i = header; i < total; ++i) {
-    if (column == 63) {
-      out[i] = '\n';
-      column = 0;
-      continue;
+  while (at < end) {
+    std::size_t line = std::min<std::size_t>(kColumns, static_cast<std::size_t>(end - at));
+    const bool full = line == kColumns && at + kColumns < end;
+    while (line > 0) {
+      if (left == 0) {
+        bits = rng.Next();
+        left = 10;
+      }
+      const int take = static_cast<int>(std::min<std::size_t>(line, static_cast<std::size_t>(left)));
+      for (int k = 0; k < take; ++k) {
+        *at++ = kAlphabet[bits & 63];
+        bits >>= 6;
+      }
+      left -= take;
+      line -= static_cast<std::size_t>(take);
     }
-    if (left == 0) {
-      bits = rng.Next();
-      left = 10;  // 10 six-bit symbols per 64-bit draw
-    }
-    out[i] = kAlphabet[bits & 63];
-    bits >>= 6;
-    --left;
-    ++column;
+    if (full) *at++ = '\n';
   }
   if (total > 0) out[total - 1] = '\n';
 }
@@ -222,13 +301,23 @@ void MakePackageDirectories(const BazelGraph& graph, const std::filesystem::path
   }
 }
 
+// What every package's files are rendered from, made once per tree.
+struct TreeParts {
+  explicit TreeParts(const BazelGraph& graph) : labels(graph, true), defs(RenderDefsFile(graph.starlark_rules)) {
+    for (std::uint32_t e = 0; e < graph.externals.size(); ++e) external_labels.push_back(graph.ExternalLabel(e));
+  }
+  RuleLabels labels;
+  std::vector<std::string> external_labels;
+  std::string defs;
+};
+
 // One package's files, rendered into `content` (reused) and created relative to its directory.
-void WritePackage(const BazelGraph& graph, const SourceTreeOptions& options, const std::filesystem::path& root,
-                  std::uint32_t p, std::string& content) {
+void WritePackage(const BazelGraph& graph, const SourceTreeOptions& options, const TreeParts& parts,
+                  const std::filesystem::path& root, std::uint32_t p, std::string& content) {
   const PackageNode& package = graph.packages[p];
   const OpenDirectory dir(root / package.name);
-  dir.WriteFile("BUILD", RenderBuildFile(graph, p));
-  if (package.has_defs) dir.WriteFile("defs.bzl", RenderDefsFile(graph.starlark_rules));
+  dir.WriteFile("BUILD", RenderBuildFile(graph, p, parts.labels, parts.external_labels));
+  if (package.has_defs) dir.WriteFile("defs.bzl", parts.defs);
   for (std::uint32_t r = package.first_rule; r < package.first_rule + package.rule_count; ++r) {
     const RuleNode& rule = graph.rules[r];
     for (const SourceRef& src : rule.srcs) {
@@ -244,6 +333,7 @@ void WriteSourceTree(const BazelGraph& graph, const SourceTreeOptions& options, 
   std::filesystem::create_directories(root);
   WriteFile(root / "WORKSPACE", RenderWorkspaceFile(graph));
   MakePackageDirectories(graph, root);
+  const TreeParts parts(graph);
   // Files are what the kernel spends its time on (an inode each): packages are written on
   // kTreeThreads threads, taking kPackagesPerTake at a time, so both cores create files. Every
   // file's bytes depend only on the graph, so the tree is the same whatever the order.
@@ -261,7 +351,7 @@ void WriteSourceTree(const BazelGraph& graph, const SourceTreeOptions& options, 
         const std::uint32_t first = next.fetch_add(kPackagesPerTake, std::memory_order_relaxed);
         if (first >= packages) return;
         const std::uint32_t end = std::min(packages, first + kPackagesPerTake);
-        for (std::uint32_t p = first; p < end; ++p) WritePackage(graph, options, root, p, content);
+        for (std::uint32_t p = first; p < end; ++p) WritePackage(graph, options, parts, root, p, content);
       }
     } catch (...) {
       stop = true;
