@@ -228,18 +228,34 @@ class Writer {
         http_archive_(RecordedClass("http_archive")),
         local_repository_(RecordedClass("local_repository")) {
     for (auto rule_class : RuleClasses()) classes_.push_back(&RecordedClass(rule_class));
-    // Each class's implicit inputs as this shape prints them (bzlmod: DisplayLabel), once.
-    const RepoMapping root = shape == StreamShape::kBzlmod ? RootRepoMapping(graph) : RepoMapping();
+    // Labels of other repositories as this shape prints them (bzlmod: DisplayLabel), once, each
+    // with the repository it sorts by among a rule's inputs: Bazel 4.2.3 compares the repository
+    // as written ("@bazel_tools" before "@zlib"), Bazel 8 its canonical name
+    // (PackageIdentifier.compareTo: "+_repo_rules+zlib" before "bazel_tools"). A recorded
+    // label's repository is its canonical name under bzlmod too (bzlmod_fixture.h).
+    const bool bzlmod = shape == StreamShape::kBzlmod;
+    const RepoMapping root = bzlmod ? RootRepoMapping(graph) : RepoMapping();
     for (const auto* recorded : classes_) {
       auto& inputs = implicit_inputs_.emplace_back();
+      auto& keys = implicit_keys_.emplace_back();
       for (std::string_view input : recorded->implicit_inputs) {
-        inputs.push_back(shape == StreamShape::kBzlmod ? DisplayLabel(input, root) : std::string(input));
+        inputs.push_back(bzlmod ? DisplayLabel(input, root) : std::string(input));
+        keys.emplace_back(RepositoryOf(input));
       }
     }
     // Every rule's label is named by up to fan_in dependents: build each once.
     rule_labels_.reserve(graph.rules.size());
     for (std::uint32_t r = 0; r < graph.rules.size(); ++r) rule_labels_.push_back(graph.RuleLabel(r));
-    for (std::uint32_t e = 0; e < graph.externals.size(); ++e) external_labels_.push_back(graph.ExternalLabel(e));
+    for (std::uint32_t e = 0; e < graph.externals.size(); ++e) {
+      const std::string& name = graph.externals[e];
+      if (bzlmod) {
+        external_keys_.push_back(CanonicalRepoName(name));
+        external_labels_.push_back(DisplayLabel(external_keys_.back(), "//:" + name, root));
+      } else {
+        external_keys_.push_back(name);
+        external_labels_.push_back(graph.ExternalLabel(e));
+      }
+    }
   }
 
   void Run() {
@@ -489,13 +505,15 @@ class Writer {
       });
       for (const std::string* input : sorted_) wire::Bytes(s, rule::kRuleInput, *input);
       // External repositories named explicitly and the class's implicit inputs (as this stream
-      // shape prints them), merged in Bazel's label order (by repository first; both lists are
-      // in that order already).
+      // shape prints them), merged in Bazel's label order (by repository first, as this shape's
+      // Bazel compares repositories; both lists are in that order already).
       std::size_t e = externals_at;
-      for (const std::string& input : implicit_inputs_[node.kind]) {
-        while (e < outs_at && RepositoryOf(*lists_[e]) < RepositoryOf(input))
+      const std::vector<std::string>& implicit = implicit_inputs_[node.kind];
+      const std::vector<std::string>& implicit_keys = implicit_keys_[node.kind];
+      for (std::size_t i = 0; i < implicit.size(); ++i) {
+        while (e < outs_at && external_keys_[node.external_deps[e - externals_at]] < implicit_keys[i])
           wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
-        wire::Bytes(s, rule::kRuleInput, input);
+        wire::Bytes(s, rule::kRuleInput, implicit[i]);
       }
       while (e < outs_at) wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
       for (std::uint32_t k = 0; k < node.outs; ++k) {
@@ -527,8 +545,10 @@ class Writer {
   const bazel423::RuleClass& local_repository_;
   std::vector<const bazel423::RuleClass*> classes_;  // by RuleNode::kind
   std::vector<std::vector<std::string>> implicit_inputs_;  // by RuleNode::kind
+  std::vector<std::vector<std::string>> implicit_keys_;    // the repository each sorts by
   std::vector<std::string> rule_labels_;
-  std::vector<std::string> external_labels_;
+  std::vector<std::string> external_labels_;  // by BazelGraph::externals index
+  std::vector<std::string> external_keys_;    // the repository each sorts by
   std::string config_value_;
   std::vector<const std::string*> when_key_;
   // Scratch strings reused across targets, so steady state allocates little.
