@@ -239,7 +239,8 @@ TEST_F(BzlmodFixture, CalibratedShapesRepositoryLabelsAreWhatBazel8Prints) {
   const nlohmann::ordered_json mapping = nlohmann::ordered_json::parse(r.out);
   std::vector<std::string> show = {"mod", "show_repo"};
   for (const auto& [apparent, canonical] : mapping.items()) {
-    if (canonical.get<std::string>().find('+') != std::string::npos) show.push_back("@@" + canonical.get<std::string>());
+    if (canonical.get<std::string>().find('+') != std::string::npos)
+      show.push_back("@@" + canonical.get<std::string>());
   }
   show.push_back("--output=streamed_proto");
   r = Bazel(show);
