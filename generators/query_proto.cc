@@ -347,18 +347,34 @@ struct Shared {
         http_archive(RecordedClass("http_archive")),
         local_repository(RecordedClass("local_repository")) {
     for (auto rule_class : RuleClasses()) classes.push_back(&RecordedClass(rule_class));
-    // Each class's implicit inputs as this shape prints them (bzlmod: DisplayLabel), once.
-    const RepoMapping root = shape == StreamShape::kBzlmod ? RootRepoMapping(graph) : RepoMapping();
+    // Labels of other repositories as this shape prints them (bzlmod: DisplayLabel), once, each
+    // with the repository it sorts by among a rule's inputs: Bazel 4.2.3 compares the repository
+    // as written ("@bazel_tools" before "@zlib"), Bazel 8 its canonical name
+    // (PackageIdentifier.compareTo: "+_repo_rules+zlib" before "bazel_tools"). A recorded
+    // label's repository is its canonical name under bzlmod too (bzlmod_fixture.h).
+    const bool bzlmod = shape == StreamShape::kBzlmod;
+    const RepoMapping root = bzlmod ? RootRepoMapping(graph) : RepoMapping();
     for (const auto* recorded : classes) {
       auto& inputs = implicit_inputs.emplace_back();
+      auto& keys = implicit_keys.emplace_back();
       for (std::string_view input : recorded->implicit_inputs) {
-        inputs.push_back(shape == StreamShape::kBzlmod ? DisplayLabel(input, root) : std::string(input));
+        inputs.push_back(bzlmod ? DisplayLabel(input, root) : std::string(input));
+        keys.emplace_back(RepositoryOf(input));
       }
     }
     // Every rule's label is named by up to fan_in dependents: build each once.
     rule_labels.reserve(graph.rules.size());
     for (std::uint32_t r = 0; r < graph.rules.size(); ++r) rule_labels.push_back(graph.RuleLabel(r));
-    for (std::uint32_t e = 0; e < graph.externals.size(); ++e) external_labels.push_back(graph.ExternalLabel(e));
+    for (std::uint32_t e = 0; e < graph.externals.size(); ++e) {
+      const std::string& name = graph.externals[e];
+      if (bzlmod) {
+        external_keys.push_back(CanonicalRepoName(name));
+        external_labels.push_back(DisplayLabel(external_keys.back(), "//:" + name, root));
+      } else {
+        external_keys.push_back(name);
+        external_labels.push_back(graph.ExternalLabel(e));
+      }
+    }
     // Each class's attributes planned once per way a rule can replace its defaults, and its
     // implicit inputs encoded once (as they go out for a rule naming no external repository).
     plans.resize(classes.size());
@@ -378,10 +394,12 @@ struct Shared {
   const bazel423::RuleClass& local_repository;
   std::vector<const bazel423::RuleClass*> classes;        // by RuleNode::kind
   std::vector<std::vector<std::string>> implicit_inputs;  // by RuleNode::kind
+  std::vector<std::vector<std::string>> implicit_keys;    // the repository each sorts by
   std::vector<std::array<std::vector<Piece>, 4>> plans;   // by RuleNode::kind, then `computed`
   std::vector<std::string> implicit_encoded;              // by RuleNode::kind: implicit_inputs as rule inputs
   std::vector<std::string> rule_labels;
-  std::vector<std::string> external_labels;
+  std::vector<std::string> external_labels;  // by BazelGraph::externals index
+  std::vector<std::string> external_keys;    // the repository each sorts by
 };
 
 // Appends targets to `buffer`; `out`, when given, is the file that buffer belongs to, flushed
@@ -398,10 +416,12 @@ class Writer {
         local_repository_(shared.local_repository),
         classes_(shared.classes),
         implicit_inputs_(shared.implicit_inputs),
+        implicit_keys_(shared.implicit_keys),
         plans_(shared.plans),
         implicit_encoded_(shared.implicit_encoded),
         rule_labels_(shared.rule_labels),
-        external_labels_(shared.external_labels) {}
+        external_labels_(shared.external_labels),
+        external_keys_(shared.external_keys) {}
 
   // Everything before the packages. Bazel 8 with WORKSPACE off has no //external package (its
   // repositories are `mod show_repo`'s answer instead, bzlmod_fixture.h).
@@ -562,7 +582,6 @@ class Writer {
     static const std::string kCmd = "cat $(SRCS) > $@";
     static const std::string kPublic = "//visibility:public";
     static const std::string kMacro = "my_macro";
-    static const std::vector<std::string> kNone;
     const RuleNode& node = graph_.rules[r];
     const PackageNode& package = graph_.packages[node.package];
     const bazel423::RuleClass& recorded = *classes_[node.kind];
@@ -678,17 +697,20 @@ class Writer {
       }
       for (const std::string* input : sorted_) wire::Bytes(s, rule::kRuleInput, *input);
       // External repositories named explicitly and the class's implicit inputs (as this stream
-      // shape prints them), merged in Bazel's label order (by repository first; both lists are
-      // in that order already).
+      // shape prints them), merged in Bazel's label order (by repository first, as this shape's
+      // Bazel compares repositories; both lists are in that order already).
       std::size_t e = externals_at;
       if (e == outs_at) {
         const std::string& encoded = implicit_encoded_[node.kind];
         s.Append(encoded.data(), encoded.size());
-      }
-      for (const std::string& input : e == outs_at ? kNone : implicit_inputs_[node.kind]) {
-        while (e < outs_at && RepositoryOf(*lists_[e]) < RepositoryOf(input))
-          wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
-        wire::Bytes(s, rule::kRuleInput, input);
+      } else {
+        const std::vector<std::string>& implicit = implicit_inputs_[node.kind];
+        const std::vector<std::string>& implicit_keys = implicit_keys_[node.kind];
+        for (std::size_t i = 0; i < implicit.size(); ++i) {
+          while (e < outs_at && external_keys_[node.external_deps[e - externals_at]] < implicit_keys[i])
+            wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
+          wire::Bytes(s, rule::kRuleInput, implicit[i]);
+        }
       }
       while (e < outs_at) wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
       for (std::uint32_t k = 0; k < node.outs; ++k) {
@@ -720,10 +742,12 @@ class Writer {
   const bazel423::RuleClass& local_repository_;
   const std::vector<const bazel423::RuleClass*>& classes_;
   const std::vector<std::vector<std::string>>& implicit_inputs_;
+  const std::vector<std::vector<std::string>>& implicit_keys_;
   const std::vector<std::array<std::vector<Piece>, 4>>& plans_;
   const std::vector<std::string>& implicit_encoded_;
   const std::vector<std::string>& rule_labels_;
   const std::vector<std::string>& external_labels_;
+  const std::vector<std::string>& external_keys_;
   std::string config_value_;
   std::vector<const std::string*> when_key_;
   // Scratch strings reused across targets, so steady state allocates little.

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "build.pb.h"
 #include "generators/bazel_graph.h"
@@ -194,6 +195,91 @@ TEST_F(BzlmodFixture, ShimPlaysBazel8Point6) {
   WriteFile(dir_.path() / "with.txt", "'//external:all-targets' + '//...:all-targets'");
   r = Bazel({"query", "--output", "streamed_proto", "--query_file", (dir_.path() / "with.txt").string()});
   EXPECT_EQ(r.exit_code, 7);
+}
+
+// A label as Bazel 8 orders it (Label.compareTo): the repository's canonical name ("" for the
+// main one; an apparent "@name" through the root module's mapping, a "@@canonical" as it is),
+// then the package, then the name.
+struct Bazel8Key {
+  std::string repository, package, name;
+  auto operator<=>(const Bazel8Key&) const = default;
+};
+Bazel8Key KeyOf(const std::string& label, const nlohmann::ordered_json& mapping) {
+  Bazel8Key key;
+  const std::size_t slashes = label.find("//");
+  const std::size_t colon = label.find(':', slashes);
+  EXPECT_NE(slashes, std::string::npos) << label;
+  EXPECT_NE(colon, std::string::npos) << label;
+  if (label.starts_with("@@")) {
+    key.repository = label.substr(2, slashes - 2);
+  } else if (label.starts_with("@")) {
+    const std::string apparent = label.substr(1, slashes - 1);
+    EXPECT_TRUE(mapping.contains(apparent)) << label << ": the root module sees no repository " << apparent;
+    if (mapping.contains(apparent)) key.repository = mapping.at(apparent).get<std::string>();
+  }
+  key.package = label.substr(slashes + 2, colon - slashes - 2);
+  key.name = label.substr(colon + 1);
+  return key;
+}
+
+// The calibrated shape's rules name the fixture's own repositories (external_fraction). In the
+// bzlmod stream each such label is what Bazel 8.6 prints: the display form through the root
+// module's mapping (dump_repo_mapping's answer: "@zlib//:zlib", never "@@"), for a repository
+// show_repo defines, and a rule's inputs in Bazel 8's label order, which compares canonical
+// names: "+_repo_rules+zlib" sorts before "bazel_tools", so a rule's own repositories come
+// before its implicit @bazel_tools inputs (Bazel 4.2.3 put them after: "@bazel_tools" < "@zlib").
+TEST_F(BzlmodFixture, CalibratedShapesRepositoryLabelsAreWhatBazel8Prints) {
+  const Params calibrated = {{"targets", std::int64_t{3000}},
+                             {"shape", std::string("calibrated")},
+                             {"source_bytes", std::int64_t{100}},
+                             {"stream", std::string("bzlmod")}};
+  bzlmod_ = Generate("bazel_workspace", calibrated, dir_.path() / "calibrated");
+  RunResult r = Bazel({"mod", "dump_repo_mapping", ""});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::ordered_json mapping = nlohmann::ordered_json::parse(r.out);
+  std::vector<std::string> show = {"mod", "show_repo"};
+  for (const auto& [apparent, canonical] : mapping.items()) {
+    if (canonical.get<std::string>().find('+') != std::string::npos)
+      show.push_back("@@" + canonical.get<std::string>());
+  }
+  show.push_back("--output=streamed_proto");
+  r = Bazel(show);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> defined = {"bazel_tools"};  // Bazel's own, visible from every module
+  for (const auto& repo : Decode<blaze_query::Repository>(r.out)) defined.insert(repo.canonical_name());
+
+  int external_rules = 0, with_bazel_tools = 0;
+  for (const auto& target : Decode<blaze_query::Target>(ReadFile(bzlmod_ / "query.pb"))) {
+    if (target.type() != blaze_query::Target::RULE) continue;
+    const blaze_query::Rule& rule = target.rule();
+    std::vector<std::string> labels(rule.rule_input().begin(), rule.rule_input().end());
+    for (const auto& attribute : rule.attribute()) {
+      if (attribute.type() == blaze_query::Attribute::LABEL) labels.push_back(attribute.string_value());
+      if (attribute.type() == blaze_query::Attribute::LABEL_LIST) {
+        labels.insert(labels.end(), attribute.string_list_value().begin(), attribute.string_list_value().end());
+      }
+    }
+    bool external = false;
+    for (const std::string& label : labels) {
+      if (!label.starts_with("@")) continue;
+      EXPECT_FALSE(label.starts_with("@@")) << rule.name() << ": " << label;
+      const std::string repository = KeyOf(label, mapping).repository;
+      EXPECT_TRUE(defined.contains(repository)) << rule.name() << ": " << label;
+      external |= repository != "bazel_tools";
+    }
+    std::vector<Bazel8Key> keys;
+    bool bazel_tools = false;
+    for (const std::string& input : rule.rule_input()) {
+      keys.push_back(KeyOf(input, mapping));
+      bazel_tools |= keys.back().repository == "bazel_tools";
+    }
+    EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end())) << rule.name() << " lists its inputs out of Bazel 8's order";
+    external_rules += external ? 1 : 0;
+    with_bazel_tools += external && bazel_tools ? 1 : 0;
+  }
+  // The order is tested where it matters: rules with both kinds of input.
+  EXPECT_GT(external_rules, 10);
+  EXPECT_GT(with_bazel_tools, 5);
 }
 
 TEST(BazelShim, RefusesModSubcommandsItsVersionLacks) {
