@@ -70,13 +70,19 @@ TEST(RunE2E, SlowerCandidateMissesTheGateWithANamedLine) {
       << f.out;
 }
 
-// The same program on both sides cannot show a speed-up: the run adds rounds up to
-// max_rounds, then reports the claim unresolved (exit 3, not 1: it was not shown slower).
-TEST(RunE2E, AnIdenticalPairStaysUnresolvedAndAddsRoundsUpToTheCap) {
+// A candidate that is neither faster nor slower cannot show a speed-up: the run adds rounds up
+// to max_rounds, then reports the claim unresolved (exit 3, not 1: it was not shown slower).
+// Two identical programs would lean on timing noise (one loaded run showed a 5 ms stub "slower"
+// than itself in 7 rounds of 7); the candidate instead sleeps 2 ms and 40 ms on alternate
+// executions against a steady 12 ms (the stub's --sleep-ms-alternating), so its per-round ratios
+// swing far both ways and the median's sequence straddles 1.0 whatever the machine's load.
+TEST(RunE2E, AClaimNoRoundCanSettleAddsRoundsUpToTheCapAndStaysUnresolved) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
-  const auto spec = WriteSpec(dir, {"--sleep-ms", "5", "--print", "same"}, {"--sleep-ms", "5", "--print", "same"},
-                              "max_rounds = 12", "min_speedup = 1.0\n");
+  const std::string counter = (dir.path() / "candidate-executions").string();
+  const auto spec = WriteSpec(dir, {"--sleep-ms", "12", "--print", "same"},
+                              {"--sleep-ms-alternating", "2", "40", counter, "--print", "same"}, "max_rounds = 12",
+                              "min_speedup = 1.0\n");
   const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
   EXPECT_EQ(f.exit, 3) << f.out << f.err;
   // One check: it reads its sequence at the whole verdict's 90% (WriteSpec's [run] confidence).

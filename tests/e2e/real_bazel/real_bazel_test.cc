@@ -212,6 +212,64 @@ TEST_F(RealBazel, EachKindOfChangeImpactsWhatUpstreamWouldFind) {
   EXPECT_EQ(got, expected);
 }
 
+// Four more kinds of change, each in its own package, for the audit's table of twelve (the six
+// above, the two below and these): a rule added, a rule removed, a dependency added, and an
+// attribute changed under a dependent in another package. Upstream's rules: a rule's digest is
+// its class, name and attributes (BazelRule.digest; its location is not hashed) and its inputs'
+// digests (RuleHasher.digest), so a rule whose BUILD file changed around it is not impacted; the
+// BUILD file is a source file whose content changed; get-impacted-targets reports the final
+// hashes that differ from the start's or are new (CalculateImpactedTargetsInteractor), so a
+// removed rule is never reported.
+TEST_F(RealBazel, AddedRemovedRewiredAndReconfiguredRulesImpactWhatUpstreamWouldFind) {
+  Write(ws() / "addpkg/BUILD", "filegroup(name = \"a\", srcs = [\"a.txt\"])\n");
+  Write(ws() / "addpkg/a.txt", "a\n");
+  Write(ws() / "rmpkg/BUILD", "filegroup(name = \"x\", srcs = [\"x.txt\"])\n\nfilegroup(name = \"y\", srcs = [\"x.txt\"])\n");
+  Write(ws() / "rmpkg/x.txt", "x\n");
+  Write(ws() / "deppkg/BUILD",
+        "filegroup(name = \"base\", srcs = [\"base.txt\"])\n\nfilegroup(name = \"top\", srcs = [\"top.txt\"])\n");
+  Write(ws() / "deppkg/base.txt", "base\n");
+  Write(ws() / "deppkg/top.txt", "top\n");
+  Write(ws() / "attrpkg/BUILD",
+        "cc_library(name = \"core\", srcs = [\"core.cc\"], copts = [\"-O1\"], visibility = [\"//visibility:public\"])\n");
+  Write(ws() / "attrpkg/core.cc", "int core() { return 1; }\n");
+  Write(ws() / "userpkg/BUILD", "cc_library(name = \"user\", srcs = [\"user.cc\"], deps = [\"//attrpkg:core\"])\n");
+  Write(ws() / "userpkg/user.cc", "int user() { return 1; }\n");
+  const std::string bazel = (dir_ / "bazel").string();
+  const std::string start = (dir_ / "start.json").string(), final_hashes = (dir_ / "final.json").string();
+  const std::string edges = (dir_ / "edges.json").string();
+  ProcessResult before = Run(kBaseline, {"generate-hashes", "-w", ws().string(), "-b", bazel, start});
+  ASSERT_EQ(before.exit_code, 0) << before.stderr_text;
+  ASSERT_TRUE(nlohmann::json::parse(Read(start)).contains("//rmpkg:y"));
+
+  std::ofstream(ws() / "addpkg/BUILD", std::ios::app) << "\nfilegroup(name = \"b\", srcs = [\"a.txt\"])\n";  // added
+  Write(ws() / "rmpkg/BUILD", "filegroup(name = \"x\", srcs = [\"x.txt\"])\n");                                // removed
+  Write(ws() / "deppkg/BUILD",                                                                          // rewired
+        "filegroup(name = \"base\", srcs = [\"base.txt\"])\n\nfilegroup(name = \"top\", srcs = [\"top.txt\", \":base\"])\n");
+  Write(ws() / "attrpkg/BUILD",                                                                         // reconfigured
+        "cc_library(name = \"core\", srcs = [\"core.cc\"], copts = [\"-O2\"], visibility = [\"//visibility:public\"])\n");
+  ProcessResult after = Run(kCandidate, {"generate-hashes", "-w", ws().string(), "-b", bazel, "-d", edges, final_hashes});
+  ASSERT_EQ(after.exit_code, 0) << after.stderr_text;
+  ASSERT_FALSE(nlohmann::json::parse(Read(final_hashes)).contains("//rmpkg:y"));
+
+  ProcessResult distances = Run(kBaseline, {"get-impacted-targets", "-w", ws().string(), "-b", bazel, "-sh", start,
+                                            "-fh", final_hashes, "-d", edges});
+  ASSERT_EQ(distances.exit_code, 0) << distances.stderr_text;
+  std::map<std::string, std::pair<int, int>> got;
+  for (const auto& entry : nlohmann::json::parse(distances.stdout_text)) {
+    got[entry["label"]] = {entry["targetDistance"], entry["packageDistance"]};
+  }
+  //   added       the BUILD file and the new rule (new: distance 0); not //addpkg:a;
+  //   removed     the BUILD file only; //rmpkg:x is as it was and //rmpkg:y is gone;
+  //   rewired     the BUILD file and //deppkg:top (its srcs changed); not //deppkg:base;
+  //   reconfigured the BUILD file, //attrpkg:core (its copts), and //userpkg:user, which depends on
+  //               it from another package (1, 1).
+  const std::map<std::string, std::pair<int, int>> expected = {
+      {"//addpkg:BUILD", {0, 0}},  {"//addpkg:b", {0, 0}},      {"//rmpkg:BUILD", {0, 0}},
+      {"//deppkg:BUILD", {0, 0}},  {"//deppkg:top", {0, 0}},    {"//attrpkg:BUILD", {0, 0}},
+      {"//attrpkg:core", {0, 0}},  {"//userpkg:user", {1, 1}}};
+  EXPECT_EQ(got, expected);
+}
+
 // The same workspace in two directories has two output bases, and Bazel 4.2.3 writes the
 // instantiation-stack frames of //external:* rules (macros of @bazel_tools) as absolute paths
 // under the output base. Upstream resolves such a frame under the workspace, finds nothing and
