@@ -223,14 +223,16 @@ TEST_F(RealBazel, EachKindOfChangeImpactsWhatUpstreamWouldFind) {
 TEST_F(RealBazel, AddedRemovedRewiredAndReconfiguredRulesImpactWhatUpstreamWouldFind) {
   Write(ws() / "addpkg/BUILD", "filegroup(name = \"a\", srcs = [\"a.txt\"])\n");
   Write(ws() / "addpkg/a.txt", "a\n");
-  Write(ws() / "rmpkg/BUILD", "filegroup(name = \"x\", srcs = [\"x.txt\"])\n\nfilegroup(name = \"y\", srcs = [\"x.txt\"])\n");
+  Write(ws() / "rmpkg/BUILD",
+        "filegroup(name = \"x\", srcs = [\"x.txt\"])\n\nfilegroup(name = \"y\", srcs = [\"x.txt\"])\n");
   Write(ws() / "rmpkg/x.txt", "x\n");
   Write(ws() / "deppkg/BUILD",
         "filegroup(name = \"base\", srcs = [\"base.txt\"])\n\nfilegroup(name = \"top\", srcs = [\"top.txt\"])\n");
   Write(ws() / "deppkg/base.txt", "base\n");
   Write(ws() / "deppkg/top.txt", "top\n");
-  Write(ws() / "attrpkg/BUILD",
-        "cc_library(name = \"core\", srcs = [\"core.cc\"], copts = [\"-O1\"], visibility = [\"//visibility:public\"])\n");
+  Write(
+      ws() / "attrpkg/BUILD",
+      "cc_library(name = \"core\", srcs = [\"core.cc\"], copts = [\"-O1\"], visibility = [\"//visibility:public\"])\n");
   Write(ws() / "attrpkg/core.cc", "int core() { return 1; }\n");
   Write(ws() / "userpkg/BUILD", "cc_library(name = \"user\", srcs = [\"user.cc\"], deps = [\"//attrpkg:core\"])\n");
   Write(ws() / "userpkg/user.cc", "int user() { return 1; }\n");
@@ -242,12 +244,15 @@ TEST_F(RealBazel, AddedRemovedRewiredAndReconfiguredRulesImpactWhatUpstreamWould
   ASSERT_TRUE(nlohmann::json::parse(Read(start)).contains("//rmpkg:y"));
 
   std::ofstream(ws() / "addpkg/BUILD", std::ios::app) << "\nfilegroup(name = \"b\", srcs = [\"a.txt\"])\n";  // added
-  Write(ws() / "rmpkg/BUILD", "filegroup(name = \"x\", srcs = [\"x.txt\"])\n");                                // removed
-  Write(ws() / "deppkg/BUILD",                                                                          // rewired
-        "filegroup(name = \"base\", srcs = [\"base.txt\"])\n\nfilegroup(name = \"top\", srcs = [\"top.txt\", \":base\"])\n");
-  Write(ws() / "attrpkg/BUILD",                                                                         // reconfigured
-        "cc_library(name = \"core\", srcs = [\"core.cc\"], copts = [\"-O2\"], visibility = [\"//visibility:public\"])\n");
-  ProcessResult after = Run(kCandidate, {"generate-hashes", "-w", ws().string(), "-b", bazel, "-d", edges, final_hashes});
+  Write(ws() / "rmpkg/BUILD", "filegroup(name = \"x\", srcs = [\"x.txt\"])\n");                              // removed
+  Write(ws() / "deppkg/BUILD",                                                                               // rewired
+        "filegroup(name = \"base\", srcs = [\"base.txt\"])\n\nfilegroup(name = \"top\", srcs = [\"top.txt\", "
+        "\":base\"])\n");
+  Write(
+      ws() / "attrpkg/BUILD",  // reconfigured
+      "cc_library(name = \"core\", srcs = [\"core.cc\"], copts = [\"-O2\"], visibility = [\"//visibility:public\"])\n");
+  ProcessResult after =
+      Run(kCandidate, {"generate-hashes", "-w", ws().string(), "-b", bazel, "-d", edges, final_hashes});
   ASSERT_EQ(after.exit_code, 0) << after.stderr_text;
   ASSERT_FALSE(nlohmann::json::parse(Read(final_hashes)).contains("//rmpkg:y"));
 
@@ -264,9 +269,8 @@ TEST_F(RealBazel, AddedRemovedRewiredAndReconfiguredRulesImpactWhatUpstreamWould
   //   reconfigured the BUILD file, //attrpkg:core (its copts), and //userpkg:user, which depends on
   //               it from another package (1, 1).
   const std::map<std::string, std::pair<int, int>> expected = {
-      {"//addpkg:BUILD", {0, 0}},  {"//addpkg:b", {0, 0}},      {"//rmpkg:BUILD", {0, 0}},
-      {"//deppkg:BUILD", {0, 0}},  {"//deppkg:top", {0, 0}},    {"//attrpkg:BUILD", {0, 0}},
-      {"//attrpkg:core", {0, 0}},  {"//userpkg:user", {1, 1}}};
+      {"//addpkg:BUILD", {0, 0}}, {"//addpkg:b", {0, 0}},      {"//rmpkg:BUILD", {0, 0}},  {"//deppkg:BUILD", {0, 0}},
+      {"//deppkg:top", {0, 0}},   {"//attrpkg:BUILD", {0, 0}}, {"//attrpkg:core", {0, 0}}, {"//userpkg:user", {1, 1}}};
   EXPECT_EQ(got, expected);
 }
 
