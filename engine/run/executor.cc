@@ -82,9 +82,7 @@ bool Executor::CheckFixtureUntouched(const spec::Contender& c, const spec::Workl
 std::string ContenderDirectory(const spec::Spec& spec, const spec::Contender& c) {
   const std::size_t count = spec.contenders.size();
   for (std::size_t i = 0; i < count; ++i) {
-    if (spec.contenders[i].name == c.name) {
-      return fmt::format("c{:0{}}", i, fmt::format("{}", count > 0 ? count - 1 : 0).size());
-    }
+    if (spec.contenders[i].name == c.name) return fmt::format("c{:0{}}", i, std::to_string(count - 1).size());
   }
   return PathComponent(c.name);  // not one of the spec's contenders (none today): still one component
 }
