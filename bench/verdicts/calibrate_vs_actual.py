@@ -23,6 +23,7 @@ given, e.g. the flagship with 0).
 Run by hand; figures and their dates go in bench/verdicts/README.md.
 """
 import argparse
+import copy
 import json
 import os
 import shutil
@@ -34,7 +35,9 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from aa_suite import build_work, cut_to, loadavg, measured_rounds, rejudge, run_once  # noqa: E402
+from aa_suite import build_work, loadavg, measured_rounds, rejudge, run_once  # noqa: E402
+
+rejudge.cpu_s = 0.0  # aa_suite's rejudge adds the CPU time of each report it runs here
 
 SPEC = """
 [run]
@@ -95,10 +98,14 @@ def resolution_rounds(perfengine, results, work_dir):
 
 
 def cut_to_own_levels(results, k, confidence):
-    cut = cut_to(results, k, 0.95)
-    for w in cut["workloads"]:
+    """The results file with only its first k measured rounds per workload, each workload's
+    checks at its own level (confidence: name -> level, as the run judged them)."""
+    out = copy.deepcopy(results)
+    for w in out["workloads"]:
+        keep = set(measured_rounds(w)[:k])
+        w["samples"] = [s for s in w["samples"] if s.get("warmup") or s.get("rss_only") or s["round"] in keep]
         w["thresholds"]["confidence"] = confidence[w["name"]]
-    return cut
+    return out
 
 
 def main():

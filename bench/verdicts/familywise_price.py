@@ -27,6 +27,9 @@ def first_unanimous_round(confidence, a=0.5, b=0.5, cap=100000):
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return
     family = float(sys.argv[1]) if len(sys.argv) > 1 else 0.95
     assert first_unanimous_round(0.95) == 7 and first_unanimous_round(0.99) == 10
     print(f"family-wise confidence {100 * family:g}%")
