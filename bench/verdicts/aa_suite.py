@@ -36,6 +36,7 @@ executions per run); figures and their dates go in bench/verdicts/README.md.
 import argparse
 import ctypes
 import json
+import math
 import os
 import resource
 import shutil
@@ -64,6 +65,14 @@ def workload_names(count):
     return [f"w{i + 1:02d}" for i in range(count)]
 
 
+def iterations_of(args, i, name):
+    """work.c's loop count for workload number i: the suite's ramp, or --planted-iterations for
+    the planted workload (in every scenario, so the A/A runs gate it at that size too)."""
+    if name == args.planted_workload and args.planted_iterations:
+        return args.planted_iterations
+    return args.min_iterations + i * args.step
+
+
 def suite_spec(args, work, order, seed, plant):
     lines = [
         "[run]",
@@ -85,7 +94,7 @@ def suite_spec(args, work, order, seed, plant):
         lines.append(f'env = {{ WORK_EXTRA = "{plant}" }}')
     lines += ["[counters.loop_us]", 'unit = "us"', "exact = false"]
     for i, name in enumerate(workload_names(args.workloads)):
-        lines += [f"[workloads.{name}]", f'args = ["{args.min_iterations + i * args.step}", "{name}"]']
+        lines += [f"[workloads.{name}]", f'args = ["{iterations_of(args, i, name)}", "{name}"]']
     lines += ["[thresholds]", f"max_slowdown = {args.bar}", f"counters = {{ loop_us = {args.bar} }}"]
     return "\n".join(lines) + "\n"
 
@@ -232,6 +241,29 @@ def children_cpu_s():
     return usage.ru_utime + usage.ru_stime
 
 
+def pair_mad(workload, value):
+    """MAD (unscaled) of the per-round log-ratio candidate/baseline of value(sample), in percent."""
+    by_round = {}
+    for s in workload["samples"]:
+        if not s.get("warmup") and not s.get("rss_only"):
+            by_round.setdefault(s["round"], {})[s["contender"]] = s
+    logs = [math.log(value(r["candidate"]) / value(r["baseline"])) for r in by_round.values()
+            if len(r) == 2 and value(r["candidate"]) > 0 and value(r["baseline"]) > 0]
+    if len(logs) < 2:
+        return None
+    m = statistics.median(logs)
+    return 100 * statistics.median(abs(x - m) for x in logs)
+
+
+def unchanged_cpu_mad(results, planted):
+    """The median over the unchanged workloads of each one's per-round CPU-time pair MAD: the
+    run's A/A noise, the figure duet rounds are meant to lower."""
+    mads = [pair_mad(w, lambda s: s["user_s"] + s["sys_s"]) for w in results["workloads"]
+            if w["name"] != planted and w["name"].startswith("w")]
+    mads = [m for m in mads if m is not None]
+    return statistics.median(mads) if mads else None
+
+
 def start_load(count):
     def die_with_parent():
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -273,8 +305,14 @@ def main():
     ap.add_argument("--max-rounds", type=int, default=60)
     ap.add_argument("--planted", type=int, default=3, help="percent more work planted in one workload")
     ap.add_argument("--planted-workload", default="w15")
+    ap.add_argument("--planted-iterations", type=int, default=0,
+                    help="the planted workload's size in every scenario (default: its place in the ramp); "
+                         "work.c's own default is 12000000")
     ap.add_argument("--scenarios", default="aa,planted", help="comma-separated: aa, planted")
     ap.add_argument("--load", action="store_true", help="one busy loop per core; alternate and duet side by side")
+    ap.add_argument("--orders", default="",
+                    help="comma-separated rounds orders to run one after another (alternate, duet); "
+                         "default alternate, or alternate,duet with --load")
     ap.add_argument("--keep", action="store_true", help="keep the specs and results files")
     ap.add_argument("--write-spec", metavar="FILE",
                     help="only write the A/A suite's spec to FILE (work.c built beside it) and exit: for "
@@ -298,7 +336,7 @@ def main():
     family = 2 * args.workloads
     per_check = args.confidence
     union_level = 1 - (1 - args.confidence) / family  # what the gate's split gives (stats::PerCheckConfidence)
-    orders = ("alternate", "duet") if args.load else ("alternate",)
+    orders = [o for o in args.orders.split(",") if o] or (["alternate", "duet"] if args.load else ["alternate"])
     scenarios = [s for s in args.scenarios.split(",") if s]
     loaders = start_load(os.cpu_count()) if args.load else []
     print(f"aa_suite: {time.strftime('%Y-%m-%d %H:%M %Z')}; load average at start {loadavg()}; "
@@ -306,88 +344,109 @@ def main():
     print(f"{args.workloads} workloads x 2 gated measures (max_slowdown on CPU, counter loop_us), bar {args.bar}, "
           f"rounds {args.rounds}..{args.max_rounds}; {args.runs} runs per row; family m = {family}: "
           f"{100 * args.confidence:g}% for the run = {100 * union_level:.4g}% per check (union bound); "
-          f"per-check gate {100 * per_check:g}%; planted +{args.planted}% in {args.planted_workload}")
-    rows = []
+          f"per-check gate {100 * per_check:g}%; planted +{args.planted}% in {args.planted_workload} "
+          f"({iterations_of(args, workload_names(args.workloads).index(args.planted_workload), args.planted_workload)} "
+          f"iterations)")
+    # Runs are interleaved: run r of every order and scenario before run r + 1 of any, so a drift
+    # in the machine's load reaches every row alike.
+    rows = {(order, scenario): Row(order, scenario) for order in orders for scenario in scenarios}
     try:
-        for order in orders:
-            for scenario in scenarios:
+        for r in range(args.runs):
+            for (order, scenario), row in rows.items():
                 plant = f"{args.planted_workload}:{args.planted}" if scenario == "planted" else ""
                 started = time.time()
-                fam_any, pc_any, fam_hit, pc_hit, fam_rounds, pc_rounds, runs = 0, 0, 0, 0, [], [], 0
-                fam_levels, pc_levels = set(), set()
-                for r in range(args.runs):
-                    tag = f"{scenario}-{order}-{r}"
-                    results = run_once(perfengine, suite_spec(args, work, order, 5000 + r, plant), work_dir, tag)
-                    if results is None:
-                        continue
-                    runs += 1
-                    fam_levels.update(levels_of(results))
-                    checks = gated_checks(results)
-                    failed = {n for n, cs in checks.items() if any(c["state"] == "fail" for c in cs)}
-                    replay_started, replay_own, rejudge.cpu_s = time.time(), time.process_time(), 0.0
-                    replay, levels = replay_per_check(perfengine, results, per_check, args.rounds, work_dir)
-                    replay_s, replay_own = time.time() - replay_started, time.process_time() - replay_own
-                    split = time_split(results)
-                    pc_levels.update(levels)
-                    pc_failed = {n for n, (f, _) in replay.items() if f}
-                    if scenario == "aa":
-                        fam_any += bool(failed)
-                        pc_any += bool(pc_failed)
-                    else:
-                        others = failed - {args.planted_workload}
-                        fam_any += bool(others)
-                        pc_any += bool(pc_failed - {args.planted_workload})
-                        fam_hit += args.planted_workload in failed
-                        pc_hit += args.planted_workload in pc_failed
-                        w = next(w for w in results["workloads"] if w["name"] == args.planted_workload)
-                        if w.get("comparison"):
-                            fam_rounds.append(w["comparison"]["rounds"])
-                        if args.planted_workload in replay:
-                            pc_rounds.append(replay[args.planted_workload][1])
-                    if not args.keep:
-                        for suffix in ("toml", "json"):
-                            os.unlink(os.path.join(work_dir, f"{'spec' if suffix == 'toml' else 'results'}-{tag}."
-                                                             f"{suffix}"))
-                    planted_rounds = (f"; {args.planted_workload} rounds {fam_rounds[-1] if fam_rounds else '-'} "
-                                      f"(per-check {pc_rounds[-1] if pc_rounds else '-'})" if plant else "")
-                    print(f"  {order} {scenario} run {r + 1}/{args.runs}: exit {results['verdict']['exit']}, "
-                          f"failed {sorted(failed) or '-'} (per-check replay: {sorted(pc_failed) or '-'})"
-                          f"{planted_rounds}; {(time.time() - started) / 60:.1f} min; load {loadavg()}", flush=True)
-                    print(f"    time: run {split['total']:.1f} s (executions {split['executions']:.1f} s, the rest of "
-                          f"measuring {split['engine']:.1f} s, parity {split['parity']:.1f} s, analysis "
-                          f"{split['analysis']:.2f} s; CPU {results['aa_suite_cpu_s']:.1f} s); per-check replay "
-                          f"{replay_s:.1f} s (CPU: perfengine report {rejudge.cpu_s:.1f} s, this script {replay_own:.1f} s); "
-                          f"{sum(len(w['samples']) for w in results['workloads'])} timed executions", flush=True)
-                rows.append((order, scenario, runs, fam_any, pc_any, fam_hit, pc_hit, fam_rounds, pc_rounds,
-                             sorted(fam_levels), sorted(pc_levels), (time.time() - started) / 60))
-                print_table(rows)
+                tag = f"{scenario}-{order}-{r}"
+                results = run_once(perfengine, suite_spec(args, work, order, 5000 + r, plant), work_dir, tag)
+                if results is None:
+                    continue
+                row.runs += 1
+                noise = unchanged_cpu_mad(results, args.planted_workload if plant else "")
+                if noise is not None:
+                    row.noise.append(noise)
+                row.fam_levels.update(levels_of(results))
+                checks = gated_checks(results)
+                failed = {n for n, cs in checks.items() if any(c["state"] == "fail" for c in cs)}
+                replay_started, replay_own, rejudge.cpu_s = time.time(), time.process_time(), 0.0
+                replay, levels = replay_per_check(perfengine, results, per_check, args.rounds, work_dir)
+                replay_s, replay_own = time.time() - replay_started, time.process_time() - replay_own
+                split = time_split(results)
+                row.pc_levels.update(levels)
+                pc_failed = {n for n, (f, _) in replay.items() if f}
+                if scenario == "aa":
+                    row.fam_any += bool(failed)
+                    row.pc_any += bool(pc_failed)
+                else:
+                    row.fam_any += bool(failed - {args.planted_workload})
+                    row.pc_any += bool(pc_failed - {args.planted_workload})
+                    row.fam_hit += args.planted_workload in failed
+                    row.pc_hit += args.planted_workload in pc_failed
+                    w = next(w for w in results["workloads"] if w["name"] == args.planted_workload)
+                    if w.get("comparison"):
+                        row.fam_rounds.append(w["comparison"]["rounds"])
+                    if args.planted_workload in replay:
+                        row.pc_rounds.append(replay[args.planted_workload][1])
+                if not args.keep:
+                    for suffix in ("toml", "json"):
+                        os.unlink(os.path.join(work_dir, f"{'spec' if suffix == 'toml' else 'results'}-{tag}."
+                                                         f"{suffix}"))
+                row.minutes += (time.time() - started) / 60
+                planted_rounds = (f"; {args.planted_workload} rounds {row.fam_rounds[-1] if row.fam_rounds else '-'} "
+                                  f"(per-check {row.pc_rounds[-1] if row.pc_rounds else '-'})" if plant else "")
+                print(f"  {order} {scenario} run {r + 1}/{args.runs}: exit {results['verdict']['exit']}, "
+                      f"failed {sorted(failed) or '-'} (per-check replay: {sorted(pc_failed) or '-'})"
+                      f"{planted_rounds}; {row.minutes:.1f} min; load {loadavg()}", flush=True)
+                print(f"    time: run {split['total']:.1f} s (executions {split['executions']:.1f} s, the rest of "
+                      f"measuring {split['engine']:.1f} s, parity {split['parity']:.1f} s, analysis "
+                      f"{split['analysis']:.2f} s; CPU {results['aa_suite_cpu_s']:.1f} s); per-check replay "
+                      f"{replay_s:.1f} s (CPU: perfengine report {rejudge.cpu_s:.1f} s, this script {replay_own:.1f} s); "
+                      f"{sum(len(w['samples']) for w in results['workloads'])} timed executions", flush=True)
+            if len(rows) > 1:
+                print_table(rows.values())
     finally:
         stop_load(loaders)
     print(f"\nload average at end {loadavg()}")
-    print_table(rows)
+    print_table(rows.values())
     if args.keep:
         print(f"specs and results kept in {work_dir}")
     else:
         shutil.rmtree(work_dir, ignore_errors=True)
 
 
+class Row:
+    """One order and scenario's tallies over its runs."""
+
+    def __init__(self, order, scenario):
+        self.order, self.scenario = order, scenario
+        self.runs = self.fam_any = self.pc_any = self.fam_hit = self.pc_hit = 0
+        self.fam_rounds, self.pc_rounds, self.fam_levels, self.pc_levels = [], [], set(), set()
+        self.minutes = 0.0
+        self.noise = []  # per run: the unchanged workloads' median CPU-time pair MAD, percent
+
+
 def print_table(rows):
     print(f"\n{'order':<10} {'scenario':<9} {'runs':>5} {'level read':>12} {'any false alarm':>16} "
-          f"{'planted caught':>15} {'median rounds':>14} {'minutes':>8}")
-    for (order, scenario, runs, fam_any, pc_any, fam_hit, pc_hit, fam_rounds, pc_rounds, fam_levels, pc_levels,
-         minutes) in rows:
+          f"{'planted caught':>15} {'median rounds':>14} {'minutes':>8} {'A/A CPU MAD':>12}")
+    for row in rows:
+        order, scenario, runs, minutes = row.order, row.scenario, row.runs, row.minutes
+        fam_any, pc_any, fam_hit, pc_hit = row.fam_any, row.pc_any, row.fam_hit, row.pc_hit
+        fam_rounds, pc_rounds, fam_levels, pc_levels = row.fam_rounds, row.pc_rounds, sorted(row.fam_levels), sorted(
+            row.pc_levels)
+
         def level_text(levels):
             return ",".join(f"{100 * l:.4g}%" for l in levels) or "-"
 
         planted = scenario == "planted"
         print(f"{order:<10} {scenario:<9} {runs:>5} {level_text(fam_levels):>12} {pct(fam_any, runs):>16} "
               f"{pct(fam_hit, runs) if planted else '-':>15} {median_text(fam_rounds) if planted else '-':>14} "
-              f"{minutes:>8.1f}   family-wise (the runs)")
+              f"{minutes:>8.1f} {median_text([round(n, 2) for n in row.noise]) + '%' if row.noise else '-':>12}"
+              f"   family-wise (the runs)")
         print(f"{'':<10} {'':<9} {'':>5} {level_text(pc_levels):>12} {pct(pc_any, runs):>16} "
               f"{pct(pc_hit, runs) if planted else '-':>15} {median_text(pc_rounds) if planted else '-':>14} "
               f"{'':>8}   per-check (replayed on the same rounds)")
     print("\nany false alarm: runs with a failed check on a workload that changed nothing (in the planted "
-          "scenario: on any other workload); planted caught: runs whose planted workload failed a check", flush=True)
+          "scenario: on any other workload); planted caught: runs whose planted workload failed a check; A/A CPU "
+          "MAD: per run, the median over the unchanged workloads of the MAD of each one's per-round CPU-time "
+          "log-ratio; the median of that over the runs", flush=True)
 
 
 if __name__ == "__main__":
