@@ -533,8 +533,11 @@ void GraphBuilder::WireShaped(WiringProgress* progress) {
   double harmonic = 0;
   for (std::size_t i = 0; i < graph.externals.size(); ++i) harmonic += 1.0 / static_cast<double>(i + 1);
   std::vector<std::uint32_t> picked;
-  // A guess of the total (a rule's count is drawn as it is wired), grown when short.
-  Reserve(0, graph.rules.size() * static_cast<std::size_t>(options.fan_in + 1), progress);
+  // A guess of the total (a rule's count is drawn as it is wired), grown when short: fan_in
+  // times the mean of the log-normal factor, exp(sigma^2 / 2), and a tenth more.
+  const double per_rule =
+      static_cast<double>(options.fan_in) * Exp(shape.fan_in_sigma * shape.fan_in_sigma / 2) * 1.1 + 2;
+  Reserve(0, static_cast<std::size_t>(static_cast<double>(graph.rules.size()) * per_rule), progress);
   std::size_t at = 0;
   const auto rule_count = static_cast<std::uint32_t>(graph.rules.size());
   for (std::uint32_t r = 0; r < rule_count; ++r) {

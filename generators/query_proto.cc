@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "generators/bazel_4_2_3.h"
+#include "generators/huge_pages.h"
 #include "generators/sha256.h"
 #include "generators/wiring_progress.h"
 
@@ -64,9 +65,8 @@ class Buffer {
  private:
   void Grow(std::size_t n) {
     const std::size_t used = size();
-    const std::size_t capacity =
-        std::max({used + n, 2 * static_cast<std::size_t>(end_ - begin_), std::size_t{1} << 16});
-    auto fresh = std::make_unique_for_overwrite<char[]>(capacity);
+    std::size_t capacity = std::max({used + n, 2 * static_cast<std::size_t>(end_ - begin_), std::size_t{1} << 16});
+    RawBytes fresh = AllocateRawBytes(capacity);  // huge pages from 2 MiB: a block buffer faults once
     if (used > 0) std::memcpy(fresh.get(), begin_, used);
     storage_ = std::move(fresh);
     begin_ = storage_.get();
@@ -74,7 +74,7 @@ class Buffer {
     end_ = begin_ + capacity;
   }
 
-  std::unique_ptr<char[]> storage_;
+  RawBytes storage_;
   char* begin_ = nullptr;
   char* end_ = nullptr;
 };
