@@ -376,6 +376,7 @@ struct Shared {
       AppendNumber(rule_label_bytes, rule.index);
       rule_labels.push_back(std::string_view(rule_label_bytes).substr(at));
     }
+    RankRuleLabels(graph);
     for (std::uint32_t e = 0; e < graph.externals.size(); ++e) {
       const std::string& name = graph.externals[e];
       if (bzlmod) {
@@ -399,6 +400,41 @@ struct Shared {
     }
   }
 
+  // rule_keys: a rule's deps are sorted among a rule's inputs by label, a few string compares
+  // each for every dep. Where every package name has one length and the names rise with the
+  // package's index (as BuildGraph names them), "//P:modI" sorts by P's index, then by I as a
+  // decimal string: key = package << 32 | the rank of I's digits. Else the keys are the
+  // labels' places in the sorted list of them all.
+  void RankRuleLabels(const BazelGraph& graph) {
+    const auto& packages = graph.packages;
+    bool rising = true;
+    for (std::size_t p = 1; p < packages.size() && rising; ++p) {
+      rising = packages[p].name.size() == packages[0].name.size() && packages[p - 1].name < packages[p].name;
+    }
+    rule_keys.resize(graph.rules.size());
+    if (rising) {
+      std::uint32_t names = 0;
+      for (const RuleNode& rule : graph.rules) names = std::max(names, rule.index + 1);
+      std::vector<std::uint32_t> by_digits(names);
+      for (std::uint32_t i = 0; i < names; ++i) by_digits[i] = i;
+      std::sort(by_digits.begin(), by_digits.end(), [](std::uint32_t a, std::uint32_t b) {
+        char x[12], y[12];
+        return std::string_view(x, std::to_chars(x, x + sizeof x, a).ptr) <
+               std::string_view(y, std::to_chars(y, y + sizeof y, b).ptr);
+      });
+      std::vector<std::uint32_t> rank(names);
+      for (std::uint32_t k = 0; k < names; ++k) rank[by_digits[k]] = k;
+      for (std::size_t r = 0; r < graph.rules.size(); ++r) {
+        rule_keys[r] = (std::uint64_t{graph.rules[r].package} << 32) | rank[graph.rules[r].index];
+      }
+      return;
+    }
+    std::vector<std::uint32_t> order(graph.rules.size());
+    for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
+    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return rule_labels[a] < rule_labels[b]; });
+    for (std::size_t k = 0; k < order.size(); ++k) rule_keys[order[k]] = k;
+  }
+
   const BazelGraph& graph;
   StreamShape shape;
   const bazel423::RuleClass& http_archive;
@@ -410,6 +446,7 @@ struct Shared {
   std::vector<std::string> implicit_encoded;              // by RuleNode::kind: implicit_inputs as rule inputs
   std::string rule_label_bytes;              // every rule label, one after the other
   std::vector<std::string_view> rule_labels;  // by rule, into rule_label_bytes
+  std::vector<std::uint64_t> rule_keys;       // by rule: ordered as rule_labels are, compared in one go
   std::vector<std::string> external_labels;   // by BazelGraph::externals index
   std::vector<std::string> external_keys;    // the repository each sorts by
 };
@@ -432,6 +469,7 @@ class Writer {
         plans_(shared.plans),
         implicit_encoded_(shared.implicit_encoded),
         rule_labels_(shared.rule_labels),
+        rule_keys_(shared.rule_keys),
         external_labels_(shared.external_labels),
         external_keys_(shared.external_keys) {}
 
@@ -622,10 +660,21 @@ class Writer {
       labels_[source_count + k].assign(prefix_).append(BazelGraph::OutputName(node, k));
       lists_.push_back(labels_[source_count + k]);
     }
-    // Rule inputs: srcs and deps sorted, then the class's implicit @bazel_tools inputs, which
-    // sort after every "//" label.
-    sorted_.assign(lists_.begin(), lists_.begin() + static_cast<std::ptrdiff_t>(externals_at));
-    std::sort(sorted_.begin(), sorted_.end());
+    // Rule inputs: srcs and deps sorted by label, then the class's implicit @bazel_tools
+    // inputs, which sort after every "//" label. The deps sorted by their keys (the same order
+    // as their labels), the srcs by label, then the two merged (the deps are of lower layers,
+    // so usually all before the srcs: one compare).
+    dep_order_.assign(deps.begin(), deps.end());
+    std::sort(dep_order_.begin(), dep_order_.end(),
+              [this](std::uint32_t a, std::uint32_t b) { return rule_keys_[a] < rule_keys_[b]; });
+    sorted_.clear();
+    for (std::uint32_t dep : dep_order_) sorted_.push_back(rule_labels_[dep]);
+    const auto deps_end = static_cast<std::ptrdiff_t>(sorted_.size());
+    sorted_.insert(sorted_.end(), lists_.begin(), lists_.begin() + static_cast<std::ptrdiff_t>(source_count));
+    std::sort(sorted_.begin() + deps_end, sorted_.end());
+    if (deps_end > 0 && std::cmp_less(deps_end, sorted_.size()) && sorted_[deps_end] < sorted_[deps_end - 1]) {
+      std::inplace_merge(sorted_.begin(), sorted_.begin() + deps_end, sorted_.end());
+    }
     tag_.assign("l");
     AppendNumber(tag_, package.layer);
     const std::string_view tags[] = {tag_};  // after tag_ is made: a view of its bytes
@@ -758,6 +807,7 @@ class Writer {
   const std::vector<std::array<std::vector<Piece>, 4>>& plans_;
   const std::vector<std::string>& implicit_encoded_;
   const std::vector<std::string_view>& rule_labels_;
+  const std::vector<std::uint64_t>& rule_keys_;
   const std::vector<std::string>& external_labels_;
   const std::vector<std::string>& external_keys_;
   std::string config_value_;
@@ -769,6 +819,7 @@ class Writer {
   std::vector<std::string> labels_;
   std::vector<std::string_view> lists_;
   std::vector<std::string_view> sorted_;
+  std::vector<std::uint32_t> dep_order_;
 };
 
 // The packages split into blocks of about 1 MB of output each. Two threads encode blocks, in

@@ -2,12 +2,16 @@
 // writer encodes the packages already wired. It must give the graph BuildGraph gives and the
 // bytes WriteQueryProto writes of it, whatever the threads' timing; a failure on either side
 // must end both threads and surface.
+#include <google/protobuf/io/coded_stream.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include <chrono>
 #include <stdexcept>
 #include <thread>
 
+#include "build.pb.h"
 #include "generators/bazel_graph.h"
 #include "generators/query_proto.h"
 #include "generators/wiring_progress.h"
@@ -86,6 +90,56 @@ TEST(GraphPipeline, AWriteFailureStopsTheWiringAndSurfaces) {
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()), "cannot write /dev/full: No space left on device");
   }
+}
+
+// Every rule's "//" inputs in label order, read back with the generated protobuf classes: the
+// writer sorts deps by precomputed keys, not by their labels.
+void ExpectRuleInputsSorted(const BazelGraph& graph) {
+  ScratchDir dir;
+  WriteQueryProto(graph, dir.path() / "q.pb");
+  const std::string data = ReadFile(dir.path() / "q.pb");
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(data.data()),
+                                            static_cast<int>(data.size()));
+  in.SetTotalBytesLimit(static_cast<int>(data.size()) + 1);
+  std::uint32_t size = 0;
+  std::size_t rules = 0, many = 0;
+  while (in.ReadVarint32(&size)) {
+    const auto limit = in.PushLimit(static_cast<int>(size));
+    blaze_query::Target target;
+    ASSERT_TRUE(target.ParseFromCodedStream(&in));
+    in.PopLimit(limit);
+    if (!target.has_rule() || target.rule().name().starts_with("//external:")) continue;
+    std::vector<std::string> inputs;
+    for (const std::string& input : target.rule().rule_input()) {
+      if (input.starts_with("//")) inputs.push_back(input);
+    }
+    EXPECT_TRUE(std::is_sorted(inputs.begin(), inputs.end())) << target.rule().name();
+    ++rules;
+    many += inputs.size() > 6 ? 1 : 0;  // fan_in 6 and three srcs
+  }
+  EXPECT_EQ(rules, graph.rules.size());
+  EXPECT_GT(many, 0u);
+}
+
+// Twelve rules a package: mod10 and mod11 sort before mod2, across packages and within one.
+TEST(GraphPipeline, RuleInputsAreInLabelOrder) {
+  GraphOptions options = Options(6000, 6, "uniform");
+  options.rules_per_package = 12;
+  options.layers = 3;
+  ExpectRuleInputsSorted(BuildGraph(options, 5));
+}
+
+// Package names of two lengths that do not rise with the index: the keys come from sorting the
+// labels themselves.
+TEST(GraphPipeline, RuleInputsAreInLabelOrderWhateverThePackageNames) {
+  GraphOptions options = Options(6000, 6, "uniform");
+  options.rules_per_package = 12;
+  options.layers = 3;
+  BazelGraph graph = BuildGraph(options, 5);
+  for (std::size_t p = 0; p < graph.packages.size(); ++p) {
+    graph.packages[p].name = "z/" + std::to_string(graph.packages.size() - p) + (p % 3 == 0 ? "/q" : "");
+  }
+  ExpectRuleInputsSorted(graph);
 }
 
 TEST(WiringProgress, AwaitReturnsOnceTheRulesAreReported) {
