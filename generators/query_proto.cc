@@ -431,7 +431,8 @@ struct Shared {
     }
     std::vector<std::uint32_t> order(graph.rules.size());
     for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return rule_labels[a] < rule_labels[b]; });
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return rule_labels[a] < rule_labels[b]; });
     for (std::size_t k = 0; k < order.size(); ++k) rule_keys[order[k]] = k;
   }
 
@@ -444,10 +445,10 @@ struct Shared {
   std::vector<std::vector<std::string>> implicit_keys;    // the repository each sorts by
   std::vector<std::array<std::vector<Piece>, 4>> plans;   // by RuleNode::kind, then `computed`
   std::vector<std::string> implicit_encoded;              // by RuleNode::kind: implicit_inputs as rule inputs
-  std::string rule_label_bytes;              // every rule label, one after the other
-  std::vector<std::string_view> rule_labels;  // by rule, into rule_label_bytes
-  std::vector<std::uint64_t> rule_keys;       // by rule: ordered as rule_labels are, compared in one go
-  std::vector<std::string> external_labels;   // by BazelGraph::externals index
+  std::string rule_label_bytes;                           // every rule label, one after the other
+  std::vector<std::string_view> rule_labels;              // by rule, into rule_label_bytes
+  std::vector<std::uint64_t> rule_keys;                   // by rule: ordered as rule_labels are, compared in one go
+  std::vector<std::string> external_labels;               // by BazelGraph::externals index
   std::vector<std::string> external_keys;    // the repository each sorts by
 };
 
@@ -847,7 +848,8 @@ std::vector<Block> SplitIntoBlocks(const BazelGraph& graph) {
   for (std::uint32_t p = 0; p < packages; ++p) {
     rules += graph.packages[p].rule_count;
     if (rules >= kBlockRules || p + 1 == packages) {
-      blocks.push_back({.first = first, .end = p + 1, .rules_end = graph.packages[p].first_rule + graph.packages[p].rule_count});
+      blocks.push_back(
+          {.first = first, .end = p + 1, .rules_end = graph.packages[p].first_rule + graph.packages[p].rule_count});
       first = p + 1;
       rules = 0;
     }
