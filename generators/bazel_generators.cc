@@ -25,7 +25,7 @@ class StreamedProtoGenerator : public Generator {
   void Check(const Params& params) const override { Read(params, 1); }
   void Generate(const Params& params, const Context& ctx) const override {
     StreamShape shape = StreamShape::kWorkspace;
-    WriteQueryProto(BuildGraph(Read(params, ctx.scale, shape), ctx.seed), ctx.out_dir / "query.pb", shape);
+    BuildAndWriteQueryProto(Read(params, ctx.scale, shape), ctx.seed, ctx.out_dir / "query.pb", shape);
   }
 
  private:
@@ -105,8 +105,7 @@ class BazelWorkspaceGenerator : public Generator {
   void Check(const Params& params) const override { Read(params, 1); }
   void Generate(const Params& params, const Context& ctx) const override {
     Options options = Read(params, ctx.scale);
-    const BazelGraph graph = BuildGraph(options.graph, ctx.seed);
-    WriteQueryProto(graph, ctx.out_dir / "query.pb", options.shape);
+    const BazelGraph graph = BuildAndWriteQueryProto(options.graph, ctx.seed, ctx.out_dir / "query.pb", options.shape);
     WriteSourceTree(graph, options.tree, ctx.out_dir / "workspace");
     if (options.shape == StreamShape::kBzlmod) {
       // What Bazel 8.6 answers besides the query (bzlmod_fixture.h).

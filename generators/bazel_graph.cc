@@ -10,6 +10,7 @@
 #include "generators/bazel_4_2_3.h"
 #include "generators/rng.h"
 #include "generators/sha256.h"
+#include "generators/wiring_progress.h"
 
 namespace pe::gen {
 namespace {
@@ -46,10 +47,8 @@ int Digits(std::uint64_t n) {
   return digits;
 }
 
-// Picks `count` distinct values from [first, last) into out, sorted.
-void PickDistinct(Rng& rng, std::uint32_t first, std::uint32_t last, std::uint32_t count,
-                  std::vector<std::uint32_t>& out) {
-  const std::size_t begin = out.size();
+// Picks `count` distinct values from [first, last) into out[0, count), sorted.
+void PickDistinctInto(Rng& rng, std::uint32_t first, std::uint32_t last, std::uint32_t count, std::uint32_t* out) {
   const std::uint32_t range = last - first;
   if (count * 2 >= range) {
     // Dense pick: partial Fisher-Yates over the whole range.
@@ -57,17 +56,24 @@ void PickDistinct(Rng& rng, std::uint32_t first, std::uint32_t last, std::uint32
     for (std::uint32_t i = 0; i < range; ++i) pool[i] = first + i;
     for (std::uint32_t i = 0; i < count; ++i) {
       std::swap(pool[i], pool[i + rng.Below(range - i)]);
-      out.push_back(pool[i]);
+      out[i] = pool[i];
     }
   } else {
-    while (out.size() - begin < count) {
+    std::uint32_t picked = 0;
+    while (picked < count) {
       const auto candidate = static_cast<std::uint32_t>(first + rng.Below(range));
-      if (std::find(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end(), candidate) == out.end()) {
-        out.push_back(candidate);
-      }
+      if (std::find(out, out + picked, candidate) == out + picked) out[picked++] = candidate;
     }
   }
-  std::sort(out.begin() + static_cast<std::ptrdiff_t>(begin), out.end());
+  std::sort(out, out + count);
+}
+
+// The same appended to out.
+void PickDistinct(Rng& rng, std::uint32_t first, std::uint32_t last, std::uint32_t count,
+                  std::vector<std::uint32_t>& out) {
+  const std::size_t begin = out.size();
+  out.resize(begin + count);
+  PickDistinctInto(rng, first, last, count, out.data() + begin);
 }
 
 // Like PickDistinct, but each draw is first + floor(range * u^skew): skew > 1 favours the first
@@ -322,23 +328,225 @@ void BazelGraph::PackageTargets(std::uint32_t package_index, std::vector<Package
 }
 
 namespace {
+std::uint8_t ShapedKind(Rng& rng, const ShapeOptions& shape, std::uint8_t uniform) {
+  const std::pair<double, std::uint8_t> shares[] = {{shape.test_fraction, kCcTest},
+                                                    {shape.binary_fraction, kCcBinary},
+                                                    {shape.filegroup_fraction, kFilegroup},
+                                                    {shape.alias_fraction, kAlias},
+                                                    {shape.config_setting_fraction, kConfigSetting},
+                                                    {shape.starlark_fraction, kMyRule}};
+  double u = rng.Unit();
+  for (const auto& [share, kind] : shares) {
+    if (u < share) return kind;
+    u -= share;
+  }
+  return uniform;
+}
+
+// Rules reported wired at a time: a block of the stream writer is 512 rules.
+constexpr std::uint32_t kReportEvery = 128;
+}  // namespace
+
+BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
+  GraphBuilder builder(options, seed);
+  builder.Wire();
+  return std::move(builder.graph());
+}
+
+GraphBuilder::GraphBuilder(const GraphOptions& options, std::uint64_t seed)
+    : options_(options), rng_(seed, kGraphStream), shape_rng_(seed, kShapeStream) {
+  BazelGraph& graph = graph_;
+  graph.seed = seed;
+  Rng& rng = rng_;
+  const bool shaped = options.shape.Any();
+  Rng& shape_rng = shape_rng_;
+  graph.starlark_rules = options.shape.starlark_fraction > 0;
+  graph.source_bytes_sigma = options.shape.source_bytes_sigma;
+
+  const std::int64_t external_count =
+      std::clamp<std::int64_t>(options.targets - FixedExternalCount(), 0, options.external_targets);
+  for (std::int64_t i = 0; i < external_count; ++i) {
+    const auto slot = static_cast<std::size_t>(i) % kExternalNames.size();
+    const auto round = static_cast<std::size_t>(i) / kExternalNames.size();
+    graph.externals.push_back(round == 0 ? std::string(kExternalNames[slot])
+                                         : fmt::format("{}_{}", kExternalNames[slot], round));
+  }
+
+  // Plan packages greedily against the target budget so the total comes out exact (once it
+  // covers the fixed externals): every package but the last is full; the last is cut short
+  // wherever the budget runs out. A genrule needs an output and a java_library has two, so
+  // where the budget cannot pay for them the rule becomes a cc_library.
+  std::int64_t budget = options.targets - FixedExternalCount() - external_count;
+  // Planned flat: the rules of package p are planned_rules[planned[p].first_rule, planned[p + 1].first_rule).
+  struct PlannedRule {
+    std::uint32_t srcs, outs;
+    std::uint8_t kind;
+  };
+  struct Planned {
+    bool has_group = false;
+    std::size_t first_rule = 0;
+  };
+  std::vector<Planned> planned;
+  std::vector<PlannedRule> planned_rules;
+  if (options.rules_per_package > 0 && budget > 0) {
+    // A guess of the sizes (a uniform rule takes 2 + srcs_per_rule targets or more).
+    const auto guess = static_cast<std::size_t>(budget / (2 + std::max<std::int64_t>(0, options.srcs_per_rule)));
+    planned_rules.reserve(guess + 1);
+    planned.reserve(guess / static_cast<std::size_t>(options.rules_per_package) + 1);
+  }
+  while (budget > 0) {
+    Planned package;
+    package.first_rule = planned_rules.size();
+    budget -= 1;  // BUILD
+    if (options.package_groups && budget > 0) {
+      package.has_group = true;
+      budget -= 1;
+    }
+    std::int64_t rules_here = options.rules_per_package;
+    if (options.shape.package_sigma > 0) {
+      const double drawn =
+          static_cast<double>(options.rules_per_package) * LogNormalFactor(shape_rng, options.shape.package_sigma);
+      rules_here = std::clamp<std::int64_t>(static_cast<std::int64_t>(drawn + 0.5), 1, 4096);
+    }
+    while (budget > 0 && std::cmp_less(planned_rules.size() - package.first_rule, rules_here)) {
+      budget -= 1;
+      auto kind = static_cast<std::uint8_t>(rng.Below(kUniformClasses));
+      if (shaped) kind = ShapedKind(shape_rng, options.shape, kind);
+      const bool sourceless = kind == kAlias || kind == kConfigSetting;
+      const auto srcs = sourceless ? 0 : static_cast<std::uint32_t>(std::min(options.srcs_per_rule, budget));
+      budget -= srcs;
+      std::uint32_t outs = 0;
+      if (kind == kGenrule) outs = static_cast<std::uint32_t>(std::min(options.outs_per_rule, budget));
+      if (kind == kJavaLibrary && budget >= 2) outs = 2;
+      if ((kind == kGenrule || kind == kJavaLibrary) && outs == 0) kind = kCcLibrary;
+      if (kind == kCcBinary || kind == kCcTest) {  // cc_binary: NAME.stripped, NAME.dwp; cc_test: NAME.dwp
+        outs = static_cast<std::uint32_t>(ImplicitOutputs(kind).size());
+        if (outs > budget) {
+          kind = kCcLibrary;
+          outs = 0;
+        }
+      }
+      budget -= outs;
+      planned_rules.push_back({srcs, outs, kind});
+    }
+    planned.push_back(package);
+  }
+
+  const auto package_count = static_cast<std::uint64_t>(planned.size());
+  graph.layers =
+      static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.layers, package_count)));
+  // Sized once: growing them moved every rule built so far (most of BuildGraph's own time).
+  graph.rules.reserve(planned_rules.size());
+  graph.packages.reserve(package_count);
+  const int width = std::max(5, Digits(package_count == 0 ? 0 : package_count - 1));
+  const int layer_width = std::max(2, Digits(graph.layers - 1));
+  for (std::uint64_t p = 0; p < package_count; ++p) {
+    PackageNode package;
+    package.layer = static_cast<std::uint32_t>(p * graph.layers / package_count);
+    package.name = fmt::format("src/l{:0{}}/p{:0{}}", package.layer, layer_width, p, width);
+    package.has_group = planned[p].has_group;
+    package.first_rule = static_cast<std::uint32_t>(graph.rules.size());
+    const std::size_t planned_end = p + 1 < package_count ? planned[p + 1].first_rule : planned_rules.size();
+    package.rule_count = static_cast<std::uint32_t>(planned_end - planned[p].first_rule);
+    for (std::uint32_t j = 0; j < package.rule_count; ++j) {
+      RuleNode rule;
+      rule.package = static_cast<std::uint32_t>(p);
+      rule.index = j;
+      const auto [srcs, outs, kind] = planned_rules[planned[p].first_rule + j];
+      rule.outs = outs;
+      rule.kind = kind;
+      rule.srcs.reserve(srcs);
+      for (std::uint32_t s = 0; s < srcs; ++s) rule.srcs.push_back({s, 0});
+      rule.next_source_id = srcs;
+      rule.macro = package.has_defs && rng.Chance(options.macro_fraction);
+      rule.flag = rng.Chance(0.5);
+      graph.rules.push_back(std::move(rule));
+    }
+    graph.packages.push_back(std::move(package));
+  }
+
+  layer_rules_.resize(graph.layers);
+  for (std::uint32_t l = 0; l < graph.layers; ++l) layer_rules_[l] = graph.LayerRules(l);
+}
+
+void GraphBuilder::Reserve(std::size_t at, std::size_t count, WiringProgress* progress) {
+  std::vector<std::uint32_t>& deps = graph_.deps;
+  if (at + count <= deps.size()) return;
+  const std::size_t size = std::max(at + count, 2 * deps.size());
+  if (progress == nullptr) {
+    deps.resize(size);
+  } else {
+    const auto lock = progress->Exclusive();
+    deps.resize(size);
+  }
+}
+
+// Each rule's deps written in place (graph_.deps is sized first), so a reader holding
+// progress's shared lock can follow the rules already reported while later ones are written.
+void GraphBuilder::Wire(WiringProgress* progress) {
+  if (options_.shape.Any()) {
+    WireShaped(progress);
+  } else {
+    WireUniform(progress);
+  }
+  if (progress != nullptr) progress->Report(static_cast<std::uint32_t>(graph_.rules.size()));
+}
+
+// Wire each rule to fan_in distinct rules of the layer directly below.
+void GraphBuilder::WireUniform(WiringProgress* progress) {
+  BazelGraph& graph = graph_;
+  std::size_t total = 0;  // exactly: each rule's count is known before any draw
+  for (const RuleNode& rule : graph.rules) {
+    const std::uint32_t layer = graph.packages[rule.package].layer;
+    if (layer == 0) continue;
+    const auto [first, last] = layer_rules_[layer - 1];
+    total += static_cast<std::size_t>(std::min<std::int64_t>(options_.fan_in, static_cast<std::int64_t>(last - first)));
+  }
+  Reserve(0, total, progress);
+  std::size_t at = 0;
+  const auto rule_count = static_cast<std::uint32_t>(graph.rules.size());
+  for (std::uint32_t r = 0; r < rule_count; ++r) {
+    RuleNode& rule = graph.rules[r];
+    const std::uint32_t layer = graph.packages[rule.package].layer;
+    rule.dep_begin = static_cast<std::uint32_t>(at);
+    if (layer > 0) {
+      const auto [first, last] = layer_rules_[layer - 1];
+      const auto count =
+          static_cast<std::uint32_t>(std::min<std::int64_t>(options_.fan_in, static_cast<std::int64_t>(last - first)));
+      PickDistinctInto(rng_, first, last, count, graph.deps.data() + at);
+      rule.dep_count = count;
+      at += count;
+    }
+    if (progress != nullptr && (r + 1) % kReportEvery == 0 && !progress->Report(r + 1)) return;
+  }
+}
+
 // The shaped graph's edges: a log-normal number of deps per rule, some from deeper layers,
 // favouring a layer's first rules; an alias has one dep, a config_setting none; select() on a
 // config_setting of a lower layer; external repositories named with a skewed (1/rank) choice.
-void WireShaped(BazelGraph& graph, const GraphOptions& options,
-                const std::vector<std::pair<std::uint32_t, std::uint32_t>>& layer_rules, Rng& rng) {
+void GraphBuilder::WireShaped(WiringProgress* progress) {
+  BazelGraph& graph = graph_;
+  const GraphOptions& options = options_;
+  Rng& rng = shape_rng_;
   const ShapeOptions& shape = options.shape;
   std::vector<std::uint32_t> configs;  // config_setting rules, in order (so by layer)
   double harmonic = 0;
   for (std::size_t i = 0; i < graph.externals.size(); ++i) harmonic += 1.0 / static_cast<double>(i + 1);
   std::vector<std::uint32_t> picked;
-  for (std::uint32_t r = 0; r < graph.rules.size(); ++r) {
+  // A guess of the total (a rule's count is drawn as it is wired), grown when short: fan_in
+  // times the mean of the log-normal factor, exp(sigma^2 / 2), and a tenth more.
+  const double per_rule =
+      static_cast<double>(options.fan_in) * Exp(shape.fan_in_sigma * shape.fan_in_sigma / 2) * 1.1 + 2;
+  Reserve(0, static_cast<std::size_t>(static_cast<double>(graph.rules.size()) * per_rule), progress);
+  std::size_t at = 0;
+  const auto rule_count = static_cast<std::uint32_t>(graph.rules.size());
+  for (std::uint32_t r = 0; r < rule_count; ++r) {
     RuleNode& rule = graph.rules[r];
     const std::uint32_t layer = graph.packages[rule.package].layer;
-    rule.dep_begin = static_cast<std::uint32_t>(graph.deps.size());
+    rule.dep_begin = static_cast<std::uint32_t>(at);
     const double factor = LogNormalFactor(rng, shape.fan_in_sigma);
     if (layer > 0 && rule.kind != kConfigSetting) {
-      const auto [first, last] = layer_rules[layer - 1];
+      const auto [first, last] = layer_rules_[layer - 1];
       auto want = static_cast<std::int64_t>(static_cast<double>(options.fan_in) * factor + 0.5);
       if (rule.kind == kAlias) want = 1;
       std::uint32_t deep = 0;
@@ -363,7 +571,9 @@ void WireShaped(BazelGraph& graph, const GraphOptions& options,
           }
         }
       }
-      graph.deps.insert(graph.deps.end(), picked.begin(), picked.end());
+      Reserve(at, picked.size(), progress);
+      std::copy(picked.begin(), picked.end(), graph.deps.begin() + static_cast<std::ptrdiff_t>(at));
+      at += picked.size();
       rule.dep_count = static_cast<std::uint32_t>(picked.size());
     }
     if (rule.kind == kAlias && rule.dep_count == 0) rule.kind = kFilegroup;  // nothing to alias
@@ -384,146 +594,15 @@ void WireShaped(BazelGraph& graph, const GraphOptions& options,
       std::sort(rule.external_deps.begin(), rule.external_deps.end(),
                 [&](std::uint32_t a, std::uint32_t b) { return graph.externals[a] < graph.externals[b]; });
     }
+    if (progress != nullptr && (r + 1) % kReportEvery == 0 && !progress->Report(r + 1)) return;
   }
-}
-
-std::uint8_t ShapedKind(Rng& rng, const ShapeOptions& shape, std::uint8_t uniform) {
-  const std::pair<double, std::uint8_t> shares[] = {{shape.test_fraction, kCcTest},
-                                                    {shape.binary_fraction, kCcBinary},
-                                                    {shape.filegroup_fraction, kFilegroup},
-                                                    {shape.alias_fraction, kAlias},
-                                                    {shape.config_setting_fraction, kConfigSetting},
-                                                    {shape.starlark_fraction, kMyRule}};
-  double u = rng.Unit();
-  for (const auto& [share, kind] : shares) {
-    if (u < share) return kind;
-    u -= share;
+  // Down to what was drawn (a shrink keeps the storage where it is, but the vector changes).
+  if (progress == nullptr) {
+    graph.deps.resize(at);
+  } else {
+    const auto lock = progress->Exclusive();
+    graph.deps.resize(at);
   }
-  return uniform;
-}
-}  // namespace
-
-BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed) {
-  BazelGraph graph;
-  graph.seed = seed;
-  Rng rng(seed, kGraphStream);
-  const bool shaped = options.shape.Any();
-  Rng shape_rng(seed, kShapeStream);
-  graph.starlark_rules = options.shape.starlark_fraction > 0;
-  graph.source_bytes_sigma = options.shape.source_bytes_sigma;
-
-  const std::int64_t external_count =
-      std::clamp<std::int64_t>(options.targets - FixedExternalCount(), 0, options.external_targets);
-  for (std::int64_t i = 0; i < external_count; ++i) {
-    const auto slot = static_cast<std::size_t>(i) % kExternalNames.size();
-    const auto round = static_cast<std::size_t>(i) / kExternalNames.size();
-    graph.externals.push_back(round == 0 ? std::string(kExternalNames[slot])
-                                         : fmt::format("{}_{}", kExternalNames[slot], round));
-  }
-
-  // Plan packages greedily against the target budget so the total comes out exact (once it
-  // covers the fixed externals): every package but the last is full; the last is cut short
-  // wherever the budget runs out. A genrule needs an output and a java_library has two, so
-  // where the budget cannot pay for them the rule becomes a cc_library.
-  std::int64_t budget = options.targets - FixedExternalCount() - external_count;
-  struct PlannedRule {
-    std::uint32_t srcs, outs;
-    std::uint8_t kind;
-  };
-  struct Planned {
-    bool has_group = false;
-    std::vector<PlannedRule> rules;
-  };
-  std::vector<Planned> planned;
-  while (budget > 0) {
-    Planned package;
-    budget -= 1;  // BUILD
-    if (options.package_groups && budget > 0) {
-      package.has_group = true;
-      budget -= 1;
-    }
-    std::int64_t rules_here = options.rules_per_package;
-    if (options.shape.package_sigma > 0) {
-      const double drawn =
-          static_cast<double>(options.rules_per_package) * LogNormalFactor(shape_rng, options.shape.package_sigma);
-      rules_here = std::clamp<std::int64_t>(static_cast<std::int64_t>(drawn + 0.5), 1, 4096);
-    }
-    while (budget > 0 && std::cmp_less(package.rules.size(), rules_here)) {
-      budget -= 1;
-      auto kind = static_cast<std::uint8_t>(rng.Below(kUniformClasses));
-      if (shaped) kind = ShapedKind(shape_rng, options.shape, kind);
-      const bool sourceless = kind == kAlias || kind == kConfigSetting;
-      const auto srcs = sourceless ? 0 : static_cast<std::uint32_t>(std::min(options.srcs_per_rule, budget));
-      budget -= srcs;
-      std::uint32_t outs = 0;
-      if (kind == kGenrule) outs = static_cast<std::uint32_t>(std::min(options.outs_per_rule, budget));
-      if (kind == kJavaLibrary && budget >= 2) outs = 2;
-      if ((kind == kGenrule || kind == kJavaLibrary) && outs == 0) kind = kCcLibrary;
-      if (kind == kCcBinary || kind == kCcTest) {  // cc_binary: NAME.stripped, NAME.dwp; cc_test: NAME.dwp
-        outs = static_cast<std::uint32_t>(ImplicitOutputs(kind).size());
-        if (outs > budget) {
-          kind = kCcLibrary;
-          outs = 0;
-        }
-      }
-      budget -= outs;
-      package.rules.push_back({srcs, outs, kind});
-    }
-    planned.push_back(std::move(package));
-  }
-
-  const auto package_count = static_cast<std::uint64_t>(planned.size());
-  graph.layers =
-      static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(options.layers, package_count)));
-  // Sized once: growing them moved every rule built so far (most of BuildGraph's own time).
-  std::size_t rule_count = 0;
-  for (const Planned& package : planned) rule_count += package.rules.size();
-  graph.rules.reserve(rule_count);
-  graph.packages.reserve(package_count);
-  const int width = std::max(5, Digits(package_count == 0 ? 0 : package_count - 1));
-  const int layer_width = std::max(2, Digits(graph.layers - 1));
-  for (std::uint64_t p = 0; p < package_count; ++p) {
-    PackageNode package;
-    package.layer = static_cast<std::uint32_t>(p * graph.layers / package_count);
-    package.name = fmt::format("src/l{:0{}}/p{:0{}}", package.layer, layer_width, p, width);
-    package.has_group = planned[p].has_group;
-    package.first_rule = static_cast<std::uint32_t>(graph.rules.size());
-    package.rule_count = static_cast<std::uint32_t>(planned[p].rules.size());
-    for (std::uint32_t j = 0; j < package.rule_count; ++j) {
-      RuleNode rule;
-      rule.package = static_cast<std::uint32_t>(p);
-      rule.index = j;
-      const auto [srcs, outs, kind] = planned[p].rules[j];
-      rule.outs = outs;
-      rule.kind = kind;
-      rule.srcs.reserve(srcs);
-      for (std::uint32_t s = 0; s < srcs; ++s) rule.srcs.push_back({s, 0});
-      rule.next_source_id = srcs;
-      rule.macro = package.has_defs && rng.Chance(options.macro_fraction);
-      rule.flag = rng.Chance(0.5);
-      graph.rules.push_back(std::move(rule));
-    }
-    graph.packages.push_back(std::move(package));
-  }
-
-  // Wire each rule to fan_in distinct rules of the layer directly below.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> layer_rules(graph.layers);
-  for (std::uint32_t l = 0; l < graph.layers; ++l) layer_rules[l] = graph.LayerRules(l);
-  if (shaped) {
-    WireShaped(graph, options, layer_rules, shape_rng);
-    return graph;
-  }
-  for (auto& rule : graph.rules) {
-    const std::uint32_t layer = graph.packages[rule.package].layer;
-    rule.dep_begin = static_cast<std::uint32_t>(graph.deps.size());
-    if (layer == 0) continue;
-    const auto [first, last] = layer_rules[layer - 1];
-    const auto count =
-        static_cast<std::uint32_t>(std::min<std::int64_t>(options.fan_in, static_cast<std::int64_t>(last - first)));
-    PickDistinct(rng, first, last, count, graph.deps);
-    rule.dep_count = count;
-  }
-  return graph;
 }
 
 }  // namespace pe::gen

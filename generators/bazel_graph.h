@@ -168,6 +168,39 @@ inline constexpr std::string_view kWorkspaceName = "perfengine_fixture";
 // Deterministic in (options, seed).
 BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed);
 
+class WiringProgress;
+
+// BuildGraph in its two steps, so that a writer can start on the first rules while the rest are
+// still being wired on another thread (WriteQueryProto's pipeline, query_proto.h). The
+// constructor plans the graph: every external, package and rule (class, sources, outputs, macro
+// and flag), no deps yet. Wire() then draws each rule's deps in rule order, the same draws
+// BuildGraph makes, so the graph comes out the same.
+class GraphBuilder {
+ public:
+  GraphBuilder(const GraphOptions& options, std::uint64_t seed);
+
+  // Complete once Wire() has returned; before that, rules [0, progress.Wired()) are.
+  const BazelGraph& graph() const { return graph_; }
+  BazelGraph& graph() { return graph_; }
+
+  // Wires every rule. With a progress, reports how many rules are wired as it goes, grows the
+  // deps vector only under progress's exclusive lock, and stops early (returns) when it is
+  // cancelled.
+  void Wire(WiringProgress* progress = nullptr);
+
+ private:
+  void WireUniform(WiringProgress* progress);
+  void WireShaped(WiringProgress* progress);
+  // Makes room for `count` more deps at graph_.deps[at...] (under progress's lock if any).
+  void Reserve(std::size_t at, std::size_t count, WiringProgress* progress);
+
+  GraphOptions options_;
+  BazelGraph graph_;
+  Rng rng_;
+  Rng shape_rng_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> layer_rules_;
+};
+
 // Where things sit in the generated BUILD files, so query locations match the files on disk.
 inline constexpr std::uint32_t kBuildHeaderLines = 2;
 inline constexpr std::uint32_t kBuildRuleLines = 9;

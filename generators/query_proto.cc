@@ -10,6 +10,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -18,7 +19,9 @@
 #include <vector>
 
 #include "generators/bazel_4_2_3.h"
+#include "generators/huge_pages.h"
 #include "generators/sha256.h"
+#include "generators/wiring_progress.h"
 
 namespace pe::gen {
 namespace {
@@ -62,9 +65,8 @@ class Buffer {
  private:
   void Grow(std::size_t n) {
     const std::size_t used = size();
-    const std::size_t capacity =
-        std::max({used + n, 2 * static_cast<std::size_t>(end_ - begin_), std::size_t{1} << 16});
-    auto fresh = std::make_unique_for_overwrite<char[]>(capacity);
+    std::size_t capacity = std::max({used + n, 2 * static_cast<std::size_t>(end_ - begin_), std::size_t{1} << 16});
+    RawBytes fresh = AllocateRawBytes(capacity);  // huge pages from 2 MiB: a block buffer faults once
     if (used > 0) std::memcpy(fresh.get(), begin_, used);
     storage_ = std::move(fresh);
     begin_ = storage_.get();
@@ -72,7 +74,7 @@ class Buffer {
     end_ = begin_ + capacity;
   }
 
-  std::unique_ptr<char[]> storage_;
+  RawBytes storage_;
   char* begin_ = nullptr;
   char* end_ = nullptr;
 };
@@ -190,8 +192,8 @@ const bazel423::RuleClass& RecordedClass(std::string_view name) {
 struct Attr {
   std::string_view name;
   std::uint32_t type = attribute::kString;
-  const std::string* string_value = nullptr;
-  const std::string* const* list = nullptr;
+  const std::string_view* string_value = nullptr;
+  const std::string_view* list = nullptr;
   std::size_t list_size = 0;
   int boolean_value = -1;  // set for kBoolean
   bool nodep = false;
@@ -202,7 +204,7 @@ struct Attr {
 std::size_t LengthBytes(const Attr& a) {
   std::size_t estimate = a.name.size() + 16;
   if (a.string_value != nullptr) estimate += a.string_value->size();
-  for (std::size_t i = 0; i < a.list_size; ++i) estimate += a.list[i]->size() + 2;
+  for (std::size_t i = 0; i < a.list_size; ++i) estimate += a.list[i].size() + 2;
   return estimate < 128 ? 1 : 2;
 }
 
@@ -219,7 +221,7 @@ void Attribute(wire::Buffer& sink, const Attr& a) {
         }
         if (a.string_value != nullptr) wire::Bytes(s, attribute::kStringValue, *a.string_value);
         for (std::size_t i = 0; i < a.list_size; ++i) {
-          wire::Bytes(s, attribute::kStringListValue, *a.list[i]);
+          wire::Bytes(s, attribute::kStringListValue, a.list[i]);
         }
         wire::Uint(s, attribute::kExplicitlySpecified, a.explicitly_specified ? 1 : 0);
         if (a.type == attribute::kBoolean) {
@@ -250,7 +252,7 @@ std::string_view RepositoryOf(std::string_view label) {
   return label.substr(1, label.find("//") - 1);
 }
 
-void StringAttribute(wire::Buffer& sink, std::string_view name, const std::string& value) {
+void StringAttribute(wire::Buffer& sink, std::string_view name, std::string_view value) {
   Attribute(sink, {.name = name, .string_value = &value});
 }
 
@@ -362,9 +364,19 @@ struct Shared {
         keys.emplace_back(RepositoryOf(input));
       }
     }
-    // Every rule's label is named by up to fan_in dependents: build each once.
+    // Every rule's label is named by up to fan_in dependents: build each once, all of them in
+    // one string (no allocation per label), "//" + package + ":mod" + index.
+    std::size_t label_bytes = 0;
+    for (const RuleNode& rule : graph.rules) label_bytes += graph.packages[rule.package].name.size() + 16;
+    rule_label_bytes.reserve(label_bytes);  // an upper bound, so the views below stay valid
     rule_labels.reserve(graph.rules.size());
-    for (std::uint32_t r = 0; r < graph.rules.size(); ++r) rule_labels.push_back(graph.RuleLabel(r));
+    for (const RuleNode& rule : graph.rules) {
+      const std::size_t at = rule_label_bytes.size();
+      rule_label_bytes.append("//").append(graph.packages[rule.package].name).append(":mod");
+      AppendNumber(rule_label_bytes, rule.index);
+      rule_labels.push_back(std::string_view(rule_label_bytes).substr(at));
+    }
+    RankRuleLabels(graph);
     for (std::uint32_t e = 0; e < graph.externals.size(); ++e) {
       const std::string& name = graph.externals[e];
       if (bzlmod) {
@@ -388,6 +400,42 @@ struct Shared {
     }
   }
 
+  // rule_keys: a rule's deps are sorted among a rule's inputs by label, a few string compares
+  // each for every dep. Where every package name has one length and the names rise with the
+  // package's index (as BuildGraph names them), "//P:modI" sorts by P's index, then by I as a
+  // decimal string: key = package << 32 | the rank of I's digits. Else the keys are the
+  // labels' places in the sorted list of them all.
+  void RankRuleLabels(const BazelGraph& graph) {
+    const auto& packages = graph.packages;
+    bool rising = true;
+    for (std::size_t p = 1; p < packages.size() && rising; ++p) {
+      rising = packages[p].name.size() == packages[0].name.size() && packages[p - 1].name < packages[p].name;
+    }
+    rule_keys.resize(graph.rules.size());
+    if (rising) {
+      std::uint32_t names = 0;
+      for (const RuleNode& rule : graph.rules) names = std::max(names, rule.index + 1);
+      std::vector<std::uint32_t> by_digits(names);
+      for (std::uint32_t i = 0; i < names; ++i) by_digits[i] = i;
+      std::sort(by_digits.begin(), by_digits.end(), [](std::uint32_t a, std::uint32_t b) {
+        char x[12], y[12];
+        return std::string_view(x, std::to_chars(x, x + sizeof x, a).ptr) <
+               std::string_view(y, std::to_chars(y, y + sizeof y, b).ptr);
+      });
+      std::vector<std::uint32_t> rank(names);
+      for (std::uint32_t k = 0; k < names; ++k) rank[by_digits[k]] = k;
+      for (std::size_t r = 0; r < graph.rules.size(); ++r) {
+        rule_keys[r] = (std::uint64_t{graph.rules[r].package} << 32) | rank[graph.rules[r].index];
+      }
+      return;
+    }
+    std::vector<std::uint32_t> order(graph.rules.size());
+    for (std::uint32_t r = 0; r < order.size(); ++r) order[r] = r;
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return rule_labels[a] < rule_labels[b]; });
+    for (std::size_t k = 0; k < order.size(); ++k) rule_keys[order[k]] = k;
+  }
+
   const BazelGraph& graph;
   StreamShape shape;
   const bazel423::RuleClass& http_archive;
@@ -397,8 +445,10 @@ struct Shared {
   std::vector<std::vector<std::string>> implicit_keys;    // the repository each sorts by
   std::vector<std::array<std::vector<Piece>, 4>> plans;   // by RuleNode::kind, then `computed`
   std::vector<std::string> implicit_encoded;              // by RuleNode::kind: implicit_inputs as rule inputs
-  std::vector<std::string> rule_labels;
-  std::vector<std::string> external_labels;  // by BazelGraph::externals index
+  std::string rule_label_bytes;                           // every rule label, one after the other
+  std::vector<std::string_view> rule_labels;              // by rule, into rule_label_bytes
+  std::vector<std::uint64_t> rule_keys;                   // by rule: ordered as rule_labels are, compared in one go
+  std::vector<std::string> external_labels;               // by BazelGraph::externals index
   std::vector<std::string> external_keys;    // the repository each sorts by
 };
 
@@ -420,6 +470,7 @@ class Writer {
         plans_(shared.plans),
         implicit_encoded_(shared.implicit_encoded),
         rule_labels_(shared.rule_labels),
+        rule_keys_(shared.rule_keys),
         external_labels_(shared.external_labels),
         external_keys_(shared.external_keys) {}
 
@@ -495,7 +546,7 @@ class Writer {
     const std::string sha256 = ExternalSha256(graph_, name);
     const std::string strip_prefix = name + "-1.0";
     const std::string url = fmt::format("https://example.com/{0}/{0}-1.0.tar.gz", name);
-    const std::string* urls[] = {&url};
+    const std::string_view urls[] = {url};
     const std::string frame = location + ": <toplevel>";
     Emit(target::kTypeRule, target::kRule, [&](auto& s) {
       wire::Bytes(s, rule::kName, label);
@@ -600,24 +651,35 @@ class Writer {
     lists_.clear();
     for (std::size_t i = 0; i < source_count; ++i) {
       labels_[i].assign(prefix_).append(BazelGraph::SourceName(node, node.srcs[i]));
-      lists_.push_back(&labels_[i]);
+      lists_.push_back(labels_[i]);
     }
-    for (std::uint32_t dep : deps) lists_.push_back(&rule_labels_[dep]);
+    for (std::uint32_t dep : deps) lists_.push_back(rule_labels_[dep]);
     const std::size_t externals_at = source_count + deps.size();
-    for (std::uint32_t e : node.external_deps) lists_.push_back(&external_labels_[e]);
+    for (std::uint32_t e : node.external_deps) lists_.push_back(external_labels_[e]);
     const std::size_t outs_at = externals_at + node.external_deps.size();
     for (std::uint32_t k = 0; k < node.outs; ++k) {
       labels_[source_count + k].assign(prefix_).append(BazelGraph::OutputName(node, k));
-      lists_.push_back(&labels_[source_count + k]);
+      lists_.push_back(labels_[source_count + k]);
     }
-    // Rule inputs: srcs and deps sorted, then the class's implicit @bazel_tools inputs, which
-    // sort after every "//" label.
-    sorted_.assign(lists_.begin(), lists_.begin() + static_cast<std::ptrdiff_t>(externals_at));
-    std::sort(sorted_.begin(), sorted_.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
-    const std::string* const tags[] = {&tag_};
-    const std::string* const visibility[] = {&kPublic};
+    // Rule inputs: srcs and deps sorted by label, then the class's implicit @bazel_tools
+    // inputs, which sort after every "//" label. The deps sorted by their keys (the same order
+    // as their labels), the srcs by label, then the two merged (the deps are of lower layers,
+    // so usually all before the srcs: one compare).
+    dep_order_.assign(deps.begin(), deps.end());
+    std::sort(dep_order_.begin(), dep_order_.end(),
+              [this](std::uint32_t a, std::uint32_t b) { return rule_keys_[a] < rule_keys_[b]; });
+    sorted_.clear();
+    for (std::uint32_t dep : dep_order_) sorted_.push_back(rule_labels_[dep]);
+    const auto deps_end = static_cast<std::ptrdiff_t>(sorted_.size());
+    sorted_.insert(sorted_.end(), lists_.begin(), lists_.begin() + static_cast<std::ptrdiff_t>(source_count));
+    std::sort(sorted_.begin() + deps_end, sorted_.end());
+    if (deps_end > 0 && std::cmp_less(deps_end, sorted_.size()) && sorted_[deps_end] < sorted_[deps_end - 1]) {
+      std::inplace_merge(sorted_.begin(), sorted_.begin() + deps_end, sorted_.end());
+    }
     tag_.assign("l");
     AppendNumber(tag_, package.layer);
+    const std::string_view tags[] = {tag_};  // after tag_ is made: a view of its bytes
+    const std::string_view visibility[] = {kPublic};
     frame_.assign(location).append(": <toplevel>");
     macro_frame_.assign(package.name).append("/defs.bzl:2:9: my_macro");
     const unsigned computed = (node.macro ? kByMacro : 0) | (node.select ? kBySelect : 0);
@@ -660,7 +722,7 @@ class Writer {
                           .explicitly_specified = false});
             break;
           case Slot::kActual:
-            Attribute(s, {.name = attr, .type = attribute::kLabel, .string_value = lists_[source_count]});
+            Attribute(s, {.name = attr, .type = attribute::kLabel, .string_value = &lists_[source_count]});
             break;
           case Slot::kValues:
             config_value_.assign("pe=").append(name);
@@ -695,7 +757,7 @@ class Writer {
             throw std::logic_error(fmt::format("no value for {}'s attribute {}", recorded.name, attr));
         }
       }
-      for (const std::string* input : sorted_) wire::Bytes(s, rule::kRuleInput, *input);
+      for (const std::string_view input : sorted_) wire::Bytes(s, rule::kRuleInput, input);
       // External repositories named explicitly and the class's implicit inputs (as this stream
       // shape prints them), merged in Bazel's label order (by repository first, as this shape's
       // Bazel compares repositories; both lists are in that order already).
@@ -708,13 +770,13 @@ class Writer {
         const std::vector<std::string>& implicit_keys = implicit_keys_[node.kind];
         for (std::size_t i = 0; i < implicit.size(); ++i) {
           while (e < outs_at && external_keys_[node.external_deps[e - externals_at]] < implicit_keys[i])
-            wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
+            wire::Bytes(s, rule::kRuleInput, lists_[e++]);
           wire::Bytes(s, rule::kRuleInput, implicit[i]);
         }
       }
-      while (e < outs_at) wire::Bytes(s, rule::kRuleInput, *lists_[e++]);
+      while (e < outs_at) wire::Bytes(s, rule::kRuleInput, lists_[e++]);
       for (std::uint32_t k = 0; k < node.outs; ++k) {
-        wire::Bytes(s, rule::kRuleOutput, *lists_[outs_at + k]);
+        wire::Bytes(s, rule::kRuleOutput, lists_[outs_at + k]);
       }
       wire::Bytes(s, rule::kInstantiationStack, frame_);
       if (node.macro) wire::Bytes(s, rule::kInstantiationStack, macro_frame_);
@@ -745,18 +807,20 @@ class Writer {
   const std::vector<std::vector<std::string>>& implicit_keys_;
   const std::vector<std::array<std::vector<Piece>, 4>>& plans_;
   const std::vector<std::string>& implicit_encoded_;
-  const std::vector<std::string>& rule_labels_;
+  const std::vector<std::string_view>& rule_labels_;
+  const std::vector<std::uint64_t>& rule_keys_;
   const std::vector<std::string>& external_labels_;
   const std::vector<std::string>& external_keys_;
   std::string config_value_;
-  std::vector<const std::string*> when_key_;
+  std::vector<std::string_view> when_key_;
   // Scratch strings reused across targets, so steady state allocates little.
   std::string prefix_, build_file_, defs_label_, label_, name_, tag_, frame_, macro_frame_;
   std::vector<std::string> locations_;
   std::vector<PackageEntry> entries_;
   std::vector<std::string> labels_;
-  std::vector<const std::string*> lists_;
-  std::vector<const std::string*> sorted_;
+  std::vector<std::string_view> lists_;
+  std::vector<std::string_view> sorted_;
+  std::vector<std::uint32_t> dep_order_;
 };
 
 // The packages split into blocks of about 1 MB of output each. Two threads encode blocks, in
@@ -771,6 +835,7 @@ constexpr std::size_t kAhead = 4;
 
 struct Block {
   std::uint32_t first = 0, end = 0;  // packages
+  std::uint32_t rules_end = 0;       // the rules of [first, end) are below this one
   wire::Buffer* bytes = nullptr;
   bool ready = false;
 };
@@ -783,7 +848,8 @@ std::vector<Block> SplitIntoBlocks(const BazelGraph& graph) {
   for (std::uint32_t p = 0; p < packages; ++p) {
     rules += graph.packages[p].rule_count;
     if (rules >= kBlockRules || p + 1 == packages) {
-      blocks.push_back({.first = first, .end = p + 1});
+      blocks.push_back(
+          {.first = first, .end = p + 1, .rules_end = graph.packages[p].first_rule + graph.packages[p].rule_count});
       first = p + 1;
       rules = 0;
     }
@@ -791,7 +857,8 @@ std::vector<Block> SplitIntoBlocks(const BazelGraph& graph) {
   return blocks;
 }
 
-void WriteBlocks(const Shared& shared, std::vector<Block>& blocks, OutputFile& out) {
+// With a progress, the graph is still being wired: a block is encoded once its rules are.
+void WriteBlocks(const Shared& shared, std::vector<Block>& blocks, OutputFile& out, WiringProgress* progress) {
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t next = 0;     // the next block a thread takes
@@ -816,6 +883,8 @@ void WriteBlocks(const Shared& shared, std::vector<Block>& blocks, OutputFile& o
         }
       }
       try {
+        std::shared_lock<std::shared_mutex> reading;
+        if (progress != nullptr) reading = progress->Await(blocks[i].rules_end);
         buffer->clear();
         buffer->Need(std::size_t{2} << 20);
         Writer(shared, *buffer, nullptr).Packages(blocks[i].first, blocks[i].end);
@@ -867,7 +936,48 @@ void WriteQueryProto(const BazelGraph& graph, OutputFile& out, StreamShape shape
     return;
   }
   writer.Flush();
-  WriteBlocks(shared, blocks, out);
+  WriteBlocks(shared, blocks, out, nullptr);
+}
+
+BazelGraph BuildAndWriteQueryProto(const GraphOptions& options, std::uint64_t seed, const std::filesystem::path& path,
+                                   StreamShape shape) {
+  GraphBuilder builder(options, seed);
+  std::vector<Block> blocks = SplitIntoBlocks(builder.graph());
+  if (blocks.size() < 2) {
+    builder.Wire();
+    WriteQueryProto(builder.graph(), path, shape);
+    return std::move(builder.graph());
+  }
+  // Every package and rule exists already; their deps are drawn on a thread of its own while
+  // this one makes the labels and writes the head, and the block encoders follow the wiring.
+  WiringProgress progress;
+  std::exception_ptr wiring_failure;
+  std::thread wiring([&] {
+    try {
+      builder.Wire(&progress);
+    } catch (...) {
+      wiring_failure = std::current_exception();
+    }
+    progress.Finish();
+  });
+  try {
+    OutputFile out(path);
+    const Shared shared(builder.graph(), shape);
+    wire::Buffer buffer;
+    Writer writer(shared, buffer, &out);
+    writer.Head();
+    writer.Flush();
+    WriteBlocks(shared, blocks, out, &progress);
+    out.Close();
+  } catch (...) {
+    progress.Cancel();
+    wiring.join();
+    if (wiring_failure) std::rethrow_exception(wiring_failure);  // the cause of a WiringStopped
+    throw;
+  }
+  wiring.join();
+  if (wiring_failure) std::rethrow_exception(wiring_failure);
+  return std::move(builder.graph());
 }
 
 void WriteQueryProto(const BazelGraph& graph, const std::filesystem::path& path, StreamShape shape) {

@@ -17,4 +17,11 @@ void WriteQueryProto(const BazelGraph& graph, OutputFile& out, StreamShape shape
 void WriteQueryProto(const BazelGraph& graph, const std::filesystem::path& path,
                      StreamShape shape = StreamShape::kWorkspace);
 
+// BuildGraph(options, seed) and WriteQueryProto of it to path, the same bytes, in a pipeline: the
+// rules' deps are drawn on a thread of its own (GraphBuilder::Wire) while the writer makes the
+// labels, writes the head and encodes each block of packages once its rules are wired. Returns
+// the graph.
+BazelGraph BuildAndWriteQueryProto(const GraphOptions& options, std::uint64_t seed, const std::filesystem::path& path,
+                                   StreamShape shape = StreamShape::kWorkspace);
+
 }  // namespace pe::gen
