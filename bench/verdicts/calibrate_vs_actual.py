@@ -97,6 +97,17 @@ def resolution_rounds(perfengine, results, work_dir):
     return out
 
 
+def run_spec(perfengine, spec, work_dir, tag):
+    """`perfengine run SPEC` on the spec file itself; its results, or None when the run failed."""
+    results = os.path.join(work_dir, f"results-{tag}.json")
+    p = subprocess.run([perfengine, "run", spec, "--json", results, "--quiet"], capture_output=True, text=True)
+    if p.returncode == 2 or not os.path.exists(results):
+        sys.stderr.write(f"run {tag} failed (exit {p.returncode}):\n{p.stdout}{p.stderr}")
+        return None
+    with open(results) as f:
+        return json.load(f)
+
+
 def cut_to_own_levels(results, k, confidence):
     """The results file with only its first k measured rounds per workload, each workload's
     checks at its own level (confidence: name -> level, as the run judged them)."""
@@ -143,35 +154,49 @@ def main():
     for name, spec, change in scenarios:
         cal, text = calibrate(perfengine, spec, args.calibrate_rounds, change, work_dir, len(rows))
         print(f"\n== {name}: calibrate --assume-change={change}\n{text}", flush=True)
-        actual = {}
+        actual, measured = {}, {}
         for r in range(args.runs):
-            with open(spec) as f:
-                spec_text = f.read()
-            results = run_once(perfengine, spec_text.replace("seed = 7000", f"seed = {7000 + r}"), work_dir,
-                               f"{len(rows)}-{r}")
+            if name == "spec":
+                # The user's spec runs where it is: its contenders' relative paths are the
+                # spec's own directory's, so a copy elsewhere could not find them.
+                results = run_spec(perfengine, spec, work_dir, f"{len(rows)}-{r}")
+            else:
+                with open(spec) as f:
+                    spec_text = f.read()
+                results = run_once(perfengine, spec_text.replace("seed = 7000", f"seed = {7000 + r}"), work_dir,
+                                   f"{len(rows)}-{r}")
             if results is None:
                 continue
             for key, value in resolution_rounds(perfengine, results, work_dir).items():
                 actual.setdefault(key, []).append(value)
+            for c in results["verdict"]["checks"]:
+                if c.get("measured") is not None:
+                    measured.setdefault((c["workload"], c["threshold"]), []).append(c["measured"])
             print(f"  {name} run {r + 1}/{args.runs}: exit {results['verdict']['exit']}; load {loadavg()}", flush=True)
         for w in cal["workloads"]:
             for c in w["checks"]:
                 got = actual.get((w["name"], c["threshold"]), [])
-                rows.append((name, w["name"], c["threshold"], c["bar"], c["rounds_at_assumed"], got))
+                rows.append((name, w["name"], c["threshold"], c["bar"], c["rounds_at_assumed"], got,
+                             c.get("detectable"), measured.get((w["name"], c["threshold"]))))
     print(f"\nload average at end {loadavg()}\n")
-    print(f"{'scenario':<9} {'workload':<28} {'check':<18} {'bar':>6} {'predicted':>10} {'actual median':>14} "
-          f"{'actual range':>13} verdicts")
-    for name, workload, threshold, bar, predicted, got in rows:
+    print(f"{'scenario':<9} {'workload':<30} {'check':<18} {'bar':>6} {'shown at 80%':>12} {'measured':>9} "
+          f"{'predicted':>10} {'actual median':>14} {'actual range':>13} verdicts")
+    for name, workload, threshold, bar, predicted, got, detectable, seen in rows:
         rounds = [k for k, _ in got]
         states = {}
         for _, state in got:
             states[state] = states.get(state, 0) + 1
         verdicts = ", ".join(f"{s} {n}" for s, n in sorted(states.items())) or "-"
-        print(f"{name:<9} {workload:<28} {threshold:<18} {bar:>6g} {predicted if predicted is not None else 'never':>10} "
+        shown = f"{detectable:.3f}x" if detectable else "-"
+        seen_text = f"{statistics.median(seen):.3f}" if seen else "-"
+        print(f"{name:<9} {workload:<30} {threshold:<18} {bar:>6g} {shown:>12} {seen_text:>9} "
+              f"{predicted if predicted is not None else 'never':>10} "
               f"{statistics.median(rounds) if rounds else '-':>14} "
               f"{f'{min(rounds)}-{max(rounds)}' if rounds else '-':>13} {verdicts}")
-    print("\npredicted: calibrate's rounds to a verdict at the scenario's change; actual: the first round at which "
-          "the check was resolved in each real run (open: unresolved when the run ended, at its last round)")
+    print("\nshown at 80%: the smallest change calibrate says the check shows with 80% power within max_rounds; "
+          "measured: the check's figure in the real runs (median); predicted: calibrate's rounds to a verdict at "
+          "the scenario's change; actual: the first round at which the check was resolved in each real run (open: "
+          "unresolved when the run ended, at its last round)")
     if args.keep:
         print(f"kept in {work_dir}")
     else:
