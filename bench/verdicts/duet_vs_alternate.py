@@ -19,7 +19,6 @@ Duet rounds need at least two cores; Bulej et al., "Duet Benchmarking", ICPE 202
 """
 import argparse
 import json
-import math
 import os
 import shutil
 import statistics
@@ -28,6 +27,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from aa_suite import pair_mad  # noqa: E402  (the per-round log-ratio's MAD, in percent)
 
 SPEC = """
 [run]
@@ -56,11 +57,6 @@ def build(out_dir, extra, iterations):
     return exe
 
 
-def mad(values):
-    m = statistics.median(values)
-    return statistics.median(abs(v - m) for v in values)
-
-
 def run_once(perfengine, text, work_dir, tag):
     spec = os.path.join(work_dir, f"spec-{tag}.toml")
     results = os.path.join(work_dir, f"results-{tag}.json")
@@ -73,19 +69,9 @@ def run_once(perfengine, text, work_dir, tag):
     with open(results) as f:
         data = json.load(f)
     work = next(w for w in data["workloads"] if w["name"] == "work")
-    by_round = {}
-    for s in work["samples"]:
-        if s.get("warmup") or s.get("rss_only"):
-            continue
-        by_round.setdefault(s["round"], {})[s["contender"]] = s
-    cpu, wall = [], []
-    for pair in by_round.values():
-        if len(pair) != 2:
-            continue
-        b, c = pair["baseline"], pair["candidate"]
-        cpu.append(math.log((c["user_s"] + c["sys_s"]) / (b["user_s"] + b["sys_s"])))
-        wall.append(math.log(c["wall_s"] / b["wall_s"]))
-    return p.returncode, len(by_round), mad(cpu), mad(wall)
+    rounds = len({s["round"] for s in work["samples"] if not s.get("warmup") and not s.get("rss_only")})
+    return (p.returncode, rounds, pair_mad(work, lambda s: s["user_s"] + s["sys_s"]),
+            pair_mad(work, lambda s: s["wall_s"]))
 
 
 def main():
@@ -126,8 +112,8 @@ def main():
                     shown += code == 1
                     if used is not None:
                         rounds.append(used)
-                cpu_text = f"{100 * statistics.median(cpu_mads):.2f}%" if cpu_mads else "-"
-                wall_text = f"{100 * statistics.median(wall_mads):.2f}%" if wall_mads else "-"
+                cpu_text = f"{statistics.median(cpu_mads):.2f}%" if cpu_mads else "-"
+                wall_text = f"{statistics.median(wall_mads):.2f}%" if wall_mads else "-"
                 print(f"{order:<10} {load:>5} {cpu_text:>12} {wall_text:>13} {shown:>4} of {args.runs:<3} "
                       f"{statistics.median(rounds) if rounds else '-':>18}", flush=True)
         finally:
