@@ -27,6 +27,8 @@ rounds), the final analysis (the run's own phase times, results "phases"), and t
 
   python3 bench/verdicts/aa_suite.py --perfengine build/bin/perfengine --runs 50
   python3 bench/verdicts/aa_suite.py --runs 50 --load       # alternate and duet, two busy loops
+  python3 bench/verdicts/aa_suite.py --builds old=OLD/perfengine,new=NEW/perfengine --runs 8 \
+      --scenarios planted --planted-iterations 12000000   # an A/B of two builds (issue 27)
 
 --load starts one busy loop per core for the whole harness (killed at the end, and by the
 kernel if the harness dies: PR_SET_PDEATHSIG) and runs every scenario in alternate order and in
@@ -295,6 +297,10 @@ def median_text(values):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--perfengine", default="build/bin/perfengine")
+    ap.add_argument("--builds", default="",
+                    help="an A/B of two or more builds instead of --perfengine: NAME=PATH,NAME=PATH (each the "
+                         "perfengine binary; the perfengine-spawner beside it is used), interleaved run by run "
+                         "in alternating order")
     ap.add_argument("--runs", type=int, default=50, help="runs per scenario and order (R)")
     ap.add_argument("--workloads", type=int, default=30)
     ap.add_argument("--min-iterations", type=int, default=200000, help="work.c's size for w01")
@@ -329,9 +335,19 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     work_dir = tempfile.mkdtemp(prefix="pe-aa-suite-")
-    # A copy, so a rebuild while the trials run cannot swap the binary under them.
-    perfengine = os.path.join(work_dir, "perfengine")
-    shutil.copy2(os.path.abspath(args.perfengine), perfengine)
+    # Copies, so a rebuild while the trials run cannot swap a binary under them; each build's
+    # spawner goes beside its engine, where the engine looks first.
+    builds = {}
+    for name, path in parse_builds(args):
+        build_dir = os.path.join(work_dir, "build-" + name)
+        os.makedirs(build_dir)
+        for program in ("perfengine", "perfengine-spawner"):
+            source = os.path.join(os.path.dirname(os.path.abspath(path)), program)
+            if program == "perfengine":
+                source = os.path.abspath(path)
+            if os.path.exists(source):
+                shutil.copy2(source, os.path.join(build_dir, program))
+        builds[name] = os.path.join(build_dir, "perfengine")
     work = build_work(work_dir)
     family = 2 * args.workloads
     per_check = args.confidence
@@ -349,13 +365,22 @@ def main():
           f"iterations)")
     # Runs are interleaved: run r of every order and scenario before run r + 1 of any, so a drift
     # in the machine's load reaches every row alike.
-    rows = {(order, scenario): Row(order, scenario) for order in orders for scenario in scenarios}
+    rows = {(build, order, scenario): Row(order, scenario, build if len(builds) > 1 else "")
+            for order in orders for scenario in scenarios for build in builds}
     try:
         for r in range(args.runs):
-            for (order, scenario), row in rows.items():
+            # With two builds, their order alternates run by run (A B, B A, ...).
+            keys = list(rows)
+            if len(builds) > 1 and r % 2 == 1:
+                keys = [(b, o, sc) for (o, sc) in dict.fromkeys((o, sc) for _, o, sc in rows)
+                        for b in reversed(list(builds))]
+            for key in keys:
+                build, order, scenario = key
+                row = rows[key]
+                perfengine = builds[build]
                 plant = f"{args.planted_workload}:{args.planted}" if scenario == "planted" else ""
                 started = time.time()
-                tag = f"{scenario}-{order}-{r}"
+                tag = f"{build}-{scenario}-{order}-{r}"
                 results = run_once(perfengine, suite_spec(args, work, order, 5000 + r, plant), work_dir, tag)
                 if results is None:
                     continue
@@ -392,9 +417,10 @@ def main():
                 row.minutes += (time.time() - started) / 60
                 planted_rounds = (f"; {args.planted_workload} rounds {row.fam_rounds[-1] if row.fam_rounds else '-'} "
                                   f"(per-check {row.pc_rounds[-1] if row.pc_rounds else '-'})" if plant else "")
-                print(f"  {order} {scenario} run {r + 1}/{args.runs}: exit {results['verdict']['exit']}, "
+                print(f"  {row.build + ' ' if row.build else ''}{order} {scenario} run {r + 1}/{args.runs}: exit {results['verdict']['exit']}, "
                       f"failed {sorted(failed) or '-'} (per-check replay: {sorted(pc_failed) or '-'})"
-                      f"{planted_rounds}; {row.minutes:.1f} min; load {loadavg()}", flush=True)
+                      f"{planted_rounds}; A/A CPU MAD {f'{noise:.2f}%' if noise is not None else '-'}; "
+                      f"{row.minutes:.1f} min; load {loadavg()}", flush=True)
                 print(f"    time: run {split['total']:.1f} s (executions {split['executions']:.1f} s, the rest of "
                       f"measuring {split['engine']:.1f} s, parity {split['parity']:.1f} s, analysis "
                       f"{split['analysis']:.2f} s; CPU {results['aa_suite_cpu_s']:.1f} s); per-check replay "
@@ -412,11 +438,24 @@ def main():
         shutil.rmtree(work_dir, ignore_errors=True)
 
 
+def parse_builds(args):
+    """[(name, perfengine path)]: --builds, or the one --perfengine."""
+    if not args.builds:
+        return [("this", args.perfengine)]
+    builds = []
+    for item in args.builds.split(","):
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            sys.exit(f"aa_suite: --builds wants NAME=PATH,NAME=PATH, not {item!r}")
+        builds.append((name, path))
+    return builds
+
+
 class Row:
     """One order and scenario's tallies over its runs."""
 
-    def __init__(self, order, scenario):
-        self.order, self.scenario = order, scenario
+    def __init__(self, order, scenario, build=""):
+        self.order, self.scenario, self.build = order, scenario, build
         self.runs = self.fam_any = self.pc_any = self.fam_hit = self.pc_hit = 0
         self.fam_rounds, self.pc_rounds, self.fam_levels, self.pc_levels = [], [], set(), set()
         self.minutes = 0.0
@@ -424,7 +463,7 @@ class Row:
 
 
 def print_table(rows):
-    print(f"\n{'order':<10} {'scenario':<9} {'runs':>5} {'level read':>12} {'any false alarm':>16} "
+    print(f"\n{'build':<8} {'order':<10} {'scenario':<9} {'runs':>5} {'level read':>12} {'any false alarm':>16} "
           f"{'planted caught':>15} {'median rounds':>14} {'minutes':>8} {'A/A CPU MAD':>12}")
     for row in rows:
         order, scenario, runs, minutes = row.order, row.scenario, row.runs, row.minutes
@@ -436,11 +475,11 @@ def print_table(rows):
             return ",".join(f"{100 * l:.4g}%" for l in levels) or "-"
 
         planted = scenario == "planted"
-        print(f"{order:<10} {scenario:<9} {runs:>5} {level_text(fam_levels):>12} {pct(fam_any, runs):>16} "
+        print(f"{row.build or '-':<8} {order:<10} {scenario:<9} {runs:>5} {level_text(fam_levels):>12} {pct(fam_any, runs):>16} "
               f"{pct(fam_hit, runs) if planted else '-':>15} {median_text(fam_rounds) if planted else '-':>14} "
               f"{minutes:>8.1f} {median_text([round(n, 2) for n in row.noise]) + '%' if row.noise else '-':>12}"
               f"   family-wise (the runs)")
-        print(f"{'':<10} {'':<9} {'':>5} {level_text(pc_levels):>12} {pct(pc_any, runs):>16} "
+        print(f"{'':<8} {'':<10} {'':<9} {'':>5} {level_text(pc_levels):>12} {pct(pc_any, runs):>16} "
               f"{pct(pc_hit, runs) if planted else '-':>15} {median_text(pc_rounds) if planted else '-':>14} "
               f"{'':>8}   per-check (replayed on the same rounds)")
     print("\nany false alarm: runs with a failed check on a workload that changed nothing (in the planted "
