@@ -10,7 +10,9 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "engine/runner/interrupt.h"
 #include "engine/runner/process_runner.h"
@@ -290,6 +292,37 @@ TEST_F(SystemProcessRunnerTest, PeakRssMatchesTheContendersOwnVmHwmWhateverTheEn
   std::vector<char> held(200u << 20, 'x');
   check("engine holding 200 MB");
   EXPECT_EQ(held[held.size() - 1], 'x');
+}
+
+// Each minder shares the spawner's memory and works in a slot of its own (spawner_main.cc):
+// many children at once, more than the slots the spawner keeps, each with an argument long
+// enough to span pages of its request, must each get exactly their own argv and output, and a
+// tiny child started afterwards must still report its own peak RSS, not the peak of all those
+// slots together.
+TEST_F(SystemProcessRunnerTest, ManyChildrenAtOnceEachGetTheirOwnRequest) {
+  constexpr int kThreads = 12, kEach = 4;
+  std::vector<std::thread> threads;
+  std::vector<std::string> failures(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kEach; ++i) {
+        const std::string token = std::to_string(t) + "." + std::to_string(i) + std::string(6000 + 97 * t, 'a' + t);
+        Command command = Stub({"--print", token, "--sleep-ms", "20"});
+        command.stdout_path = dir_ / ("out." + std::to_string(t));
+        command.stderr_path = dir_ / ("err." + std::to_string(t));
+        const Outcome outcome = runner_->Run(command);
+        if (!outcome.ok()) failures[t] += outcome.error + "; ";
+        if (ReadAll(command.stdout_path) != token + "\n")
+          failures[t] += "wrong output for " + token.substr(0, 8) + "; ";
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(failures[t], "") << "thread " << t;
+  Outcome outcome = runner_->Run(Stub({"--vmhwm", (dir_ / "hwm").string()}));
+  ASSERT_TRUE(outcome.ok()) << outcome.error;
+  const double own = std::stod(ReadAll(dir_ / "hwm"));
+  EXPECT_NEAR(static_cast<double>(outcome.max_rss_kib), own, 512);
 }
 
 TEST_F(SystemProcessRunnerTest, ChildRunsInItsOwnProcessGroup) {
