@@ -2,28 +2,11 @@
 // spawner_protocol.h for why). It is linked statically and allocates almost nothing, so the
 // memory a child inherits the high-water mark of is a few hundred KiB.
 //
-// Two layers: the long-lived spawner reads requests from the engine's socket (fd 3) and starts
+// Two layers: the long-lived spawner reads requests from the engine's socket (fd 3) and forks
 // one "minder" per request; the minder becomes a child subreaper, starts the child with
-// clone(CLONE_VM | CLONE_VFORK) (or a plain clone, a fork, when the engine must attach before
-// exec), reaps it with wait4, then SIGKILLs everything the child left behind, in any process
-// group or session, because every orphaned descendant is reparented to the minder. Only then
-// does it report.
-//
-// A minder is a process of its own (its own signal handlers, descriptors, subreaper status and
-// children) that shares the spawner's memory: clone(CLONE_VM), not fork(). On these VMs a
-// fork of even this small static program costs 110-170 us in the call, then copy-on-write
-// faults and an address space torn down at exit; a CLONE_VM clone costs about 30 us, all told
-// (docs/reducing-variance.md). It is still a new task, placed by the scheduler on an idle CPU
-// as a fork would be. What that sharing asks of the code here:
-// - each minder works only in its own slot (request, argv table, buffers, stacks; struct
-//   Slot), which the spawner takes before the request arrives and frees only once the minder
-//   is reaped; nothing here calls malloc;
-// - errno lives in the thread-local storage they all share: a minder or child reads it right
-//   after its own failing call, and no process here has a signal handler, so no EINTR loop can
-//   be misled; two failures at the same instant could swap their messages, nothing more;
-// - the shared address space's peak RSS is what a child started with vfork carries into its
-//   own ru_maxrss, so each minder resets it (/proc/self/clear_refs, "5") just before the
-//   clone, and a slot touches only the pages its request needs.
+// clone(CLONE_VM | CLONE_VFORK) (or fork() when the engine must attach before exec), reaps it
+// with wait4, then SIGKILLs everything the child left behind, in any process group or session,
+// because every orphaned descendant is reparented to the minder. Only then does it report.
 //
 // With kSpawnTraceMaps (parity executions that check isolation) the minder also traces the child
 // and everything it starts, and writes what each process mapped executable as it exits.
@@ -52,7 +35,6 @@
 #include <unistd.h>
 
 #include <cstdint>
-#include <new>
 
 #include "engine/runner/spawner_protocol.h"
 
@@ -62,6 +44,9 @@ using namespace pe::spawner;
 
 constexpr int kSocketFd = 3;
 constexpr int kMaxFds = 6;
+
+// In .bss: only the pages a request actually fills count towards our RSS.
+alignas(16) char g_request[kMaxRequestBytes];
 
 struct Plan {
   std::uint32_t flags = 0;
@@ -77,34 +62,7 @@ struct Plan {
   int trace_go_write = -1;  // its other end, which the child closes at once
   int error_pipe = -1;  // the write end; the child reports a failing step's errno here
   pid_t minder = 0;
-  char* maps_line = nullptr;  // the slot's buffers for RecordMaps
-  char* maps_read = nullptr;
 };
-
-constexpr size_t kMapsLineBytes = 8192;  // a line of /proc/PID/maps (a path is at most PATH_MAX)
-constexpr size_t kMapsReadBytes = 16384;
-constexpr size_t kMinderStackBytes = 128 * 1024;
-constexpr size_t kChildStackBytes = 64 * 1024;
-
-// Everything one minder writes. Mapped lazily: only the pages a request uses are touched.
-struct Slot {
-  alignas(16) char request[kMaxRequestBytes];
-  char* table[kMaxRequestBytes + 2];  // argv and envp: a string takes at least its NUL
-  char maps_line[kMapsLineBytes];
-  char maps_read[kMapsReadBytes];
-  size_t size = 0;  // of the request
-  int fds[kMaxFds] = {};
-  int nfds = 0;
-  pid_t spawner = 0;
-  int spawner_signals = -1;
-  int clear_refs = -1;  // /proc/<spawner>/clear_refs, to reset the shared peak RSS
-};
-
-// A slot's mapping: [Slot][guard][minder stack][guard][child stack].
-constexpr size_t kPage = 4096;
-constexpr size_t RoundUp(size_t n) { return (n + kPage - 1) / kPage * kPage; }
-constexpr size_t kSlotBytes = RoundUp(sizeof(Slot));
-constexpr size_t kMappingBytes = kSlotBytes + kPage + kMinderStackBytes + kPage + kChildStackBytes;
 
 std::int64_t NowNs() {
   timespec ts;
@@ -177,10 +135,14 @@ int ExecChild(void* arg) {
 
 // --- the minder ------------------------------------------------------------------------
 
+// In .bss, like the request: a line of /proc/PID/maps (a path is at most PATH_MAX) and a read.
+char g_maps_line[8192];
+char g_maps_read[16384];
+
 // Writes "PID PATH\n" for each file `pid` maps executable, read from /proc/PID/maps while the
 // process is stopped at its exit (its address space is still whole there; a zombie's maps are
 // empty). A file's several mappings are usually adjacent: each run of them is written once.
-void RecordMaps(pid_t pid, int out, char* line, char* buffer) {
+void RecordMaps(pid_t pid, int out) {
   if (out < 0) return;
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/maps", pid);
@@ -189,11 +151,11 @@ void RecordMaps(pid_t pid, int out, char* line, char* buffer) {
   size_t used = 0;
   char last[4096] = "";
   auto line_done = [&] {
-    line[used] = '\0';
+    g_maps_line[used] = '\0';
     used = 0;
     // "start-end perms offset dev inode   path": the first '/' starts the path.
-    const char* perms = strchr(line, ' ');
-    const char* file = strchr(line, '/');
+    const char* perms = strchr(g_maps_line, ' ');
+    const char* file = strchr(g_maps_line, '/');
     if (perms == nullptr || file == nullptr || strlen(perms) < 4 || perms[3] != 'x') return;
     if (strcmp(file, last) == 0) return;
     snprintf(last, sizeof last, "%s", file);
@@ -204,14 +166,14 @@ void RecordMaps(pid_t pid, int out, char* line, char* buffer) {
     WriteAll(out, "\n", 1);
   };
   for (;;) {
-    const ssize_t n = read(fd, buffer, kMapsReadBytes);
+    const ssize_t n = read(fd, g_maps_read, sizeof g_maps_read);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     for (ssize_t i = 0; i < n; ++i) {
-      if (buffer[i] == '\n') {
+      if (g_maps_read[i] == '\n') {
         line_done();
-      } else if (used + 1 < kMapsLineBytes) {
-        line[used++] = buffer[i];
+      } else if (used + 1 < sizeof g_maps_line) {
+        g_maps_line[used++] = g_maps_read[i];
       }
     }
   }
@@ -222,10 +184,10 @@ void RecordMaps(pid_t pid, int out, char* line, char* buffer) {
 // A traced process stopped (`status` from wait4): records its maps when it is about to exit,
 // then lets it go on. A signal it was about to receive is delivered; a group-stop is kept
 // (PTRACE_LISTEN) so that SIGSTOP still stops it.
-void ContinueTracee(pid_t who, int status, const Plan& plan) {
+void ContinueTracee(pid_t who, int status, int maps) {
   const int event = status >> 16;
   const int sig = WSTOPSIG(status);
-  if (event == PTRACE_EVENT_EXIT) RecordMaps(who, plan.maps, plan.maps_line, plan.maps_read);
+  if (event == PTRACE_EVENT_EXIT) RecordMaps(who, maps);
   if (event == PTRACE_EVENT_STOP && sig != SIGTRAP) {
     ptrace(PTRACE_LISTEN, who, nullptr, nullptr);
     return;
@@ -237,7 +199,7 @@ void ContinueTracee(pid_t who, int status, const Plan& plan) {
 // SIGKILLs every remaining child of ours (the contender's orphans, whatever their group or
 // session) and reaps it; each one killed hands its own children to us, so this loops until
 // there are none. Returns how many were killed.
-int KillEverythingLeft(const Plan& plan) {
+int KillEverythingLeft(int maps) {
   int killed = 0;
   char path[64];
   const pid_t self = getpid();
@@ -245,7 +207,7 @@ int KillEverythingLeft(const Plan& plan) {
   int status = 0;
   for (;;) {
     pid_t done = waitpid(-1, &status, WNOHANG | __WALL);
-    if (done > 0 && WIFSTOPPED(status)) ContinueTracee(done, status, plan);  // a tracee, still alive
+    if (done > 0 && WIFSTOPPED(status)) ContinueTracee(done, status, maps);  // a tracee, still alive
     if (done > 0) continue;
     if (done < 0) {
       if (errno == EINTR) continue;
@@ -269,35 +231,31 @@ int KillEverythingLeft(const Plan& plan) {
     pid_t gone;
     while ((gone = waitpid(-1, &status, __WALL)) < 0 && errno == EINTR) {
     }
-    if (gone > 0 && WIFSTOPPED(status)) ContinueTracee(gone, status, plan);
+    if (gone > 0 && WIFSTOPPED(status)) ContinueTracee(gone, status, maps);
   }
 }
 
-bool ParseRequest(Slot& slot, Plan* plan) {
-  const size_t size = slot.size;
-  char* const request = slot.request;
+bool ParseRequest(size_t size, Plan* plan) {
   if (size < sizeof(SpawnHeader)) return false;
   SpawnHeader header;
-  memcpy(&header, request, sizeof header);
+  memcpy(&header, g_request, sizeof header);
   if (header.magic != kMagic) return false;
   size_t offset = sizeof header;
   if (header.nlimits > 64 || offset + header.nlimits * sizeof(SpawnLimit) > size) return false;
   plan->flags = header.flags;
-  plan->limits = reinterpret_cast<const SpawnLimit*>(request + offset);
+  plan->limits = reinterpret_cast<const SpawnLimit*>(g_request + offset);
   plan->nlimits = header.nlimits;
   offset += header.nlimits * sizeof(SpawnLimit);
   // argv and envp share one table: argv..., nullptr, env..., nullptr.
   const size_t count = static_cast<size_t>(header.argc) + header.envc;
-  if (count > size) return false;  // each string takes at least its NUL
-  char** table = slot.table;
-  table[header.argc] = nullptr;
-  table[count + 1] = nullptr;
+  char** table = static_cast<char**>(calloc(count + 2, sizeof(char*)));
+  if (table == nullptr) return false;
   for (size_t i = 0; i < count + 2; ++i) {
     if (offset >= size) return false;
-    char* text = request + offset;
+    char* text = g_request + offset;
     const void* nul = memchr(text, '\0', size - offset);
     if (nul == nullptr) return false;
-    offset = static_cast<size_t>(static_cast<const char*>(nul) - request) + 1;
+    offset = static_cast<size_t>(static_cast<const char*>(nul) - g_request) + 1;
     if (i == 0) {
       plan->program = text;
     } else if (i == 1) {
@@ -313,19 +271,13 @@ bool ParseRequest(Slot& slot, Plan* plan) {
   return header.argc > 0;
 }
 
-char* ChildStackTop(Slot& slot) { return reinterpret_cast<char*>(&slot) + kMappingBytes; }
-
-// The minder: clone()'s entry point, on the slot's own stack.
-int Mind(void* arg) {
-  Slot& slot = *static_cast<Slot*>(arg);
-  const int* fds = slot.fds;
-  const int nfds = slot.nfds;
+[[noreturn]] void Mind(size_t size, const int* fds, int nfds, pid_t spawner, int spawner_signals) {
   // The spawner is single-threaded: its death is the engine's death or a bug; either way the
   // contender must go too.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (getppid() != slot.spawner) _exit(1);
+  if (getppid() != spawner) _exit(1);
   close(kSocketFd);
-  close(slot.spawner_signals);
+  close(spawner_signals);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   signal(SIGPIPE, SIG_IGN);
   sigset_t watched;
@@ -339,14 +291,12 @@ int Mind(void* arg) {
 
   Plan plan;
   plan.minder = getpid();
-  plan.maps_line = slot.maps_line;
-  plan.maps_read = slot.maps_read;
   plan.in = fds[0];
   plan.out = fds[1];
   plan.err = fds[2];
   plan.result = fds[3];
   SpawnStarted started;
-  const bool parsed = ParseRequest(slot, &plan);
+  const bool parsed = ParseRequest(size, &plan);
   const bool hold = (plan.flags & kSpawnHold) != 0;
   const bool trace = (plan.flags & kSpawnTraceMaps) != 0;
   plan.go = hold && nfds > 4 ? fds[4] : -1;
@@ -372,18 +322,14 @@ int Mind(void* arg) {
   plan.trace_go = trace_go[0];
   plan.trace_go_write = trace_go[1];
 
-  // The child's ru_maxrss starts from the high-water RSS of the memory it is cloned from,
-  // which is shared with the spawner and every minder: start it from what is resident now.
-  if (slot.clear_refs >= 0) WriteAll(slot.clear_refs, "5", 1);
   const std::int64_t start_ns = NowNs();
   pid_t pid;
   int trace_errno = 0;
   if (hold || trace) {
     // The engine attaches to the pid while the child waits (or the minder does, to trace it):
-    // the minder must keep running, so the child gets a copy of the memory, as from fork(),
-    // but through clone(), which runs none of glibc's fork handlers over memory that other
-    // minders share.
-    pid = clone(ExecChild, ChildStackTop(slot), SIGCHLD, &plan);
+    // the minder must keep running, so this is a real fork of the (tiny) minder.
+    pid = fork();
+    if (pid == 0) ExecChild(&plan);
     // The engine may signal the group as soon as it has the pid: it must exist by then.
     if (pid > 0) setpgid(pid, pid);
     if (pid > 0 && trace) {
@@ -401,7 +347,11 @@ int Mind(void* arg) {
       close(trace_go[1]);
     }
   } else {
-    pid = clone(ExecChild, ChildStackTop(slot), CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+    constexpr size_t kStack = 64 * 1024;
+    void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    pid = stack == MAP_FAILED
+              ? -1
+              : clone(ExecChild, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
   }
   const int spawn_errno = errno;
   close(error_pipe[1]);
@@ -450,7 +400,7 @@ int Mind(void* arg) {
         pid_t who = wait4(-1, &status, WNOHANG | __WALL, &usage);
         if (who <= 0) break;
         if (WIFSTOPPED(status)) {
-          ContinueTracee(who, status, plan);
+          ContinueTracee(who, status, plan.maps);
           continue;
         }
         if (who == pid) {
@@ -472,52 +422,9 @@ int Mind(void* arg) {
   done.exec_errno = trace_errno != 0 ? trace_errno : exec_errno;
   // Helpers the child left in its group, and anything that escaped it with setsid().
   kill(-pid, SIGKILL);
-  done.leftovers = KillEverythingLeft(plan);
+  done.leftovers = KillEverythingLeft(plan.maps);
   WriteAll(plan.result, &done, sizeof done);
   _exit(0);
-}
-
-// The spawner's slots: a few freed ones are kept mapped (their pages already faulted in) for
-// the next requests; the rest are unmapped once their minder is reaped.
-constexpr int kMaxMinders = 1024;
-constexpr int kKeptFree = 4;
-struct Busy {
-  pid_t minder;
-  Slot* slot;
-};
-Busy g_busy[kMaxMinders];
-int g_nbusy = 0;
-Slot* g_free[kKeptFree];
-int g_nfree = 0;
-
-Slot* TakeSlot() {
-  if (g_nfree > 0) return g_free[--g_nfree];
-  void* mapping =
-      mmap(nullptr, kMappingBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (mapping == MAP_FAILED) return nullptr;
-  char* base = static_cast<char*>(mapping);
-  // Guard pages under each stack: an overflow faults instead of writing over the slot.
-  mprotect(base + kSlotBytes, kPage, PROT_NONE);
-  mprotect(base + kSlotBytes + kPage + kMinderStackBytes, kPage, PROT_NONE);
-  return new (base) Slot;
-}
-
-void GiveBack(Slot* slot) {
-  if (g_nfree < kKeptFree) {
-    g_free[g_nfree++] = slot;
-  } else {
-    munmap(slot, kMappingBytes);
-  }
-}
-
-void Reaped(pid_t minder) {
-  for (int i = 0; i < g_nbusy; ++i) {
-    if (g_busy[i].minder == minder) {
-      GiveBack(g_busy[i].slot);
-      g_busy[i] = g_busy[--g_nbusy];
-      return;
-    }
-  }
 }
 
 }  // namespace
@@ -530,8 +437,6 @@ int main() {
   sigprocmask(SIG_BLOCK, &child, nullptr);
   const int signals = signalfd(-1, &child, SFD_CLOEXEC | SFD_NONBLOCK);
   if (signals < 0) return 1;
-  // Opened once; every minder resets the peak RSS of the memory they all share through it.
-  const int clear_refs = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
   for (;;) {
     pollfd watch[2] = {{kSocketFd, POLLIN, 0}, {signals, POLLIN, 0}};
     if (poll(watch, 2, -1) < 0) {
@@ -542,24 +447,19 @@ int main() {
       signalfd_siginfo info;
       while (read(signals, &info, sizeof info) == sizeof info) {
       }
-      pid_t minder;
-      while ((minder = waitpid(-1, nullptr, WNOHANG)) > 0) Reaped(minder);
+      while (waitpid(-1, nullptr, WNOHANG) > 0) {
+      }
     }
     if (watch[0].revents == 0) continue;
-    Slot* slot = g_nbusy < kMaxMinders ? TakeSlot() : nullptr;
-    char discard[1];
     char control[CMSG_SPACE(sizeof(int) * kMaxFds)];
-    iovec data = slot != nullptr ? iovec{slot->request, sizeof slot->request} : iovec{discard, sizeof discard};
+    iovec data = {g_request, sizeof g_request};
     msghdr message = {};
     message.msg_iov = &data;
     message.msg_iovlen = 1;
     message.msg_control = control;
     message.msg_controllen = sizeof control;
     const ssize_t size = recvmsg(kSocketFd, &message, MSG_CMSG_CLOEXEC);
-    if (size < 0 && errno == EINTR) {
-      if (slot != nullptr) GiveBack(slot);
-      continue;
-    }
+    if (size < 0 && errno == EINTR) continue;
     // End of file: the engine is gone. Our minders get SIGTERM from PR_SET_PDEATHSIG.
     if (size <= 0) return 0;
     int fds[kMaxFds];
@@ -570,32 +470,21 @@ int main() {
         memcpy(fds, CMSG_DATA(c), sizeof(int) * static_cast<size_t>(nfds));
       }
     }
-    const int refused_errno = slot == nullptr ? EAGAIN : E2BIG;
-    if (slot == nullptr || nfds < 4 || (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
+    if (nfds < 4 || (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
       if (nfds >= 4) {
         SpawnStarted refused;
-        refused.exec_errno = refused_errno;
+        refused.exec_errno = E2BIG;
         WriteAll(fds[3], &refused, sizeof refused);
       }
       for (int i = 0; i < nfds; ++i) close(fds[i]);
-      if (slot != nullptr) GiveBack(slot);
       continue;
     }
-    slot->size = static_cast<size_t>(size);
-    memcpy(slot->fds, fds, sizeof fds);
-    slot->nfds = nfds;
-    slot->spawner = self;
-    slot->spawner_signals = signals;
-    slot->clear_refs = clear_refs;
-    char* stack_top = reinterpret_cast<char*>(slot) + kSlotBytes + kPage + kMinderStackBytes;
-    const pid_t minder = clone(Mind, stack_top, CLONE_VM | SIGCHLD, slot);
+    const pid_t minder = fork();
+    if (minder == 0) Mind(static_cast<size_t>(size), fds, nfds, self, signals);
     if (minder < 0) {
       SpawnStarted refused;
       refused.exec_errno = errno;
       WriteAll(fds[3], &refused, sizeof refused);
-      GiveBack(slot);
-    } else {
-      g_busy[g_nbusy++] = {minder, slot};
     }
     for (int i = 0; i < nfds; ++i) close(fds[i]);
   }

@@ -294,11 +294,10 @@ TEST_F(SystemProcessRunnerTest, PeakRssMatchesTheContendersOwnVmHwmWhateverTheEn
   EXPECT_EQ(held[held.size() - 1], 'x');
 }
 
-// Each minder shares the spawner's memory and works in a slot of its own (spawner_main.cc):
-// many children at once, more than the slots the spawner keeps, each with an argument long
-// enough to span pages of its request, must each get exactly their own argv and output, and a
-// tiny child started afterwards must still report its own peak RSS, not the peak of all those
-// slots together.
+// Many children at once, each with an argument long enough to span pages of its request, must
+// each get exactly their own argv and output, and a tiny child started afterwards must still
+// report its own peak RSS: a spawner whose minders shared one request buffer, or shared memory
+// whose every page they touched (commit 9fb0ea5 did share it, page by page), fails here.
 TEST_F(SystemProcessRunnerTest, ManyChildrenAtOnceEachGetTheirOwnRequest) {
   constexpr int kThreads = 12, kEach = 4;
   std::vector<std::thread> threads;
