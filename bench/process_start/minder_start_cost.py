@@ -7,8 +7,9 @@ with `cc -O2 -static`). Run by hand:
 
 Prints, per repeat and as medians, the call alone (until fork or clone returns in the parent)
 and the round trip (start; the new process writes a few pages, as a minder does; exit; reap),
-in microseconds per start, and the ratio fork / clone. The spawner starts each minder with
-clone(CLONE_VM) since 5 December 2026 (docs/reducing-variance.md).
+in microseconds per start, and the ratio fork / clone. The spawner forks each minder; a spawner
+whose minders were clone(CLONE_VM) was built, measured and reverted (docs/reducing-variance.md,
+"A minder that shares the spawner's memory").
 """
 import argparse
 import os
