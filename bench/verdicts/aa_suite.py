@@ -219,10 +219,17 @@ def time_split(results):
 
 
 def run_once(perfengine, text, work_dir, tag):
+    """`perfengine run` on a spec written from `text`; see run_spec."""
     spec = os.path.join(work_dir, f"spec-{tag}.toml")
-    results = os.path.join(work_dir, f"results-{tag}.json")
     with open(spec, "w") as f:
         f.write(text)
+    return run_spec(perfengine, spec, work_dir, tag)
+
+
+def run_spec(perfengine, spec, work_dir, tag):
+    """`perfengine run SPEC` on the spec file where it is: its results (with the CPU time the run
+    cost, "aa_suite_cpu_s"), or None when the run failed."""
+    results = os.path.join(work_dir, f"results-{tag}.json")
     cpu_before = children_cpu_s()
     p = subprocess.run([perfengine, "run", spec, "--json", results, "--quiet"], capture_output=True, text=True)
     if p.returncode == 2 or not os.path.exists(results):
@@ -341,13 +348,11 @@ def main():
     for name, path in parse_builds(args):
         build_dir = os.path.join(work_dir, "build-" + name)
         os.makedirs(build_dir)
-        for program in ("perfengine", "perfengine-spawner"):
-            source = os.path.join(os.path.dirname(os.path.abspath(path)), program)
-            if program == "perfengine":
-                source = os.path.abspath(path)
-            if os.path.exists(source):
-                shutil.copy2(source, os.path.join(build_dir, program))
-        builds[name] = os.path.join(build_dir, "perfengine")
+        engine = os.path.abspath(path)
+        builds[name] = shutil.copy2(engine, os.path.join(build_dir, "perfengine"))
+        spawner = os.path.join(os.path.dirname(engine), "perfengine-spawner")
+        if os.path.exists(spawner):
+            shutil.copy2(spawner, build_dir)
     work = build_work(work_dir)
     family = 2 * args.workloads
     per_check = args.confidence
@@ -369,14 +374,10 @@ def main():
             for order in orders for scenario in scenarios for build in builds}
     try:
         for r in range(args.runs):
-            # With two builds, their order alternates run by run (A B, B A, ...).
-            keys = list(rows)
-            if len(builds) > 1 and r % 2 == 1:
-                keys = [(b, o, sc) for (o, sc) in dict.fromkeys((o, sc) for _, o, sc in rows)
-                        for b in reversed(list(builds))]
-            for key in keys:
-                build, order, scenario = key
-                row = rows[key]
+            # The builds' order alternates run by run (A B, B A, ...).
+            names = list(builds) if r % 2 == 0 else list(reversed(builds))
+            for build, order, scenario in [(b, o, sc) for o in orders for sc in scenarios for b in names]:
+                row = rows[(build, order, scenario)]
                 perfengine = builds[build]
                 plant = f"{args.planted_workload}:{args.planted}" if scenario == "planted" else ""
                 started = time.time()

@@ -35,7 +35,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from aa_suite import build_work, loadavg, measured_rounds, rejudge, run_once  # noqa: E402
+from aa_suite import build_work, loadavg, measured_rounds, rejudge, run_once, run_spec  # noqa: E402
 
 rejudge.cpu_s = 0.0  # aa_suite's rejudge adds the CPU time of each report it runs here
 
@@ -95,17 +95,6 @@ def resolution_rounds(perfengine, results, work_dir):
             elif k >= n:
                 out[key] = (n, "open")
     return out
-
-
-def run_spec(perfengine, spec, work_dir, tag):
-    """`perfengine run SPEC` on the spec file itself; its results, or None when the run failed."""
-    results = os.path.join(work_dir, f"results-{tag}.json")
-    p = subprocess.run([perfengine, "run", spec, "--json", results, "--quiet"], capture_output=True, text=True)
-    if p.returncode == 2 or not os.path.exists(results):
-        sys.stderr.write(f"run {tag} failed (exit {p.returncode}):\n{p.stdout}{p.stderr}")
-        return None
-    with open(results) as f:
-        return json.load(f)
 
 
 def cut_to_own_levels(results, k, confidence):

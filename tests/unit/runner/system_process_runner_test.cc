@@ -296,8 +296,9 @@ TEST_F(SystemProcessRunnerTest, PeakRssMatchesTheContendersOwnVmHwmWhateverTheEn
 
 // Many children at once, each with an argument long enough to span pages of its request, must
 // each get exactly their own argv and output, and a tiny child started afterwards must still
-// report its own peak RSS: a spawner whose minders shared one request buffer, or shared memory
-// whose every page they touched (commit 9fb0ea5 did share it, page by page), fails here.
+// report its own peak RSS. A spawner whose minders share one request buffer fails here, and so
+// does one whose minders share memory and touch every page of it (commit 9fb0ea5's minders
+// shared memory; with its slots value-initialised, this test failed).
 TEST_F(SystemProcessRunnerTest, ManyChildrenAtOnceEachGetTheirOwnRequest) {
   constexpr int kThreads = 12, kEach = 4;
   std::vector<std::thread> threads;
