@@ -135,7 +135,10 @@ class SpawnerClient {
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
     const std::string path = program.string();
     char* argv[] = {const_cast<char*>("perfengine-spawner"), nullptr};
-    char* envp[] = {nullptr};
+    // No restartable sequences: the kernel writes a registered rseq area (in the thread control
+    // block) on every return to the program, and after each fork that write is a copy-on-write
+    // fault, in the spawner and again in the minder. Its children get the environment they ask for.
+    char* envp[] = {const_cast<char*>("GLIBC_TUNABLES=glibc.pthread.rseq=0"), nullptr};
     pid_t pid = -1;
     const int error = ::posix_spawn(&pid, path.c_str(), &actions, &attributes, argv, envp);
     posix_spawn_file_actions_destroy(&actions);

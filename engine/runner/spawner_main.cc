@@ -46,7 +46,11 @@ constexpr int kSocketFd = 3;
 constexpr int kMaxFds = 6;
 
 // In .bss: only the pages a request actually fills count towards our RSS.
-alignas(16) char g_request[kMaxRequestBytes];
+// The request, then its argv and environment table, which ParseRequest puts right after it, so
+// that a small request and its table share a page: each page the spawner writes after a fork is
+// a copy-on-write fault. Every string takes at least its NUL, so a table has at most as many
+// entries as the request has bytes.
+alignas(16) char g_request[kMaxRequestBytes + kMaxRequestBytes * sizeof(char*) + 16];
 
 struct Plan {
   std::uint32_t flags = 0;
@@ -65,8 +69,10 @@ struct Plan {
 };
 
 std::int64_t NowNs() {
+  // A system call, not the vDSO: the vDSO's pages are not copied into a forked minder, and
+  // faulting them in costs more than the call.
   timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
@@ -201,9 +207,9 @@ void ContinueTracee(pid_t who, int status, int maps) {
 // there are none. Returns how many were killed.
 int KillEverythingLeft(int maps) {
   int killed = 0;
-  char path[64];
-  const pid_t self = getpid();
-  snprintf(path, sizeof path, "/proc/%d/task/%d/children", self, self);
+  // The minder is single-threaded, so its thread's children are all of its children. A fixed
+  // path: formatting the pid would page in printf's code in the minder after every child.
+  const char* path = "/proc/thread-self/children";
   int status = 0;
   for (;;) {
     pid_t done = waitpid(-1, &status, WNOHANG | __WALL);
@@ -248,8 +254,8 @@ bool ParseRequest(size_t size, Plan* plan) {
   offset += header.nlimits * sizeof(SpawnLimit);
   // argv and envp share one table: argv..., nullptr, env..., nullptr.
   const size_t count = static_cast<size_t>(header.argc) + header.envc;
-  char** table = static_cast<char**>(calloc(count + 2, sizeof(char*)));
-  if (table == nullptr) return false;
+  if (count + 2 > size) return false;
+  char** table = reinterpret_cast<char**>(g_request + (size + 15) / 16 * 16);
   for (size_t i = 0; i < count + 2; ++i) {
     if (offset >= size) return false;
     char* text = g_request + offset;
@@ -266,12 +272,31 @@ bool ParseRequest(size_t size, Plan* plan) {
       table[i - 1] = text;  // skips the argv terminator
     }
   }
+  table[header.argc] = nullptr;  // the table's memory held an earlier request's
+  table[count + 1] = nullptr;
   plan->argv = table;
   plan->envp = table + header.argc + 1;
   return header.argc > 0;
 }
 
-[[noreturn]] void Mind(size_t size, const int* fds, int nfds, pid_t spawner, int spawner_signals) {
+// Reads the request and the descriptors that came with it into `plan`, in the spawner, before
+// the fork: a minder that parsed it would take a page fault for every page of the table and of
+// malloc it wrote, and on a paravirtualised guest each costs tens of microseconds.
+bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
+  if (!ParseRequest(size, plan)) return false;
+  const bool hold = (plan->flags & kSpawnHold) != 0;
+  const bool trace = (plan->flags & kSpawnTraceMaps) != 0;
+  if (nfds != 4 + int{hold} + int{trace}) return false;
+  plan->in = fds[0];
+  plan->out = fds[1];
+  plan->err = fds[2];
+  plan->result = fds[3];
+  plan->go = hold ? fds[4] : -1;
+  plan->maps = trace ? fds[hold ? 5 : 4] : -1;
+  return true;
+}
+
+[[noreturn]] void Mind(Plan plan, pid_t spawner, int spawner_signals) {
   // The spawner is single-threaded: its death is the engine's death or a bug; either way the
   // contender must go too.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -289,19 +314,11 @@ bool ParseRequest(size_t size, Plan* plan) {
   sigprocmask(SIG_BLOCK, &watched, nullptr);
   const int signals = signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
 
-  Plan plan;
   plan.minder = getpid();
-  plan.in = fds[0];
-  plan.out = fds[1];
-  plan.err = fds[2];
-  plan.result = fds[3];
   SpawnStarted started;
-  const bool parsed = ParseRequest(size, &plan);
   const bool hold = (plan.flags & kSpawnHold) != 0;
   const bool trace = (plan.flags & kSpawnTraceMaps) != 0;
-  plan.go = hold && nfds > 4 ? fds[4] : -1;
-  plan.maps = trace && nfds > (hold ? 5 : 4) ? fds[hold ? 5 : 4] : -1;
-  if (!parsed || signals < 0 || nfds != 4 + int{hold} + int{trace}) {
+  if (signals < 0) {
     started.exec_errno = EINVAL;
     WriteAll(plan.result, &started, sizeof started);
     _exit(1);
@@ -427,6 +444,13 @@ bool ParseRequest(size_t size, Plan* plan) {
   _exit(0);
 }
 
+// fork() without glibc's wrapper: the wrapper's bookkeeping for the child (resetting stdio's and
+// malloc's locks, storing the new thread id) writes three pages of libc's data and the thread
+// control block, and each written page is a copy-on-write fault in the minder and again in the
+// spawner. The spawner is single-threaded and holds no lock here, and the minder uses no libc
+// state that the bookkeeping resets (no stdio, no malloc, no thread id of its own).
+pid_t ForkMinder() { return static_cast<pid_t>(syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, 0)); }
+
 }  // namespace
 
 int main() {
@@ -452,7 +476,7 @@ int main() {
     }
     if (watch[0].revents == 0) continue;
     char control[CMSG_SPACE(sizeof(int) * kMaxFds)];
-    iovec data = {g_request, sizeof g_request};
+    iovec data = {g_request, kMaxRequestBytes};
     msghdr message = {};
     message.msg_iov = &data;
     message.msg_iovlen = 1;
@@ -479,8 +503,16 @@ int main() {
       for (int i = 0; i < nfds; ++i) close(fds[i]);
       continue;
     }
-    const pid_t minder = fork();
-    if (minder == 0) Mind(static_cast<size_t>(size), fds, nfds, self, signals);
+    Plan plan;
+    if (!PlanRequest(static_cast<size_t>(size), fds, nfds, &plan)) {
+      SpawnStarted refused;
+      refused.exec_errno = EINVAL;
+      WriteAll(fds[3], &refused, sizeof refused);
+      for (int i = 0; i < nfds; ++i) close(fds[i]);
+      continue;
+    }
+    const pid_t minder = ForkMinder();
+    if (minder == 0) Mind(plan, self, signals);
     if (minder < 0) {
       SpawnStarted refused;
       refused.exec_errno = errno;

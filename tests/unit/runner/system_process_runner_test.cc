@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -174,6 +175,10 @@ TEST_F(SystemProcessRunnerTest, EnvironmentAddsAndOverrides) {
   EXPECT_NE(env.find("\nPE_RUNNER_TEST_ADDED=added value\n"), std::string::npos) << env;
   EXPECT_NE(env.find("\nPE_RUNNER_TEST_REPLACED=new\n"), std::string::npos) << env;
   EXPECT_EQ(env.find("PE_RUNNER_TEST_REPLACED=old"), std::string::npos) << env;
+  // The spawner's own environment (it runs without restartable sequences) is not the child's.
+  if (std::getenv("GLIBC_TUNABLES") == nullptr) {
+    EXPECT_EQ(env.find("GLIBC_TUNABLES"), std::string::npos) << env;
+  }
 }
 
 TEST_F(SystemProcessRunnerTest, WorkingDirectoryApplied) {
