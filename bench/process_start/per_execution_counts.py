@@ -7,8 +7,12 @@ Each BUILD is a directory holding `perfengine` and `perfengine-spawner`. For eac
 
 - `strace -f -ff` counts the syscalls of each process by its role (engine, spawner, minder, the
   child), per measured execution;
-- `perf stat` (software events, the whole process tree) gives task-clock, context switches
-  and CPU migrations per measured execution, --repeat times, builds interleaved.
+- `perf record` of the page-fault tracepoints counts the page faults of the spawner and of
+  each minder (before and after it starts its child), per minder: on a paravirtualised guest a
+  fault costs tens of microseconds, and a forked minder faults on every page it writes or runs
+  first;
+- `perf stat` (software events, the whole process tree) gives task-clock, context switches,
+  CPU migrations and page faults per measured execution, --repeat times, builds interleaved.
 
   bench/process_start/per_execution_counts.py build-old/bin build/bin [--rounds 50] [--repeat 3]
 
@@ -18,6 +22,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -78,11 +83,47 @@ def syscalls(build, spec, work, tag):
     return {kind: count / n for kind, count in counts.items()}
 
 
+def page_faults(build, spec, work):
+    """Median page faults per minder (before its child's clone, after it) and the spawner's per
+    minder, from the tracepoints of one run: a minder is a process the spawner forked."""
+    data = os.path.join(work, "faults.data")
+    argv, env = command(build, spec, os.path.join(work, "faults.json"))
+    events = "exceptions:page_fault_user,exceptions:page_fault_kernel,sched:sched_process_fork"
+    subprocess.run(["perf", "record", "-q", "-a", "-e", events, "-o", data, "--", *argv], env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    script = subprocess.run(["perf", "script", "-i", data, "-F", "comm,pid,event,trace"], check=True,
+                            capture_output=True, text=True).stdout.splitlines()
+    fork = re.compile(r"\s*perfengine-spaw\s+(\d+)\s+sched:sched_process_fork:.*child_pid=(\d+)")
+    parent = {}
+    for line in script:
+        m = fork.match(line)
+        if m:
+            parent[int(m.group(2))] = int(m.group(1))
+    if not parent:
+        return None
+    spawner = statistics.mode(parent.values())
+    minders = {child for child, p in parent.items() if p == spawner}
+    before, after, spawner_faults, cloned = {m: 0 for m in minders}, {m: 0 for m in minders}, 0, set()
+    for line in script:
+        fields = line.split()
+        if len(fields) < 3 or not fields[1].isdigit():
+            continue
+        pid = int(fields[1])
+        if fields[2].startswith("sched:sched_process_fork") and pid in minders:
+            cloned.add(pid)
+        elif "page_fault" in fields[2]:
+            if pid == spawner:
+                spawner_faults += 1
+            elif pid in minders:
+                (after if pid in cloned else before)[pid] += 1
+    return (statistics.median(before.values()), statistics.median(after.values()), spawner_faults / len(minders))
+
+
 def perf_stat(build, spec, work):
     results = os.path.join(work, "perf.json")
     out = os.path.join(work, "perf.csv")
     argv, env = command(build, spec, results)
-    subprocess.run(["perf", "stat", "-x,", "-e", "task-clock,context-switches,cpu-migrations", "-o", out, *argv],
+    subprocess.run(["perf", "stat", "-x,", "-e", "task-clock,context-switches,cpu-migrations,page-faults", "-o", out, *argv],
                    env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     n = executions(results)
     figures = {}
@@ -111,6 +152,11 @@ def main():
         for tag, build in enumerate(builds):
             counts = syscalls(build, spec, work, tag)
             print(f"  {build}: " + ", ".join(f"{k} {counts[k]:.1f}" for k in sorted(counts)))
+        print("page faults (perf record): per minder, median, before and after its child's start; the spawner's per minder:")
+        for build in builds:
+            faults = page_faults(build, spec, work)
+            print(f"  {build}: " + ("no minders seen" if faults is None else
+                                    "minder {:.0f} before, {:.0f} after; spawner {:.1f}".format(*faults)))
         print("perf stat, whole process tree, per measured execution (task-clock in ms):")
         for rep in range(args.repeat):
             for build in builds:
