@@ -448,7 +448,7 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
 // malloc's locks, storing the new thread id) writes three pages of libc's data and the thread
 // control block, and each written page is a copy-on-write fault in the minder and again in the
 // spawner. The spawner is single-threaded and holds no lock here, and the minder uses no libc
-// state that the bookkeeping resets (no stdio, no malloc, no thread id of its own).
+// state that the bookkeeping resets (no stdio stream, no malloc, no thread id of its own).
 pid_t ForkMinder() { return static_cast<pid_t>(syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, 0)); }
 
 }  // namespace
@@ -494,29 +494,23 @@ int main() {
         memcpy(fds, CMSG_DATA(c), sizeof(int) * static_cast<size_t>(nfds));
       }
     }
-    if (nfds < 4 || (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
-      if (nfds >= 4) {
-        SpawnStarted refused;
-        refused.exec_errno = E2BIG;
-        WriteAll(fds[3], &refused, sizeof refused);
-      }
-      for (int i = 0; i < nfds; ++i) close(fds[i]);
-      continue;
-    }
+    // Every request ends here, with its descriptors closed; one that is refused (too large,
+    // malformed, or no minder could be forked) first gets its reason on its result pipe.
+    int refused = 0;
     Plan plan;
-    if (!PlanRequest(static_cast<size_t>(size), fds, nfds, &plan)) {
-      SpawnStarted refused;
-      refused.exec_errno = EINVAL;
-      WriteAll(fds[3], &refused, sizeof refused);
-      for (int i = 0; i < nfds; ++i) close(fds[i]);
-      continue;
+    if (nfds < 4 || (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0) {
+      refused = E2BIG;
+    } else if (!PlanRequest(static_cast<size_t>(size), fds, nfds, &plan)) {
+      refused = EINVAL;
+    } else {
+      const pid_t minder = ForkMinder();
+      if (minder == 0) Mind(plan, self, signals);
+      if (minder < 0) refused = errno;
     }
-    const pid_t minder = ForkMinder();
-    if (minder == 0) Mind(plan, self, signals);
-    if (minder < 0) {
-      SpawnStarted refused;
-      refused.exec_errno = errno;
-      WriteAll(fds[3], &refused, sizeof refused);
+    if (refused != 0 && nfds >= 4) {
+      SpawnStarted reply;
+      reply.exec_errno = refused;
+      WriteAll(fds[3], &reply, sizeof reply);
     }
     for (int i = 0; i < nfds; ++i) close(fds[i]);
   }
