@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "engine/analysis/sequences.h"
 #include "stats/descriptive.h"
 #include "stats/detectable.h"
 #include "stats/distributions.h"
@@ -144,10 +145,6 @@ std::optional<double> LogOf(double copy, double base) {
   return std::log(copy / base);
 }
 
-// As the gate (engine/analysis/sequences.cc): a round whose time after start-up is not
-// positive still counts, as the most extreme evidence on its side.
-constexpr double kLogCap = 50;
-
 std::optional<double> CounterValue(const model::Sample& s, const std::string& name) {
   for (const model::CounterValue& v : s.counters) {
     if (v.name == name) return v.value;
@@ -275,8 +272,7 @@ Calibration CalibrationOf(const model::RunResult& aa, const CalibrationSettings&
             const auto bs = base_start.find(round), cs = copy_start.find(round);
             if (bs == base_start.end() || cs == copy_start.end()) return std::nullopt;
             const double base = b.wall_s - bs->second->wall_s, copy = c.wall_s - cs->second->wall_s;
-            if (base > 0 && copy > 0) return std::clamp(std::log(copy / base), -kLogCap, kLogCap);
-            return copy > 0 ? kLogCap : base > 0 ? -kLogCap : 0;
+            return CappedLogRatio(copy, base);  // as the gate's logic sequence
           }));
     }
     for (const model::Counter& counter : w.counters) {

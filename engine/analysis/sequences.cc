@@ -34,18 +34,11 @@ std::vector<double> LogRatios(const std::vector<double>& numerator, const std::v
 
 bool Resolved(const Interval& cs, double bar) { return cs.low >= bar || cs.high <= bar; }
 
-// A round's time after start-up can be zero or negative when start-up noise exceeds the work.
-// Such a round still counts, as the most extreme evidence on its side, so the order statistics
-// the median sequence reads stay defined; an end that lands on the cap is shown as 0 or infinity.
-constexpr double kLogCap = 50;
-
 // log(baseline / candidate) of each round's work after start-up.
 std::vector<double> LogicLogRatios(const PairedSeries& logic) {
   std::vector<double> out;
   for (size_t i = 0; i < logic.baseline.size() && i < logic.candidate.size(); ++i) {
-    const double b = logic.baseline[i], k = logic.candidate[i];
-    const double extreme = b > 0 ? kLogCap : k > 0 ? -kLogCap : 0;
-    out.push_back(b > 0 && k > 0 ? std::clamp(std::log(b / k), -kLogCap, kLogCap) : extreme);
+    out.push_back(CappedLogRatio(logic.baseline[i], logic.candidate[i]));
   }
   return out;
 }
@@ -65,6 +58,11 @@ Interval LogicSequence(const std::vector<double>& log_ratios, double confidence)
 }
 
 }  // namespace
+
+double CappedLogRatio(double numerator, double denominator) {
+  if (numerator > 0 && denominator > 0) return std::clamp(std::log(numerator / denominator), -kLogCap, kLogCap);
+  return numerator > 0 ? kLogCap : denominator > 0 ? -kLogCap : 0;
+}
 
 Interval RatioSequence(const std::vector<double>& log_ratios, double confidence) {
   const stats::MedianBounds b = stats::MedianSequence(log_ratios, confidence);

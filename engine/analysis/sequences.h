@@ -33,4 +33,11 @@ int MinRoundsToResolve(double confidence);
 // which a check's "would have shown X% with 80% power" is computed; nullopt below 2 rounds.
 std::optional<double> Noise(const std::vector<double>& log_ratios);
 
+// The cap on a log ratio, and log(numerator / denominator) held within it. A round whose time
+// after start-up is zero or negative (start-up noise exceeded the work) still counts, as the
+// most extreme evidence on its side, so the order statistics a median sequence reads stay
+// defined; an interval end on the cap is shown as 0 or infinity.
+inline constexpr double kLogCap = 50;
+double CappedLogRatio(double numerator, double denominator);
+
 }  // namespace pe::analysis

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "engine/cli/toml_string.h"
 #include "engine/spec/spec_error.h"
 
 namespace pe::cli {
@@ -115,37 +116,9 @@ void CheckUtf8(const std::string& text, const std::string& what) {
                                      what, static_cast<unsigned char>(text[bad]), bad));
 }
 
-// A TOML basic string: control characters, DEL (U+007F) included, which TOML allows only
-// escaped, are written as \uXXXX.
-std::string Quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-          out += fmt::format("\\u{:04x}", c);
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string Array(const std::vector<std::string>& items) {
   std::vector<std::string> quoted;
-  for (const auto& i : items) quoted.push_back(Quoted(i));
+  for (const auto& i : items) quoted.push_back(TomlString(i));
   return fmt::format("[{}]", fmt::join(quoted, ", "));
 }
 
@@ -192,12 +165,12 @@ std::string InitSpecText(const InitInput& input) {
                   count == 2 ? "two" : std::to_string(count));
   out += "#   perfengine validate SPEC    checks it;  perfengine run SPEC --json results.json    runs it;\n";
   out += "#   perfengine explain results.json    shows the working behind the verdict.\n";
-  out += fmt::format("description = {}\n\n", Quoted(fmt::format("{}", fmt::join(input.commands, " vs "))));
+  out += fmt::format("description = {}\n\n", TomlString(fmt::format("{}", fmt::join(input.commands, " vs "))));
   out += "[run]\n";
   out += "rounds = 10         # the minimum; rounds are added while a check is unresolved...\n";
   out += "max_rounds = 30     # ...up to this many\n";
   out += "warmup_rounds = 1   # run first and discarded\n";
-  out += fmt::format("baseline = {}\ncandidate = {}\n", Quoted(names[0]), Quoted(names[1]));
+  out += fmt::format("baseline = {}\ncandidate = {}\n", TomlString(names[0]), TomlString(names[1]));
   if (count > 2) out += "# The other contenders are each judged against the baseline too (docs/spec.md).\n";
   for (std::size_t i = 0; i < count; ++i) {
     std::vector<std::string> argv = ArgvOf(input.commands[i]);
@@ -209,7 +182,7 @@ std::string InitSpecText(const InitInput& input) {
       CheckUtf8(argv.front(), fmt::format("the path from --out's folder to {} program", whose(i)));
     }
     out += fmt::format("\n[contenders.{}]\n", names[i]);
-    out += fmt::format("description = {}\n", Quoted(input.commands[i]));
+    out += fmt::format("description = {}\n", TomlString(input.commands[i]));
     if (argv.front() == "sh" && argv.size() == 3)
       out += "# The command needs a shell (a pipe, redirection, $ or a glob), so it runs under sh -c.\n";
     out += fmt::format("argv = {}\n", Array(argv));
@@ -226,14 +199,15 @@ std::string InitSpecText(const InitInput& input) {
              : "\n# The commands run from the directory perfengine runs in; each one's stdout is compared with the\n"
                "# baseline's before anything is timed.\n";
   out += "[workloads.command]\n";
-  out += fmt::format("description = {}\n", Quoted(count == 2 ? "the two commands as given" : "the commands as given"));
+  out +=
+      fmt::format("description = {}\n", TomlString(count == 2 ? "the two commands as given" : "the commands as given"));
   if (input.parity == "none") {
     out += "parity = \"none\"   # outputs differ by nature: compare time only (the report says so)\n";
   } else {
     out += fmt::format(
         "parity = {}   # \"none\" compares time only; normalise = [\"cmd\", \"{{output}}\"] "
         "transforms each output first\n",
-        Quoted(input.parity));
+        TomlString(input.parity));
   }
   out += "\n# A faster candidate passes: its median is faster and it wins more rounds than it loses,\n";
   out += "# each shown at 95% confidence. A speed-up still not shown after max_rounds fails the gate.\n";

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "engine/base/suggest.h"
+#include "engine/cli/toml_string.h"
 #include "engine/spec/placeholders.h"
 #include "engine/spec/spec_error.h"
 
@@ -17,20 +18,6 @@ namespace pe::cli {
 namespace {
 
 std::string Marker(const std::string& name) { return "@@perfengine-parameter-" + name + "@@"; }
-
-// A TOML basic string; control characters (TOML allows them only escaped) as \uXXXX.
-std::string Quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += std::string("\\") + c;
-    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
-      out += fmt::format("\\u{:04x}", c);
-    else
-      out += c;
-  }
-  return out + "\"";
-}
 
 std::vector<std::string> Split(const std::string& text) {
   std::vector<std::string> out;
@@ -145,7 +132,7 @@ std::string UnmarkParameters(std::string spec_text, const std::vector<ParameterL
   std::vector<std::string> entries;
   for (const ParameterList& l : lists) {
     std::vector<std::string> quoted;
-    for (const std::string& v : l.values) quoted.push_back(Quoted(v));
+    for (const std::string& v : l.values) quoted.push_back(TomlString(v));
     entries.push_back(fmt::format("{} = [{}]", l.name, fmt::join(quoted, ", ")));
   }
   const std::size_t table = spec_text.find("\n[workloads.");

@@ -17,11 +17,6 @@ using runner::ResolvedProgram;
 using runner::ResolveProgram;
 namespace {
 
-std::string EnginePath() {
-  const char* path = std::getenv("PATH");
-  return path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
-}
-
 std::vector<std::string> Fields(std::string_view line) {
   std::vector<std::string> fields;
   std::istringstream in{std::string(line)};
@@ -33,7 +28,7 @@ std::vector<std::string> Fields(std::string_view line) {
 
 CallgrindRun RunCallgrind(const Command& command, ProcessRunner& runner, const std::filesystem::path& out_dir) {
   CallgrindRun run;
-  ResolvedProgram valgrind = ResolveProgram("valgrind", {}, EnginePath());
+  ResolvedProgram valgrind = ResolveProgram("valgrind", {}, runner::EnginePathVariable());
   if (!valgrind.error.empty()) {
     run.error = "valgrind is not installed (" + valgrind.error + ")";
     return run;

@@ -48,14 +48,9 @@ std::uint64_t ParseGroupedNumber(const std::string& text) {
   return value;
 }
 
-std::string EnginePath() {
-  const char* path = std::getenv("PATH");
-  return path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
-}
-
 // callgrind_annotate on the engine's PATH; nothing, with `note` saying so, when it is not installed.
 std::optional<std::filesystem::path> FindAnnotate(std::string& note) {
-  ResolvedProgram annotate = ResolveProgram("callgrind_annotate", {}, EnginePath());
+  ResolvedProgram annotate = ResolveProgram("callgrind_annotate", {}, runner::EnginePathVariable());
   if (annotate.error.empty()) return annotate.path;
   note = "not profiled: callgrind_annotate is not installed (" + annotate.error + ")";
   return std::nullopt;

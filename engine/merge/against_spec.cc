@@ -16,8 +16,6 @@ using model::WorkloadResult;
 
 namespace {
 
-[[noreturn]] void Refuse(const std::string& message) { throw base::UsageError(message); }
-
 // The first field that differs, as the results file writes them ("min_speedup none vs 1.0"),
 // so a threshold added later is compared too.
 std::string Difference(const nlohmann::json& recorded, const nlohmann::json& expected) {
@@ -52,18 +50,18 @@ void CheckAgainstSpec(const std::vector<ShardFile>& files, const spec::Spec& spe
   for (const ShardFile& f : files) {
     const RunResult& r = f.result;
     if (r.spec_digest != spec.digest) {
-      Refuse(fmt::format("{} was not run from {}: its spec has sha256 {}, {} has {}", f.path, name,
-                         r.spec_digest.substr(0, 12), name, spec.digest.substr(0, 12)));
+      throw base::UsageError(fmt::format("{} was not run from {}: its spec has sha256 {}, {} has {}", f.path, name,
+                                         r.spec_digest.substr(0, 12), name, spec.digest.substr(0, 12)));
     }
     if (r.baseline != spec.baseline || r.candidate != spec.candidate) {
-      Refuse(fmt::format("{}: it compares {} against {}, {} compares {} against {}", f.path, r.candidate, r.baseline,
-                         name, spec.candidate, spec.baseline));
+      throw base::UsageError(fmt::format("{}: it compares {} against {}, {} compares {} against {}", f.path,
+                                         r.candidate, r.baseline, name, spec.candidate, spec.baseline));
     }
     for (const WorkloadResult& w : r.workloads) {
       const spec::Workload* own = spec.FindWorkload(w.name);
-      if (own == nullptr) Refuse(fmt::format("{}: workload '{}' is not in {}", f.path, w.name, name));
+      if (own == nullptr) throw base::UsageError(fmt::format("{}: workload '{}' is not in {}", f.path, w.name, name));
       const auto refuse = [&](const std::string& what) {
-        Refuse(fmt::format("{}: workload '{}': {}", f.path, w.name, what));
+        throw base::UsageError(fmt::format("{}: workload '{}': {}", f.path, w.name, what));
       };
       if (w.gate != own->gate) refuse(fmt::format("gate {} vs {} in {}", w.gate, own->gate, name));
       if (w.startup != own->startup) refuse(fmt::format("startup {} vs {} in {}", w.startup, own->startup, name));
@@ -74,13 +72,14 @@ void CheckAgainstSpec(const std::vector<ShardFile>& files, const spec::Spec& spe
     for (const SweepResult& s : r.sweeps) {
       const auto own =
           std::find_if(spec.sweeps.begin(), spec.sweeps.end(), [&](const spec::Sweep& x) { return x.name == s.name; });
-      if (own == spec.sweeps.end()) Refuse(fmt::format("{}: sweep '{}' is not in {}", f.path, s.name, name));
+      if (own == spec.sweeps.end())
+        throw base::UsageError(fmt::format("{}: sweep '{}' is not in {}", f.path, s.name, name));
       SweepResult expected;
       expected.max_cost_exponent = own->max_cost_exponent;
       expected.min_scaling_efficiency = own->min_scaling_efficiency;
       expected.efficiency_threads = own->efficiency_threads;
       if (const std::string d = Difference(SweepJson(s), SweepJson(expected)); !d.empty()) {
-        Refuse(fmt::format("{}: sweep '{}': thresholds are not {}'s: {}", f.path, s.name, name, d));
+        throw base::UsageError(fmt::format("{}: sweep '{}': thresholds are not {}'s: {}", f.path, s.name, name, d));
       }
     }
   }

@@ -40,10 +40,10 @@ std::string Text(const std::string& text) {
   return text.find_first_of(",\"\n\r") == std::string::npos ? text : Quoted(text);
 }
 
-std::string Number(double value) { return std::isfinite(value) ? fmt::format("{}", value) : ""; }
-std::string Number(const std::optional<double>& value) { return value ? Number(*value) : ""; }
+std::string CsvNumber(double value) { return std::isfinite(value) ? fmt::format("{}", value) : ""; }
+std::string CsvNumber(const std::optional<double>& value) { return value ? CsvNumber(*value) : ""; }
 
-std::string Count(const std::optional<std::uint64_t>& value) { return value ? std::to_string(*value) : ""; }
+std::string CsvCount(const std::optional<std::uint64_t>& value) { return value ? std::to_string(*value) : ""; }
 
 const char* kHeader =
     "workload,contender,role,against,n,median_wall_s,min_wall_s,max_wall_s,median_user_s,median_sys_s,median_cpu_s,"
@@ -66,8 +66,8 @@ std::vector<std::string> RevisionCells(const RunResult& result, const std::strin
 std::vector<std::string> PhaseCells(const RunResult& result) {
   if (!result.phases) return std::vector<std::string>(6);
   const model::PhaseTimes& p = *result.phases;
-  return {Number(p.total_s),  Number(p.build_s),     Number(p.fixtures_s),
-          Number(p.parity_s), Number(p.measuring_s), Number(p.analysis_s)};
+  return {CsvNumber(p.total_s),  CsvNumber(p.build_s),     CsvNumber(p.fixtures_s),
+          CsvNumber(p.parity_s), CsvNumber(p.measuring_s), CsvNumber(p.analysis_s)};
 }
 
 }  // namespace
@@ -91,22 +91,23 @@ std::string CsvReport(const RunResult& result) {
           baseline ? ""
                    : std::string(VerdictText(StatusOf(result, w, s.contender == result.candidate ? "" : s.contender)));
       auto interval = [&](const std::optional<model::Interval>& i, bool high) {
-        return i ? Number(high ? i->high : i->low) : "";
+        return i ? CsvNumber(high ? i->high : i->low) : "";
       };
       std::vector<std::string> row = {
           Text(w.name), Text(s.contender), role, baseline ? "" : Text(result.baseline), std::to_string(s.n),
-          Number(s.median_wall_s), Number(s.min_wall_s), Number(s.max_wall_s), Number(s.median_user_s),
-          Number(s.median_sys_s), Number(s.median_cpu_s), std::to_string(s.median_max_rss_kib), Count(s.instructions),
-          Count(s.allocation_calls),
+          CsvNumber(s.median_wall_s), CsvNumber(s.min_wall_s), CsvNumber(s.max_wall_s), CsvNumber(s.median_user_s),
+          CsvNumber(s.median_sys_s), CsvNumber(s.median_cpu_s), std::to_string(s.median_max_rss_kib),
+          CsvCount(s.instructions), CsvCount(s.allocation_calls),
           // The figure min_speedup reads first; the ratio of medians
           // (descriptive, with its bootstrap interval) after it.
-          c && c->speedup_cs ? Number(c->speedup_cs->estimate) : "", c ? interval(c->speedup_cs, false) : "",
-          c ? interval(c->speedup_cs, true) : "", c ? Number(c->speedup) : "", c ? interval(c->speedup_ci, false) : "",
-          c ? interval(c->speedup_ci, true) : "", c ? Number(c->win_rate) : "", c ? Number(c->logic_speedup) : "",
-          c ? Number(c->cpu_ratio) : "", c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, false) : "",
+          c && c->speedup_cs ? CsvNumber(c->speedup_cs->estimate) : "", c ? interval(c->speedup_cs, false) : "",
+          c ? interval(c->speedup_cs, true) : "", c ? CsvNumber(c->speedup) : "",
+          c ? interval(c->speedup_ci, false) : "", c ? interval(c->speedup_ci, true) : "",
+          c ? CsvNumber(c->win_rate) : "", c ? CsvNumber(c->logic_speedup) : "", c ? CsvNumber(c->cpu_ratio) : "",
+          c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, false) : "",
           c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, true) : "",
-          c ? Number(c->instructions_ratio) : "", c ? Number(c->allocations_ratio) : "", c ? Number(c->rss_ratio) : "",
-          verdict, Text(w.parity)};
+          c ? CsvNumber(c->instructions_ratio) : "", c ? CsvNumber(c->allocations_ratio) : "",
+          c ? CsvNumber(c->rss_ratio) : "", verdict, Text(w.parity)};
       for (std::vector<std::string> more : {RevisionCells(result, s.contender), PhaseCells(result)}) {
         row.insert(row.end(), more.begin(), more.end());
       }

@@ -7,6 +7,7 @@
 
 #include "engine/model/pairs.h"
 #include "engine/model/samples.h"
+#include "engine/report/text_table.h"
 #include "engine/units/units.h"
 
 namespace pe::report {
@@ -20,8 +21,6 @@ using model::Settings;
 using model::SummaryOf;
 using model::WorkloadResult;
 namespace {
-
-constexpr std::string_view kNothing = "-";
 
 std::string MedianCell(const WorkloadResult& workload, std::string_view contender) {
   const ContenderSummary* summary = SummaryOf(workload, contender);

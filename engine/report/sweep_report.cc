@@ -22,10 +22,7 @@ using model::SweepResult;
 using model::WorkloadResult;
 namespace {
 
-constexpr std::string_view kNothing = "-";
-constexpr std::string_view kColumnGap = "  ";
-
-std::optional<double> Number(std::string_view text) {
+std::optional<double> ParsedNumber(std::string_view text) {
   double value = 0;
   const char* end = text.data() + text.size();
   auto [ptr, error] = std::from_chars(text.data(), end, value);
@@ -177,7 +174,7 @@ std::vector<SweepTable> SweepTables(const RunResult& result, const SweepResult& 
     if (workload.elements > 0) table->unit = workload.unit;
     SweepRow row;
     row.value = *value;
-    row.number = Number(*value);
+    row.number = ParsedNumber(*value);
     row.workload = workload.name;
     for (const auto& contender : table->contenders) {
       row.figures.push_back(FiguresOf(workload, sweep, *table, row, contender));

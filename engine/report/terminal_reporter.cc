@@ -35,8 +35,6 @@ constexpr std::string_view kBoldGreen = "\x1b[1;32m";
 constexpr std::string_view kBoldYellow = "\x1b[1;33m";
 constexpr std::string_view kReset = "\x1b[0m";
 
-constexpr std::string_view kColumnGap = "  ";
-
 class Painter {
  public:
   explicit Painter(bool enabled) : enabled_(enabled) {}

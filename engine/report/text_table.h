@@ -14,6 +14,10 @@ namespace pe::report {
 
 using TableRows = std::vector<std::vector<std::string>>;
 
+// A cell with no value, and the space between two columns.
+inline constexpr std::string_view kNothing = "-";
+inline constexpr std::string_view kColumnGap = "  ";
+
 // The display width of `text`: its UTF-8 code points (continuation bytes not counted).
 std::size_t DisplayWidth(std::string_view text);
 
@@ -25,6 +29,6 @@ TableRows PaddedCells(const TableRows& rows, std::string_view align);
 // The rows of PaddedCells, each line `indent` then its cells joined by `gap`, trailing spaces
 // dropped, ending in "\n". `rows[0]` is usually the heading; it is not treated specially.
 std::string FormatTable(const TableRows& rows, std::string_view align, std::string_view indent = "",
-                        std::string_view gap = "  ");
+                        std::string_view gap = kColumnGap);
 
 }  // namespace pe::report

@@ -25,11 +25,6 @@ std::vector<std::string> SplitLines(const std::string& text) {
   return lines;
 }
 
-std::string Shorten(const std::string& s) {
-  constexpr size_t kMax = 160;
-  return s.size() <= kMax ? s : s.substr(0, kMax) + "...";
-}
-
 nlohmann::json ParseJson(const std::string& text, const char* normaliser) {
   try {
     return nlohmann::json::parse(text);
@@ -47,7 +42,7 @@ std::optional<std::string> LineDifference(const std::string& a, const std::strin
     const std::string* y = i < lb.size() ? &lb[i] : nullptr;
     if (x && y && *x == *y) continue;
     return fmt::format("first difference at line {} of {} vs {}:\n  {}: {}\n  {}: {}", i + 1, la.size(), lb.size(),
-                       a_name, x ? Shorten(*x) : "<no line>", b_name, y ? Shorten(*y) : "<no line>");
+                       a_name, x ? Shortened(*x) : "<no line>", b_name, y ? Shortened(*y) : "<no line>");
   }
   if (a != b) return fmt::format("outputs differ only in trailing whitespace or line endings");
   return std::nullopt;
@@ -67,7 +62,7 @@ std::optional<std::string> MapDifference(const std::string& a, const std::string
     } else if (*other != it.value()) {
       if (++differing <= kShown) {
         lines.push_back(fmt::format("  key {}: {} has {}, {} has {}", nlohmann::json(it.key()).dump(), a_name,
-                                    Shorten(it.value().dump()), b_name, Shorten(other->dump())));
+                                    Shortened(it.value().dump()), b_name, Shortened(other->dump())));
       }
     }
   }
@@ -150,6 +145,11 @@ std::optional<std::string> FirstDifference(const std::string& baseline, const st
   if (baseline == other) return std::nullopt;
   if (normaliser == spec::Normaliser::kJsonMap) return MapDifference(baseline, other, baseline_name, other_name);
   return LineDifference(baseline, other, baseline_name, other_name);
+}
+
+std::string Shortened(const std::string& s) {
+  constexpr size_t kMax = 160;
+  return s.size() <= kMax ? s : s.substr(0, kMax) + "...";
 }
 
 }  // namespace pe::run

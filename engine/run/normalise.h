@@ -19,4 +19,7 @@ std::optional<std::string> FirstDifference(const std::string& baseline, const st
                                            spec::Normaliser normaliser, const std::string& baseline_name,
                                            const std::string& other_name);
 
+// `s` cut to 160 bytes and "..." when longer: one side of a difference in a parity message.
+std::string Shortened(const std::string& s);
+
 }  // namespace pe::run

@@ -233,11 +233,6 @@ OutputDigest DigestJson(File f, bool json_map, bool sort_lists) {
   return canonical.digest();
 }
 
-std::string Shorten(const std::string& s) {
-  constexpr std::size_t kMax = 160;
-  return s.size() <= kMax ? s : s.substr(0, kMax) + "...";
-}
-
 // The first line at which two outputs differ, reading both as streams.
 std::string StreamedLineDifference(std::istream& x, std::istream& y, const std::string& a_name,
                                    const std::string& b_name) {
@@ -248,7 +243,7 @@ std::string StreamedLineDifference(std::istream& x, std::istream& y, const std::
     if (!has_x && !has_y) return "outputs differ only in trailing whitespace or line endings";
     if (has_x && has_y && lx == ly) continue;
     return fmt::format("first difference at line {}:\n  {}: {}\n  {}: {}", line, a_name,
-                       has_x ? Shorten(lx) : "<no line>", b_name, has_y ? Shorten(ly) : "<no line>");
+                       has_x ? Shortened(lx) : "<no line>", b_name, has_y ? Shortened(ly) : "<no line>");
   }
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <boost/process/search_path.hpp>
+#include <cstdlib>
 #include <system_error>
 #include <vector>
 
@@ -44,6 +45,11 @@ ResolvedProgram ResolveProgram(const std::string& name, const std::filesystem::p
     return {{}, "not executable: " + name};
   }
   return {path, {}};
+}
+
+std::string EnginePathVariable() {
+  const char* path = std::getenv("PATH");
+  return path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
 }  // namespace pe::runner

@@ -18,4 +18,8 @@ struct ResolvedProgram {
 ResolvedProgram ResolveProgram(const std::string& name, const std::filesystem::path& cwd,
                                const std::string& path_variable);
 
+// The engine's own $PATH, or /usr/local/bin:/usr/bin:/bin when it has none (as a shell's
+// default search path), for a program the engine runs itself.
+std::string EnginePathVariable();
+
 }  // namespace pe::runner

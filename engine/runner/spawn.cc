@@ -262,8 +262,7 @@ std::vector<MappedFile> ParseMappedFiles(std::string_view text) {
 
 std::string PathVariable(const std::map<std::string, std::string>& env) {
   if (auto it = env.find("PATH"); it != env.end()) return it->second;
-  const char* path = std::getenv("PATH");
-  return path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  return EnginePathVariable();
 }
 
 std::vector<std::string> ChildEnvironment(const std::map<std::string, std::string>& overrides) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/runner/process_runner.h"
+#include "tests/support/text_file.h"
 
 namespace pe::testing {
 
@@ -50,10 +51,5 @@ class FakeProcessRunner : public runner::ProcessRunner {
   Script script_;
   ServerScript servers_;
 };
-
-// Writes text to a file, for scripts that emulate a contender's output.
-inline void WriteText(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
 
 }  // namespace pe::testing

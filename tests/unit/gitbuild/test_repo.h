@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/runner/process_runner.h"
+#include "tests/support/text_file.h"
 
 namespace pe::testing {
 
@@ -32,17 +33,6 @@ class ScratchDirectory {
  private:
   std::filesystem::path path_;
 };
-
-inline std::string ReadText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-inline void WriteText(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
 
 // A repository in `dir`, on branch main, with an identity given through the environment so
 // no global git configuration is needed or read.

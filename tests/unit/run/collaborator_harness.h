@@ -18,12 +18,7 @@
 
 namespace pe::run::internal {
 
-inline std::string ReadText(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using testing::ReadText;
 
 class Harness {
  public:
