@@ -16,8 +16,8 @@ std::string Argv(const std::vector<std::string>& lines) {
 }
 
 // Two contenders writing the given counter lines, one workload, and a counter of each kind.
-fs::path WriteSpec(const TempDir& dir, const std::vector<std::string>& baseline,
-                   const std::vector<std::string>& candidate, const std::string& bars) {
+fs::path WriteCountersSpec(const TempDir& dir, const std::vector<std::string>& baseline,
+                           const std::vector<std::string>& candidate, const std::string& bars) {
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\n\n"
                       << "[contenders.baseline]\nargv = " << Argv(baseline) << "\n\n"
@@ -32,8 +32,8 @@ fs::path WriteSpec(const TempDir& dir, const std::vector<std::string>& baseline,
 
 TEST(CountersE2E, EqualExactCountsPassAndTheResultsFileHoldsThem) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"objects 1000 objects", "misses 50 misses"},
-                              {"misses 50 misses", "objects 1000 objects"}, "objects = 1.0\nmisses = 1.5\n");
+  const auto spec = WriteCountersSpec(dir, {"objects 1000 objects", "misses 50 misses"},
+                                      {"misses 50 misses", "objects 1000 objects"}, "objects = 1.0\nmisses = 1.5\n");
   const auto json = dir.path() / "results.json";
   const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
@@ -56,8 +56,8 @@ TEST(CountersE2E, EqualExactCountsPassAndTheResultsFileHoldsThem) {
 
 TEST(CountersE2E, OneMoreObjectFailsTheExactGateWithANamedLine) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"objects 1000 objects", "misses 50 misses"},
-                              {"objects 1001 objects", "misses 50 misses"}, "objects = 1.0\n");
+  const auto spec = WriteCountersSpec(dir, {"objects 1000 objects", "misses 50 misses"},
+                                      {"objects 1001 objects", "misses 50 misses"}, "objects = 1.0\n");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 1) << f.out << f.err;
   EXPECT_NE(f.out.find("work: objects ratio 1.001x (candidate 1001 objects, baseline 1000 objects) is above the "
@@ -68,8 +68,8 @@ TEST(CountersE2E, OneMoreObjectFailsTheExactGateWithANamedLine) {
 
 TEST(CountersE2E, ANoisyCounterThatDoubledIsShownAboveItsBar) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"objects 1 objects", "misses 50 misses"},
-                              {"objects 1 objects", "misses 100 misses"}, "misses = 1.2\n");
+  const auto spec = WriteCountersSpec(dir, {"objects 1 objects", "misses 50 misses"},
+                                      {"objects 1 objects", "misses 100 misses"}, "misses = 1.2\n");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 1) << f.out << f.err;
   EXPECT_NE(f.out.find("work: misses ratio 2.00x (95% confidence sequence 2.00x to 2.00x, 7 rounds; candidate 100 "
@@ -80,8 +80,8 @@ TEST(CountersE2E, ANoisyCounterThatDoubledIsShownAboveItsBar) {
 
 TEST(CountersE2E, ABadLineFailsTheRunNamingContenderWorkloadAndLine) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"objects 1000 objects", "misses 50 misses"},
-                              {"objects 1000 objects", "misses 5O misses"}, "objects = 1.0\n");
+  const auto spec = WriteCountersSpec(dir, {"objects 1000 objects", "misses 50 misses"},
+                                      {"objects 1000 objects", "misses 5O misses"}, "objects = 1.0\n");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE((f.out + f.err)
@@ -94,7 +94,7 @@ TEST(CountersE2E, ABadLineFailsTheRunNamingContenderWorkloadAndLine) {
 TEST(CountersE2E, AMissingCounterFailsTheRun) {
   TempDir dir;
   const auto spec =
-      WriteSpec(dir, {"objects 1000 objects", "misses 50 misses"}, {"objects 1000 objects"}, "objects = 1.0\n");
+      WriteCountersSpec(dir, {"objects 1000 objects", "misses 50 misses"}, {"objects 1000 objects"}, "objects = 1.0\n");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE((f.out + f.err)

@@ -11,19 +11,20 @@
 namespace pe::e2e {
 namespace {
 
-std::string Stub() { return nlohmann::json(STUB_CONTENDER).dump(); }
+std::string ExitCodesStub() { return nlohmann::json(STUB_CONTENDER).dump(); }
 
-fs::path WriteSpec(const TempDir& dir, const std::string& candidate_args, const std::string& tail) {
+fs::path WriteExitCodesSpec(const TempDir& dir, const std::string& candidate_args, const std::string& tail) {
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 10\nmax_rounds = 12\nwarmup_rounds = 0\n\n"
-                      << "[contenders.baseline]\nargv = [" << Stub() << ", \"--print\", \"same\"]\n\n"
-                      << "[contenders.candidate]\nargv = [" << Stub() << ", " << candidate_args << "]\n\n"
+                      << "[contenders.baseline]\nargv = [" << ExitCodesStub() << ", \"--print\", \"same\"]\n\n"
+                      << "[contenders.candidate]\nargv = [" << ExitCodesStub() << ", " << candidate_args << "]\n\n"
                       << "[workloads.work]\n\n"
                       << tail;
   return spec;
 }
 
-Finished RunWithEnv(const char* name, const char* value, const std::vector<std::string>& args, const fs::path& dir) {
+Finished ExitCodesRunWithEnv(const char* name, const char* value, const std::vector<std::string>& args,
+                             const fs::path& dir) {
   ::setenv(name, value, 1);
   Finished f = RunPerfengine(args, dir);
   ::unsetenv(name);
@@ -32,7 +33,7 @@ Finished RunWithEnv(const char* name, const char* value, const std::vector<std::
 
 TEST(ExitCodesE2E, ZeroWhenEveryThresholdIsMet) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, "\"--print\", \"same\"", "[thresholds]\nmax_rss_ratio = 4\n");
+  const auto spec = WriteExitCodesSpec(dir, "\"--print\", \"same\"", "[thresholds]\nmax_rss_ratio = 4\n");
   const Finished f = RunPerfengine({"run", spec.string(), "-q"}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
   EXPECT_NE(f.out.find("\nPASS\n"), std::string::npos) << f.out;
@@ -41,7 +42,7 @@ TEST(ExitCodesE2E, ZeroWhenEveryThresholdIsMet) {
 TEST(ExitCodesE2E, OneWhenAThresholdIsMissed) {
   TempDir dir;
   const auto spec =
-      WriteSpec(dir, "\"--alloc-mb\", \"64\", \"--print\", \"same\"", "[thresholds]\nmax_rss_ratio = 1.5\n");
+      WriteExitCodesSpec(dir, "\"--alloc-mb\", \"64\", \"--print\", \"same\"", "[thresholds]\nmax_rss_ratio = 1.5\n");
   const Finished f = RunPerfengine({"run", spec.string(), "-q", "--unresolved=pass"}, dir.path());
   EXPECT_EQ(f.exit, 1) << f.out << f.err;  // --unresolved never turns a miss into a pass
   EXPECT_NE(f.out.find("FAIL: 1 threshold missed"), std::string::npos) << f.out;
@@ -49,7 +50,8 @@ TEST(ExitCodesE2E, OneWhenAThresholdIsMissed) {
 
 TEST(ExitCodesE2E, TwoWhenTheRunFails) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, "\"--print\", \"same\", \"--exit\", \"4\"", "[thresholds]\nmax_rss_ratio = 4\n");
+  const auto spec =
+      WriteExitCodesSpec(dir, "\"--print\", \"same\", \"--exit\", \"4\"", "[thresholds]\nmax_rss_ratio = 4\n");
   const Finished f = RunPerfengine({"run", spec.string(), "-q", "--unresolved=pass"}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(f.out.find("RUN FAILED"), std::string::npos) << f.out;
@@ -63,8 +65,9 @@ TEST(ExitCodesE2E, ThreeWhenAClaimIsUnresolvedAndTheFlagOrVariableMapsIt) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
   const std::string counter = nlohmann::json((dir.path() / "candidate-executions").string()).dump();
-  const auto spec = WriteSpec(dir, "\"--sleep-ms-alternating\", \"2\", \"40\", " + counter + ", \"--print\", \"same\"",
-                              "[thresholds]\nmin_speedup = 1.0\nper_check_confidence = 0.99\n");
+  const auto spec =
+      WriteExitCodesSpec(dir, "\"--sleep-ms-alternating\", \"2\", \"40\", " + counter + ", \"--print\", \"same\"",
+                         "[thresholds]\nmin_speedup = 1.0\nper_check_confidence = 0.99\n");
   // The baseline sleeps a steady 12 ms, between the candidate's two.
   {
     std::string text = ReadAll(spec);
@@ -98,12 +101,12 @@ TEST(ExitCodesE2E, ThreeWhenAClaimIsUnresolvedAndTheFlagOrVariableMapsIt) {
   const Finished exit3 = RunPerfengine({"run", spec.string(), "-q", "--unresolved=exit3"}, dir.path());
   EXPECT_EQ(exit3.exit, 3) << exit3.out;
 
-  const Finished env = RunWithEnv("PERFENGINE_UNRESOLVED", "pass", {"run", spec.string(), "-q"}, dir.path());
+  const Finished env = ExitCodesRunWithEnv("PERFENGINE_UNRESOLVED", "pass", {"run", spec.string(), "-q"}, dir.path());
   EXPECT_EQ(env.exit, 0) << env.out;
   EXPECT_NE(env.out.find("PERFENGINE_UNRESOLVED=pass: 1 unresolved check counted as passed"), std::string::npos);
   // The flag wins over the variable.
-  const Finished both =
-      RunWithEnv("PERFENGINE_UNRESOLVED", "pass", {"run", spec.string(), "-q", "--unresolved=fail"}, dir.path());
+  const Finished both = ExitCodesRunWithEnv("PERFENGINE_UNRESOLVED", "pass",
+                                            {"run", spec.string(), "-q", "--unresolved=fail"}, dir.path());
   EXPECT_EQ(both.exit, 1) << both.out;
 
   // merge gates too: one unsharded results file is not a shard, but a shard of one is.
@@ -116,8 +119,8 @@ TEST(ExitCodesE2E, ThreeWhenAClaimIsUnresolvedAndTheFlagOrVariableMapsIt) {
 
 TEST(ExitCodesE2E, ABadUnresolvedValueIsExitTwoBeforeTheRun) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, "\"--print\", \"same\"", "[thresholds]\nmax_rss_ratio = 4\n");
-  const Finished env = RunWithEnv("PERFENGINE_UNRESOLVED", "maybe", {"run", spec.string(), "-q"}, dir.path());
+  const auto spec = WriteExitCodesSpec(dir, "\"--print\", \"same\"", "[thresholds]\nmax_rss_ratio = 4\n");
+  const Finished env = ExitCodesRunWithEnv("PERFENGINE_UNRESOLVED", "maybe", {"run", spec.string(), "-q"}, dir.path());
   EXPECT_EQ(env.exit, 2);
   EXPECT_EQ(env.out, "");
   EXPECT_EQ(env.err,
@@ -139,7 +142,7 @@ TEST(ExitCodesE2E, AToolThatRejectsVersionGetsAStartupHint) {
   ::chmod(tool.c_str(), 0755);
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 2\nwarmup_rounds = 0\n\n"
-                      << "[contenders.baseline]\nargv = [" << Stub() << ", \"--print\", \"same\"]\n\n"
+                      << "[contenders.baseline]\nargv = [" << ExitCodesStub() << ", \"--print\", \"same\"]\n\n"
                       << "[contenders.candidate]\nargv = [" << nlohmann::json(tool.string()).dump()
                       << ", \"--print\", \"same\"]\n\n"
                       << "[workloads.work]\n";

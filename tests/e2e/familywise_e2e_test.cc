@@ -13,17 +13,17 @@ namespace {
 
 constexpr int kWorkloads = 8;
 
-std::string Stub() { return nlohmann::json(STUB_CONTENDER).dump(); }
+std::string FamilywiseStub() { return nlohmann::json(STUB_CONTENDER).dump(); }
 
 // kWorkloads workloads, each gated by max_slowdown (CPU time, a generous bar: no identical pair
 // shows 30% more CPU time, however loaded the machine); the candidate burns `candidate_ms` of CPU
 // where the baseline burns 5.
-fs::path WriteSpec(const TempDir& dir, int candidate_ms) {
+fs::path WriteFamilywiseSpec(const TempDir& dir, int candidate_ms) {
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream out(spec);
   out << "[run]\nrounds = 12\nmax_rounds = 16\nwarmup_rounds = 0\n\n"
-      << "[contenders.baseline]\nargv = [" << Stub() << ", \"--busy-ms\", \"5\", \"--print\", \"same\"]\n\n"
-      << "[contenders.candidate]\nargv = [" << Stub() << ", \"--busy-ms\", \"" << candidate_ms
+      << "[contenders.baseline]\nargv = [" << FamilywiseStub() << ", \"--busy-ms\", \"5\", \"--print\", \"same\"]\n\n"
+      << "[contenders.candidate]\nargv = [" << FamilywiseStub() << ", \"--busy-ms\", \"" << candidate_ms
       << "\", \"--print\", \"same\"]\n\n";
   for (int i = 0; i < kWorkloads; ++i) out << "[workloads.w" << i << "]\n\n";
   out << "[thresholds]\nmax_slowdown = 1.3\n";
@@ -52,7 +52,7 @@ constexpr char kFamilyLine[] =
 
 TEST(FamilywiseE2E, AnIdenticalPairOverManyChecksPassesAndEveryReportNamesTheFamily) {
   TempDir dir;
-  const fs::path spec = WriteSpec(dir, 5);
+  const fs::path spec = WriteFamilywiseSpec(dir, 5);
   const fs::path json = dir.path() / "results.json", md = dir.path() / "report.md", html = dir.path() / "report.html";
   const Finished f = RunPerfengine(
       {"run", spec.string(), "-q", "--json", json.string(), "--markdown", md.string(), "--html", html.string()},
@@ -91,7 +91,7 @@ TEST(FamilywiseE2E, AnIdenticalPairOverManyChecksPassesAndEveryReportNamesTheFam
 
 TEST(FamilywiseE2E, APlantedLargeRegressionStillFailsAtTheSplitLevel) {
   TempDir dir;
-  const fs::path spec = WriteSpec(dir, 25);
+  const fs::path spec = WriteFamilywiseSpec(dir, 25);
   const fs::path json = dir.path() / "results.json";
   const Finished f = RunPerfengine({"run", spec.string(), "-q", "--json", json.string()}, dir.path());
   ASSERT_EQ(f.exit, 1) << f.out << f.err;
@@ -104,7 +104,7 @@ TEST(FamilywiseE2E, APlantedLargeRegressionStillFailsAtTheSplitLevel) {
 
 TEST(FamilywiseE2E, APerCheckOverrideIsNamedAsOne) {
   TempDir dir;
-  const fs::path spec = WriteSpec(dir, 5);
+  const fs::path spec = WriteFamilywiseSpec(dir, 5);
   { std::ofstream(spec, std::ios::app) << "\n[workloads.w3.thresholds]\nper_check_confidence = 0.99\n"; }
   // The [workloads.w3] table above already exists: a second one is a TOML error, so rewrite it.
   std::string text = ReadAll(spec);
@@ -120,7 +120,7 @@ TEST(FamilywiseE2E, APerCheckOverrideIsNamedAsOne) {
 
 TEST(FamilywiseE2E, ConfidenceInAThresholdsTableIsAnErrorThatSaysWhereItWent) {
   TempDir dir;
-  const fs::path spec = WriteSpec(dir, 5);
+  const fs::path spec = WriteFamilywiseSpec(dir, 5);
   std::ofstream(spec, std::ios::app) << "confidence = 0.99\n";
   const Finished f = RunPerfengine({"validate", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2);

@@ -72,8 +72,8 @@ TEST(FirstUse, QuickRunsTwoCommandsInOneLine) {
             "perfengine: run: give a SPEC file, or --quick 'CMD A' 'CMD B' (perfengine init writes a spec to keep)\n");
 }
 
-fs::path WriteSpec(const TempDir& dir, const std::string& baseline, const std::string& candidate,
-                   const std::string& workload) {
+fs::path WriteFirstUseSpec(const TempDir& dir, const std::string& baseline, const std::string& candidate,
+                           const std::string& workload) {
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 3\n\n"
                       << "[contenders.baseline]\nargv = [\"sh\", \"-c\", " << nlohmann::json(baseline).dump()
@@ -91,7 +91,7 @@ const std::string kBest = "printf 'hello hello hello' | gzip -9 -n";
 
 TEST(DifferentOutputs, ABinaryDifferenceIsAnOffsetAndHexPrintedOnce) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, kFast, kBest, "");
+  const auto spec = WriteFirstUseSpec(dir, kFast, kBest, "");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(
@@ -108,10 +108,11 @@ TEST(DifferentOutputs, ABinaryDifferenceIsAnOffsetAndHexPrintedOnce) {
 
 TEST(DifferentOutputs, ANormaliseCommandComparesWhatItPrints) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, kFast, kBest, "normalise = [\"gzip\", \"-dc\", \"{output}\"]\n");
+  const auto spec = WriteFirstUseSpec(dir, kFast, kBest, "normalise = [\"gzip\", \"-dc\", \"{output}\"]\n");
   const Finished f = RunPerfengine({"run", spec.string(), "--quiet"}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
-  const auto broken = WriteSpec(dir, kFast, "printf 'not gzip'", "normalise = [\"gzip\", \"-dc\", \"{output}\"]\n");
+  const auto broken =
+      WriteFirstUseSpec(dir, kFast, "printf 'not gzip'", "normalise = [\"gzip\", \"-dc\", \"{output}\"]\n");
   const Finished g = RunPerfengine({"run", broken.string(), "--quiet"}, dir.path());
   EXPECT_EQ(g.exit, 2) << g.out << g.err;
   EXPECT_NE(g.out.find("  compress: contender 'candidate' output could not be normalised: /usr/bin/gzip exited with "
@@ -122,7 +123,7 @@ TEST(DifferentOutputs, ANormaliseCommandComparesWhatItPrints) {
 
 TEST(DifferentOutputs, ParityNoneComparesTimeOnlyAndSaysSo) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, kFast, "printf 'something else entirely'", "parity = \"none\"\n");
+  const auto spec = WriteFirstUseSpec(dir, kFast, "printf 'something else entirely'", "parity = \"none\"\n");
   const fs::path json = dir.path() / "results.json";
   const fs::path csv = dir.path() / "figures.csv";
   const Finished f =

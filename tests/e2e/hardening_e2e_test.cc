@@ -15,21 +15,21 @@
 namespace pe::e2e {
 namespace {
 
-std::string Stub() { return nlohmann::json(STUB_CONTENDER).dump(); }
+std::string HardeningStub() { return nlohmann::json(STUB_CONTENDER).dump(); }
 
-fs::path WriteSpec(const TempDir& dir, const std::string& run = "rounds = 2\nwarmup_rounds = 0\n",
-                   const std::string& workloads = "[workloads.work]\nargs = [\"--print\", \"same\"]\n") {
+fs::path WriteHardeningSpec(const TempDir& dir, const std::string& run = "rounds = 2\nwarmup_rounds = 0\n",
+                            const std::string& workloads = "[workloads.work]\nargs = [\"--print\", \"same\"]\n") {
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\n"
-                      << run << "\n[contenders.baseline]\nargv = [" << Stub() << "]\n\n"
-                      << "[contenders.candidate]\nargv = [" << Stub() << "]\n\n"
+                      << run << "\n[contenders.baseline]\nargv = [" << HardeningStub() << "]\n\n"
+                      << "[contenders.candidate]\nargv = [" << HardeningStub() << "]\n\n"
                       << workloads;  // no thresholds: these tests are about inputs and files, not verdicts
   return spec;
 }
 
 TEST(HardeningE2E, RoundsThatWouldWrapToZeroAreABadSpecNotAPass) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, "rounds = 4294967296\n");
+  const auto spec = WriteHardeningSpec(dir, "rounds = 4294967296\n");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_EQ(f.err, spec.string() + ":2:10: 'rounds' must be at most 100000, not 4294967296\n");
@@ -38,7 +38,7 @@ TEST(HardeningE2E, RoundsThatWouldWrapToZeroAreABadSpecNotAPass) {
 
 TEST(HardeningE2E, RoundsFlagOutOfRangeIsOneClearLine) {
   TempDir dir;
-  const auto spec = WriteSpec(dir);
+  const auto spec = WriteHardeningSpec(dir);
   Finished f = RunPerfengine({"run", spec.string(), "--rounds", "0"}, dir.path());
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(f.err,
@@ -76,10 +76,10 @@ TEST(HardeningE2E, SweepValuesNeverLeaveTheScratchDirectory) {
   TempDir dir;
   const fs::path tmp = dir.path() / "tmp";
   fs::create_directories(tmp);
-  const auto spec =
-      WriteSpec(dir, "rounds = 1\nwarmup_rounds = 0\n",
-                "[workloads.work]\nargs = [\"--write\", \"{workdir}/mark\", \"{where}\", \"--print\", \"same\"]\n"
-                "[workloads.work.sweep]\nwhere = [\"/../../../planted\", \"..\"]\n");
+  const auto spec = WriteHardeningSpec(
+      dir, "rounds = 1\nwarmup_rounds = 0\n",
+      "[workloads.work]\nargs = [\"--write\", \"{workdir}/mark\", \"{where}\", \"--print\", \"same\"]\n"
+      "[workloads.work.sweep]\nwhere = [\"/../../../planted\", \"..\"]\n");
   const char* old = std::getenv("TMPDIR");
   const std::string saved = old ? old : "";
   ::setenv("TMPDIR", tmp.c_str(), 1);
@@ -101,17 +101,17 @@ TEST(HardeningE2E, SweepValuesNeverLeaveTheScratchDirectory) {
 TEST(HardeningE2E, NothingAnExecutionLeavesInItsScratchReachesTheNext) {
   TempDir dir;
   const auto spec =
-      WriteSpec(dir, "rounds = 3\nwarmup_rounds = 1\n",
-                "[workloads.work]\nargs = [\"--fail-if-exists\", \"{workdir}/mark\", \"--fail-if-exists\", "
-                "\"{out}.part\", \"--write\", \"{workdir}/mark\", \"x\", \"--write\", \"{out}.part\", \"x\", "
-                "\"--print\", \"same\"]\n");
+      WriteHardeningSpec(dir, "rounds = 3\nwarmup_rounds = 1\n",
+                         "[workloads.work]\nargs = [\"--fail-if-exists\", \"{workdir}/mark\", \"--fail-if-exists\", "
+                         "\"{out}.part\", \"--write\", \"{workdir}/mark\", \"x\", \"--write\", \"{out}.part\", \"x\", "
+                         "\"--print\", \"same\"]\n");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
 }
 
 TEST(HardeningE2E, AReportOverTheSpecOrTwoReportsOnOneFileAreRefused) {
   TempDir dir;
-  const auto spec = WriteSpec(dir);
+  const auto spec = WriteHardeningSpec(dir);
   const std::string before = ReadAll(spec);
   Finished f = RunPerfengine({"run", spec.string(), "--json", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2);
@@ -130,9 +130,9 @@ TEST(HardeningE2E, AReportOverTheSpecOrTwoReportsOnOneFileAreRefused) {
 TEST(HardeningE2E, AnUnwritableReportPathFailsBeforeAnyRound) {
   TempDir dir;
   const fs::path log = dir.path() / "ran.log";
-  const auto spec = WriteSpec(dir, "rounds = 2\n",
-                              "[workloads.work]\nargs = [\"--log\", " + nlohmann::json(log.string()).dump() +
-                                  ", \"ran\", \"--print\", \"same\"]\n");
+  const auto spec = WriteHardeningSpec(dir, "rounds = 2\n",
+                                       "[workloads.work]\nargs = [\"--log\", " + nlohmann::json(log.string()).dump() +
+                                           ", \"ran\", \"--print\", \"same\"]\n");
   const std::string missing = (dir.path() / "missing" / "report.md").string();
   const Finished f = RunPerfengine({"run", spec.string(), "--markdown", missing}, dir.path());
   EXPECT_EQ(f.exit, 2);
@@ -146,7 +146,7 @@ TEST(HardeningE2E, AnUnwritableReportPathFailsBeforeAnyRound) {
 // terminal table; the exit is 2 because a report CI asked for is missing.
 TEST(HardeningE2E, AFailedReportWriteKeepsTheOtherReportsAndTheTable) {
   TempDir dir;
-  const auto spec = WriteSpec(dir);
+  const auto spec = WriteHardeningSpec(dir);
   const fs::path json = dir.path() / "r.json";
   const fs::path html = dir.path() / "r.html";
   const Finished f = RunPerfengine(
@@ -163,7 +163,7 @@ TEST(HardeningE2E, AFailedReportWriteKeepsTheOtherReportsAndTheTable) {
 
 TEST(HardeningE2E, ReportsOntoASymlinkOrDeviceWriteThroughAndReplaceNothing) {
   TempDir dir;
-  const auto spec = WriteSpec(dir);
+  const auto spec = WriteHardeningSpec(dir);
   fs::create_symlink("real.json", dir.path() / "link.json");
   const Finished f = RunPerfengine(
       {"run", spec.string(), "--json", (dir.path() / "link.json").string(), "--markdown", "/dev/null"}, dir.path());
@@ -213,9 +213,9 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 TEST(HardeningE2E, CtrlCDuringFixtureGenerationStopsAtOnce) {
   TempDir dir;
   const fs::path cache = dir.path() / "cache";
-  const auto spec = WriteSpec(dir, "rounds = 1\nscale = 50\n",
-                              "[workloads.work]\nargs = [\"--print\", \"{fixture}\"]\n"
-                              "fixture = { generator = \"hash_pair\", targets = 150000 }\n");
+  const auto spec = WriteHardeningSpec(dir, "rounds = 1\nscale = 50\n",
+                                       "[workloads.work]\nargs = [\"--print\", \"{fixture}\"]\n"
+                                       "fixture = { generator = \"hash_pair\", targets = 150000 }\n");
   Running run({"run", spec.string(), "--cache-dir", cache.string()}, dir.path());
   // Wait until the generator is writing its temporary directory.
   bool started = false;
@@ -267,10 +267,10 @@ TEST(HardeningE2E, SigtermDuringTheAnalysisExits130Promptly) {
   TempDir dir;
   const fs::path log = dir.path() / "runs.log";
   const int rounds = 150;
-  const auto spec =
-      WriteSpec(dir, "rounds = " + std::to_string(rounds) + "\nwarmup_rounds = 0\nbootstrap_resamples = 1000000\n",
-                "[workloads.work]\nargs = [\"--log\", " + nlohmann::json(log.string()).dump() +
-                    ", \"w\", \"--print\", \"same\"]\n");
+  const auto spec = WriteHardeningSpec(
+      dir, "rounds = " + std::to_string(rounds) + "\nwarmup_rounds = 0\nbootstrap_resamples = 1000000\n",
+      "[workloads.work]\nargs = [\"--log\", " + nlohmann::json(log.string()).dump() +
+          ", \"w\", \"--print\", \"same\"]\n");
   Running run({"run", spec.string()}, dir.path());
   const std::size_t all_runs = 2 + 2 * rounds;  // parity, then the rounds
   for (int i = 0; i < 1200 && ReadLog(log).size() < all_runs; ++i) {

@@ -7,7 +7,7 @@
 namespace pe::e2e {
 namespace {
 
-const std::string kStub = STUB_CONTENDER;
+const std::string kInitStub = STUB_CONTENDER;
 
 std::string Refused(const fs::path& out) {
   return "perfengine: init: " + out.string() + " exists; pass --force to replace it, or --out to write elsewhere\n";
@@ -68,7 +68,7 @@ TEST(InitE2E, ACommandThatIsNotUtf8IsNamedAndNothingIsWritten) {
 TEST(InitE2E, ADelInAnArgumentIsWrittenEscaped) {
   TempDir dir;
   const fs::path out = dir.path() / "s.toml";
-  const std::string command = kStub + " --print a" + '\x7f' + "b";
+  const std::string command = kInitStub + " --print a" + '\x7f' + "b";
   const Finished f = RunPerfengine({"init", command, command, "--out", out.string()}, dir.path());
   ASSERT_EQ(f.exit, 0) << f.out << f.err;
   EXPECT_NE(ReadAll(out).find("\"--print\", \"a\\u007fb\"]"), std::string::npos) << ReadAll(out);

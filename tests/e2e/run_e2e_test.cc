@@ -11,24 +11,24 @@
 namespace pe::e2e {
 namespace {
 
-std::string Quoted(const std::vector<std::string>& args) {
+std::string RunQuoted(const std::vector<std::string>& args) {
   std::string out = "[\"" STUB_CONTENDER "\"";
   for (const auto& a : args) out += ", " + nlohmann::json(a).dump();
   return out + "]";
 }
 
 // A two-contender spec; each contender's behaviour is entirely in its stub argv.
-fs::path WriteSpec(const TempDir& dir, const std::vector<std::string>& baseline,
-                   const std::vector<std::string>& candidate, const std::string& run_extra = "",
-                   const std::string& thresholds = "min_speedup = 1.0\nmin_win_rate = 0.5\n") {
+fs::path WriteRunSpec(const TempDir& dir, const std::vector<std::string>& baseline,
+                      const std::vector<std::string>& candidate, const std::string& run_extra = "",
+                      const std::string& thresholds = "min_speedup = 1.0\nmin_win_rate = 0.5\n") {
   const fs::path spec = dir.path() / "spec.toml";
   // confidence 0.9 for the whole verdict: each of the default two checks at 95%, so 7 rounds
   // can resolve them (docs/statistics.md, "Family-wise confidence").
   std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\nconfidence = 0.9\n"
                       << run_extra << "\n"
-                      << "[contenders.baseline]\nargv = " << Quoted(baseline) << "\n"
+                      << "[contenders.baseline]\nargv = " << RunQuoted(baseline) << "\n"
                       << "description = \"the original\"\n\n"
-                      << "[contenders.candidate]\nargv = " << Quoted(candidate) << "\n\n"
+                      << "[contenders.candidate]\nargv = " << RunQuoted(candidate) << "\n\n"
                       << "[workloads.work]\ndescription = \"does the work\"\n\n"
                       << "[thresholds]\n"
                       << thresholds;
@@ -37,7 +37,8 @@ fs::path WriteSpec(const TempDir& dir, const std::vector<std::string>& baseline,
 
 TEST(RunE2E, FasterCandidatePasses) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"--sleep-ms", "120", "--print", "same"}, {"--sleep-ms", "20", "--print", "same"});
+  const auto spec =
+      WriteRunSpec(dir, {"--sleep-ms", "120", "--print", "same"}, {"--sleep-ms", "20", "--print", "same"});
   const auto json = dir.path() / "results.json";
   const auto md = dir.path() / "report.md";
   const auto html = dir.path() / "report.html";
@@ -57,7 +58,8 @@ TEST(RunE2E, FasterCandidatePasses) {
 
 TEST(RunE2E, SlowerCandidateMissesTheGateWithANamedLine) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"--sleep-ms", "20", "--print", "same"}, {"--sleep-ms", "120", "--print", "same"});
+  const auto spec =
+      WriteRunSpec(dir, {"--sleep-ms", "20", "--print", "same"}, {"--sleep-ms", "120", "--print", "same"});
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 1) << f.out << f.err;
   EXPECT_TRUE(std::regex_search(
@@ -80,12 +82,12 @@ TEST(RunE2E, AClaimNoRoundCanSettleAddsRoundsUpToTheCapAndStaysUnresolved) {
   TempDir dir;
   const auto json = dir.path() / "results.json";
   const std::string counter = (dir.path() / "candidate-executions").string();
-  const auto spec = WriteSpec(dir, {"--sleep-ms", "12", "--print", "same"},
-                              {"--sleep-ms-alternating", "2", "40", counter, "--print", "same"}, "max_rounds = 12",
-                              "min_speedup = 1.0\n");
+  const auto spec = WriteRunSpec(dir, {"--sleep-ms", "12", "--print", "same"},
+                                 {"--sleep-ms-alternating", "2", "40", counter, "--print", "same"}, "max_rounds = 12",
+                                 "min_speedup = 1.0\n");
   const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
   EXPECT_EQ(f.exit, 3) << f.out << f.err;
-  // One check: it reads its sequence at the whole verdict's 90% (WriteSpec's [run] confidence).
+  // One check: it reads its sequence at the whole verdict's 90% (WriteRunSpec's [run] confidence).
   // A figure near its bar prints a third decimal (engine/units), so both forms are right.
   EXPECT_TRUE(
       std::regex_search(f.out, std::regex(R"(work: median speedup \d\.\d\d\d?x \(90% confidence sequence .* 12 )"
@@ -104,8 +106,8 @@ TEST(RunE2E, AResolvedRunStopsAtItsMinimumRounds) {
   const auto json = dir.path() / "results.json";
   // 300 ms against 5 ms: the candidate loses a round only if a 5 ms sleep is delayed by more
   // than 295 ms, which a loaded runner does not do (60 ms lost one round in a run at load 17).
-  const auto spec = WriteSpec(dir, {"--sleep-ms", "300", "--print", "same"}, {"--sleep-ms", "5", "--print", "same"},
-                              "max_rounds = 30");
+  const auto spec = WriteRunSpec(dir, {"--sleep-ms", "300", "--print", "same"}, {"--sleep-ms", "5", "--print", "same"},
+                                 "max_rounds = 30");
   const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
   EXPECT_NE(f.out.find("work: every check resolved after 7 rounds (between 7 and 30 allowed)"), std::string::npos)
@@ -117,15 +119,15 @@ TEST(RunE2E, AResolvedRunStopsAtItsMinimumRounds) {
 TEST(RunE2E, TooFewRoundsToResolveAreRejectedBeforeAnyWork) {
   TempDir dir;
   const auto spec = dir.path() / "spec.toml";
-  std::ofstream(spec) << "[run]\nrounds = 5\n\n[contenders.baseline]\nargv = " << Quoted({"--print", "x"})
-                      << "\n\n[contenders.candidate]\nargv = " << Quoted({"--print", "x"})
+  std::ofstream(spec) << "[run]\nrounds = 5\n\n[contenders.baseline]\nargv = " << RunQuoted({"--print", "x"})
+                      << "\n\n[contenders.candidate]\nargv = " << RunQuoted({"--print", "x"})
                       << "\n\n[workloads.work]\n\n[thresholds]\nmax_slowdown = 1.02\n";
   Finished f = RunPerfengine({"validate", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(f.err, spec.string() +
                        ":13:16: max_slowdown at 95% confidence needs at least 7 rounds to be resolved either way, and "
                        "this run takes at most 5; raise [run] rounds or set [run] max_rounds\n");
-  const auto ok = WriteSpec(dir, {"--print", "same"}, {"--print", "same"});
+  const auto ok = WriteRunSpec(dir, {"--print", "same"}, {"--print", "same"});
   f = RunPerfengine({"run", ok.string(), "--rounds", "3"}, dir.path());
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(f.err,
@@ -135,7 +137,7 @@ TEST(RunE2E, TooFewRoundsToResolveAreRejectedBeforeAnyWork) {
 
 TEST(RunE2E, DifferentOutputsFailParityAndShowTheDifference) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"--print", "alpha", "--print", "beta"}, {"--print", "alpha", "--print", "BETA"});
+  const auto spec = WriteRunSpec(dir, {"--print", "alpha", "--print", "beta"}, {"--print", "alpha", "--print", "BETA"});
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(f.out.find("work: contender 'candidate' output differs from baseline's"), std::string::npos) << f.out;
@@ -146,7 +148,7 @@ TEST(RunE2E, DifferentOutputsFailParityAndShowTheDifference) {
 TEST(RunE2E, CrashIsARunFailureWithTheStderrTail) {
   TempDir dir;
   const auto spec =
-      WriteSpec(dir, {"--print", "same"}, {"--stderr", "parser exploded at byte 7", "--signal", "SIGSEGV"});
+      WriteRunSpec(dir, {"--print", "same"}, {"--stderr", "parser exploded at byte 7", "--signal", "SIGSEGV"});
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(f.out.find("work: contender 'candidate' was killed by signal 11 (Segmentation fault)"), std::string::npos)
@@ -156,7 +158,7 @@ TEST(RunE2E, CrashIsARunFailureWithTheStderrTail) {
 
 TEST(RunE2E, NonZeroExitIsARunFailure) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"--print", "same"}, {"--print", "same", "--exit", "3"});
+  const auto spec = WriteRunSpec(dir, {"--print", "same"}, {"--print", "same", "--exit", "3"});
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(f.out.find("work: contender 'candidate' exited with status 3"), std::string::npos) << f.out;
@@ -166,9 +168,9 @@ TEST(RunE2E, HangTimesOutAndLeavesNoProcessBehind) {
   TempDir dir;
   const auto log = dir.path() / "log";
   const auto pidfile = dir.path() / "grandchild.pid";
-  const auto spec =
-      WriteSpec(dir, {"--print", "same"},
-                {"--log", log.string(), "hanger", "--spawn-child-hang", pidfile.string(), "--hang"}, "timeout = 0.5");
+  const auto spec = WriteRunSpec(dir, {"--print", "same"},
+                                 {"--log", log.string(), "hanger", "--spawn-child-hang", pidfile.string(), "--hang"},
+                                 "timeout = 0.5");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(f.out.find("work: contender 'candidate' timed out after 0.5 s; its process group was killed"),
@@ -184,8 +186,8 @@ TEST(RunE2E, HangTimesOutAndLeavesNoProcessBehind) {
 TEST(RunE2E, TheFirstRunnerAlternates) {
   TempDir dir;
   const auto log = dir.path() / "log";
-  const auto spec = WriteSpec(dir, {"--log", log.string(), "B", "--print", "same"},
-                              {"--log", log.string(), "C", "--print", "same"}, "", "");
+  const auto spec = WriteRunSpec(dir, {"--log", log.string(), "B", "--print", "same"},
+                                 {"--log", log.string(), "C", "--print", "same"}, "", "");
   const Finished f = RunPerfengine({"run", spec.string(), "--rounds", "4", "--warmup-rounds", "1"}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
   // Only the workload runs log (startup runs print the version): parity B C, then 5 rounds.
@@ -204,8 +206,8 @@ TEST(RunE2E, InterruptKillsChildrenMarksResultsIncompleteAndExits130) {
   TempDir dir;
   const auto log = dir.path() / "log";
   const auto json = dir.path() / "results.json";
-  const auto spec = WriteSpec(dir, {"--log", log.string(), "B", "--sleep-ms", "400", "--print", "same"},
-                              {"--log", log.string(), "C", "--sleep-ms", "400", "--print", "same"});
+  const auto spec = WriteRunSpec(dir, {"--log", log.string(), "B", "--sleep-ms", "400", "--print", "same"},
+                                 {"--log", log.string(), "C", "--sleep-ms", "400", "--print", "same"});
   Running run({"run", spec.string(), "--json", json.string()}, dir.path());
   // Interrupt once the timed rounds are under way (parity logged two lines).
   for (int i = 0; i < 1200 && ReadLog(log).size() < 4; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -237,7 +239,7 @@ TEST(RunE2E, SpecErrorsArePositionedAndExitTwo) {
 
 TEST(RunE2E, ContenderOverrideReplacesTheProgram) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"--print", "same"}, {"--print", "same"});
+  const auto spec = WriteRunSpec(dir, {"--print", "same"}, {"--print", "same"});
   const Finished f = RunPerfengine({"run", spec.string(), "--contender", "candidate=/no/such/bazel-diff"}, dir.path());
   EXPECT_EQ(f.exit, 2);
   EXPECT_EQ(
@@ -247,7 +249,7 @@ TEST(RunE2E, ContenderOverrideReplacesTheProgram) {
 
 TEST(RunE2E, ValidateAndListAndHelp) {
   TempDir dir;
-  const auto spec = WriteSpec(dir, {"--print", "same"}, {"--print", "same"});
+  const auto spec = WriteRunSpec(dir, {"--print", "same"}, {"--print", "same"});
   Finished f = RunPerfengine({"validate", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.err;
   EXPECT_EQ(f.out, spec.string() + ": ok (2 contenders, 2 workloads; baseline 'baseline', candidate 'candidate')\n");

@@ -20,7 +20,7 @@ namespace {
 
 std::string Json(const std::string& text) { return nlohmann::json(text).dump(); }
 
-fs::path WriteSpec(const fs::path& dir, const std::string& workload, const std::string& run = "rounds = 1\n") {
+fs::path WriteScratchSpec(const fs::path& dir, const std::string& workload, const std::string& run = "rounds = 1\n") {
   const fs::path spec = dir / "spec.toml";
   std::ofstream(spec) << "[run]\nwarmup_rounds = 0\n"
                       << run << "\n[contenders.baseline]\nargv = [" << Json(STUB_CONTENDER) << "]\n\n"
@@ -31,13 +31,13 @@ fs::path WriteSpec(const fs::path& dir, const std::string& workload, const std::
 }
 
 // $TMPDIR for the engines a test starts, restored when it ends.
-class ScopedTmpdir {
+class ScratchScopedTmpdir {
  public:
-  explicit ScopedTmpdir(const fs::path& dir) {
+  explicit ScratchScopedTmpdir(const fs::path& dir) {
     if (const char* old = std::getenv("TMPDIR")) saved_ = old;
     ::setenv("TMPDIR", dir.c_str(), 1);
   }
-  ~ScopedTmpdir() {
+  ~ScratchScopedTmpdir() {
     if (saved_)
       ::setenv("TMPDIR", saved_->c_str(), 1);
     else
@@ -114,13 +114,14 @@ TEST(ScratchE2E, ARunReclaimsOnlyTheScratchOfADeadEngineAndNothingNamedLikeIt) {
   TempDir dir;
   const fs::path tmp = dir.path() / "tmp";
   fs::create_directories(tmp);
-  const ScopedTmpdir tmpdir(tmp);
+  const ScratchScopedTmpdir tmpdir(tmp);
 
   // A real engine's scratch, left behind by an engine killed mid-run.
   const fs::path log = dir.path() / "started.log";
   const fs::path hang_dir = dir.path() / "hang";
   fs::create_directories(hang_dir);
-  const fs::path hang_spec = WriteSpec(hang_dir, "args = [\"--log\", " + Json(log.string()) + ", \"w\", \"--hang\"]\n");
+  const fs::path hang_spec =
+      WriteScratchSpec(hang_dir, "args = [\"--log\", " + Json(log.string()) + ", \"w\", \"--hang\"]\n");
   Running hung({"run", hang_spec.string()}, hang_dir);
   for (int i = 0; i < 600 && ReadLog(log).empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_FALSE(ReadLog(log).empty());
@@ -168,7 +169,7 @@ TEST(ScratchE2E, ARunReclaimsOnlyTheScratchOfADeadEngineAndNothingNamedLikeIt) {
     planted.insert("perfengine-Their1");
   }
 
-  const fs::path spec = WriteSpec(dir.path(), "args = [\"--print\", \"same\"]\n");
+  const fs::path spec = WriteScratchSpec(dir.path(), "args = [\"--print\", \"same\"]\n");
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
   EXPECT_FALSE(fs::exists(dead)) << "the dead engine's scratch was not reclaimed";
@@ -186,9 +187,9 @@ TEST(ScratchE2E, ARunReclaimsOnlyTheScratchOfADeadEngineAndNothingNamedLikeIt) {
 
 TEST(ScratchE2E, AMissingOrWrongTmpdirIsNamed) {
   TempDir dir;
-  const fs::path spec = WriteSpec(dir.path(), "args = [\"--print\", \"same\"]\n");
+  const fs::path spec = WriteScratchSpec(dir.path(), "args = [\"--print\", \"same\"]\n");
   {
-    const ScopedTmpdir tmpdir(dir.path() / "nope");
+    const ScratchScopedTmpdir tmpdir(dir.path() / "nope");
     for (const char* command : {"run", "validate"}) {
       const Finished f = RunPerfengine({command, spec.string()}, dir.path());
       EXPECT_EQ(f.exit, 2) << command;
@@ -196,7 +197,7 @@ TEST(ScratchE2E, AMissingOrWrongTmpdirIsNamed) {
     }
   }
   {
-    const ScopedTmpdir tmpdir(spec);
+    const ScratchScopedTmpdir tmpdir(spec);
     const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
     EXPECT_EQ(f.exit, 2);
     EXPECT_EQ(f.err, "perfengine: TMPDIR '" + spec.string() + "' is not a directory\n");
@@ -227,8 +228,9 @@ TEST(ScratchE2E, AFullTmpdirIsTheEnginesProblemNotTheContenders) {
   } unmount{full};
   const fs::path big = dir.path() / "big";
   std::ofstream(big) << std::string(512 * 1024, 'x');
-  const fs::path spec = WriteSpec(dir.path(), "args = [\"--copy\", " + Json(big.string()) + ", \"/dev/stdout\"]\n");
-  const ScopedTmpdir tmpdir(full);
+  const fs::path spec =
+      WriteScratchSpec(dir.path(), "args = [\"--copy\", " + Json(big.string()) + ", \"/dev/stdout\"]\n");
+  const ScratchScopedTmpdir tmpdir(full);
   const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   const std::string start = "\n  work: the scratch directory " + (full / "perfengine-").string();
@@ -249,7 +251,7 @@ TEST(ScratchE2E, AFullTmpdirIsTheEnginesProblemNotTheContenders) {
 TEST(ScratchE2E, KillingTheEngineDuringGenerationStopsTheGeneratorAndTheNextRunSweepsItsPartial) {
   TempDir dir;
   const fs::path cache = dir.path() / "cache";
-  const fs::path spec = WriteSpec(dir.path(), kSlowFixture, kSlowRun);
+  const fs::path spec = WriteScratchSpec(dir.path(), kSlowFixture, kSlowRun);
   Running run({"run", spec.string(), "--cache-dir", cache.string()}, dir.path());
   ASSERT_TRUE(WaitForPartial(cache));
   const std::vector<pid_t> children = ChildrenOf(run.pid());  // the generator and the spawner
@@ -273,7 +275,7 @@ TEST(ScratchE2E, KillingTheEngineDuringGenerationStopsTheGeneratorAndTheNextRunS
   const fs::path small = dir.path() / "small";
   fs::create_directories(small);
   const fs::path small_spec =
-      WriteSpec(small, "args = [\"--print\", \"same\"]\nfixture = { generator = \"text_lines\", lines = 10 }\n");
+      WriteScratchSpec(small, "args = [\"--print\", \"same\"]\nfixture = { generator = \"text_lines\", lines = 10 }\n");
   const Finished next = RunPerfengine({"run", small_spec.string(), "--cache-dir", cache.string()}, small);
   EXPECT_EQ(next.exit, 0) << next.out << next.err;
   EXPECT_TRUE(Partials(cache).empty());
@@ -286,7 +288,7 @@ TEST(ScratchE2E, InterruptingGenerationRemovesThePartialFixture) {
     SCOPED_TRACE(::strsignal(signal));
     TempDir dir;
     const fs::path cache = dir.path() / "cache";
-    const fs::path spec = WriteSpec(dir.path(), kSlowFixture, kSlowRun);
+    const fs::path spec = WriteScratchSpec(dir.path(), kSlowFixture, kSlowRun);
     Running run({"run", spec.string(), "--cache-dir", cache.string()}, dir.path());
     ASSERT_TRUE(WaitForPartial(cache));
     ::kill(run.pid(), signal);
@@ -301,7 +303,7 @@ TEST(ScratchE2E, InterruptingGenerationRemovesThePartialFixture) {
 TEST(ScratchE2E, ASecondRunWaitingForTheSameFixtureSaysSo) {
   TempDir dir;
   const fs::path cache = dir.path() / "cache";
-  const fs::path spec = WriteSpec(dir.path(), kSlowFixture, kSlowRun);
+  const fs::path spec = WriteScratchSpec(dir.path(), kSlowFixture, kSlowRun);
   const fs::path first_dir = dir.path() / "first", second_dir = dir.path() / "second";
   fs::create_directories(first_dir);
   fs::create_directories(second_dir);

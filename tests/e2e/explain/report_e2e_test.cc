@@ -9,7 +9,7 @@
 namespace pe::e2e {
 namespace {
 
-fs::path WriteSpec(const TempDir& dir) {
+fs::path WriteReportSpec(const TempDir& dir) {
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\nbootstrap_resamples = 500\n\n"
                       << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", \"--sleep-ms\", \"30\"]\n\n"
@@ -24,8 +24,8 @@ TEST(ReportE2E, MarkdownAndCsvOfASavedRunAreWhatRunWrote) {
   const fs::path json = dir.path() / "results.json";
   const fs::path run_md = dir.path() / "run.md";
   const fs::path run_csv = dir.path() / "run.csv";
-  const Finished run = RunPerfengine({"run", WriteSpec(dir).string(), "--quiet", "--json", json.string(), "--markdown",
-                                      run_md.string(), "--csv", run_csv.string()},
+  const Finished run = RunPerfengine({"run", WriteReportSpec(dir).string(), "--quiet", "--json", json.string(),
+                                      "--markdown", run_md.string(), "--csv", run_csv.string()},
                                      dir.path());
   // Whatever the verdict (a loaded machine can leave a check unresolved), the files are written.
   ASSERT_LE(run.exit, 1) << run.out << run.err;

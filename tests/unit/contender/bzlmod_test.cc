@@ -27,8 +27,8 @@ using testing::EncodeStream;
 using testing::Rule;
 using testing::SourceFile;
 
-const std::string kBaseline = REFDIFF_BASELINE;
-const std::string kCandidate = REFDIFF_CANDIDATE;
+const std::string kBzlmodBaseline = REFDIFF_BASELINE;
+const std::string kBzlmodCandidate = REFDIFF_CANDIDATE;
 
 blaze_query::Attribute StringAttribute(const std::string& name, const std::string& value) {
   blaze_query::Attribute attribute;
@@ -201,7 +201,7 @@ TEST_F(ContenderBzlmod, SameImpactedTargetsAsTheWorkspacePath) {
       {"png's urls", &png_bump, "//external:png\n"},
   };
   for (const Case& c : cases) {
-    for (const std::string& program : {kBaseline, kCandidate}) {
+    for (const std::string& program : {kBzlmodBaseline, kBzlmodCandidate}) {
       const std::string workspace = Impacted(program, base, *c.after, false, "4.2.3");
       const std::string bzlmod = Impacted(program, base, *c.after, true, "8.6.0");
       EXPECT_EQ(workspace, c.expected) << c.what << ", WORKSPACE, " << program;
@@ -216,11 +216,11 @@ TEST_F(ContenderBzlmod, ShowRepoOnlyFromBazel8Point6) {
   const Workspace base;
   Workspace zlib_bump = base;
   zlib_bump.repos[0].attributes[0].second = "cccc";
-  EXPECT_EQ(Impacted(kBaseline, base, zlib_bump, true, "8.5.1"), "");
-  EXPECT_EQ(Impacted(kBaseline, base, zlib_bump, true, "9.0.0"), "");
-  EXPECT_EQ(Impacted(kBaseline, base, zlib_bump, true, "9.0.1"), "//app:app\n//external:zlib\n//lib:lib\n");
+  EXPECT_EQ(Impacted(kBzlmodBaseline, base, zlib_bump, true, "8.5.1"), "");
+  EXPECT_EQ(Impacted(kBzlmodBaseline, base, zlib_bump, true, "9.0.0"), "");
+  EXPECT_EQ(Impacted(kBzlmodBaseline, base, zlib_bump, true, "9.0.1"), "//app:app\n//external:zlib\n//lib:lib\n");
   ShimFixture fixture(dir_ / "hashes", base, true, "8.6.0");
-  ASSERT_EQ(fixture.Generate(kCandidate, "hashes.json").exit_code, 0);
+  ASSERT_EQ(fixture.Generate(kBzlmodCandidate, "hashes.json").exit_code, 0);
   const std::string json = ReadAll(fixture.dir() / "hashes.json");
   for (const char* label : {"\"//external:zlib\"", "\"//external:png\"", "\"//external:inner\""}) {
     EXPECT_NE(json.find(label), std::string::npos) << label;
@@ -235,8 +235,8 @@ TEST_F(ContenderBzlmod, LocalRepositoryEditImpactsItsUsers) {
   const Workspace base;
   Workspace inner_edit = base;
   inner_edit.inner_source = "int inner() { return 2; }\n";
-  EXPECT_EQ(Impacted(kCandidate, base, inner_edit, true, "8.6.0"), "//external:inner\n//local:user\n");
-  EXPECT_EQ(Impacted(kCandidate, base, inner_edit, false, "4.2.3"), "");
+  EXPECT_EQ(Impacted(kBzlmodCandidate, base, inner_edit, true, "8.6.0"), "//external:inner\n//local:user\n");
+  EXPECT_EQ(Impacted(kBzlmodCandidate, base, inner_edit, false, "4.2.3"), "");
 }
 
 TEST(BzlmodRepos, ParseRepoMappingKeepsWhatUpstreamKeeps) {

@@ -55,7 +55,7 @@ int StartHealthy(ServeProcess& server) {
   return health.healthy ? port : -1;
 }
 
-std::string Commit(const GitFixture& fixture, const std::string& rev) {
+std::string ServeCommit(const GitFixture& fixture, const std::string& rev) {
   std::string commit = Git(fixture.repo(), {"rev-parse", rev});
   commit.pop_back();
   return commit;
@@ -115,8 +115,8 @@ TEST(ServeTest, AnswersWhatGetImpactedTargetsPrints) {
     ASSERT_EQ(response.status, 200) << response.error << response.body;
     nlohmann::json answer = nlohmann::json::parse(response.body);
     // As upstream: the commits the revisions name.
-    EXPECT_EQ(answer["from"], Commit(fixture, from));
-    EXPECT_EQ(answer["to"], Commit(fixture, to));
+    EXPECT_EQ(answer["from"], ServeCommit(fixture, from));
+    EXPECT_EQ(answer["to"], ServeCommit(fixture, to));
     std::vector<std::string> expected = cli.Impacted(from, to);
     EXPECT_EQ(answer["impactedTargets"].get<std::vector<std::string>>(), expected) << from << ".." << to;
     if (from != to) {

@@ -28,7 +28,7 @@ using testing::ScratchDir;
 
 // The varint-delimited messages of a stream, each parsed as M (required fields checked).
 template <class M>
-std::vector<M> Decode(const std::string& data) {
+std::vector<M> BzlmodFixtureDecode(const std::string& data) {
   std::vector<M> messages;
   google::protobuf::io::CodedInputStream in(reinterpret_cast<const std::uint8_t*>(data.data()),
                                             static_cast<int>(data.size()));
@@ -57,7 +57,7 @@ std::string LabelOf(const blaze_query::Target& target) {
   }
 }
 
-const Params kSmall = {
+const Params kBzlmodFixtureSmall = {
     {"targets", std::int64_t{300}}, {"fan_in", std::int64_t{3}}, {"source_bytes", std::int64_t{100}}};
 
 Params With(Params params, const std::string& key, ParamValue value) {
@@ -68,8 +68,9 @@ Params With(Params params, const std::string& key, ParamValue value) {
 class BzlmodFixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    workspace_ = Generate("bazel_workspace", kSmall, dir_.path() / "ws");
-    bzlmod_ = Generate("bazel_workspace", With(kSmall, "stream", std::string("bzlmod")), dir_.path() / "bzlmod");
+    workspace_ = Generate("bazel_workspace", kBzlmodFixtureSmall, dir_.path() / "ws");
+    bzlmod_ =
+        Generate("bazel_workspace", With(kBzlmodFixtureSmall, "stream", std::string("bzlmod")), dir_.path() / "bzlmod");
   }
 
   RunResult Bazel(std::vector<std::string> args) {
@@ -84,7 +85,7 @@ class BzlmodFixture : public ::testing::Test {
 // The default is the WORKSPACE recording, byte for byte (its digests are pinned elsewhere).
 TEST_F(BzlmodFixture, WorkspaceIsTheDefaultStream) {
   const fs::path named =
-      Generate("bazel_workspace", With(kSmall, "stream", std::string("workspace")), dir_.path() / "n");
+      Generate("bazel_workspace", With(kBzlmodFixtureSmall, "stream", std::string("workspace")), dir_.path() / "n");
   EXPECT_EQ(ReadFile(named / "query.pb"), ReadFile(workspace_ / "query.pb"));
   EXPECT_EQ(ReadFile(named / "shim.json"), ReadFile(workspace_ / "shim.json"));
   EXPECT_FALSE(fs::exists(workspace_ / "repos.pb"));
@@ -104,8 +105,8 @@ TEST_F(BzlmodFixture, BzlmodBytesArePinned) {
 // byte for byte, since the only other repository its labels name is @bazel_tools, which the
 // root module sees under that name.
 TEST_F(BzlmodFixture, StreamIsTheRecordingWithoutTheExternalPackage) {
-  const auto recorded = Decode<blaze_query::Target>(ReadFile(workspace_ / "query.pb"));
-  const auto bzlmod = Decode<blaze_query::Target>(ReadFile(bzlmod_ / "query.pb"));
+  const auto recorded = BzlmodFixtureDecode<blaze_query::Target>(ReadFile(workspace_ / "query.pb"));
+  const auto bzlmod = BzlmodFixtureDecode<blaze_query::Target>(ReadFile(bzlmod_ / "query.pb"));
   std::vector<std::string> expected;
   std::size_t externals = 0;
   for (const auto& target : recorded) {
@@ -175,7 +176,7 @@ TEST_F(BzlmodFixture, ShimPlaysBazel8Point6) {
   arguments.push_back("--output=streamed_proto");
   r = Bazel(arguments);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const auto repos = Decode<blaze_query::Repository>(r.out);
+  const auto repos = BzlmodFixtureDecode<blaze_query::Repository>(r.out);
   ASSERT_EQ(repos.size(), names.size());
   for (std::size_t i = 0; i < repos.size(); ++i) {
     EXPECT_EQ(repos[i].canonical_name(), "+_repo_rules+" + names[i]);
@@ -246,10 +247,10 @@ TEST_F(BzlmodFixture, CalibratedShapesRepositoryLabelsAreWhatBazel8Prints) {
   r = Bazel(show);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::set<std::string> defined = {"bazel_tools"};  // Bazel's own, visible from every module
-  for (const auto& repo : Decode<blaze_query::Repository>(r.out)) defined.insert(repo.canonical_name());
+  for (const auto& repo : BzlmodFixtureDecode<blaze_query::Repository>(r.out)) defined.insert(repo.canonical_name());
 
   int external_rules = 0, with_bazel_tools = 0;
-  for (const auto& target : Decode<blaze_query::Target>(ReadFile(bzlmod_ / "query.pb"))) {
+  for (const auto& target : BzlmodFixtureDecode<blaze_query::Target>(ReadFile(bzlmod_ / "query.pb"))) {
     if (target.type() != blaze_query::Target::RULE) continue;
     const blaze_query::Rule& rule = target.rule();
     std::vector<std::string> labels(rule.rule_input().begin(), rule.rule_input().end());

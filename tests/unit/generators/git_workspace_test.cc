@@ -14,10 +14,10 @@ using testing::Generate;
 using testing::RunProgram;
 using testing::ScratchDir;
 
-const Params kSmall = {{"targets", std::int64_t{200}},
-                       {"revisions", std::int64_t{3}},
-                       {"changed", 0.1},
-                       {"source_bytes", std::int64_t{64}}};
+const Params kGitWorkspaceSmall = {{"targets", std::int64_t{200}},
+                                   {"revisions", std::int64_t{3}},
+                                   {"changed", 0.1},
+                                   {"source_bytes", std::int64_t{64}}};
 
 std::string Git(const fs::path& repo, std::vector<std::string> args) {
   args.insert(args.begin(), "git");
@@ -26,9 +26,9 @@ std::string Git(const fs::path& repo, std::vector<std::string> args) {
 
 TEST(GitWorkspace, TaggedRevisionsWithReproducibleCommits) {
   ScratchDir dir;
-  const fs::path a = Generate("git_workspace", kSmall, dir.path() / "a");
-  const fs::path b = Generate("git_workspace", kSmall, dir.path() / "b");
-  const fs::path c = Generate("git_workspace", kSmall, dir.path() / "c", 9);
+  const fs::path a = Generate("git_workspace", kGitWorkspaceSmall, dir.path() / "a");
+  const fs::path b = Generate("git_workspace", kGitWorkspaceSmall, dir.path() / "b");
+  const fs::path c = Generate("git_workspace", kGitWorkspaceSmall, dir.path() / "c", 9);
   const auto revisions = nlohmann::json::parse(ReadFile(a / "revisions.json"));
   ASSERT_EQ(revisions.size(), 3u);
   EXPECT_EQ(ReadFile(a / "revisions.json"), ReadFile(b / "revisions.json"));
@@ -44,7 +44,7 @@ TEST(GitWorkspace, TaggedRevisionsWithReproducibleCommits) {
 
 TEST(GitWorkspace, RevisionsDifferLikeHashPairs) {
   ScratchDir dir;
-  const fs::path fx = Generate("git_workspace", kSmall, dir.path() / "fx");
+  const fs::path fx = Generate("git_workspace", kGitWorkspaceSmall, dir.path() / "fx");
   const fs::path repo = fx / "repo";
   // 200 targets (32 of them Bazel's own externals) hold 99 rule sources: 10% change, 1% goes
   // and 1% arrives per revision.
@@ -69,7 +69,7 @@ TEST(GitWorkspace, RevisionsDifferLikeHashPairs) {
 
 TEST(GitWorkspace, ShimReplaysTheCheckedOutRevision) {
   ScratchDir dir;
-  const fs::path fx = Generate("git_workspace", kSmall, dir.path() / "fx");
+  const fs::path fx = Generate("git_workspace", kGitWorkspaceSmall, dir.path() / "fx");
   const fs::path repo = fx / "repo";
   Git(repo, {"checkout", "-q", "rev0"});
   const auto r =

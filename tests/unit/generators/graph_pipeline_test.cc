@@ -21,7 +21,7 @@ namespace {
 
 using testing::ScratchDir;
 
-GraphOptions Options(std::int64_t targets, std::int64_t fan_in, const std::string& shape) {
+GraphOptions GraphPipelineOptions(std::int64_t targets, std::int64_t fan_in, const std::string& shape) {
   const Params params = {{"targets", targets}, {"fan_in", fan_in}, {"shape", shape}};
   ParamReader reader("test", params);
   return ReadGraphOptions(reader, 1);
@@ -65,26 +65,27 @@ std::size_t ExpectPipelineMatches(const GraphOptions& options, StreamShape shape
 }
 
 TEST(GraphPipeline, UniformGraphAndBytesAreBuildGraphsAndWriteQueryProtos) {
-  EXPECT_GT(ExpectPipelineMatches(Options(40000, 12, "uniform"), StreamShape::kWorkspace), 8u * 512);
+  EXPECT_GT(ExpectPipelineMatches(GraphPipelineOptions(40000, 12, "uniform"), StreamShape::kWorkspace), 8u * 512);
 }
 
 TEST(GraphPipeline, CalibratedGraphAndBytesAreBuildGraphsAndWriteQueryProtos) {
-  EXPECT_GT(ExpectPipelineMatches(Options(40000, 12, "calibrated"), StreamShape::kWorkspace), 8u * 512);
+  EXPECT_GT(ExpectPipelineMatches(GraphPipelineOptions(40000, 12, "calibrated"), StreamShape::kWorkspace), 8u * 512);
 }
 
 TEST(GraphPipeline, CalibratedBzlmodBytesAreWriteQueryProtos) {
-  EXPECT_GT(ExpectPipelineMatches(Options(40000, 4, "calibrated"), StreamShape::kBzlmod), 8u * 512);
+  EXPECT_GT(ExpectPipelineMatches(GraphPipelineOptions(40000, 4, "calibrated"), StreamShape::kBzlmod), 8u * 512);
 }
 
 TEST(GraphPipeline, ASmallGraphIsWrittenTheSameWithoutAThread) {
-  EXPECT_LT(ExpectPipelineMatches(Options(2000, 4, "uniform"), StreamShape::kWorkspace), 512u);  // one block
+  EXPECT_LT(ExpectPipelineMatches(GraphPipelineOptions(2000, 4, "uniform"), StreamShape::kWorkspace),
+            512u);  // one block
 }
 
 // /dev/full takes the open and fails the first write (ENOSPC): the wiring thread is stopped
 // and joined, and the write's error is what comes out.
 TEST(GraphPipeline, AWriteFailureStopsTheWiringAndSurfaces) {
   try {
-    BuildAndWriteQueryProto(Options(40000, 12, "calibrated"), 3, "/dev/full");
+    BuildAndWriteQueryProto(GraphPipelineOptions(40000, 12, "calibrated"), 3, "/dev/full");
     FAIL() << "no error";
   } catch (const std::runtime_error& e) {
     EXPECT_EQ(std::string(e.what()), "cannot write /dev/full: No space left on device");
@@ -122,7 +123,7 @@ void ExpectRuleInputsSorted(const BazelGraph& graph) {
 
 // Twelve rules a package: mod10 and mod11 sort before mod2, across packages and within one.
 TEST(GraphPipeline, RuleInputsAreInLabelOrder) {
-  GraphOptions options = Options(6000, 6, "uniform");
+  GraphOptions options = GraphPipelineOptions(6000, 6, "uniform");
   options.rules_per_package = 12;
   options.layers = 3;
   ExpectRuleInputsSorted(BuildGraph(options, 5));
@@ -131,7 +132,7 @@ TEST(GraphPipeline, RuleInputsAreInLabelOrder) {
 // Package names of two lengths that do not rise with the index: the keys come from sorting the
 // labels themselves.
 TEST(GraphPipeline, RuleInputsAreInLabelOrderWhateverThePackageNames) {
-  GraphOptions options = Options(6000, 6, "uniform");
+  GraphOptions options = GraphPipelineOptions(6000, 6, "uniform");
   options.rules_per_package = 12;
   options.layers = 3;
   BazelGraph graph = BuildGraph(options, 5);

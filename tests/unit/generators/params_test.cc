@@ -9,7 +9,7 @@ namespace pe::gen {
 namespace {
 
 // The error a generator's Check reports for params, as "key: message".
-std::string CheckError(std::string_view generator, const Params& params) {
+std::string ParamsCheckError(std::string_view generator, const Params& params) {
   try {
     BuiltinRegistry().Create(generator)->Check(params);
   } catch (const ParamError& e) {
@@ -42,37 +42,37 @@ TEST(Registry, AddAndCreate) {
 }
 
 TEST(Params, UnknownKeySuggestsTheClosest) {
-  EXPECT_EQ(CheckError("bazel_workspace", {{"fanin", std::int64_t{3}}}),
+  EXPECT_EQ(ParamsCheckError("bazel_workspace", {{"fanin", std::int64_t{3}}}),
             "fanin: unknown parameter 'fanin' for generator 'bazel_workspace' "
             "(did you mean 'fan_in'?)");
-  EXPECT_EQ(CheckError("hash_pair", {{"zzzzzzzz", true}}),
+  EXPECT_EQ(ParamsCheckError("hash_pair", {{"zzzzzzzz", true}}),
             "zzzzzzzz: unknown parameter 'zzzzzzzz' for generator 'hash_pair'");
 }
 
 TEST(Params, RangesAndTypes) {
-  EXPECT_EQ(CheckError("streamed_proto", {{"targets", std::int64_t{-1}}}),
+  EXPECT_EQ(ParamsCheckError("streamed_proto", {{"targets", std::int64_t{-1}}}),
             "targets: 'targets' must be in [0, 1073741824], got -1");
-  EXPECT_EQ(CheckError("hash_pair", {{"changed", 1.5}}), "changed: 'changed' must be in [0, 1], got 1.5");
-  EXPECT_EQ(CheckError("hash_pair", {{"added", -0.01}}), "added: 'added' must be in [0, 1], got -0.01");
-  EXPECT_EQ(CheckError("workspace", {{"source_bytes", std::string("big")}}),
+  EXPECT_EQ(ParamsCheckError("hash_pair", {{"changed", 1.5}}), "changed: 'changed' must be in [0, 1], got 1.5");
+  EXPECT_EQ(ParamsCheckError("hash_pair", {{"added", -0.01}}), "added: 'added' must be in [0, 1], got -0.01");
+  EXPECT_EQ(ParamsCheckError("workspace", {{"source_bytes", std::string("big")}}),
             "source_bytes: 'source_bytes' must be an integer, not a string");
-  EXPECT_EQ(CheckError("bazel_shim", {{"bzlmod", std::int64_t{1}}}),
+  EXPECT_EQ(ParamsCheckError("bazel_shim", {{"bzlmod", std::int64_t{1}}}),
             "bzlmod: 'bzlmod' must be true or false, not an integer");
-  EXPECT_EQ(CheckError("hash_pair", {{"changed", 0.9}, {"removed", 0.2}}),
+  EXPECT_EQ(ParamsCheckError("hash_pair", {{"changed", 0.9}, {"removed", 0.2}}),
             "removed: 'changed' + 'removed' must not exceed 1");
   // An integer is accepted where a float is expected.
-  EXPECT_EQ(CheckError("hash_pair", {{"changed", std::int64_t{1}}, {"removed", std::int64_t{0}}}), "");
-  EXPECT_EQ(CheckError("bazel_workspace", {{"targets", std::int64_t{10}},
-                                           {"bazel_version", std::string("6.4.0")},
-                                           {"bzlmod", true},
-                                           {"macro_fraction", 0.5}}),
+  EXPECT_EQ(ParamsCheckError("hash_pair", {{"changed", std::int64_t{1}}, {"removed", std::int64_t{0}}}), "");
+  EXPECT_EQ(ParamsCheckError("bazel_workspace", {{"targets", std::int64_t{10}},
+                                                 {"bazel_version", std::string("6.4.0")},
+                                                 {"bzlmod", true},
+                                                 {"macro_fraction", 0.5}}),
             "");
 }
 
 // The suggestion is engine/base's, as for spec keys (tests/unit/base/suggest_test.cc): a swap
 // of neighbours is one typo.
 TEST(Params, UnknownKeySuggestsThroughTheSharedHelper) {
-  EXPECT_EQ(CheckError("bazel_workspace", {{"fna_in", std::int64_t{3}}}),
+  EXPECT_EQ(ParamsCheckError("bazel_workspace", {{"fna_in", std::int64_t{3}}}),
             "fna_in: unknown parameter 'fna_in' for generator 'bazel_workspace' "
             "(did you mean 'fan_in'?)");
 }

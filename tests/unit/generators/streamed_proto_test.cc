@@ -28,13 +28,13 @@ std::vector<blaze_query::Target> Decode(const std::string& data) {
   return targets;
 }
 
-const Params kSmall = {{"targets", std::int64_t{300}}, {"fan_in", std::int64_t{3}}};
+const Params kStreamedProtoSmall = {{"targets", std::int64_t{300}}, {"fan_in", std::int64_t{3}}};
 
 TEST(StreamedProto, BytesArePinned) {
   ScratchDir dir;
-  Generate("streamed_proto", kSmall, dir.path() / "a", 1);
-  Generate("streamed_proto", kSmall, dir.path() / "b", 1);
-  Generate("streamed_proto", kSmall, dir.path() / "c", 2);
+  Generate("streamed_proto", kStreamedProtoSmall, dir.path() / "a", 1);
+  Generate("streamed_proto", kStreamedProtoSmall, dir.path() / "b", 1);
+  Generate("streamed_proto", kStreamedProtoSmall, dir.path() / "c", 2);
   const std::string a = Sha256FileHex(dir.path() / "a" / "query.pb");
   EXPECT_EQ(a, Sha256FileHex(dir.path() / "b" / "query.pb"));
   EXPECT_NE(a, Sha256FileHex(dir.path() / "c" / "query.pb"));
@@ -43,7 +43,7 @@ TEST(StreamedProto, BytesArePinned) {
 
 TEST(StreamedProto, DecodesWithRequiredFieldsAndExactCount) {
   ScratchDir dir;
-  Generate("streamed_proto", kSmall, dir.path());
+  Generate("streamed_proto", kStreamedProtoSmall, dir.path());
   const auto targets = Decode(ReadFile(dir.path() / "query.pb"));
   ASSERT_EQ(targets.size(), 300u);
   int externals = 0;
@@ -67,13 +67,13 @@ TEST(StreamedProto, DecodesWithRequiredFieldsAndExactCount) {
 
 TEST(StreamedProto, ScaleMultipliesTargets) {
   ScratchDir dir;
-  Generate("streamed_proto", kSmall, dir.path(), 1, 2.5);
+  Generate("streamed_proto", kStreamedProtoSmall, dir.path(), 1, 2.5);
   EXPECT_EQ(Decode(ReadFile(dir.path() / "query.pb")).size(), 750u);
 }
 
 TEST(StreamedProto, FirstRuleLooksLikeQueryOutput) {
   ScratchDir dir;
-  Generate("streamed_proto", kSmall, dir.path());
+  Generate("streamed_proto", kStreamedProtoSmall, dir.path());
   const auto targets = Decode(ReadFile(dir.path() / "query.pb"));
   // After Bazel's own 30 repositories, //external:WORKSPACE, the workspace's repository and
   // the 5 of the WORKSPACE: //src/l00/p00000:BUILD (which loads defs.bzl, not a target), then

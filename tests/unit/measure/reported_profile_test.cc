@@ -6,7 +6,7 @@
 namespace pe::measure {
 namespace {
 
-std::vector<ReportedFunction> Parsed(std::string_view text) {
+std::vector<ReportedFunction> ReportedProfileParsed(std::string_view text) {
   std::vector<ReportedFunction> out;
   const std::optional<std::string> error = ParseReportedProfile(text, out);
   EXPECT_FALSE(error) << *error;
@@ -19,7 +19,7 @@ std::string ErrorOf(std::string_view text) {
 }
 
 TEST(ReportedProfile, ReadsCallsAndOptionalCost) {
-  const std::vector<ReportedFunction> f = Parsed("JSON.parse 200\n\n  Hash#[]\t1400 2.5e3\r\n");
+  const std::vector<ReportedFunction> f = ReportedProfileParsed("JSON.parse 200\n\n  Hash#[]\t1400 2.5e3\r\n");
   ASSERT_EQ(f.size(), 2u);
   EXPECT_EQ(f[0].function, "JSON.parse");
   EXPECT_EQ(f[0].calls, 200u);
@@ -41,8 +41,8 @@ TEST(ReportedProfile, ABadLineIsNamedAndQuoted) {
 }
 
 TEST(ReportedProfile, NamesTheFunctionsWhoseCallsGrewMostAddedFirst) {
-  const auto base = Parsed("JSON.parse 200\nJSON::Ext::Parser.parse 200\nString#freeze 50\n");
-  const auto cand = Parsed(
+  const auto base = ReportedProfileParsed("JSON.parse 200\nJSON::Ext::Parser.parse 200\nString#freeze 50\n");
+  const auto cand = ReportedProfileParsed(
       "JSON.parse 200\nJSON::Ext::Parser.parse 200\nHash#transform_keys 200\nSymbol#to_proc 200\nString#freeze 40\n");
   const std::vector<ReportedShift> grown = ReportedGrowth(base, cand, 8);
   ASSERT_EQ(grown.size(), 2u);
@@ -52,11 +52,11 @@ TEST(ReportedProfile, NamesTheFunctionsWhoseCallsGrewMostAddedFirst) {
   EXPECT_EQ(grown[1].function, "Symbol#to_proc");
   EXPECT_EQ(ReportedGrowth(base, cand, 1).size(), 1u);
   // Equal calls but a larger reported cost is growth too; fewer calls is not.
-  const auto costly = ReportedGrowth(Parsed("f 10 100\n"), Parsed("f 10 150\n"), 8);
+  const auto costly = ReportedGrowth(ReportedProfileParsed("f 10 100\n"), ReportedProfileParsed("f 10 150\n"), 8);
   ASSERT_EQ(costly.size(), 1u);
   EXPECT_EQ(costly[0].cand_cost, 150);
   EXPECT_TRUE(ReportedGrowth(cand, cand, 8).empty());
-  EXPECT_TRUE(ReportedGrowth(Parsed("f 10 100\n"), Parsed("f 5 900\n"), 8).empty());
+  EXPECT_TRUE(ReportedGrowth(ReportedProfileParsed("f 10 100\n"), ReportedProfileParsed("f 5 900\n"), 8).empty());
 }
 
 }  // namespace

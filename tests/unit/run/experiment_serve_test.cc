@@ -30,7 +30,7 @@ using testing::FakeServerScript;
 using testing::StartFakeServers;
 using testing::WriteText;
 
-constexpr const char* kSpec = R"(
+constexpr const char* kExperimentServeSpec = R"(
 [run]
 rounds = 5
 warmup_rounds = 1
@@ -60,14 +60,14 @@ Outcome Startup(const Command& command) {
 
 std::string Who(const Command& command) { return command.env.at("WHO"); }
 
-struct Ran {
+struct ExperimentServeRan {
   RunResult result;
   std::vector<Command> server_calls;
 };
 
 // Runs the spec with each contender's server scripted by `candidate` (the candidate's) and a
 // baseline that answers every request with its target.
-Ran RunServe(FakeServerScript candidate, const char* text = kSpec) {
+ExperimentServeRan RunServe(FakeServerScript candidate, const char* text = kExperimentServeSpec) {
   FakeServerScript baseline;
   baseline.answer = [](const http::Request& r) { return std::pair<int, std::string>(200, r.target); };
   baseline.stopped.user_s = 0.25;
@@ -75,7 +75,7 @@ Ran RunServe(FakeServerScript candidate, const char* text = kSpec) {
   FakeProcessRunner runner(Startup, StartFakeServers([=](const Command& command) {
                              return Who(command) == "baseline" ? baseline : candidate;
                            }));
-  Ran ran;
+  ExperimentServeRan ran;
   ran.result = RunExperiment(spec::ParseSpecText(text, "x.toml"), Options{}, runner);
   ran.server_calls = runner.server_calls;
   return ran;
@@ -92,7 +92,7 @@ FakeServerScript Answering() {
 }
 
 TEST(ExperimentServe, ServersThatAnswerAreMeasuredEveryRoundThroughTheRunner) {
-  const Ran ran = RunServe(Answering());
+  const ExperimentServeRan ran = RunServe(Answering());
   const RunResult& r = ran.result;
   EXPECT_TRUE(r.complete);
   EXPECT_EQ(r.verdict.exit, ExitCode::kPass) << (r.verdict.lines.empty() ? "" : r.verdict.lines[0]);
@@ -124,7 +124,7 @@ TEST(ExperimentServe, DifferentAnswersFailParityNamingTheRequest) {
   candidate.answer = [](const http::Request& r) {
     return std::pair<int, std::string>(200, r.target == "/b" ? "/B" : r.target);
   };
-  const Ran ran = RunServe(candidate);
+  const ExperimentServeRan ran = RunServe(candidate);
   EXPECT_EQ(ran.result.verdict.exit, ExitCode::kRunFailed);
   ASSERT_EQ(Api(ran.result).failures.size(), 1u);
   const Failure& f = Api(ran.result).failures[0];
@@ -141,7 +141,7 @@ TEST(ExperimentServe, ServerThatCannotStartIsASpawnFailureNamingContenderAndWork
     if (Who(command) == "candidate") return {nullptr, "program not found: server"};
     return testing::StartFakeServers([&](const Command&) { return baseline; })(command);
   });
-  const RunResult r = RunExperiment(spec::ParseSpecText(kSpec, "x.toml"), Options{}, runner);
+  const RunResult r = RunExperiment(spec::ParseSpecText(kExperimentServeSpec, "x.toml"), Options{}, runner);
   EXPECT_EQ(r.verdict.exit, ExitCode::kRunFailed);
   ASSERT_EQ(Api(r).failures.size(), 1u);
   const Failure& f = Api(r).failures[0];
@@ -156,7 +156,7 @@ TEST(ExperimentServe, ServerThatCannotStartIsASpawnFailureNamingContenderAndWork
 TEST(ExperimentServe, ServerThatNeverBecomesReadyFailsAfterTheReadyTimeout) {
   FakeServerScript candidate = Answering();
   candidate.listens = false;
-  const Ran ran = RunServe(candidate);
+  const ExperimentServeRan ran = RunServe(candidate);
   EXPECT_EQ(ran.result.verdict.exit, ExitCode::kRunFailed);
   ASSERT_EQ(Api(ran.result).failures.size(), 1u);
   const Failure& f = Api(ran.result).failures[0];
@@ -172,7 +172,7 @@ TEST(ExperimentServe, ServerThatDiesMidRoundNamesTheRequestAndHowItEnded) {
   candidate.die_after = 1;
   candidate.died.status = Outcome::Status::kSignalled;
   candidate.died.signal = SIGSEGV;
-  const Ran ran = RunServe(candidate);
+  const ExperimentServeRan ran = RunServe(candidate);
   EXPECT_EQ(ran.result.verdict.exit, ExitCode::kRunFailed);
   ASSERT_EQ(Api(ran.result).failures.size(), 1u);
   const Failure& f = Api(ran.result).failures[0];
@@ -210,7 +210,7 @@ RunResult RunAgainstRaw(const std::string& bytes) {
     }
     return testing::StartFakeServers([&](const Command&) { return baseline; })(command);
   });
-  return RunExperiment(spec::ParseSpecText(kSpec, "x.toml"), Options{}, runner);
+  return RunExperiment(spec::ParseSpecText(kExperimentServeSpec, "x.toml"), Options{}, runner);
 }
 
 // Parity keeps bodies to compare them whole; one larger than the limit fails the run, naming
@@ -243,7 +243,7 @@ TEST(ExperimentServe, AnswersDifferingOnlyInAnIntegerPast64BitsFailParity) {
   baseline.answer = [](const http::Request& r) {
     return std::pair<int, std::string>(200, r.target == "/b" ? "18446744073709551617" : r.target);
   };
-  std::string text = kSpec;
+  std::string text = kExperimentServeSpec;
   text += "parity = \"json\"\n";
   FakeProcessRunner runner(Startup, StartFakeServers([=](const Command& command) {
                              return Who(command) == "baseline" ? baseline : candidate;
@@ -270,7 +270,7 @@ TEST(ExperimentServe, AServerKilledAfterIgnoringSigtermIsNotedOnce) {
   Options options;
   options.progress = &progress;
   options.progress_style = ProgressStyle::kLines;
-  const RunResult r = RunExperiment(spec::ParseSpecText(kSpec, "x.toml"), options, runner);
+  const RunResult r = RunExperiment(spec::ParseSpecText(kExperimentServeSpec, "x.toml"), options, runner);
   EXPECT_TRUE(Api(r).failures.empty());
   const std::string note =
       "perfengine: api: contender 'candidate': server ignored SIGTERM and was killed after 5 s; every round waits "

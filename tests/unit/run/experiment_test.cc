@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 using testing::FakeProcessRunner;
 using testing::WriteText;
 
-constexpr const char* kSpec = R"(
+constexpr const char* kExperimentSpec = R"(
 [run]
 rounds = 7
 warmup_rounds = 1
@@ -48,7 +48,7 @@ min_speedup = 1.0
 min_win_rate = 0.5
 )";
 
-struct Script {
+struct ExperimentScript {
   double baseline_s = 0.200, candidate_s = 0.100, startup_s = 0.010;
   std::string baseline_out = "answer\n", candidate_out = "answer\n";
   Outcome::Status candidate_status = Outcome::Status::kExited;
@@ -76,7 +76,8 @@ struct Script {
   }
 };
 
-RunResult RunWith(const Script& script, FakeProcessRunner* runner_out = nullptr, const char* text = kSpec) {
+RunResult RunWith(const ExperimentScript& script, FakeProcessRunner* runner_out = nullptr,
+                  const char* text = kExperimentSpec) {
   const spec::Spec spec = spec::ParseSpecText(text, "x.toml");
   FakeProcessRunner runner(script);
   RunResult r = RunExperiment(spec, Options{}, runner);
@@ -87,7 +88,7 @@ RunResult RunWith(const Script& script, FakeProcessRunner* runner_out = nullptr,
 const WorkloadResult& Work(const RunResult& r) { return r.workloads.at(1); }
 
 TEST(Experiment, FasterCandidatePasses) {
-  const RunResult r = RunWith(Script{});
+  const RunResult r = RunWith(ExperimentScript{});
   EXPECT_TRUE(r.complete);
   EXPECT_EQ(r.verdict.exit, ExitCode::kPass) << (r.verdict.lines.empty() ? "" : r.verdict.lines[0]);
   ASSERT_EQ(r.workloads.size(), 2u);
@@ -107,14 +108,14 @@ TEST(Experiment, FasterCandidatePasses) {
 // every phase was timed, none is negative, they fit inside the whole, and a run that stops at
 // parity never reaches measuring.
 TEST(Experiment, RecordsItsWallTimeSplitIntoPhases) {
-  const RunResult r = RunWith(Script{});
+  const RunResult r = RunWith(ExperimentScript{});
   ASSERT_TRUE(r.phases.has_value());
   const model::PhaseTimes& p = *r.phases;
   for (double phase : {p.build_s, p.fixtures_s, p.parity_s, p.measuring_s, p.analysis_s}) EXPECT_GE(phase, 0);
   EXPECT_GT(p.measuring_s, 0);
   EXPECT_GT(p.analysis_s, 0);
   EXPECT_GE(p.total_s, p.build_s + p.fixtures_s + p.parity_s + p.measuring_s + p.analysis_s);
-  Script mismatch;
+  ExperimentScript mismatch;
   mismatch.candidate_out = "different\n";
   const RunResult failed = RunWith(mismatch);
   ASSERT_EQ(failed.verdict.exit, ExitCode::kRunFailed);
@@ -124,7 +125,7 @@ TEST(Experiment, RecordsItsWallTimeSplitIntoPhases) {
 }
 
 TEST(Experiment, SlowerCandidateMissesTheGate) {
-  Script s;
+  ExperimentScript s;
   s.candidate_s = 0.25;
   const RunResult r = RunWith(s);
   EXPECT_EQ(r.verdict.exit, ExitCode::kThresholdMissed);
@@ -138,8 +139,8 @@ TEST(Experiment, SlowerCandidateMissesTheGate) {
 }
 
 TEST(Experiment, ParityRunsFirstThenRoundsAlternateWhoGoesFirst) {
-  FakeProcessRunner runner(Script{});
-  RunWith(Script{}, &runner);
+  FakeProcessRunner runner(ExperimentScript{});
+  RunWith(ExperimentScript{}, &runner);
   // Parity: startup then work, baseline first each time; then rounds.
   std::vector<std::string> who;
   for (const auto& c : runner.calls) who.push_back(c.env.at("WHO") + (c.argv.back() == "--version" ? "/s" : "/w"));
@@ -150,7 +151,7 @@ TEST(Experiment, ParityRunsFirstThenRoundsAlternateWhoGoesFirst) {
   };
   ASSERT_GE(who.size(), expected_start.size());
   EXPECT_EQ(std::vector<std::string>(who.begin(), who.begin() + 12), expected_start);
-  const RunResult r = RunWith(Script{});
+  const RunResult r = RunWith(ExperimentScript{});
   for (const Sample& s : Work(r).samples) {
     const bool baseline_first = s.round % 2 == 0;
     EXPECT_EQ(s.position, (s.contender == "baseline") == baseline_first ? 0 : 1) << s.round;
@@ -159,7 +160,7 @@ TEST(Experiment, ParityRunsFirstThenRoundsAlternateWhoGoesFirst) {
 }
 
 TEST(Experiment, ParityMismatchIsARunFailureWithTheDifference) {
-  Script s;
+  ExperimentScript s;
   s.baseline_out = "a\nb\nc\n";
   s.candidate_out = "a\nB\nc\n";
   const RunResult r = RunWith(s);
@@ -176,7 +177,7 @@ TEST(Experiment, ParityMismatchIsARunFailureWithTheDifference) {
 
 // The three ways parity used to pass on different answers (issue 14).
 std::string SpecWithOutput(const std::string& output) {
-  std::string text = kSpec;
+  std::string text = kExperimentSpec;
   const std::string args = "args = [\"work\"]";
   text.replace(text.find(args), args.size(), "args = [\"work\", \"{out}\"]\noutput = \"" + output + "\"");
   return text;
@@ -189,7 +190,7 @@ Failure OnlyFailure(const RunResult& r) {
 }
 
 TEST(Experiment, ParityFailsWhenAContenderDeletesItsStdoutCapture) {
-  Script s;
+  ExperimentScript s;
   s.baseline_out = "";
   s.candidate_out = "a different answer\n";
   fs::path deleted;
@@ -206,7 +207,7 @@ TEST(Experiment, ParityFailsWhenAContenderDeletesItsStdoutCapture) {
 }
 
 TEST(Experiment, ParityFailsWhenTheOutputIsADirectory) {
-  Script s;
+  ExperimentScript s;
   fs::path out;
   s.then = [&](const Command& cmd, const std::string& who) {
     out = cmd.argv.back();
@@ -223,7 +224,7 @@ TEST(Experiment, FixedOutputPathIsNotReadBackFromThePreviousContender) {
   const fs::path dir = fs::temp_directory_path() / ("pe-fixed-output-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path fixed = dir / "answer.json";
-  Script s;
+  ExperimentScript s;
   s.then = [&](const Command&, const std::string& who) {
     if (who == "baseline") WriteText(fixed, "{\"answer\": 42}\n");  // the candidate writes nothing
   };
@@ -235,14 +236,14 @@ TEST(Experiment, FixedOutputPathIsNotReadBackFromThePreviousContender) {
 
   // A file the run did not write is never removed: unchanged, it is not this run's output.
   WriteText(fixed, "{\"answer\": 42}\n");
-  Script nobody;
+  ExperimentScript nobody;
   const Failure g = OnlyFailure(RunWith(nobody, nullptr, text.c_str()));
   EXPECT_EQ(g.contender, "baseline");
   EXPECT_EQ(g.message, "did not write its output file " + fixed.string() + " (it is unchanged since before it ran)");
   EXPECT_TRUE(fs::exists(fixed));
 
   // Both writing the same answer, quickly one after the other, is parity.
-  Script both;
+  ExperimentScript both;
   both.then = [&](const Command&, const std::string&) { WriteText(fixed, "{\"answer\": 42.0}\n"); };
   const RunResult ok = RunWith(both, nullptr, text.c_str());
   EXPECT_TRUE(Work(ok).failures.empty()) << Work(ok).failures.at(0).message;
@@ -261,7 +262,7 @@ fs::path ScratchRoot(fs::path inside) {
 // not its capture, its {out}, a copy kept for showing a difference, nor what a normalise
 // command made of it. So the scratch holds one output at a time (minor 4).
 TEST(Experiment, NoOtherContendersOutputIsOnDiskWhileAContenderRunsParity) {
-  Script s;
+  ExperimentScript s;
   s.baseline_out = s.candidate_out = "the baseline's answer\n";
   std::vector<std::string> seen;
   std::uintmax_t others_bytes = 0;
@@ -296,7 +297,7 @@ TEST(Experiment, NoOtherContendersOutputIsOnDiskWhileAContenderRunsParity) {
 }
 
 TEST(Experiment, CrashNamesContenderWorkloadAndStderrTail) {
-  Script s;
+  ExperimentScript s;
   s.candidate_status = Outcome::Status::kSignalled;
   s.candidate_stderr = "line 1\nSegmentation fault in parse()\n";
   const RunResult r = RunWith(s);
@@ -307,19 +308,20 @@ TEST(Experiment, CrashNamesContenderWorkloadAndStderrTail) {
 }
 
 TEST(Experiment, NonZeroExitAndTimeout) {
-  Script s;
+  ExperimentScript s;
   s.candidate_exit = 3;
   EXPECT_EQ(RunWith(s).verdict.lines.at(0), "work: contender 'candidate' exited with status 3");
   s.candidate_exit = 0;
   s.candidate_status = Outcome::Status::kTimedOut;
   const std::string with_timeout =
-      std::string(kSpec).replace(std::string(kSpec).find("rounds = 7"), 10, "rounds = 7\ntimeout = 2.5");
+      std::string(kExperimentSpec)
+          .replace(std::string(kExperimentSpec).find("rounds = 7"), 10, "rounds = 7\ntimeout = 2.5");
   EXPECT_EQ(RunWith(s, nullptr, with_timeout.c_str()).verdict.lines.at(0),
             "work: contender 'candidate' timed out after 2.5 s; its process group was killed");
 }
 
 TEST(Experiment, StartupBoundWorkloadGetsNoLogicRatio) {
-  Script s;
+  ExperimentScript s;
   s.baseline_s = 0.0102;
   s.candidate_s = 0.0101;
   const RunResult r = RunWith(s);
@@ -330,18 +332,19 @@ TEST(Experiment, StartupBoundWorkloadGetsNoLogicRatio) {
 }
 
 TEST(Experiment, RandomOrderIsSeeded) {
-  const std::string text = std::string(kSpec).replace(std::string(kSpec).find("warmup_rounds = 1"), 17,
-                                                      "warmup_rounds = 1\norder = \"random\"\nseed = 7");
+  const std::string text = std::string(kExperimentSpec)
+                               .replace(std::string(kExperimentSpec).find("warmup_rounds = 1"), 17,
+                                        "warmup_rounds = 1\norder = \"random\"\nseed = 7");
   auto positions = [&] {
     std::vector<int> p;
-    for (const Sample& s : Work(RunWith(Script{}, nullptr, text.c_str())).samples) p.push_back(s.position);
+    for (const Sample& s : Work(RunWith(ExperimentScript{}, nullptr, text.c_str())).samples) p.push_back(s.position);
     return p;
   };
   EXPECT_EQ(positions(), positions());
 }
 
 TEST(Experiment, UnknownWorkloadSuggestsTheNearName) {
-  const spec::Spec spec = spec::ParseSpecText(kSpec, "x.toml");
+  const spec::Spec spec = spec::ParseSpecText(kExperimentSpec, "x.toml");
   Options o;
   o.workloads = {"wrok"};
   try {

@@ -20,7 +20,7 @@ using runner::Command;
 using runner::Outcome;
 using testing::WriteText;
 
-constexpr const char* kSpec = R"(
+constexpr const char* kHooksSpec = R"(
 [run]
 rounds = 2
 warmup_rounds = 1
@@ -47,7 +47,7 @@ bool IsHook(const Command& c) {
 }
 
 // Hooks take 5 s and the contenders 0.2 s and 0.1 s; `failing` names a hook that exits 3.
-struct Script {
+struct HooksScript {
   std::string failing;
   Outcome operator()(const Command& cmd) const {
     Outcome o;
@@ -75,7 +75,7 @@ std::vector<std::string> Ran(const std::vector<Command>& calls) {
 }
 
 TEST(HooksRunTest, PrepareBeforeAndCleanupAfterEachTimedExecutionWithItsPlaceholders) {
-  Harness h(kSpec, Script{});
+  Harness h(kHooksSpec, HooksScript{});
   Executor ex = h.MakeExecutor();
   Outcome outcome;
   ASSERT_TRUE(ex.Execute(h.C("baseline"), h.W("work"), &outcome, nullptr));
@@ -96,7 +96,7 @@ TEST(HooksRunTest, PrepareBeforeAndCleanupAfterEachTimedExecutionWithItsPlacehol
 }
 
 TEST(HooksRunTest, RoundsTimeTheContenderAloneNotItsHooks) {
-  Harness h(kSpec, Script{});
+  Harness h(kHooksSpec, HooksScript{});
   Executor ex = h.MakeExecutor();
   RoundRunner rounds(ex, h.workloads_);
   ASSERT_TRUE(rounds.RunRounds());
@@ -109,7 +109,7 @@ TEST(HooksRunTest, RoundsTimeTheContenderAloneNotItsHooks) {
 }
 
 TEST(HooksRunTest, ParityCleansUpAfterTheOutputWasCompared) {
-  Harness h(kSpec, Script{});
+  Harness h(kHooksSpec, HooksScript{});
   Executor ex = h.MakeExecutor();
   ASSERT_TRUE(ParityChecker(ex).Check(h.workloads_));
   std::vector<std::string> ran = Ran(h.runner_.calls);
@@ -123,7 +123,7 @@ TEST(HooksRunTest, ParityCleansUpAfterTheOutputWasCompared) {
 }
 
 TEST(HooksRunTest, AFailingPrepareStopsBeforeTheContenderNamingAllOfIt) {
-  Harness h(kSpec, Script{.failing = "workload-prepare"});
+  Harness h(kHooksSpec, HooksScript{.failing = "workload-prepare"});
   Executor ex = h.MakeExecutor();
   Outcome outcome;
   EXPECT_FALSE(ex.Execute(h.C("candidate"), h.W("work"), &outcome, nullptr));
@@ -140,7 +140,7 @@ TEST(HooksRunTest, AFailingPrepareStopsBeforeTheContenderNamingAllOfIt) {
 }
 
 TEST(HooksRunTest, AFailingCleanupFailsTheExecutionAndTheOtherCleanupStillRuns) {
-  Harness h(kSpec, Script{.failing = "contender-cleanup"});
+  Harness h(kHooksSpec, HooksScript{.failing = "contender-cleanup"});
   Executor ex = h.MakeExecutor();
   Outcome outcome;
   EXPECT_FALSE(ex.Execute(h.C("candidate"), h.W("work"), &outcome, nullptr));

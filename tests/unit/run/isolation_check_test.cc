@@ -19,7 +19,7 @@ using runner::Command;
 using runner::Outcome;
 using testing::WriteText;
 
-constexpr const char* kSpec = R"(
+constexpr const char* kIsolationCheckSpec = R"(
 [contenders.baseline]
 argv = ["true"]
 env = { WHO = "baseline" }
@@ -37,7 +37,7 @@ args = ["work"]
 
 // Every traced execution maps libc and its own build's ext.so; the baseline's maps the
 // candidate's too when `leak` is set.
-struct Script {
+struct IsolationCheckScript {
   bool leak = false;
   Outcome operator()(const Command& cmd) const {
     Outcome o;
@@ -52,7 +52,7 @@ struct Script {
 };
 
 TEST(IsolationCheckTest, OnlyTheIsolatedContendersParityExecutionIsTraced) {
-  Harness h(kSpec, Script{});
+  Harness h(kIsolationCheckSpec, IsolationCheckScript{});
   Executor ex = h.MakeExecutor();
   EXPECT_TRUE(ParityChecker(ex).Check(h.workloads_));
   EXPECT_TRUE(h.R("work").failures.empty());
@@ -68,7 +68,7 @@ TEST(IsolationCheckTest, OnlyTheIsolatedContendersParityExecutionIsTraced) {
 }
 
 TEST(IsolationCheckTest, AWorkerMappingTheOtherBuildFailsTheRunNamingTheFiles) {
-  Harness h(kSpec, Script{.leak = true});
+  Harness h(kIsolationCheckSpec, IsolationCheckScript{.leak = true});
   Executor ex = h.MakeExecutor();
   EXPECT_FALSE(ParityChecker(ex).Check(h.workloads_));
   // The startup workload is checked first and fails there.

@@ -19,7 +19,7 @@ using runner::Command;
 using runner::Outcome;
 using testing::WriteText;
 
-constexpr const char* kSpec = R"(
+constexpr const char* kProfileRegressionsSpec = R"(
 [run]
 rounds = 3
 
@@ -50,7 +50,7 @@ std::string Callgrind(bool candidate) {
   return text;
 }
 
-struct Script {
+struct ProfileRegressionsScript {
   std::string candidate_profile = "Strs.build 5\nHash#transform_keys 5\n";
   Outcome operator()(const Command& c) const {
     const std::string program = fs::path(c.argv[0]).filename().string();
@@ -81,7 +81,7 @@ void FailInstructions(Harness& h) {
 }
 
 TEST(ProfileRegressionsTest, NamesTheOwnFunctionInclusiveAndTheCallsTheContenderCounted) {
-  Harness h(kSpec, Script{});
+  Harness h(kProfileRegressionsSpec, ProfileRegressionsScript{});
   FailInstructions(h);
   Executor ex = h.MakeExecutor();
   ASSERT_TRUE(CountsCollector(ex, h.workloads_).ProfileRegressions());
@@ -106,9 +106,9 @@ TEST(ProfileRegressionsTest, NamesTheOwnFunctionInclusiveAndTheCallsTheContender
 }
 
 TEST(ProfileRegressionsTest, ABadProfileLineIsAFailureNamingTheContenderAndTheLine) {
-  Script script;
+  ProfileRegressionsScript script;
   script.candidate_profile = "Strs.build 5\nHash#transform_keys many\n";
-  Harness h(kSpec, script);
+  Harness h(kProfileRegressionsSpec, script);
   FailInstructions(h);
   Executor ex = h.MakeExecutor();
   EXPECT_FALSE(CountsCollector(ex, h.workloads_).ProfileRegressions());
@@ -123,8 +123,8 @@ TEST(ProfileRegressionsTest, ABadProfileLineIsAFailureNamingTheContenderAndTheLi
 }
 
 TEST(ProfileRegressionsTest, AContenderThatWritesNoProfileHasOnlyCallgrinds) {
-  Harness h(kSpec, [](const Command& c) {
-    Script plain;
+  Harness h(kProfileRegressionsSpec, [](const Command& c) {
+    ProfileRegressionsScript plain;
     Command without = c;
     without.env.erase("PERFENGINE_PROFILE");  // the contender ignores the variable
     return plain(without);
@@ -139,7 +139,9 @@ TEST(ProfileRegressionsTest, AContenderThatWritesNoProfileHasOnlyCallgrinds) {
 }
 
 // The spec above with an instruction bar: the counts run each contender under callgrind.
-std::string CountedSpec() { return std::string(kSpec) + "\n[thresholds]\nmax_instructions_ratio = 1.01\n"; }
+std::string CountedSpec() {
+  return std::string(kProfileRegressionsSpec) + "\n[thresholds]\nmax_instructions_ratio = 1.01\n";
+}
 
 int Valgrinds(const testing::FakeProcessRunner& runner) {
   int n = 0;
@@ -149,14 +151,14 @@ int Valgrinds(const testing::FakeProcessRunner& runner) {
 
 TEST(ProfileRegressionsTest, TheCountsCallgrindFilesGiveTheSameProfileWithoutRunningAgain) {
   // A fresh profile: no counts were taken, so each contender runs under callgrind for it.
-  Harness fresh(CountedSpec(), Script{});
+  Harness fresh(CountedSpec(), ProfileRegressionsScript{});
   FailInstructions(fresh);
   Executor fresh_ex = fresh.MakeExecutor();
   ASSERT_TRUE(CountsCollector(fresh_ex, fresh.workloads_).ProfileRegressions());
   EXPECT_EQ(Valgrinds(fresh.runner_), 2);
   EXPECT_EQ(fresh.R("work").profile_note.find("not run again"), std::string::npos) << fresh.R("work").profile_note;
 
-  Harness h(CountedSpec(), Script{});
+  Harness h(CountedSpec(), ProfileRegressionsScript{});
   // Where the kernel allows perf counters, refuse them: the counts fall back to callgrind.
   h.runner_.held_script = [](const Command&, const std::function<bool(int)>& attach) {
     attach(-1);  // perf_event_open refuses pid -1 with cpu -1

@@ -25,8 +25,8 @@ using testing::CountInGroup;
 using testing::CountLeftOver;
 using testing::Gone;
 
-const std::string kStub = STUB_HTTP_SERVER;
-const std::string kDeaf = DEAF_TO_SIGTERM;
+const std::string kServerProcessStub = STUB_HTTP_SERVER;
+const std::string kServerProcessDeaf = DEAF_TO_SIGTERM;
 const std::string kContender = STUB_CONTENDER;
 
 class ServerProcessTest : public ::testing::Test {
@@ -40,7 +40,7 @@ class ServerProcessTest : public ::testing::Test {
   // The stub on a port the kernel picks, so parallel tests never race for one.
   Command Stub(std::vector<std::string> args) {
     Command command;
-    command.argv = {kStub, "--port", "0", "--port-file", (dir_ / "port").string()};
+    command.argv = {kServerProcessStub, "--port", "0", "--port-file", (dir_ / "port").string()};
     command.argv.insert(command.argv.end(), args.begin(), args.end());
     command.stderr_path = dir_ / "stderr";
     return command;
@@ -91,7 +91,7 @@ TEST_F(ServerProcessTest, StopTwiceReturnsTheSameOutcome) {
 
 TEST_F(ServerProcessTest, IgnoredSigtermIsFollowedBySigkillAfterTheGrace) {
   Command command = Stub({});
-  command.argv.insert(command.argv.begin(), kDeaf);
+  command.argv.insert(command.argv.begin(), kServerProcessDeaf);
   ServerProcess server;
   ASSERT_EQ(server.Start(command), "");
   ASSERT_GT(WaitForPort(), 0);
@@ -119,7 +119,7 @@ TEST_F(ServerProcessTest, WaitCollectsAServerThatDiedByItself) {
 TEST_F(ServerProcessTest, HelperLeftInTheGroupIsKilledAndReaped) {
   // The "server" forks a helper that hangs with SIGTERM blocked, then exits at once.
   Command command;
-  command.argv = {kDeaf, kContender, "--spawn-child-hang", (dir_ / "helper.pid").string()};
+  command.argv = {kServerProcessDeaf, kContender, "--spawn-child-hang", (dir_ / "helper.pid").string()};
   ServerProcess server;
   ASSERT_EQ(server.Start(command), "");
   Outcome outcome = server.Wait();
@@ -162,7 +162,7 @@ TEST_F(ServerProcessTest, MissingProgramIsAnErrorAndNothingRuns) {
 
 TEST_F(ServerProcessTest, InterruptWhileStoppingKillsAtOnce) {
   Command command = Stub({});
-  command.argv.insert(command.argv.begin(), kDeaf);
+  command.argv.insert(command.argv.begin(), kServerProcessDeaf);
   ServerProcess server;
   ASSERT_EQ(server.Start(command), "");
   ASSERT_GT(WaitForPort(), 0);

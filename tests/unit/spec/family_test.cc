@@ -11,7 +11,7 @@
 namespace pe::spec {
 namespace {
 
-constexpr const char* kSpec = R"(
+constexpr const char* kFamilySpec = R"(
 [run]
 rounds = 10
 max_rounds = 60
@@ -59,7 +59,7 @@ const Workload& Named(const Spec& spec, std::string_view name) {
 }
 
 TEST(Family, CountsEveryCheckThatReadsAnInterval) {
-  const Spec spec = ParseSpecText(kSpec, "x.toml");
+  const Spec spec = ParseSpecText(kFamilySpec, "x.toml");
   EXPECT_EQ(FamilyChecks(spec, Named(spec, "startup")), 0);
   EXPECT_EQ(FamilyChecks(spec, Named(spec, "a")), 1);  // max_slowdown
   EXPECT_EQ(FamilyChecks(spec, Named(spec, "b")), 2);  // max_slowdown, min_speedup(_ci)
@@ -74,7 +74,7 @@ TEST(Family, CountsEveryCheckThatReadsAnInterval) {
 // Each further candidate is judged against the baseline by the same rows (gate/candidates.h):
 // its checks are members of the family too. Sweep checks stay the run's candidate's.
 TEST(Family, AThirdContenderAddsItsOwnChecks) {
-  std::string text = kSpec;
+  std::string text = kFamilySpec;
   text.replace(text.find("[workloads.a]"), 13, "[contenders.third]\nargv = [\"true\"]\n\n[workloads.a]");
   const Spec spec = ParseSpecText(text, "x.toml");
   EXPECT_EQ(FamilyChecks(spec, Named(spec, "a")), 2);
@@ -84,14 +84,14 @@ TEST(Family, AThirdContenderAddsItsOwnChecks) {
 }
 
 TEST(Family, EveryWorkloadChecksAtTheSplitLevel) {
-  const Spec spec = ParseSpecText(kSpec, "x.toml");
+  const Spec spec = ParseSpecText(kFamilySpec, "x.toml");
   for (const Workload& w : spec.workloads) {
     EXPECT_DOUBLE_EQ(EffectiveThresholds(spec, w).confidence, 1 - 0.05 / 9) << w.name;
   }
 }
 
 TEST(Family, TheRunConfidenceIsTheWholeVerdicts) {
-  std::string text = kSpec;
+  std::string text = kFamilySpec;
   text.replace(text.find("[run]\n"), 6, "[run]\nconfidence = 0.99\n");
   const Family f = FamilyOf(ParseSpecText(text, "x.toml"));
   EXPECT_EQ(f.checks, 9);
@@ -100,7 +100,7 @@ TEST(Family, TheRunConfidenceIsTheWholeVerdicts) {
 }
 
 TEST(Family, AnOverrideKeepsItsOwnLevelAndTheFamilyBoundSaysWhatItCosts) {
-  std::string text = kSpec;
+  std::string text = kFamilySpec;
   text.replace(text.find("min_speedup = 1.0\n"), 18, "min_speedup = 1.0\nper_check_confidence = 0.9\n");
   const Spec spec = ParseSpecText(text, "x.toml");
   EXPECT_DOUBLE_EQ(EffectiveThresholds(spec, Named(spec, "b")).confidence, 0.9);

@@ -24,7 +24,7 @@ using model::ThresholdRow;
 using model::Thresholds;
 
 // Rounds enough for any bar below to be resolvable (the parser checks that too).
-constexpr const char* kContenders = R"(
+constexpr const char* kThresholdTableContenders = R"(
 [run]
 rounds = 1000
 
@@ -95,7 +95,7 @@ TEST(ThresholdTable, EveryRowIsParsedAndMergedWorkloadFirst) {
     const std::string text = fmt::format(
         "[thresholds]\n{0} = 0.75\n{1}\nthresholds = {{ {0} = 0.5 }}\n"
         "[workloads.v]\nargs = [\"y\"]\n",
-        row.key, kContenders);
+        row.key, kThresholdTableContenders);
     const Spec spec = ParseSpecText(text, "t.toml");
     const Thresholds own = EffectiveThresholds(spec, *spec.FindWorkload("w"));
     const Thresholds global = EffectiveThresholds(spec, *spec.FindWorkload("v"));
@@ -109,7 +109,7 @@ TEST(ThresholdTable, EveryRowIsParsedAndMergedWorkloadFirst) {
 
 TEST(ThresholdTable, EveryRowRejectsAValueBelowItsBound) {
   for (const ThresholdRow& row : kThresholdRows) {
-    const std::string text = fmt::format("[thresholds]\n{} = -1\n{}", row.key, kContenders);
+    const std::string text = fmt::format("[thresholds]\n{} = -1\n{}", row.key, kThresholdTableContenders);
     const std::string expected = fmt::format("t.toml:2:{}: '{}' must be {} 0, not -1", row.key.size() + 4, row.key,
                                              row.exclusive_min ? "greater than" : "at least");
     try {

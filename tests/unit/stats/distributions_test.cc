@@ -15,13 +15,13 @@ using testing::Close;
 using testing::Doubles;
 using testing::kExact;
 
-const nlohmann::json& Vectors() {
+const nlohmann::json& DistributionsVectors() {
   static const nlohmann::json vectors = testing::LoadVectors("distributions.json");
   return vectors;
 }
 
 TEST(DistributionsTest, NormalCdfAndSurvivalMatchScipy) {
-  for (const auto& c : Vectors()["normal"]) {
+  for (const auto& c : DistributionsVectors()["normal"]) {
     const double z = c["z"];
     SCOPED_TRACE(z);
     // Relative in each tail: both functions keep precision where they are small.
@@ -31,7 +31,7 @@ TEST(DistributionsTest, NormalCdfAndSurvivalMatchScipy) {
 }
 
 TEST(DistributionsTest, NormalQuantileMatchesScipy) {
-  for (const auto& c : Vectors()["normal_quantile"]) {
+  for (const auto& c : DistributionsVectors()["normal_quantile"]) {
     SCOPED_TRACE(c["p"].get<double>());
     EXPECT_TRUE(Close(NormalQuantile(c["p"]), c["q"], 1e-12));
   }
@@ -41,13 +41,13 @@ TEST(DistributionsTest, NormalQuantileMatchesScipy) {
 }
 
 TEST(DistributionsTest, IncompleteBetaMatchesScipy) {
-  for (const auto& c : Vectors()["beta"]) {
+  for (const auto& c : DistributionsVectors()["beta"]) {
     EXPECT_TRUE(Close(RegularizedIncompleteBeta(c["x"], c["a"], c["b"]), c["i"], 1e-12));
   }
 }
 
 TEST(DistributionsTest, StudentTCdfMatchesScipyRelativelyInTheTails) {
-  for (const auto& c : Vectors()["t_cdf"]) {
+  for (const auto& c : DistributionsVectors()["t_cdf"]) {
     SCOPED_TRACE(c.dump());
     const double expected = c["cdf"];
     EXPECT_NEAR(StudentTCdf(c["t"], c["dof"]) / expected, 1.0, 1e-12);
@@ -55,7 +55,7 @@ TEST(DistributionsTest, StudentTCdfMatchesScipyRelativelyInTheTails) {
 }
 
 TEST(DistributionsTest, StudentTQuantileMatchesClosedForms) {
-  for (const auto& c : Vectors()["t_quantile_closed_form"]) {
+  for (const auto& c : DistributionsVectors()["t_quantile_closed_form"]) {
     SCOPED_TRACE(c.dump());
     EXPECT_TRUE(Close(StudentTQuantile(c["p"], c["dof"]), c["q"], 1e-12));
   }
@@ -64,7 +64,7 @@ TEST(DistributionsTest, StudentTQuantileMatchesClosedForms) {
 // SciPy 1.10's t.ppf is itself only good to about 2e-9 (see make_vectors.py), so it gets
 // a 1e-8 bound; the round trip through the CDF holds ours to 1e-12.
 TEST(DistributionsTest, StudentTQuantileMatchesScipyAndInvertsTheCdf) {
-  for (const auto& c : Vectors()["t_quantile"]) {
+  for (const auto& c : DistributionsVectors()["t_quantile"]) {
     SCOPED_TRACE(c.dump());
     const double q = StudentTQuantile(c["p"], c["dof"]);
     EXPECT_TRUE(Close(q, c["q"], 1e-8));
@@ -73,7 +73,7 @@ TEST(DistributionsTest, StudentTQuantileMatchesScipyAndInvertsTheCdf) {
 }
 
 TEST(DistributionsTest, BinomialHalfCdfMatchesScipy) {
-  for (const auto& c : Vectors()["binomial_half"]) {
+  for (const auto& c : DistributionsVectors()["binomial_half"]) {
     SCOPED_TRACE(c.dump());
     EXPECT_TRUE(Close(BinomialHalfCdf(c["k"], c["n"]), c["cdf"], kExact));
   }
@@ -82,7 +82,7 @@ TEST(DistributionsTest, BinomialHalfCdfMatchesScipy) {
 }
 
 TEST(DistributionsTest, WilcoxonPmfMatchesScipyExactly) {
-  for (const auto& c : Vectors()["wilcoxon_pmf"]) {
+  for (const auto& c : DistributionsVectors()["wilcoxon_pmf"]) {
     const std::vector<double> expected = Doubles(c["pmf"]);
     const std::vector<double> pmf = WilcoxonSignedRankPmf(c["n"]);
     ASSERT_EQ(pmf.size(), expected.size());

@@ -15,7 +15,7 @@ using testing::Close;
 using testing::Doubles;
 using testing::kExact;
 
-std::vector<std::size_t> Indices(const nlohmann::json& array) { return array.get<std::vector<std::size_t>>(); }
+std::vector<std::size_t> OutliersIndices(const nlohmann::json& array) { return array.get<std::vector<std::size_t>>(); }
 
 TEST(OutliersTest, MatchesReferenceClassification) {
   const auto vectors = testing::LoadVectors("outliers.json");
@@ -24,9 +24,9 @@ TEST(OutliersTest, MatchesReferenceClassification) {
     const std::vector<double> x = Doubles(c["x"]);
     const OutlierReport report = ClassifyOutliers(x);
     EXPECT_EQ(report.n, x.size());
-    EXPECT_EQ(report.tukey.mild, Indices(c["mild"]));
-    EXPECT_EQ(report.tukey.severe, Indices(c["severe"]));
-    EXPECT_EQ(report.modified_z.outliers, Indices(c["modified_z"]));
+    EXPECT_EQ(report.tukey.mild, OutliersIndices(c["mild"]));
+    EXPECT_EQ(report.tukey.severe, OutliersIndices(c["severe"]));
+    EXPECT_EQ(report.modified_z.outliers, OutliersIndices(c["modified_z"]));
     const std::vector<double> scores = Doubles(c["scores"]);
     ASSERT_EQ(report.modified_z.scores.size(), scores.size());
     for (std::size_t i = 0; i < scores.size(); ++i) {

@@ -17,13 +17,13 @@ using testing::Close;
 using testing::Doubles;
 using testing::kExact;
 
-const nlohmann::json& Vectors() {
+const nlohmann::json& PairedVectors() {
   static const nlohmann::json vectors = testing::LoadVectors("paired.json");
   return vectors;
 }
 
 TEST(SignTestTest, MatchesScipyBinomtest) {
-  for (const auto& c : Vectors()["sign_test"]) {
+  for (const auto& c : PairedVectors()["sign_test"]) {
     SCOPED_TRACE(c.dump());
     EXPECT_TRUE(Close(SignTest(c["wins"], c["losses"]).p_value, c["p"], kExact));
   }
@@ -46,7 +46,7 @@ TEST(SignTestTest, NoTrialsGivesPOne) {
 }
 
 TEST(WilcoxonTest, MatchesScipyExactAndTieCorrectedNormal) {
-  for (const auto& c : Vectors()["wilcoxon"]) {
+  for (const auto& c : PairedVectors()["wilcoxon"]) {
     SCOPED_TRACE(c["name"].get<std::string>());
     const std::vector<double> d = Doubles(c["d"]);
     const bool exact = c["method"] == "exact";
@@ -60,7 +60,7 @@ TEST(WilcoxonTest, MatchesScipyExactAndTieCorrectedNormal) {
 }
 
 TEST(WilcoxonTest, AutoPicksExactOnlyWithoutTiesUpToFifty) {
-  const auto& cases = Vectors()["wilcoxon"];
+  const auto& cases = PairedVectors()["wilcoxon"];
   for (const auto& c : cases) {
     const std::vector<double> d = Doubles(c["d"]);
     const WilcoxonResult result = WilcoxonSignedRank(d);
@@ -101,7 +101,7 @@ TEST(WilcoxonTest, SmallAndDegenerateInputs) {
 }
 
 TEST(HodgesLehmannTest, MatchesWalshAverageReference) {
-  for (const auto& c : Vectors()["hodges_lehmann"]) {
+  for (const auto& c : PairedVectors()["hodges_lehmann"]) {
     const std::vector<double> d = Doubles(c["d"]);
     SCOPED_TRACE(::testing::Message() << "n=" << d.size() << " confidence=" << c["confidence"]);
     const HodgesLehmannResult result = HodgesLehmann(d, c["confidence"]);
