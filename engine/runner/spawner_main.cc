@@ -296,14 +296,16 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
   return true;
 }
 
-[[noreturn]] void Mind(Plan plan, pid_t spawner, int spawner_signals) {
+[[noreturn]] void Mind(Plan plan, pid_t spawner) {
   // The spawner is single-threaded: its death is the engine's death or a bug; either way the
   // contender must go too.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != spawner) _exit(1);
   close(kSocketFd);
-  close(spawner_signals);
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  // The spawner ignores SIGCHLD (see main); the minder waits for its children, and the child
+  // would inherit an ignored SIGCHLD through exec.
+  signal(SIGCHLD, SIG_DFL);
   signal(SIGPIPE, SIG_IGN);
   sigset_t watched;
   sigemptyset(&watched);
@@ -455,26 +457,11 @@ pid_t ForkMinder() { return static_cast<pid_t>(syscall(SYS_clone, SIGCHLD, nullp
 
 int main() {
   const pid_t self = getpid();
-  sigset_t child;
-  sigemptyset(&child);
-  sigaddset(&child, SIGCHLD);
-  sigprocmask(SIG_BLOCK, &child, nullptr);
-  const int signals = signalfd(-1, &child, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (signals < 0) return 1;
+  // An ignored SIGCHLD: the kernel reaps each minder as it exits, so the spawner is not woken
+  // between one execution and the next to reap it (it needs no minder's status); it sleeps in
+  // recvmsg until the engine's next request.
+  signal(SIGCHLD, SIG_IGN);
   for (;;) {
-    pollfd watch[2] = {{kSocketFd, POLLIN, 0}, {signals, POLLIN, 0}};
-    if (poll(watch, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      return 1;
-    }
-    if (watch[1].revents != 0) {
-      signalfd_siginfo info;
-      while (read(signals, &info, sizeof info) == sizeof info) {
-      }
-      while (waitpid(-1, nullptr, WNOHANG) > 0) {
-      }
-    }
-    if (watch[0].revents == 0) continue;
     char control[CMSG_SPACE(sizeof(int) * kMaxFds)];
     iovec data = {g_request, kMaxRequestBytes};
     msghdr message = {};
@@ -504,7 +491,7 @@ int main() {
       refused = EINVAL;
     } else {
       const pid_t minder = ForkMinder();
-      if (minder == 0) Mind(plan, self, signals);
+      if (minder == 0) Mind(plan, self);
       if (minder < 0) refused = errno;
     }
     if (refused != 0 && nfds >= 4) {
