@@ -18,6 +18,7 @@
 #include "engine/cli/output_paths.h"
 #include "engine/cli/subcommands.h"
 #include "engine/model/atomic_file.h"
+#include "engine/report/provenance.h"
 #include "engine/report/text.h"
 #include "engine/run/duet_round.h"
 #include "engine/run/experiment.h"
@@ -64,8 +65,9 @@ TimedRun RunRounds(const spec::Spec& aa, run::Options options, int rounds, runne
 
 std::string Percent(double log_ratio) { return fmt::format("{:.2f}%", 100 * log_ratio); }
 
+// Runner-minutes as the run's own report prints them (report::FormatRunnerMinutes).
 std::string Minutes(const std::optional<double>& minutes) {
-  return minutes ? fmt::format("{:.1f}", *minutes) : std::string("-");
+  return minutes ? report::FormatRunnerMinutes(60 * *minutes) : std::string("-");
 }
 
 // "regression of +4.1% (1.041x)" for a no-regression check, "speed-up of 1.09x" otherwise.

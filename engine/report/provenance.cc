@@ -87,6 +87,13 @@ std::string FormatWallTime(double seconds) {
   return fmt::format("{} h {:02} min", whole / 3600, (whole % 3600) / 60);
 }
 
+std::string FormatRunnerMinutes(double seconds) {
+  const double minutes = seconds / 60;
+  // One decimal from a minute up; below it, enough decimals that a short run does not read as
+  // costing nothing ("0.0"): a 2 s run is 0.033, not 0.0.
+  return units::FormatFixed(minutes, minutes >= 1 ? 1 : minutes >= 0.1 ? 2 : 3);
+}
+
 std::string PhasesLine(const RunResult& result) {
   if (!result.phases) return "";
   const model::PhaseTimes& p = *result.phases;
@@ -100,7 +107,7 @@ std::string PhasesLine(const RunResult& result) {
                       FormatWallTime(p.parity_s), FormatWallTime(p.measuring_s), FormatWallTime(p.analysis_s));
   if (p.total_s > in_phases) line += fmt::format(", other {}", FormatWallTime(p.total_s - in_phases));
   return line +
-         fmt::format("; this verdict cost {} runner-minutes (one runner)", units::FormatFixed(p.total_s / 60, 1));
+         fmt::format("; this verdict cost {} runner-minutes (one runner)", FormatRunnerMinutes(p.total_s));
 }
 
 }  // namespace pe::report

@@ -32,4 +32,7 @@ std::string PhasesLine(const model::RunResult& result);
 // A wall time for people: "8.20 s", "3 min 50 s", "1 h 02 min".
 std::string FormatWallTime(double seconds);
 
+// A run's wall time in runner-minutes: "4.2" from a minute up, "0.42", "0.033" below it.
+std::string FormatRunnerMinutes(double seconds);
+
 }  // namespace pe::report

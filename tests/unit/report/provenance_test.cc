@@ -72,6 +72,15 @@ TEST(Provenance, ThePhasesLineSplitsTheRunAndPricesTheVerdict) {
   EXPECT_EQ(FormatWallTime(3725), "1 h 02 min");
 }
 
+// A short run costs a little, not "0.0" runner-minutes.
+TEST(Provenance, AShortRunsRunnerMinutesAreNotRoundedToNothing) {
+  EXPECT_EQ(FormatRunnerMinutes(254), "4.2");
+  EXPECT_EQ(FormatRunnerMinutes(60), "1.0");
+  EXPECT_EQ(FormatRunnerMinutes(25), "0.42");
+  EXPECT_EQ(FormatRunnerMinutes(2), "0.033");
+  EXPECT_EQ(FormatRunnerMinutes(0.03), "0.001");
+}
+
 // Every format names the commits, the ref, the state and the build, and states the run time
 // and the runner-minutes.
 TEST(Provenance, EveryFormatNamesTheRevisionsAndTheCost) {
