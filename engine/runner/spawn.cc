@@ -280,7 +280,8 @@ Spawned StartProcess(const StartRequest& request) {
   if (request.argv.empty()) return NotSpawned("empty command");
   std::string message;
   spawner::SpawnHeader header;
-  header.flags = (request.hold ? spawner::kSpawnHold : 0) | (request.maps_fd >= 0 ? spawner::kSpawnTraceMaps : 0);
+  header.flags = (request.hold ? spawner::kSpawnHold : 0) | (request.maps_fd >= 0 ? spawner::kSpawnTraceMaps : 0) |
+                 (request.quiet_start ? spawner::kSpawnQuietStart : 0);
   header.argc = static_cast<std::uint32_t>(request.argv.size());
   header.envc = static_cast<std::uint32_t>(request.env.size());
   header.nlimits = static_cast<std::uint32_t>(request.limits.size());
@@ -311,9 +312,17 @@ Spawned StartProcess(const StartRequest& request) {
     go_read = UniqueFd(go[0]);
     go_write = UniqueFd(go[1]);
   }
+  UniqueFd pid_read, pid_write;
+  if (request.quiet_start) {
+    int pid_pipe[2];
+    if (::pipe2(pid_pipe, O_CLOEXEC) != 0) return NotSpawned("pipe: " + ErrnoText(errno));
+    pid_read = UniqueFd(pid_pipe[0]);
+    pid_write = UniqueFd(pid_pipe[1]);
+  }
   int fds[6] = {request.stdin_fd, request.stdout_fd, request.stderr_fd, result_write.get(), go_read.get(), -1};
   int nfds = request.hold ? 5 : 4;
   if (request.maps_fd >= 0) fds[nfds++] = request.maps_fd;
+  if (request.quiet_start) fds[nfds++] = pid_write.get();
 
   Spawned spawned;
   spawned.start = Clock::now();
@@ -323,6 +332,14 @@ Spawned StartProcess(const StartRequest& request) {
   // Only the spawner's copies may remain, so a spawner that dies gives us end of file.
   result_write.Reset();
   go_read.Reset();
+  pid_write.Reset();
+  if (request.quiet_start) {
+    spawned.done = std::move(result_read);
+    spawned.pid_pipe = std::move(pid_read);
+    spawned.quiet = true;
+    spawned.name = request.argv[0];
+    return spawned;
+  }
   spawner::SpawnStarted started;
   if (!ReadFull(result_read.get(), &started, sizeof started)) {
     return NotSpawned(fmt::format("cannot start {}: the process spawner exited", request.argv[0]));
@@ -344,7 +361,16 @@ Spawned StartProcess(const StartRequest& request) {
 
 void Release(Spawned& spawned) { spawned.go.Reset(); }
 
-Spawned SpawnInOwnGroup(const Command& command) {
+pid_t KnownPid(Spawned& spawned) {
+  if (spawned.pid_pipe.get() >= 0) {
+    spawner::SpawnStarted started;
+    if (ReadFull(spawned.pid_pipe.get(), &started, sizeof started) && started.pid > 0) spawned.pid = started.pid;
+    spawned.pid_pipe.Reset();
+  }
+  return spawned.pid;
+}
+
+Spawned SpawnInOwnGroup(const Command& command, Start start) {
   if (command.argv.empty()) return NotSpawned("empty command");
   ResolvedProgram program = ResolveProgram(command.argv[0], command.cwd, PathVariable(command.env));
   if (!program.error.empty()) return NotSpawned(program.error);
@@ -376,6 +402,7 @@ Spawned SpawnInOwnGroup(const Command& command) {
     request.maps_fd = maps.get();
   }
   if (command.cpu < 0) {
+    request.quiet_start = start == Start::kQuiet && request.maps_fd < 0;
     Spawned spawned = StartProcess(request);
     spawned.maps = std::move(maps);
     return spawned;
@@ -399,6 +426,23 @@ Spawned SpawnInOwnGroup(const Command& command) {
 }
 
 Outcome ReapChild(Spawned& spawned) {
+  if (spawned.quiet) {
+    // Its SpawnStarted comes now, just before the SpawnDone.
+    spawned.pid_pipe.Reset();
+    spawner::SpawnStarted started;
+    if (ReadFull(spawned.done.get(), &started, sizeof started) && (started.pid <= 0 || started.exec_errno != 0)) {
+      if (started.pid > 0) {
+        spawner::SpawnDone ignored;
+        ReadFull(spawned.done.get(), &ignored, sizeof ignored);
+      }
+      spawned.done.Reset();
+      Outcome outcome;
+      outcome.status = Outcome::Status::kSpawnFailed;
+      outcome.error = fmt::format("cannot start {}: {}", spawned.name, ErrnoText(started.exec_errno));
+      return outcome;
+    }
+    if (started.pid > 0) spawned.pid = started.pid;
+  }
   spawner::SpawnDone done;
   const bool got = ReadFull(spawned.done.get(), &done, sizeof done);
   spawned.done.Reset();

@@ -56,6 +56,7 @@ struct StartRequest {
   int stderr_fd = -1;
   std::vector<ResourceLimit> limits;  // setrlimit in the child before exec
   bool hold = false;                  // the child waits before exec until Release()
+  bool quiet_start = false;           // nothing comes back until the end (spawner_protocol.h, kSpawnQuietStart)
   int maps_fd = -1;                   // >= 0: the child and all it starts are traced; their mapped files go here
 };
 
@@ -66,10 +67,16 @@ struct Spawned {
   UniqueFd done;      // readable once the child exited and its leftovers were killed
   UniqueFd go;        // a held child's go signal: closing it lets the child exec
   UniqueFd maps;      // Command::record_maps: the file the spawner writes mapped files to
+  bool quiet = false;  // a quiet start (StartRequest::quiet_start)
+  UniqueFd pid_pipe;   // a quiet start's: pid is -1 until KnownPid reads it from here
+  std::string name;    // a quiet start's argv[0], for a failure that only ReapChild learns
 };
 
 // Starts the child and returns once it exec'd (or, held, once it waits before exec). The
 // group is registered with interrupt::RegisterGroup so Ctrl-C kills it; ReapChild unregisters.
+// A quiet start returns as soon as the request is sent, with pid -1 and nothing registered: the
+// caller waits on `done`, learns the pid with KnownPid when it must signal the child, and a start
+// that failed is ReapChild's kSpawnFailed.
 // Errors: "cannot start X: <errno text>" when exec or the child's setup failed, or why the
 // spawner could not be reached.
 Spawned StartProcess(const StartRequest& request);
@@ -77,10 +84,19 @@ Spawned StartProcess(const StartRequest& request);
 // A held child may exec now.
 void Release(Spawned& spawned);
 
+// The child's pid (its group's id): after a quiet start, read from the pid pipe the first time,
+// waiting until the child was created; -1 when it never was.
+pid_t KnownPid(Spawned& spawned);
+
+// How SpawnInOwnGroup hands back the child: once it is running (the pid known, Ctrl-C kills its
+// group from the signal handler), or quietly (StartProcess), for a caller that only waits for it
+// to end. Pinned and traced children are always started the first way.
+enum class Start { kAwaited, kQuiet };
+
 // Resolves argv[0], opens the child's streams (stdin /dev/null, stdout and stderr to the
 // command's files or /dev/null) and starts it with StartProcess; command.record_maps traces it
 // (spawner_protocol.h, kSpawnTraceMaps). command.timeout_s is not looked at here.
-Spawned SpawnInOwnGroup(const Command& command);
+Spawned SpawnInOwnGroup(const Command& command, Start start = Start::kAwaited);
 
 // Waits for the child's result (blocking) and returns its exit as an Outcome: kExited with
 // exit_code, or kSignalled with signal and "killed by SIGKILL"; wall_s, user_s, sys_s and

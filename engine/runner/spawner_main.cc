@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -62,6 +63,7 @@ struct Plan {
   char** envp = nullptr;
   int in = -1, out = -1, err = -1, result = -1, go = -1;
   int maps = -1;            // kSpawnTraceMaps: where each traced process's mapped files go
+  int pid_pipe = -1;        // kSpawnQuietStart: where the child's pid goes at once
   int trace_go = -1;        // kSpawnTraceMaps: closed by the minder once it traces the child
   int trace_go_write = -1;  // its other end, which the child closes at once
   int error_pipe = -1;  // the write end; the child reports a failing step's errno here
@@ -286,13 +288,16 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
   if (!ParseRequest(size, plan)) return false;
   const bool hold = (plan->flags & kSpawnHold) != 0;
   const bool trace = (plan->flags & kSpawnTraceMaps) != 0;
-  if (nfds != 4 + int{hold} + int{trace}) return false;
+  const bool quiet = (plan->flags & kSpawnQuietStart) != 0;
+  if (quiet && (hold || trace)) return false;
+  if (nfds != 4 + int{hold} + int{trace} + int{quiet}) return false;
   plan->in = fds[0];
   plan->out = fds[1];
   plan->err = fds[2];
   plan->result = fds[3];
   plan->go = hold ? fds[4] : -1;
   plan->maps = trace ? fds[hold ? 5 : 4] : -1;
+  plan->pid_pipe = quiet ? fds[4] : -1;
   return true;
 }
 
@@ -393,7 +398,13 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
     error_pipe_open = false;
     started.exec_errno = exec_errno;
   }
-  WriteAll(plan.result, &started, sizeof started);
+  if (plan.pid_pipe >= 0) {
+    // Quiet: nobody waits on this pipe; the SpawnStarted itself goes with the SpawnDone.
+    WriteAll(plan.pid_pipe, &started, sizeof started);
+    close(plan.pid_pipe);
+  } else {
+    WriteAll(plan.result, &started, sizeof started);
+  }
 
   SpawnDone done;
   bool reaped = false;
@@ -442,7 +453,17 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
   // Helpers the child left in its group, and anything that escaped it with setsid().
   kill(-pid, SIGKILL);
   done.leftovers = KillEverythingLeft(plan.maps);
-  WriteAll(plan.result, &done, sizeof done);
+  if (plan.pid_pipe >= 0) {
+    // One write, so the engine wakes once: both fit in a pipe's atomic write.
+    struct {
+      SpawnStarted started;
+      SpawnDone done;
+    } both = {started, done};
+    static_assert(sizeof both <= PIPE_BUF);
+    WriteAll(plan.result, &both, sizeof both);
+  } else {
+    WriteAll(plan.result, &done, sizeof done);
+  }
   _exit(0);
 }
 

@@ -8,9 +8,9 @@
 // One request is one SOCK_SEQPACKET message: a SpawnHeader, `nlimits` SpawnLimits, then
 // NUL-terminated strings (program, cwd, argv..., env...), with the descriptors passed as
 // SCM_RIGHTS in this order: stdin, stdout, stderr, the result pipe's write end, and with
-// kSpawnHold the read end of the "go" pipe, then with kSpawnTraceMaps the maps file. Replies go to the result pipe: a
-// SpawnStarted, then (unless the start failed) a SpawnDone once the child exited and everything it left behind was
-// killed and reaped.
+// kSpawnHold the read end of the "go" pipe, then with kSpawnTraceMaps the maps file, then with kSpawnQuietStart the
+// pid pipe's write end. Replies go to the result pipe: a SpawnStarted, then (unless the start failed) a SpawnDone once
+// the child exited and everything it left behind was killed and reaped.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,12 @@ inline constexpr std::uint32_t kSpawnHold = 1;       // wait for the go pipe to 
 // space is still there), write the files it has mapped executable to the maps descriptor, one
 // line each: "PID PATH\n". For parity executions only: tracing costs time.
 inline constexpr std::uint32_t kSpawnTraceMaps = 2;
+// A quiet start: the SpawnStarted is written to the result pipe only at the end, just before the
+// SpawnDone, so nothing wakes the engine while the child starts and runs (a woken engine can take
+// the CPU the child is starting on). The child's pid goes at once to the pid pipe, which the engine
+// reads only when it must signal the child before its end (a timeout, Ctrl-C). Not with
+// kSpawnHold or kSpawnTraceMaps, whose callers need the pid at the start.
+inline constexpr std::uint32_t kSpawnQuietStart = 4;
 inline constexpr int kMaxRequestBytes = 256 * 1024;
 
 struct SpawnHeader {

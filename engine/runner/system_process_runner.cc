@@ -37,7 +37,9 @@ Outcome SystemProcessRunner::Run(const Command& command) {
   if (interrupt::Interrupted()) {
     return Failed(Outcome::Status::kInterrupted, "interrupted before start");
   }
-  Spawned spawned = SpawnInOwnGroup(command);
+  // Quiet: the engine sleeps from the request to the child's end, so it takes no CPU while the
+  // child starts (docs/reducing-variance.md, "A quiet start").
+  Spawned spawned = SpawnInOwnGroup(command, Start::kQuiet);
   if (!spawned.error.empty()) return Failed(Outcome::Status::kSpawnFailed, spawned.error);
 
   auto [outcome, end] = WaitKillAndReap(spawned, command.timeout_s);

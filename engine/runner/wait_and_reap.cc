@@ -16,7 +16,7 @@ Reaped WaitKillAndReap(Spawned& spawned, double timeout_s) {
   }
   Reaped reaped;
   reaped.end = WaitForExit(spawned.done.get(), deadline);
-  if (reaped.end != WaitEnd::kExited) KillGroup(spawned.pid);
+  if (reaped.end != WaitEnd::kExited) KillGroup(KnownPid(spawned));
   // The spawner kills what the child left behind (helpers in its group, daemons that escaped
   // with setsid) before it reports, so nothing of this run outlives the call.
   reaped.outcome = ReapChild(spawned);

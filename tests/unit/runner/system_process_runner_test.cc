@@ -18,6 +18,7 @@
 #include "engine/runner/interrupt.h"
 #include "engine/runner/process_runner.h"
 #include "engine/runner/spawn.h"
+#include "engine/runner/wait_for_exit.h"
 #include "tests/unit/runner/process_table.h"
 #include "tests/unit/runner/temp_dir.h"
 
@@ -490,6 +491,38 @@ TEST_F(SystemProcessRunnerTest, ResourceLimitsApplyToTheChildOnly) {
   EXPECT_TRUE(ReapChild(spawned).ok());
   EXPECT_NE(ReadAll(dir_ / "limits").find("Max open files            123                  456"), std::string::npos)
       << ReadAll(dir_ / "limits");
+}
+
+// A quiet start tells the engine nothing until the child's end: the pid, when asked for, is the
+// running child's group, while the result pipe stays empty; the end brings the SpawnStarted and
+// the SpawnDone together, so ReapChild reads the outcome as after any other start.
+TEST_F(SystemProcessRunnerTest, AQuietStartSaysNothingUntilTheEnd) {
+  int stdin_pipe[2];
+  ASSERT_EQ(::pipe2(stdin_pipe, O_CLOEXEC), 0);
+  UniqueFd in(stdin_pipe[0]), release(stdin_pipe[1]);
+  UniqueFd out(::open((dir_ / "out").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  StartRequest request;
+  request.program = "/bin/sh";
+  request.argv = {"sh", "-c", "read line; echo \"got $line\"; exit 4"};
+  request.env = ChildEnvironment({});
+  request.stdin_fd = in.get();
+  request.stdout_fd = out.get();
+  request.stderr_fd = out.get();
+  request.quiet_start = true;
+  Spawned spawned = StartProcess(request);
+  ASSERT_EQ(spawned.error, "");
+  const pid_t pid = KnownPid(spawned);  // waits until the child was created
+  ASSERT_GT(pid, 0);
+  EXPECT_EQ(::getpgid(pid), pid);
+  EXPECT_EQ(KnownPid(spawned), pid);
+  // The child waits on its stdin, so it is still running: nothing may have come back.
+  EXPECT_FALSE(IsDone(spawned.done.get()));
+  ASSERT_EQ(::write(release.get(), "go\n", 3), 3);
+  const Outcome outcome = ReapChild(spawned);
+  EXPECT_EQ(outcome.status, Status::kExited);
+  EXPECT_EQ(outcome.exit_code, 4);
+  EXPECT_EQ(ReadAll(dir_ / "out"), "got go\n");
+  EXPECT_TRUE(Gone(pid));
 }
 
 TEST_F(SystemProcessRunnerTest, TimeoutKillsTheChildAndItsGrandchild) {
