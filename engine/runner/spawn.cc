@@ -185,6 +185,15 @@ void AppendString(std::string& request, std::string_view text) {
   request.push_back('\0');
 }
 
+// A close-on-exec pipe; false (errno set) when none could be made.
+bool MakePipe(UniqueFd& read_end, UniqueFd& write_end) {
+  int ends[2];
+  if (::pipe2(ends, O_CLOEXEC) != 0) return false;
+  read_end = UniqueFd(ends[0]);
+  write_end = UniqueFd(ends[1]);
+  return true;
+}
+
 bool ReadFull(int fd, void* data, std::size_t size) {
   char* p = static_cast<char*>(data);
   while (size > 0) {
@@ -301,23 +310,10 @@ Spawned StartProcess(const StartRequest& request) {
     return NotSpawned(fmt::format("cannot start {}: the command line and environment are too long", request.argv[0]));
   }
 
-  int result_pipe[2];
-  if (::pipe2(result_pipe, O_CLOEXEC) != 0) return NotSpawned("pipe: " + ErrnoText(errno));
-  UniqueFd result_read(result_pipe[0]);
-  UniqueFd result_write(result_pipe[1]);
-  UniqueFd go_read, go_write;
-  if (request.hold) {
-    int go[2];
-    if (::pipe2(go, O_CLOEXEC) != 0) return NotSpawned("pipe: " + ErrnoText(errno));
-    go_read = UniqueFd(go[0]);
-    go_write = UniqueFd(go[1]);
-  }
-  UniqueFd pid_read, pid_write;
-  if (request.quiet_start) {
-    int pid_pipe[2];
-    if (::pipe2(pid_pipe, O_CLOEXEC) != 0) return NotSpawned("pipe: " + ErrnoText(errno));
-    pid_read = UniqueFd(pid_pipe[0]);
-    pid_write = UniqueFd(pid_pipe[1]);
+  UniqueFd result_read, result_write, go_read, go_write, pid_read, pid_write;
+  if (!MakePipe(result_read, result_write) || (request.hold && !MakePipe(go_read, go_write)) ||
+      (request.quiet_start && !MakePipe(pid_read, pid_write))) {
+    return NotSpawned("pipe: " + ErrnoText(errno));
   }
   int fds[6] = {request.stdin_fd, request.stdout_fd, request.stderr_fd, result_write.get(), go_read.get(), -1};
   int nfds = request.hold ? 5 : 4;
