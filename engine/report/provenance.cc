@@ -106,8 +106,7 @@ std::string PhasesLine(const RunResult& result) {
   line += fmt::format("fixtures {}, parity {}, measuring {}, analysis {}", FormatWallTime(p.fixtures_s),
                       FormatWallTime(p.parity_s), FormatWallTime(p.measuring_s), FormatWallTime(p.analysis_s));
   if (p.total_s > in_phases) line += fmt::format(", other {}", FormatWallTime(p.total_s - in_phases));
-  return line +
-         fmt::format("; this verdict cost {} runner-minutes (one runner)", FormatRunnerMinutes(p.total_s));
+  return line + fmt::format("; this verdict cost {} runner-minutes (one runner)", FormatRunnerMinutes(p.total_s));
 }
 
 }  // namespace pe::report
