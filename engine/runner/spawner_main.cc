@@ -453,7 +453,7 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
   // Helpers the child left in its group, and anything that escaped it with setsid().
   kill(-pid, SIGKILL);
   done.leftovers = KillEverythingLeft(plan.maps);
-  if (plan.pid_pipe >= 0) {
+  if ((plan.flags & kSpawnQuietStart) != 0) {
     // One write, so the engine wakes once: both fit in a pipe's atomic write.
     struct {
       SpawnStarted started;
