@@ -206,6 +206,18 @@ bool ReadFull(int fd, void* data, std::size_t size) {
   return true;
 }
 
+// "cannot start NAME: <errno text>" when `started` says the child never ran, after reading the
+// SpawnDone that follows on `result_fd` when one was created (the spawner reaps it); empty when
+// it started.
+std::string StartFailure(int result_fd, const spawner::SpawnStarted& started, const std::string& name) {
+  if (started.pid > 0 && started.exec_errno == 0) return "";
+  if (started.pid > 0) {
+    spawner::SpawnDone ignored;
+    ReadFull(result_fd, &ignored, sizeof ignored);
+  }
+  return fmt::format("cannot start {}: {}", name, ErrnoText(started.exec_errno));
+}
+
 // A child's stdout or stderr: the file at `path`, emptied, or /dev/null when there is none.
 std::optional<UniqueFd> OpenStream(const fs::path& path, const char* stream, std::string* error) {
   const char* target = path.empty() ? "/dev/null" : path.c_str();
@@ -340,13 +352,8 @@ Spawned StartProcess(const StartRequest& request) {
   if (!ReadFull(result_read.get(), &started, sizeof started)) {
     return NotSpawned(fmt::format("cannot start {}: the process spawner exited", request.argv[0]));
   }
-  if (started.pid <= 0 || started.exec_errno != 0) {
-    // Without a pid there is nothing to wait for; with one, the spawner reaps it.
-    if (started.pid > 0) {
-      spawner::SpawnDone ignored;
-      ReadFull(result_read.get(), &ignored, sizeof ignored);
-    }
-    return NotSpawned(fmt::format("cannot start {}: {}", request.argv[0], ErrnoText(started.exec_errno)));
+  if (std::string failure = StartFailure(result_read.get(), started, request.argv[0]); !failure.empty()) {
+    return NotSpawned(failure);
   }
   spawned.pid = started.pid;
   spawned.done = std::move(result_read);
@@ -426,18 +433,16 @@ Outcome ReapChild(Spawned& spawned) {
     // Its SpawnStarted comes now, just before the SpawnDone.
     spawned.pid_pipe.Reset();
     spawner::SpawnStarted started;
-    if (ReadFull(spawned.done.get(), &started, sizeof started) && (started.pid <= 0 || started.exec_errno != 0)) {
-      if (started.pid > 0) {
-        spawner::SpawnDone ignored;
-        ReadFull(spawned.done.get(), &ignored, sizeof ignored);
+    if (ReadFull(spawned.done.get(), &started, sizeof started)) {
+      if (std::string failure = StartFailure(spawned.done.get(), started, spawned.name); !failure.empty()) {
+        spawned.done.Reset();
+        Outcome outcome;
+        outcome.status = Outcome::Status::kSpawnFailed;
+        outcome.error = std::move(failure);
+        return outcome;
       }
-      spawned.done.Reset();
-      Outcome outcome;
-      outcome.status = Outcome::Status::kSpawnFailed;
-      outcome.error = fmt::format("cannot start {}: {}", spawned.name, ErrnoText(started.exec_errno));
-      return outcome;
+      spawned.pid = started.pid;
     }
-    if (started.pid > 0) spawned.pid = started.pid;
   }
   spawner::SpawnDone done;
   const bool got = ReadFull(spawned.done.get(), &done, sizeof done);
