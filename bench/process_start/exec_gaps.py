@@ -13,11 +13,12 @@ next child's exec, and for perfengine that gap's parts, in order:
   minder   the minder's fork to its clone of the child (the new process's set-up and first faults)
   exec     the clone to the child's exec (the tracepoint fires once the new program is loaded)
 
-and for both tools the median of every child's clone to its exec. Run by hand, nothing else running:
+and for both tools the medians of every child's exec to its exit and of its clone to its exec
+(together, about the child's timed window). Run by hand, nothing else running:
 
     bench/process_start/exec_gaps.py [--perfengine build/bin/perfengine] [--runs 60]
 
-Each BUILD's spawner is the `perfengine-spawner` beside its `perfengine`.
+The spawner run is the `perfengine-spawner` beside the `perfengine` given.
 """
 import argparse
 import os
@@ -119,6 +120,12 @@ def clone_to_exec(events, program):
     return [t - forked[pid] for t, pid in execs if pid in forked]
 
 
+def lifetimes(events, program):
+    """Each child's exec to its exit: the part of its timed window after the new program is loaded."""
+    execs, exits, _, _ = children(events, program)
+    return [exits[pid] - t for t, pid in execs if pid in exits]
+
+
 def hyperfine_parts(events, program):
     execs, exits, _, _ = children(events, program)
     return gaps(execs, exits), clone_to_exec(events, program)
@@ -152,6 +159,8 @@ def main():
     else:
         # A build whose minders are not forked on each request (a spare, a resident minder).
         print(f"perfengine's parts: not shown (only {len(parts['report'])} gaps have a minder forked after the request)")
+    print(f"exec to exit, every child: perfengine {median_us(lifetimes(pe, true)):.0f} us, "
+          f"hyperfine {median_us(lifetimes(hf, true)):.0f} us")
     print(f"clone to exec, every child: perfengine {median_us(clone_to_exec(pe, true)):.0f} us, "
           f"hyperfine {median_us(hf_exec):.0f} us")
     return 0
