@@ -28,18 +28,8 @@ import subprocess
 import sys
 import tempfile
 
-SPEC = """description = "exec gaps: /bin/true"
-[run]
-rounds = {runs}
-warmup_rounds = 3
-order = "alternate"
-[contenders.baseline]
-argv = ["/bin/true"]
-[contenders.candidate]
-argv = ["/bin/true"]
-[workloads.run]
-args = []
-"""
+from per_execution_counts import SPEC  # /bin/true on both sides, the start-up workload included
+
 EVENTS = ["sched:sched_process_exec", "sched:sched_process_exit", "sched:sched_process_fork",
           "syscalls:sys_enter_sendmsg", "syscalls:sys_exit_poll"]
 LINE = re.compile(r"\s*\S.*?\s+(\d+)\s+\[\d+\]\s+([\d.]+):\s+(\S+):\s*(.*)")
@@ -141,7 +131,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pe-exec-gaps-") as work:
         spec = os.path.join(work, "spec.toml")
         with open(spec, "w") as f:
-            f.write(SPEC.format(runs=args.runs))
+            f.write(SPEC.format(rounds=args.runs))
         pe = trace([os.path.abspath(args.perfengine), "run", spec, "--json", os.path.join(work, "r.json")], work, "pe")
         hf = trace(["hyperfine", "-N", "--style", "none", "--runs", str(args.runs), "--warmup", "3", "/bin/true",
                     "/bin/true --version"], work, "hf")
