@@ -474,7 +474,8 @@ std::string VerdictText(const Verdict& v) {
   const std::string name = v.accepted
                                ? fmt::format("accepted regression, accepted by {}", report::OneLine(v.accepted_by))
                                : std::string(ExitCodeName(v.exit));
-  return fmt::format("{} (exit {})", name, static_cast<int>(v.exit));
+  const std::string none = report::NothingGated(v);
+  return fmt::format("{} (exit {}){}", name, static_cast<int>(v.exit), none.empty() ? "" : ": " + none);
 }
 
 }  // namespace

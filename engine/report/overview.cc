@@ -177,6 +177,14 @@ std::string Missed(long missed) { return fmt::format("{} threshold{} missed", mi
 
 }  // namespace
 
+std::string NothingGated(const model::Verdict& verdict) {
+  if (verdict.exit != ExitCode::kPass || verdict.accepted) return "";
+  // A skipped check (its figure not measured) judged nothing either.
+  if (std::any_of(verdict.checks.begin(), verdict.checks.end(), [](const Check& c) { return !c.skipped; })) return "";
+  return verdict.checks.empty() ? "no threshold applies to this run, so nothing was gated"
+                                : "every check was skipped, so nothing was gated";
+}
+
 std::string SummaryLine(const RunResult& result) {
   const long missed = CountMissed(result), open = CountOpen(result);
   switch (result.verdict.exit) {
@@ -184,6 +192,8 @@ std::string SummaryLine(const RunResult& result) {
       if (result.verdict.accepted) {
         return fmt::format("ACCEPTED: {}, accepted by {}", Missed(missed), result.verdict.accepted_by);
       }
+      // Exit 0 with nothing judged: say so, or a gate whose thresholds were lost reads as green.
+      if (const std::string none = NothingGated(result.verdict); !none.empty()) return "PASS: " + none;
       return "PASS";
     case ExitCode::kThresholdMissed: {
       // Exit 1 with no miss: the unresolved policy (--unresolved=fail) counted the open claims.

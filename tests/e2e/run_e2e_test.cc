@@ -56,6 +56,23 @@ TEST(RunE2E, FasterCandidatePasses) {
   EXPECT_NE(ReadAll(html).find("<svg class=\"chart box-plot\""), std::string::npos);
 }
 
+// A spec with no threshold gates nothing: exit 0, and every output says that nothing was gated
+// rather than a bare PASS, which a CI gate whose [thresholds] were lost would show as green.
+TEST(RunE2E, ASpecThatGatesNothingSaysSoWhereItWouldSayPass) {
+  TempDir dir;
+  const auto spec = WriteRunSpec(dir, {"--print", "same"}, {"--print", "same"}, "", "");
+  const auto md = dir.path() / "report.md";
+  const auto json = dir.path() / "results.json";
+  const Finished f =
+      RunPerfengine({"run", spec.string(), "--markdown", md.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  const std::string said = "no threshold applies to this run, so nothing was gated";
+  EXPECT_NE(f.out.find("\nPASS: " + said + "\n"), std::string::npos) << f.out;
+  EXPECT_NE(ReadAll(md).find("### perfengine: PASS: " + said), std::string::npos) << ReadAll(md);
+  const Finished explain = RunPerfengine({"explain", json.string()}, dir.path());
+  EXPECT_NE(explain.out.find("recorded verdict: pass (exit 0): " + said + "\n"), std::string::npos) << explain.out;
+}
+
 TEST(RunE2E, SlowerCandidateMissesTheGateWithANamedLine) {
   TempDir dir;
   const auto spec =

@@ -37,6 +37,19 @@ TEST(OverviewTest, SummaryLineForEachExit) {
             "to count it otherwise)");
 }
 
+// Exit 0 with no check judged is not a plain PASS: a gate whose thresholds were dropped would
+// otherwise read as green in the terminal, the Markdown comment and the HTML report alike.
+TEST(OverviewTest, APassThatJudgedNothingSaysNothingWasGated) {
+  RunResult result = testing::SampleResult();
+  result.verdict.exit = ExitCode::kPass;
+  for (Check& c : result.verdict.checks) c.skipped = true;
+  EXPECT_EQ(SummaryLine(result), "PASS: every check was skipped, so nothing was gated");
+  result.verdict.checks.clear();
+  EXPECT_EQ(SummaryLine(result), "PASS: no threshold applies to this run, so nothing was gated");
+  result.verdict.checks.push_back(testing::CheckOf("tiny_graph", "min_speedup", "median speedup", 3, 2));
+  EXPECT_EQ(SummaryLine(result), "PASS");
+}
+
 TEST(OverviewTest, LogicNoteShortForm) {
   EXPECT_EQ(LogicNoteShortForm("startup-bound: startup is 96% of the median"), "n/a (startup-bound)");
   EXPECT_EQ(LogicNoteShortForm("no startup runs"), "n/a (no startup runs)");
