@@ -5,6 +5,7 @@
 #include "engine/explain/explain_text.h"
 #include "engine/gate/gate.h"
 #include "engine/gate/unresolved.h"
+#include "engine/report/overview.h"
 #include "engine/report/text.h"
 #include "engine/report/text_table.h"
 #include "engine/units/units.h"
@@ -106,6 +107,8 @@ std::string Detail(const WorkloadComparison& w) {
 std::string Summary(const Verdict& v) {
   switch (v.exit) {
     case ExitCode::kPass:
+      // As the run's own summary line: a comparison that judged nothing says so.
+      if (const std::string none = report::NothingGated(v); !none.empty()) return "PASS: " + none;
       return "PASS";
     case ExitCode::kThresholdMissed: {
       std::size_t missed = 0;

@@ -181,7 +181,7 @@ std::string NothingGated(const model::Verdict& verdict) {
   if (verdict.exit != ExitCode::kPass || verdict.accepted) return "";
   // A skipped check (its figure not measured) judged nothing either.
   if (std::any_of(verdict.checks.begin(), verdict.checks.end(), [](const Check& c) { return !c.skipped; })) return "";
-  return verdict.checks.empty() ? "no threshold applies to this run, so nothing was gated"
+  return verdict.checks.empty() ? "no threshold applies, so nothing was gated"
                                 : "every check was skipped, so nothing was gated";
 }
 

@@ -66,11 +66,14 @@ TEST(RunE2E, ASpecThatGatesNothingSaysSoWhereItWouldSayPass) {
   const Finished f =
       RunPerfengine({"run", spec.string(), "--markdown", md.string(), "--json", json.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
-  const std::string said = "no threshold applies to this run, so nothing was gated";
+  const std::string said = "no threshold applies, so nothing was gated";
   EXPECT_NE(f.out.find("\nPASS: " + said + "\n"), std::string::npos) << f.out;
   EXPECT_NE(ReadAll(md).find("### perfengine: PASS: " + said), std::string::npos) << ReadAll(md);
   const Finished explain = RunPerfengine({"explain", json.string()}, dir.path());
   EXPECT_NE(explain.out.find("recorded verdict: pass (exit 0): " + said + "\n"), std::string::npos) << explain.out;
+  const Finished compare = RunPerfengine({"compare", json.string(), json.string()}, dir.path());
+  EXPECT_EQ(compare.exit, 0) << compare.out << compare.err;
+  EXPECT_NE(compare.out.find("\nPASS: " + said + "\n"), std::string::npos) << compare.out;
 }
 
 TEST(RunE2E, SlowerCandidateMissesTheGateWithANamedLine) {
