@@ -65,9 +65,9 @@ std::string LogicNoteShortForm(std::string_view note);
 // "ACCEPTED: 1 threshold missed, accepted by --accept-regression".
 std::string SummaryLine(const model::RunResult& result);
 
-// Why a verdict that exits 0 judged nothing ("no threshold applies to this run, so nothing was
-// gated", or every check was skipped), empty when some check was judged or the exit is not 0.
-// The summary line and explain's verdict line both say it.
+// Why a verdict that exits 0 judged nothing ("no threshold applies, so nothing was gated", or
+// every check was skipped), empty when some check was judged or the exit is not 0. The summary
+// line, compare's and explain's verdict lines all say it.
 std::string NothingGated(const model::Verdict& verdict);
 
 // Run failures first, then each workload's, in workload order.
