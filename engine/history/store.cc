@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -236,6 +237,25 @@ class OpenLock {
   int fd_ = -1;
 };
 
+const char* KindOf(mode_t mode) {
+  return S_ISFIFO(mode)   ? "a FIFO"
+         : S_ISDIR(mode)  ? "a directory"
+         : S_ISCHR(mode)  ? "a character device"
+         : S_ISBLK(mode)  ? "a block device"
+         : S_ISSOCK(mode) ? "a socket"
+                          : "not a file";
+}
+
+// A history is a regular file (links followed): opening a FIFO would block until something
+// writes into it, and a device, socket or directory is no database. A missing one is for the
+// caller (recording creates it).
+void RequireRegularFile(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode)) return;
+  throw HistoryError(fmt::format("{}: is {}, not a regular file; give the path of a history database file",
+                                 path.string(), KindOf(st.st_mode)));
+}
+
 [[noreturn]] void FailToOpen(const fs::path& path, sqlite3*& db) {
   const std::string message = db ? sqlite3_errmsg(db) : "out of memory";
   sqlite3_close(db);
@@ -247,6 +267,7 @@ class OpenLock {
 
 Store::Store(const fs::path& path, int up_to) : path_(path) {
   const fs::path target = model::WriteTarget(path);  // the lock and the folder go with the real file
+  RequireRegularFile(target);
   std::error_code ec;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   const OpenLock lock(target);
@@ -270,6 +291,7 @@ Store::Store(const fs::path& path, int up_to) : path_(path) {
 Store::Store(const fs::path& path, ReadOnly) : path_(path) {
   // No lock file, no folder, no journal-mode switch, no migration: the file is only read. (SQLite
   // itself may leave a WAL database's -wal and -shm files beside it, as any reader does.)
+  RequireRegularFile(path);
   if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
     FailToOpen(path, db_);
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -169,6 +170,32 @@ TEST(CliE2E, HistoryReadsWithoutWriting) {
   EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
   EXPECT_EQ(ReadAll(db), bytes);
   EXPECT_FALSE(fs::exists(dir.path() / "db" / "history.sqlite.open-lock"));
+}
+
+// Opening a FIFO blocks until something writes into it: `history --history FIFO` hung. Each
+// command gets 10 s, then is killed (a hang fails the test instead of stopping the suite).
+TEST(CliE2E, AHistoryDatabaseThatIsAFifoIsRefusedAtOnce) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir);
+  const fs::path fifo = dir.path() / "history.sqlite";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const std::string refused =
+      fifo.string() + ": is a FIFO, not a regular file; give the path of a history database file\n";
+  for (const auto& [args, err] :
+       {std::pair{std::vector<std::string>{"history", spec.string(), "--history", fifo.string()},
+                  "perfengine: " + refused},
+        std::pair{std::vector<std::string>{"run", spec.string(), "-q", "--record", "--history", fifo.string()},
+                  "perfengine: --record: " + refused}}) {
+    Running command(args, dir.path());
+    for (int i = 0; i < 200 && IsAlive(command.pid()); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (IsAlive(command.pid())) ::kill(command.pid(), SIGKILL);
+    const Finished f = command.Wait();
+    EXPECT_EQ(f.exit, 2) << args[0] << "\n" << f.out << f.err;
+    EXPECT_EQ(f.err, err) << args[0];
+    EXPECT_EQ(f.out, "") << args[0];
+  }
+  EXPECT_EQ(Listing(dir.path()),
+            (std::vector<std::string>{"history.sqlite", "perfengine.err", "perfengine.out", "spec.toml"}));
 }
 
 TEST(CliE2E, HistoryRefusesAnUnknownFigureWithASuggestion) {

@@ -2,12 +2,17 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "engine/model/json.h"
 
@@ -298,6 +303,73 @@ TEST(HistoryStoreTest, ReadingCreatesNothingAndRefusesAFileThatIsNoHistory) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir.path())) names.push_back(e.path().filename().string());
   EXPECT_EQ(names, std::vector<std::string>{"empty.sqlite"});
+}
+
+// Runs `body` in a child process, which may unshare its mounts or drop its privileges without
+// touching the test's own, and returns what it returned ("skip: why" when it could not set up).
+std::string InChild(const std::function<std::string()>& body) {
+  int fds[2];
+  if (::pipe(fds) != 0) return "skip: pipe failed";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::string out;
+    try {
+      out = body();
+    } catch (const std::exception& e) {
+      out = std::string("exception: ") + e.what();
+    }
+    for (std::size_t done = 0; done < out.size();) {
+      const ssize_t n = ::write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;) out.append(buffer, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return out;
+}
+
+std::vector<std::string> Names(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Opening a FIFO blocks until something writes into it: `history --history FIFO` hung. (In a
+// child with an alarm, so a hang fails the test instead of stopping the suite.)
+TEST(HistoryStoreTest, AFifoIsRefusedAtOnceForReadingAndForRecording) {
+  TempDir dir;
+  const fs::path fifo = dir.path() / "history.sqlite";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  const std::string out = InChild([&] {
+    ::alarm(10);
+    std::string said;
+    try {
+      Store store(fifo, Store::ReadOnly{});
+      said += "read\n";
+    } catch (const HistoryError& e) {
+      said += std::string(e.what()) + "\n";
+    }
+    try {
+      Store store(fifo);
+      said += "recorded\n";
+    } catch (const HistoryError& e) {
+      said += std::string(e.what()) + "\n";
+    }
+    return said;
+  });
+  const std::string refused =
+      fifo.string() + ": is a FIFO, not a regular file; give the path of a history database file\n";
+  EXPECT_EQ(out, refused + refused);
+  EXPECT_EQ(Names(dir.path()), std::vector<std::string>{"history.sqlite"});
 }
 
 TEST(HistoryStoreTest, ReadingAnOlderSchemaLeavesItUnmigrated) {
