@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -223,8 +224,10 @@ namespace {
 class OpenLock {
  public:
   // `db` with symlinks followed: every spelling of one database takes the same lock.
-  explicit OpenLock(const fs::path& db) {
-    fd_ = ::open((db.string() + ".open-lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  explicit OpenLock(const fs::path& db) : path_(db.string() + ".open-lock") {
+    fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    created_ = fd_ >= 0;
+    if (fd_ < 0 && errno == EEXIST) fd_ = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
     if (fd_ >= 0) ::flock(fd_, LOCK_EX);  // without it opening is as before: racy, not broken
   }
   ~OpenLock() {
@@ -232,9 +235,17 @@ class OpenLock {
   }
   OpenLock(const OpenLock&) = delete;
   OpenLock& operator=(const OpenLock&) = delete;
+  // A refused database keeps nothing beside it: the lock file goes if this process made it. (A
+  // process that opened it meanwhile then locks a removed file, and may open alongside one that
+  // makes a new one: racy as without the lock, and only for a file that is being refused.)
+  void Remove() const {
+    if (created_) ::unlink(path_.c_str());
+  }
 
  private:
+  std::string path_;
   int fd_ = -1;
+  bool created_ = false;
 };
 
 const char* KindOf(mode_t mode) {
@@ -256,6 +267,31 @@ void RequireRegularFile(const fs::path& path) {
                                  path.string(), KindOf(st.st_mode)));
 }
 
+// What opening for writing made, so that a refusal removes it again: the database file (and
+// what SQLite put beside it) when there was none, and the folders created for it (if empty).
+class MadeForRecording {
+ public:
+  explicit MadeForRecording(const fs::path& db) : db_(db) {
+    for (fs::path p = db.parent_path(); !p.empty() && !fs::exists(p, ec_); p = p.parent_path()) {
+      folders_.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+  }
+  void NoteDatabase() { database_ = !fs::exists(db_, ec_); }  // inside the lock, before the open
+  void Remove() {
+    if (database_) {
+      for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(db_.string() + suffix, ec_);
+    }
+    for (const fs::path& p : folders_) fs::remove(p, ec_);  // innermost first; only if empty
+  }
+
+ private:
+  fs::path db_;
+  std::vector<fs::path> folders_;
+  bool database_ = false;
+  std::error_code ec_;
+};
+
 [[noreturn]] void FailToOpen(const fs::path& path, sqlite3*& db) {
   const std::string message = db ? sqlite3_errmsg(db) : "out of memory";
   sqlite3_close(db);
@@ -268,14 +304,16 @@ void RequireRegularFile(const fs::path& path) {
 Store::Store(const fs::path& path, int up_to) : path_(path) {
   const fs::path target = model::WriteTarget(path);  // the lock and the folder go with the real file
   RequireRegularFile(target);
+  MadeForRecording made(target);
   std::error_code ec;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   const OpenLock lock(target);
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                      nullptr) != SQLITE_OK) {
-    FailToOpen(path, db_);
-  }
+  made.NoteDatabase();
   try {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                        nullptr) != SQLITE_OK) {
+      FailToOpen(path, db_);
+    }
     // Writers from parallel CI jobs wait their turn for up to a minute rather than fail.
     sqlite3_busy_timeout(db_, 60000);
     Exec(db_, path_, "PRAGMA journal_mode = WAL");
@@ -284,6 +322,8 @@ Store::Store(const fs::path& path, int up_to) : path_(path) {
   } catch (...) {
     sqlite3_close(db_);
     db_ = nullptr;
+    lock.Remove();
+    made.Remove();
     throw;
   }
 }

@@ -372,6 +372,25 @@ TEST(HistoryStoreTest, AFifoIsRefusedAtOnceForReadingAndForRecording) {
   EXPECT_EQ(Names(dir.path()), std::vector<std::string>{"history.sqlite"});
 }
 
+// A refused database once kept the `.open-lock` file made for it.
+TEST(HistoryStoreTest, ARefusedDatabaseLeavesNothingBesideIt) {
+  TempDir dir;
+  const fs::path foreign = dir.path() / "foreign.sqlite";
+  std::ofstream(foreign) << "not a database, but long enough for SQLite to read a header from it: "
+                         << std::string(200, 'x') << "\n";
+  EXPECT_THROW(Store{foreign}, HistoryError);
+  const fs::path newer = dir.path() / "newer.sqlite";
+  { Store store(newer); }
+  fs::remove(dir.path() / "newer.sqlite.open-lock");
+  Sql(newer, "UPDATE schema_version SET version = 9");
+  EXPECT_THROW(Store{newer}, HistoryError);
+  EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{"foreign.sqlite", "newer.sqlite"}));
+  // A lock file that was there before is someone else's: it stays.
+  std::ofstream(dir.path() / "newer.sqlite.open-lock");
+  EXPECT_THROW(Store{newer}, HistoryError);
+  EXPECT_TRUE(fs::exists(dir.path() / "newer.sqlite.open-lock"));
+}
+
 TEST(HistoryStoreTest, ReadingAnOlderSchemaLeavesItUnmigrated) {
   TempDir dir;
   const fs::path db = dir.path() / "h.sqlite";
