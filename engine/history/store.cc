@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include "engine/analysis/analyze.h"
@@ -267,6 +268,28 @@ void RequireRegularFile(const fs::path& path) {
                                  path.string(), KindOf(st.st_mode)));
 }
 
+bool ReadOnlyErrno(int error) { return error == EROFS || error == EACCES || error == EPERM; }
+
+// Recording writes the database and, beside it, its -wal and -shm files: a read-only file, or
+// a read-only folder (a read-only mount, a cache restored without write permission), is named
+// as such before SQLite would call it "unable to open database file". Other failures (a folder
+// that is a file) are left to SQLite's open.
+void RequireWritable(const fs::path& db) {
+  std::error_code ec;
+  if (fs::exists(db, ec) && ::access(db.c_str(), W_OK) != 0 && ReadOnlyErrno(errno)) {
+    throw HistoryError(fmt::format(
+        "{}: is read-only ({}); recording needs a history database it can write (give another with --history)",
+        db.string(), std::strerror(errno)));
+  }
+  const fs::path folder = db.has_parent_path() ? db.parent_path() : fs::path(".");
+  if (::access(folder.c_str(), W_OK) != 0 && ReadOnlyErrno(errno)) {
+    throw HistoryError(
+        fmt::format("{}: its folder {} is read-only ({}); recording needs a folder it can write, for the database "
+                    "and its -wal and -shm files (give another with --history)",
+                    db.string(), folder.string(), std::strerror(errno)));
+  }
+}
+
 // What opening for writing made, so that a refusal removes it again: the database file (and
 // what SQLite put beside it) when there was none, and the folders created for it (if empty).
 class MadeForRecording {
@@ -310,6 +333,7 @@ Store::Store(const fs::path& path, int up_to) : path_(path) {
   const OpenLock lock(target);
   made.NoteDatabase();
   try {
+    RequireWritable(target);
     if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                         nullptr) != SQLITE_OK) {
       FailToOpen(path, db_);
@@ -328,30 +352,68 @@ Store::Store(const fs::path& path, int up_to) : path_(path) {
   }
 }
 
+namespace {
+
+// "file:PATH?immutable=1": SQLite reads the file as it is, with no lock and no -shm beside it.
+std::string ImmutableUri(const fs::path& path) {
+  std::string uri = "file:";
+  for (const char c : fs::absolute(path).lexically_normal().string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+// A reader of a WAL database needs its -shm file, which it creates when it is missing: in a
+// folder it cannot write (a read-only mount, a restored cache) SQLite says "unable to open
+// database file". Such a database can change under no one (nothing can write there), so it is
+// read as immutable instead, unless a -wal file holds changes not yet in the database itself.
+bool ReadableOnlyAsImmutable(const fs::path& path) {
+  const fs::path target = model::WriteTarget(path);
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (::access(folder.c_str(), W_OK) == 0 || !ReadOnlyErrno(errno)) return false;
+  std::error_code ec;
+  const auto wal = fs::file_size(target.string() + "-wal", ec);
+  return ec || wal == 0;
+}
+
+}  // namespace
+
 Store::Store(const fs::path& path, ReadOnly) : path_(path) {
   // No lock file, no folder, no journal-mode switch, no migration: the file is only read. (SQLite
   // itself may leave a WAL database's -wal and -shm files beside it, as any reader does.)
   RequireRegularFile(path);
-  if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
-    FailToOpen(path, db_);
-  }
-  try {
-    sqlite3_busy_timeout(db_, 60000);  // a writer's checkpoint holds readers off briefly
-    const int version = SchemaVersion();
-    if (version == 0) {
-      throw HistoryError(fmt::format("{}: not a perfengine history database (perfengine run SPEC --record writes one)",
-                                     path.string()));
+  bool immutable = false;
+  while (true) {
+    const std::string name = immutable ? ImmutableUri(path) : path.string();
+    const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX | (immutable ? SQLITE_OPEN_URI : 0);
+    if (sqlite3_open_v2(name.c_str(), &db_, flags, nullptr) != SQLITE_OK) {
+      FailToOpen(path, db_);
     }
-    if (version > kSchemaVersion) {
-      throw HistoryError(
-          fmt::format("{}: schema version {} is newer than this perfengine's {}: read it with a newer "
-                      "perfengine",
-                      path.string(), version, kSchemaVersion));
+    try {
+      sqlite3_busy_timeout(db_, 60000);  // a writer's checkpoint holds readers off briefly
+      const int version = SchemaVersion();
+      if (version == 0) {
+        throw HistoryError(fmt::format(
+            "{}: not a perfengine history database (perfengine run SPEC --record writes one)", path.string()));
+      }
+      if (version > kSchemaVersion) {
+        throw HistoryError(
+            fmt::format("{}: schema version {} is newer than this perfengine's {}: read it with a newer "
+                        "perfengine",
+                        path.string(), version, kSchemaVersion));
+      }
+      return;
+    } catch (...) {
+      const bool retry = !immutable && sqlite3_errcode(db_) == SQLITE_CANTOPEN && ReadableOnlyAsImmutable(path);
+      sqlite3_close(db_);
+      db_ = nullptr;
+      if (!retry) throw;
+      immutable = true;
     }
-  } catch (...) {
-    sqlite3_close(db_);
-    db_ = nullptr;
-    throw;
   }
 }
 

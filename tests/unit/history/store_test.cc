@@ -1,7 +1,9 @@
 #include "engine/history/store.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sqlite3.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -336,6 +338,25 @@ std::string InChild(const std::function<std::string()>& body) {
   return out;
 }
 
+// What recording into `db` and then reading it says, one line each.
+std::string RecordThenRead(const fs::path& db) {
+  std::string out;
+  try {
+    Store store(db);
+    store.Record(MakeRun("2026-01-03T00:00:00Z", 1.0), "spec", "c3");
+    out += "recorded\n";
+  } catch (const HistoryError& e) {
+    out += std::string(e.what()) + "\n";
+  }
+  try {
+    Store store(db, Store::ReadOnly{});
+    out += "read " + std::to_string(store.CountRuns("spec")) + " runs\n";
+  } catch (const HistoryError& e) {
+    out += std::string(e.what()) + "\n";
+  }
+  return out;
+}
+
 std::vector<std::string> Names(const fs::path& dir) {
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
@@ -389,6 +410,65 @@ TEST(HistoryStoreTest, ARefusedDatabaseLeavesNothingBesideIt) {
   std::ofstream(dir.path() / "newer.sqlite.open-lock");
   EXPECT_THROW(Store{newer}, HistoryError);
   EXPECT_TRUE(fs::exists(dir.path() / "newer.sqlite.open-lock"));
+}
+
+// A database on a read-only mount failed as "unable to open database file", for recording and
+// for reading alike. Root ignores file modes but not a read-only mount, so the test makes one
+// (a private mount namespace in a child, nothing the test's own process sees).
+TEST(HistoryStoreTest, ARecordOnAReadOnlyMountSaysSoAndReadingItStillWorks) {
+  TempDir dir;
+  const fs::path mount = dir.path() / "ro";
+  fs::create_directories(mount);
+  const fs::path db = mount / "history.sqlite";
+  {
+    Store store(db);
+    store.Record(MakeRun("2026-01-01T00:00:00Z", 1.0), "spec", "c1");
+  }
+  fs::remove(mount / "history.sqlite.open-lock");
+  const std::vector<std::string> before = Names(mount);
+  const std::string out = InChild([&]() -> std::string {
+    if (::unshare(CLONE_NEWNS) != 0) return std::string("skip: unshare(CLONE_NEWNS): ") + std::strerror(errno);
+    if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0 ||
+        ::mount(mount.c_str(), mount.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
+        ::mount(nullptr, mount.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY, nullptr) != 0) {
+      return std::string("skip: a read-only bind mount: ") + std::strerror(errno);
+    }
+    return RecordThenRead(db) + RecordThenRead(mount / "new.sqlite");
+  });
+  if (out.starts_with("skip: ")) GTEST_SKIP() << "cannot make a read-only mount here: " << out.substr(6);
+  const std::string why = std::strerror(EROFS);
+  EXPECT_EQ(out, db.string() + ": is read-only (" + why +
+                     "); recording needs a history database it can write (give another with --history)\n"
+                     "read 1 runs\n" +
+                     (mount / "new.sqlite").string() + ": its folder " + mount.string() + " is read-only (" + why +
+                     "); recording needs a folder it can write, for the database and its -wal and -shm files (give "
+                     "another with --history)\n" +
+                     (mount / "new.sqlite").string() + ": cannot open: unable to open database file\n");
+  EXPECT_EQ(Names(mount), before);
+}
+
+// A file its user may not write (as another user than its owner, since root may write anyway).
+TEST(HistoryStoreTest, ARecordIntoAReadOnlyFileSaysSoAndReadingItStillWorks) {
+  TempDir dir;
+  fs::permissions(dir.path(), fs::perms::all);  // anyone may make files here: only the database is read-only
+  const fs::path db = dir.path() / "history.sqlite";
+  {
+    Store store(db);
+    store.Record(MakeRun("2026-01-01T00:00:00Z", 1.0), "spec", "c1");
+  }
+  fs::remove(dir.path() / "history.sqlite.open-lock");
+  fs::permissions(db, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const std::string out = InChild([&]() -> std::string {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+      return std::string("skip: setuid(65534): ") + std::strerror(errno);
+    }
+    return RecordThenRead(db);
+  });
+  if (out.starts_with("skip: ")) GTEST_SKIP() << "cannot run as a user the file is read-only to: " << out.substr(6);
+  EXPECT_EQ(out, db.string() + ": is read-only (" + std::strerror(EACCES) +
+                     "); recording needs a history database it can write (give another with --history)\n"
+                     "read 1 runs\n");
+  EXPECT_FALSE(fs::exists(dir.path() / "history.sqlite.open-lock"));
 }
 
 TEST(HistoryStoreTest, ReadingAnOlderSchemaLeavesItUnmigrated) {
