@@ -47,8 +47,9 @@ ExitCode ListCommand(const CommonOptions& common) {
   const run::Options options = RunOptions(common);
   const fs::path cache = options.cache_root;
   for (const spec::Workload* w : run::SelectWorkloads(spec, options)) {
-    std::cout << w->name << (w->gate ? "" : " (not gated)") << "\n";
-    // Spec text, printed as the reports print it: no control sequence reaches the terminal.
+    // Spec text, printed as the reports print it: no control sequence reaches the terminal (a
+    // sweep's workload names carry its values).
+    std::cout << OneLine(w->name) << (w->gate ? "" : " (not gated)") << "\n";
     if (!w->description.empty()) std::cout << "    " << OneLine(w->description) << "\n";
     switch (w->fixture.kind) {
       case spec::Fixture::Kind::kNone:

@@ -111,6 +111,20 @@ TEST(CliE2E, ListPrintsSpecTextWithoutControlSequences) {
             "?]52;c;aGk=?a?[31mb?c\n");
 }
 
+// A sweep's workload names are built from its values: they reached the terminal raw.
+TEST(CliE2E, ListPrintsSweepDerivedWorkloadNamesWithoutControlSequences) {
+  TempDir dir;
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[contenders.baseline]\nargv = [\"true\"]\n\n[contenders.candidate]\nargv = [\"true\"]\n\n"
+                      << "[workloads.work]\nargs = [\"{where}\"]\n\n[workloads.work.sweep]\nwhere = [\"" << kHostile
+                      << "\\rd\", \"plain\"]\n";
+  const Finished f = RunPerfengine({"list", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  EXPECT_EQ(f.out,
+            "startup (not gated)\n    each contender's startup command: the fixed cost of launching it\n"
+            "work[where=?]52;c;aGk=?a?[31mb?c?d]\nwork[where=plain]\n");
+}
+
 TEST(CliE2E, ValidatePrintsSpecTextWithoutControlSequences) {
   TempDir dir;
   const fs::path spec = dir.path() / "spec.toml";
