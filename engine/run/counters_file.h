@@ -4,6 +4,7 @@
 // back after the execution ends.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -27,9 +28,33 @@ std::filesystem::path CountersFile(const std::filesystem::path& execution_dir);
 std::optional<std::string> ParseCounterLines(std::string_view text, const std::vector<model::Counter>& declared,
                                              std::vector<model::CounterValue>& out);
 
-// Reads the file an execution left; the error says what was wrong, nullopt when all is well.
+// The most of a counters file the engine reads: a larger file is an error naming this cap.
+inline constexpr std::size_t kCountersFileCap = std::size_t{1} << 20;  // 1 MiB
+
+// The text of the counters file an execution left, read without following a link and without
+// blocking: the path must name a regular file (not a symbolic link, a FIFO, a directory, a
+// device or a socket; the error names which it is, and never reads a link's target) of at most
+// kCountersFileCap bytes. Returns what was wrong (a phrase after "contender 'NAME' "), nullopt
+// when `text` holds the file.
+std::optional<std::string> ReadCountersText(const std::filesystem::path& file, std::string& text);
+
+// Reads the file an execution left (ReadCountersText, then ParseCounterLines); the error says
+// what was wrong, nullopt when all is well.
 std::optional<std::string> ReadCountersFile(const std::filesystem::path& file,
                                             const std::vector<model::Counter>& declared,
                                             std::vector<model::CounterValue>& out);
+
+// The file as ReadCountersText found it at one moment: a duet round takes it as soon as the
+// contender's own process has ended, before its rival ends and could rewrite it.
+struct CountersSnapshot {
+  std::string text;
+  std::optional<std::string> error;  // ReadCountersText's
+};
+CountersSnapshot SnapshotCounters(const std::filesystem::path& file);
+
+// ReadCountersFile on a snapshot taken earlier.
+std::optional<std::string> ReadCountersSnapshot(const CountersSnapshot& snapshot,
+                                                const std::vector<model::Counter>& declared,
+                                                std::vector<model::CounterValue>& out);
 
 }  // namespace pe::run

@@ -1,17 +1,23 @@
 // Counters a contender reports itself (docs/counters.md), end to end: the stub contender
 // writes `name value unit` lines to $PERFENGINE_COUNTERS, and the run gates on them.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tests/e2e/e2e_support.h"
 
 namespace pe::e2e {
 namespace {
 
-std::string Argv(const std::vector<std::string>& lines) {
+// The stub writing `lines`, then doing `then` (more of its argv, as TOML) when given.
+std::string Argv(const std::vector<std::string>& lines, const std::string& then = "") {
   std::string out = "[\"" STUB_CONTENDER "\", \"--print\", \"same\"";
   for (const auto& line : lines) out += ", \"--write-env\", \"PERFENGINE_COUNTERS\", " + nlohmann::json(line).dump();
+  if (!then.empty()) out += ", " + then;
   return out + "]";
 }
 
@@ -100,6 +106,61 @@ TEST(CountersE2E, AMissingCounterFailsTheRun) {
   EXPECT_NE((f.out + f.err)
                 .find("work: contender 'candidate' wrote a bad counters file ($PERFENGINE_COUNTERS): no "
                       "line for counter 'misses' (expected 'misses VALUE misses')"),
+            std::string::npos)
+      << f.out << f.err;
+}
+
+// The run, given at most a minute to end (it ends in seconds; the old reader never did, reading
+// /dev/zero until memory ran out or a FIFO forever); killed and reported when it does not.
+Finished RunWithin60s(const std::vector<std::string>& args, const fs::path& dir) {
+  Running run(args, dir);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  siginfo_t info{};
+  while (std::chrono::steady_clock::now() < until) {
+    info.si_pid = 0;
+    if (::waitid(P_PID, run.pid(), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == run.pid()) {
+      return run.Wait();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ::kill(run.pid(), SIGKILL);
+  Finished f = run.Wait();
+  ADD_FAILURE() << "perfengine did not end within 60 s";
+  return f;
+}
+
+// A counters file the candidate replaced, after writing it, by something that is not a file.
+fs::path WriteReplacedCountersSpec(const TempDir& dir, const std::string& replace) {
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 3\nwarmup_rounds = 0\n\n"
+                      << "[contenders.baseline]\nargv = " << Argv({"objects 5 objects"}) << "\n\n"
+                      << "[contenders.candidate]\nargv = " << Argv({"objects 5 objects"}, replace) << "\n\n"
+                      << "[workloads.work]\n\n"
+                      << "[counters.objects]\nunit = \"objects\"\nexact = true\n\n"
+                      << "[thresholds.counters]\nobjects = 1.0\n";
+  return spec;
+}
+
+TEST(CountersE2E, ACountersFileThatIsALinkToDevZeroFailsTheRunAtOnce) {
+  TempDir dir;
+  const auto spec = WriteReplacedCountersSpec(dir, "\"--symlink-env\", \"PERFENGINE_COUNTERS\", \"/dev/zero\"");
+  const Finished f = RunWithin60s({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE((f.out + f.err)
+                .find("work: contender 'candidate' left a counters file that is a symbolic link, not a regular file "
+                      "($PERFENGINE_COUNTERS = "),
+            std::string::npos)
+      << f.out << f.err;
+}
+
+TEST(CountersE2E, ACountersFileThatIsAFifoFailsTheRunAtOnce) {
+  TempDir dir;
+  const auto spec = WriteReplacedCountersSpec(dir, "\"--mkfifo-env\", \"PERFENGINE_COUNTERS\"");
+  const Finished f = RunWithin60s({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_NE((f.out + f.err)
+                .find("work: contender 'candidate' left a counters file that is a FIFO, not a regular file "
+                      "($PERFENGINE_COUNTERS = "),
             std::string::npos)
       << f.out << f.err;
 }

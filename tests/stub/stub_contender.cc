@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -284,6 +285,25 @@ std::vector<Action> Parse(int argc, char** argv) {
         const char* path = std::getenv(variable.c_str());
         if (path == nullptr) Die("$" + variable + " is not set");
         WriteFile(path, text, O_APPEND);
+      });
+    } else if (flag == "--symlink-env") {
+      // Makes the path an environment variable names a symbolic link to TARGET (e.g. /dev/zero).
+      std::string variable = next(flag);
+      std::string target = next(flag);
+      actions.push_back([variable, target] {
+        const char* path = std::getenv(variable.c_str());
+        if (path == nullptr) Die("$" + variable + " is not set");
+        ::unlink(path);
+        if (::symlink(target.c_str(), path) != 0) Die("cannot link " + std::string(path) + ": " + std::strerror(errno));
+      });
+    } else if (flag == "--mkfifo-env") {
+      // Makes the path an environment variable names a FIFO that no one writes.
+      std::string variable = next(flag);
+      actions.push_back([variable] {
+        const char* path = std::getenv(variable.c_str());
+        if (path == nullptr) Die("$" + variable + " is not set");
+        ::unlink(path);
+        if (::mkfifo(path, 0600) != 0) Die("cannot make a FIFO " + std::string(path) + ": " + std::strerror(errno));
       });
     } else if (flag == "--fail-if-exists") {
       // A file an earlier execution left behind, which a fresh scratch directory never holds.

@@ -3,7 +3,9 @@
 #include "engine/run/counters_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <filesystem>
 #include <fstream>
 
 namespace pe::run {
@@ -76,6 +78,73 @@ TEST(CountersFile, AFileIsReadWhole) {
             "wrote a bad counters file ($PERFENGINE_COUNTERS): line 2 'cache_misses 3': expected three fields, 'name "
             "value unit'");
   std::filesystem::remove(file);
+}
+
+// A fresh directory of its own for the file tests below, removed with everything in it.
+struct CountersDir {
+  std::filesystem::path path;
+  CountersDir() : path(std::filesystem::path(::testing::TempDir()) / "counters-kinds") {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~CountersDir() { std::filesystem::remove_all(path); }
+  std::string Error(const std::filesystem::path& file) const {
+    std::vector<model::CounterValue> out;
+    return ReadCountersFile(file, kDeclared, out).value_or("(no error)");
+  }
+};
+
+TEST(CountersFile, ASymbolicLinkIsNotFollowedEvenToDevZero) {
+  CountersDir dir;
+  const auto file = dir.path / "counters";
+  std::filesystem::create_symlink("/dev/zero", file);
+  EXPECT_EQ(dir.Error(file),
+            "left a counters file that is a symbolic link, not a regular file ($PERFENGINE_COUNTERS = " +
+                file.string() + ")");
+}
+
+TEST(CountersFile, ALinkToAFileNeverEchoesItsTarget) {
+  CountersDir dir;
+  std::ofstream(dir.path / "secret") << "ruby_objects 7 objects\ncache_misses 3 misses\nTOP-SECRET\n";
+  std::filesystem::create_symlink(dir.path / "secret", dir.path / "counters");
+  const std::string error = dir.Error(dir.path / "counters");
+  EXPECT_NE(error.find("is a symbolic link, not a regular file"), std::string::npos) << error;
+  EXPECT_EQ(error.find("TOP-SECRET"), std::string::npos) << error;
+  EXPECT_EQ(error.find("ruby_objects"), std::string::npos) << error;
+}
+
+TEST(CountersFile, AFifoIsRefusedWithoutWaitingForAWriter) {
+  CountersDir dir;
+  const auto file = dir.path / "counters";
+  ASSERT_EQ(::mkfifo(file.c_str(), 0600), 0);
+  EXPECT_EQ(dir.Error(file),
+            "left a counters file that is a FIFO, not a regular file ($PERFENGINE_COUNTERS = " + file.string() + ")");
+}
+
+TEST(CountersFile, ADirectoryIsRefusedAsOne) {
+  CountersDir dir;
+  const auto file = dir.path / "counters";
+  std::filesystem::create_directory(file);
+  EXPECT_EQ(dir.Error(file), "left a counters file that is a directory, not a regular file ($PERFENGINE_COUNTERS = " +
+                                 file.string() + ")");
+}
+
+TEST(CountersFile, ADeviceIsRefusedAsOne) {
+  CountersDir dir;
+  EXPECT_EQ(dir.Error("/dev/zero"),
+            "left a counters file that is a character device, not a regular file ($PERFENGINE_COUNTERS = /dev/zero)");
+}
+
+TEST(CountersFile, AFileAboveTheCapIsRefusedNamingTheCap) {
+  CountersDir dir;
+  const auto file = dir.path / "counters";
+  std::string text = "ruby_objects 7 objects\ncache_misses 3 misses\n";
+  text.resize(kCountersFileCap, '\n');  // blank lines: exactly the cap is still read
+  std::ofstream(file, std::ios::binary) << text;
+  EXPECT_EQ(dir.Error(file), "(no error)");
+  std::ofstream(file, std::ios::binary | std::ios::app) << "\n";
+  EXPECT_EQ(dir.Error(file), "wrote a counters file larger than the 1 MiB the engine reads ($PERFENGINE_COUNTERS = " +
+                                 file.string() + ")");
 }
 
 }  // namespace
