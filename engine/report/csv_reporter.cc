@@ -11,6 +11,7 @@
 
 #include "engine/model/pairs.h"
 #include "engine/report/overview.h"
+#include "engine/report/text.h"
 
 namespace pe::report {
 
@@ -29,11 +30,13 @@ std::string Quoted(const std::string& text) {
   return out + "\"";
 }
 
-// A text cell: a name or parity from the spec. A spreadsheet reads a cell that starts with
-// = + - @ tab or CR as a formula (CSV injection), so, as OWASP advises, such a cell gets a
-// leading ' and is quoted. The engine's own figures go through Number, never here, so a
-// negative number stays a number.
-std::string Text(const std::string& text) {
+// A text cell: a name or parity from the spec, or a results file's. Control characters are
+// '?' as in the terminal's report (report::Printable: ESC, C1 and bidirectional controls; newline
+// and tab are kept, quoted). A spreadsheet reads a cell that starts with = + - @ tab or CR as a
+// formula (CSV injection), so, as OWASP advises, such a cell gets a leading ' and is quoted.
+// The engine's own figures go through Number, never here, so a negative number stays a number.
+std::string Text(const std::string& raw) {
+  const std::string text = Printable(raw);
   if (!text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos) {
     return Quoted("'" + text);
   }

@@ -95,7 +95,7 @@ TEST(CsvReport, TextThatASpreadsheetWouldReadAsAFormulaIsNeutralised) {
   w.comparison->logic_speedup = -0.5;  // startup-adjusted medians can cross: a number, kept
   r.workloads.push_back(w);
   WorkloadResult tab = testing::MeasuredWorkload("\tx", "d", 2.0, 1.0, 7);
-  tab.summaries[0].contender = "\rcr";
+  tab.summaries[0].contender = "\rcr";  // a lone CR is a control character: '?', no formula left
   tab.summaries[1].contender = "plain-name";
   r.workloads.push_back(tab);
   const std::string csv = CsvReport(r);
@@ -107,9 +107,34 @@ TEST(CsvReport, TextThatASpreadsheetWouldReadAsAFormulaIsNeutralised) {
       formula + ",\"'-2+3\",baseline,,10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,,\"'+cmd\",,,,,,,,,,,\n" + formula +
           ",\"'@SUM(A1)\",candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,2,1.8,2.2,2,,,0.7,-0.5,,,,,,,-,"
           "\"'+cmd\",,,,,,,,,,,\n"
-          "\"'\tx\",\"'\rcr\",candidate,\"'-2+3\",10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,,\n"
+          "\"'\tx\",?cr,candidate,\"'-2+3\",10,2,1.9,2.2,1.6,0.2,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,,\n"
           "\"'\tx\",plain-name,candidate,\"'-2+3\",10,1,0.95,1.1,0.8,0.1,0,123456,,,,,,,,,,,,,,,,,-,exact,,,,,,,,,,,"
           "\n");
+}
+
+// A results file's names reach the CSV (`report --csv`): ESC and other control characters once
+// went in raw, to a terminal that `cat`s the file. They are '?' as in the terminal's report.
+TEST(CsvReport, TextCellsCarryNoControlCharacters) {
+  RunResult r;
+  r.baseline = "old";
+  r.candidate = "new";
+  WorkloadResult w = testing::MeasuredWorkload(
+      "a\x1b]52;c;aGk=\x07"
+      "b\x1b[31mc\xe2\x80\xae"
+      "d\re",
+      "d", 2.0, 1.0, 7);
+  w.summaries[0].contender = "old";
+  w.summaries[1].contender = "new\x1b[2J";
+  w.notes = {"note\x1b[1m"};
+  r.workloads.push_back(w);
+  const std::string csv = CsvReport(r);
+  EXPECT_EQ(csv.find('\x1b'), std::string::npos) << csv;
+  EXPECT_EQ(csv.find('\x07'), std::string::npos) << csv;
+  EXPECT_EQ(csv.find('\r'), std::string::npos) << csv;
+  EXPECT_EQ(csv.find("\xe2\x80\xae"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\na?]52;c;aGk=?b?[31mc?d?e,old,baseline,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\na?]52;c;aGk=?b?[31mc?d?e,new?[2J,candidate,old,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",note?[1m\n"), std::string::npos) << csv;
 }
 
 }  // namespace
