@@ -7,6 +7,7 @@
 #include <latch>
 #include <thread>
 
+#include "engine/run/counters_file.h"
 #include "engine/run/executor.h"
 
 namespace pe::run {
@@ -54,12 +55,14 @@ void CheckDuet(const spec::Spec& spec) {
   if (!errors.empty()) throw spec::SpecError::Several(std::move(errors));
 }
 
-std::vector<runner::Outcome> RunAtOnce(runner::ProcessRunner& runner, const std::vector<runner::Command>& commands) {
+std::vector<runner::Outcome> RunAtOnce(runner::ProcessRunner& runner, const std::vector<runner::Command>& commands,
+                                       const std::function<void(size_t)>& ended) {
   std::vector<runner::Outcome> outcomes(commands.size());
   std::latch ready(static_cast<std::ptrdiff_t>(commands.size()));
   const auto run = [&](size_t i) {
     ready.arrive_and_wait();  // released together: no contender gets a head start of a thread's creation
     outcomes[i] = runner.Run(commands[i]);
+    if (ended) ended(i);
   };
   std::vector<std::jthread> others;
   for (size_t i = 1; i < commands.size(); ++i) others.emplace_back(run, i);
@@ -87,12 +90,31 @@ bool RunDuetRound(Executor& ex, const spec::Workload& w, int round, const std::v
     paths.push_back(ex.PathsFor(*c, w));
     if (!ex.Prepare(*c, w, paths.back())) return false;
   }
-  const std::vector<runner::Outcome> outcomes = RunAtOnce(ex.runner(), commands);
+  // Each contender's counters file is taken as soon as its own process has ended: read after
+  // both ended, it could have been rewritten by the rival still running (issue 45).
+  const std::vector<model::Counter>& declared = ex.ResultFor(w).counters;
+  std::vector<std::optional<CountersSnapshot>> snapshots(order.size());
+  const auto ended = [&](size_t i) {
+    const auto file = commands[i].env.find(kCountersEnv);
+    if (!declared.empty() && file != commands[i].env.end()) snapshots[i] = SnapshotCounters(file->second);
+  };
+  const std::vector<runner::Outcome> outcomes = RunAtOnce(ex.runner(), commands, ended);
   std::vector<std::vector<model::CounterValue>> counters(order.size());
   for (size_t position = 0; position < order.size(); ++position) {
-    if (!ex.Executed(*contenders[position], w, commands[position], outcomes[position], /*timed=*/true)) return false;
-    counters[position] = ex.TakeCounters();
-    if (!ex.Cleanup(*contenders[position], w, paths[position])) return false;
+    const spec::Contender& c = *contenders[position];
+    // Executed would read the file again, now: its command here names none, and the snapshot is
+    // read below once Executed found the execution sound (as it reads the file then).
+    runner::Command executed = commands[position];
+    executed.env.erase(kCountersEnv);
+    if (!ex.Executed(c, w, executed, outcomes[position], /*timed=*/true)) return false;
+    if (const std::optional<CountersSnapshot>& snapshot = snapshots[position]) {
+      if (auto error = ReadCountersSnapshot(*snapshot, declared, counters[position])) {
+        ex.ResultFor(w).failures.push_back(
+            {model::Failure::Kind::kCounters, w.name, c.name, *error, Tail(commands[position].stderr_path)});
+        return false;
+      }
+    }
+    if (!ex.Cleanup(c, w, paths[position])) return false;
   }
   for (size_t position = 0; position < order.size(); ++position) {
     const runner::Outcome& outcome = outcomes[position];

@@ -6,6 +6,7 @@
 // contender's time is still its own wait4 accounting. Opt-in: the default stays "alternate".
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "engine/runner/process_runner.h"
@@ -29,14 +30,18 @@ void CheckDuet(const spec::Spec& spec);
 
 // Runs `commands` at the same time (command i already carries its cpu) through `runner`, which
 // must allow concurrent Run calls (the system runner does: one spawner minder per child), and
-// returns each one's outcome, in the same order.
-std::vector<runner::Outcome> RunAtOnce(runner::ProcessRunner& runner, const std::vector<runner::Command>& commands);
+// returns each one's outcome, in the same order. `ended(i)`, when given, runs in command i's own
+// thread as soon as its Run returned, while the others may still run: what it reads of command
+// i's files (its counters) is read before a rival that is still running could rewrite them.
+std::vector<runner::Outcome> RunAtOnce(runner::ProcessRunner& runner, const std::vector<runner::Command>& commands,
+                                       const std::function<void(size_t)>& ended = {});
 
 namespace internal {
 class Executor;
 
 // One duet round of `w`: the contenders in `order` all at once, the i-th pinned to the i-th
-// usable core; each one's sample from its own wait4. False after a failure (recorded).
+// usable core; each one's sample from its own wait4, and its counters (docs/counters.md) from
+// the file as it was when its own process ended. False after a failure (recorded).
 bool RunDuetRound(Executor& ex, const spec::Workload& w, int round, const std::vector<size_t>& order,
                   double* children_cpu_s);
 }  // namespace internal

@@ -3,6 +3,7 @@
 // differ; with order = "alternate" they never overlap (the control that shows the test can
 // fail). Nothing here compares a duration with a bound.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <map>
@@ -90,6 +91,39 @@ TEST(DuetE2E, AlternateOrderNeverOverlaps) {
   const std::vector<Interval> runs = ReadIntervals(log);
   ASSERT_EQ(runs.size(), 16u) << ReadAll(log);
   for (size_t i = 0; i + 1 < runs.size(); ++i) EXPECT_FALSE(Overlap(runs[i], runs[i + 1])) << i;
+}
+
+// The candidate, after its own work, waits for the baseline's process to be gone and rewrites
+// the baseline's counters file (…/c0/counters beside its own …/c1/counters) to 1000 objects, ten
+// times the truth: read after both ended, the baseline looked 10x worse and the candidate's 1.5x
+// passed a bar of 1.0 (issue 45). Each file is read as soon as its own contender has ended.
+TEST(DuetE2E, ACandidateCannotRewriteTheBaselinesCountersAfterItExits) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
+  if (CPU_COUNT(&set) < 2) GTEST_SKIP() << "order = \"duet\" needs 2 usable cores";
+  TempDir dir;
+  const std::string stub = "\"" STUB_CONTENDER "\"";
+  const std::string baseline = "[" + stub +
+                               ", \"--pid-beside-env\", \"PERFENGINE_COUNTERS\", \"--print\", \"same\", "
+                               "\"--write-env\", \"PERFENGINE_COUNTERS\", \"objects 100 objects\"]";
+  const std::string candidate = "[" + stub +
+                                ", \"--sleep-ms\", \"50\", \"--print\", \"same\", \"--write-env\", "
+                                "\"PERFENGINE_COUNTERS\", \"objects 150 objects\", \"--rewrite-rival-env\", "
+                                "\"PERFENGINE_COUNTERS\", \"/c1/\", \"/c0/\", \"objects 1000 objects\"]";
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 3\nwarmup_rounds = 0\norder = \"duet\"\n\n"
+                      << "[contenders.baseline]\nargv = " << baseline << "\n\n"
+                      << "[contenders.candidate]\nargv = " << candidate << "\n\n"
+                      << "[workloads.work]\n\n"
+                      << "[counters.objects]\nunit = \"objects\"\nexact = true\n\n"
+                      << "[thresholds.counters]\nobjects = 1.0\n";
+  const Finished f = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: objects ratio 1.50x (candidate 150 objects, baseline 100 objects) is above the allowed "
+                       "1.00x (over by 50%)"),
+            std::string::npos)
+      << f.out << f.err;
 }
 
 }  // namespace

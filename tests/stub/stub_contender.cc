@@ -305,6 +305,42 @@ std::vector<Action> Parse(int argc, char** argv) {
         ::unlink(path);
         if (::mkfifo(path, 0600) != 0) Die("cannot make a FIFO " + std::string(path) + ": " + std::strerror(errno));
       });
+    } else if (flag == "--pid-beside-env") {
+      // Writes this process's pid to a file `pid` in the folder of the path a variable names.
+      std::string variable = next(flag);
+      actions.push_back([variable] {
+        const char* path = std::getenv(variable.c_str());
+        if (path == nullptr) Die("$" + variable + " is not set");
+        WriteFile((std::filesystem::path(path).parent_path() / "pid").string(), std::to_string(::getpid()), O_TRUNC);
+      });
+    } else if (flag == "--rewrite-rival-env") {
+      // VARIABLE FROM TO TEXT: the rival's file is this one's path (from the variable) with FROM
+      // replaced by TO. When the rival left its pid beside it (--pid-beside-env), waits until
+      // that process is gone (reaped), then 300 ms more, and overwrites the rival's file with
+      // TEXT: what a contender running beside another could do to it (issue 45).
+      std::string variable = next(flag);
+      std::string from = next(flag);
+      std::string to = next(flag);
+      std::string text = next(flag);
+      actions.push_back([variable, from, to, text] {
+        const char* own = std::getenv(variable.c_str());
+        if (own == nullptr) Die("$" + variable + " is not set");
+        std::string rival = own;
+        const size_t at = rival.find(from);
+        if (at == std::string::npos) return;  // a parity execution: a directory of its own
+        rival.replace(at, from.size(), to);
+        long pid = 0;
+        if (FILE* in = std::fopen((std::filesystem::path(rival).parent_path() / "pid").c_str(), "r")) {
+          if (std::fscanf(in, "%ld", &pid) != 1) pid = 0;
+          std::fclose(in);
+        }
+        if (pid <= 0) return;  // no rival ran beside this execution
+        for (int i = 0; i < 10000 && ::kill(static_cast<pid_t>(pid), 0) == 0; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        WriteFile(rival, text, O_TRUNC);
+      });
     } else if (flag == "--fail-if-exists") {
       // A file an earlier execution left behind, which a fresh scratch directory never holds.
       std::string path = next(flag);
