@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
-#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -14,6 +13,7 @@
 
 #include "engine/analysis/counters.h"
 #include "engine/analysis/sequences.h"
+#include "engine/model/count_ratio.h"
 #include "engine/model/pairs.h"
 #include "engine/model/samples.h"
 #include "engine/units/units.h"
@@ -265,14 +265,14 @@ void CompareCpuAndCounts(const Series& base, const Series& cand, const Contender
       c.notes.push_back(fmt::format("no CPU-time interval: {}", e.what()));
     }
   }
-  if (b.instructions && k.instructions && *b.instructions > 0) {
-    c.instructions_ratio = static_cast<double>(*k.instructions) / static_cast<double>(*b.instructions);
+  // From none to some is a regression of unbounded size, not a figure to leave out (CountRatio).
+  if (b.instructions && k.instructions) {
+    c.instructions_ratio =
+        model::CountRatio(static_cast<double>(*b.instructions), static_cast<double>(*k.instructions));
   }
   if (b.allocation_calls && k.allocation_calls) {
-    // From none to some is a regression of unbounded size, not a figure to leave out.
-    c.allocations_ratio = *b.allocation_calls > 0    ? static_cast<double>(*k.allocation_calls) / *b.allocation_calls
-                          : *k.allocation_calls == 0 ? 1.0
-                                                     : std::numeric_limits<double>::infinity();
+    c.allocations_ratio =
+        model::CountRatio(static_cast<double>(*b.allocation_calls), static_cast<double>(*k.allocation_calls));
   }
 }
 

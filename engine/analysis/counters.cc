@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/analysis/sequences.h"
+#include "engine/model/count_ratio.h"
 #include "stats/descriptive.h"
 
 namespace pe::analysis {
@@ -53,13 +54,7 @@ void CompareCounters(const model::RunResult& result, const model::WorkloadResult
     cc.baseline = stats::Median(b);
     cc.candidate = stats::Median(k);
     if (counter.exact) {
-      if (cc.baseline > 0) {
-        cc.ratio = cc.candidate / cc.baseline;
-      } else if (cc.candidate == 0) {
-        cc.ratio = 1;  // both zero: no change
-      } else {
-        cc.note = fmt::format("the baseline reported 0 and the candidate {:g}: no ratio", cc.candidate);
-      }
+      cc.ratio = model::CountRatio(cc.baseline, cc.candidate);  // 0 to 0: 1; 0 to 5: unbounded, fails any bar
       const auto [b_low, b_high] = std::minmax_element(b.begin(), b.end());
       const auto [k_low, k_high] = std::minmax_element(k.begin(), k.end());
       if (*b_low != *b_high || *k_low != *k_high) {

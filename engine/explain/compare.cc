@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <limits>
 
 #include "engine/analysis/analyze.h"
 #include "engine/explain/rounds.h"
 #include "engine/gate/gate.h"
+#include "engine/model/count_ratio.h"
 #include "engine/units/units.h"
 #include "stats/analysis.h"
 #include "stats/descriptive.h"
@@ -77,8 +77,7 @@ std::optional<double> CountRatio(const RunResult& old_run, const WorkloadResult&
     if (s && !s->measure_note.empty()) note += fmt::format(" ({})", s->measure_note);
     return std::nullopt;
   }
-  if (*counts[0] > 0) return static_cast<double>(*counts[1]) / static_cast<double>(*counts[0]);
-  return *counts[1] == 0 ? 1.0 : std::numeric_limits<double>::infinity();
+  return model::CountRatio(static_cast<double>(*counts[0]), static_cast<double>(*counts[1]));
 }
 
 // Median over one file's measured rounds of the candidate's p99 latency.

@@ -14,6 +14,7 @@
 
 #include "engine/gate/candidates.h"
 #include "engine/gate/unresolved.h"
+#include "engine/model/count_ratio.h"
 #include "engine/model/threshold_table.h"
 #include "engine/units/units.h"
 #include "stats/detectable.h"
@@ -187,7 +188,12 @@ std::vector<Check> CounterChecks(const WorkloadResult& w, bool power) {
     const std::string medians =
         fmt::format("candidate {} {}, baseline {} {}", cc.candidate, counter.unit, cc.baseline, counter.unit);
     if (counter.exact && cc.ratio) {
-      Check check = MakeCheck(w.name, key, label, *cc.ratio, bar, false, medians);
+      // Growth from 0 has no finite ratio (model::CountRatio): the line gives both counts.
+      const std::string counts = model::GrewFromZero(*cc.ratio)
+                                     ? fmt::format("grew from {} to {} {}, baseline to candidate", cc.baseline,
+                                                   cc.candidate, counter.unit)
+                                     : medians;
+      Check check = MakeCheck(w.name, key, label, *cc.ratio, bar, false, counts);
       if (!cc.note.empty()) check.note += "; " + cc.note;
       checks.push_back(std::move(check));
     } else if (!counter.exact && cc.ratio_cs) {
@@ -325,6 +331,12 @@ Check SkippedCheck(std::string workload, std::string threshold, std::string labe
 
 namespace {
 // "6%", or "0.3%" where a whole number would say a miss was no miss at all.
+// A check that reads a ratio of two counts (model::CountRatio), whose growth from 0 is unbounded.
+bool IsCountRatio(std::string_view threshold) {
+  return threshold == "max_instructions_ratio" || threshold == "max_allocations_ratio" ||
+         threshold.starts_with(std::string(model::kCountersKey) + ".");
+}
+
 std::string MarginPercent(double percent) {
   return percent < 1 ? fmt::format("{:.1f}%", percent) : fmt::format("{:.0f}%", percent);
 }
@@ -402,6 +414,8 @@ std::string CheckLine(const Check& c) {
     margin = fmt::format("short by {:.0f} points", 100 * (c.bar - c.measured));
   } else if (c.higher_is_better) {
     margin = "short by " + MarginPercent(100 * (c.bar - c.measured) / c.bar);
+  } else if (model::GrewFromZero(c.measured) && IsCountRatio(c.threshold)) {
+    margin = "growth from 0 fails any ratio bar";
   } else {
     margin = "over by " + MarginPercent(100 * (c.measured - c.bar) / c.bar);
   }

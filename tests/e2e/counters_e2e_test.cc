@@ -72,6 +72,21 @@ TEST(CountersE2E, OneMoreObjectFailsTheExactGateWithANamedLine) {
       << f.out;
 }
 
+TEST(CountersE2E, AnExactCounterThatGrewFromZeroFailsItsBar) {
+  TempDir dir;
+  const auto spec = WriteCountersSpec(dir, {"objects 0 objects", "misses 50 misses"},
+                                      {"objects 5 objects", "misses 50 misses"}, "objects = 1.0\n");
+  const auto json = dir.path() / "results.json";
+  const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("work: objects ratio unbounded (grew from 0 to 5 objects, baseline to candidate) is above the "
+                       "allowed 1.00x (growth from 0 fails any ratio bar)"),
+            std::string::npos)
+      << f.out;
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["workloads"][1]["comparison"]["counters"][1]["ratio"], "Infinity");
+}
+
 TEST(CountersE2E, ANoisyCounterThatDoubledIsShownAboveItsBar) {
   TempDir dir;
   const auto spec = WriteCountersSpec(dir, {"objects 1 objects", "misses 50 misses"},

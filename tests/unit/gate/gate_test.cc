@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "engine/gate/unresolved.h"
+#include "engine/model/count_ratio.h"
 #include "stats/detectable.h"
 
 namespace pe::gate {
@@ -456,6 +457,57 @@ TEST(Gate, CountRatiosAreUpperBoundsAndMissingCountsSayWhy) {
   EXPECT_TRUE(v.checks[1].skipped);
   EXPECT_EQ(CheckLine(v.checks[1]),
             "w: allocation count ratio not checked against 1.00x: candidate: not measurable: statically linked");
+}
+
+// An exact counter as analysis::CompareCounters leaves it: the ratio is model::CountRatio's.
+WorkloadResult ExactCounter(double baseline, double candidate) {
+  WorkloadResult w = Workload("w", 1.0, 3, 5);
+  w.counters.push_back({"deopts", "deopts", true, 1.0});
+  model::CounterComparison cc;
+  cc.name = "deopts";
+  cc.baseline = baseline;
+  cc.candidate = candidate;
+  cc.ratio = model::CountRatio(baseline, candidate);
+  w.comparison->counters.push_back(cc);
+  return w;
+}
+
+TEST(Gate, AnExactCounterThatStayedAtZeroPasses) {
+  RunResult r;
+  r.workloads.push_back(ExactCounter(0, 0));
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kPass);
+  ASSERT_EQ(v.checks.size(), 1u);
+  EXPECT_FALSE(v.checks[0].skipped);
+  EXPECT_EQ(CheckLine(v.checks[0]),
+            "w: deopts ratio 1.00x (candidate 0 deopts, baseline 0 deopts) meets the allowed 1.00x");
+}
+
+TEST(Gate, AnExactCounterThatGrewFromZeroFailsAnyBarSayingZeroToFive) {
+  RunResult r;
+  r.workloads.push_back(ExactCounter(0, 5));
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  ASSERT_EQ(v.lines.size(), 1u);
+  EXPECT_EQ(v.lines[0],
+            "w: deopts ratio unbounded (grew from 0 to 5 deopts, baseline to candidate) is above the allowed 1.00x "
+            "(growth from 0 fails any ratio bar)");
+  // No bar, however generous, holds growth from 0.
+  r.workloads[0].counters[0].max_ratio = 1e9;
+  EXPECT_EQ(Judge(r).exit, ExitCode::kThresholdMissed);
+}
+
+TEST(Gate, AnAllocationCountThatGrewFromZeroFailsAnyBar) {
+  RunResult r;
+  WorkloadResult w = Workload("w", 1.0, 3, 5);
+  w.comparison->allocations_ratio = model::CountRatio(0, 3);
+  w.thresholds.max_allocations_ratio = 100;
+  r.workloads.push_back(w);
+  const Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kThresholdMissed);
+  ASSERT_EQ(v.lines.size(), 1u);
+  EXPECT_EQ(v.lines[0],
+            "w: allocation count ratio unbounded is above the allowed 100.0x (growth from 0 fails any ratio bar)");
 }
 
 TEST(Gate, FiguresPrintInTheSharedUnitsAndABarWithTheDecimalsItWasWrittenWith) {
