@@ -31,4 +31,11 @@ echo "== fuzz_spec_parser ($seconds s)"
 "$bin/fuzz_spec_parser" "$seconds" 2 "$src/tests/data/fuzz/spec" "$src/tests/data/bad_specs" "$src/specs" || status=1
 echo "== fuzz_results_reader ($seconds s)"
 "$bin/fuzz_results_reader" "$seconds" 2 "$src/tests/data/fuzz/results" "$src/tests/data/results" || status=1
+echo "== fuzz_counters_parser ($seconds s)"
+if [ -x "$bin/fuzz_counters_parser" ]; then
+  "$bin/fuzz_counters_parser" "$seconds" 2 "$src/tests/data/fuzz/counters" || status=1
+else
+  echo "missing: $bin/fuzz_counters_parser (./scripts/build.sh builds it)"
+  status=1
+fi
 exit $status

@@ -20,7 +20,7 @@ std::string QuoteLine(std::string_view line) {
   constexpr std::size_t kQuoteLimit = 120;
   std::string text(line.substr(0, kQuoteLimit));
   for (char& c : text) {
-    if (static_cast<unsigned char>(c) < ' ' && c != '\t') c = '?';
+    if ((static_cast<unsigned char>(c) < ' ' && c != '\t') || c == '\x7f') c = '?';
   }
   return fmt::format("'{}'{}", text, line.size() > kQuoteLimit ? "..." : "");
 }

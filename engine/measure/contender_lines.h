@@ -12,7 +12,7 @@ namespace pe::measure {
 std::vector<std::string_view> LineFields(std::string_view line);
 
 // The line as an error quotes it: cut at 120 bytes, so a contender that wrote a megabyte on one
-// line gets a readable error, with control characters shown as '?'.
+// line gets a readable error, with control characters (and DEL) shown as '?'.
 std::string QuoteLine(std::string_view line);
 
 }  // namespace pe::measure

@@ -26,6 +26,17 @@ std::optional<double> Number(std::string_view text) {
   return value;
 }
 
+// A field of the contender's line as an error shows it: control characters as '?', cut at 40
+// bytes (the line itself is quoted beside it by measure::QuoteLine).
+std::string ShownField(std::string_view field) {
+  constexpr std::size_t kLimit = 40;
+  std::string text(field.substr(0, kLimit));
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < ' ' || c == '\x7f') c = '?';
+  }
+  return field.size() > kLimit ? text + "..." : text;
+}
+
 std::string Names(const std::vector<model::Counter>& declared) {
   std::vector<std::string> names;
   for (const model::Counter& c : declared) names.push_back(c.name);
@@ -56,21 +67,21 @@ std::optional<std::string> ParseCounterLines(std::string_view text, const std::v
         std::find_if(declared.begin(), declared.end(), [&](const model::Counter& c) { return c.name == name; });
     if (counter == declared.end()) {
       return bad(
-          fmt::format("counter '{}' is not declared (the spec declares: {})", name, Names(declared)));
+          fmt::format("counter '{}' is not declared (the spec declares: {})", ShownField(name), Names(declared)));
     }
     if (auto earlier = seen.find(name); earlier != seen.end()) {
       return bad(fmt::format("counter '{}' is reported twice (first on line {})", name, earlier->second.second));
     }
     const std::optional<double> value = Number(value_text);
-    if (!value) return bad(fmt::format("'{}' is not a number", value_text));
+    if (!value) return bad(fmt::format("'{}' is not a number", ShownField(value_text)));
     if (!std::isfinite(*value) || *value < 0) {
-      return bad(fmt::format("'{}' must be a finite number at least 0", value_text));
+      return bad(fmt::format("'{}' must be a finite number at least 0", ShownField(value_text)));
     }
     if (unit != counter->unit) {
-      return bad(fmt::format("unit '{}' is not the declared unit '{}' of counter '{}'", unit, counter->unit,
+      return bad(fmt::format("unit '{}' is not the declared unit '{}' of counter '{}'", ShownField(unit), counter->unit,
                              name));
     }
-    seen.emplace(std::string(name), std::make_pair(*value, number));
+    seen.emplace(std::string(name), std::make_pair(*value + 0.0, number));  // + 0.0: "-0" is 0
   }
   std::vector<model::CounterValue> values;
   for (const model::Counter& c : declared) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -51,12 +52,27 @@ TEST(CountersFile, EachBadLineIsNamedWithItsNumberAndText) {
   EXPECT_EQ(Error("ruby_objects 1 objects\n"),
             "no line for counter 'cache_misses' (expected 'cache_misses VALUE misses')");
   EXPECT_EQ(Error(""), "no line for counter 'ruby_objects' (expected 'ruby_objects VALUE objects')");
-  // A control character is shown as '?', and a long line is cut.
-  EXPECT_EQ(Error(std::string("ruby_objects 1\x01 objects")),
-            "line 1 'ruby_objects 1? objects': '1\x01' is not a number");
+  // A control character is shown as '?', in the line and in the field, and a long line is cut.
+  EXPECT_EQ(Error(std::string("ruby_objects 1\x01 objects")), "line 1 'ruby_objects 1? objects': '1?' is not a number");
   const std::string long_line = "x " + std::string(300, 'y') + " z w";
   EXPECT_EQ(Error(long_line).substr(0, 20), "line 1 'x yyyyyyyyyy");
   EXPECT_NE(Error(long_line).find("y'...: expected three fields"), std::string::npos) << Error(long_line);
+}
+
+// Found by fuzz_counters_parser: a field is shown as the line is, without its control bytes
+// (DEL, ESC) and cut short, and "-0" reads as 0, not as a negative zero.
+TEST(CountersFile, AnErrorNeverEchoesControlBytesOrAHugeField) {
+  EXPECT_EQ(Error("ruby_ob\x7fjects 1 objects"),
+            "line 1 'ruby_ob?jects 1 objects': counter 'ruby_ob?jects' is not declared (the spec declares: "
+            "ruby_objects, cache_misses)");
+  EXPECT_EQ(Error("ruby_objects 5\x1b[31m objects"), "line 1 'ruby_objects 5?[31m objects': '5?[31m' is not a number");
+  EXPECT_EQ(Error("ruby_objects " + std::string(100, '9') + "x objects"),
+            "line 1 'ruby_objects " + std::string(100, '9') + "x objec'...: '" + std::string(40, '9') +
+                "...' is not a number");
+  std::vector<model::CounterValue> out;
+  EXPECT_EQ(ParseCounterLines("ruby_objects -0 objects\ncache_misses 0 misses", kDeclared, out), std::nullopt);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_FALSE(std::signbit(out[0].value));
 }
 
 TEST(CountersFile, AMissingFileSaysWhichFileAndWhy) {
