@@ -175,14 +175,22 @@ double ParseBudget(const std::string& text) {
   double value = 0;
   try {
     value = std::stod(text, &used);
+  } catch (const std::out_of_range&) {
+    value = HUGE_VAL;  // "1e999": a number, out of range
   } catch (const std::exception&) {
     used = 0;
   }
   const std::string unit = used > 0 ? text.substr(used) : "";
   const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
-  if (used == 0 || scale == 0 || !(value > 0) || !std::isfinite(value * scale)) {
+  if (used == 0 || scale == 0 || std::isnan(value)) {
     throw spec::UsageError(
         fmt::format("--budget: '{}' is not a duration; give a number above 0 with s, m or h, e.g. 90s, 10m, 1h", text));
+  }
+  if (!(value > 0) || !(value * scale <= kMaxBudgetS)) {
+    throw spec::UsageError(
+        fmt::format("--budget: '{}' is out of range: give a duration above 0 and at most {}h "
+                    "(a week), e.g. 90s, 10m, 1h",
+                    text, kMaxBudgetS / 3600));
   }
   return value * scale;
 }
@@ -192,13 +200,21 @@ double ParseAssumedChange(const std::string& text) {
   double value = 0;
   try {
     value = std::stod(text, &used);
+  } catch (const std::out_of_range&) {
+    value = HUGE_VAL;  // "1e999": a number, out of range
   } catch (const std::exception&) {
     used = 0;
   }
   const std::string rest = used > 0 ? text.substr(used) : "";
-  if (used == 0 || !(rest.empty() || rest == "%") || !std::isfinite(value) || !(value > -100)) {
+  if (used == 0 || !(rest.empty() || rest == "%") || std::isnan(value)) {
     throw spec::UsageError(fmt::format(
         "--assume-change: '{}' is not a change in percent; give a number above -100, e.g. 3 (3% slower) or -10", text));
+  }
+  if (!(value > -100) || !(value <= kMaxAssumedChangePercent)) {
+    throw spec::UsageError(
+        fmt::format("--assume-change: '{}' is out of range: give a change in percent above -100 and at most {} "
+                    "({}x slower), e.g. 3 (3% slower) or -10",
+                    text, kMaxAssumedChangePercent, 1 + kMaxAssumedChangePercent / 100));
   }
   return value / 100;
 }

@@ -19,12 +19,18 @@ struct CalibrateFlags {
   std::string assume_change;   // --assume-change PCT: predict rounds for a candidate this much slower
 };
 
+// The most --assume-change takes: a candidate 11 times as costly, far past any bar a gate sets.
+inline constexpr double kMaxAssumedChangePercent = 1000;
+// The most --budget takes: a week of A/A rounds (and [run] timeout's ceiling).
+inline constexpr double kMaxBudgetS = 7 * 24 * 3600;
+
 // "3", "+3%", "-10%": a change of cost in percent, to a fraction (0.03); throws
-// spec::UsageError naming --assume-change unless it is a number above -100.
+// spec::UsageError naming --assume-change unless it is a number above -100 and at most
+// kMaxAssumedChangePercent.
 double ParseAssumedChange(const std::string& text);
 
 // "90s", "10m", "1.5h" or a plain number of seconds, to seconds; throws spec::UsageError
-// naming --budget otherwise (or when it is not above 0).
+// naming --budget otherwise, or when it is not above 0 or above kMaxBudgetS.
 double ParseBudget(const std::string& text);
 
 class CalibrateCommand {

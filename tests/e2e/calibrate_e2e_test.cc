@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "tests/e2e/e2e_support.h"
 
@@ -96,6 +97,38 @@ TEST(CalibrateE2E, ABudgetThatIsNotADurationIsOneErrorAndExitTwo) {
   EXPECT_EQ(f.err,
             "perfengine: --budget: 'ten minutes' is not a duration; give a number above 0 with s, m or h, e.g. 90s, "
             "10m, 1h\n");
+}
+
+// `--budget 1e9` (31 years) and `--assume-change 1e308` were accepted. Each has a range now,
+// and a value outside it is one line naming the flag, the value and the range, before any round.
+TEST(CalibrateE2E, ABudgetOrAssumedChangeOutOfRangeIsOneErrorAndExitTwo) {
+  TempDir dir;
+  const fs::path log = dir.path() / "ran.log";
+  const std::string spec =
+      WriteCalibrateSpec(dir, "\"--log\", \"" + log.string() + "\", \"ran\", \"--busy-ms\", \"1\"").string();
+  for (const auto& [flag, value, expected] : {
+           std::tuple{"--budget", "1e9",
+                      "perfengine: --budget: '1e9' is out of range: give a duration above 0 and at most 168h (a week), "
+                      "e.g. 90s, 10m, 1h\n"},
+           std::tuple{"--budget", "169h",
+                      "perfengine: --budget: '169h' is out of range: give a duration above 0 and at most 168h (a "
+                      "week), e.g. 90s, 10m, 1h\n"},
+           std::tuple{"--budget", "0s",
+                      "perfengine: --budget: '0s' is out of range: give a duration above 0 and at most 168h (a week), "
+                      "e.g. 90s, 10m, 1h\n"},
+           std::tuple{"--assume-change", "1e308",
+                      "perfengine: --assume-change: '1e308' is out of range: give a change in percent above -100 and "
+                      "at most 1000 (11x slower), e.g. 3 (3% slower) or -10\n"},
+           std::tuple{"--assume-change", "-100%",
+                      "perfengine: --assume-change: '-100%' is out of range: give a change in percent above -100 and "
+                      "at most 1000 (11x slower), e.g. 3 (3% slower) or -10\n"},
+       }) {
+    const Finished f = RunPerfengine({"calibrate", spec, "--rounds", "7", std::string(flag) + "=" + value}, dir.path());
+    EXPECT_EQ(f.exit, 2) << flag << " " << value << "\n" << f.out << f.err;
+    EXPECT_EQ(f.err, expected);
+    EXPECT_EQ(f.out, "");
+  }
+  EXPECT_FALSE(fs::exists(log));
 }
 
 // Every gated check kind calibrate covers beyond max_slowdown: the win rate and the
