@@ -19,6 +19,8 @@
 #include <vector>
 
 #include "engine/model/fields.h"
+#include "engine/model/limits.h"
+#include "engine/model/threshold_table.h"
 
 namespace pe::model {
 namespace {
@@ -418,6 +420,42 @@ void CheckSamples(const RunResult& result) {
   }
 }
 
+// The settings must be ones a spec could ask for (engine/model/limits.h): a file claiming
+// -5 rounds or two billion resamples is refused, as perfengine never writes one, before a report
+// renders it or an analysis acts on it.
+void CheckSettings(const RunResult& result) {
+  const Settings& s = result.settings;
+  const auto count = [](std::string_view field, long long value, long long min, long long max) {
+    if (value < min || value > max) {
+      throw std::runtime_error(
+          fmt::format("field \"settings.{}\" must be an integer from {} to {}, not {}", field, min, max, value));
+    }
+  };
+  count("rounds", s.rounds, 1, limits::kMaxRounds);
+  count("warmup_rounds", s.warmup_rounds, 0, limits::kMaxWarmupRounds);
+  count("max_rounds", s.max_rounds, 0, limits::kMaxRounds);
+  count("bootstrap_resamples", s.bootstrap_resamples, limits::kMinBootstrapResamples, limits::kMaxBootstrapResamples);
+  count("family_checks", s.family_checks, 0, std::numeric_limits<int>::max());
+  const auto number = [](std::string_view field, double value, std::string_view range, bool in_range) {
+    if (!in_range) {
+      throw std::runtime_error(fmt::format("field \"settings.{}\" must be {}, not {}", field, range, value));
+    }
+  };
+  number("scale", s.scale, fmt::format("a number above 0 and at most {}", limits::kMaxScale),
+         s.scale > 0 && s.scale <= limits::kMaxScale);
+  number("timeout_s", s.timeout_s, fmt::format("a number from 0 to {}", limits::kMaxTimeoutS),
+         s.timeout_s >= 0 && s.timeout_s <= limits::kMaxTimeoutS);
+  number("confidence", s.confidence, fmt::format("a number from {} to {}", kMinConfidence, kMaxConfidence),
+         s.confidence >= kMinConfidence && s.confidence <= kMaxConfidence);
+  for (const auto& [field, value] :
+       {std::pair{"check_confidence", s.check_confidence}, std::pair{"family_confidence", s.family_confidence}}) {
+    number(field, value, "0 (not recorded) or a number above 0 and below 1", value == 0 || (value > 0 && value < 1));
+  }
+  if (result.machine.cores < 0) {
+    throw std::runtime_error(fmt::format("field \"machine.cores\" must be at least 0, not {}", result.machine.cores));
+  }
+}
+
 }  // namespace
 
 RunResult ReadResultsFile(const std::filesystem::path& path) {
@@ -435,6 +473,7 @@ RunResult ParseResultsText(const std::string& content, const std::string& name) 
   }
   try {
     RunResult result = RunResultFromJson(parsed);
+    CheckSettings(result);
     CheckSamples(result);
     return result;
   } catch (const std::runtime_error& error) {

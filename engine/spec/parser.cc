@@ -155,7 +155,7 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
     if (auto v = Number(run, "timeout", 0, true, limits::kMaxTimeoutS)) s.timeout_s = *v;
   });
   Recover([&] {
-    if (auto v = Integer(run, "bootstrap_resamples", 100, limits::kMaxBootstrapResamples))
+    if (auto v = Integer(run, "bootstrap_resamples", limits::kMinBootstrapResamples, limits::kMaxBootstrapResamples))
       s.bootstrap_resamples = static_cast<int>(*v);
   });
   Recover([&] {

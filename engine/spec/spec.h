@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/limits.h"
 #include "engine/model/result.h"
 #include "engine/spec/spec_error.h"
 #include "generators/generator.h"
@@ -17,12 +18,14 @@ namespace pe::spec {
 // the int it is stored in and inside what one machine can do in a run: a typo of a few digits
 // is a clear error, not a wrapped count or a run that eats the machine's memory.
 namespace limits {
-inline constexpr int kMaxRounds = 100000;
-inline constexpr int kMaxWarmupRounds = 10000;
-inline constexpr int kMaxBootstrapResamples = 1000000;  // 8 MB of replicates per interval
+// The run's settings (engine/model/limits.h): the results reader holds a file to them too.
+using model::limits::kMaxBootstrapResamples;
+using model::limits::kMaxRounds;
+using model::limits::kMaxScale;
+using model::limits::kMaxTimeoutS;
+using model::limits::kMaxWarmupRounds;
+using model::limits::kMinBootstrapResamples;
 inline constexpr int kMaxRssRuns = 1000;
-inline constexpr double kMaxTimeoutS = 604800;  // a week
-inline constexpr double kMaxScale = 1000;
 inline constexpr int kMaxRequestCount = 10000000;
 inline constexpr int kMaxConcurrency = 1024;
 inline constexpr int kMaxThreads = 4096;

@@ -228,5 +228,43 @@ TEST_F(ResultsFileTest, AZeroNegativeOrNaNTimeNamesTheFileAndTheSample) {
   }
 }
 
+// `report` rendered a file with `rounds = -5`. Settings no spec could ask for (engine/model/
+// limits.h) name the file and the field; so does a machine with fewer than no cores.
+TEST_F(ResultsFileTest, ImpossibleSettingsNameTheFileAndTheField) {
+  const fs::path path = dir_ / "results.json";
+  const nlohmann::json good = ToJson(testing::FullResult());
+  for (const auto& [object, field, value, expected] : {
+           std::tuple{"settings", "rounds", nlohmann::json(-5),
+                      "field \"settings.rounds\" must be an integer from 1 to 100000, not -5"},
+           std::tuple{"settings", "rounds", nlohmann::json(0),
+                      "field \"settings.rounds\" must be an integer from 1 to 100000, not 0"},
+           std::tuple{"settings", "rounds", nlohmann::json(2000000000),
+                      "field \"settings.rounds\" must be an integer from 1 to 100000, not 2000000000"},
+           std::tuple{"settings", "warmup_rounds", nlohmann::json(-1),
+                      "field \"settings.warmup_rounds\" must be an integer from 0 to 10000, not -1"},
+           std::tuple{"settings", "max_rounds", nlohmann::json(-3),
+                      "field \"settings.max_rounds\" must be an integer from 0 to 100000, not -3"},
+           std::tuple{"settings", "bootstrap_resamples", nlohmann::json(2147483647),
+                      "field \"settings.bootstrap_resamples\" must be an integer from 100 to 1000000, not 2147483647"},
+           std::tuple{"settings", "family_checks", nlohmann::json(-2),
+                      "field \"settings.family_checks\" must be an integer from 0 to 2147483647, not -2"},
+           std::tuple{"settings", "scale", nlohmann::json(-1),
+                      "field \"settings.scale\" must be a number above 0 and at most 1000, not -1"},
+           std::tuple{"settings", "timeout_s", nlohmann::json("NaN"),
+                      "field \"settings.timeout_s\" must be a number from 0 to 604800, not nan"},
+           std::tuple{"settings", "confidence", nlohmann::json(1.5),
+                      "field \"settings.confidence\" must be a number from 0.5 to 0.9999, not 1.5"},
+           std::tuple{"settings", "check_confidence", nlohmann::json(-0.1),
+                      "field \"settings.check_confidence\" must be 0 (not recorded) or a number above 0 and below "
+                      "1, not -0.1"},
+           std::tuple{"machine", "cores", nlohmann::json(-4), "field \"machine.cores\" must be at least 0, not -4"},
+       }) {
+    nlohmann::json bad = good;
+    bad[object][field] = value;
+    WriteFileAtomically(path, bad.dump());
+    EXPECT_EQ(ErrorFrom([&] { ReadResultsFile(path); }), path.string() + ": " + expected);
+  }
+}
+
 }  // namespace
 }  // namespace pe::model
