@@ -463,6 +463,8 @@ std::string Workload(const RunResult& result, const RunResult& again, const Work
 std::string Margin(const Check& c) {
   if (c.skipped) return "";
   if (c.threshold == "min_win_rate") return fmt::format("{:+.0f} points", 100 * (c.measured - c.bar));
+  // A count that grew from 0 (model::CountRatio) is beyond its bar by no percentage.
+  if (std::isinf(c.measured)) return (c.measured > 0) == c.higher_is_better ? "+unbounded" : "-unbounded";
   const double relative = c.higher_is_better ? (c.measured - c.bar) / c.bar : (c.bar - c.measured) / c.bar;
   return (relative < 0 ? "-" : "+") + FormatPercent(std::fabs(relative));
 }

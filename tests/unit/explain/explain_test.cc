@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "engine/explain/detail.h"
 #include "engine/explain/explain_text.h"
 #include "engine/explain/select.h"
@@ -241,6 +243,9 @@ TEST(ExplainMargin, InTheGatesTerms) {
   EXPECT_EQ(Margin(lower), "+50%");
   Check skipped{"w", "min_logic_speedup", "startup-adjusted speedup", 0, 2.0, true, true, true};
   EXPECT_EQ(Margin(skipped), "");
+  // An exact count that grew from 0 to 5: its ratio is unbounded, not "-n/a".
+  Check from_zero{"w", "counters.objects", "objects ratio", std::numeric_limits<double>::infinity(), 1.0, false, false};
+  EXPECT_EQ(Margin(from_zero), "-unbounded");
 }
 
 }  // namespace
