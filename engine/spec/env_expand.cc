@@ -15,10 +15,13 @@ std::optional<std::string> ProcessEnv(const std::string& name) {
 }
 
 namespace {
+bool IsNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
 bool ValidVariableName(std::string_view name) {
-  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  if (name.empty() || !IsNameStart(name[0])) return false;
   for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+    if (!IsNameChar(c)) return false;
   }
   return true;
 }
@@ -29,6 +32,14 @@ std::string ExpandEnvironment(std::string_view value, const EnvLookup& lookup) {
   std::size_t i = 0;
   while (i < value.size()) {
     if (value[i] != '$' || i + 1 >= value.size() || value[i + 1] != '{') {
+      // `$NAME` looks like a shell variable but is not one here: taken literally, it would name
+      // a folder that does not exist and fail later with a message that hides why.
+      if (value[i] == '$' && i + 1 < value.size() && IsNameStart(value[i + 1])) {
+        std::size_t end = i + 2;
+        while (end < value.size() && IsNameChar(value[end])) ++end;
+        const std::string_view name = value.substr(i + 1, end - i - 1);
+        throw std::invalid_argument(fmt::format("${} is not expanded (only ${{NAME}} is): write ${{{}}}", name, name));
+      }
       out += value[i++];
       continue;
     }
