@@ -42,9 +42,10 @@ PairedAnalysis AnalyzePaired(const PairedInput& input) {
   result.paired_ratio_high = std::exp(result.log_ratio_hl.high);
   if (!result.log_ratio_hl.level_reached) {
     result.notes.push_back(
-        fmt::format("{} rounds cannot give a {:.0f}% Hodges-Lehmann interval; the reported range covers "
+        fmt::format("{} round{} cannot give a {:.0f}% Hodges-Lehmann interval; the reported range covers "
                     "{:.1f}%",
-                    result.rounds, input.confidence * 100, result.log_ratio_hl.achieved_level * 100));
+                    result.rounds, result.rounds == 1 ? "" : "s", input.confidence * 100,
+                    result.log_ratio_hl.achieved_level * 100));
   }
 
   const BootstrapOptions options{input.confidence, input.resamples, input.seed, input.cancelled};

@@ -27,8 +27,8 @@ using units::FormatSeconds;
 
 std::string RunLine(const char* which, const std::string& file, const RunResult& run) {
   return fmt::format("{} {}: started {}, {}, bootstrap {} resamples\n", which, OneLine(file), OneLine(run.started_at),
-                     fmt::format("{} rounds + {} warm-up, seed {}", run.settings.rounds, run.settings.warmup_rounds,
-                                 run.settings.seed),
+                     fmt::format("{} round{} + {} warm-up, seed {}", run.settings.rounds,
+                                 run.settings.rounds == 1 ? "" : "s", run.settings.warmup_rounds, run.settings.seed),
                      run.settings.bootstrap_resamples);
 }
 

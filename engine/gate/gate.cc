@@ -57,10 +57,11 @@ void AddNotes(const RunResult& result, Verdict& v) {
       const bool open = std::any_of(v.checks.begin(), v.checks.end(), [&](const Check& check) {
         return check.workload == w.name && check.state == Check::State::kUnresolved;
       });
-      v.notes.push_back(
-          open ? fmt::format("{}: still unresolved after {} rounds, the most [run] max_rounds allows", w.name, c.rounds)
-               : fmt::format("{}: every check resolved after {} rounds (between {} and {} allowed)", w.name, c.rounds,
-                             result.settings.rounds, result.settings.max_rounds));
+      v.notes.push_back(open ? fmt::format("{}: still unresolved after {} round{}, the most [run] max_rounds allows",
+                                           w.name, c.rounds, c.rounds == 1 ? "" : "s")
+                             : fmt::format("{}: every check resolved after {} round{} (between {} and {} allowed)",
+                                           w.name, c.rounds, c.rounds == 1 ? "" : "s", result.settings.rounds,
+                                           result.settings.max_rounds));
     }
     for (const std::string& note : c.notes) v.notes.push_back(fmt::format("{}: {}", w.name, note));
   }

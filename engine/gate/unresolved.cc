@@ -35,12 +35,13 @@ std::string BusyMachine(const RunResult& result) {
   if (!any) return "";
   const int cores = std::max(1, result.machine.cores);
   if (load < cores && others < 0.1) {
-    return fmt::format("the machine was quiet (load average up to {:.1f} on {} cores)", load, cores);
+    return fmt::format("the machine was quiet (load average up to {:.1f} on {} core{})", load, cores,
+                       cores == 1 ? "" : "s");
   }
   return fmt::format(
-      "the machine was busy (load average up to {:.1f} on {} cores, other processes up to {:.0f}% of CPU "
+      "the machine was busy (load average up to {:.1f} on {} core{}, other processes up to {:.0f}% of CPU "
       "time): a quieter runner narrows the spread",
-      load, cores, 100 * others);
+      load, cores, cores == 1 ? "" : "s", 100 * others);
 }
 
 std::string Bar(const Check& c) {

@@ -32,8 +32,8 @@ std::string WorkloadProblem(const RunResult& r, const WorkloadResult& w) {
       continue;
     }
     if (s.round < 0 || s.round >= most) {
-      return fmt::format("'{}' has a sample in round {}, outside the {} rounds the settings allow", s.contender,
-                         s.round, most);
+      return fmt::format("'{}' has a sample in round {}, outside the {} round{} the settings allow", s.contender,
+                         s.round, most, most == 1 ? "" : "s");
     }
     if (s.warmup != (s.round < warmup)) {
       return fmt::format("'{}' has round {} marked as {}, but the settings have {} warm-up round{}", s.contender,

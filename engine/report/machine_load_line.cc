@@ -21,10 +21,11 @@ std::string BusyMachineLine(const RunResult& result) {
   }
   if (busy_rounds == 0) return "";
   return fmt::format(
-      "note: the machine was busy in {} of {} rounds (load average up to {:.1f} on {} cores, other processes "
+      "note: the machine was busy in {} of {} round{} (load average up to {:.1f} on {} core{}, other processes "
       "up to {:.0f}% of CPU time, steal up to {:.1f}%): timings may be slower and noisier than on an idle "
       "machine; `perfengine explain` shows each round",
-      busy_rounds, result.load.size(), load, result.machine.cores, others * 100, steal * 100);
+      busy_rounds, result.load.size(), result.load.size() == 1 ? "" : "s", load, result.machine.cores,
+      result.machine.cores == 1 ? "" : "s", others * 100, steal * 100);
 }
 
 }  // namespace pe::report

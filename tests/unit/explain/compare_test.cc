@@ -54,6 +54,18 @@ TEST(Compare, AFasterNewRunPassesAndAnUnchangedClaimIsUnresolved) {
   EXPECT_EQ(CompareRuns(LoadResults("pass.json"), improved).verdict.exit, ExitCode::kPass);
 }
 
+// A count printed with its noun agrees with it: "1 round + 1 warm-up", not "1 rounds".
+TEST(Compare, ARunOfOneRoundSaysRoundNotRounds) {
+  RunResult old_run = LoadResults("pass.json");
+  old_run.settings.rounds = 1;
+  const RunResult new_run = LoadResults("improved.json");
+  const std::string text = CompareText(old_run, "pass.json", new_run, "improved.json", CompareRuns(old_run, new_run));
+  EXPECT_NE(text.find("\nOLD pass.json: started 2024-05-01T12:00:00Z, 1 round + 1 warm-up, seed 42, bootstrap 2000 "
+                      "resamples\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Compare, ASlowerNewRunFailsWithTheGatesLines) {
   ExitCode exit{};
   const std::string text = Text("pass.json", "regressed.json", &exit);

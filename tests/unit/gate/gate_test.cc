@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -104,6 +105,30 @@ TEST(Gate, AnUnresolvedSpeedupClaimIsExitThreeAndSaysWhatWouldResolveIt) {
             "w: min_speedup unresolved: about 41 rounds would resolve it and [run] max_rounds is 30: raise "
             "max_rounds; the machine was busy (load average up to 3.2 on 2 cores, other processes up to 41% of CPU "
             "time): a quieter runner narrows the spread; or loosen min_speedup (now 1.00x)");
+}
+
+// A count printed with its noun agrees with it: "after 1 round", "on 1 core", not "1 rounds".
+TEST(Gate, OneRoundAndOneCoreAreSingularInTheNotes) {
+  RunResult r;
+  WorkloadResult w = Sequenced("w", {1.04, 0.97, 1.09, 0.95, ""}, {0.6, 0.3, 0.85, 0.95, ""}, 1);
+  w.comparison->speedup_rounds_needed = 41;
+  w.thresholds.min_speedup = 1.0;
+  r.workloads.push_back(w);
+  r.workloads.push_back(Workload("resolved", 1.0, 1, 1));
+  r.settings.rounds = 1;
+  r.settings.max_rounds = 30;
+  r.machine.cores = 1;
+  r.load = {{0, 3.24, 0.41, std::nullopt, std::nullopt}};
+  const Verdict v = Judge(r);
+  ASSERT_EQ(v.lines.size(), 2u);
+  EXPECT_NE(v.lines.at(1).find("the machine was busy (load average up to 3.2 on 1 core, other"), std::string::npos)
+      << v.lines.at(1);
+  EXPECT_NE(
+      std::find(v.notes.begin(), v.notes.end(), "w: still unresolved after 1 round, the most [run] max_rounds allows"),
+      v.notes.end());
+  EXPECT_NE(std::find(v.notes.begin(), v.notes.end(),
+                      "resolved: every check resolved after 1 round (between 1 and 30 allowed)"),
+            v.notes.end());
 }
 
 // Precedence 2 > 1 > 3 > 0: a claim shown worse beside one unresolved is a miss.

@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "engine/merge/consistency.h"
 #include "engine/run/shard.h"
 #include "engine/spec/spec_error.h"
 
@@ -139,6 +140,19 @@ std::string RefusedWith(const ShardFile& two) {
     return e.what();
   }
   return "merged";
+}
+
+// A count printed with its noun agrees with it: "outside the 1 round", not "1 rounds".
+TEST(MergeTest, ASampleOutsideASingleRoundSaysRoundNotRounds) {
+  RunResult r = Shard(1, "h1").result;
+  r.settings.rounds = 1;
+  r.settings.warmup_rounds = 0;
+  WorkloadResult& w = r.workloads[0];
+  w.samples.resize(2);  // round 0 of each contender
+  w.samples[0].warmup = w.samples[1].warmup = false;
+  w.samples[1].round = 1;
+  EXPECT_EQ(SamplesProblem(r),
+            "workload 'startup': 'c' has a sample in round 1, outside the 1 round the settings allow");
 }
 
 TEST(MergeTest, AShardMarkedIncompleteWithNoFailureIsRefused) {

@@ -11,6 +11,7 @@
 #include "engine/model/json.h"
 #include "engine/report/csv_reporter.h"
 #include "engine/report/markdown_reporter.h"
+#include "engine/report/shards.h"
 
 namespace pe::report {
 namespace {
@@ -82,6 +83,25 @@ TEST(ReporterRegistry, NamesFlagsAndExtensionsAreUniqueAndFilesHaveAFlag) {
   }
   EXPECT_EQ(stdout_formats, 1);
   EXPECT_EQ(FindFormat("sweep"), nullptr);  // a section of terminal, Markdown and HTML, not a format
+}
+
+// A count printed with its noun agrees with it: "1 of 1 workload ... 1 core", not "1 cores".
+TEST(ShardLines, OneWorkloadAndOneCoreAreSingular) {
+  model::RunResult r;
+  model::ShardInfo s;
+  s.index = 1;
+  s.count = 2;
+  s.selection = {"a"};
+  s.workloads = {"a"};
+  s.machine.hostname = "h";
+  s.machine.os = "Linux";
+  s.machine.cpu = "cpu";
+  s.machine.cores = 1;
+  s.started_at = "2026-12-06T00:00:00Z";
+  r.shards = {s};
+  EXPECT_EQ(ShardLines(r),
+            std::vector<std::string>{
+                "shard 1 of 2: 1 of 1 workload on h (Linux, cpu, 1 core), started 2026-12-06T00:00:00Z"});
 }
 
 }  // namespace

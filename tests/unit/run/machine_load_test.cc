@@ -66,5 +66,15 @@ TEST(BusyMachineLine, SaysSoWhenLoadExceedsTheCoresOrStealIsHigh) {
   EXPECT_NE(report::BusyMachineLine(WithLoad({{0, 0.5, 0.0, 0.05, {}}})), "");
 }
 
+// A count printed with its noun agrees with it: "1 of 1 round ... on 1 core", not "1 cores".
+TEST(BusyMachineLine, OneRoundOnOneCoreIsSingular) {
+  RunResult result = WithLoad({{0, 3.5, 0.5, 0.0, {}}});
+  result.machine.cores = 1;
+  EXPECT_EQ(report::BusyMachineLine(result),
+            "note: the machine was busy in 1 of 1 round (load average up to 3.5 on 1 core, other processes up to 50% "
+            "of CPU time, steal up to 0.0%): timings may be slower and noisier than on an idle machine; "
+            "`perfengine explain` shows each round");
+}
+
 }  // namespace
 }  // namespace pe::run

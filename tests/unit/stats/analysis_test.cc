@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -85,6 +86,15 @@ TEST(AnalyzePairedTest, SameInputAndSeedAreBitIdentical) {
   EXPECT_EQ(first.speedup_ci.bca->high, second.speedup_ci.bca->high);
   EXPECT_EQ(first.logic_speedup_ci->bca->low, second.logic_speedup_ci->bca->low);
   EXPECT_EQ(first.paired_ratio_low, second.paired_ratio_low);
+}
+
+// "1 rounds cannot give...": a count printed with its noun agrees with it.
+TEST(AnalyzePairedTest, OneRoundIsSingularInItsNotes) {
+  const PairedAnalysis a = AnalyzePaired(InputFor(MakeWorkload(1, 3)));
+  ASSERT_GE(a.notes.size(), 2u);
+  EXPECT_EQ(a.notes[0].substr(0, 60), "1 round cannot give a 95% Hodges-Lehmann interval; the repor") << a.notes[0];
+  EXPECT_NE(std::find(a.notes.begin(), a.notes.end(), "only 1 round: fewer than 9 make p-values and intervals coarse"),
+            a.notes.end());
 }
 
 TEST(AnalyzePairedTest, FewRoundsAreAWarningNotAFailure) {
