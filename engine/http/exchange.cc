@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <boost/asio/ip/address_v4.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -42,6 +43,42 @@ struct DroppedBody {
 
    private:
     value_type& bytes_;
+  };
+};
+
+// A body written to a BodySink as it arrives, its first bytes kept to quote.
+struct SinkBody {
+  struct value_type {
+    std::shared_ptr<BodySink> sink;
+    std::string head;  // the first kSinkHeadBytes
+  };
+  class reader {
+   public:
+    template <bool isRequest, class Fields>
+    reader(bhttp::header<isRequest, Fields>&, value_type& body) : body_(body) {}
+    void init(const boost::optional<std::uint64_t>&, beast::error_code& ec) { ec = {}; }
+    template <class ConstBufferSequence>
+    std::size_t put(const ConstBufferSequence& buffers, beast::error_code& ec) {
+      ec = {};
+      std::size_t n = 0;
+      for (auto it = asio::buffer_sequence_begin(buffers); it != asio::buffer_sequence_end(buffers); ++it) {
+        const asio::const_buffer piece = *it;
+        const char* data = static_cast<const char*>(piece.data());
+        if (body_.head.size() < kSinkHeadBytes) {
+          body_.head.append(data, std::min(piece.size(), kSinkHeadBytes - body_.head.size()));
+        }
+        body_.sink->Write(data, piece.size());
+        n += piece.size();
+      }
+      return n;
+    }
+    void finish(beast::error_code& ec) {
+      ec = {};
+      body_.sink->Finish();
+    }
+
+   private:
+    value_type& body_;
   };
 };
 
@@ -141,7 +178,7 @@ asio::awaitable<void> Read(beast::tcp_stream& stream, beast::flat_buffer& buffer
 
 asio::awaitable<Exchanged> Exchange(beast::tcp_stream& stream, beast::flat_buffer& buffer, const WireRequest& request,
                                     Clock::time_point deadline, double timeout_s,
-                                    std::optional<std::uint64_t> keep_body_up_to) {
+                                    std::optional<std::uint64_t> keep_body_up_to, const BodySinkFactory* make_sink) {
   Exchanged out;
   beast::error_code ec;
   // One deadline for the write and the read together: it is the request's budget.
@@ -156,7 +193,16 @@ asio::awaitable<Exchanged> Exchange(beast::tcp_stream& stream, beast::flat_buffe
   }
   // Not boost::none for "no limit": Boost 1.74 compares the length against the empty optional
   // as if it were 0, so a body arriving after its header was "body limit exceeded".
-  if (keep_body_up_to) {
+  if (keep_body_up_to && make_sink && *make_sink) {
+    bhttp::response_parser<SinkBody> parser;
+    parser.body_limit(*keep_body_up_to);
+    parser.get().body().sink = (*make_sink)();
+    co_await Read(stream, buffer, parser, request.head, keep_body_up_to, start, timeout_s, out);
+    if (out.response.error.empty()) {
+      out.response.body = std::move(parser.get().body().head);
+      out.response.sink = std::move(parser.get().body().sink);
+    }
+  } else if (keep_body_up_to) {
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(*keep_body_up_to);
     co_await Read(stream, buffer, parser, request.head, keep_body_up_to, start, timeout_s, out);

@@ -54,11 +54,14 @@ struct Exchanged {
 };
 
 // Writes `request` and reads the whole response by `deadline`. The latency clock runs from
-// the start of the write to the last byte read. With `keep_body_up_to`, the body is kept, and
-// one larger than that is Fault::kTooLarge (read no further); without, it is counted and
-// dropped as it arrives, so no answer costs memory however large.
+// the start of the write to the last byte read. With `keep_body_up_to`, the body is kept (or,
+// with `make_sink`, written to a sink made for it as it arrives), and one larger than that is
+// Fault::kTooLarge (read no further), whether its length was given or it ended with the
+// connection; without, it is counted and dropped as it arrives, so no answer costs memory
+// however large.
 boost::asio::awaitable<Exchanged> Exchange(boost::beast::tcp_stream& stream, boost::beast::flat_buffer& buffer,
                                            const WireRequest& request, Clock::time_point deadline, double timeout_s,
-                                           std::optional<std::uint64_t> keep_body_up_to);
+                                           std::optional<std::uint64_t> keep_body_up_to,
+                                           const BodySinkFactory* make_sink = nullptr);
 
 }  // namespace pe::http::internal

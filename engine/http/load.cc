@@ -26,6 +26,7 @@ struct Load {
   double timeout_s = 0;
   bool keep_bodies = false;
   std::uint64_t max_kept_body = 0;
+  BodySinkFactory make_sink;  // may be empty
 
   size_t next = 0;       // the next request no connection has taken yet
   bool stopped = false;  // set by the first transport error: take no more requests
@@ -69,9 +70,9 @@ asio::awaitable<void> Connection(Load& load) {
         buffer.consume(buffer.size());
         ++load.result.connections_opened;
       }
-      internal::Exchanged exchanged =
-          co_await internal::Exchange(stream, buffer, wire, internal::DeadlineIn(load.timeout_s), load.timeout_s,
-                                      load.keep_bodies ? std::optional(load.max_kept_body) : std::nullopt);
+      internal::Exchanged exchanged = co_await internal::Exchange(
+          stream, buffer, wire, internal::DeadlineIn(load.timeout_s), load.timeout_s,
+          load.keep_bodies ? std::optional(load.max_kept_body) : std::nullopt, &load.make_sink);
       // A server may close an idle keep-alive connection just as we reuse it; it never saw
       // the request then, so sending it once more on a new connection is safe.
       const bool closed_before_answer = answered_here > 0 && exchanged.closed_by_peer && !exchanged.answer_started;
@@ -93,13 +94,14 @@ asio::awaitable<void> Connection(Load& load) {
 }  // namespace
 
 LoadResult FireRequests(int port, const std::vector<Request>& requests, int concurrency, double timeout_s,
-                        bool keep_bodies, std::uint64_t max_kept_body) {
+                        bool keep_bodies, std::uint64_t max_kept_body, BodySinkFactory make_sink) {
   Load load;
   load.port = port;
   load.requests = &requests;
   load.timeout_s = timeout_s;
   load.keep_bodies = keep_bodies;
   load.max_kept_body = max_kept_body;
+  load.make_sink = std::move(make_sink);
   load.result.responses.resize(requests.size());
 
   const size_t connections = std::min(static_cast<size_t>(std::max(concurrency, 1)), requests.size());

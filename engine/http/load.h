@@ -27,9 +27,12 @@ struct LoadResult {
 // request's error and LoadResult.error; requests not yet sent then are not sent (their error
 // says so), so a server that died ends the run at once instead of after one timeout each.
 // Bodies are kept only when `keep_bodies` (parity needs them; rate measurement does not), each
-// up to `max_kept_body` bytes: a larger one is that request's error (Fault::kTooLarge). Bodies
-// not kept are dropped as they arrive, so none costs memory.
+// up to `max_kept_body` bytes: a larger one is that request's error (Fault::kTooLarge). With
+// `make_sink`, a kept body is not held but written to a sink made for it as it arrives
+// (Response.sink; Response.body then holds its first bytes), under the same limit. Bodies not
+// kept are dropped as they arrive, so none costs memory.
 LoadResult FireRequests(int port, const std::vector<Request>& requests, int concurrency, double timeout_s,
-                        bool keep_bodies, std::uint64_t max_kept_body = kMaxKeptBodyBytes);
+                        bool keep_bodies, std::uint64_t max_kept_body = kMaxKeptBodyBytes,
+                        BodySinkFactory make_sink = {});
 
 }  // namespace pe::http

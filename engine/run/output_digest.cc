@@ -1,6 +1,8 @@
 #include "engine/run/output_digest.h"
 
 #include <fmt/format.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -274,6 +276,70 @@ OutputDigest DigestText(const std::string& text, spec::Normaliser normaliser, bo
   if (!f)
     throw std::runtime_error(fmt::format("cannot read an answer of {} bytes: {}", text.size(), std::strerror(errno)));
   return DigestStream(std::move(f), normaliser, sort_lists);
+}
+
+StreamingDigest::StreamingDigest(spec::Normaliser normaliser, bool sort_lists, std::uintmax_t keep_limit)
+    : keep_limit_(keep_limit) {
+  kept_.bytes.emplace();
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    throw std::runtime_error(fmt::format("cannot digest an answer: socketpair: {}", std::strerror(errno)));
+  }
+  feed_ = fds[1];
+  File source(::fdopen(fds[0], "rb"));
+  if (!source) {
+    const int error = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw std::runtime_error(fmt::format("cannot digest an answer: fdopen: {}", std::strerror(error)));
+  }
+  reader_ = std::thread([this, normaliser, sort_lists, source = std::move(source)]() mutable {
+    try {
+      // Closes the reading end when done, so a writer the parser gave up on is told (EPIPE).
+      digest_ = DigestStream(std::move(source), normaliser, sort_lists);
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  });
+}
+
+StreamingDigest::~StreamingDigest() {
+  if (feed_ >= 0) ::close(feed_);
+  if (reader_.joinable()) reader_.join();
+}
+
+void StreamingDigest::Write(const char* data, std::size_t size) {
+  if (finished_) return;
+  kept_.size += size;
+  if (kept_.bytes) {
+    if (kept_.bytes->size() + size <= keep_limit_) {
+      kept_.bytes->append(data, size);
+    } else {
+      kept_.bytes.reset();  // too large to show: keep none of it
+    }
+  }
+  while (size > 0 && !reader_gone_) {
+    const ssize_t n = ::send(feed_, data, size, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      reader_gone_ = true;  // the parser stopped at an error; Finish() reports it
+      break;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+KeptOutput StreamingDigest::Finish() {
+  if (!finished_) {
+    finished_ = true;
+    ::close(feed_);
+    feed_ = -1;
+    reader_.join();
+    kept_.digest = digest_;
+  }
+  if (!error_.empty()) throw std::runtime_error(error_);
+  return kept_;
 }
 
 KeptOutput KeepOutput(const fs::path& file, spec::Normaliser normaliser, bool sort_lists, std::uintmax_t keep_limit) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "engine/spec/spec.h"
 
@@ -42,6 +43,35 @@ inline constexpr std::uintmax_t kKeptOutputLimit = 8u << 20;
 // DigestOutput(file), and the file's bytes when it is small enough. Throws as DigestOutput.
 KeptOutput KeepOutput(const std::filesystem::path& file, spec::Normaliser normaliser, bool sort_lists,
                       std::uintmax_t keep_limit = kKeptOutputLimit);
+
+// An output digested as it arrives, for one that is never a file (a server's answer, read off
+// the network): Finish() gives what KeepOutput() would of the same bytes, and the whole costs a
+// socket buffer and at most `keep_limit` kept bytes, however large the output. The normaliser
+// reads on a thread of its own from a local socket that Write() feeds (a JSON parser cannot be
+// handed pieces), so Write() blocks while the parser is behind.
+class StreamingDigest {
+ public:
+  StreamingDigest(spec::Normaliser normaliser, bool sort_lists, std::uintmax_t keep_limit = kKeptOutputLimit);
+  ~StreamingDigest();
+  StreamingDigest(const StreamingDigest&) = delete;
+  StreamingDigest& operator=(const StreamingDigest&) = delete;
+
+  void Write(const char* data, std::size_t size);
+  // Ends the output (once; later calls return the same) and waits for the digest. Throws
+  // std::runtime_error with DigestOutput's message when the output is not what the normaliser
+  // expects.
+  KeptOutput Finish();
+
+ private:
+  int feed_ = -1;             // the writing end; -1 once closed
+  bool reader_gone_ = false;  // the parser stopped early (a parse error): write no more
+  KeptOutput kept_;           // size and bytes as written; the digest once finished
+  bool finished_ = false;
+  OutputDigest digest_;  // set by reader_
+  std::string error_;    // set by reader_
+  std::uintmax_t keep_limit_;
+  std::thread reader_;
+};
 
 // For an output whose digest differs from the kept baseline's: where they differ, as
 // FirstDifference() says it when `other` is small enough to load (up to `load_limit` bytes);

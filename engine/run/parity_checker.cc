@@ -28,17 +28,20 @@ bool ParityChecker::CheckServe(const spec::Workload& w) {
     }
     return true;
   }
-  std::vector<std::string> baseline_bodies;
+  // Each body was digested as it arrived (ServeOptions): what is kept of the baseline's answers
+  // is their digests and, when small, their bytes; the candidate's are never held whole.
+  std::vector<KeptOutput> baseline_bodies;
   const serve::ServeRequestSpec requests = ServeRequests(w, {}, true);
   for (const spec::Contender* c : Order()) {
     auto round = ex_.ExecuteServe(*c, w, true);
     if (!round) return false;
-    if (c->name == ex_.spec().baseline) {
-      baseline_bodies = std::move(round->bodies);
-      continue;
-    }
     try {
-      if (auto diff = FirstBodyDifference(w, requests, baseline_bodies, round->bodies, ex_.spec().baseline, c->name)) {
+      std::vector<KeptOutput> bodies = KeptBodies(requests, *round);
+      if (c->name == ex_.spec().baseline) {
+        baseline_bodies = std::move(bodies);
+        continue;
+      }
+      if (auto diff = FirstBodyDifference(w, requests, baseline_bodies, bodies, ex_.spec().baseline, c->name)) {
         ex_.ResultFor(w).failures.push_back(
             {Failure::Kind::kParity, w.name, c->name,
              fmt::format("answers differ from {}'s (parity: {}); no timing is reported over different work",

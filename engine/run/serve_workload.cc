@@ -10,6 +10,22 @@ namespace pe::run {
 using model::Sample;
 using model::ServeFigures;
 
+namespace {
+
+// A parity body, digested as it arrives.
+class DigestedBody final : public http::BodySink {
+ public:
+  DigestedBody(spec::Normaliser normaliser, bool sort_lists) : digest_(normaliser, sort_lists) {}
+  void Write(const char* data, std::size_t size) override { digest_.Write(data, size); }
+  void Finish() override {}  // read by Kept(), after the round: a parse error is not the server's failure
+  KeptOutput Kept() { return digest_.Finish(); }
+
+ private:
+  StreamingDigest digest_;
+};
+
+}  // namespace
+
 serve::ServeRequestSpec ServeRequests(const spec::Workload& w, const ServeOverrides& overrides, bool parity) {
   const auto& o = w.serve_options;
   serve::ServeRequestSpec spec;
@@ -32,6 +48,11 @@ serve::ServeRoundOptions ServeOptions(const spec::Workload& w, bool parity) {
   options.health_path = w.serve_options.health;
   options.ready_timeout_s = w.serve_options.ready_timeout_s;
   options.keep_bodies = parity;
+  if (parity && w.normaliser != spec::Normaliser::kNone) {
+    options.body_sink = [normaliser = w.normaliser, sort_lists = w.sort_lists] {
+      return std::make_shared<DigestedBody>(normaliser, sort_lists);
+    };
+  }
   return options;
 }
 
@@ -53,25 +74,42 @@ Sample ServeSample(const serve::ServeRoundResult& round) {
   return s;
 }
 
-std::optional<std::string> FirstBodyDifference(const spec::Workload& w, const serve::ServeRequestSpec& requests,
-                                               const std::vector<std::string>& baseline,
-                                               const std::vector<std::string>& other, const std::string& baseline_name,
-                                               const std::string& other_name) {
-  for (size_t i = 0; i < baseline.size() && i < other.size(); ++i) {
-    const http::Request& r = requests.requests[i % requests.requests.size()];
+std::vector<KeptOutput> KeptBodies(const serve::ServeRequestSpec& requests, serve::ServeRoundResult& round) {
+  std::vector<KeptOutput> kept;
+  kept.reserve(round.sinks.size());
+  for (size_t i = 0; i < round.sinks.size(); ++i) {
+    auto* body = dynamic_cast<DigestedBody*>(round.sinks[i].get());
+    if (body == nullptr) throw std::logic_error("a parity round's answer was not digested");
     try {
-      // Digests judge, as for process outputs: they compare integers past 64 bits exactly.
-      if (DigestText(baseline[i], w.normaliser, w.sort_lists) == DigestText(other[i], w.normaliser, w.sort_lists)) {
-        continue;
-      }
+      kept.push_back(body->Kept());
     } catch (const std::exception& e) {
+      const http::Request& r = requests.requests[i % requests.requests.size()];
       throw std::runtime_error(fmt::format("request {}: {} {}: {}", i, r.method, r.target, e.what()));
     }
-    const std::string a = Normalise(baseline[i], w.normaliser, w.sort_lists);
-    const std::string b = Normalise(other[i], w.normaliser, w.sort_lists);
-    return fmt::format("request {}: {} {}\n{}", i, r.method, r.target,
-                       FirstDifference(a, b, w.normaliser, baseline_name, other_name)
-                           .value_or("normalised outputs differ (in a number too large to show exactly)"));
+    round.sinks[i].reset();  // its digest thread and socket go now
+  }
+  return kept;
+}
+
+std::optional<std::string> FirstBodyDifference(const spec::Workload& w, const serve::ServeRequestSpec& requests,
+                                               const std::vector<KeptOutput>& baseline,
+                                               const std::vector<KeptOutput>& other, const std::string& baseline_name,
+                                               const std::string& other_name) {
+  for (size_t i = 0; i < baseline.size() && i < other.size(); ++i) {
+    // Digests judge, as for process outputs: they compare integers past 64 bits exactly.
+    if (baseline[i].digest == other[i].digest) continue;
+    const http::Request& r = requests.requests[i % requests.requests.size()];
+    std::string diff;
+    if (baseline[i].bytes && other[i].bytes) {
+      const std::string a = Normalise(*baseline[i].bytes, w.normaliser, w.sort_lists);
+      const std::string b = Normalise(*other[i].bytes, w.normaliser, w.sort_lists);
+      diff = FirstDifference(a, b, w.normaliser, baseline_name, other_name)
+                 .value_or("normalised outputs differ (in a number too large to show exactly)");
+    } else {
+      diff = fmt::format("normalised answers differ ({}: {} bytes, {}: {} bytes; too large to show where)",
+                         baseline_name, baseline[i].size, other_name, other[i].size);
+    }
+    return fmt::format("request {}: {} {}\n{}", i, r.method, r.target, diff);
   }
   return std::nullopt;
 }

@@ -96,7 +96,7 @@ std::optional<size_t> FirstTransportError(const std::vector<http::Response>& res
   return std::nullopt;
 }
 
-void FillFigures(const http::LoadResult& load, bool keep_bodies, ServeRoundResult* result) {
+void FillFigures(http::LoadResult& load, const ServeRoundOptions& options, ServeRoundResult* result) {
   result->latencies_s.reserve(load.responses.size());
   for (const http::Response& response : load.responses) {
     result->latencies_s.push_back(response.latency_s);
@@ -109,9 +109,13 @@ void FillFigures(const http::LoadResult& load, bool keep_bodies, ServeRoundResul
   result->max = *std::max_element(result->latencies_s.begin(), result->latencies_s.end());
   result->wall_s = load.wall_s;
   result->throughput_rps = load.wall_s > 0 ? load.responses.size() / load.wall_s : 0;
-  if (keep_bodies) {
+  // Moved, not copied: a kept body is held once.
+  if (options.keep_bodies && options.body_sink) {
+    result->sinks.reserve(load.responses.size());
+    for (http::Response& response : load.responses) result->sinks.push_back(std::move(response.sink));
+  } else if (options.keep_bodies) {
     result->bodies.reserve(load.responses.size());
-    for (const http::Response& response : load.responses) result->bodies.push_back(response.body);
+    for (http::Response& response : load.responses) result->bodies.push_back(std::move(response.body));
   }
 }
 
@@ -185,8 +189,8 @@ bool StartHealthy(ProcessRunner& runner, const std::function<Command(int port)>&
 
 // Stops (or collects) the server after the load and judges the run: the first transport
 // error, else the first non-2xx answer, else a server that died, else the figures.
-bool StopAndJudge(const http::LoadResult& load, const std::vector<http::Request>& requests,
-                  const ServeRoundOptions& options, Attempt* attempt, ServeRoundResult* result) {
+bool StopAndJudge(http::LoadResult& load, const std::vector<http::Request>& requests, const ServeRoundOptions& options,
+                  Attempt* attempt, ServeRoundResult* result) {
   RunningServer& server = *attempt->server;
   if (interrupt::Interrupted()) {
     result->server = server.Stop(options.stop_grace_s);
@@ -235,7 +239,7 @@ bool StopAndJudge(const http::LoadResult& load, const std::vector<http::Request>
     result->note = fmt::format("server ignored SIGTERM and was killed after {:g} s; every round waits that long for it",
                                options.stop_grace_s);
   }
-  FillFigures(load, options.keep_bodies, result);
+  FillFigures(load, options, result);
   result->ok = true;
   return true;
 }
@@ -252,8 +256,8 @@ ServeRoundResult RunServeRound(ProcessRunner& runner, const std::function<Comman
   const std::vector<http::Request> requests = Expand(spec);
   Attempt attempt;
   if (!StartHealthy(runner, make_command, options, &attempt, &result)) return result;
-  const http::LoadResult load = http::FireRequests(result.port, requests, spec.concurrency, spec.request_timeout_s,
-                                                   options.keep_bodies, options.max_kept_body);
+  http::LoadResult load = http::FireRequests(result.port, requests, spec.concurrency, spec.request_timeout_s,
+                                             options.keep_bodies, options.max_kept_body, options.body_sink);
   StopAndJudge(load, requests, options, &attempt, &result);
   return result;
 }

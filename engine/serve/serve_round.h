@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct ServeRoundOptions {
   int port_attempts = 3;                                // ports tried when the server loses its port to another process
   bool keep_bodies = false;                             // keep every answer's body (parity checks need them)
   std::uint64_t max_kept_body = http::kMaxKeptBodyBytes;  // a kept body over this fails the round
+  // With keep_bodies: each body goes to a sink made by this as it arrives (`sinks`), not into
+  // `bodies`, so a large answer is never held whole (parity digests bodies as streams).
+  http::BodySinkFactory body_sink;
   std::function<int()> pick_port = http::PickFreePort;  // tests inject a port they hold
 };
 
@@ -45,6 +49,7 @@ struct ServeRoundResult {
   double wall_s = 0;                          // first connect to last answer
   runner::Outcome server;                     // how the server ended, its CPU time and peak RSS (wait4)
   std::vector<std::string> bodies;            // when keep_bodies; index = request index
+  std::vector<std::shared_ptr<http::BodySink>> sinks;  // when keep_bodies with a body_sink; index = request index
   int attempts = 0;                           // servers started (more than 1 after a lost port)
   // Not a failure, but worth saying: "server ignored SIGTERM and was killed after 5 s; every
   // round waits that long for it". Empty when there is nothing to say.

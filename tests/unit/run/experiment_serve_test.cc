@@ -1,9 +1,12 @@
 // Serve workloads in the run loop over the fake runner: servers start through
 // ProcessRunner::StartServer, so a server that cannot start, never becomes ready, dies mid-round
 // or answers is scripted exactly; requests still go over loopback TCP to an in-process server.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <cstdint>
+#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -224,6 +227,55 @@ TEST(ExperimentServe, AnAnswerOverTheKeptLimitFailsNamingContenderWorkloadAndLim
   EXPECT_EQ(r.verdict.lines[0],
             "api: contender 'candidate' (server) request 0: GET /a answered with a body over 256 MiB, the most kept "
             "of one answer");
+}
+
+long ServePeakRssKib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// Two 200 MiB answers once took the engine to 625 MB resident (issue 45): parity held the
+// baseline's bodies, the candidate's, and a copy of those. Bodies are digested as they arrive,
+// so parity over two 64 MiB answers (large enough that holding even one would show; small
+// enough to send in well under a second) grows the engine's peak RSS by a few MiB. The judge is
+// the kernel's peak RSS of this process, which runs engine and servers both (the servers write
+// a MiB at a time), reset first (clear_refs 5). The answers differ in their last MiB, so parity
+// fails and no timed round sends them again.
+TEST(ExperimentServe, ParityOverLargeAnswersHoldsNeitherAnswer) {
+  constexpr int kMiB = 64;
+  const auto answer = [](char last) {
+    return [last](int socket) {
+      if (!testing::RawHttpServer::WriteAll(
+              socket, fmt::format("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", std::uint64_t{kMiB} << 20))) {
+        return;
+      }
+      const std::string mib(1 << 20, 'x');
+      for (int i = 0; i + 1 < kMiB; ++i) {
+        if (!testing::RawHttpServer::WriteAll(socket, mib)) return;
+      }
+      testing::RawHttpServer::WriteAll(socket, std::string(1 << 20, last));
+    };
+  };
+  FakeProcessRunner runner(Startup, [&](const Command& command) -> StartedServer {
+    return {std::make_unique<RawServer>(testing::PortIn(command), answer(Who(command) == "baseline" ? 'x' : 'y')), ""};
+  });
+  std::string text = kExperimentServeSpec;
+  const std::string all = "requests = [\"/a\", \"/b\", \"/c\"]";
+  text.replace(text.find(all), all.size(), "requests = [\"/a\"]");
+  std::ofstream("/proc/self/clear_refs") << "5";
+  const long before = ServePeakRssKib();
+  const RunResult r = RunExperiment(spec::ParseSpecText(text, "x.toml"), Options{}, runner);
+  const long growth = ServePeakRssKib() - before;
+  ASSERT_EQ(Api(r).failures.size(), 1u);
+  EXPECT_EQ(Api(r).failures[0].kind, Failure::Kind::kParity);
+  EXPECT_EQ(Api(r).failures[0].detail,
+            "request 0: GET /a\nnormalised answers differ (baseline: 67108864 bytes, candidate: 67108864 bytes; too "
+            "large to show where)");
+  EXPECT_LT(growth, 16 * 1024) << "peak RSS grew by " << growth << " KiB over two " << kMiB << " MiB answers";
 }
 
 TEST(ExperimentServe, AMalformedAnswerIsCalledMalformedNotAServerThatStoppedAnswering) {

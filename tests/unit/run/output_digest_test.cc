@@ -111,6 +111,31 @@ TEST_F(OutputDigestTest, IntegersPast64BitsCompareExactly) {
   EXPECT_EQ(DigestText("", Normaliser::kExact, false), DigestOutput(Write("h", ""), Normaliser::kExact, false));
 }
 
+// A server's answer is digested as it arrives, in pieces of any size: the same digest as the
+// file of the same bytes, the bytes kept only up to the limit, a parse error thrown at the end.
+TEST_F(OutputDigestTest, AStreamedOutputDigestsAsItsFileDoes) {
+  const std::string text = R"({"b": [2, 1], "a": 842.0, "c": "x\ny"})";
+  for (Normaliser n : {Normaliser::kExact, Normaliser::kSortedLines, Normaliser::kJson, Normaliser::kJsonMap}) {
+    StreamingDigest streamed(n, true, 16);
+    for (std::size_t i = 0; i < text.size(); i += 7)
+      streamed.Write(text.data() + i, std::min<std::size_t>(7, text.size() - i));
+    const KeptOutput kept = streamed.Finish();
+    EXPECT_EQ(kept.digest, DigestOutput(Write("s", text), n, true));
+    EXPECT_EQ(kept.size, text.size());
+    EXPECT_FALSE(kept.bytes.has_value());  // over the 16-byte limit
+  }
+  StreamingDigest small(Normaliser::kExact, false);
+  small.Write("ab", 2);
+  EXPECT_EQ(small.Finish().bytes, std::optional<std::string>("ab"));
+  StreamingDigest empty(Normaliser::kExact, false);
+  EXPECT_EQ(empty.Finish().digest, DigestOutput(Write("e", ""), Normaliser::kExact, false));
+  // The parser gives up at the first bad byte; what is written after it is not waited for.
+  StreamingDigest bad(Normaliser::kJson, false);
+  const std::string mib(1 << 20, 'x');
+  for (int i = 0; i < 8; ++i) bad.Write(mib.data(), mib.size());
+  EXPECT_THROW(bad.Finish(), std::runtime_error);
+}
+
 long PeakRssKib() {
   std::ifstream status("/proc/self/status");
   std::string line;
