@@ -17,6 +17,7 @@
 #include "engine/measure/reported_profile.h"
 #include "engine/measure/where_the_time_went.h"
 #include "engine/model/threshold_table.h"
+#include "engine/run/execution_dir.h"
 #include "engine/runner/interrupt.h"
 
 namespace pe::run::internal {
@@ -50,6 +51,7 @@ bool CountsCollector::Collect() {
         const measure::InstructionCount n = measure::CountInstructions(
             ex_.BuildCommand(c, *w, paths), ex_.runner(), measure::InstructionSource::kAuto, NextCallgrindDir());
         if (!ex_.Cleanup(c, *w, paths)) return false;
+        ReleaseExecutionDir(paths.dir);  // its output goes before the next contender runs
         if (n.count && !n.callgrind_files.empty()) count_files_[{w->name, c.name}] = n.callgrind_files;
         counts.instructions = n.count;
         counts.instructions_source = n.source;
@@ -60,6 +62,7 @@ bool CountsCollector::Collect() {
         if (!ex_.Prepare(c, *w, paths)) return false;
         const measure::AllocationCount a = measure::CountAllocations(ex_.BuildCommand(c, *w, paths), ex_.runner());
         if (!ex_.Cleanup(c, *w, paths)) return false;
+        ReleaseExecutionDir(paths.dir);
         counts.allocation_calls = a.calls;
         counts.allocated_bytes = a.bytes;
         if (!a.note.empty()) notes.push_back(a.note);

@@ -76,4 +76,13 @@ void ResetExecutionDir(const fs::path& dir) {
   if (!work_ok) fs::create_directories(work);
 }
 
+void ReleaseExecutionDir(const fs::path& dir) {
+  ResetExecutionDir(dir);
+  for (const char* capture : {"stdout", "stderr"}) {
+    // Never through a link: what is left here is a capture ResetExecutionDir kept.
+    const int fd = ::open((dir / capture).c_str(), O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) ::close(fd);
+  }
+}
+
 }  // namespace pe::run

@@ -20,4 +20,10 @@ namespace pe::run {
 // command that prints (perf).
 void ResetExecutionDir(const std::filesystem::path& dir);
 
+// ResetExecutionDir, and the captures emptied too (truncated, so their inodes stay): for an
+// execution whose output has been read. Each contender's directory would otherwise keep its
+// last output until its next execution, so a run needed scratch space for one output per
+// contender, not one (issue 45).
+void ReleaseExecutionDir(const std::filesystem::path& dir);
+
 }  // namespace pe::run

@@ -5,6 +5,7 @@
 #include "engine/analysis/analyze.h"
 #include "engine/gate/gate.h"
 #include "engine/run/duet_round.h"
+#include "engine/run/execution_dir.h"
 #include "engine/run/machine_load.h"
 #include "engine/run/order.h"
 #include "engine/run/serve_workload.h"
@@ -83,6 +84,9 @@ bool RoundRunner::RunRounds() {
         } else {
           Outcome outcome;
           if (!ex_.Execute(c, *w, &outcome, nullptr)) return false;
+          // Its output is read (counters) and its cleanup ran: it goes before the next
+          // contender runs, so the scratch holds one output at a time (issue 45).
+          ReleaseExecutionDir(ex_.PathsFor(c, *w).dir);
           s.wall_s = outcome.wall_s;
           s.user_s = outcome.user_s;
           s.sys_s = outcome.sys_s;
@@ -109,6 +113,7 @@ bool RoundRunner::RunRssOnly() {
       for (const spec::Contender& c : ex_.spec().contenders) {
         Outcome outcome;
         if (!ex_.Execute(c, *w, &outcome, nullptr)) return false;
+        ReleaseExecutionDir(ex_.PathsFor(c, *w).dir);
         Sample s;
         s.contender = c.name;
         s.round = next_round_ + i;

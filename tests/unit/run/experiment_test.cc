@@ -296,6 +296,38 @@ TEST(Experiment, NoOtherContendersOutputIsOnDiskWhileAContenderRunsParity) {
   EXPECT_EQ(others_bytes, 0u);
 }
 
+// Not only in parity: while any contender runs (timed rounds, rss runs), no byte another
+// contender's execution wrote is left in the scratch, neither its stdout capture nor its {out}.
+// A 1 GiB output once needed 2 GiB of scratch, each contender's directory keeping its last
+// output until its next execution (issue 45). The sizes are read inside each execution.
+TEST(Experiment, NoOtherContendersOutputTakesScratchSpaceWhileAnyExecutionRuns) {
+  ExperimentScript s;
+  s.baseline_out = s.candidate_out = std::string(4096, 'o') + "\n";
+  std::uintmax_t others_bytes = 0;
+  std::vector<std::string> seen;
+  int executions = 0;
+  s.then = [&](const Command& cmd, const std::string&) {
+    WriteText(cmd.argv.back(), std::string(4096, 'f'));  // its {out}
+    ++executions;
+    const fs::path own = cmd.stdout_path.parent_path();
+    for (const auto& entry : fs::recursive_directory_iterator(ScratchRoot(own))) {
+      if (!entry.is_regular_file() || entry.path().parent_path() == own || entry.path().filename() == ".lock" ||
+          entry.path().filename() == ".perfengine-scratch" || entry.file_size() == 0)
+        continue;
+      others_bytes += entry.file_size();
+      if (seen.size() < 4) seen.push_back(entry.path().string());
+    }
+  };
+  std::string text = SpecWithOutput("{out}");
+  text.replace(text.find("[thresholds]"), 12, "[thresholds]\nrss_runs = 1");
+  FakeProcessRunner runner(s);
+  const RunResult r = RunExperiment(spec::ParseSpecText(text, "x.toml"), Options{}, runner);
+  EXPECT_TRUE(Work(r).failures.empty()) << Work(r).failures.at(0).message;
+  EXPECT_GT(executions, 6);
+  EXPECT_EQ(seen, std::vector<std::string>{});
+  EXPECT_EQ(others_bytes, 0u);
+}
+
 TEST(Experiment, CrashNamesContenderWorkloadAndStderrTail) {
   ExperimentScript s;
   s.candidate_status = Outcome::Status::kSignalled;
