@@ -56,6 +56,20 @@ bool TrackedFilesChanged(const fs::path& worktree, ProcessRunner& runner, const 
   return status.outcome.ok() && !status.out.empty();
 }
 
+// Puts every file of `worktree` back as `commit` has it: tracked files reset, untracked and
+// ignored ones (an earlier build's output, or what it planted) removed.
+void ResetToCommit(ProcessRunner& runner, const fs::path& worktree, const std::string& commit,
+                   const fs::path& scratch) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"reset", "--hard", "--quiet", commit}, std::vector<std::string>{"clean", "-ffdxq"}}) {
+    GitResult result = RunGit(runner, worktree, args, scratch);
+    if (!result.outcome.ok()) {
+      throw GitError(fmt::format("cannot reset {} to {}: git {} {}", worktree.string(), commit.substr(0, 12),
+                                 args.front(), Describe(result)));
+    }
+  }
+}
+
 std::string HowItEnded(const Outcome& outcome) { return outcome.error.empty() ? "failed" : outcome.error; }
 
 // The folder holding one repository's worktrees, their markers and build logs.
@@ -114,12 +128,16 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
   const std::string marker_text = MarkerText(build_argv);
 
   if (IsWorktreeAt(built.worktree, built.commit, runner, base)) {
-    if (fs::exists(marker, ec) && ReadWholeFile(marker) == marker_text) {
+    // Reused only as the commit built with this argv left it: a tree whose tracked files an
+    // earlier build edited is the commit no more, and is reset and built again below.
+    if (fs::exists(marker, ec) && ReadWholeFile(marker) == marker_text &&
+        !TrackedFilesChanged(built.worktree, runner, base)) {
       built.reused = true;
-      built.dirty = TrackedFilesChanged(built.worktree, runner, base);
       return built;
     }
-    // Checked out but not (or differently) built: build again in place, incrementally.
+    // Checked out but not (or differently) built, or edited since: back to the commit, every
+    // file, before it is built again.
+    ResetToCommit(runner, built.worktree, built.commit, base);
   } else {
     // A half-made or foreign folder, or one whose registration git has lost: start over.
     fs::remove_all(built.worktree, ec);
@@ -138,12 +156,23 @@ BuiltRevision PrepareRevision(const fs::path& repo, const std::string& revision,
     return built;
   }
 
+  // The build is the pull request's code: it may write its worktree and a temporary directory of
+  // its own, nothing else, and everything it starts dies with it (runner::Sandbox).
+  const fs::path temporary = base / (built.commit + ".tmp");
+  fs::remove_all(temporary, ec);
+  fs::create_directory(temporary, ec);
+  if (ec) throw GitError(fmt::format("cannot create {}: {}", temporary.string(), ec.message()));
   Command build;
   build.argv = build_argv;
   build.cwd = built.worktree;
+  build.sandbox.enabled = true;
+  build.sandbox.writable = {built.worktree, temporary};
+  build.env["TMPDIR"] = temporary.string();
   build.stdout_path = base / (built.commit + ".build.log");
   build.stderr_path = base / (built.commit + ".build.stderr.log");
   Outcome outcome = runner.Run(build);
+  fs::remove_all(temporary, ec);
+  if (outcome.status == Outcome::Status::kInterrupted) throw BuildInterrupted(outcome.error);
   if (!outcome.ok()) {
     const std::string summary = fmt::format("building revision '{}' ({}) failed: {}", revision,
                                             built.commit.substr(0, 12), HowItEnded(outcome));

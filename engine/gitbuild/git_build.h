@@ -1,7 +1,9 @@
 // Contenders built from git: `[contenders.baseline] git = "main"`. Each revision is checked
 // out into its own worktree under the cache directory and built there with the spec's build
 // argv; the user's checkout, index and HEAD are never touched. A worktree is reused while its
-// commit and build argv are unchanged and its last build succeeded.
+// commit and build argv are unchanged, its last build succeeded and its tracked files are as the
+// commit has them; otherwise it is reset to the commit (every file) and built again. The build
+// runs sandboxed (runner::Sandbox): it can write its worktree and a temporary directory, nothing else.
 #pragma once
 
 #include <filesystem>
@@ -22,6 +24,12 @@ struct BuiltRevision {
 
 // A git command failed: unknown revision, not a repository, worktree not creatable.
 class GitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The build was interrupted (Ctrl-C, SIGTERM): the run stops as interrupted, not as failed.
+class BuildInterrupted : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };

@@ -113,6 +113,7 @@ AllocationCount CountAllocations(const Command& command, ProcessRunner& runner) 
   std::string preload = EnvOf(command, "LD_PRELOAD");
   counted.env["LD_PRELOAD"] = preload.empty() ? library.string() : library.string() + ":" + preload;
   counted.env["PERFENGINE_ALLOC_OUT"] = report.string();
+  if (counted.sandbox.enabled) counted.sandbox.writable.push_back(std::filesystem::absolute(scratch.path()));
   Outcome outcome = runner.Run(counted);
   if (!outcome.ok()) return NotMeasured("not measured: " + outcome.error);
 

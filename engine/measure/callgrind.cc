@@ -45,6 +45,7 @@ CallgrindRun RunCallgrind(const Command& command, ProcessRunner& runner, const s
       "--log-file=" + (out_dir / "valgrind.%p.log").string(),
   };
   wrapped.argv.insert(wrapped.argv.end(), command.argv.begin(), command.argv.end());
+  if (wrapped.sandbox.enabled) wrapped.sandbox.writable.push_back(std::filesystem::absolute(out_dir));
   if (command.timeout_s > 0) wrapped.timeout_s = command.timeout_s * kCallgrindSlowdown;
   run.outcome = runner.Run(wrapped);
   std::error_code ec;

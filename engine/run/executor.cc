@@ -12,6 +12,7 @@
 #include "engine/measure/scratch_dir.h"
 #include "engine/run/counters_file.h"
 #include "engine/run/execution_dir.h"
+#include "engine/run/execution_sandbox.h"
 #include "engine/run/path_component.h"
 #include "engine/run/scratch.h"
 #include "engine/run/serve_checkout.h"
@@ -178,7 +179,16 @@ Command Executor::BuildCommand(const spec::Contender& c, const spec::Workload& w
   cmd.stdout_path = paths.stdout_path;
   cmd.stderr_path = paths.stderr_path;
   cmd.timeout_s = w.timeout_s.value_or(ctx_.settings.timeout_s);
+  cmd.sandbox = SandboxFor(c, w, paths, values);
+  GiveTemporaryDirectory(cmd, paths.workdir);
   return cmd;
+}
+
+runner::Sandbox Executor::SandboxFor(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths,
+                                     const std::map<std::string, std::string>& values) const {
+  fs::path fixed_output;
+  if (!w.serve && w.output != "stdout") fixed_output = spec::Expand(w.output, values);
+  return ExecutionSandbox(ctx_.scratch, paths.dir, fixed_output, c.writable);
 }
 
 const Command& Executor::CommandFor(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths) {
@@ -244,6 +254,15 @@ bool Executor::Executed(const spec::Contender& c, const spec::Workload& w, const
                         bool timed) {
   const Outcome* outcome = &result;
   if (ctx_.progress) ctx_.progress->Step(w.name);
+  if (!outcome->sandbox_refused.empty() && sandbox_noted_.insert(&w).second) {
+    // Said in the results (every report shows a workload's notes) and where the progress goes.
+    const std::string note = fmt::format(
+        "not sandboxed: {}; the code under test ran with the engine's view of the "
+        "file system and processes (docs/threat-model.md)",
+        outcome->sandbox_refused);
+    ResultFor(w).notes.push_back(note);
+    if (ctx_.progress) ctx_.progress->Note(fmt::format("{}: {}", w.name, note));
+  }
   if (outcome->status == Outcome::Status::kInterrupted || interrupt::Interrupted()) return Interrupted();
   if (outcome->ok() && !CheckFixtureUntouched(c, w)) return false;
   // Counters the contender reported itself (docs/counters.md), read by timed executions.

@@ -118,6 +118,9 @@ class Executor {
 
   // BuildCommand's answer for a timed execution of `c` on `w`, built once: it is on the path of
   // every execution, and nothing it depends on changes during a run.
+  // What an execution in `paths` (and its hooks and normaliser) may reach (execution_sandbox.h).
+  runner::Sandbox SandboxFor(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths,
+                             const std::map<std::string, std::string>& values) const;
   const runner::Command& CommandFor(const spec::Contender& c, const spec::Workload& w, const ExecutionPaths& paths);
 
   // The spec's hooks (engine/run/hooks.cc) around one execution of c on w: Prepare runs the
@@ -143,6 +146,7 @@ class Executor {
   std::vector<model::CounterValue> last_counters_;  // what the last timed execution reported
   std::map<std::pair<const spec::Contender*, const spec::Workload*>, runner::Command> commands_;
   std::set<std::pair<const spec::Contender*, const spec::Workload*>> noted_;  // servers' notes given
+  std::set<const spec::Workload*> sandbox_noted_;  // workloads told that the kernel refused the sandbox
 };
 
 }  // namespace pe::run::internal

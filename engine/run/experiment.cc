@@ -252,6 +252,8 @@ bool Experiment::BuildContenders() {
           info.dirty = built.dirty;
         }
       }
+    } catch (const gitbuild::BuildInterrupted&) {
+      return executor_->Interrupted();
     } catch (const gitbuild::BuildError& e) {
       // The log's tail is the failure's detail, printed once as a block with its lines kept.
       result_.failures.push_back(

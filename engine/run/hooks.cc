@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "engine/run/execution_sandbox.h"
 #include "engine/run/executor.h"
 #include "engine/runner/file_tail.h"
 #include "engine/runner/interrupt.h"
@@ -54,6 +55,8 @@ bool Executor::RunHook(const spec::Contender& c, const spec::Workload& w, const 
   cmd.stdout_path = paths.dir / fmt::format("{}.stdout", which);
   cmd.stderr_path = paths.dir / fmt::format("{}.stderr", which);
   cmd.timeout_s = w.timeout_s.value_or(ctx_.settings.timeout_s);
+  cmd.sandbox = SandboxFor(c, w, paths, values);
+  GiveTemporaryDirectory(cmd, paths.workdir);
   const Outcome outcome = ctx_.runner.Run(cmd);
   if (outcome.status == Outcome::Status::kInterrupted || interrupt::Interrupted()) return Interrupted();
   if (outcome.ok()) return true;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "engine/run/execution_sandbox.h"
 #include "engine/run/normalise.h"
 #include "engine/run/output_digest.h"
 #include "engine/run/serve_workload.h"
@@ -164,6 +165,8 @@ std::optional<fs::path> ParityChecker::RunNormaliseCommand(const spec::Contender
   cmd.stdout_path = paths.dir / "normalised";
   cmd.stderr_path = paths.dir / "normalise.stderr";
   cmd.timeout_s = w.timeout_s.value_or(ex_.settings().timeout_s);
+  cmd.sandbox = ex_.SandboxFor(c, w, paths, values);
+  GiveTemporaryDirectory(cmd, paths.workdir);
   const Outcome outcome = ex_.runner().Run(cmd);
   if (outcome.status == Outcome::Status::kInterrupted || interrupt::Interrupted()) {
     ex_.Interrupted();

@@ -55,6 +55,7 @@ Outcome RunHeld(const Command& command, const std::function<bool(pid_t)>& attach
   request.stdout_fd = out.get();
   request.stderr_fd = err.get();
   request.hold = true;
+  request.sandbox = command.sandbox;
   Spawned spawned = StartProcess(request);
   if (!spawned.error.empty()) return NotStarted(spawned.error);
   const pid_t pid = spawned.pid;

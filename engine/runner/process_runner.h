@@ -14,6 +14,17 @@
 
 namespace pe::runner {
 
+// What a command may reach (docs/threat-model.md): with `enabled` it runs in namespaces of its own
+// (spawner_sandbox.h), sees the whole file system read-only except `writable`, sees an empty
+// directory at each of `hidden` (a writable path inside one is put back), has its own /proc,
+// /dev/shm and pids, and everything it starts dies with it. For the code under test: contenders,
+// their hooks and normalisers, git builds.
+struct Sandbox {
+  bool enabled = false;
+  std::vector<std::filesystem::path> writable;  // absolute, existing directories
+  std::vector<std::filesystem::path> hidden;    // absolute, existing directories
+};
+
 struct Command {
   std::vector<std::string> argv;           // argv[0] is a path or a name looked up on PATH; never a shell
   std::map<std::string, std::string> env;  // added to (or replacing in) the engine's environment
@@ -26,6 +37,7 @@ struct Command {
   // shared objects), read from /proc/PID/maps as each process exits (spawner_protocol.h,
   // kSpawnTraceMaps). Slows the command down: never for a timed execution.
   bool record_maps = false;
+  Sandbox sandbox;
 };
 
 // One file a process of a command had mapped executable when it exited (Command::record_maps).
@@ -52,6 +64,9 @@ struct Outcome {
   std::int64_t max_rss_kib = 0;
   std::string error;
   std::vector<MappedFile> mapped;  // with Command::record_maps: per process, each file once
+  // Command::sandbox asked for, but the kernel refused namespaces, so the command ran without
+  // one: why ("unshare: Operation not permitted"). Empty when sandboxed or not asked.
+  std::string sandbox_refused;
 
   bool ok() const { return status == Status::kExited && exit_code == 0; }
 };

@@ -215,6 +215,11 @@ std::string StartFailure(int result_fd, const spawner::SpawnStarted& started, co
     spawner::SpawnDone ignored;
     ReadFull(result_fd, &ignored, sizeof ignored);
   }
+  constexpr int kSteps = static_cast<int>(std::size(spawner::kSandboxSteps));
+  if (started.sandbox_step > 0 && started.sandbox_step < kSteps) {
+    return fmt::format("cannot start {}: cannot set up its sandbox ({}): {}", name,
+                       spawner::kSandboxSteps[started.sandbox_step], ErrnoText(started.exec_errno));
+  }
   return fmt::format("cannot start {}: {}", name, ErrnoText(started.exec_errno));
 }
 
@@ -302,7 +307,25 @@ Spawned StartProcess(const StartRequest& request) {
   std::string message;
   spawner::SpawnHeader header;
   header.flags = (request.hold ? spawner::kSpawnHold : 0) | (request.maps_fd >= 0 ? spawner::kSpawnTraceMaps : 0) |
-                 (request.quiet_start ? spawner::kSpawnQuietStart : 0);
+                 (request.quiet_start ? spawner::kSpawnQuietStart : 0) |
+                 (request.sandbox.enabled ? spawner::kSpawnSandbox : 0);
+  if (request.sandbox.enabled) {
+    for (const auto& [paths, kind] :
+         {std::pair{&request.sandbox.writable, "writable"}, std::pair{&request.sandbox.hidden, "hidden"}}) {
+      for (const fs::path& path : *paths) {
+        std::error_code ec;
+        if (!path.is_absolute() || !fs::is_directory(path, ec)) {
+          return NotSpawned(fmt::format("cannot start {}: its sandbox's {} path {} is not a directory", request.argv[0],
+                                        kind, path.string()));
+        }
+      }
+    }
+    header.npaths = static_cast<std::uint32_t>(request.sandbox.writable.size() + request.sandbox.hidden.size());
+    if (header.npaths > spawner::kMaxSandboxPaths) {
+      return NotSpawned(
+          fmt::format("cannot start {}: more than {} sandbox paths", request.argv[0], spawner::kMaxSandboxPaths));
+    }
+  }
   header.argc = static_cast<std::uint32_t>(request.argv.size());
   header.envc = static_cast<std::uint32_t>(request.env.size());
   header.nlimits = static_cast<std::uint32_t>(request.limits.size());
@@ -318,6 +341,10 @@ Spawned StartProcess(const StartRequest& request) {
   AppendString(message, request.cwd.string());
   for (const std::string& arg : request.argv) AppendString(message, arg);
   for (const std::string& entry : request.env) AppendString(message, entry);
+  if (request.sandbox.enabled) {
+    for (const fs::path& path : request.sandbox.writable) AppendString(message, "w" + path.string());
+    for (const fs::path& path : request.sandbox.hidden) AppendString(message, "h" + path.string());
+  }
   if (message.size() > static_cast<std::size_t>(spawner::kMaxRequestBytes)) {
     return NotSpawned(fmt::format("cannot start {}: the command line and environment are too long", request.argv[0]));
   }
@@ -398,6 +425,7 @@ Spawned SpawnInOwnGroup(const Command& command, Start start) {
   request.stdin_fd = dev_null;
   request.stdout_fd = out->get();
   request.stderr_fd = err->get();
+  request.sandbox = command.sandbox;
   UniqueFd maps;
   if (command.record_maps) {
     maps = UniqueFd(::memfd_create("perfengine-maps", MFD_CLOEXEC));
@@ -462,6 +490,13 @@ Outcome ReapChild(Spawned& spawned) {
   outcome.user_s = static_cast<double>(done.user_us) / 1e6;
   outcome.sys_s = static_cast<double>(done.sys_us) / 1e6;
   outcome.max_rss_kib = done.max_rss_kib;  // Linux reports KiB
+  if (done.sandbox_errno != 0) {
+    // ENOSPC from unshare is the user namespaces' limit, not a full disk.
+    outcome.sandbox_refused = fmt::format(
+        "the kernel refused the namespaces a sandbox needs ({})",
+        done.sandbox_errno == ENOSPC ? "no user namespace is left to this user: sysctl user.max_user_namespaces"
+                                     : ErrnoText(done.sandbox_errno));
+  }
   if (spawned.maps.get() >= 0) {
     std::string text;
     char buffer[16384];

@@ -58,6 +58,7 @@ struct StartRequest {
   bool hold = false;                  // the child waits before exec until Release()
   bool quiet_start = false;           // nothing comes back until the end (spawner_protocol.h, kSpawnQuietStart)
   int maps_fd = -1;                   // >= 0: the child and all it starts are traced; their mapped files go here
+  Sandbox sandbox;                    // Command::sandbox (spawner_protocol.h, kSpawnSandbox)
 };
 
 struct Spawned {

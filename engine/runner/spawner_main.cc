@@ -38,6 +38,7 @@
 #include <cstdint>
 
 #include "engine/runner/spawner_protocol.h"
+#include "engine/runner/spawner_sandbox.h"
 
 namespace {
 
@@ -68,7 +69,13 @@ struct Plan {
   int trace_go_write = -1;  // its other end, which the child closes at once
   int error_pipe = -1;  // the write end; the child reports a failing step's errno here
   pid_t minder = 0;
+  SandboxPath paths[kMaxSandboxPaths];  // kSpawnSandbox: what the child may write and must not see
+  int npaths = 0;
 };
+
+// Whether this kernel lets a minder build a sandbox (ProbeSandbox, once, when the spawner starts):
+// 0, or the errno a request for one is answered with in SpawnDone::sandbox_errno.
+int g_sandbox_refused = 0;
 
 std::int64_t NowNs() {
   // A system call, not the vDSO: the vDSO's pages are not copied into a forked minder, and
@@ -153,8 +160,8 @@ char g_maps_read[16384];
 void RecordMaps(pid_t pid, int out) {
   if (out < 0) return;
   char path[64];
-  snprintf(path, sizeof path, "/proc/%d/maps", pid);
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  snprintf(path, sizeof path, "%d/maps", pid);
+  const int fd = openat(HostProc(), path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;
   size_t used = 0;
   char last[4096] = "";
@@ -210,8 +217,9 @@ void ContinueTracee(pid_t who, int status, int maps) {
 int KillEverythingLeft(int maps) {
   int killed = 0;
   // The minder is single-threaded, so its thread's children are all of its children. A fixed
-  // path: formatting the pid would page in printf's code in the minder after every child.
-  const char* path = "/proc/thread-self/children";
+  // path: formatting the pid would page in printf's code in the minder after every child. The
+  // host's /proc: a sandboxed minder's own /proc is its child's namespace's.
+  const char* path = "thread-self/children";
   int status = 0;
   for (;;) {
     pid_t done = waitpid(-1, &status, WNOHANG | __WALL);
@@ -221,7 +229,7 @@ int KillEverythingLeft(int maps) {
       if (errno == EINTR) continue;
       return killed;  // ECHILD: nothing left
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = openat(HostProc(), path, O_RDONLY | O_CLOEXEC);
     char text[4096];
     ssize_t n = fd >= 0 ? read(fd, text, sizeof text - 1) : -1;
     if (fd >= 0) close(fd);
@@ -274,6 +282,16 @@ bool ParseRequest(size_t size, Plan* plan) {
       table[i - 1] = text;  // skips the argv terminator
     }
   }
+  if (header.npaths > kMaxSandboxPaths || (header.npaths > 0 && (header.flags & kSpawnSandbox) == 0)) return false;
+  for (std::uint32_t i = 0; i < header.npaths; ++i) {
+    if (offset >= size) return false;
+    char* text = g_request + offset;
+    const void* nul = memchr(text, '\0', size - offset);
+    if (nul == nullptr || (text[0] != 'w' && text[0] != 'h') || text[1] != '/') return false;
+    offset = static_cast<size_t>(static_cast<const char*>(nul) - g_request) + 1;
+    plan->paths[i] = {text[0], text + 1};
+  }
+  plan->npaths = static_cast<int>(header.npaths);
   table[header.argc] = nullptr;  // the table's memory held an earlier request's
   table[count + 1] = nullptr;
   plan->argv = table;
@@ -345,6 +363,20 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
   }
   plan.trace_go = trace_go[0];
   plan.trace_go_write = trace_go[1];
+
+  // The sandbox is built before the clock starts: it costs the child's timed window nothing.
+  pid_t init = -1;
+  const bool sandboxed = (plan.flags & kSpawnSandbox) != 0 && g_sandbox_refused == 0;
+  if (sandboxed) {
+    int step = 0;
+    if (const int error = EnterSandbox(plan.paths, plan.npaths, &init, &step); error != 0) {
+      started.exec_errno = error;
+      started.sandbox_step = step;
+      WriteAll(plan.result, &started, sizeof started);
+      _exit(1);
+    }
+    plan.minder = 0;  // what the child's getppid() says of a parent outside its pid namespace
+  }
 
   const std::int64_t start_ns = NowNs();
   pid_t pid;
@@ -450,9 +482,16 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
   }
   // A child that could not be traced was killed before exec: that is why it did not run.
   done.exec_errno = trace_errno != 0 ? trace_errno : exec_errno;
-  // Helpers the child left in its group, and anything that escaped it with setsid().
+  // Helpers the child left in its group, and anything that escaped it with setsid(); in a sandbox
+  // they were handed to its init, and killing init kills everything in the namespace.
   kill(-pid, SIGKILL);
-  done.leftovers = KillEverythingLeft(plan.maps);
+  if (sandboxed) {
+    done.leftovers = CountSandboxed();
+    KillEverythingLeft(plan.maps);  // init, and with it the namespace
+  } else {
+    done.leftovers = KillEverythingLeft(plan.maps);
+    if ((plan.flags & kSpawnSandbox) != 0) done.sandbox_errno = g_sandbox_refused;
+  }
   if ((plan.flags & kSpawnQuietStart) != 0) {
     // One write, so the engine wakes once: both fit in a pipe's atomic write.
     struct {
@@ -478,6 +517,9 @@ pid_t ForkMinder() { return static_cast<pid_t>(syscall(SYS_clone, SIGCHLD, nullp
 
 int main() {
   const pid_t self = getpid();
+  OpenHostProc();
+  int refused_step = 0;
+  g_sandbox_refused = ProbeSandbox(&refused_step);
   // An ignored SIGCHLD: the kernel reaps each minder as it exits, so the spawner is not woken
   // between one execution and the next to reap it (it needs no minder's status); it sleeps in
   // recvmsg until the engine's next request.

@@ -9,8 +9,9 @@
 // NUL-terminated strings (program, cwd, argv..., env...), with the descriptors passed as
 // SCM_RIGHTS in this order: stdin, stdout, stderr, the result pipe's write end, and with
 // kSpawnHold the read end of the "go" pipe, then with kSpawnTraceMaps the maps file, then with kSpawnQuietStart the
-// pid pipe's write end. Replies go to the result pipe: a SpawnStarted, then (unless the start failed) a SpawnDone once
-// the child exited and everything it left behind was killed and reaped.
+// pid pipe's write end. With kSpawnSandbox the strings go on with `npaths` sandbox paths, each a
+// kind letter ('w' writable, 'h' hidden) followed by an absolute path. Replies go to the result pipe: a SpawnStarted,
+// then (unless the start failed) a SpawnDone once the child exited and everything it left behind was killed and reaped.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,14 @@ inline constexpr std::uint32_t kSpawnTraceMaps = 2;
 // reads only when it must signal the child before its end (a timeout, Ctrl-C). Not with
 // kSpawnHold or kSpawnTraceMaps, whose callers need the pid at the start.
 inline constexpr std::uint32_t kSpawnQuietStart = 4;
+// Run the child in a sandbox of its own (spawner_sandbox.h, docs/threat-model.md): pid, mount and
+// user namespaces, the file system read-only but for the 'w' paths, an empty directory at each 'h'
+// path, its own /proc and /dev/shm. Built by the minder before the child's clock starts. When the
+// kernel refuses namespaces (found once, when the spawner starts) the child runs without one and
+// SpawnDone::sandbox_errno says why.
+inline constexpr std::uint32_t kSpawnSandbox = 8;
 inline constexpr int kMaxRequestBytes = 256 * 1024;
+inline constexpr std::uint32_t kMaxSandboxPaths = 32;
 
 struct SpawnHeader {
   std::uint32_t magic = kMagic;
@@ -38,7 +46,7 @@ struct SpawnHeader {
   std::uint32_t argc = 0;
   std::uint32_t envc = 0;
   std::uint32_t nlimits = 0;
-  std::uint32_t reserved = 0;
+  std::uint32_t npaths = 0;  // kSpawnSandbox: how many sandbox paths follow the environment
 };
 
 struct SpawnLimit {
@@ -51,6 +59,25 @@ struct SpawnLimit {
 struct SpawnStarted {
   std::int32_t pid = -1;        // the child, also its process group id; -1 when not started
   std::int32_t exec_errno = 0;  // set when the child could not be set up or exec failed
+  std::int32_t sandbox_step = 0;  // > 0: exec_errno is from this step of the sandbox (kSandboxSteps)
+  std::int32_t reserved = 0;      // a multiple of 8 bytes: a quiet start sends it and a SpawnDone as one
+};
+static_assert(sizeof(SpawnStarted) % alignof(std::int64_t) == 0, "no padding between a SpawnStarted and a SpawnDone");
+
+// What sandbox_step names, from 1.
+inline constexpr const char* kSandboxSteps[] = {
+    "",
+    "unshare",
+    "its user and group ids",
+    "making its mounts private",
+    "a writable path",
+    "a hidden path",
+    "making the file system read-only",
+    "putting back a writable path",
+    "its /dev/shm",
+    "its init process",
+    "its /proc",
+    "locking its mounts",
 };
 
 struct SpawnDone {
@@ -61,7 +88,7 @@ struct SpawnDone {
   std::int64_t max_rss_kib = 0;
   std::int64_t wall_ns = 0;    // from just before the child was created to its reaping
   std::int32_t leftovers = 0;  // descendants still alive after it exited, killed by the helper
-  std::int32_t reserved = 0;
+  std::int32_t sandbox_errno = 0;  // kSpawnSandbox asked, but the kernel refused namespaces: why
 };
 
 }  // namespace pe::spawner

@@ -214,7 +214,7 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
     const std::string where = fmt::format("[contenders.{}]", name);
     CheckKeys(t,
               {"argv", "env", "workdir", "description", "startup", "git", "repo", "build", "threads", "prepare",
-               "cleanup", "isolated", "own_objects"},
+               "cleanup", "isolated", "own_objects", "writable"},
               where);
     Contender c;
     c.name = name;
@@ -245,6 +245,9 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
           Fail(Pos(*t.get(key)),
                fmt::format("'{}' only applies to a contender built from git: add git = \"REVISION\"", key));
       }
+    }
+    if (auto writable = StringArray(t, "writable", true)) {
+      for (const Located& w : *writable) c.writable.push_back(ResolveAgainstSpec(w.value));
     }
     c.isolated = Bool(t, "isolated").value_or(false);
     if (auto own = StringArray(t, "own_objects", true)) c.own_objects = *own;

@@ -67,6 +67,9 @@ struct Contender {
   // worktree when built from git, else to the spec's folder); default: its git worktree.
   bool isolated = false;
   std::vector<Located> own_objects;
+  // Folders its sandbox lets it (and its hooks and normalisers) write besides its execution's own
+  // directory (docs/threat-model.md), absolute (relative ones are the spec's folder's).
+  std::vector<std::filesystem::path> writable;
 };
 
 // kNone: outputs are not compared at all (tools whose outputs differ by nature, e.g. two

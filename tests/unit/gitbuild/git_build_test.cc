@@ -61,9 +61,57 @@ TEST_F(GitBuildTest, SaysWhenTheBuildChangedTrackedFiles) {
   EXPECT_FALSE(Prepare("HEAD").dirty);
   const BuiltRevision rewritten = Prepare("main~1", {"sh", "-c", "echo generated > input.txt"});
   EXPECT_TRUE(rewritten.dirty);
-  const BuiltRevision reused = Prepare("main~1", {"sh", "-c", "echo generated > input.txt"});
-  EXPECT_TRUE(reused.reused);
-  EXPECT_TRUE(reused.dirty);
+  // Not reused as the build left it: reset to the commit and built again, which rewrites it again.
+  const BuiltRevision again = Prepare("main~1", {"sh", "-c", "echo generated > input.txt"});
+  EXPECT_FALSE(again.reused);
+  EXPECT_TRUE(again.dirty);
+}
+
+// Issue 45: a later run on the same commit built the tree an earlier build had edited, measured
+// that, and blamed its own clean build as dirty.
+TEST_F(GitBuildTest, AWorktreeAnEarlierBuildEditedIsResetBeforeItIsBuiltAgain) {
+  EXPECT_TRUE(Prepare("HEAD", {"sh", "-c", "echo edited > input.txt; echo planted > planted.txt"}).dirty);
+  const BuiltRevision clean = Prepare("HEAD");
+  EXPECT_FALSE(clean.reused);
+  EXPECT_FALSE(clean.dirty);
+  EXPECT_EQ(ReadText(clean.worktree / "input.txt"), "second\n");
+  EXPECT_EQ(ReadText(clean.worktree / "built.txt"), "second\n");
+  EXPECT_FALSE(fs::exists(clean.worktree / "planted.txt"));
+}
+
+TEST_F(GitBuildTest, ABuiltWorktreeWhoseTrackedFilesChangedIsNotReused) {
+  const BuiltRevision built = Prepare("HEAD");
+  testing::WriteText(built.worktree / "input.txt", "edited since\n");
+  const BuiltRevision again = Prepare("HEAD");
+  EXPECT_FALSE(again.reused);
+  EXPECT_FALSE(again.dirty);
+  EXPECT_EQ(ReadText(again.worktree / "input.txt"), "second\n");
+}
+
+// The build is the pull request's code (docs/threat-model.md): it writes its worktree and its
+// $TMPDIR, and nothing of the user's repository, nor another revision's worktree.
+TEST_F(GitBuildTest, ABuildWritesItsWorktreeAndNothingOfTheUsersRepository) {
+  const BuiltRevision other = Prepare("main~1");
+  const std::string script = "git branch evil; git tag evil; git config core.hooksPath /tmp/evil; echo x > '" +
+                             (repo_.dir() / "planted").string() + "'; echo x > '" +
+                             (other.worktree / "built.txt").string() +
+                             "'; echo t > \"$TMPDIR/t\" && cp input.txt built.txt";
+  const BuiltRevision head = Prepare("HEAD", {"sh", "-c", script});
+  EXPECT_EQ(ReadText(head.worktree / "built.txt"), "second\n");
+  EXPECT_EQ(repo_.Git({"branch", "--list", "evil"}), "");
+  EXPECT_EQ(repo_.Git({"tag", "--list", "evil"}), "");
+  EXPECT_EQ(repo_.Git({"config", "--list", "--local"}).find("hookspath"), std::string::npos);
+  EXPECT_FALSE(fs::exists(repo_.dir() / "planted"));
+  EXPECT_EQ(ReadText(other.worktree / "built.txt"), "first\n");
+}
+
+TEST_F(GitBuildTest, NothingABuildStartsOutlivesIt) {
+  Prepare("HEAD", {"sh", "-c",
+                   "setsid sh -c 'sleep 600 # perfengine-build-daemon' </dev/null >/dev/null 2>&1 & "
+                   "cp input.txt built.txt"});
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    EXPECT_EQ(ReadText(entry.path() / "cmdline").find("perfengine-build-daemon"), std::string::npos) << entry.path();
+  }
 }
 
 TEST_F(GitBuildTest, LeavesTheUsersCheckoutAlone) {
