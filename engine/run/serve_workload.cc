@@ -12,16 +12,30 @@ using model::ServeFigures;
 
 namespace {
 
-// A parity body, digested as it arrives.
+// A parity body, digested as it arrives. The digest ends with the body, so its thread and
+// socket pair go then, not at the end of the round: one at a time, however many requests.
+// A parse error is kept for Kept(), after the round: it is not the server's failure.
 class DigestedBody final : public http::BodySink {
  public:
   DigestedBody(spec::Normaliser normaliser, bool sort_lists) : digest_(normaliser, sort_lists) {}
   void Write(const char* data, std::size_t size) override { digest_.Write(data, size); }
-  void Finish() override {}  // read by Kept(), after the round: a parse error is not the server's failure
-  KeptOutput Kept() { return digest_.Finish(); }
+  void Finish() override {
+    try {
+      kept_ = digest_.Finish();
+    } catch (const std::exception& e) {
+      error_ = e.what();
+    }
+  }
+  KeptOutput Kept() {
+    if (!kept_ && error_.empty()) Finish();  // a body Beast never finished (a HEAD answer)
+    if (!error_.empty()) throw std::runtime_error(error_);
+    return *kept_;
+  }
 
  private:
   StreamingDigest digest_;
+  std::optional<KeptOutput> kept_;
+  std::string error_;
 };
 
 }  // namespace
