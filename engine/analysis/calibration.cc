@@ -10,10 +10,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <vector>
 
 #include "engine/analysis/sequences.h"
+#include "engine/model/threshold_table.h"
 #include "stats/descriptive.h"
 #include "stats/detectable.h"
 #include "stats/distributions.h"
@@ -238,6 +238,58 @@ struct Builder {
   }
 };
 
+std::string MeasureWord(const std::string& measure) { return measure == "cpu" ? "CPU" : measure; }
+
+// A row that reads a confidence sequence over the per-round log-ratios of `c.measure`, whose
+// noise in the A/A rounds is `sigma`.
+void SequentialRow(const Builder& b, const model::ThresholdRow& row, const model::WorkloadResult& w,
+                   std::optional<double> sigma, double cost_log, int fewest_median, CheckCalibration& c) {
+  // The gate leaves the figure out for its own reason (the startup-adjusted figure of a
+  // startup-bound workload): the check is not evaluated, whatever the noise.
+  const bool skipped = row.missing_note != nullptr && w.comparison && !(*w.comparison.*row.sequence) &&
+                       !(*w.comparison.*row.missing_note).empty();
+  const bool rate = row.unit == model::Check::Unit::kRate;
+  if (!sigma || skipped) {
+    c.note =
+        skipped ? *w.comparison.*row.missing_note : fmt::format("no {} time in the A/A rounds", MeasureWord(c.measure));
+    // A speed-up check names the gate; the others' note is the reason itself.
+    b.Unreachable(
+        c, row.higher_is_better && !rate ? fmt::format("the gate does not evaluate it here: {}", c.note) : c.note);
+    return;
+  }
+  // A positive change of cost lowers a speed-up: log speed-up = -log(1 + change).
+  const double assumed = row.higher_is_better ? -cost_log : cost_log;
+  const bool no_regression = row.burden == model::Check::Burden::kShowMissed;
+  if (rate) {
+    c.reach = ReachOfWinRate(*sigma, c.bar, b.settings.max_rounds, c.confidence, b.settings.power, assumed);
+    b.Sequential(c, no_regression, c.bar < 1 ? stats::MinTrialsToExclude(c.bar, c.confidence).value_or(0) : 0);
+  } else {
+    c.reach = ReachOfCheck(*sigma, c.bar, b.settings.max_rounds, c.confidence, b.settings.power, assumed);
+    b.Sequential(c, no_regression, fewest_median);
+  }
+}
+
+// A point row of a figure that is not a count (a peak, a latency percentile): one figure per
+// run, so no per-round noise gives its power. Named in its row, with the A/A run's own ratio;
+// a figure the run lacks is a check the gate does not evaluate here.
+void UnestimatedRow(const Builder& b, const model::ThresholdRow& row, const model::WorkloadResult& w,
+                    CheckCalibration& c) {
+  c.estimated = false;
+  const std::optional<double> aa_ratio = w.comparison ? *w.comparison.*row.point : std::nullopt;
+  if (w.comparison && !aa_ratio) {
+    c.note = row.missing_note != nullptr && !(*w.comparison.*row.missing_note).empty() ? *w.comparison.*row.missing_note
+                                                                                       : std::string(row.missing);
+    b.Unreachable(c, fmt::format("the gate does not evaluate it here: {}", c.note));
+    return;
+  }
+  c.note =
+      fmt::format("calibrate estimates no power for a {}: it is one figure per run, not a per-round one", row.label);
+  if (aa_ratio) c.note += fmt::format(" (A/A ratio {:.4f})", *aa_ratio);
+  // Judged when the run ends, as a count is.
+  c.reach.rounds_unchanged = c.reach.rounds_assumed = std::max(b.settings.min_rounds, 1);
+  b.Finish(c);
+}
+
 }  // namespace
 
 Calibration CalibrationOf(const model::RunResult& aa, const CalibrationSettings& settings) {
@@ -300,53 +352,26 @@ Calibration CalibrationOf(const model::RunResult& aa, const CalibrationSettings&
         const auto it = sigma.find(measure);
         return it == sigma.end() ? std::nullopt : std::optional<double>(it->second);
       };
-      // Speed-up claims on wall time (and after start-up): the figure is log(baseline / copy).
-      for (const auto& [key, bar, measure] :
-           {std::tuple{"min_speedup", t.min_speedup, "wall"}, std::tuple{"min_speedup_ci", t.min_speedup_ci, "wall"},
-            std::tuple{"min_logic_speedup", t.min_logic_speedup, "logic"}}) {
+      // Every threshold of the table, in its order (the gate's): a sequential row by the noise of
+      // the per-round measure its sequence reads, a count by the A/A ratio of its counts, and
+      // any other point row named as one calibrate cannot estimate.
+      for (const model::ThresholdRow& row : model::kThresholdRows) {
+        const std::optional<double>& bar = t.*row.bar;
         if (!bar) continue;
-        CheckCalibration c = b.Start(key, measure, *bar);
-        const std::optional<double> s = sigma_of(measure);
-        const bool skipped_logic = std::string_view(key) == "min_logic_speedup" && w.comparison &&
-                                   !w.comparison->logic_speedup && !w.comparison->logic_note.empty();
-        if (!s || skipped_logic) {
-          c.note = skipped_logic ? w.comparison->logic_note : fmt::format("no {} time in the A/A rounds", measure);
-          b.Unreachable(c, fmt::format("the gate does not evaluate it here: {}", c.note));
+        CheckCalibration c = b.Start(std::string(row.key), std::string(row.per_round), *bar);
+        c.higher_is_better = row.higher_is_better;
+        if (row.sequence != nullptr) {
+          SequentialRow(b, row, w, sigma_of(c.measure), cost_log, fewest_median, c);
+        } else if (row.needs_counts) {
+          c.measure = std::string(row.count);
+          const auto it = std::find_if(wc.noise.begin(), wc.noise.end(),
+                                       [&](const MeasureNoise& n) { return n.measure == c.measure; });
+          const std::optional<double> deviation = it == wc.noise.end() ? std::nullopt : std::optional<double>(it->mad);
+          if (!deviation && base_sum && !base_sum->measure_note.empty()) c.note = base_sum->measure_note;
+          b.Point(c, deviation);
         } else {
-          c.reach = ReachOfCheck(*s, c.bar, settings.max_rounds, c.confidence, settings.power, -cost_log);
-          b.Sequential(c, false, fewest_median);
+          UnestimatedRow(b, row, w, c);
         }
-        wc.checks.push_back(std::move(c));
-      }
-      if (t.min_win_rate) {
-        CheckCalibration c = b.Start("min_win_rate", "wall", *t.min_win_rate);
-        if (const std::optional<double> s = sigma_of("wall")) {
-          c.reach = ReachOfWinRate(*s, c.bar, settings.max_rounds, c.confidence, settings.power, -cost_log);
-          b.Sequential(c, false, c.bar < 1 ? stats::MinTrialsToExclude(c.bar, c.confidence).value_or(0) : 0);
-        } else {
-          c.note = "no wall time in the A/A rounds";
-          b.Unreachable(c, c.note);
-        }
-        wc.checks.push_back(std::move(c));
-      }
-      if (t.max_slowdown) {
-        CheckCalibration c = b.Start("max_slowdown", "cpu", *t.max_slowdown);
-        if (const std::optional<double> s = sigma_of("cpu")) {
-          c.reach = ReachOfCheck(*s, c.bar, settings.max_rounds, c.confidence, settings.power, cost_log);
-          b.Sequential(c, true, fewest_median);
-        } else {
-          c.note = "no CPU time in the A/A rounds";
-          b.Unreachable(c, c.note);
-        }
-        wc.checks.push_back(std::move(c));
-      }
-      for (const auto& [key, bar, measure, deviation] :
-           {std::tuple{"max_instructions_ratio", t.max_instructions_ratio, "instructions", instructions},
-            std::tuple{"max_allocations_ratio", t.max_allocations_ratio, "allocations", allocations}}) {
-        if (!bar) continue;
-        CheckCalibration c = b.Start(key, measure, *bar);
-        if (!deviation && base_sum && !base_sum->measure_note.empty()) c.note = base_sum->measure_note;
-        b.Point(c, deviation);
         wc.checks.push_back(std::move(c));
       }
       for (const model::Counter& counter : w.counters) {

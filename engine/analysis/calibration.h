@@ -83,6 +83,10 @@ struct CheckCalibration {
   std::optional<double> minutes_assumed;  // the same for rounds_assumed
   bool reachable = true;                  // false: the line in Calibration::unreachable says why
   std::string note;                       // why a figure is missing or what to read it with
+  bool higher_is_better = false;          // a speed-up or win rate (the threshold table's direction)
+  // false: a point check of a figure taken once per run (a peak, a percentile), whose power no
+  // per-round noise gives; `note` says so and `reach.detectable` is empty.
+  bool estimated = true;
 };
 
 struct WorkloadCalibration {
@@ -107,16 +111,19 @@ struct CalibrationSettings {
 };
 
 // From an A/A run (the baseline as both `aa.baseline` and `aa.candidate`): each workload's
-// noise per measure and one CheckCalibration per gated check the gate would evaluate:
-// min_speedup, min_speedup_ci (wall time) and min_logic_speedup (wall time after start-up):
-// ReachOfCheck; min_win_rate: ReachOfWinRate; max_slowdown (CPU time) and noisy counters:
-// ReachOfCheck; max_instructions_ratio, max_allocations_ratio and exact counters, point checks
-// of a count: shown at the bar (times the A/A ratio's own deviation) when the run ends, after
-// min_rounds. Unreachable, each with a line: a check when max_rounds is below the fewest rounds
-// that resolve at its confidence; a no-regression check that an unchanged candidate cannot pass
-// within max_rounds; a point check an unchanged candidate fails; a startup-adjusted check the gate
-// skips (the work after start-up is within start-up noise); with an assumed change, a sequential
-// check that needs more than max_rounds to reach its verdict on it.
+// noise per measure and one CheckCalibration per threshold set (every row of
+// model::kThresholdRows, in its order) and per counter with a bar: a row reading a confidence
+// sequence by the noise of its per-round measure (ThresholdRow::per_round): ReachOfCheck, or
+// ReachOfWinRate for min_win_rate; noisy counters: ReachOfCheck; a count row
+// (max_instructions_ratio, max_allocations_ratio) and exact counters, point checks of a count:
+// shown at the bar (times the A/A ratio's own deviation) when the run ends, after min_rounds;
+// any other point row (max_rss_ratio, max_p99_ratio): not estimated, its note says so.
+// Unreachable, each with a line: a check when max_rounds is below the fewest rounds that resolve
+// at its confidence; a no-regression check that an unchanged candidate cannot pass within
+// max_rounds; a point check an unchanged candidate fails; a check the gate skips (the
+// startup-adjusted figure when the work after start-up is within start-up noise, a p99 ratio
+// off a serve workload); with an assumed change, a sequential check that needs more than
+// max_rounds to reach its verdict on it.
 Calibration CalibrationOf(const model::RunResult& aa, const CalibrationSettings& settings);
 
 }  // namespace pe::analysis

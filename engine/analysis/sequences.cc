@@ -4,7 +4,10 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <stdexcept>
+#include <string>
 
+#include "engine/model/threshold_table.h"
 #include "stats/descriptive.h"
 #include "stats/detectable.h"
 #include "stats/sequential.h"
@@ -89,36 +92,45 @@ int MinRoundsToResolve(double confidence) { return stats::MinTrialsToExclude(0.5
 void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const PairedSeries& logic, const Thresholds& t,
                   Comparison& c) {
   const double level = t.confidence;
+  // Each sequence over the per-round log-ratios of its measure (a row's `per_round`).
   const std::vector<double> speedups = LogRatios(wall.baseline, wall.candidate);
+  const std::vector<double> cpu_ratios = LogRatios(cpu.candidate, cpu.baseline);
+  const std::vector<double> logic_ratios = LogicLogRatios(logic);
   if (!speedups.empty()) {
     c.speedup_cs = RatioSequence(speedups, level);
     c.speedup_noise = Noise(speedups);
-    for (const std::optional<double>& bar : {t.min_speedup, t.min_speedup_ci}) {
-      if (bar && !Resolved(*c.speedup_cs, *bar)) c.speedup_rounds_needed = RoundsNeeded(speedups, *bar, level);
-    }
     const int n = static_cast<int>(speedups.size());
     const stats::ProportionBounds wins = stats::ProportionSequence(c.wins, n, level);
     c.win_rate_cs = Interval{static_cast<double>(c.wins) / n, wins.low, wins.high, level,
                              "confidence sequence for a proportion (beta-binomial mixture)"};
-    if (t.min_win_rate && !Resolved(*c.win_rate_cs, *t.min_win_rate)) {
-      c.win_rounds_needed = stats::TrialsToExclude(static_cast<double>(c.wins) / n, *t.min_win_rate, level);
-    }
   }
-  const std::vector<double> cpu_ratios = LogRatios(cpu.candidate, cpu.baseline);
   if (!cpu_ratios.empty()) {
     c.cpu_ratio_cs = RatioSequence(cpu_ratios, level);
     c.cpu_noise = Noise(cpu_ratios);
-    if (t.max_slowdown && !Resolved(*c.cpu_ratio_cs, *t.max_slowdown)) {
-      c.cpu_rounds_needed = RoundsNeeded(cpu_ratios, *t.max_slowdown, level);
-    }
   }
-  const std::vector<double> logic_ratios = LogicLogRatios(logic);
   if (c.logic_speedup && !logic_ratios.empty()) {
     c.logic_speedup_cs = LogicSequence(logic_ratios, level);
     c.logic_noise = Noise(logic_ratios);
-    if (t.min_logic_speedup && !Resolved(*c.logic_speedup_cs, *t.min_logic_speedup)) {
-      c.logic_rounds_needed = RoundsNeeded(logic_ratios, *t.min_logic_speedup, level);
+  }
+  // The rounds each threshold of the table that reads a sequence would need, where its
+  // sequence leaves it open (model/threshold_table.h: rows sharing a sequence share the count,
+  // the last set in the table's order giving it).
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    if (row.sequence == nullptr || row.rounds_needed == nullptr) continue;
+    const std::optional<double>& bar = t.*row.bar;
+    const std::optional<Interval>& cs = c.*row.sequence;
+    if (!bar || !cs || Resolved(*cs, *bar)) continue;
+    if (row.unit == model::Check::Unit::kRate) {
+      c.*row.rounds_needed = stats::TrialsToExclude(cs->estimate, *bar, level);
+      continue;
     }
+    const std::vector<double>& ratios =
+        row.per_round == "wall"  ? speedups
+        : row.per_round == "cpu" ? cpu_ratios
+        : row.per_round == "logic"
+            ? logic_ratios
+            : throw std::logic_error("AddSequences: no per-round measure '" + std::string(row.per_round) + "'");
+    c.*row.rounds_needed = RoundsNeeded(ratios, *bar, level);
   }
 }
 

@@ -70,13 +70,14 @@ std::string Minutes(const std::optional<double>& minutes) {
   return minutes ? report::FormatRunnerMinutes(60 * *minutes) : std::string("-");
 }
 
-// "regression of +4.1% (1.041x)" for a no-regression check, "speed-up of 1.09x" otherwise.
+// "regression of +4.1% (1.041x)" for a no-regression check, "speed-up of 1.09x" otherwise (the
+// threshold table's direction); for a check calibrate cannot estimate, why not (its note, under
+// "not estimated", says more).
 std::string Detectable(const analysis::CheckCalibration& c) {
+  if (!c.estimated && c.reachable) return "not estimated: one figure per run";
   if (!c.reach.detectable) return c.note.empty() ? "none (too few rounds)" : "none (not evaluated)";
   const double r = *c.reach.detectable;
-  if (c.threshold == "max_slowdown" || c.threshold.starts_with("counters.") || c.threshold.starts_with("max_")) {
-    return fmt::format("regression of {:+.1f}% ({:.3f}x)", 100 * (r - 1), r);
-  }
+  if (!c.higher_is_better) return fmt::format("regression of {:+.1f}% ({:.3f}x)", 100 * (r - 1), r);
   return fmt::format("speed-up of {:.3f}x", r);
 }
 
@@ -114,6 +115,7 @@ nlohmann::json ToJson(const analysis::Calibration& cal, const spec::Spec& spec, 
       nlohmann::json cj = {
           {"threshold", c.threshold},   {"measure", c.measure},     {"bar", c.bar},  {"confidence", c.confidence},
           {"max_rounds", c.max_rounds}, {"reachable", c.reachable}, {"note", c.note}};
+      cj["estimated"] = c.estimated;
       cj["detectable"] = Optional(c.reach.detectable);
       cj["rounds_to_verdict"] = Optional(c.reach.rounds_unchanged);
       cj["minutes_to_verdict"] = Optional(c.minutes);
@@ -161,6 +163,15 @@ void PrintTable(std::ostream& out, const analysis::Calibration& cal, const spec:
     if (assumed) out << fmt::format("; rounds {}: for one {:+g}% slower", at, 100 * settings.assumed_change);
     out << "; minutes: those rounds and the warm-ups at this run's time per round; a count is judged once the run "
            "ends)\n";
+  }
+  bool unestimated = false;
+  for (const analysis::WorkloadCalibration& w : cal.workloads) {
+    for (const analysis::CheckCalibration& c : w.checks) {
+      if (c.estimated || !c.reachable) continue;
+      if (!unestimated) out << "\nnot estimated:\n";
+      unestimated = true;
+      out << "  " << OneLine(fmt::format("{}: {} {:g}: {}", w.name, c.threshold, c.bar, c.note)) << "\n";
+    }
   }
   if (!cal.unreachable.empty()) {
     out << "\ncannot be reached on this machine:\n";

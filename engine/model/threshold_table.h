@@ -30,6 +30,10 @@ struct ThresholdRow {
   std::optional<Interval> Comparison::*sequence = nullptr;  // sequential rows
   std::optional<int> Comparison::*rounds_needed = nullptr;  // sequential rows; null where no estimate exists
   std::optional<double> Comparison::*point = nullptr;       // point rows
+  // Sequential rows: the measure whose per-round log-ratios the sequence is built from, as
+  // calibrate names its noise ("wall", "cpu", "logic"; engine/analysis/sequences.cc and
+  // calibration.cc both read it). Empty for point rows.
+  std::string_view per_round = "";
   // Ratio rows: the noise of the per-round log-ratios under `sequence`, from which the check's
   // "would have shown X% with 80% power" is computed (stats/detectable.h); null: not stated.
   std::optional<double> Comparison::*noise = nullptr;
@@ -64,6 +68,7 @@ inline constexpr ThresholdRow kThresholdRows[] = {
      .unit = Check::Unit::kRatio,
      .sequence = &Comparison::speedup_cs,
      .rounds_needed = &Comparison::speedup_rounds_needed,
+     .per_round = "wall",
      .noise = &Comparison::speedup_noise,
      .missing = "no paired rounds"},
     {.key = "min_speedup_ci",
@@ -74,6 +79,7 @@ inline constexpr ThresholdRow kThresholdRows[] = {
      .unit = Check::Unit::kRatio,
      .sequence = &Comparison::speedup_cs,
      .rounds_needed = &Comparison::speedup_rounds_needed,
+     .per_round = "wall",
      .noise = &Comparison::speedup_noise,
      .missing = "no paired rounds"},
     {.key = "min_win_rate",
@@ -84,6 +90,7 @@ inline constexpr ThresholdRow kThresholdRows[] = {
      .unit = Check::Unit::kRate,
      .sequence = &Comparison::win_rate_cs,
      .rounds_needed = &Comparison::win_rounds_needed,
+     .per_round = "wall",
      .missing = "no paired rounds",
      .shows_wins = true,
      .exclusive_min = false,
@@ -96,6 +103,7 @@ inline constexpr ThresholdRow kThresholdRows[] = {
      .unit = Check::Unit::kRatio,
      .sequence = &Comparison::logic_speedup_cs,
      .rounds_needed = &Comparison::logic_rounds_needed,
+     .per_round = "logic",
      .noise = &Comparison::logic_noise,
      .missing = "no startup-adjusted figure",
      .missing_note = &Comparison::logic_note,
@@ -110,6 +118,7 @@ inline constexpr ThresholdRow kThresholdRows[] = {
      .unit = Check::Unit::kRatio,
      .sequence = &Comparison::cpu_ratio_cs,
      .rounds_needed = &Comparison::cpu_rounds_needed,
+     .per_round = "cpu",
      .noise = &Comparison::cpu_noise,
      .missing = "no CPU time: no paired rounds reported any",
      .profile_explains = true},
@@ -181,6 +190,15 @@ constexpr bool CountsNamed() {
   return true;
 }
 static_assert(CountsNamed(), "a row with needs_counts names its count, and only such a row does");
+
+// A row reads a sequence exactly when it names the per-round measure the sequence is built from.
+constexpr bool SequencesMeasured() {
+  for (const ThresholdRow& row : kThresholdRows) {
+    if ((row.sequence == nullptr) != row.per_round.empty()) return false;
+  }
+  return true;
+}
+static_assert(SequencesMeasured(), "a row with a sequence names its per-round measure, and only such a row does");
 
 // The checks of `t` that read a confidence sequence: the members of the run's family
 // (docs/statistics.md, "Family-wise confidence"). Rows that read the same sequence at the same

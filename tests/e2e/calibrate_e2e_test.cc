@@ -184,6 +184,45 @@ TEST(CalibrateE2E, WinRateStartupAdjustedAndReportedCountersAreCalibratedWithAnA
   EXPECT_NE(f.out.find("counters.misses"), std::string::npos) << f.out;
 }
 
+// Issue 43: calibrate listed 7 thresholds by hand and left max_rss_ratio and max_p99_ratio out
+// without a word. A peak RSS ratio is one figure per run, so its row says it is not estimated
+// (and why, under "not estimated"); max_p99_ratio on a process workload is named as a check the
+// gate does not evaluate there.
+TEST(CalibrateE2E, EveryThresholdIsARowEvenOneItCannotEstimate) {
+  TempDir dir;
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 7\nmax_rounds = 30\nwarmup_rounds = 1\n\n"
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = [\"" STUB_CONTENDER
+                         "\", \"--busy-ms\", \"1\", \"--print\", \"same\"]\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = [\"" STUB_CONTENDER
+                         "\", \"--print\", \"same\"]\n\n"
+                      << "[workloads.work]\n\n"
+                      << "[thresholds]\nmax_slowdown = 1.05\nmax_rss_ratio = 1.2\nmax_p99_ratio = 1.1\n";
+  const fs::path json = dir.path() / "calibration.json";
+  const Finished f =
+      RunPerfengine({"calibrate", spec.string(), "--rounds", "7", "--json=" + json.string()}, dir.path());
+  ASSERT_EQ(f.exit, 0) << f.out << f.err;
+  const auto cal = nlohmann::json::parse(ReadAll(json));
+  const auto rss = Check(cal, "work", "max_rss_ratio");
+  EXPECT_EQ(rss["estimated"], false);
+  EXPECT_EQ(rss["reachable"], true);
+  EXPECT_TRUE(rss["detectable"].is_null());
+  EXPECT_TRUE(rss["note"].get<std::string>().starts_with(
+      "calibrate estimates no power for a peak RSS ratio: it is one figure per run, not a per-round one (A/A ratio "))
+      << rss.dump();
+  EXPECT_NE(f.out.find("not estimated: one figure per run"), std::string::npos) << f.out;
+  EXPECT_NE(f.out.find("\nnot estimated:\n  work: max_rss_ratio 1.2: calibrate estimates no power for a peak RSS "
+                       "ratio"),
+            std::string::npos)
+      << f.out;
+  const auto p99 = Check(cal, "work", "max_p99_ratio");
+  EXPECT_EQ(p99["reachable"], false);
+  EXPECT_EQ(p99["note"], "not a serve workload");
+  EXPECT_NE(f.out.find("  work: max_p99_ratio 1.1: the gate does not evaluate it here: not a serve workload\n"),
+            std::string::npos)
+      << f.out;
+}
+
 TEST(CalibrateE2E, AnAssumedChangeThatIsNotAPercentageIsOneErrorAndExitTwo) {
   TempDir dir;
   const Finished f = RunPerfengine(

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/analysis/calibration.h"
+#include "engine/model/threshold_table.h"
 #include "stats/error.h"
 #include "stats/sequential.h"
 
@@ -186,9 +187,10 @@ TEST(CalibrationOf, CoversEveryGatedCheckKindOfTheWorkload) {
                                                 "counter free", "instructions"}));
   std::vector<std::string> checks;
   for (const CheckCalibration& c : cal.workloads[1].checks) checks.push_back(c.threshold);
-  // In the gate's order of kinds; a counter without a bar gates nothing and is not a check.
+  // In the threshold table's order (the gate's), then the counters; a counter without a bar
+  // gates nothing and is not a check.
   EXPECT_EQ(checks,
-            (std::vector<std::string>{"min_logic_speedup", "min_win_rate", "max_slowdown", "max_instructions_ratio",
+            (std::vector<std::string>{"min_win_rate", "min_logic_speedup", "max_slowdown", "max_instructions_ratio",
                                       "max_allocations_ratio", "counters.objects", "counters.misses"}));
 
   const CheckCalibration* win = Find(cal, "min_win_rate");
@@ -256,6 +258,52 @@ TEST(CalibrationOf, AStartupAdjustedCheckTheGateSkipsIsNamedWithTheGatesReason) 
   EXPECT_TRUE(Names(cal,
                     "work: min_logic_speedup 1.1: the gate does not evaluate it here: startup-bound: the work after "
                     "start-up is within start-up noise"))
+      << ::testing::PrintToString(cal.unreachable);
+}
+
+// Issue 43: calibrate had its own list of 7 thresholds and left max_rss_ratio and max_p99_ratio
+// out without a word. Every row of the threshold table set at once: each is one check, in the
+// table's order, and one calibrate cannot estimate says so in its row instead of vanishing.
+TEST(CalibrationOf, EveryThresholdRowIsACheckOrSaysWhyNot) {
+  CalibrationSettings settings;
+  settings.max_rounds = 60;
+  settings.min_rounds = 7;
+  model::RunResult aa = AaResult(20);
+  model::WorkloadResult& work = aa.workloads[1];
+  work.counters.clear();
+  std::vector<std::string> keys;
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    work.thresholds.*row.bar = row.unit == model::Check::Unit::kRate ? 0.5 : 1.05;
+    keys.emplace_back(row.key);
+  }
+  model::Comparison c;  // what the A/A run's own analysis found for the point figures
+  c.rss_ratio = 1.02;
+  work.comparison = c;
+  const Calibration cal = CalibrationOf(aa, settings);
+  std::vector<std::string> checks;
+  for (const CheckCalibration& check : cal.workloads.at(1).checks) checks.push_back(check.threshold);
+  EXPECT_EQ(checks, keys);
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    SCOPED_TRACE(std::string(row.key));
+    const CheckCalibration* check = Find(cal, std::string(row.key));
+    ASSERT_TRUE(check);
+    EXPECT_EQ(check->higher_is_better, row.higher_is_better);
+    // Estimated, or a note that says why not (and, for a figure the run lacks, a line).
+    if (!check->reach.detectable) {
+      EXPECT_FALSE(check->note.empty());
+    }
+  }
+  const CheckCalibration* rss = Find(cal, "max_rss_ratio");
+  ASSERT_TRUE(rss);
+  EXPECT_FALSE(rss->estimated);
+  EXPECT_TRUE(rss->reachable);
+  EXPECT_EQ(rss->note,
+            "calibrate estimates no power for a peak RSS ratio: it is one figure per run, not a per-round one "
+            "(A/A ratio 1.0200)");
+  const CheckCalibration* p99 = Find(cal, "max_p99_ratio");
+  ASSERT_TRUE(p99);
+  EXPECT_FALSE(p99->reachable);
+  EXPECT_TRUE(Names(cal, "work: max_p99_ratio 1.05: the gate does not evaluate it here: not a serve workload"))
       << ::testing::PrintToString(cal.unreachable);
 }
 

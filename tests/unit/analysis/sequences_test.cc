@@ -6,6 +6,9 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
+
+#include "engine/model/threshold_table.h"
 
 namespace pe::analysis {
 
@@ -182,6 +185,29 @@ TEST(LogicSequence, NotComputedWithoutAStartupAdjustedFigure) {
   empty.logic_speedup = 2.0;
   AddSequences({}, {}, {}, t, empty);
   EXPECT_FALSE(empty.logic_speedup_cs);
+}
+
+// Issue 43: the threshold to sequence list is the threshold table. Each row that reads a
+// sequence, set alone to a bar three rounds cannot resolve, gets its sequence and the rounds it
+// would need; a row whose per-round measure AddSequences does not know fails here.
+TEST(AddSequences, EveryThresholdRowThatReadsASequenceGetsItsRoundsNeeded) {
+  const PairedSeries wall{{1.10, 1.12, 1.11}, {1.0, 1.0, 1.0}};
+  const PairedSeries cpu{{1.0, 1.0, 1.0}, {1.10, 1.12, 1.11}};
+  const PairedSeries logic{{1.10, 1.12, 1.11}, {1.0, 1.0, 1.0}};
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    if (row.sequence == nullptr) continue;
+    SCOPED_TRACE(std::string(row.key));
+    Thresholds t;
+    t.*row.bar = row.unit == model::Check::Unit::kRate ? 0.5 : 1.5;
+    Comparison c;
+    c.wins = 3;
+    c.logic_speedup = 1.1;
+    AddSequences(wall, cpu, logic, t, c);
+    ASSERT_TRUE(c.*row.sequence);
+    ASSERT_NE(row.rounds_needed, nullptr);
+    EXPECT_TRUE(c.*row.rounds_needed);
+    EXPECT_GT((c.*row.rounds_needed).value_or(0), 3);
+  }
 }
 
 }  // namespace
