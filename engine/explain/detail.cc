@@ -7,6 +7,7 @@
 
 #include "engine/analysis/analyze.h"
 #include "engine/model/samples.h"
+#include "engine/model/threshold_table.h"
 #include "stats/descriptive.h"
 #include "stats/error.h"
 
@@ -214,17 +215,30 @@ void CheckAgainstFile(const RunResult& result, const WorkloadResult& w, Workload
   agree.Interval("logic speedup interval", c.logic_speedup_ci, Bounds(r.logic_speedup_ci));
   agree.Number("CPU-time ratio", c.cpu_ratio, r.cpu_ratio);
   agree.Interval("CPU-time ratio interval", c.cpu_ratio_ci, Bounds(r.cpu_ratio_ci));
-  agree.Interval("speedup sequence", c.speedup_cs, Bounds(r.speedup_cs));
-  agree.Interval("CPU-time ratio sequence", c.cpu_ratio_cs, Bounds(r.cpu_ratio_cs));
-  agree.Interval("win probability sequence", c.win_rate_cs, Bounds(r.win_rate_cs));
-  agree.Interval("logic speedup sequence", c.logic_speedup_cs, Bounds(r.logic_speedup_cs));
-  agree.Number("instructions ratio", c.instructions_ratio, r.instructions_ratio);
-  agree.Number("allocations ratio", c.allocations_ratio, r.allocations_ratio);
-  agree.Number("p99 ratio", c.p99_ratio, r.p99_ratio);
-  agree.Number("rounds needed (speedup)", Count(c.speedup_rounds_needed), Count(r.speedup_rounds_needed));
-  agree.Number("rounds needed (CPU time)", Count(c.cpu_rounds_needed), Count(r.cpu_rounds_needed));
-  agree.Number("rounds needed (startup-adjusted)", Count(c.logic_rounds_needed), Count(r.logic_rounds_needed));
-  agree.Number("rounds needed (win rate)", Count(c.win_rounds_needed), Count(r.win_rounds_needed));
+  // What each threshold reads (engine/model/threshold_table.h), once per figure: its sequence
+  // and the rounds it would need, or its point figure (the peak RSS ratio is compared above,
+  // against explain's own).
+  std::vector<std::optional<model::Interval> Comparison::*> sequences;
+  std::vector<std::optional<double> Comparison::*> points = {&Comparison::rss_ratio};
+  std::vector<std::optional<int> Comparison::*> rounds;
+  auto first = [](auto& done, auto member) {
+    if (member == nullptr || std::find(done.begin(), done.end(), member) != done.end()) return false;
+    done.push_back(member);
+    return true;
+  };
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    const std::string label(row.label);
+    if (first(sequences, row.sequence)) {
+      agree.Interval(label + " sequence", c.*row.sequence, Bounds(r.*row.sequence));
+    }
+    if (first(points, row.point)) agree.Number(label, c.*row.point, r.*row.point);
+  }
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    if (first(rounds, row.rounds_needed)) {
+      agree.Number("rounds needed (" + std::string(row.label) + ")", Count(c.*row.rounds_needed),
+                   Count(r.*row.rounds_needed));
+    }
+  }
   agree.Interval("paired ratio interval", c.paired_ratio_ci, stats::Bounds{a.paired_ratio_low, a.paired_ratio_high});
   agree.Number("rounds to resolve", c.rounds_to_resolve ? std::optional<double>(*c.rounds_to_resolve) : std::nullopt,
                a.power ? std::optional<double>(a.power->rounds) : std::nullopt);

@@ -13,11 +13,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <string>
+#include <string_view>
 
 #include "engine/analysis/analyze.h"
 #include "engine/model/atomic_file.h"
 #include "engine/model/json.h"
 #include "engine/model/names.h"
+#include "engine/model/threshold_table.h"
 
 namespace pe::history {
 
@@ -171,28 +174,19 @@ std::string NowIso8601() {
 // contender's medians and counts.
 std::vector<std::tuple<std::string, std::string, double>> FiguresOf(const WorkloadResult& w) {
   std::vector<std::tuple<std::string, std::string, double>> out;
-  auto add = [&](const std::string& contender, const char* name, auto value) {
+  auto add = [&](const std::string& contender, std::string_view name, auto value) {
     if constexpr (requires { value.has_value(); }) {
-      if (value) out.emplace_back(contender, name, static_cast<double>(*value));
+      if (value) out.emplace_back(contender, std::string(name), static_cast<double>(*value));
     } else {
-      out.emplace_back(contender, name, static_cast<double>(value));
+      out.emplace_back(contender, std::string(name), static_cast<double>(value));
     }
   };
   if (w.comparison) {
-    const Comparison& c = *w.comparison;
-    add("", "speedup", c.speedup);
-    add("", "win_rate", c.win_rate);
-    add("", "logic_speedup", c.logic_speedup);
-    add("", "rss_ratio", c.rss_ratio);
-    add("", "cpu_ratio", c.cpu_ratio);
-    add("", "instructions_ratio", c.instructions_ratio);
-    add("", "allocations_ratio", c.allocations_ratio);
-    add("", "p99_ratio", c.p99_ratio);
-    // What the gate reads (engine/model/threshold_table.h): the estimates of the confidence
-    // sequences over paired rounds; the ratios of medians above are descriptive beside them.
-    if (c.speedup_cs) add("", "median_round_speedup", c.speedup_cs->estimate);
-    if (c.cpu_ratio_cs) add("", "median_round_cpu_ratio", c.cpu_ratio_cs->estimate);
-    if (c.logic_speedup_cs) add("", "median_round_logic_speedup", c.logic_speedup_cs->estimate);
+    // The comparison's figures (engine/model/threshold_table.h, kFigureRows): every figure a
+    // check reads, and the descriptive ratios beside them.
+    for (const model::FigureRow& figure : model::kFigureRows) {
+      add("", figure.name, figure.read(*w.comparison));
+    }
   }
   for (const ContenderSummary& s : w.summaries) {
     add(s.contender, "median_wall_s", s.median_wall_s);

@@ -8,6 +8,7 @@
 
 #include "engine/base/error.h"
 #include "engine/base/suggest.h"
+#include "engine/model/threshold_table.h"
 #include "engine/report/text_table.h"
 #include "engine/units/units.h"
 #include "stats/change_points.h"
@@ -39,29 +40,8 @@ double MedianOf(const std::vector<Point>& points, size_t begin, size_t end) {
 
 FigureInfo DescribeFigure(const std::string& figure) {
   // The comparison's figures, each with the check that reads it (engine/model/threshold_table.h).
-  static const std::pair<std::string_view, FigureInfo> kKnown[] = {
-      {"median_round_speedup",
-       {"median per-round speed-up, baseline / candidate wall time: what min_speedup reads", true}},
-      {"median_round_cpu_ratio",
-       {"median per-round CPU-time ratio, candidate / baseline: what max_slowdown reads", false}},
-      {"median_round_logic_speedup",
-       {"median per-round startup-adjusted speed-up: what min_logic_speedup reads", true}},
-      {"speedup",
-       {"ratio of median wall times, baseline / candidate (descriptive: min_speedup reads median_round_speedup)",
-        true}},
-      {"win_rate", {"share of paired rounds the candidate won (min_win_rate reads its sequence)", true}},
-      {"logic_speedup",
-       {"ratio of startup-adjusted medians (descriptive: min_logic_speedup reads median_round_logic_speedup)", true}},
-      {"cpu_ratio",
-       {"ratio of median CPU times, candidate / baseline (descriptive: max_slowdown reads median_round_cpu_ratio)",
-        false}},
-      {"rss_ratio", {"peak RSS ratio, candidate / baseline: what max_rss_ratio reads", false}},
-      {"instructions_ratio", {"instruction count ratio, exact: what max_instructions_ratio reads", false}},
-      {"allocations_ratio", {"allocation count ratio, exact: what max_allocations_ratio reads", false}},
-      {"p99_ratio", {"p99 latency ratio, candidate / baseline: what max_p99_ratio reads", false}},
-  };
-  for (const auto& [name, info] : kKnown) {
-    if (figure == name) return info;
+  for (const model::FigureRow& row : model::kFigureRows) {
+    if (figure == row.name) return {std::string(row.meaning), row.higher_is_better};
   }
   // One contender's own figure: a time, a size or a count, where more is worse.
   const std::size_t dot = figure.find('.');

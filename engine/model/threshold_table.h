@@ -5,7 +5,10 @@
 // them, and one missing from any of them fails a test instead of being silently ignored.
 //
 // Adding a threshold: a member of model::Thresholds (fields.h then wants it, and the build says
-// so), a row here, and a line in docs/spec.md's [thresholds] table.
+// so), a row here, its figure in kFigureRows below (a new figure: a member of Comparison too,
+// its analysis and its fields.h entry), and a line in docs/spec.md's [thresholds] table.
+// calibrate, history, trend and explain read both tables; a row none of them can read fails a
+// test (grep EveryThresholdRow in tests/).
 #pragma once
 
 #include <cstddef>
@@ -161,6 +164,105 @@ inline constexpr ThresholdRow kThresholdRows[] = {
      .count = "allocations",
      .profile_explains = true},
 };
+
+// The comparison's figures, each once: its name in the history database and `perfengine trend`,
+// how it is read from a Comparison, its direction and what it means. A threshold row's figure
+// (its `point`, or the estimate of its `sequence`) is one of these rows, with the row's
+// direction (the static_assert below), so history and trend record and name every figure a
+// check reads (HistoryStoreTest.EveryThresholdRowsFigureIsRecordedAndNamedInItsDirection). In
+// the order history records them.
+struct FigureRow {
+  std::string_view name;
+  std::optional<double> (*read)(const Comparison&);
+  bool higher_is_better;
+  std::string_view meaning;  // what `trend` says of it
+  // The threshold rows' member pointers it is the figure of (null: descriptive only).
+  std::optional<double> Comparison::*point = nullptr;
+  std::optional<Interval> Comparison::*sequence = nullptr;
+};
+
+inline constexpr FigureRow kFigureRows[] = {
+    {.name = "speedup",
+     .read = [](const Comparison& c) -> std::optional<double> { return c.speedup; },
+     .higher_is_better = true,
+     .meaning =
+         "ratio of median wall times, baseline / candidate (descriptive: min_speedup reads median_round_speedup)"},
+    {.name = "win_rate",
+     .read = [](const Comparison& c) -> std::optional<double> { return c.win_rate; },
+     .higher_is_better = true,
+     .meaning = "share of paired rounds the candidate won (min_win_rate reads its sequence)",
+     .sequence = &Comparison::win_rate_cs},
+    {.name = "logic_speedup",
+     .read = [](const Comparison& c) { return c.logic_speedup; },
+     .higher_is_better = true,
+     .meaning = "ratio of startup-adjusted medians (descriptive: min_logic_speedup reads median_round_logic_speedup)"},
+    {.name = "rss_ratio",
+     .read = [](const Comparison& c) { return c.rss_ratio; },
+     .higher_is_better = false,
+     .meaning = "peak RSS ratio, candidate / baseline: what max_rss_ratio reads",
+     .point = &Comparison::rss_ratio},
+    {.name = "cpu_ratio",
+     .read = [](const Comparison& c) { return c.cpu_ratio; },
+     .higher_is_better = false,
+     .meaning =
+         "ratio of median CPU times, candidate / baseline (descriptive: max_slowdown reads median_round_cpu_ratio)"},
+    {.name = "instructions_ratio",
+     .read = [](const Comparison& c) { return c.instructions_ratio; },
+     .higher_is_better = false,
+     .meaning = "instruction count ratio, exact: what max_instructions_ratio reads",
+     .point = &Comparison::instructions_ratio},
+    {.name = "allocations_ratio",
+     .read = [](const Comparison& c) { return c.allocations_ratio; },
+     .higher_is_better = false,
+     .meaning = "allocation count ratio, exact: what max_allocations_ratio reads",
+     .point = &Comparison::allocations_ratio},
+    {.name = "p99_ratio",
+     .read = [](const Comparison& c) { return c.p99_ratio; },
+     .higher_is_better = false,
+     .meaning = "p99 latency ratio, candidate / baseline: what max_p99_ratio reads",
+     .point = &Comparison::p99_ratio},
+    // What the gate reads: the estimates of the confidence sequences over paired rounds; the
+    // ratios of medians above are descriptive beside them.
+    {.name = "median_round_speedup",
+     .read = [](const Comparison& c) { return c.speedup_cs ? std::optional(c.speedup_cs->estimate) : std::nullopt; },
+     .higher_is_better = true,
+     .meaning = "median per-round speed-up, baseline / candidate wall time: what min_speedup reads",
+     .sequence = &Comparison::speedup_cs},
+    {.name = "median_round_cpu_ratio",
+     .read =
+         [](const Comparison& c) { return c.cpu_ratio_cs ? std::optional(c.cpu_ratio_cs->estimate) : std::nullopt; },
+     .higher_is_better = false,
+     .meaning = "median per-round CPU-time ratio, candidate / baseline: what max_slowdown reads",
+     .sequence = &Comparison::cpu_ratio_cs},
+    {.name = "median_round_logic_speedup",
+     .read =
+         [](const Comparison& c) {
+           return c.logic_speedup_cs ? std::optional(c.logic_speedup_cs->estimate) : std::nullopt;
+         },
+     .higher_is_better = true,
+     .meaning = "median per-round startup-adjusted speed-up: what min_logic_speedup reads",
+     .sequence = &Comparison::logic_speedup_cs},
+};
+
+// The figure a threshold row reads; null when none is declared (the build fails then).
+constexpr const FigureRow* FigureOf(const ThresholdRow& row) {
+  for (const FigureRow& figure : kFigureRows) {
+    if ((row.point != nullptr && figure.point == row.point) ||
+        (row.sequence != nullptr && figure.sequence == row.sequence)) {
+      return &figure;
+    }
+  }
+  return nullptr;
+}
+
+constexpr bool EveryRowHasItsFigure() {
+  for (const ThresholdRow& row : kThresholdRows) {
+    const FigureRow* figure = FigureOf(row);
+    if (figure == nullptr || figure->higher_is_better != row.higher_is_better) return false;
+  }
+  return true;
+}
+static_assert(EveryRowHasItsFigure(), "every threshold row's figure is a row of kFigureRows, in the same direction");
 
 // The two [thresholds] keys that are settings of the checks above rather than checks.
 inline constexpr std::string_view kRssRunsKey = "rss_runs";

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "engine/explain/detail.h"
 #include "engine/explain/explain_text.h"
 #include "engine/explain/select.h"
+#include "engine/model/threshold_table.h"
 #include "engine/spec/spec_error.h"
 #include "engine/units/units.h"
 #include "stats/descriptive.h"
@@ -203,6 +205,23 @@ TEST(ExplainAgreement, PrintedFiguresAreTheStoredOnes) {
             std::string::npos);
   EXPECT_NE(text.find(units::FormatPValue(*c.sign_test_p)), std::string::npos);
   EXPECT_NE(text.find(fmt::format("takes about {} rounds", *c.rounds_to_resolve)), std::string::npos);
+}
+
+// Issue 43: explain's comparison with the file listed its figures by hand. Each threshold's
+// figure edited in the file, alone, is called out under the threshold table's label.
+TEST(ExplainAgreement, EveryThresholdRowsFigureEditedInTheFileIsCalledOut) {
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    SCOPED_TRACE(std::string(row.key));
+    RunResult r = LoadResults("pass.json");
+    Comparison& c = *r.workloads[1].comparison;
+    if (row.point != nullptr) c.*row.point = 9.5;
+    if (row.sequence != nullptr) c.*row.sequence = model::Interval{9.5, 9.0, 10.0, 0.95, "edited"};
+    const WorkloadDetail d = ComputeDetail(r, r.workloads[1]);
+    const bool named = std::any_of(d.disagreements.begin(), d.disagreements.end(), [&](const std::string& line) {
+      return line.starts_with(std::string(row.label) + (row.point != nullptr ? ": " : " sequence"));
+    });
+    EXPECT_TRUE(named) << ::testing::PrintToString(d.disagreements);
+  }
 }
 
 TEST(ExplainAgreement, AnEditedFileIsCalledOut) {

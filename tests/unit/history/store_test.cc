@@ -16,7 +16,9 @@
 #include <fstream>
 #include <functional>
 
+#include "engine/history/trend.h"
 #include "engine/model/json.h"
+#include "engine/model/threshold_table.h"
 
 namespace pe::history {
 
@@ -146,6 +148,33 @@ TEST(HistoryStoreTest, RecordsEveryFigureAndReadsTheSeriesBackInOrder) {
   EXPECT_EQ(Count(db, "SELECT count(*) FROM checks WHERE passed = 1"), 3);
   // The whole results file is kept: nothing measured is lost to the figures table.
   EXPECT_EQ(Count(db, "SELECT count(*) FROM runs WHERE results LIKE '%\"format\": \"perfengine-results/1\"%'"), 3);
+}
+
+// Issue 43: history listed the comparison's figures by hand. Every threshold's figure, set in a
+// run's comparison, is recorded under its figure's name, and trend names it in the threshold's
+// direction (not as one contender's own figure).
+TEST(HistoryStoreTest, EveryThresholdRowsFigureIsRecordedAndNamedInItsDirection) {
+  TempDir dir;
+  const fs::path db = dir.path() / "history.sqlite";
+  RunResult run = MakeRun("2026-12-02T00:00:00Z", 1.5);
+  Comparison c;
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    if (row.point != nullptr) c.*row.point = 1.1;
+    if (row.sequence != nullptr) c.*row.sequence = model::Interval{1.1, 1.0, 1.2, 0.95, "test"};
+  }
+  run.workloads.at(0).comparison = c;
+  Store(db).Record(run, "/specs/x.toml", "c1");
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    SCOPED_TRACE(std::string(row.key));
+    const model::FigureRow* figure = model::FigureOf(row);
+    ASSERT_NE(figure, nullptr);
+    EXPECT_EQ(
+        Count(db, "SELECT count(*) FROM figures WHERE contender = '' AND name = '" + std::string(figure->name) + "'"),
+        1);
+    const FigureInfo info = DescribeFigure(std::string(figure->name));
+    EXPECT_EQ(info.higher_is_better, row.higher_is_better);
+    EXPECT_EQ(info.description, figure->meaning);
+  }
 }
 
 // A history database is data: a figure edited in the figures table, or stored in a run's results
