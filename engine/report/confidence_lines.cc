@@ -199,6 +199,12 @@ std::vector<std::string> ReportNotes(const RunResult& result) {
     if (std::string power = PowerLine(c); !power.empty()) notes.push_back(std::move(power));
   }
   notes.insert(notes.end(), result.verdict.notes.begin(), result.verdict.notes.end());
+  // What measuring a workload showed (a run without a sandbox); a serve workload's are with its
+  // server's figures (ServeLines).
+  for (const model::WorkloadResult& w : result.workloads) {
+    if (w.kind == model::WorkloadResult::Kind::kServe) continue;
+    for (const std::string& note : w.notes) notes.push_back(fmt::format("{}: {}", w.name, note));
+  }
   return notes;
 }
 

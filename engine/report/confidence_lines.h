@@ -32,8 +32,9 @@ std::string FamilyLine(const model::RunResult& result);
 // "" for a check without the figure (a point check, a failed check, an older results file).
 std::string PowerLine(const model::Check& check);
 
-// What a report lists under its notes: the family line, the power lines in check order, then
-// the verdict's own notes.
+// What a report lists under its notes: the family line, the power lines in check order, the
+// verdict's own notes, then what measuring each workload showed (WorkloadResult::notes; a serve
+// workload's are in ServeLines).
 std::vector<std::string> ReportNotes(const model::RunResult& result);
 
 }  // namespace pe::report

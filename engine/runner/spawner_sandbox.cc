@@ -61,6 +61,13 @@ int MapOwnIds(uid_t uid, gid_t gid) {
   return WriteProcFile("self/gid_map", text);
 }
 
+// How many folders deep `path` is: "/a/b" is 2.
+int Depth(const char* path) {
+  int depth = 0;
+  for (const char* c = path; *c != '\0'; ++c) depth += *c == '/' && c[1] != '\0' ? 1 : 0;
+  return depth;
+}
+
 // True when `path` lies strictly inside `dir`.
 bool Inside(const char* path, const char* dir) {
   const size_t n = strlen(dir);
@@ -144,8 +151,27 @@ int EnterSandbox(const SandboxPath* paths, int count, pid_t* init, int* step) {
     trees[i] = open_tree(AT_FDCWD, paths[i].path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
     if (trees[i] < 0) return Fail(kWritable, step);
   }
+  mount_attr read_only = {};
+  read_only.attr_set = MOUNT_ATTR_RDONLY;
+  if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &read_only, sizeof read_only) != 0) return Fail(kReadOnly, step);
+  // Outermost first, so each path is laid over the ones around it: a folder hidden inside a
+  // writable one stays hidden, and a writable folder inside a hidden one is put back on top.
+  int order[kMaxSandboxPaths];
   for (int i = 0; i < count; ++i) {
-    if (paths[i].kind != 'h') continue;
+    int at = i;
+    while (at > 0 && Depth(paths[order[at - 1]].path) > Depth(paths[i].path)) {
+      order[at] = order[at - 1];
+      --at;
+    }
+    order[at] = i;
+  }
+  for (int k = 0; k < count; ++k) {
+    const int i = order[k];
+    if (paths[i].kind == 'w') {
+      if (move_mount(trees[i], "", AT_FDCWD, paths[i].path, MOVE_MOUNT_F_EMPTY_PATH) != 0) return Fail(kAttach, step);
+      close(trees[i]);
+      continue;
+    }
     if (mount("none", paths[i].path, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=64k,nr_inodes=256,mode=755") !=
         0) {
       return Fail(kHidden, step);
@@ -156,14 +182,7 @@ int EnterSandbox(const SandboxPath* paths, int count, pid_t* init, int* step) {
         return Fail(kHidden, step);
       }
     }
-  }
-  mount_attr read_only = {};
-  read_only.attr_set = MOUNT_ATTR_RDONLY;
-  if (mount_setattr(AT_FDCWD, "/", AT_RECURSIVE, &read_only, sizeof read_only) != 0) return Fail(kReadOnly, step);
-  for (int i = 0; i < count; ++i) {
-    if (trees[i] < 0) continue;
-    if (move_mount(trees[i], "", AT_FDCWD, paths[i].path, MOVE_MOUNT_F_EMPTY_PATH) != 0) return Fail(kAttach, step);
-    close(trees[i]);
+    if (mount_setattr(AT_FDCWD, paths[i].path, 0, &read_only, sizeof read_only) != 0) return Fail(kHidden, step);
   }
   struct stat shm = {};
   if (stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode) &&

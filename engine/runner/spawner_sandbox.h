@@ -5,9 +5,10 @@
 // The minder, before the child's clock starts:
 //  1. unshares user, mount and pid namespaces (as root too: a root child must not hold
 //     capabilities over the host's mounts), mapping its own uid and gid to themselves;
-//  2. takes a detached copy of each writable path, puts an empty tmpfs over each hidden path (with
-//     the folders leading to writable paths inside it), makes every mount read-only, attaches the
-//     writable copies again (read-write) and puts a fresh tmpfs on /dev/shm;
+//  2. takes a detached copy of each writable path, makes every mount read-only, then, outermost
+//     path first, attaches each writable copy again (read-write) or lays an empty read-only tmpfs
+//     over each hidden path (with the folders leading to writable paths inside it), and puts a
+//     fresh tmpfs on /dev/shm;
 //  3. starts the namespace's init (pid 1), which mounts the namespace's own /proc and then only
 //     reaps orphans: the child is pid 2, with ordinary signal handling, and a process it leaves
 //     behind, in any group or session, dies when the minder kills init;

@@ -18,9 +18,10 @@ namespace {
 fs::path WriteCalibrateSpec(const TempDir& dir, const std::string& baseline_args) {
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 7\nmax_rounds = 30\nwarmup_rounds = 1\n\n"
-                      << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER "\", " << baseline_args
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = [\"" STUB_CONTENDER "\", " << baseline_args
                       << ", \"--print\", \"same\"]\n\n"
-                      << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = [\"" STUB_CONTENDER
+                         "\", \"--print\", \"same\"]\n\n"
                       << "[workloads.work]\n\n"
                       << "[workloads.tight]\nthresholds = { max_slowdown = 1.01 }\n\n"
                       << "[thresholds]\nmax_slowdown = 1.05\n";
@@ -139,11 +140,12 @@ TEST(CalibrateE2E, WinRateStartupAdjustedAndReportedCountersAreCalibratedWithAnA
   TempDir dir;
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 7\nmax_rounds = 30\nwarmup_rounds = 1\n\n"
-                      << "[contenders.baseline]\nargv = [\"" STUB_CONTENDER
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = [\"" STUB_CONTENDER
                          "\", \"--busy-ms\", \"20\", \"--write-env\", \"PERFENGINE_COUNTERS\", \"objects 1000 "
                          "objects\", \"--write-env\", \"PERFENGINE_COUNTERS\", \"misses 50 misses\", \"--print\", "
                          "\"same\"]\n\n"
-                      << "[contenders.candidate]\nargv = [\"" STUB_CONTENDER "\", \"--print\", \"same\"]\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = [\"" STUB_CONTENDER
+                         "\", \"--print\", \"same\"]\n\n"
                       << "[workloads.work]\n\n"
                       << "[counters.objects]\nunit = \"objects\"\nexact = true\n\n"
                       << "[counters.misses]\nunit = \"misses\"\nexact = false\n\n"

@@ -21,8 +21,10 @@ fs::path WriteSpec(const TempDir& dir, const std::string& candidate_args = "\"--
                    const std::string& extra = "") {
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 2\nwarmup_rounds = 0\n\n"
-                      << "[contenders.baseline]\nargv = [" << Stub() << ", \"--print\", \"same\"]\n\n"
-                      << "[contenders.candidate]\nargv = [" << Stub() << ", " << candidate_args << "]\n\n"
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = [" << Stub()
+                      << ", \"--print\", \"same\"]\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = [" << Stub() << ", " << candidate_args
+                      << "]\n\n"
                       << "[workloads.work]\n"
                       << extra;
   return spec;

@@ -26,32 +26,37 @@ fs::path WriteDuetSpec(const TempDir& dir, const std::string& order, const fs::p
                            "\", \"{contender}\", \"--print\", \"same\"]";
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 0\norder = \"" << order << "\"\n\n"
-                      << "[contenders.baseline]\nargv = " << argv << "\n\n"
-                      << "[contenders.candidate]\nargv = " << argv << "\n\n"
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = " << argv << "\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = " << argv << "\n\n"
                       << "[workloads.work]\n\n[thresholds]\nmax_slowdown = 1.5\n";
   return spec;
 }
 
-// One interval per execution (pid), in the order they started; the first two are parity's.
+// One interval per execution, in the order they started; the first two are parity's. Each
+// execution logs a start and an end line; a contender's executions never overlap one another,
+// so its lines pair up in order (pids do not tell them apart: in its sandbox each is pid 2).
 std::vector<Interval> ReadIntervals(const fs::path& log) {
-  std::map<long long, Interval> by_pid;
+  std::map<std::string, Interval> open;
+  std::vector<Interval> out;
   std::ifstream in(log);
   std::string tag;
   long long pid = 0, ns = 0;
   int cpu = 0;
   while (in >> tag >> pid >> ns >> cpu) {
-    Interval& i = by_pid[pid];
-    i.contender = tag;
-    if (i.start == 0) {
+    auto it = open.find(tag);
+    if (it == open.end()) {
+      Interval i;
+      i.contender = tag;
       i.start = ns;
       i.start_cpu = cpu;
+      open.emplace(tag, i);
     } else {
-      i.end = ns;
-      i.end_cpu = cpu;
+      it->second.end = ns;
+      it->second.end_cpu = cpu;
+      out.push_back(it->second);
+      open.erase(it);
     }
   }
-  std::vector<Interval> out;
-  for (const auto& [p, i] : by_pid) out.push_back(i);
   std::sort(out.begin(), out.end(), [](const Interval& a, const Interval& b) { return a.start < b.start; });
   return out;
 }
@@ -113,8 +118,8 @@ TEST(DuetE2E, ACandidateCannotRewriteTheBaselinesCountersAfterItExits) {
                                 "\"PERFENGINE_COUNTERS\", \"/c1/\", \"/c0/\", \"objects 1000 objects\"]";
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 3\nwarmup_rounds = 0\norder = \"duet\"\n\n"
-                      << "[contenders.baseline]\nargv = " << baseline << "\n\n"
-                      << "[contenders.candidate]\nargv = " << candidate << "\n\n"
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = " << baseline << "\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = " << candidate << "\n\n"
                       << "[workloads.work]\n\n"
                       << "[counters.objects]\nunit = \"objects\"\nexact = true\n\n"
                       << "[thresholds.counters]\nobjects = 1.0\n";

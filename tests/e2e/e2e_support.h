@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -57,14 +58,18 @@ struct Finished {
 // to `out` instead when given, e.g. /dev/full).
 class Running {
  public:
-  Running(const std::vector<std::string>& args, const fs::path& dir, const fs::path& out = {}) : dir_(dir) {
+  // `launcher`: a command perfengine is run through (its argv goes after it).
+  Running(const std::vector<std::string>& args, const fs::path& dir, const fs::path& out = {},
+          const std::vector<std::string>& launcher = {})
+      : dir_(dir) {
     for (std::size_t i = 0; i + 1 < args.size(); ++i) {
       if (args[i] != "--json") continue;
       std::error_code ec;
       const auto before = fs::last_write_time(args[i + 1], ec);
       results_.push_back({args[i + 1], ec ? std::nullopt : std::optional(before)});
     }
-    std::vector<std::string> argv = {PERFENGINE_BINARY};
+    std::vector<std::string> argv = launcher;
+    argv.push_back(PERFENGINE_BINARY);
     argv.insert(argv.end(), args.begin(), args.end());
     std::vector<char*> raw;
     for (auto& a : argv) raw.push_back(a.data());
@@ -120,6 +125,19 @@ inline Finished RunPerfengine(const std::vector<std::string>& args, const fs::pa
   return Running(args, dir).Wait();
 }
 
+// Runs perfengine where the kernel refuses the namespaces its sandbox needs: inside a user
+// namespace of its own whose user.max_user_namespaces is 0, so the code under test runs as on a
+// kernel without them (docs/threat-model.md). nullopt when this machine cannot make that namespace.
+inline std::optional<Finished> RunPerfengineUnsandboxed(const std::vector<std::string>& args, const fs::path& dir) {
+  const std::string limit = "echo 0 > /proc/sys/user/max_user_namespaces";
+  if (std::system(("unshare --user --map-root-user sh -c '" + limit + "' 2>/dev/null").c_str()) != 0) {
+    return std::nullopt;
+  }
+  return Running(args, dir, {},
+                 {"/usr/bin/unshare", "--user", "--map-root-user", "/bin/sh", "-c", limit + " && exec \"$0\" \"$@\""})
+      .Wait();
+}
+
 // Alive means neither gone nor a zombie waiting for a reaper.
 inline bool IsAlive(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -127,6 +145,28 @@ inline bool IsAlive(pid_t pid) {
   if (!std::getline(stat, line)) return false;
   const size_t close = line.rfind(')');
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] != 'Z';
+}
+
+// Whether a process that logged `pid` as its own (in a sandbox that is its pid namespace's pid,
+// docs/threat-model.md) and whose command line holds `mark` (say, the log's path) is alive: any
+// process here whose innermost pid (NSpid's last field) is `pid` and whose command line holds it.
+inline bool IsAliveMentioning(pid_t pid, const std::string& mark) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream status(entry.path() / "status");
+    std::string line, innermost;
+    while (std::getline(status, line)) {
+      if (!line.starts_with("NSpid:")) continue;
+      innermost = line.substr(line.find_last_of(" \t") + 1);
+    }
+    if (innermost != std::to_string(pid)) continue;
+    std::string cmdline = ReadAll(entry.path() / "cmdline");
+    std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+    if (cmdline.find(mark) != std::string::npos && IsAlive(std::stoi(name))) return true;
+  }
+  return false;
 }
 
 // The pids the stub logged with `--log PATH TAG` ("TAG <pid> <ns>" per line), in order.

@@ -16,8 +16,10 @@ std::string ExitCodesStub() { return nlohmann::json(STUB_CONTENDER).dump(); }
 fs::path WriteExitCodesSpec(const TempDir& dir, const std::string& candidate_args, const std::string& tail) {
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 10\nmax_rounds = 12\nwarmup_rounds = 0\n\n"
-                      << "[contenders.baseline]\nargv = [" << ExitCodesStub() << ", \"--print\", \"same\"]\n\n"
-                      << "[contenders.candidate]\nargv = [" << ExitCodesStub() << ", " << candidate_args << "]\n\n"
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = [" << ExitCodesStub()
+                      << ", \"--print\", \"same\"]\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = [" << ExitCodesStub() << ", "
+                      << candidate_args << "]\n\n"
                       << "[workloads.work]\n\n"
                       << tail;
   return spec;
@@ -142,8 +144,9 @@ TEST(ExitCodesE2E, AToolThatRejectsVersionGetsAStartupHint) {
   ::chmod(tool.c_str(), 0755);
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\nrounds = 2\nwarmup_rounds = 0\n\n"
-                      << "[contenders.baseline]\nargv = [" << ExitCodesStub() << ", \"--print\", \"same\"]\n\n"
-                      << "[contenders.candidate]\nargv = [" << nlohmann::json(tool.string()).dump()
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = [" << ExitCodesStub()
+                      << ", \"--print\", \"same\"]\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = [" << nlohmann::json(tool.string()).dump()
                       << ", \"--print\", \"same\"]\n\n"
                       << "[workloads.work]\n";
   const Finished v = RunPerfengine({"validate", spec.string()}, dir.path());

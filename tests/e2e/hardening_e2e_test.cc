@@ -21,8 +21,8 @@ fs::path WriteHardeningSpec(const TempDir& dir, const std::string& run = "rounds
                             const std::string& workloads = "[workloads.work]\nargs = [\"--print\", \"same\"]\n") {
   const fs::path spec = dir.path() / "spec.toml";
   std::ofstream(spec) << "[run]\n"
-                      << run << "\n[contenders.baseline]\nargv = [" << HardeningStub() << "]\n\n"
-                      << "[contenders.candidate]\nargv = [" << HardeningStub() << "]\n\n"
+                      << run << "\n[contenders.baseline]\nwritable = [\".\"]\nargv = [" << HardeningStub() << "]\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = [" << HardeningStub() << "]\n\n"
                       << workloads;  // no thresholds: these tests are about inputs and files, not verdicts
   return spec;
 }
@@ -241,18 +241,37 @@ TEST(HardeningE2E, CtrlCDuringFixtureGenerationStopsAtOnce) {
 // "speed-up"). Permission bits do not stop root, nor an owner who makes the file writable again,
 // so a write during the run itself stops the run and names who wrote what. The candidate here
 // does what such a contender would: makes the fixture writable, plants a file, answers.
+fs::path WriteFixtureWriterSpec(const TempDir& dir) {
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 3\nwarmup_rounds = 0\n"
+                      << "[contenders.baseline]\nargv = [\"/bin/sh\", \"-c\", \"echo same\"]\nstartup = [\"true\"]\n"
+                      << "[contenders.candidate]\nargv = [\"/bin/sh\", \"-c\", "
+                         "\"if ! test -f {fixture}/answer; then chmod -R u+w {fixture}; echo same > {fixture}/answer; "
+                         "fi; echo same\"]\nstartup = [\"true\"]\n"
+                      << "[workloads.work]\nfixture = { generator = \"hash_pair\", targets = 60 }\n";
+  return spec;
+}
+
+// In its sandbox a contender cannot write into its fixture (docs/threat-model.md).
+TEST(HardeningE2E, AContenderCannotWriteIntoItsFixture) {
+  TempDir dir;
+  const fs::path cache = dir.path() / "cache";
+  const Finished f =
+      RunPerfengine({"run", WriteFixtureWriterSpec(dir).string(), "--cache-dir", cache.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  for (const auto& entry : fs::recursive_directory_iterator(cache)) {
+    EXPECT_NE(entry.path().filename(), "answer") << entry.path();
+  }
+}
+
+// Where the kernel refuses the sandbox, the fixture's watch still catches the writer.
 TEST(HardeningE2E, AContenderThatWritesIntoItsFixtureFailsTheRunNamingTheFile) {
   TempDir dir;
   const fs::path cache = dir.path() / "cache";
-  std::ofstream(dir.path() / "spec.toml")
-      << "[run]\nrounds = 3\nwarmup_rounds = 0\n"
-      << "[contenders.baseline]\nargv = [\"/bin/sh\", \"-c\", \"echo same\"]\nstartup = [\"true\"]\n"
-      << "[contenders.candidate]\nargv = [\"/bin/sh\", \"-c\", "
-         "\"if ! test -f {fixture}/answer; then chmod -R u+w {fixture}; echo same > {fixture}/answer; fi; echo "
-         "same\"]\nstartup = [\"true\"]\n"
-      << "[workloads.work]\nfixture = { generator = \"hash_pair\", targets = 60 }\n";
-  const Finished f =
-      RunPerfengine({"run", (dir.path() / "spec.toml").string(), "--cache-dir", cache.string()}, dir.path());
+  const std::optional<Finished> unsandboxed = RunPerfengineUnsandboxed(
+      {"run", WriteFixtureWriterSpec(dir).string(), "--cache-dir", cache.string()}, dir.path());
+  if (!unsandboxed) GTEST_SKIP() << "this machine cannot refuse the sandbox for a test";
+  const Finished& f = *unsandboxed;
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   const std::string all = f.out + f.err;
   EXPECT_NE(all.find("candidate"), std::string::npos) << all;

@@ -116,18 +116,39 @@ TEST(IsolationE2E, ACandidateThatCopiesTheBaselinesAnswerFailsParity) {
   }
 }
 
-// A normalise command that wrote into the fixture was once blamed on the next contender to run.
+fs::path WriteNormaliseWritesFixtureSpec(const TempDir& dir) {
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 1\nwarmup_rounds = 0\n"
+                      << "[contenders.baseline]\nargv = [\"/bin/echo\", \"same\"]\nstartup = [\"/bin/true\"]\n"
+                      << "[contenders.candidate]\nargv = [\"/bin/echo\", \"same\"]\nstartup = [\"/bin/true\"]\n"
+                      << "[workloads.work]\nfixture = { generator = \"hash_pair\", targets = 60 }\n"
+                      << "normalise = [\"/bin/sh\", \"-c\", \"chmod -R u+w {fixture}; echo x > {fixture}/planted; cat "
+                         "{output}\"]\n";
+  return spec;
+}
+
+// In its sandbox a normalise command cannot write into the fixture at all (docs/threat-model.md).
+TEST(IsolationE2E, ANormaliseCommandCannotWriteIntoTheFixture) {
+  TempDir dir;
+  const fs::path cache = dir.path() / "cache";
+  const fs::path spec = WriteNormaliseWritesFixtureSpec(dir);
+  const Finished f = RunPerfengine({"run", spec.string(), "--cache-dir", cache.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  for (const auto& entry : fs::recursive_directory_iterator(cache)) {
+    EXPECT_NE(entry.path().filename(), "planted") << entry.path();
+  }
+}
+
+// Where the kernel refuses the sandbox, a normalise command that wrote into the fixture was once
+// blamed on the next contender to run.
 TEST(IsolationE2E, ANormaliseCommandThatWritesIntoTheFixtureIsBlamedForIt) {
   TempDir dir;
   const fs::path cache = dir.path() / "cache";
-  std::ofstream(dir.path() / "spec.toml")
-      << "[run]\nrounds = 1\nwarmup_rounds = 0\n"
-      << "[contenders.baseline]\nargv = [\"/bin/echo\", \"same\"]\nstartup = [\"/bin/true\"]\n"
-      << "[contenders.candidate]\nargv = [\"/bin/echo\", \"same\"]\nstartup = [\"/bin/true\"]\n"
-      << "[workloads.work]\nfixture = { generator = \"hash_pair\", targets = 60 }\n"
-      << "normalise = [\"/bin/sh\", \"-c\", \"chmod -R u+w {fixture}; echo x > {fixture}/planted; cat {output}\"]\n";
-  const Finished f =
-      RunPerfengine({"run", (dir.path() / "spec.toml").string(), "--cache-dir", cache.string()}, dir.path());
+  const fs::path spec = WriteNormaliseWritesFixtureSpec(dir);
+  const std::optional<Finished> unsandboxed =
+      RunPerfengineUnsandboxed({"run", spec.string(), "--cache-dir", cache.string()}, dir.path());
+  if (!unsandboxed) GTEST_SKIP() << "this machine cannot refuse the sandbox for a test";
+  const Finished& f = *unsandboxed;
   EXPECT_EQ(f.exit, 2) << f.out << f.err;
   EXPECT_NE(f.out.find("work: the normalise command /bin/sh, run on the output of contender 'baseline', wrote into "
                        "the fixture "),

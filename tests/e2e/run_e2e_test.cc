@@ -26,9 +26,9 @@ fs::path WriteRunSpec(const TempDir& dir, const std::vector<std::string>& baseli
   // can resolve them (docs/statistics.md, "Family-wise confidence").
   std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\nconfidence = 0.9\n"
                       << run_extra << "\n"
-                      << "[contenders.baseline]\nargv = " << RunQuoted(baseline) << "\n"
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = " << RunQuoted(baseline) << "\n"
                       << "description = \"the original\"\n\n"
-                      << "[contenders.candidate]\nargv = " << RunQuoted(candidate) << "\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = " << RunQuoted(candidate) << "\n\n"
                       << "[workloads.work]\ndescription = \"does the work\"\n\n"
                       << "[thresholds]\n"
                       << thresholds;
@@ -198,9 +198,9 @@ TEST(RunE2E, HangTimesOutAndLeavesNoProcessBehind) {
       << f.out;
   const auto lines = ReadLog(log);
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_FALSE(IsAlive(lines[0].pid));
+  EXPECT_FALSE(IsAliveMentioning(lines[0].pid, log.string()));
   const pid_t grandchild = std::stoi(ReadAll(pidfile));
-  EXPECT_FALSE(IsAlive(grandchild)) << "grandchild " << grandchild << " outlived the run";
+  EXPECT_FALSE(IsAliveMentioning(grandchild, log.string())) << "grandchild " << grandchild << " outlived the run";
 }
 
 TEST(RunE2E, TheFirstRunnerAlternates) {
@@ -236,7 +236,7 @@ TEST(RunE2E, InterruptKillsChildrenMarksResultsIncompleteAndExits130) {
   const Finished f = run.Wait();
   EXPECT_EQ(f.exit, 130) << f.out << f.err;
   EXPECT_NE(f.out.find("INTERRUPTED"), std::string::npos) << f.out;
-  for (const auto& l : ReadLog(log)) EXPECT_FALSE(IsAlive(l.pid)) << l.tag << " " << l.pid;
+  for (const auto& l : ReadLog(log)) EXPECT_FALSE(IsAliveMentioning(l.pid, log.string())) << l.tag << " " << l.pid;
   const auto results = nlohmann::json::parse(ReadAll(json));
   EXPECT_EQ(results["complete"], false);
   EXPECT_EQ(results["verdict"]["exit"], "interrupted");

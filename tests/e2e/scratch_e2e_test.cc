@@ -23,8 +23,9 @@ std::string Json(const std::string& text) { return nlohmann::json(text).dump(); 
 fs::path WriteScratchSpec(const fs::path& dir, const std::string& workload, const std::string& run = "rounds = 1\n") {
   const fs::path spec = dir / "spec.toml";
   std::ofstream(spec) << "[run]\nwarmup_rounds = 0\n"
-                      << run << "\n[contenders.baseline]\nargv = [" << Json(STUB_CONTENDER) << "]\n\n"
-                      << "[contenders.candidate]\nargv = [" << Json(STUB_CONTENDER) << "]\n\n"
+                      << run << "\n[contenders.baseline]\nwritable = [\".\"]\nargv = [" << Json(STUB_CONTENDER)
+                      << "]\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = [" << Json(STUB_CONTENDER) << "]\n\n"
                       << "[workloads.work]\n"
                       << workload;
   return spec;
@@ -117,8 +118,8 @@ TEST(ScratchE2E, ARunReclaimsOnlyTheScratchOfADeadEngineAndNothingNamedLikeIt) {
   const ScratchScopedTmpdir tmpdir(tmp);
 
   // A real engine's scratch, left behind by an engine killed mid-run.
-  const fs::path log = dir.path() / "started.log";
   const fs::path hang_dir = dir.path() / "hang";
+  const fs::path log = hang_dir / "started.log";  // where its contenders may write (writable = ["."])
   fs::create_directories(hang_dir);
   const fs::path hang_spec =
       WriteScratchSpec(hang_dir, "args = [\"--log\", " + Json(log.string()) + ", \"w\", \"--hang\"]\n");

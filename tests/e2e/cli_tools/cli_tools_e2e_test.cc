@@ -108,9 +108,9 @@ fs::path WriteHookSpec(const TempDir& dir, const std::string& prepare) {
   const fs::path spec = dir.path() / "hooks.toml";
   const std::string log = (dir.path() / "log").string();
   std::ofstream(spec) << "[run]\nrounds = 2\nwarmup_rounds = 1\n\n"
-                      << "[contenders.baseline]\nargv = [" << Stub() << "]\n\n"
-                      << "[contenders.candidate]\nargv = [" << Stub() << "]\ncleanup = [" << Stub() << ", \"--log\", "
-                      << Q(log) << ", \"cleanup-{contender}\"]\n\n"
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = [" << Stub() << "]\n\n"
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = [" << Stub() << "]\ncleanup = [" << Stub()
+                      << ", \"--log\", " << Q(log) << ", \"cleanup-{contender}\"]\n\n"
                       << "[workloads.work]\nargs = [\"--copy\", \"{workdir}/in\", \"{out}\", \"--log\", " << Q(log)
                       << ", \"run-{contender}\"]\noutput = \"{out}\"\nprepare = " << prepare << "\n";
   return spec;
@@ -126,7 +126,7 @@ TEST(CliToolsE2E, HooksRunAroundEveryExecutionInItsOwnWorkdir) {
   std::vector<std::string> tags;
   for (const LogLine& l : ReadLog(log)) {
     tags.push_back(l.tag);
-    EXPECT_FALSE(IsAlive(l.pid)) << l.tag;  // nothing outlives its execution, hooks included
+    EXPECT_FALSE(IsAliveMentioning(l.pid, log)) << l.tag;  // nothing outlives its execution, hooks included
   }
   // parity, a warm-up and two rounds: 4 executions of `work` per contender, each prepared first;
   // the candidate's own cleanup after each of its executions (the startup workload's too).

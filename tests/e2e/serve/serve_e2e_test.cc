@@ -25,8 +25,10 @@ class ServeE2E : public ::testing::Test {
     }
     const fs::path spec = dir_.path() / "serve.toml";
     std::ofstream(spec) << "[run]\nrounds = 7\nwarmup_rounds = 1\n"
-                        << "[contenders.baseline]\nargv = " << Argv(baseline) << "\nstartup = [\"/bin/true\"]\n"
-                        << "[contenders.candidate]\nargv = " << Argv(candidate) << "\nstartup = [\"/bin/true\"]\n"
+                        << "[contenders.baseline]\nwritable = [\".\"]\nargv = " << Argv(baseline)
+                        << "\nstartup = [\"/bin/true\"]\n"
+                        << "[contenders.candidate]\nwritable = [\".\"]\nargv = " << Argv(candidate)
+                        << "\nstartup = [\"/bin/true\"]\n"
                         << "[workloads.api]\nkind = \"serve\"\nargs = [\"--port\", \"{port}\"]\n"
                         << "requests = [\"/impacted_targets?from=rev0&to=rev1\", \"/health2\"]\n"
                         << "request_count = 60\nconcurrency = 4\nready_timeout = 2\n"
@@ -40,7 +42,7 @@ class ServeE2E : public ::testing::Test {
   void ExpectNoServerLeft() {
     const auto lines = ReadLog(log_);
     EXPECT_FALSE(lines.empty());
-    for (const auto& l : lines) EXPECT_FALSE(IsAlive(l.pid)) << l.tag << " " << l.pid;
+    for (const auto& l : lines) EXPECT_FALSE(IsAliveMentioning(l.pid, log_.string())) << l.tag << " " << l.pid;
   }
 
   TempDir dir_;
@@ -119,9 +121,10 @@ TEST_F(ServeE2E, AServerKilledAfterIgnoringSigtermIsNotedInTheResultsAndReports)
   const fs::path spec = dir_.path() / "deaf.toml";
   const fs::path md = dir_.path() / "report.md";
   std::ofstream(spec) << "[run]\nrounds = 1\nwarmup_rounds = 0\n"
-                      << "[contenders.baseline]\nargv = " << Argv({"--log", log_.string(), "B"})
+                      << "[contenders.baseline]\nwritable = [\".\"]\nargv = " << Argv({"--log", log_.string(), "B"})
                       << "\nstartup = [\"/bin/true\"]\n"
-                      << "[contenders.candidate]\nargv = [\"" DEAF_TO_SIGTERM "\", \"" STUB_HTTP_SERVER "\", "
+                      << "[contenders.candidate]\nwritable = [\".\"]\nargv = [\"" DEAF_TO_SIGTERM
+                         "\", \"" STUB_HTTP_SERVER "\", "
                       << nlohmann::json(std::vector<std::string>{"--log", log_.string(), "C"}).dump().substr(1)
                       << "\nstartup = [\"/bin/true\"]\n"
                       << "[workloads.api]\nkind = \"serve\"\nargs = [\"--port\", \"{port}\"]\n"

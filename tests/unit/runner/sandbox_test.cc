@@ -79,6 +79,7 @@ class SandboxTest : public ::testing::Test {
 
 TEST_F(SandboxTest, ItWritesItsOwnDirectoryAndNothingElse) {
   const fs::path outside = dir_.path().string() + ".outside";
+  fs::remove("/tmp/perfengine-sandbox-test");  // left by a run without the sandbox
   const Outcome outcome =
       Run("echo mine > \"$OWN/out\"; echo theirs > \"$RIVAL/counters\" 2>/dev/null; "
           "echo planted > \"" +
@@ -157,6 +158,7 @@ TEST_F(SandboxTest, WhatItStartsInASessionOfItsOwnDiesWithIt) {
 TEST_F(SandboxTest, ItHasATemporaryDirectoryOnlyWhereItMayWrite) {
   // /tmp is read-only to it like everything else; /dev/shm is a fresh one of its own.
   WriteText("/dev/shm/perfengine-sandbox-test", "host");
+  fs::remove("/tmp/perfengine-sandbox-tmp");  // left by a run without the sandbox
   const Outcome outcome =
       Run("test -e /dev/shm/perfengine-sandbox-test && exit 3; "
           "echo mine > /dev/shm/x || exit 4; touch /tmp/perfengine-sandbox-tmp 2>/dev/null && exit 5; "
