@@ -332,10 +332,11 @@ Check SkippedCheck(std::string workload, std::string threshold, std::string labe
 
 namespace {
 // "6%", or "0.3%" where a whole number would say a miss was no miss at all.
-// A check that reads a ratio of two counts (model::CountRatio), whose growth from 0 is unbounded.
+// A check that reads a ratio of two counts (model::CountRatio), whose growth from 0 is unbounded:
+// a row of the threshold table that reads a count, or a counter.
 bool IsCountRatio(std::string_view threshold) {
-  return threshold == "max_instructions_ratio" || threshold == "max_allocations_ratio" ||
-         threshold.starts_with(std::string(model::kCountersKey) + ".");
+  const model::ThresholdRow* row = model::FindThresholdRow(threshold);
+  return (row != nullptr && row->needs_counts) || threshold.starts_with(std::string(model::kCountersKey) + ".");
 }
 
 std::string MarginPercent(double percent) {
