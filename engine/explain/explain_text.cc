@@ -33,6 +33,12 @@ using model::WorkloadResult;
 
 namespace {
 
+// A check of a proportion (min_win_rate; the threshold table's unit): its margin is in points.
+bool IsRateRow(const Check& c) {
+  const model::ThresholdRow* row = model::FindThresholdRow(c.threshold);
+  return row != nullptr && row->unit == Check::Unit::kRate;
+}
+
 using units::FormatKiB;
 using units::FormatPercent;
 using units::FormatPValue;
@@ -362,9 +368,9 @@ std::string Thresholds(const RunResult& result, const WorkloadResult& w) {
     }
     if (c->skipped) continue;
     if (!c->passed) (c->state == Check::State::kUnresolved ? open : missed).push_back(c);
-    const double relative = c->threshold == "min_win_rate" ? c->measured - c->bar
-                            : c->higher_is_better          ? (c->measured - c->bar) / c->bar
-                                                           : (c->bar - c->measured) / c->bar;
+    const double relative = IsRateRow(*c)         ? c->measured - c->bar
+                            : c->higher_is_better ? (c->measured - c->bar) / c->bar
+                                                  : (c->bar - c->measured) / c->bar;
     if (closest == nullptr || relative < closest_margin) {
       closest = c;
       closest_margin = relative;
@@ -462,7 +468,7 @@ std::string Workload(const RunResult& result, const RunResult& again, const Work
 
 std::string Margin(const Check& c) {
   if (c.skipped) return "";
-  if (c.threshold == "min_win_rate") return fmt::format("{:+.0f} points", 100 * (c.measured - c.bar));
+  if (IsRateRow(c)) return fmt::format("{:+.0f} points", 100 * (c.measured - c.bar));
   // A count that grew from 0 (model::CountRatio) is beyond its bar by no percentage.
   if (std::isinf(c.measured)) return (c.measured > 0) == c.higher_is_better ? "+unbounded" : "-unbounded";
   const double relative = c.higher_is_better ? (c.measured - c.bar) / c.bar : (c.bar - c.measured) / c.bar;

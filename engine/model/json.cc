@@ -319,7 +319,8 @@ void UnitsOfEarlierFiles(const json& file, RunResult& result) {
   for (std::size_t i = 0; i < result.verdict.checks.size() && i < checks.size(); ++i) {
     if (checks[i].contains("unit")) continue;
     Check& c = result.verdict.checks[i];
-    if (c.threshold == "min_win_rate" || c.threshold == "min_scaling_efficiency") c.unit = Check::Unit::kRate;
+    if (const ThresholdRow* row = FindThresholdRow(c.threshold)) c.unit = row->unit;
+    if (c.threshold == "min_scaling_efficiency") c.unit = Check::Unit::kRate;
     if (c.threshold == "max_cost_exponent") c.unit = Check::Unit::kNumber;
   }
 }

@@ -161,7 +161,11 @@ std::string PowerLine(const Check& c) {
   const std::string level = units::FormatConfidence(c.interval->level);
   if (IsSweep(c)) return c.detectable ? SweepPowerLine(c, level) : "";
   if (!c.noise && !c.detectable) return "";
-  if (c.threshold == "min_win_rate") return c.noise ? WinRatePowerLine(c, level, rounds) : "";
+  // A proportion of rounds (min_win_rate): its own power line (the table's unit says which).
+  if (const model::ThresholdRow* row = model::FindThresholdRow(c.threshold);
+      row != nullptr && row->unit == Check::Unit::kRate) {
+    return c.noise ? WinRatePowerLine(c, level, rounds) : "";
+  }
   const bool regression = c.burden == Check::Burden::kShowMissed;
   const bool meaningful = c.detectable && std::isfinite(*c.detectable) && *c.detectable / c.bar < kMeaningless;
   if (meaningful || !c.noise) {
