@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/measure/elf_linkage.h"
+#include "engine/measure/failed_run.h"
 #include "engine/measure/scratch_dir.h"
 #include "engine/runner/program_lookup.h"
 #include "engine/runner/read_file.h"
@@ -115,7 +116,7 @@ AllocationCount CountAllocations(const Command& command, ProcessRunner& runner) 
   counted.env["PERFENGINE_ALLOC_OUT"] = report.string();
   if (counted.sandbox.enabled) counted.sandbox.writable.push_back(std::filesystem::absolute(scratch.path()));
   Outcome outcome = runner.Run(counted);
-  if (!outcome.ok()) return NotMeasured("not measured: " + outcome.error);
+  if (!outcome.ok()) return NotMeasured("not measured: " + WhyItFailed(counted, outcome));
 
   AllocationCount result = ParseAllocationReport(ReadWholeFile(report));
   if (result.processes == 0 && result.note.empty()) {

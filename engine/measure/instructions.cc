@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "engine/measure/callgrind.h"
+#include "engine/measure/failed_run.h"
 #include "engine/measure/perf_counter.h"
 #include "engine/measure/scratch_dir.h"
 #include "engine/runner/read_file.h"
@@ -30,7 +31,7 @@ InstructionCount CountWithCallgrind(const Command& command, ProcessRunner& runne
     return result;
   }
   if (!run.outcome.ok()) {
-    result.note = "not measured: " + run.outcome.error;
+    result.note = "not measured: " + WhyItFailed(command, run.outcome);
     return result;
   }
   if (run.files.empty()) {

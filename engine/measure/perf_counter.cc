@@ -9,6 +9,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "engine/measure/failed_run.h"
+
 namespace pe::measure {
 
 using runner::Command;
@@ -68,7 +70,7 @@ PerfCount CountWithPerfEvent(const Command& command, runner::ProcessRunner& runn
   result.available = true;
   if (!result.outcome.ok()) {
     if (counter >= 0) ::close(counter);
-    result.note = "not measured: " + result.outcome.error;
+    result.note = "not measured: " + WhyItFailed(command, result.outcome);
     return result;
   }
   // value, time enabled, time running (read_format above).

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/measure/callgrind.h"
+#include "engine/measure/failed_run.h"
 #include "engine/measure/scratch_dir.h"
 #include "engine/runner/program_lookup.h"
 #include "engine/runner/read_file.h"
@@ -93,7 +94,7 @@ ProfileResult ProfileCommand(const Command& command, ProcessRunner& runner,
     return result;
   }
   if (!run.outcome.ok()) {
-    result.note = "not profiled: " + run.outcome.error;
+    result.note = "not profiled: " + WhyItFailed(command, run.outcome);
     return result;
   }
   return ProfileCallgrindFiles(run.files, runner, own_dirs);

@@ -12,6 +12,7 @@
 
 #include "engine/gate/gate.h"
 #include "engine/measure/allocations.h"
+#include "engine/measure/failed_run.h"
 #include "engine/measure/instructions.h"
 #include "engine/measure/profile.h"
 #include "engine/measure/reported_profile.h"
@@ -87,21 +88,39 @@ std::optional<std::vector<measure::ReportedFunction>> CountsCollector::ReportedP
                                                                                        const spec::Workload& w,
                                                                                        std::string& note) {
   const ExecutionPaths paths = ex_.PathsFor(c, w);
+  // The spec's hooks, as around every execution: the workload's prepare may make its input.
+  if (!ex_.Prepare(c, w, paths)) {
+    failed_ = true;
+    return std::nullopt;
+  }
   runner::Command command = ex_.BuildCommand(c, w, paths);
   const std::filesystem::path file = paths.dir / "profile";
   command.env[measure::kProfileEnv] = file.string();
   const runner::Outcome outcome = ex_.runner().Run(command);
-  if (!outcome.ok()) {
-    note = fmt::format("contender '{}' did not finish its profiling run: {}", c.name,
-                       outcome.error.empty() ? "non-zero exit" : outcome.error);
+  if (outcome.status == runner::Outcome::Status::kInterrupted || interrupt::Interrupted()) {
+    failed_ = true;
+    ex_.Interrupted();
     return std::nullopt;
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::nullopt;  // this contender reports no profile of its own
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::optional<std::string> text;
+  if (outcome.ok()) {
+    if (std::ifstream in(file, std::ios::binary); in) {
+      std::ostringstream read;
+      read << in.rdbuf();
+      text = read.str();
+    }
+  } else {
+    note = fmt::format("contender '{}' did not finish its profiling run: {}", c.name,
+                       measure::WhyItFailed(command, outcome));
+  }
+  if (!ex_.Cleanup(c, w, paths)) {
+    failed_ = true;
+    return std::nullopt;
+  }
+  ReleaseExecutionDir(paths.dir);
+  if (!text) return std::nullopt;  // the run failed (`note` says so), or it reports no profile of its own
   std::vector<measure::ReportedFunction> functions;
-  if (auto error = measure::ParseReportedProfile(text.str(), functions)) {
+  if (auto error = measure::ParseReportedProfile(*text, functions)) {
     ex_.ResultFor(w).failures.push_back(
         {model::Failure::Kind::kCounters, w.name, c.name,
          fmt::format("wrote a bad profile file (${}): {}", measure::kProfileEnv, *error), ""});
@@ -143,14 +162,25 @@ bool CountsCollector::ProfileRegressions() {
     auto profile = [&](const spec::Contender& c) {
       const auto files = count_files_.find({w->name, c.name});
       if (files == count_files_.end()) {
-        return measure::ProfileCommand(ex_.BuildCommand(c, *w, ex_.PathsFor(c, *w)), ex_.runner(), own_dirs(c.name));
+        const ExecutionPaths paths = ex_.PathsFor(c, *w);
+        if (!ex_.Prepare(c, *w, paths)) {
+          failed_ = true;
+          return measure::ProfileResult{};
+        }
+        measure::ProfileResult run =
+            measure::ProfileCommand(ex_.BuildCommand(c, *w, paths), ex_.runner(), own_dirs(c.name));
+        if (!ex_.Cleanup(c, *w, paths)) failed_ = true;
+        ReleaseExecutionDir(paths.dir);
+        return run;
       }
       reused.push_back(
           fmt::format("{}: {} file{}", c.name, files->second.size(), files->second.size() == 1 ? "" : "s"));
       return measure::ProfileCallgrindFiles(files->second, ex_.runner(), own_dirs(c.name));
     };
     const measure::ProfileResult base = profile(*b);
+    if (failed_) continue;  // a hook failed (recorded), or the engine was interrupted
     const measure::ProfileResult cand = profile(*k);
+    if (failed_) continue;
     WorkloadResult& wr = ex_.ResultFor(*w);
     auto share = [](std::uint64_t cost, std::uint64_t total) {
       return total > 0 ? static_cast<double>(cost) / static_cast<double>(total) : 0.0;

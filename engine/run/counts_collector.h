@@ -43,13 +43,16 @@ class CountsCollector {
   // missed a threshold a profile explains (reads the result's verdict), and the profiles the
   // contenders report themselves ($PERFENGINE_PROFILE). A contender whose instruction count
   // ran under callgrind is profiled from that count's files (the same command, so the same
-  // profile) rather than run again; the profile note says so. False when a contender wrote a
-  // bad profile file (the failure is recorded: the verdict must be judged again).
+  // profile) rather than run again; the profile note says so. Each profiling run has the spec's
+  // prepare and cleanup hooks around it. False when a contender wrote a bad profile file or a
+  // hook failed (the failure is recorded: the verdict must be judged again).
   bool ProfileRegressions();
 
  private:
-  // One plain run of `c` on `w` with $PERFENGINE_PROFILE set: what it wrote there, nothing when it
-  // wrote nothing (or the run failed: `note` says so), a recorded failure when it wrote a bad line.
+  // One plain run of `c` on `w` with $PERFENGINE_PROFILE set, between the spec's prepare and
+  // cleanup hooks as every execution: what it wrote there, nothing when it wrote nothing (or the
+  // run failed: `note` says why, with the last line of its stderr), a recorded failure when it
+  // wrote a bad line or a hook failed.
   std::optional<std::vector<measure::ReportedFunction>> ReportedProfile(const spec::Contender& c,
                                                                         const spec::Workload& w, std::string& note);
 

@@ -125,6 +125,47 @@ TEST(CountersE2E, AMissingCounterFailsTheRun) {
       << f.out << f.err;
 }
 
+// The issue 42 case: the input the contender reads is made by the workload's `prepare`, and an
+// exact counter that grew has both contenders profiled. Each profiling run (the contender's own,
+// $PERFENGINE_PROFILE, and callgrind's) has the hooks around it as a timed execution does; it
+// had none, and the profile read "contender 'baseline' did not finish its profiling run: exited
+// with status 1" where the calls each contender counted belonged.
+TEST(CountersE2E, AProfilingRunRunsTheWorkloadsPrepareThatMakesItsInput) {
+  TempDir dir;
+  // It reads the input it is given, then writes its counter and, when asked, its profile.
+  const std::string contender =
+      R"(["/bin/sh", "-c", 'cat "$1" > /dev/null || exit 1; )"
+      R"([ -z "$PERFENGINE_COUNTERS" ] || echo objects $OBJECTS objects >> "$PERFENGINE_COUNTERS"; )"
+      R"([ -z "$PERFENGINE_PROFILE" ] || echo build_index $CALLS > "$PERFENGINE_PROFILE"; )"
+      R"(echo same', "contender"])";
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 3\nwarmup_rounds = 0\n\n"
+                      << "[contenders.baseline]\nargv = " << contender
+                      << "\nstartup = [\"/bin/true\"]\nenv = { OBJECTS = \"0\", CALLS = \"1\" }\n\n"
+                      << "[contenders.candidate]\nargv = " << contender
+                      << "\nstartup = [\"/bin/true\"]\nenv = { OBJECTS = \"5\", CALLS = \"6\" }\n\n"
+                      << "[workloads.work]\nargs = [\"{workdir}/input\"]\n"
+                      << "prepare = [\"/bin/sh\", \"-c\", \"echo records > {workdir}/input\"]\n\n"
+                      << "[counters.objects]\nunit = \"objects\"\nexact = true\n\n"
+                      << "[thresholds.counters]\nobjects = 1.0\n";
+  const auto json = dir.path() / "results.json";
+  const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  const auto results = nlohmann::json::parse(ReadAll(json));
+  const auto& work = results["workloads"][1];
+  const std::string note = work["profile_note"].get<std::string>();
+  EXPECT_EQ(note.find("did not finish its profiling run"), std::string::npos) << note;
+  EXPECT_EQ(note.find("not profiled: exited with status"), std::string::npos) << note;
+  EXPECT_NE(note.find("calls the contenders counted ($PERFENGINE_PROFILE)"), std::string::npos) << note;
+  bool counted = false;
+  for (const auto& p : work["profile"]) {
+    if (p["function"] == "build_index" && p["basis"] == "calls") {
+      counted = p["baseline_cost"] == 1 && p["candidate_cost"] == 6;
+    }
+  }
+  EXPECT_TRUE(counted) << work["profile"].dump(1);
+}
+
 // The run, given at most a minute to end (it ends in seconds; the old reader never did, reading
 // /dev/zero until memory ran out or a FIFO forever); killed and reported when it does not.
 Finished RunWithin60s(const std::vector<std::string>& args, const fs::path& dir) {

@@ -138,6 +138,29 @@ TEST(ProfileRegressionsTest, AContenderThatWritesNoProfileHasOnlyCallgrinds) {
   EXPECT_EQ(h.R("work").profile_note.find("PERFENGINE_PROFILE"), std::string::npos) << h.R("work").profile_note;
 }
 
+// A profiling run that failed says why: the runner's reason and the last line of the contender's
+// stderr, as a failed timed execution or hook does (issue 42: it said only "exited with status 1").
+TEST(ProfileRegressionsTest, AFailedProfilingRunSaysWhyWithTheLastLineOfItsStderr) {
+  Harness h(kProfileRegressionsSpec, [](const Command& c) {
+    if (c.env.contains("PERFENGINE_PROFILE") && Who(c) == "candidate") {
+      WriteText(c.stderr_path, "reading input\ncat: in.txt: No such file or directory\n");
+      Outcome failed;
+      failed.status = Outcome::Status::kExited;
+      failed.exit_code = 1;
+      failed.error = "exited with status 1";
+      return failed;
+    }
+    return ProfileRegressionsScript{}(c);
+  });
+  FailInstructions(h);
+  Executor ex = h.MakeExecutor();
+  ASSERT_TRUE(CountsCollector(ex, h.workloads_).ProfileRegressions());
+  EXPECT_NE(h.R("work").profile_note.find("contender 'candidate' did not finish its profiling run: exited with "
+                                          "status 1 (cat: in.txt: No such file or directory)"),
+            std::string::npos)
+      << h.R("work").profile_note;
+}
+
 // The spec above with an instruction bar: the counts run each contender under callgrind.
 std::string CountedSpec() {
   return std::string(kProfileRegressionsSpec) + "\n[thresholds]\nmax_instructions_ratio = 1.01\n";
@@ -197,6 +220,31 @@ TEST(ProfileRegressionsTest, TheCountsCallgrindFilesGiveTheSameProfileWithoutRun
                 "callgrind files of the instruction counts, not run again (baseline: 1 file, candidate: 1 file)"),
             std::string::npos)
       << h.R("work").profile_note;
+}
+
+TEST(ProfileRegressionsTest, AFailedCountingRunSaysWhyWithTheLastLineOfItsStderr) {
+  Harness h(CountedSpec(), [](const Command& c) {
+    if (fs::path(c.argv[0]).filename() == "valgrind" && c.env.at("WHO") == "candidate") {
+      WriteText(c.stderr_path, "cat: in.txt: No such file or directory\n");
+      Outcome failed;
+      failed.status = Outcome::Status::kExited;
+      failed.exit_code = 1;
+      failed.error = "exited with status 1";
+      return failed;
+    }
+    return ProfileRegressionsScript{}(c);
+  });
+  h.runner_.held_script = [](const Command&, const std::function<bool(int)>& attach) {
+    attach(-1);  // perf counters refused: the count runs under callgrind
+    return Outcome{};
+  };
+  Executor ex = h.MakeExecutor();
+  ASSERT_TRUE(CountsCollector(ex, h.workloads_).Collect());
+  ASSERT_EQ(h.R("work").summaries.size(), 2u);
+  EXPECT_FALSE(h.R("work").summaries[1].instructions.has_value());
+  const std::string note = h.R("work").summaries[1].measure_note;
+  EXPECT_NE(note.find("not measured: exited with status 1 (cat: in.txt: No such file or directory)"), std::string::npos)
+      << note;
 }
 
 }  // namespace
