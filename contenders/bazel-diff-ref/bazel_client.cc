@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <cstdio>
-#include <sstream>
+#include <optional>
+#include <string_view>
+#include <system_error>
 #include <utility>
 
 #include "bzlmod_repos.h"
@@ -61,25 +64,59 @@ std::string Trim(const std::string& text) {
   return text.substr(begin, end - begin + 1);
 }
 
+// A command's stdout as upstream reads it, line by line with Java's BufferedReader.readLine: a
+// line ends at "\n", "\r" or "\r\n", and a final terminator starts no empty line.
+std::vector<std::string> OutputLines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find_first_of("\r\n", begin);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(begin, end - begin));
+    begin = end + (text.compare(end, 2, "\r\n") == 0 ? 2 : 1);
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::vector<int> ParseBazelVersion(const std::string& version_output) {
-  std::istringstream lines(version_output);
-  std::string line;
-  static const std::string kPrefix = "Build label:";
-  while (std::getline(lines, line)) {
-    if (!line.starts_with(kPrefix)) continue;
-    std::vector<int> parts;
-    std::istringstream label(line.substr(kPrefix.size()));
-    int part = 0;
-    while (label >> part) {
-      parts.push_back(part);
-      if (label.peek() != '.') break;
-      label.get();
-    }
-    return parts;
+  // BazelQueryService.determineBazelVersion (BazelQueryService.kt:46-81, Tinder/bazel-diff
+  // 37.0.0): the first line starting "Build label: ", else the first starting "bazel " (as
+  // `bazel --version` prints it), trimmed.
+  const std::vector<std::string> lines = OutputLines(version_output);
+  std::optional<std::string> label;
+  for (const std::string_view prefix : {"Build label: ", "bazel "}) {
+    auto line = std::find_if(lines.begin(), lines.end(), [&](const std::string& l) { return l.starts_with(prefix); });
+    if (line == lines.end()) continue;
+    label = Trim(line->substr(prefix.size()));
+    break;
   }
-  throw RefDiffError("'bazel version' printed no 'Build label:' line");
+  if (!label) throw RefDiffError("'bazel version' printed neither 'Build label: X.Y.Z' nor 'bazel X.Y.Z'");
+  if (label->empty()) {
+    throw RefDiffError("'bazel version' printed an empty build label (a development build); bazel-diff needs X.Y.Z");
+  }
+  // Cut at the first '-' (9.0.0-pre.1), split at '.', every part read from its leading digits
+  // (8.6.0rc1); a part without one (Kotlin's toInt of "" throws) or fewer than three parts fail.
+  const std::string release = label->substr(0, label->find('-'));
+  std::vector<int> parts;
+  std::size_t begin = 0;
+  while (true) {
+    const std::size_t end = std::min(release.find('.', begin), release.size());
+    std::size_t digits = begin;
+    while (digits < end && release[digits] >= '0' && release[digits] <= '9') ++digits;
+    int value = 0;
+    const auto [stop, error] = std::from_chars(release.data() + begin, release.data() + digits, value);
+    if (digits == begin || error != std::errc() || stop != release.data() + digits) {
+      throw RefDiffError("'bazel version' printed the build label '" + *label + "', not X.Y.Z");
+    }
+    parts.push_back(value);
+    if (end == release.size()) break;
+    begin = end + 1;
+  }
+  if (parts.size() < 3) throw RefDiffError("'bazel version' printed the build label '" + *label + "', not X.Y.Z");
+  parts.resize(3);
+  return parts;
 }
 
 std::string QueryExpression(bool with_external) {
@@ -96,12 +133,19 @@ bool SaysExternalUnavailable(const std::string& bazel_stderr) {
 }
 
 bool HasOutputFile(const std::vector<int>& version) {
-  if (version.empty()) return true;  // a development build: newer than any release
   static const std::vector<int> kFirst = {8, 2, 0};
   return !std::lexicographical_compare(version.begin(), version.end(), kFirst.begin(), kFirst.end());
 }
 
-void AskOutputBase(const BazelOptions& options) { Bazel(options).Check({"info", "output_base"}, "info output_base"); }
+void AskOutputBase(const BazelOptions& options) {
+  // Upstream takes `result.output.single()` (Modules.kt:66-82) and never looks at the exit status.
+  ProcessResult result = Bazel(options).Run({"info", "output_base"});
+  const std::size_t lines = OutputLines(result.stdout_text).size();
+  if (lines == 1) return;
+  Bazel::Succeeded(std::move(result), "info output_base");  // a failure is named as such first
+  throw RefDiffError("'bazel info output_base' printed " + (lines == 0 ? "no line" : std::to_string(lines) + " lines") +
+                     ", not the one line of an output base");
+}
 
 bool IsBzlmod(const BazelOptions& options) { return Bazel(options).Run({"mod", "graph"}).exit_code == 0; }
 
@@ -148,7 +192,7 @@ QueryResult QueryAllTargets(const BazelOptions& options) {
     throw RefDiffError("workspace " + options.workspace.string() + " is not a directory");
   }
   Bazel bazel(options);
-  // bazel-diff reads output_base to find external repositories; we only require that it answers.
+  // bazel-diff reads output_base to find external repositories; we only require its one line.
   AskOutputBase(options);
   std::vector<int> version = ParseBazelVersion(bazel.Check({"version"}, "version", {}, false).stdout_text);
   bool bzlmod = IsBzlmod(options);

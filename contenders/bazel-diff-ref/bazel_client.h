@@ -20,8 +20,10 @@ struct BazelOptions {
   bool exclude_external_targets = false;
 };
 
-// "Build label: 7.4.1" -> {7, 4, 1}; an empty label (a development build) -> {} which counts as
-// newer than any release.
+// "Build label: 7.4.1" -> {7, 4, 1}, always three numbers, read as upstream reads them
+// (BazelQueryService.kt:46-81): "8.6.0rc1" and "9.0.0-pre.1" are 8.6.0 and 9.0.0, and without a
+// "Build label: " line a "bazel 7.4.1" line is taken. Throws RefDiffError for a label it cannot
+// read, as upstream fails on it: an empty one (a development build), "7.4", "7.x.1".
 std::vector<int> ParseBazelVersion(const std::string& version_output);
 
 // The expression bazel-diff queries: every target of the main repository, plus //external's
@@ -41,8 +43,9 @@ inline constexpr const char* kExternalUnavailableWarning =
 // it as an unrecognized option) and prints the result to stdout before that.
 bool HasOutputFile(const std::vector<int>& version);
 
-// `bazel [startup options] info output_base`, which must succeed, as upstream runs it before
-// anything else (Modules.kt:66-82). Throws RefDiffError when it fails.
+// `bazel [startup options] info output_base`, which must print exactly one line, as upstream runs
+// it before anything else and reads its one line (Modules.kt:66-82; the exit status is not looked
+// at). Throws RefDiffError for no line or several (naming the exit status when it failed).
 void AskOutputBase(const BazelOptions& options);
 
 // `bazel [startup options] mod graph` exits 0: the workspace is on bzlmod.

@@ -59,7 +59,6 @@ void AppendVarint(std::string& out, std::size_t value) {
 }  // namespace
 
 bool CanUseShowRepo(const std::vector<int>& version) {
-  if (version.empty()) return true;
   static const std::vector<int> kFirst = {8, 6, 0};
   if (std::lexicographical_compare(version.begin(), version.end(), kFirst.begin(), kFirst.end())) return false;
   return version != std::vector<int>{9, 0, 0};

@@ -25,7 +25,7 @@ namespace pe::refdiff {
 using RepoMapping = std::vector<std::pair<std::string, std::string>>;
 
 // Whether this Bazel has `mod show_repo --output=streamed_proto`: 8.6.0 on, but not 9.0.0
-// (BazelQueryService.kt:95-102). An empty version (a development build) counts as newer.
+// (BazelQueryService.kt:95-102).
 bool CanUseShowRepo(const std::vector<int>& version);
 
 // `mod dump_repo_mapping ""`'s output (JSON objects, one a line) as upstream keeps it

@@ -255,7 +255,7 @@ int GetImpactedTargets(const std::vector<std::string>& args, const Flavour& flav
     else if (reader.Negatable("--excludeExternalTargets", exclude_external))
       continue;
     else if (reader.Negatable("--noBazelrc", no_bazelrc))
-      continue;
+      continue;  // parsed and passed nowhere, as upstream (GetImpactedTargetsCommand.kt:99-104, 130-147)
     else
       UnknownOption(args[0], reader.Peek());
   }
@@ -270,7 +270,6 @@ int GetImpactedTargets(const std::vector<std::string>& args, const Flavour& flav
   // Unset --[no-]excludeExternalTargets: exclude //external:* exactly when the workspace is on
   // bzlmod, as upstream decides (GetImpactedTargetsCommand.kt:156-163).
   auto exclude_external_targets = [&] {
-    if (no_bazelrc.value_or(false)) bazel.startup_options.insert(bazel.startup_options.begin(), "--bazelrc=/dev/null");
     bazel.bazel = ResolveProgram(bazel.bazel);
     AskOutputBase(bazel);
     if (exclude_external) return *exclude_external;

@@ -3,11 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "bazel_client.h"
+#include "error.h"
 #include "fixture.h"
 #include "subprocess.h"
 
@@ -426,6 +428,121 @@ TEST_F(ContenderCli, UsageErrorsAreOneLine) {
                      "unknown option '--noexcludeExternalTargets' for get-impacted-targets (see --help)");
   ExpectOneLineError(RunTool(kBaseline, {"get-impacted-targets", "-sh"}), "option -sh needs a value");
   ExpectOneLineError(RunTool(kBaseline, {}), "no command given (try --help)");
+}
+
+// Upstream reads `bazel version` as BazelQueryService.determineBazelVersion does
+// (BazelQueryService.kt:46-81, Tinder/bazel-diff 37.0.0): the first line starting "Build label: ",
+// else one starting "bazel ", cut at its first '-', each of three '.'-separated parts read from its
+// leading digits. A label it cannot read (empty, as a development build prints it) fails the run.
+TEST(BazelVersion, IsReadAsUpstreamReadsIt) {
+  EXPECT_EQ(ParseBazelVersion("Build label: 7.4.1\nBuild target: x\n"), (std::vector<int>{7, 4, 1}));
+  EXPECT_EQ(ParseBazelVersion("Build label:  8.6.0rc1 \n"), (std::vector<int>{8, 6, 0}));
+  EXPECT_EQ(ParseBazelVersion("Build label: 9.0.0-pre.20250101.1\n"), (std::vector<int>{9, 0, 0}));
+  EXPECT_EQ(ParseBazelVersion("Build label: 6.5.0.4\n"), (std::vector<int>{6, 5, 0}));
+  EXPECT_EQ(ParseBazelVersion("WARNING: x\nbazel 7.1.2\n"), (std::vector<int>{7, 1, 2}));
+  EXPECT_EQ(ParseBazelVersion("Build label: 8.2.0\r\nbazel 7.1.2\n"), (std::vector<int>{8, 2, 0}));
+  auto error = [](const std::string& output) -> std::string {
+    try {
+      ParseBazelVersion(output);
+      return "(no error)";
+    } catch (const RefDiffError& e) {
+      return e.what();
+    }
+  };
+  EXPECT_EQ(error("Build label: \nBuild target: x\n"),
+            "'bazel version' printed an empty build label (a development build); bazel-diff needs X.Y.Z");
+  EXPECT_EQ(error("Build label:\n"), "'bazel version' printed neither 'Build label: X.Y.Z' nor 'bazel X.Y.Z'");
+  EXPECT_EQ(error(""), "'bazel version' printed neither 'Build label: X.Y.Z' nor 'bazel X.Y.Z'");
+  EXPECT_EQ(error("Build label: 7.4\n"), "'bazel version' printed the build label '7.4', not X.Y.Z");
+  EXPECT_EQ(error("Build label: 7.x.1\n"), "'bazel version' printed the build label '7.x.1', not X.Y.Z");
+  EXPECT_EQ(error("Build label: 6.5.0.x\n"), "'bazel version' printed the build label '6.5.0.x', not X.Y.Z");
+  EXPECT_EQ(error("Build label: 99999999999.0.0\n"),
+            "'bazel version' printed the build label '99999999999.0.0', not X.Y.Z");
+}
+
+TEST_F(ContenderCli, AnEmptyBuildLabelFailsGenerateHashesAsUpstream) {
+  setenv("REFDIFF_REPLAY_VERSION", "", 1);  // the replay prints "Build label: "
+  for (const std::string& program : {kBaseline, kCandidate}) {
+    ExpectOneLineError(Generate(program, "h.json"),
+                       "'bazel version' printed an empty build label (a development build); bazel-diff needs X.Y.Z");
+  }
+  unsetenv("REFDIFF_REPLAY_VERSION");
+  EXPECT_FALSE(std::filesystem::exists(fixture_.dir() / "h.json"));
+}
+
+// Upstream's get-impacted-targets parses --[no-]noBazelrc and passes it nowhere
+// (GetImpactedTargetsCommand.kt:98-103, 130-147): bazel is called without --bazelrc=/dev/null.
+TEST_F(ContenderCli, GetImpactedTargetsParsesNoBazelrcAndIgnoresItAsUpstreamDoes) {
+  ASSERT_EQ(Generate(kCandidate, "h.json").exit_code, 0);
+  const std::string hashes = (fixture_.dir() / "h.json").string();
+  const std::string ws = fixture_.workspace().string();
+  const std::filesystem::path log = fixture_.dir() / "calls.log";
+  setenv("REFDIFF_REPLAY_LOG", log.c_str(), 1);
+  for (const std::string& program : {kBaseline, kCandidate}) {
+    for (const char* flag : {"--noBazelrc", "--no-noBazelrc"}) {
+      ProcessResult result = RunTool(program, {"get-impacted-targets", "-w", ws, "-b", fixture_.bazel().string(), "-so",
+                                               "--batch", flag, "-sh", hashes, "-fh", hashes});
+      EXPECT_EQ(result.exit_code, 0) << result.stderr_text;
+      EXPECT_EQ(Calls(log),
+                (std::vector<std::string>{"[" + ws + "] --batch info output_base", "[" + ws + "] --batch mod graph"}))
+          << program << " " << flag;
+    }
+  }
+  unsetenv("REFDIFF_REPLAY_LOG");
+}
+
+// Upstream takes the output base as the one line `info output_base` prints
+// (Modules.kt:66-83: `result.output.single()`, lines as Java's readLine splits them) and does not
+// look at its exit status; any other number of lines fails generate-hashes and get-impacted-targets.
+TEST_F(ContenderCli, TheOutputBaseMustBeOneLineAsUpstreamReadsIt) {
+  ASSERT_EQ(Generate(kCandidate, "h.json").exit_code, 0);
+  const std::string hashes = (fixture_.dir() / "h.json").string();
+  const std::string ws = fixture_.workspace().string();
+  // A bazel whose `info output_base` prints $OUTPUT_BASE_ANSWER and exits $OUTPUT_BASE_STATUS;
+  // every other command goes to the fixture's replay bazel.
+  const std::filesystem::path wrapper =
+      fixture_.WriteFile("info-bazel",
+                         "#!/bin/sh\n"
+                         "for a in \"$@\"; do case \"$a\" in -*) ;; info) printf '%b' \"$OUTPUT_BASE_ANSWER\"; "
+                         "exit \"$OUTPUT_BASE_STATUS\";; *) break;; esac; done\n"
+                         "exec '" +
+                             fixture_.bazel().string() + "' \"$@\"\n");
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  struct Case {
+    std::string answer, status, error;  // error "" = runs
+  };
+  const std::vector<Case> cases = {
+      {"/base\\n", "0", ""},
+      {"/base", "0", ""},
+      {"/base\\r\\n", "0", ""},
+      {"\\n", "0", ""},  // one empty line: still one line for upstream
+      {"/base\\n", "3", ""},
+      {"", "0", "'bazel info output_base' printed no line, not the one line of an output base"},
+      {"/a\\n/b\\n", "0", "'bazel info output_base' printed 2 lines, not the one line of an output base"},
+      {"/base\\n\\n", "0", "'bazel info output_base' printed 2 lines, not the one line of an output base"},
+      {"/a\\r/b", "0", "'bazel info output_base' printed 2 lines, not the one line of an output base"},
+      {"", "3", "'bazel info output_base' failed with exit code 3"},
+  };
+  for (const Case& c : cases) {
+    setenv("OUTPUT_BASE_ANSWER", c.answer.c_str(), 1);
+    setenv("OUTPUT_BASE_STATUS", c.status.c_str(), 1);
+    for (const std::string& program : {kBaseline, kCandidate}) {
+      const ProcessResult generated = RunTool(program, {"generate-hashes", "-w", ws, "-b", wrapper.string()});
+      const ProcessResult impacted =
+          RunTool(program, {"get-impacted-targets", "-w", ws, "-b", wrapper.string(), "-sh", hashes, "-fh", hashes});
+      const std::string label = program + " '" + c.answer + "' exit " + c.status;
+      if (c.error.empty()) {
+        EXPECT_EQ(generated.exit_code, 0) << label << ": " << generated.stderr_text;
+        EXPECT_EQ(impacted.exit_code, 0) << label << ": " << impacted.stderr_text;
+      } else {
+        SCOPED_TRACE(label);
+        ExpectOneLineError(generated, c.error);
+        ExpectOneLineError(impacted, c.error);
+      }
+    }
+  }
+  unsetenv("OUTPUT_BASE_ANSWER");
+  unsetenv("OUTPUT_BASE_STATUS");
 }
 
 }  // namespace
