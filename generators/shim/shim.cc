@@ -109,12 +109,19 @@ int Info(const Config& config, const std::vector<std::string>& args, std::size_t
   return 0;
 }
 
+// What a release of `config.bazel_version` prints (built with --stamp --embed_label), built at time
+// 0: the build target is the server's deploy jar as singlejar names it (build.target, Bazel
+// 4.2.3's src/tools/singlejar/output_jar.cc; 6.0.0 prints it so too), its label from 7.0.0; the
+// build time as Bazel's JavaBuildInfoFactory formats it, the timestamps in seconds.
 int Version(const Config& config) {
-  Write(1, "Build label: " + config.bazel_version +
+  const char* target =
+      VersionAtLeast(config.bazel_version, {7, 0, 0})
+          ? "@@//src/main/java/com/google/devtools/build/lib/bazel:BazelServer"
+          : "bazel-out/k8-opt/bin/src/main/java/com/google/devtools/build/lib/bazel/BazelServer_deploy.jar";
+  Write(1, "Build label: " + config.bazel_version + "\nBuild target: " + target +
                "\n"
-               "Build target: @@//src/main/java/com/google/devtools/build/lib/bazel:BazelServer\n"
-               "Build time: Thu Jan 01 00:00:00 1970 (0)\n"
-               "Build timestamp: Thu Jan 01 00:00:00 1970 (0)\n"
+               "Build time: Thu Jan 1 00:00:00 1970 (0)\n"
+               "Build timestamp: 0\n"
                "Build timestamp as int: 0\n");
   return 0;
 }

@@ -72,11 +72,21 @@ TEST_F(BazelWorkspace, ShimAnswersInfoOutputBase) {
   EXPECT_EQ(r.out, (fs::canonical(fixture_) / "output_base").string() + "\n");
 }
 
-// The stream is Bazel 4.2.3's output, so by default the shim says it is 4.2.3 (issue #28 item 4).
+// The stream is Bazel 4.2.3's output, so by default the shim says it is 4.2.3 (issue #28 item 4),
+// as a 4.2.3 release (built with --stamp --embed_label) prints it, in Bazel 4.2.3's sources: the
+// deploy jar's path as the build target (singlejar's build.target, src/tools/singlejar/
+// output_jar.cc), the build time as JavaBuildInfoFactory formats it ("EEE MMM d HH:mm:ss yyyy
+// (seconds)"), the timestamps as seconds; the shim's build time is 0.
 TEST_F(BazelWorkspace, ShimAnswersVersion) {
   const RunResult r = Bazel({"version"});
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out.rfind("Build label: 4.2.3\n", 0), 0u) << r.out;
+  EXPECT_EQ(
+      r.out,
+      "Build label: 4.2.3\n"
+      "Build target: bazel-out/k8-opt/bin/src/main/java/com/google/devtools/build/lib/bazel/BazelServer_deploy.jar\n"
+      "Build time: Thu Jan 1 00:00:00 1970 (0)\n"
+      "Build timestamp: 0\n"
+      "Build timestamp as int: 0\n");
 }
 
 // Bazel 4.2.3 has no `mod` command; from 6.3.0 it has one that fails off bzlmod.
@@ -181,6 +191,22 @@ TEST(BazelShim, VersionAndBzlmodAreConfigurable) {
   EXPECT_EQ(r.out,
             "{\n  \"key\": \"<root>\",\n  \"name\": \"perfengine_fixture\",\n  \"version\": \"\",\n"
             "  \"apparentName\": \"perfengine_fixture\",\n  \"dependencies\": []\n}\n");
+}
+
+// Bazel before 7.0.0 names its server by the deploy jar's path (6.0.0 prints it so), from 7.0.0
+// by its label (7.0.0 and later print `@@//...:BazelServer`).
+TEST(BazelShim, VersionNamesTheBuildTargetAsThatBazelDoes) {
+  ScratchDir dir;
+  const std::string jar =
+      "Build target: bazel-out/k8-opt/bin/src/main/java/com/google/devtools/build/lib/bazel/BazelServer_deploy.jar\n";
+  const std::string label = "Build target: @@//src/main/java/com/google/devtools/build/lib/bazel:BazelServer\n";
+  for (const auto& [version, target] : std::vector<std::pair<std::string, std::string>>{
+           {"4.2.3", jar}, {"6.5.0", jar}, {"7.0.0", label}, {"8.6.0", label}}) {
+    const fs::path fixture = Generate("bazel_shim", {{"bazel_version", version}}, dir.path() / version);
+    const RunResult r = RunProgram({(fixture / "bazel").string(), "version"}, fixture, dir.path());
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("Build label: " + version + "\n" + target), std::string::npos) << version << ": " << r.out;
+  }
 }
 
 TEST(BazelShim, BzlmodNeedsABazelWithTheModCommand) {
