@@ -1,0 +1,133 @@
+// test-worker: a worker (docs/workers.md) built from include/perfengine/worker.h alone, whose
+// misbehaviour the tests choose from argv, one flag per bad case of issue 41, item 7:
+//   --crash-on NAME        SIGSEGV when asked to run NAME
+//   --exit-on NAME         exit 0 without replying
+//   --hang-on NAME         never reply (with --hang-child, a child of its own sleeps too)
+//   --garbage-on NAME      reply "garbage"
+//   --wrong-name-on NAME   reply for benchmark "sum2" instead
+//   --long-line-on NAME    write 70000 bytes with no newline
+//   --extra-line-on NAME   reply twice, in one write (asked for 1 iteration)
+//   --fail-on NAME         reply "failed" (a benchmark that could not run)
+//   --hello LINE           greet with LINE instead (a wrong version, garbage)
+//   --hang-before-hello    never greet
+//   --ignore-quit          sleep on after 'quit'
+//   --stderr TEXT          write TEXT and a newline to stderr first
+// Benchmarks: "sum" (arithmetic; its digest is its result's), "sleep" (1 ms an iteration) and
+// "stdin" (reads stdin: the channel must not be there). Counter "calls": one per iteration.
+#include <perfengine/worker.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+
+namespace {
+
+std::map<std::string, std::string> ParseFlags(int argc, char** argv) {
+  std::map<std::string, std::string> flags;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    const bool takes_value = flag != "--hang-child" && flag != "--hang-before-hello" && flag != "--ignore-quit";
+    flags[flag] = takes_value && i + 1 < argc ? argv[++i] : "";
+  }
+  return flags;
+}
+
+bool On(const std::map<std::string, std::string>& flags, const char* flag, const char* name) {
+  const auto it = flags.find(flag);
+  return it != flags.end() && it->second == name;
+}
+
+void SleepForever() {
+  while (true) ::pause();
+}
+
+// The benchmark's result, the same for any iteration count, so both contenders' digests agree.
+std::uint64_t Run(const pe_request& request) {
+  std::uint64_t result = 0;
+  for (std::int64_t i = 0; i < request.iterations; ++i) {
+    if (std::strcmp(request.name, "sleep") == 0) {
+      ::usleep(1000);
+      result = 1;
+    } else if (std::strcmp(request.name, "stdin") == 0) {
+      char byte;
+      result = static_cast<std::uint64_t>(::read(0, &byte, 1));  // 0: /dev/null, as promised
+    } else {
+      volatile std::uint64_t sum = 0;
+      for (std::uint64_t k = 1; k <= 1000; ++k) sum = sum + k * k;
+      result = sum;
+    }
+  }
+  return result;
+}
+
+int Write(pe_worker& worker, const std::string& text) { return pe_worker_write_(&worker, text.data(), text.size()); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::map<std::string, std::string> flags = ParseFlags(argc, argv);
+  if (flags.contains("--stderr")) std::fprintf(stderr, "%s\n", flags.at("--stderr").c_str());
+  pe_worker worker;
+  if (pe_worker_open(&worker) != 0) {
+    std::perror("test-worker: PERFENGINE_WORKER_FDS");
+    return 2;
+  }
+  if (flags.contains("--hang-before-hello")) SleepForever();
+  if (flags.contains("--hello")) {
+    Write(worker, flags.at("--hello") + "\n");
+  } else {
+    pe_worker_hello(&worker, "sum,sleep,stdin", "calls");
+  }
+  pe_request request;
+  int next;
+  while ((next = pe_worker_next(&worker, &request)) == 1) {
+    const char* name = request.name;
+    if (On(flags, "--crash-on", name)) ::raise(SIGSEGV);
+    if (On(flags, "--exit-on", name)) return 0;
+    if (On(flags, "--hang-on", name)) {
+      if (flags.contains("--hang-child") && ::fork() == 0) SleepForever();
+      SleepForever();
+    }
+    if (On(flags, "--garbage-on", name)) {
+      Write(worker, "garbage\n");
+      continue;
+    }
+    if (On(flags, "--long-line-on", name)) {
+      Write(worker, std::string(70000, 'x'));
+      SleepForever();
+    }
+    if (On(flags, "--extra-line-on", name)) {
+      // Two replies in one write, so the engine surely has the second when it next asks.
+      const std::string line = std::string("done name=") + name +
+                               " iterations=1 thread_cpu_ns=1 process_cpu_ns=1 wall_ns=1 digest=- counter.calls=1\n";
+      Write(worker, line + line);
+      continue;
+    }
+    if (On(flags, "--fail-on", name)) {
+      pe_worker_failed(&worker, name, "fixture missing: data.json");
+      continue;
+    }
+    pe_timer timer;
+    pe_batch batch;
+    pe_timer_start(&timer);
+    const std::uint64_t result = Run(request);
+    pe_timer_stop(&timer, &batch);
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx",
+                  static_cast<unsigned long long>(pe_worker_fnv1a(PE_WORKER_FNV_OFFSET, &result, sizeof result)));
+    const char* counter_names[] = {"calls"};
+    const std::int64_t growth[] = {request.iterations};
+    if (On(flags, "--wrong-name-on", name)) std::strcpy(request.name, "sum2");
+    pe_worker_done(&worker, &request, &batch, digest, counter_names, growth, 1);
+  }
+  if (next < 0) {
+    std::perror("test-worker: request");
+    return 3;
+  }
+  if (flags.contains("--ignore-quit")) SleepForever();
+  return 0;
+}
