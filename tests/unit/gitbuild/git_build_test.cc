@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <set>
 
 #include "engine/gitbuild/git.h"
@@ -91,6 +92,7 @@ TEST_F(GitBuildTest, ABuiltWorktreeWhoseTrackedFilesChangedIsNotReused) {
 // The build is the pull request's code (docs/threat-model.md): it writes its worktree and its
 // $TMPDIR, and nothing of the user's repository, nor another revision's worktree.
 TEST_F(GitBuildTest, ABuildWritesItsWorktreeAndNothingOfTheUsersRepository) {
+  if (std::system("unshare --user --mount true 2>/dev/null") != 0) GTEST_SKIP() << "this kernel refuses namespaces";
   const BuiltRevision other = Prepare("main~1");
   const std::string script = "git branch evil; git tag evil; git config core.hooksPath /tmp/evil; echo x > '" +
                              (repo_.dir() / "planted").string() + "'; echo x > '" +
