@@ -26,10 +26,10 @@ using units::FormatRatio;
 using units::FormatSeconds;
 
 std::string RunLine(const char* which, const std::string& file, const RunResult& run) {
-  return fmt::format("{} {}: started {}, {}, bootstrap {} resamples\n", which, OneLine(file), OneLine(run.started_at),
-                     fmt::format("{} round{} + {} warm-up, seed {}", run.settings.rounds,
-                                 run.settings.rounds == 1 ? "" : "s", run.settings.warmup_rounds, run.settings.seed),
-                     run.settings.bootstrap_resamples);
+  return fmt::format(
+      "{} {}: started {}, {}, bootstrap {} resamples\n", which, OneLine(file), OneLine(run.started_at),
+      fmt::format("{} + {} warm-up, seed {}", report::RoundsRun(run), run.settings.warmup_rounds, run.settings.seed),
+      run.settings.bootstrap_resamples);
 }
 
 std::string IntervalCell(const std::optional<model::Interval>& i) {

@@ -724,7 +724,7 @@ std::string DetailsSection(const RunResult& result) {
   html += fmt::format("<li>machine: {}, {}, {}, {} cores, {}</li>\n", Esc(m.hostname), Esc(m.os), Esc(m.cpu), m.cores,
                       units::FormatKiB(m.memory_kib));
   for (const std::string& line : ShardLines(result)) html += fmt::format("<li>{}</li>\n", Esc(line));
-  html += fmt::format("<li>rounds: {}</li>\n", Esc(RoundsLine(result.settings)));
+  html += fmt::format("<li>rounds: {}</li>\n", Esc(RoundsLine(result)));
   if (!result.complete) html += "<li>results incomplete: the run stopped before its last round</li>\n";
   for (const auto& contender : result.contenders) {
     std::string_view role = contender.name == result.baseline    ? " (baseline)"
@@ -790,7 +790,7 @@ std::string HtmlReport(const RunResult& result) {
   html += "</head>\n<body>\n";
   html += fmt::format("<h1>perfengine: {}</h1>\n", Esc(result.spec_path));
   html += fmt::format("<p class=\"summary {}\">{}</p>\n", SummaryClass(result.verdict.exit), Esc(summary));
-  html += fmt::format("<p>{}: {}.</p>\n", Esc(ContendersLine(result)), Esc(RoundsLine(result.settings)));
+  html += fmt::format("<p>{}: {}.</p>\n", Esc(ContendersLine(result)), Esc(RoundsLine(result)));
   html += "<ul class=\"revisions\">\n";
   for (const std::string& line : RevisionLines(result)) html += fmt::format("<li>{}</li>\n", Esc(line));
   html += "</ul>\n";

@@ -87,7 +87,7 @@ void AppendDetails(const RunResult& result, std::string& out) {
   out += fmt::format("- started: {}\n", EscapeMarkdown(result.started_at));
   out += fmt::format("- machine: {}\n", MachineLine(result.machine));
   for (const std::string& line : ShardLines(result)) out += fmt::format("- {}\n", EscapeMarkdown(line));
-  out += fmt::format("- rounds: {}\n", EscapeMarkdown(RoundsLine(result.settings)));
+  out += fmt::format("- rounds: {}\n", EscapeMarkdown(RoundsLine(result)));
   if (!result.complete) out += "- results incomplete: the run stopped before its last round\n";
   out += "- contenders:\n";
   for (const auto& contender : result.contenders) {

@@ -246,10 +246,33 @@ std::string FailurePlace(const Failure& failure) {
   return "run";
 }
 
-std::string RoundsLine(const Settings& settings) {
-  return fmt::format("{} round{} + {} warm-up, {} order, seed {}, scale {}", settings.rounds,
-                     settings.rounds == 1 ? "" : "s", settings.warmup_rounds, settings.order, settings.seed,
-                     settings.scale);
+std::string RoundsRun(const RunResult& result) {
+  // What ran: the paired rounds of every comparison, the run's candidate's and any other pair's.
+  int least = 0, most = 0;
+  auto add = [&](const model::Comparison& c) {
+    if (c.rounds <= 0) return;
+    least = least == 0 ? c.rounds : std::min(least, c.rounds);
+    most = std::max(most, c.rounds);
+  };
+  for (const WorkloadResult& w : result.workloads) {
+    if (w.comparison) add(*w.comparison);
+    for (const model::Comparison& c : w.other_comparisons) add(c);
+  }
+  // What the spec allowed: `rounds` each, more up to max_rounds while a check is open.
+  const int min = result.settings.rounds;
+  const int cap = std::max(result.settings.max_rounds, min);
+  const std::string allowed = min == cap ? fmt::format("{} planned", min) : fmt::format("min {}, cap {}", min, cap);
+  if (most == 0) return fmt::format("no rounds compared ({})", allowed);
+  std::string text = least == most ? fmt::format("{} round{}", most, most == 1 ? "" : "s")
+                                   : fmt::format("{} to {} rounds", least, most);
+  if (min != cap || least != min || most != min) text += fmt::format(" ({})", allowed);
+  return text;
+}
+
+std::string RoundsLine(const RunResult& result) {
+  const Settings& settings = result.settings;
+  return fmt::format("{} + {} warm-up, {} order, seed {}, scale {}", RoundsRun(result), settings.warmup_rounds,
+                     settings.order, settings.seed, settings.scale);
 }
 
 std::string FailureSummary(const Failure& f) {

@@ -84,7 +84,13 @@ std::string FailureSummary(const model::Failure& failure);
 // failure shown there (its FailureSummary) are left out, so a failure prints once.
 std::vector<std::string> LinesNotShownAsFailures(const model::RunResult& result);
 
-// "10 rounds + 1 warm-up, alternate order, seed 42, scale 1".
-std::string RoundsLine(const model::Settings& settings);
+// The rounds the run's comparisons rest on (each row's "rounds won" column), as the header
+// states them: "12 to 17 rounds (min 7, cap 30)" where a run adds rounds while a check is open
+// ([run] max_rounds), "10 rounds" where every workload ran the fixed count, "3 rounds (10
+// planned)" where fewer ran (an interrupted or failed run), "no rounds compared (10 planned)".
+std::string RoundsRun(const model::RunResult& result);
+
+// "10 rounds + 1 warm-up, alternate order, seed 42, scale 1", the rounds those of RoundsRun.
+std::string RoundsLine(const model::RunResult& result);
 
 }  // namespace pe::report

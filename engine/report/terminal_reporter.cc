@@ -122,7 +122,7 @@ void WriteFailures(const RunResult& result, std::ostream& out, const Painter& pa
 
 void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color) {
   Painter paint(color);
-  out << fmt::format("{}: {}\n", OneLine(ContendersLine(result)), RoundsLine(result.settings));
+  out << fmt::format("{}: {}\n", OneLine(ContendersLine(result)), RoundsLine(result));
   for (const std::string& line : RevisionLines(result)) out << "  " << OneLine(line) << '\n';
   for (const std::string& line : ShardLines(result)) out << OneLine(line) << '\n';
   out << '\n';

@@ -104,7 +104,46 @@ TEST(OverviewTest, RunFailuresComeFirstAndNameTheirPlace) {
 }
 
 TEST(OverviewTest, RoundsLine) {
-  EXPECT_EQ(RoundsLine(testing::SampleResult().settings), "10 rounds + 1 warm-up, alternate order, seed 42, scale 1");
+  EXPECT_EQ(RoundsLine(testing::SampleResult()), "10 rounds + 1 warm-up, alternate order, seed 42, scale 1");
+}
+
+// The sample with the spec's rounds and max_rounds, each comparison having run `rounds[i]`.
+RunResult WithRounds(int min, int cap, const std::vector<int>& rounds) {
+  RunResult result = testing::SampleResult();
+  result.settings.rounds = min;
+  result.settings.max_rounds = cap;
+  std::size_t i = 0;
+  for (model::WorkloadResult& w : result.workloads) {
+    if (!w.comparison) continue;
+    w.comparison->rounds = i < rounds.size() ? rounds[i] : 0;
+    ++i;
+  }
+  return result;
+}
+
+// Issue 42: the README's header said "7 rounds + 1 warm-up" above rows of 12 and 17 rounds.
+TEST(OverviewTest, RoundsRunIsTheRangeTheRowsRanWithTheMinimumAndCap) {
+  EXPECT_EQ(RoundsLine(WithRounds(7, 30, {17, 17, 12, 12, 12})),
+            "12 to 17 rounds (min 7, cap 30) + 1 warm-up, alternate order, seed 42, scale 1");
+  EXPECT_EQ(RoundsRun(WithRounds(7, 30, {12, 12, 12, 12, 12})), "12 rounds (min 7, cap 30)");
+  EXPECT_EQ(RoundsRun(WithRounds(7, 30, {7, 7, 7, 7, 7})), "7 rounds (min 7, cap 30)");
+}
+
+TEST(OverviewTest, RoundsRunOfAFixedCountSaysWhatWasPlannedOnlyWhenFewerRan) {
+  EXPECT_EQ(RoundsRun(WithRounds(10, 0, {10, 10, 10, 10, 10})), "10 rounds");
+  EXPECT_EQ(RoundsRun(WithRounds(10, 10, {10, 10, 10, 10, 10})), "10 rounds");
+  EXPECT_EQ(RoundsRun(WithRounds(10, 0, {3, 3, 3, 3, 3})), "3 rounds (10 planned)");
+  EXPECT_EQ(RoundsRun(WithRounds(10, 0, {10, 10, 4, 0, 0})), "4 to 10 rounds (10 planned)");
+  EXPECT_EQ(RoundsRun(WithRounds(1, 0, {1, 1, 1, 1, 1})), "1 round");
+  EXPECT_EQ(RoundsRun(WithRounds(10, 0, {})), "no rounds compared (10 planned)");
+}
+
+TEST(OverviewTest, RoundsRunCountsEveryPairsComparison) {
+  RunResult result = WithRounds(7, 30, {12, 12, 12, 12, 12});
+  model::Comparison third;
+  third.rounds = 20;
+  result.workloads[1].other_comparisons.push_back(third);
+  EXPECT_EQ(RoundsRun(result), "12 to 20 rounds (min 7, cap 30)");
 }
 
 }  // namespace

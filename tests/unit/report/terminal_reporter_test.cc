@@ -33,6 +33,24 @@ TEST(TerminalReporterTest, PassingRunMatchesGolden) {
   testing::ExpectGolden("terminal_pass.txt", Report(result, false));
 }
 
+// The header states the rounds the rows ran, not only the spec's `rounds` (issue 42: "7 rounds +
+// 1 warm-up" above rows that ran 12 and 17).
+TEST(TerminalReporterTest, TheHeaderStatesTheRoundsTheRowsRan) {
+  RunResult result = testing::SampleResult();
+  result.settings.rounds = 7;
+  result.settings.max_rounds = 30;
+  int i = 0;
+  for (model::WorkloadResult& w : result.workloads) {
+    if (w.comparison) w.comparison->rounds = i++ < 2 ? 17 : 12;
+  }
+  const std::string out = Report(result, false);
+  EXPECT_EQ(out.substr(0, out.find('\n')),
+            "bazel-diff (baseline) against bazel-diff-rs (candidate): 12 to 17 rounds (min 7, cap 30) + 1 warm-up, "
+            "alternate order, seed 42, scale 1");
+  EXPECT_NE(out.find(" 10/17 "), std::string::npos) << out;  // the rows it sums up
+  EXPECT_NE(out.find(" 9/12 "), std::string::npos) << out;
+}
+
 TEST(TerminalReporterTest, NoEscapeCodesWithoutColor) {
   EXPECT_EQ(Report(testing::SampleResult(), false).find('\x1b'), std::string::npos);
 }
