@@ -10,28 +10,16 @@
 namespace pe::worker {
 namespace {
 
-// Splits on single spaces; empty tokens (two spaces, a leading one) are kept so they fail as
-// fields rather than being silently skipped.
-std::vector<std::string_view> Tokens(std::string_view line) {
-  std::vector<std::string_view> tokens;
+// Splits on every `separator`; empty pieces (two spaces, a leading comma) are kept so they fail
+// as fields or names rather than being silently skipped.
+std::vector<std::string_view> Split(std::string_view text, char separator) {
+  std::vector<std::string_view> pieces;
   std::size_t start = 0;
   while (true) {
-    const std::size_t space = line.find(' ', start);
-    tokens.push_back(line.substr(start, space == std::string_view::npos ? std::string_view::npos : space - start));
-    if (space == std::string_view::npos) return tokens;
-    start = space + 1;
-  }
-}
-
-std::vector<std::string_view> SplitCommas(std::string_view list) {
-  std::vector<std::string_view> parts;
-  if (list.empty()) return parts;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = list.find(',', start);
-    parts.push_back(list.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
-    if (comma == std::string_view::npos) return parts;
-    start = comma + 1;
+    const std::size_t at = text.find(separator, start);
+    pieces.push_back(text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) return pieces;
+    start = at + 1;
   }
 }
 
@@ -88,7 +76,7 @@ std::string MissingField(std::string_view key) { return fmt::format("missing fie
 // A comma list of names, each valid and once; `kind` names them in errors.
 std::string ParseNames(std::string_view list, std::string_view kind, std::size_t max, std::vector<std::string>* out) {
   std::set<std::string_view> seen;
-  for (const std::string_view name : SplitCommas(list)) {
+  for (const std::string_view name : list.empty() ? std::vector<std::string_view>() : Split(list, ',')) {
     if (!IsValidName(name)) return fmt::format("invalid {} name {}", kind, Quote(name));
     if (!seen.insert(name).second) return fmt::format("{} {} named twice", kind, Quote(name));
     out->emplace_back(name);
@@ -143,7 +131,7 @@ std::string Quote(std::string_view line) {
 Parsed<Hello> ParseHello(std::string_view line) {
   Parsed<Hello> parsed;
   if (parsed.error = LineError(line); !parsed.ok()) return parsed;
-  const std::vector<std::string_view> tokens = Tokens(line);
+  const std::vector<std::string_view> tokens = Split(line, ' ');
   if (tokens[0] != "hello") {
     parsed.error = fmt::format("expected 'hello', got {}", Quote(line));
     return parsed;
@@ -175,7 +163,7 @@ Parsed<Hello> ParseHello(std::string_view line) {
 Parsed<Request> ParseRequest(std::string_view line) {
   Parsed<Request> parsed;
   if (parsed.error = LineError(line); !parsed.ok()) return parsed;
-  const std::vector<std::string_view> tokens = Tokens(line);
+  const std::vector<std::string_view> tokens = Split(line, ' ');
   if (tokens[0] == "quit" && tokens.size() == 1) {
     parsed.value = QuitRequest{};
     return parsed;
@@ -201,7 +189,7 @@ Parsed<Request> ParseRequest(std::string_view line) {
 Parsed<Reply> ParseReply(std::string_view line, const Hello& hello, const RunRequest& asked) {
   Parsed<Reply> parsed;
   if (parsed.error = LineError(line); !parsed.ok()) return parsed;
-  const std::vector<std::string_view> tokens = Tokens(line);
+  const std::vector<std::string_view> tokens = Split(line, ' ');
   if (tokens[0] == "failed") return ParseFailed(line, asked);
   if (tokens[0] != "done") {
     parsed.error = fmt::format("expected 'done' or 'failed', got {}", Quote(line));

@@ -2,7 +2,8 @@
 // misbehaviour the tests choose from argv, one flag per bad case of issue 41, item 7:
 //   --crash-on NAME        SIGSEGV when asked to run NAME
 //   --exit-on NAME         exit 0 without replying
-//   --hang-on NAME         never reply (with --hang-child, a child of its own sleeps too)
+//   --hang-on NAME         never reply (with --hang-child PATH, a child of its own sleeps too,
+//                          its pid written to PATH)
 //   --garbage-on NAME      reply "garbage"
 //   --wrong-name-on NAME   reply for benchmark "sum2" instead
 //   --long-line-on NAME    write 70000 bytes with no newline
@@ -30,7 +31,7 @@ std::map<std::string, std::string> ParseFlags(int argc, char** argv) {
   std::map<std::string, std::string> flags;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    const bool takes_value = flag != "--hang-child" && flag != "--hang-before-hello" && flag != "--ignore-quit";
+    const bool takes_value = flag != "--hang-before-hello" && flag != "--ignore-quit";
     flags[flag] = takes_value && i + 1 < argc ? argv[++i] : "";
   }
   return flags;
@@ -89,7 +90,14 @@ int main(int argc, char** argv) {
     if (On(flags, "--crash-on", name)) ::raise(SIGSEGV);
     if (On(flags, "--exit-on", name)) return 0;
     if (On(flags, "--hang-on", name)) {
-      if (flags.contains("--hang-child") && ::fork() == 0) SleepForever();
+      if (flags.contains("--hang-child")) {
+        const pid_t child = ::fork();
+        if (child == 0) SleepForever();
+        if (FILE* file = std::fopen(flags.at("--hang-child").c_str(), "w")) {
+          std::fprintf(file, "%d\n", static_cast<int>(child));
+          std::fclose(file);
+        }
+      }
       SleepForever();
     }
     if (On(flags, "--garbage-on", name)) {

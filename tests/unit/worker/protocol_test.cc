@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <string>
+#include <utility>
 
 namespace pe::worker {
 namespace {
@@ -134,17 +135,31 @@ TEST(WorkerProtocol, QuoteKeepsAnErrorOnOneLine) {
   EXPECT_EQ(Quote(std::string(81, 'z')), "'" + std::string(80, 'z') + "'...");
 }
 
+// A pe_worker (include/perfengine/worker.h) on one end of a socket pair; the test holds the other.
+struct HelperOnASocket {
+  HelperOnASocket() {
+    EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
+    worker.in_fd = pair[1];
+    worker.out_fd = pair[1];
+    worker.len = 0;
+  }
+  ~HelperOnASocket() {
+    ::close(pair[0]);
+    if (pair[1] >= 0) ::close(pair[1]);
+  }
+  void Write(const std::string& text) {
+    ASSERT_EQ(::write(pair[0], text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+  int pair[2] = {-1, -1};
+  pe_worker worker;
+};
+
 // The C helper a worker compiles, against this parser: an independent writer and reader.
 TEST(WorkerProtocol, TheHeaderHelpersLinesParseHere) {
-  int pair[2];
-  ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
-  pe_worker worker;
-  worker.in_fd = pair[1];
-  worker.out_fd = pair[1];
-  worker.len = 0;
+  HelperOnASocket helper;
+  pe_worker& worker = helper.worker;
   ASSERT_EQ(pe_worker_hello(&worker, "parse,generate", "objects"), 0);
-  const std::string request = FormatRequest(kAsked) + FormatRequest(QuitRequest{});
-  ASSERT_EQ(::write(pair[0], request.data(), request.size()), static_cast<ssize_t>(request.size()));
+  helper.Write(FormatRequest(kAsked) + FormatRequest(QuitRequest{}));
   pe_request asked;
   ASSERT_EQ(pe_worker_next(&worker, &asked), 1);
   EXPECT_EQ(std::string(asked.name), "parse");
@@ -155,29 +170,21 @@ TEST(WorkerProtocol, TheHeaderHelpersLinesParseHere) {
   ASSERT_EQ(pe_worker_done(&worker, &asked, &batch, "ab12", names, growth, 1), 0);
   ASSERT_EQ(pe_worker_failed(&worker, "parse", "no fixture"), 0);
   EXPECT_EQ(pe_worker_next(&worker, &asked), 0);  // quit
-  ::close(pair[1]);
+  ::close(std::exchange(helper.pair[1], -1));
 
   std::string written;
   char chunk[4096];
   ssize_t n;
-  while ((n = ::read(pair[0], chunk, sizeof chunk)) > 0) written.append(chunk, static_cast<std::size_t>(n));
-  ::close(pair[0]);
+  while ((n = ::read(helper.pair[0], chunk, sizeof chunk)) > 0) written.append(chunk, static_cast<std::size_t>(n));
   EXPECT_EQ(written, FormatHello(kProtocolHello) + kGoodReply + "\n" + FormatReply(Failed{"parse", "no fixture"}));
 }
 
 TEST(WorkerProtocol, TheHeaderHelperRefusesWhatIsNotARequest) {
   for (const std::string line : {"run parse 0\n", "run parse -1\n", "run pa=rse 1\n", "walk\n", "run parse\n"}) {
-    int pair[2];
-    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair), 0);
-    pe_worker worker;
-    worker.in_fd = pair[1];
-    worker.out_fd = pair[1];
-    worker.len = 0;
-    ASSERT_EQ(::write(pair[0], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+    HelperOnASocket helper;
+    helper.Write(line);
     pe_request asked;
-    EXPECT_EQ(pe_worker_next(&worker, &asked), -1) << line;
-    ::close(pair[0]);
-    ::close(pair[1]);
+    EXPECT_EQ(pe_worker_next(&helper.worker, &asked), -1) << line;
   }
 }
 

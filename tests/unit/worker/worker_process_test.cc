@@ -4,11 +4,14 @@
 #include "engine/worker/worker_process.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "engine/runner/interrupt.h"
 #include "tests/unit/runner/process_table.h"
 #include "tests/unit/runner/temp_dir.h"
 
@@ -122,11 +125,31 @@ TEST_F(WorkerProcessTest, AnEarlyExitNamesItsStatus) {
 TEST_F(WorkerProcessTest, AHangIsKilledWithItsChildrenAfterTheTimeout) {
   settings_.request_timeout_s = 0.5;
   WorkerProcess worker("candidate");
-  StartGood(worker, {"--hang-on", "sum", "--hang-child"});
+  StartGood(worker, {"--hang-on", "sum", "--hang-child", (dir_ / "child.pid").string()});
   const pid_t pgid = worker.pid();
   EXPECT_EQ(worker.Run("sum", 1).error,
             "worker 'candidate', benchmark 'sum': no reply within 0.5 s; its process group was killed; its stderr is "
             "empty");
+  // The worker's own child, started as it hung, went with it.
+  int child = 0;
+  std::ifstream(dir_ / "child.pid") >> child;
+  ASSERT_GT(child, 0);
+  EXPECT_TRUE(testing::Gone(child));
+  ExpectNothingLeft(pgid);
+}
+
+TEST_F(WorkerProcessTest, CtrlCKillsAHungWorkerAndSaysSo) {
+  WorkerProcess worker("candidate");
+  StartGood(worker, {"--hang-on", "sum"});
+  const pid_t pgid = worker.pid();
+  std::thread raiser([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ::raise(SIGINT);
+  });
+  const std::string error = worker.Run("sum", 1).error;
+  raiser.join();
+  interrupt::ResetForTesting();
+  EXPECT_EQ(error, "worker 'candidate', benchmark 'sum': interrupted by SIGINT; its stderr is empty");
   ExpectNothingLeft(pgid);
 }
 
