@@ -244,21 +244,30 @@ inline constexpr FigureRow kFigureRows[] = {
      .sequence = &Comparison::logic_speedup_cs},
 };
 
-// The figure a threshold row reads; null when none is declared (the build fails then).
-constexpr const FigureRow* FigureOf(const ThresholdRow& row) {
-  for (const FigureRow& figure : kFigureRows) {
+// The index in kFigureRows of the figure a threshold row reads; -1 when none is declared (the
+// build fails then). An index, not a pointer: GCC's UndefinedBehaviorSanitizer makes a pointer's
+// comparison with null no constant expression, and the sanitized build checks this too.
+constexpr int FigureIndexOf(const ThresholdRow& row) {
+  for (std::size_t i = 0; i < std::size(kFigureRows); ++i) {
+    const FigureRow& figure = kFigureRows[i];
     if ((row.point != nullptr && figure.point == row.point) ||
         (row.sequence != nullptr && figure.sequence == row.sequence)) {
-      return &figure;
+      return static_cast<int>(i);
     }
   }
-  return nullptr;
+  return -1;
+}
+
+// The figure a threshold row reads; null when none is declared (the build fails then).
+constexpr const FigureRow* FigureOf(const ThresholdRow& row) {
+  const int i = FigureIndexOf(row);
+  return i < 0 ? nullptr : &kFigureRows[i];
 }
 
 constexpr bool EveryRowHasItsFigure() {
   for (const ThresholdRow& row : kThresholdRows) {
-    const FigureRow* figure = FigureOf(row);
-    if (figure == nullptr || figure->higher_is_better != row.higher_is_better) return false;
+    const int i = FigureIndexOf(row);
+    if (i < 0 || kFigureRows[i].higher_is_better != row.higher_is_better) return false;
   }
   return true;
 }
