@@ -4,6 +4,7 @@
 #include "engine/worker/worker_process.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 
 #include <fstream>
@@ -98,6 +99,19 @@ TEST_F(WorkerProcessTest, AWorkerRunsInTheSandbox) {
   ASSERT_TRUE(result.ok()) << result.error;
   EXPECT_EQ(worker.Quit(), "");
   ExpectNothingLeft(worker.pid());
+}
+
+TEST_F(WorkerProcessTest, APinnedWorkerRunsOnItsCpu) {
+  runner::Command command = WorkerCommand({});
+  command.cpu = 0;
+  WorkerProcess worker("baseline");
+  ASSERT_EQ(worker.Start(command, settings_), "");
+  cpu_set_t cpus;
+  ASSERT_EQ(::sched_getaffinity(worker.pid(), sizeof cpus, &cpus), 0);
+  EXPECT_EQ(CPU_COUNT(&cpus), 1);
+  EXPECT_TRUE(CPU_ISSET(0, &cpus));
+  EXPECT_TRUE(worker.Run("sum", 10).ok());
+  EXPECT_EQ(worker.Quit(), "");
 }
 
 TEST_F(WorkerProcessTest, ACrashNamesWorkerBenchmarkSignalAndStderr) {
