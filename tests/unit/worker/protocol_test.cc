@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <string>
 #include <utility>
 
@@ -133,6 +134,37 @@ TEST(WorkerProtocol, MalformedRepliesAreNamed) {
 TEST(WorkerProtocol, QuoteKeepsAnErrorOnOneLine) {
   EXPECT_EQ(Quote("a\nb'\\\xff"), "'a\\x0ab\\x27\\x5c\\xff'");
   EXPECT_EQ(Quote(std::string(81, 'z')), "'" + std::string(80, 'z') + "'...");
+}
+
+// docs/workers.md's worked example, line by line, is what this parser reads: the doc cannot drift.
+TEST(WorkerProtocol, TheDocsWorkedExampleIsTheProtocol) {
+  std::ifstream doc(WORKERS_DOC);
+  std::string line;
+  while (std::getline(doc, line) && line != "## A worked example") {
+  }
+  Hello hello;
+  RunRequest asked;
+  int lines = 0;
+  while (std::getline(doc, line) && !line.starts_with("## ")) {
+    if (!line.starts_with("    < ") && !line.starts_with("    > ")) continue;
+    const std::string text = line.substr(6);
+    ++lines;
+    if (text.starts_with("hello")) {
+      const Parsed<Hello> parsed = ParseHello(text);
+      ASSERT_TRUE(parsed.ok()) << parsed.error;
+      hello = parsed.value;
+    } else if (line[4] == '>') {
+      const Parsed<Request> parsed = ParseRequest(text);
+      ASSERT_TRUE(parsed.ok()) << parsed.error;
+      EXPECT_EQ(FormatRequest(parsed.value), text + "\n");
+      if (const auto* run = std::get_if<RunRequest>(&parsed.value)) asked = *run;
+    } else {
+      const Parsed<Reply> parsed = ParseReply(text, hello, asked);
+      ASSERT_TRUE(parsed.ok()) << parsed.error << ": " << text;
+      EXPECT_EQ(FormatReply(parsed.value), text + "\n");
+    }
+  }
+  EXPECT_EQ(lines, 8);
 }
 
 // A pe_worker (include/perfengine/worker.h) on one end of a socket pair; the test holds the other.
