@@ -125,7 +125,12 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
        "to (docs/counters.md)."},
       {"PERFENGINE_ALLOC_OUT",
        "Set by perfengine for a contender whose allocations are counted: where the preloaded library writes them."},
-      {"TMPDIR", "Where the run's scratch directory (perfengine-XXXXXX) is made (default /tmp)."},
+      {"PERFENGINE_WORKER_FDS",
+       "Set by perfengine for a worker contender: the descriptors of its request and reply channel, \"IN,OUT\" "
+       "(docs/workers.md)."},
+      {"TMPDIR",
+       "Where the run's scratch directory (perfengine-XXXXXX) is made (default /tmp). A sandboxed contender, hook "
+       "or normaliser gets its {workdir} as TMPDIR unless the spec sets one (docs/threat-model.md)."},
       {"NO_COLOR", "Set and not empty: no colour on a terminal."},
   };
   return kVariables;
