@@ -73,7 +73,7 @@ ExitCode HistoryCommand(const HistoryFlags& flags) {
   if (runs == 0) throw spec::UsageError(fmt::format("{}: no run of {} recorded", path.string(), key));
   history::TrendOptions options;
   options.workloads = flags.workloads;
-  options.figure = flags.figure;  // empty: the figure min_speedup reads
+  options.figure = flags.figure;  // empty: the figures the recorded runs' gates checked
   options.startup_change_points = flags.startup_change_points;
   const std::vector<history::WorkloadSeries> series = store.Series(key);
   const std::string trends = history::TrendText(series, options);  // a bad --figure: nothing printed
@@ -94,8 +94,9 @@ Subcommand AddHistory(CLI::App& app) {
   history->add_option("--workload", flags->workloads, "Only this workload (repeatable)");
   history->add_option(
       "--figure", flags->figure,
-      "The figure to trace: median_round_speedup (default, what min_speedup reads), median_round_cpu_ratio (what "
-      "max_slowdown reads), speedup, instructions_ratio, ... or CONTENDER.median_wall_s");
+      "The figure to trace (default: the figures the recorded runs' gates checked, else median_round_speedup): "
+      "median_round_speedup (what min_speedup reads), median_round_cpu_ratio (what max_slowdown reads), speedup, "
+      "instructions_ratio, ... or CONTENDER.median_wall_s");
   history->add_flag("--startup-change-points", flags->startup_change_points,
                     "Also seek change points on the startup workload (left out by default: start-up time follows the "
                     "machine more than the code)");

@@ -502,7 +502,22 @@ ORDER BY started_at, id)sql");
     for (const WorkloadResult& w : result.workloads) {
       auto [it, inserted] = index.emplace(w.name, out.size());
       if (inserted) out.push_back({w.name, {}, w.startup});
-      auto& figures = out[it->second].figures;
+      WorkloadSeries& workload = out[it->second];
+      ++workload.runs;
+      std::vector<std::string> this_run;  // a threshold counts once per run
+      for (const Check& c : result.verdict.checks) {
+        if (c.workload != w.name || c.skipped || !c.contender.empty()) continue;
+        if (std::find(this_run.begin(), this_run.end(), c.threshold) != this_run.end()) continue;
+        this_run.push_back(c.threshold);
+        auto checked = std::find_if(workload.checked.begin(), workload.checked.end(),
+                                    [&](const auto& k) { return k.first == c.threshold; });
+        if (checked == workload.checked.end()) {
+          workload.checked.push_back({c.threshold, 1});
+        } else {
+          ++checked->second;
+        }
+      }
+      auto& figures = workload.figures;
       for (const auto& [contender, name, value] : FiguresOf(w)) {
         const std::string figure = contender.empty() ? name : contender + "." + name;
         auto series = std::find_if(figures.begin(), figures.end(), [&](const auto& f) { return f.first == figure; });

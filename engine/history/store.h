@@ -45,6 +45,11 @@ struct WorkloadSeries {
   std::string workload;
   std::vector<std::pair<std::string, std::vector<Point>>> figures;
   bool startup = false;  // the built-in startup workload
+  int runs = 0;          // the recorded runs that have this workload
+  // The thresholds the recorded runs' gates checked on this workload against the candidate
+  // (the checks in each run's results file; skipped ones, which judged nothing, left out), each
+  // with the number of runs that checked it, in the order first met.
+  std::vector<std::pair<std::string, int>> checked;
 };
 
 class Store {

@@ -50,14 +50,35 @@ FigureInfo DescribeFigure(const std::string& figure) {
   return {fmt::format("{} of '{}' alone (descriptive: no check reads one contender's figure)", what, contender), false};
 }
 
-std::string ChosenFigure(const std::vector<WorkloadSeries>& series, const TrendOptions& options) {
-  if (!options.figure.empty()) return options.figure;
-  for (const WorkloadSeries& s : series) {
-    for (const auto& f : s.figures) {
-      if (f.first == "median_round_speedup") return f.first;
+std::vector<std::string> ChosenFigures(const WorkloadSeries& series, const TrendOptions& options) {
+  if (!options.figure.empty()) return {options.figure};
+  const auto checked = [&](std::string_view key) {
+    return std::any_of(series.checked.begin(), series.checked.end(), [&](const auto& c) { return c.first == key; });
+  };
+  std::vector<std::string> figures;
+  for (const model::ThresholdRow& row : model::kThresholdRows) {
+    const std::string figure(model::FigureOf(row)->name);
+    if (checked(row.key) && std::find(figures.begin(), figures.end(), figure) == figures.end()) {
+      figures.push_back(figure);
     }
   }
-  return "speedup";
+  if (!figures.empty()) return figures;
+  const bool paired = std::any_of(series.figures.begin(), series.figures.end(),
+                                  [](const auto& f) { return f.first == "median_round_speedup"; });
+  return {paired ? "median_round_speedup" : "speedup"};
+}
+
+std::string GateLine(const WorkloadSeries& series, const std::string& figure) {
+  std::vector<std::string> by;
+  for (const auto& [key, runs] : series.checked) {
+    const model::ThresholdRow* row = model::FindThresholdRow(key);
+    if (row != nullptr && model::FigureOf(*row)->name == figure) {
+      by.push_back(fmt::format("{} checked it in {} of {}", key, runs, units::FormatCount(series.runs, "run")));
+    }
+  }
+  if (!by.empty()) return fmt::format("gated: {}", fmt::join(by, ", "));
+  return series.checked.empty() ? "not gated: no recorded run checked a threshold on this workload"
+                                : "not gated: no recorded run checked a threshold that reads it";
 }
 
 std::vector<std::size_t> SeriesChangePoints(const WorkloadSeries& series, const TrendOptions& options,
@@ -73,13 +94,73 @@ std::vector<std::size_t> TrendChangePoints(const std::vector<double>& values) {
   std::vector<std::size_t> out;
   // Sigma from the raw values: the smoothed ones repeat, and would make every wobble a step.
   const double penalty = stats::ChangePointPenalty(x);
-  for (const stats::ChangePoint& p : stats::ChangePoints(stats::RunningMedian3(x), 2, penalty)) out.push_back(p.index);
+  for (const stats::ChangePoint& p : stats::ChangePoints(stats::RunningMedian3(x), kMinRunsPerSegment, penalty)) {
+    out.push_back(p.index);
+  }
   return out;
 }
 
-std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOptions& given) {
-  TrendOptions options = given;
-  options.figure = ChosenFigure(series, given);
+namespace {
+
+// One workload's section for one figure; `also` is one more line under its heading.
+std::string FigureSection(const WorkloadSeries& s, const std::string& figure, const TrendOptions& options,
+                          const std::string& also) {
+  std::string out;
+  const auto found = std::find_if(s.figures.begin(), s.figures.end(), [&](const auto& f) { return f.first == figure; });
+  if (found == s.figures.end()) {
+    std::vector<std::string> recorded;
+    for (const auto& f : s.figures) recorded.push_back(f.first);
+    return fmt::format("{}: no {} recorded (recorded: {})\n{}\n", s.workload, figure, fmt::join(recorded, ", "), also);
+  }
+  const std::vector<Point>& points = found->second;
+  out += fmt::format("{}: {} over {}\n", s.workload, figure,
+                     units::FormatCount(static_cast<long long>(points.size()), "run"));
+  const FigureInfo info = DescribeFigure(figure);
+  out += fmt::format("  figure: {}; higher is {}\n", info.description, info.higher_is_better ? "better" : "worse");
+  out += fmt::format("  {}\n{}", GateLine(s, figure), also);
+  std::vector<double> values;
+  report::TableRows rows;  // run, started, commit, host, value, note: columns as wide as their cells
+  for (size_t i = 0; i < points.size(); ++i) {
+    const Point& p = points[i];
+    values.push_back(p.value);
+    const bool changed = i > 0 && p.spec_digest != points[i - 1].spec_digest;
+    rows.push_back({std::to_string(i + 1), p.started_at, p.commit.empty() ? "-" : p.commit.substr(0, 12), p.hostname,
+                    Value(figure, p.value), changed ? "(spec changed)" : ""});
+  }
+  out += report::FormatTable(rows, "rlllrl", "  ");
+  const std::vector<std::size_t> changes = SeriesChangePoints(s, options, values);
+  size_t begin = 0;
+  for (size_t c = 0; c < changes.size(); ++c) {
+    const size_t at = changes[c];
+    const size_t end = c + 1 < changes.size() ? changes[c + 1] : points.size();
+    const double before = MedianOf(points, begin, at), after = MedianOf(points, at, end);
+    const bool better = info.higher_is_better ? after > before : after < before;
+    out += fmt::format("  change point at run {} ({}, commit {}): median {} -> {} ({:+.1f}%, {})\n", at + 1,
+                       points[at].started_at, points[at].commit.empty() ? "-" : points[at].commit.substr(0, 12),
+                       Value(figure, before), Value(figure, after), 100 * (after / before - 1),
+                       after == before ? "level"
+                       : better        ? "better"
+                                       : "worse");
+    begin = at;
+  }
+  if (s.startup && !options.startup_change_points) {
+    out +=
+        "  change points not sought: start-up time follows the machine more than the code "
+        "(--startup-change-points seeks them)\n";
+  } else if (points.size() < kMinRunsForChangePoint) {
+    out += fmt::format("  no change point sought: {} recorded, and a change point needs at least {} ({} either side)\n",
+                       units::FormatCount(static_cast<long long>(points.size()), "run"), kMinRunsForChangePoint,
+                       kMinRunsPerSegment);
+  } else if (changes.empty()) {
+    out += "  no change point\n";
+  }
+  out += "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOptions& options) {
   std::vector<std::string> names;
   for (const WorkloadSeries& s : series) names.push_back(s.workload);
   for (const std::string& w : options.workloads) {
@@ -95,63 +176,34 @@ std::string TrendText(const std::vector<WorkloadSeries>& series, const TrendOpti
       if (std::find(figures.begin(), figures.end(), f.first) == figures.end()) figures.push_back(f.first);
     }
   }
-  if (std::find(figures.begin(), figures.end(), options.figure) == figures.end()) {
+  if (!options.figure.empty() && std::find(figures.begin(), figures.end(), options.figure) == figures.end()) {
     throw base::UsageError(fmt::format("--figure: no run recorded '{}'{}; recorded: {}", options.figure,
                                        base::DidYouMean(options.figure, figures), fmt::join(figures, ", ")));
   }
-  std::string out;
+  // Said once, above the sections: which figures are shown and why.
+  std::string out = options.figure.empty()
+                        ? "figures: by default those the recorded runs' gates checked on each workload, else the "
+                          "speed-up (--figure traces another)\n\n"
+                        : "";
   for (const WorkloadSeries& s : series) {
     if (!options.workloads.empty() &&
         std::find(options.workloads.begin(), options.workloads.end(), s.workload) == options.workloads.end()) {
       continue;
     }
-    const auto found =
-        std::find_if(s.figures.begin(), s.figures.end(), [&](const auto& f) { return f.first == options.figure; });
-    if (found == s.figures.end()) {
-      std::vector<std::string> recorded;
-      for (const auto& f : s.figures) recorded.push_back(f.first);
-      out +=
-          fmt::format("{}: no {} recorded (recorded: {})\n\n", s.workload, options.figure, fmt::join(recorded, ", "));
-      continue;
+    // A check the history has no figure for (a counter's): named, so the sections below are
+    // not read as everything the gate checked.
+    std::vector<std::string> untraced;
+    for (const auto& [key, runs] : s.checked) {
+      if (model::FindThresholdRow(key) == nullptr) {
+        untraced.push_back(fmt::format("{} ({} of {})", key, runs, units::FormatCount(s.runs, "run")));
+      }
     }
-    const std::vector<Point>& points = found->second;
-    out += fmt::format("{}: {} over {}\n", s.workload, options.figure,
-                       units::FormatCount(static_cast<long long>(points.size()), "run"));
-    const FigureInfo info = DescribeFigure(options.figure);
-    out += fmt::format("  figure: {}; higher is {}\n", info.description, info.higher_is_better ? "better" : "worse");
-    std::vector<double> values;
-    report::TableRows rows;  // run, started, commit, host, value, note: columns as wide as their cells
-    for (size_t i = 0; i < points.size(); ++i) {
-      const Point& p = points[i];
-      values.push_back(p.value);
-      const bool changed = i > 0 && p.spec_digest != points[i - 1].spec_digest;
-      rows.push_back({std::to_string(i + 1), p.started_at, p.commit.empty() ? "-" : p.commit.substr(0, 12), p.hostname,
-                      Value(options.figure, p.value), changed ? "(spec changed)" : ""});
+    std::string also =
+        untraced.empty() ? "" : fmt::format("  also gated, no trend recorded: {}\n", fmt::join(untraced, ", "));
+    for (const std::string& figure : ChosenFigures(s, options)) {
+      out += FigureSection(s, figure, options, also);
+      also.clear();  // under the first section only
     }
-    out += report::FormatTable(rows, "rlllrl", "  ");
-    const std::vector<std::size_t> changes = SeriesChangePoints(s, options, values);
-    size_t begin = 0;
-    for (size_t c = 0; c < changes.size(); ++c) {
-      const size_t at = changes[c];
-      const size_t end = c + 1 < changes.size() ? changes[c + 1] : points.size();
-      const double before = MedianOf(points, begin, at), after = MedianOf(points, at, end);
-      const bool better = info.higher_is_better ? after > before : after < before;
-      out += fmt::format("  change point at run {} ({}, commit {}): median {} -> {} ({:+.1f}%, {})\n", at + 1,
-                         points[at].started_at, points[at].commit.empty() ? "-" : points[at].commit.substr(0, 12),
-                         Value(options.figure, before), Value(options.figure, after), 100 * (after / before - 1),
-                         after == before ? "level"
-                         : better        ? "better"
-                                         : "worse");
-      begin = at;
-    }
-    if (s.startup && !options.startup_change_points) {
-      out +=
-          "  change points not sought: start-up time follows the machine more than the code "
-          "(--startup-change-points seeks them)\n";
-    } else if (changes.empty()) {
-      out += "  no change point\n";
-    }
-    out += "\n";
   }
   return out;
 }

@@ -17,9 +17,9 @@ constexpr double kWidth = 720, kHeight = 250, kLeft = 84, kRight = 20, kTop = 20
 
 // One workload's chart: the figure per run (x: run order, y: value from 0), a dashed line at
 // each change point, the value at each end of the y axis.
-std::string Chart(const WorkloadSeries& series, const TrendOptions& options, const std::vector<Point>& points) {
+std::string Chart(const WorkloadSeries& series, const std::string& figure, const TrendOptions& options,
+                  const std::vector<Point>& points) {
   const std::string& workload = series.workload;
-  const std::string& figure = options.figure;
   double top = 0;
   for (const Point& p : points) top = std::max(top, p.value);
   if (top <= 0) top = 1;
@@ -71,9 +71,8 @@ std::string Chart(const WorkloadSeries& series, const TrendOptions& options, con
 
 }  // namespace
 
-std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOptions& given, const std::string& title) {
-  TrendOptions options = given;
-  options.figure = ChosenFigure(series, given);
+std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOptions& options,
+                      const std::string& title) {
   // TrendText checks the selection and gives the table under each chart.
   const std::string text = TrendText(series, options);
   std::string html = fmt::format(
@@ -89,15 +88,19 @@ std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOpti
       continue;
     }
     html += fmt::format("<section>\n<h2>{}</h2>\n", EscapeHtml(s.workload));
-    const auto found =
-        std::find_if(s.figures.begin(), s.figures.end(), [&](const auto& f) { return f.first == options.figure; });
-    if (found == s.figures.end()) {
-      html += fmt::format("<p>No {} recorded.</p>\n", EscapeHtml(options.figure));
-    } else {
-      const FigureInfo info = DescribeFigure(options.figure);
-      html += fmt::format("<p class=\"figure\">{}: {}; higher is {}.</p>\n", EscapeHtml(options.figure),
-                          EscapeHtml(info.description), info.higher_is_better ? "better" : "worse");
-      html += Chart(s, options, found->second);
+    // The same figures as the text: those the recorded gates checked, by default.
+    for (const std::string& figure : ChosenFigures(s, options)) {
+      const auto found =
+          std::find_if(s.figures.begin(), s.figures.end(), [&](const auto& f) { return f.first == figure; });
+      if (found == s.figures.end()) {
+        html += fmt::format("<p>No {} recorded.</p>\n", EscapeHtml(figure));
+        continue;
+      }
+      const FigureInfo info = DescribeFigure(figure);
+      html += fmt::format("<p class=\"figure\">{}: {}; higher is {}; {}.</p>\n", EscapeHtml(figure),
+                          EscapeHtml(info.description), info.higher_is_better ? "better" : "worse",
+                          EscapeHtml(GateLine(s, figure)));
+      html += Chart(s, figure, options, found->second);
     }
     html += "</section>\n";
   }

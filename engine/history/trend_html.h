@@ -10,7 +10,7 @@
 
 namespace pe::history {
 
-// The page for the workloads and figure TrendText would print (same selection, same change
+// The page for the workloads and figures TrendText would print (same selection, same change
 // points); `title` is escaped. Throws base::UsageError as TrendText does.
 std::string TrendHtml(const std::vector<WorkloadSeries>& series, const TrendOptions& options, const std::string& title);
 

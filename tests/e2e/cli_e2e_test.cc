@@ -238,11 +238,42 @@ TEST(CliE2E, HistorySaysOneRunNotOneRuns) {
   const fs::path db = RecordOneRun(dir, spec, dir.path() / "history.sqlite");
   const Finished f = RunPerfengine({"history", spec.string(), "--history", db.string()}, dir.path());
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
-  EXPECT_EQ(
-      f.out.rfind(
-          spec.string() + ": 1 run recorded in " + db.string() + "\n\nstartup: median_round_speedup over 1 run\n", 0),
-      0u)
+  EXPECT_EQ(f.out.rfind(spec.string() + ": 1 run recorded in " + db.string() +
+                            "\n\nfigures: by default those the recorded runs' gates checked on each workload, else "
+                            "the speed-up (--figure traces another)\n\nstartup: median_round_speedup over 1 run\n",
+                        0),
+            0u)
       << f.out;
+}
+
+// Issue 42, item 6: history traced the wall-time speed-up whatever the gate checked, and said
+// "no change point" after two runs without saying a change point needs four. A spec gated on
+// peak RSS alone is traced by its RSS ratio, the threshold that checked it is named, and the
+// ungated startup workload falls back to the speed-up and says it is not gated.
+TEST(CliE2E, HistoryTracesTheFigureTheRecordedGateCheckedAndSaysHowManyRunsAChangePointNeeds) {
+  TempDir dir;
+  const auto spec = WriteSpec(dir, "\"--print\", \"same\"", "\n[thresholds]\nmax_rss_ratio = 100\n");
+  const fs::path db = dir.path() / "history.sqlite";
+  RecordOneRun(dir, spec, db);
+  RecordOneRun(dir, spec, db);
+  const Finished f = RunPerfengine({"history", spec.string(), "--history", db.string()}, dir.path());
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  EXPECT_NE(f.out.find("startup: median_round_speedup over 2 runs\n"
+                       "  figure: median per-round speed-up, baseline / candidate wall time: what min_speedup reads; "
+                       "higher is better\n"
+                       "  not gated: no recorded run checked a threshold on this workload\n"),
+            std::string::npos)
+      << f.out;
+  EXPECT_NE(f.out.find("work: rss_ratio over 2 runs\n"
+                       "  figure: peak RSS ratio, candidate / baseline: what max_rss_ratio reads; higher is worse\n"
+                       "  gated: max_rss_ratio checked it in 2 of 2 runs\n"),
+            std::string::npos)
+      << f.out;
+  EXPECT_NE(f.out.find("  no change point sought: 2 runs recorded, and a change point needs at least 4 (2 either "
+                       "side)\n"),
+            std::string::npos)
+      << f.out;
+  EXPECT_EQ(f.out.find("work: median_round_speedup"), std::string::npos) << f.out;
 }
 
 TEST(CliE2E, QuietRecordsSilently) {

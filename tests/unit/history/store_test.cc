@@ -177,6 +177,31 @@ TEST(HistoryStoreTest, EveryThresholdRowsFigureIsRecordedAndNamedInItsDirection)
   }
 }
 
+// Issue 42, item 6: history's default is the figures the recorded gates checked, so Series says
+// which thresholds each run's results file checked on each workload, and in how many runs. A
+// skipped check judged nothing, and a third contender's check is not the candidate's figure.
+TEST(HistoryStoreTest, TheSeriesSaysWhichThresholdsTheRecordedRunsChecked) {
+  TempDir dir;
+  const fs::path db = dir.path() / "history.sqlite";
+  Store store(db);
+  RunResult first = MakeRun("2026-12-01T00:00:00Z", 1.5);
+  Check slowdown = first.verdict.checks[0];
+  slowdown.threshold = "max_slowdown";
+  Check skipped = slowdown;
+  skipped.threshold = "max_instructions_ratio";
+  skipped.skipped = true;
+  Check third = slowdown;
+  third.threshold = "max_rss_ratio";
+  third.contender = "other";
+  first.verdict.checks = {slowdown, slowdown, skipped, third};  // twice in one run counts once
+  store.Record(first, "/specs/x.toml", "c1");
+  store.Record(MakeRun("2026-12-02T00:00:00Z", 1.5), "/specs/x.toml", "c2");  // checks min_speedup
+  const auto series = store.Series("/specs/x.toml");
+  ASSERT_EQ(series.size(), 1u);
+  EXPECT_EQ(series[0].runs, 2);
+  EXPECT_EQ(series[0].checked, (std::vector<std::pair<std::string, int>>{{"max_slowdown", 1}, {"min_speedup", 1}}));
+}
+
 // A history database is data: a figure edited in the figures table, or stored in a run's results
 // file against its own samples, does not reach the trend.
 TEST(HistoryStoreTest, TheTrendIsComputedFromEachRunsSamples) {

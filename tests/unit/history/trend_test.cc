@@ -8,6 +8,10 @@
 namespace pe::history {
 namespace {
 
+constexpr const char* kByDefault =
+    "figures: by default those the recorded runs' gates checked on each workload, else the speed-up (--figure traces "
+    "another)\n\n";
+
 WorkloadSeries Series(const std::string& workload, const std::vector<double>& speedups) {
   WorkloadSeries s;
   s.workload = workload;
@@ -23,27 +27,29 @@ WorkloadSeries Series(const std::string& workload, const std::vector<double>& sp
     points.push_back(p);
   }
   s.figures.push_back({"speedup", points});
+  s.runs = static_cast<int>(speedups.size());
   return s;
 }
 
 TEST(TrendTest, AStepInSpeedupIsOneChangePointWithTheMediansEitherSide) {
   const std::string text = TrendText({Series("work", {1.50, 1.52, 1.49, 1.51, 1.50, 1.20, 1.21, 1.19, 1.20})}, {});
-  EXPECT_EQ(
-      text,
-      "work: speedup over 9 runs\n"
-      "  figure: ratio of median wall times, baseline / candidate (descriptive: min_speedup reads "
-      "median_round_speedup); higher is better\n"
-      "  1  2026-12-01T00:00:00Z  aaaaaaaaaaaa  ci  1.500x\n"
-      "  2  2026-12-02T00:00:00Z  bbbbbbbbbbbb  ci  1.520x\n"
-      "  3  2026-12-03T00:00:00Z  cccccccccccc  ci  1.490x\n"
-      "  4  2026-12-04T00:00:00Z  dddddddddddd  ci  1.510x\n"
-      "  5  2026-12-05T00:00:00Z  eeeeeeeeeeee  ci  1.500x\n"
-      "  6  2026-12-06T00:00:00Z  ffffffffffff  ci  1.200x  (spec changed)\n"
-      "  7  2026-12-07T00:00:00Z  gggggggggggg  ci  1.210x\n"
-      "  8  2026-12-08T00:00:00Z  hhhhhhhhhhhh  ci  1.190x\n"
-      "  9  2026-12-09T00:00:00Z  iiiiiiiiiiii  ci  1.200x\n"
-      "  change point at run 6 (2026-12-06T00:00:00Z, commit ffffffffffff): median 1.500x -> 1.200x (-20.0%, worse)\n"
-      "\n");
+  EXPECT_EQ(text, std::string(kByDefault) +
+                      "work: speedup over 9 runs\n"
+                      "  figure: ratio of median wall times, baseline / candidate (descriptive: min_speedup reads "
+                      "median_round_speedup); higher is better\n"
+                      "  not gated: no recorded run checked a threshold on this workload\n"
+                      "  1  2026-12-01T00:00:00Z  aaaaaaaaaaaa  ci  1.500x\n"
+                      "  2  2026-12-02T00:00:00Z  bbbbbbbbbbbb  ci  1.520x\n"
+                      "  3  2026-12-03T00:00:00Z  cccccccccccc  ci  1.490x\n"
+                      "  4  2026-12-04T00:00:00Z  dddddddddddd  ci  1.510x\n"
+                      "  5  2026-12-05T00:00:00Z  eeeeeeeeeeee  ci  1.500x\n"
+                      "  6  2026-12-06T00:00:00Z  ffffffffffff  ci  1.200x  (spec changed)\n"
+                      "  7  2026-12-07T00:00:00Z  gggggggggggg  ci  1.210x\n"
+                      "  8  2026-12-08T00:00:00Z  hhhhhhhhhhhh  ci  1.190x\n"
+                      "  9  2026-12-09T00:00:00Z  iiiiiiiiiiii  ci  1.200x\n"
+                      "  change point at run 6 (2026-12-06T00:00:00Z, commit ffffffffffff): median 1.500x -> 1.200x "
+                      "(-20.0%, worse)\n"
+                      "\n");
 }
 
 // Columns are as wide as their widest cell (report::FormatTable): a host name longer than the
@@ -71,7 +77,9 @@ TEST(TrendTest, SelectsWorkloadsAndSaysWhatWasRecordedInstead) {
   const std::string text = TrendText(all, only_bravo);
   EXPECT_EQ(text.find("alpha"), std::string::npos);
   EXPECT_NE(text.find("bravo: speedup over 2 runs\n"), std::string::npos);
-  EXPECT_NE(text.find("  no change point\n"), std::string::npos);
+  EXPECT_NE(
+      text.find("  no change point sought: 2 runs recorded, and a change point needs at least 4 (2 either side)\n"),
+      std::string::npos);
   TrendOptions cpu;
   cpu.figure = "cpu_ratio";
   WorkloadSeries bravo_cpu = all[1];
@@ -122,7 +130,8 @@ TEST(TrendTest, FiguresPrintInTheirUnits) {
 }
 
 TEST(TrendTest, OneRunIsNotRuns) {
-  EXPECT_EQ(TrendText({Series("work", {1.5})}, {}).rfind("work: speedup over 1 run\n", 0), 0u);
+  EXPECT_EQ(TrendText({Series("work", {1.5})}, {}).rfind(std::string(kByDefault) + "work: speedup over 1 run\n", 0),
+            0u);
 }
 
 TEST(TrendHtmlTest, OneChartPerWorkloadWithItsChangePointMarked) {
@@ -140,7 +149,8 @@ TEST(TrendHtmlTest, OneChartPerWorkloadWithItsChangePointMarked) {
   EXPECT_NE(html.find("<title>change point at run 6</title>"), std::string::npos);
   EXPECT_EQ(html.find("change point at run 2<"), std::string::npos);
   EXPECT_NE(html.find("<title>run 9: 1.2, 2026-12-09T00:00:00Z, iiiiiiiiiiii, ci</title>"), std::string::npos);
-  EXPECT_NE(html.find("<pre>work: speedup over 9 runs"), std::string::npos);
+  EXPECT_NE(html.find("<pre>figures: by default"), std::string::npos);
+  EXPECT_NE(html.find("\nwork: speedup over 9 runs\n"), std::string::npos);
 }
 
 // Issue 25: the startup workload's time follows the machine more than the code; its steps were
@@ -169,11 +179,13 @@ TEST(TrendTest, TheDefaultIsTheGatesFigureAndEachDirectionIsNamed) {
   s.figures.push_back({"median_round_cpu_ratio", s.figures[0].second});
   s.figures.push_back({"median_round_speedup", s.figures[0].second});
   const std::string text = TrendText({s}, {});
-  EXPECT_EQ(text.rfind("work: median_round_speedup over 9 runs\n"
-                       "  figure: median per-round speed-up, baseline / candidate wall time: what min_speedup reads; "
-                       "higher is better\n",
-                       0),
-            0u)
+  EXPECT_EQ(
+      text.rfind(std::string(kByDefault) +
+                     "work: median_round_speedup over 9 runs\n"
+                     "  figure: median per-round speed-up, baseline / candidate wall time: what min_speedup reads; "
+                     "higher is better\n",
+                 0),
+      0u)
       << text;
   EXPECT_NE(text.find("median 1.000x -> 1.300x (+30.0%, better)\n"), std::string::npos) << text;
   TrendOptions cpu;
@@ -197,6 +209,82 @@ TEST(TrendHtmlTest, ChartsLabelBothAxesAndTheDirection) {
   EXPECT_NE(html.find(">run (oldest first, 1 to 3)</text>"), std::string::npos) << html;
   EXPECT_NE(html.find(">median_round_cpu_ratio (lower is better)</text>"), std::string::npos) << html;
   EXPECT_NE(TrendHtml({s}, {}, "t").find(">speedup (higher is better)</text>"), std::string::npos);
+}
+
+// Issue 42, item 6: history defaulted to the wall-time speed-up, a figure the recorded gate may
+// not check (ruby/json gates CPU time and instructions). The default is now each figure a
+// threshold the recorded runs checked, in the threshold table's order, each saying which
+// threshold checked it in how many runs; a checked counter, which the history has no trend
+// of, is named under the first.
+TEST(TrendTest, TheDefaultIsEachFigureTheRecordedGatesChecked) {
+  WorkloadSeries s = Series("work", {1.0, 1.0, 1.0, 1.0});
+  const auto points = s.figures[0].second;
+  s.figures = {{"speedup", points},
+               {"median_round_speedup", points},
+               {"median_round_cpu_ratio", points},
+               {"instructions_ratio", points}};
+  s.checked = {{"max_instructions_ratio", 4}, {"counters.objects", 4}, {"max_slowdown", 3}};
+  const std::string text = TrendText({s}, {});
+  const std::string rows =
+      "  1  2026-12-01T00:00:00Z  aaaaaaaaaaaa  ci  1.000x\n"
+      "  2  2026-12-02T00:00:00Z  bbbbbbbbbbbb  ci  1.000x\n"
+      "  3  2026-12-03T00:00:00Z  cccccccccccc  ci  1.000x\n"
+      "  4  2026-12-04T00:00:00Z  dddddddddddd  ci  1.000x\n"
+      "  no change point\n\n";
+  EXPECT_EQ(text, std::string(kByDefault) +
+                      "work: median_round_cpu_ratio over 4 runs\n"
+                      "  figure: median per-round CPU-time ratio, candidate / baseline: what max_slowdown reads; "
+                      "higher is worse\n"
+                      "  gated: max_slowdown checked it in 3 of 4 runs\n"
+                      "  also gated, no trend recorded: counters.objects (4 of 4 runs)\n" +
+                      rows +
+                      "work: instructions_ratio over 4 runs\n"
+                      "  figure: instruction count ratio, exact: what max_instructions_ratio reads; higher is worse\n"
+                      "  gated: max_instructions_ratio checked it in 4 of 4 runs\n" +
+                      rows);
+  // --figure still picks one, and says when no recorded gate read it.
+  TrendOptions wall;
+  wall.figure = "speedup";
+  const std::string wall_text = TrendText({s}, wall);
+  EXPECT_EQ(wall_text.rfind("work: speedup over 4 runs\n", 0), 0u) << wall_text;
+  EXPECT_NE(wall_text.find("  not gated: no recorded run checked a threshold that reads it\n"), std::string::npos)
+      << wall_text;
+  // The HTML page draws the same figures: a chart for each.
+  const std::string html = TrendHtml({s}, {}, "t");
+  EXPECT_NE(html.find("aria-label=\"median_round_cpu_ratio of work over 4 runs\""), std::string::npos) << html;
+  EXPECT_NE(html.find("aria-label=\"instructions_ratio of work over 4 runs\""), std::string::npos) << html;
+  EXPECT_EQ(html.find("aria-label=\"median_round_speedup of work"), std::string::npos) << html;
+  EXPECT_NE(html.find("gated: max_slowdown checked it in 3 of 4 runs.</p>"), std::string::npos) << html;
+}
+
+// Issue 42, item 6: a 1.000x to 1.197x jump in instructions over three runs printed "no change
+// point", with no word on how many runs one needs: two on each side (kMinRunsPerSegment).
+TEST(TrendTest, TooFewRunsForAChangePointSaysHowManyItNeeds) {
+  WorkloadSeries s = Series("work", {1.0, 1.0, 1.197});
+  s.figures[0].first = "instructions_ratio";
+  s.checked = {{"max_instructions_ratio", 3}};
+  const std::string text = TrendText({s}, {});
+  EXPECT_NE(text.find("  3  2026-12-03T00:00:00Z  cccccccccccc  ci  1.197x\n"
+                      "  no change point sought: 3 runs recorded, and a change point needs at least 4 (2 either "
+                      "side)\n\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("  no change point\n"), std::string::npos) << text;
+  EXPECT_NE(TrendText({Series("work", {1.5})}, {})
+                .find("  no change point sought: 1 run recorded, and a change "
+                      "point needs at least 4 (2 either side)\n"),
+            std::string::npos);
+  // With the fourth run the exact step is found.
+  WorkloadSeries four = Series("work", {1.0, 1.0, 1.197, 1.197});
+  four.figures[0].first = "instructions_ratio";
+  four.checked = {{"max_instructions_ratio", 4}};
+  EXPECT_NE(TrendText({four}, {})
+                .find("  change point at run 3 (2026-12-03T00:00:00Z, commit cccccccccccc): median "
+                      "1.000x -> 1.197x (+19.7%, worse)\n"),
+            std::string::npos)
+      << TrendText({four}, {});
+  EXPECT_EQ(kMinRunsForChangePoint, 4u);
+  EXPECT_TRUE(TrendChangePoints({1.0, 1.0, 1.197}).empty());
 }
 
 }  // namespace
