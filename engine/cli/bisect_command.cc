@@ -127,7 +127,8 @@ Subcommand AddBisect(CLI::App& app) {
   bisect->add_option("--good", flags->good, "A revision that passes (the baseline is built from it)")->required();
   bisect->add_option("--bad", flags->bad, "A later revision that misses the gate")->required();
   bisect->add_option("--rounds", flags->rounds, "Measured rounds at each commit")->check(CLI::PositiveNumber);
-  bisect->add_option("--contender", common->contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
+  bisect->add_option("--contender", common->contenders,
+                     "Replace a contender's program (NAME=PROGRAM) or its git revision (NAME=git:REV) (repeatable)");
   bisect->add_option("--cache-dir", common->cache_dir,
                      "Worktrees, builds and each step's results (default: the fixture cache)");
   return {bisect, [=] { return static_cast<int>(BisectCommand(*common, *flags)); }, true};

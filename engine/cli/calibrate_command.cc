@@ -240,7 +240,8 @@ CalibrateCommand::CalibrateCommand(CLI::App& app) {
   command_->add_option("--json", flags_.json, "Write the calibration as JSON here (atomically)");
   command_->add_option("--assume-change", flags_.assume_change,
                        "Also predict the rounds to a verdict for a candidate this many percent slower (e.g. 3)");
-  command_->add_option("--contender", common_.contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
+  command_->add_option("--contender", common_.contenders,
+                       "Replace a contender's program (NAME=PROGRAM) or its git revision (NAME=git:REV) (repeatable)");
   command_->add_option("--workload", common_.workloads, "Only this workload (repeatable); startup always runs");
   command_->add_option("--cache-dir", common_.cache_dir,
                        "Fixture cache (default: $PERFENGINE_CACHE or ~/.cache/perfengine)");

@@ -55,7 +55,8 @@ CLI::Validator PositiveUpTo(double max) {
 void AddSpecOptions(CLI::App* cmd, CommonOptions& o, bool spec_required) {
   CLI::Option* spec = cmd->add_option("spec", o.spec, "The spec file (TOML)");
   if (spec_required) spec->required();
-  cmd->add_option("--contender", o.contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
+  cmd->add_option("--contender", o.contenders,
+                  "Replace a contender's program (NAME=PROGRAM) or its git revision (NAME=git:REV) (repeatable)");
   cmd->add_option("--workload", o.workloads, "Only this workload (repeatable); startup always runs");
   cmd->add_option("--scale", o.scale, "Multiply fixture sizes by this factor")
       ->check(PositiveUpTo(spec::limits::kMaxScale));

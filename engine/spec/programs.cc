@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string_view>
 
 #include "engine/runner/program_lookup.h"
 #include "engine/spec/placeholders.h"
@@ -15,6 +16,8 @@ namespace pe::spec {
 using runner::ResolvedProgram;
 
 namespace {
+
+constexpr std::string_view kGitPrefix = "git:";
 
 std::filesystem::path SpecDir(const Spec& spec) {
   return spec.path.parent_path().empty() ? std::filesystem::path(".") : spec.path.parent_path();
@@ -84,7 +87,7 @@ void CheckPrograms(Spec& spec) {
 void ApplyContenderOverride(Spec& spec, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == assignment.size()) {
-    throw UsageError(fmt::format("--contender expects NAME=PROGRAM, got '{}'", assignment));
+    throw UsageError(fmt::format("--contender expects NAME=PROGRAM or NAME=git:REVISION, got '{}'", assignment));
   }
   const std::string name = assignment.substr(0, eq);
   const std::string program = assignment.substr(eq + 1);
@@ -95,6 +98,23 @@ void ApplyContenderOverride(Spec& spec, const std::string& assignment) {
   if (contender == nullptr) {
     throw UsageError(fmt::format("--contender: '{}' is not a contender of {}{}", name, spec.path.string(),
                                  DidYouMean(name, spec.ContenderNames())));
+  }
+  // NAME=git:REV: the same contender (its repository, build and argv) built from another
+  // revision. A program whose name starts with "git:" is still reachable as ./git:...
+  if (program.rfind(kGitPrefix, 0) == 0) {
+    const std::string revision = program.substr(kGitPrefix.size());
+    if (revision.empty()) {
+      throw UsageError(fmt::format("--contender {}: 'git:' names no revision, e.g. {}=git:main", name, name));
+    }
+    if (contender->git.empty()) {
+      throw UsageError(fmt::format(
+          "--contender {}: contender '{}' of {} is not built from git (it has no 'git' key): no revision to replace; "
+          "{}=PROGRAM replaces its program",
+          assignment, name, spec.path.string(), name));
+    }
+    contender->git = revision;
+    contender->git_pos = {fmt::format("--contender {}", assignment), 0, 0};
+    return;
   }
   // The user typed the path relative to where they stand, not to the spec.
   std::filesystem::path p(program);

@@ -20,7 +20,10 @@ void CheckPrograms(Spec& spec);
 
 // `--contender NAME=PROGRAM`: replaces NAME's program (argv[0]); a startup command that
 // defaulted to the program follows it. PROGRAM is relative to the current directory.
-// Throws UsageError for a malformed value or an unknown contender.
+// `--contender NAME=git:REV`: NAME, built from git, is built from REV instead of its `git`
+// revision (its repository, build and argv stay).
+// Throws UsageError for a malformed value, an unknown contender, or git:REV for a contender
+// not built from git.
 void ApplyContenderOverride(Spec& spec, const std::string& assignment);
 
 }  // namespace pe::spec

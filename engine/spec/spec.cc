@@ -20,7 +20,9 @@ namespace pe::spec {
 using model::Thresholds;
 
 SpecError::SpecError(const SourcePos& pos, const std::string& message)
-    : std::runtime_error(fmt::format("{}:{}:{}: {}", pos.file, pos.line, pos.column, message)),
+    // Line 0: not a place in a file but a command-line value ("--contender NAME=git:REV").
+    : std::runtime_error(pos.line == 0 ? fmt::format("{}: {}", pos.file, message)
+                                       : fmt::format("{}:{}:{}: {}", pos.file, pos.line, pos.column, message)),
       pos_(pos),
       message_(message) {}
 

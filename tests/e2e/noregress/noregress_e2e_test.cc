@@ -48,6 +48,17 @@ class NoRegressionE2E : public ::testing::Test {
     ASSERT_TRUE(RunArgv(argv, repo_)) << args[0];
   }
 
+  // The commit a revision names, through the same git as the fixture.
+  std::string RevParse(const std::string& revision) {
+    const fs::path out = dir_.path() / "rev-parse.out";
+    const std::string command =
+        "git -C '" + repo_.string() + "' rev-parse '" + revision + "^{commit}' > '" + out.string() + "'";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    std::string text = ReadAll(out);
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+  }
+
   void Commit(const std::string& source, const std::string& tag) {
     std::ofstream(repo_ / "regress.cc") << source;
     Git({"add", "regress.cc"});
@@ -55,7 +66,8 @@ class NoRegressionE2E : public ::testing::Test {
     Git({"tag", tag});
   }
 
-  Finished Run(const std::string& candidate_revision, const std::string& build_file = "regress.cc") {
+  Finished Run(const std::string& candidate_revision, const std::string& build_file = "regress.cc",
+               const std::vector<std::string>& extra = {}) {
     const fs::path spec = dir_.path() / "spec.toml";
     std::ofstream(spec) << "[run]\nrounds = 10\nwarmup_rounds = 1\n"
                         << "[contenders.baseline]\ngit = \"base\"\nrepo = \"repo\"\n"
@@ -67,9 +79,11 @@ class NoRegressionE2E : public ::testing::Test {
                         << "[workloads.records]\nargs = [\"100000\"]\n"
                         << "[thresholds]\nmax_slowdown = 1.02\nper_check_confidence = 0.99\n"
                         << "max_instructions_ratio = 1.01\nmax_allocations_ratio = 1.0\n";
-    return RunPerfengine({"run", spec.string(), "--cache-dir", (dir_.path() / "cache").string(), "--json",
-                          (dir_.path() / "results.json").string()},
-                         dir_.path());
+    std::vector<std::string> args = {"run",         spec.string(),
+                                     "--cache-dir", (dir_.path() / "cache").string(),
+                                     "--json",      (dir_.path() / "results.json").string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunPerfengine(args, dir_.path());
   }
 
   nlohmann::json Results() { return nlohmann::json::parse(ReadAll(dir_.path() / "results.json")); }
@@ -136,6 +150,51 @@ TEST_F(NoRegressionE2E, AcceptingARegressionPassesAndSaysSo) {
   EXPECT_EQ(f.exit, 0) << f.out << f.err;
   EXPECT_NE(f.out.find("ACCEPTED"), std::string::npos) << f.out;
   EXPECT_EQ(Results()["verdict"]["accepted_by"], "PERFENGINE_ACCEPT_REGRESSION");
+}
+
+// --contender NAME=git:REV (issue 42, item 10): the spec's candidate is the base revision; the
+// override builds it from 'work' instead (same repository, build and argv), which fails on
+// instructions, and the results and the report name the revision and commit that ran.
+TEST_F(NoRegressionE2E, AGitContenderOverrideBuildsTheOtherRevision) {
+  const Finished f = Run("base", "regress.cc", {"--contender", "candidate=git:work"});
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  const auto results = Results();
+  ASSERT_EQ(results["contenders"].size(), 2u) << results["contenders"].dump(1);
+  EXPECT_EQ(results["contenders"][1]["name"], "candidate");
+  EXPECT_EQ(results["contenders"][1]["git"], "work");
+  EXPECT_EQ(results["contenders"][1]["commit"], RevParse("work"));
+  EXPECT_EQ(results["contenders"][0]["commit"], RevParse("base"));
+  EXPECT_GT(results["workloads"][1]["comparison"]["instructions_ratio"].get<double>(), 1.5);
+  EXPECT_NE(f.out.find("candidate 'candidate': git ref work, commit " + RevParse("work") + ", "), std::string::npos)
+      << f.out;
+}
+
+// An A/A run from the command line: the candidate pointed at the baseline's revision.
+TEST_F(NoRegressionE2E, AGitContenderOverrideMakesAnAARun) {
+  const Finished f = Run("work", "regress.cc", {"--contender", "candidate=git:base"});
+  EXPECT_EQ(f.exit, 0) << f.out << f.err;
+  const auto results = Results();
+  EXPECT_EQ(results["contenders"][1]["git"], "base");
+  EXPECT_EQ(results["contenders"][1]["commit"], RevParse("base"));
+  EXPECT_EQ(results["workloads"][1]["comparison"]["instructions_ratio"].get<double>(), 1.0);
+}
+
+// The errors are one line each and exit 2, before anything is built.
+TEST_F(NoRegressionE2E, AGitContenderOverrideOfAnUnknownOrNonGitContenderIsRefused) {
+  Finished f = Run("base", "regress.cc", {"--contender", "candidat=git:work"});
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_EQ(f.err, "perfengine: --contender: 'candidat' is not a contender of " + (dir_.path() / "spec.toml").string() +
+                       " (did you mean 'candidate'?)\n");
+  EXPECT_FALSE(fs::exists(dir_.path() / "cache")) << "nothing is built for a refused override";
+
+  const fs::path spec = dir_.path() / "plain.toml";
+  std::ofstream(spec) << "[contenders.baseline]\nargv = [\"true\"]\n[contenders.candidate]\nargv = [\"true\"]\n"
+                      << "[workloads.w]\n[thresholds]\nmax_instructions_ratio = 1.01\n";
+  f = RunPerfengine({"run", spec.string(), "--contender", "baseline=git:main"}, dir_.path());
+  EXPECT_EQ(f.exit, 2) << f.out << f.err;
+  EXPECT_EQ(f.err, "perfengine: --contender baseline=git:main: contender 'baseline' of " + spec.string() +
+                       " is not built from git (it has no 'git' key): no revision to replace; baseline=PROGRAM "
+                       "replaces its program\n");
 }
 
 }  // namespace

@@ -154,7 +154,7 @@ TEST(Spec, ContenderOverrideErrors) {
     ApplyContenderOverride(spec, "old");
     FAIL();
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "--contender expects NAME=PROGRAM, got 'old'");
+    EXPECT_STREQ(e.what(), "--contender expects NAME=PROGRAM or NAME=git:REVISION, got 'old'");
   }
   try {
     ApplyContenderOverride(spec, "old=/no/such/program");
@@ -162,6 +162,62 @@ TEST(Spec, ContenderOverrideErrors) {
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "--contender old: program '/no/such/program' not found (looked for /no/such/program)");
   }
+}
+
+constexpr const char* kGitSpec = R"(
+[contenders.baseline]
+git = "main"
+repo = "repo"
+build = ["make"]
+argv = ["./tool", "--fast"]
+
+[contenders.candidate]
+git = "HEAD"
+repo = "repo"
+build = ["make"]
+argv = ["./tool"]
+
+[contenders.installed]
+argv = ["true"]
+
+[workloads.w]
+)";
+
+TEST(Spec, ContenderOverrideGitReplacesOnlyTheRevision) {
+  Spec spec = ParseSpecText(kGitSpec, "x.toml");
+  ApplyContenderOverride(spec, "candidate=git:main");
+  const Contender& c = spec.contenders[1];
+  EXPECT_EQ(c.git, "main");
+  EXPECT_EQ(c.git_pos.file, "--contender candidate=git:main");
+  EXPECT_STREQ(SpecError(c.git_pos, "contender 'candidate': git revision 'main' does not exist in repo").what(),
+               "--contender candidate=git:main: contender 'candidate': git revision 'main' does not exist in repo");
+  EXPECT_EQ(c.repo, spec.contenders[0].repo);
+  EXPECT_EQ(c.build, std::vector<std::string>{"make"});
+  EXPECT_EQ(c.argv[0].value, "./tool");
+  EXPECT_EQ(spec.contenders[0].git, "main");
+  ApplyContenderOverride(spec, "baseline=git:v1.2~3");  // anything git takes for a revision
+  EXPECT_EQ(spec.contenders[0].git, "v1.2~3");
+  EXPECT_EQ(spec.contenders[0].argv[0].value, "./tool");
+}
+
+TEST(Spec, ContenderOverrideGitErrors) {
+  Spec spec = ParseSpecText(kGitSpec, "x.toml");
+  const auto error = [&](const std::string& assignment) {
+    try {
+      ApplyContenderOverride(spec, assignment);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error("installed=git:main"),
+            "--contender installed=git:main: contender 'installed' of x.toml is not built from git (it has no 'git' "
+            "key): no revision to replace; installed=PROGRAM replaces its program");
+  EXPECT_EQ(error("candidat=git:main"),
+            "--contender: 'candidat' is not a contender of x.toml (did you mean 'candidate'?)");
+  EXPECT_EQ(error("candidate=git:"), "--contender candidate: 'git:' names no revision, e.g. candidate=git:main");
+  EXPECT_EQ(spec.contenders[1].git, "HEAD");
+  EXPECT_TRUE(spec.contenders[2].git.empty());
 }
 
 TEST(Programs, ErrorsShowWhereARelativeProgramResolvedTo) {
