@@ -319,7 +319,18 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
   return true;
 }
 
-[[noreturn]] void Mind(Plan plan, pid_t spawner) {
+// A start that failed before the child ran: the reason goes back at once and the minder ends.
+[[noreturn]] void RefuseStart(const Plan& plan, int error, int sandbox_step = 0) {
+  SpawnStarted started;
+  started.exec_errno = error;
+  started.sandbox_step = sandbox_step;
+  WriteAll(plan.result, &started, sizeof started);
+  _exit(1);
+}
+
+// The minder's own set-up; returns the descriptor its signals arrive on (SIGCHLD, and the requests
+// to stop: SIGTERM from the spawner's death, SIGHUP, SIGINT).
+int PrepareMinder(const Plan& plan, pid_t spawner) {
   // The spawner is single-threaded: its death is the engine's death or a bug; either way the
   // contender must go too.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
@@ -338,29 +349,110 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
   sigaddset(&watched, SIGINT);
   sigprocmask(SIG_BLOCK, &watched, nullptr);
   const int signals = signalfd(-1, &watched, SFD_CLOEXEC | SFD_NONBLOCK);
+  if (signals < 0) RefuseStart(plan, EINVAL);
+  return signals;
+}
 
-  plan.minder = getpid();
-  SpawnStarted started;
-  const bool hold = (plan.flags & kSpawnHold) != 0;
+// Starts the child; its pid, or -1 with errno set. When the engine (hold) or the minder (trace)
+// must act before the exec, the minder must keep running: a real fork of the (tiny) minder;
+// otherwise clone(CLONE_VM | CLONE_VFORK), which returns once the child has exec'd or failed.
+pid_t StartChild(Plan& plan, int* trace_errno) {
   const bool trace = (plan.flags & kSpawnTraceMaps) != 0;
-  if (signals < 0) {
-    started.exec_errno = EINVAL;
-    WriteAll(plan.result, &started, sizeof started);
-    _exit(1);
+  if ((plan.flags & kSpawnHold) == 0 && !trace) {
+    constexpr size_t kStack = 64 * 1024;
+    void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED) return -1;
+    return clone(ExecChild, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
   }
+  const pid_t pid = fork();
+  if (pid == 0) ExecChild(&plan);
+  const int fork_errno = errno;
+  // The engine may signal the group as soon as it has the pid: it must exist by then.
+  if (pid > 0) setpgid(pid, pid);
+  if (pid > 0 && trace) {
+    // Seized before exec, so the exec, every fork and clone and every exit stop for us; the
+    // child waits on trace_go until then. EXITKILL: a dead minder leaves no tracee stopped.
+    const long options = PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
+                         PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+    if (ptrace(PTRACE_SEIZE, pid, nullptr, reinterpret_cast<void*>(options)) != 0) {
+      *trace_errno = errno;
+      kill(pid, SIGKILL);
+    }
+  }
+  if (trace) {
+    close(plan.trace_go);
+    close(plan.trace_go_write);
+  }
+  errno = fork_errno;
+  return pid;
+}
+
+// Waits until the child `pid` is reaped, and fills `done` with its status and its own rusage. A
+// held child's exec failure arrives on `error_pipe` meanwhile (`*error_pipe_open` until then);
+// traced processes stopped on their way are let go on; a request to stop kills the child first.
+void AwaitChild(const Plan& plan, pid_t pid, int signals, int error_pipe, bool* error_pipe_open, int* exec_errno,
+                std::int64_t start_ns, SpawnDone* done) {
+  for (;;) {
+    pollfd fds_to_watch[2] = {{signals, POLLIN, 0}, {error_pipe, POLLIN, 0}};
+    if (poll(fds_to_watch, *error_pipe_open ? 2 : 1, -1) < 0 && errno != EINTR) return;
+    if (*error_pipe_open && fds_to_watch[1].revents != 0) {
+      if (read(error_pipe, exec_errno, sizeof *exec_errno) != sizeof *exec_errno) *exec_errno = 0;
+      *error_pipe_open = false;
+    }
+    if ((fds_to_watch[0].revents & POLLIN) == 0) continue;
+    signalfd_siginfo info;
+    while (read(signals, &info, sizeof info) == sizeof info) {
+      if (info.ssi_signo != SIGCHLD) {
+        // The spawner died (PDEATHSIG) or someone asked us to stop: the child goes first.
+        kill(-pid, SIGKILL);
+        kill(pid, SIGKILL);
+      }
+    }
+    int status = 0;
+    rusage usage = {};
+    for (;;) {
+      const pid_t who = wait4(-1, &status, WNOHANG | __WALL, &usage);
+      if (who <= 0) break;
+      if (WIFSTOPPED(status)) {
+        ContinueTracee(who, status, plan.maps);
+        continue;
+      }
+      if (who == pid) {
+        done->wall_ns = NowNs() - start_ns;
+        done->status = status;
+        done->user_us = usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec;
+        done->sys_us = usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec;
+        done->max_rss_kib = usage.ru_maxrss;
+        return;
+      }
+    }
+  }
+}
+
+// The end of a request: the SpawnDone, after the SpawnStarted for a quiet start (in one write,
+// so the engine wakes once: both fit in a pipe's atomic write).
+void Report(const Plan& plan, const SpawnStarted& started, const SpawnDone& done) {
+  if ((plan.flags & kSpawnQuietStart) == 0) {
+    WriteAll(plan.result, &done, sizeof done);
+    return;
+  }
+  struct {
+    SpawnStarted started;
+    SpawnDone done;
+  } both = {started, done};
+  static_assert(sizeof both <= PIPE_BUF);
+  WriteAll(plan.result, &both, sizeof both);
+}
+
+[[noreturn]] void Mind(Plan plan, pid_t spawner) {
+  const int signals = PrepareMinder(plan, spawner);
+  plan.minder = getpid();
+  const bool hold = (plan.flags & kSpawnHold) != 0;
   int error_pipe[2];
-  if (pipe2(error_pipe, O_CLOEXEC) != 0) {
-    started.exec_errno = errno;
-    WriteAll(plan.result, &started, sizeof started);
-    _exit(1);
-  }
+  if (pipe2(error_pipe, O_CLOEXEC) != 0) RefuseStart(plan, errno);
   plan.error_pipe = error_pipe[1];
   int trace_go[2] = {-1, -1};
-  if (trace && pipe2(trace_go, O_CLOEXEC) != 0) {
-    started.exec_errno = errno;
-    WriteAll(plan.result, &started, sizeof started);
-    _exit(1);
-  }
+  if ((plan.flags & kSpawnTraceMaps) != 0 && pipe2(trace_go, O_CLOEXEC) != 0) RefuseStart(plan, errno);
   plan.trace_go = trace_go[0];
   plan.trace_go_write = trace_go[1];
 
@@ -370,55 +462,21 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
   if (sandboxed) {
     int step = 0;
     if (const int error = EnterSandbox(plan.paths, plan.npaths, &init, &step); error != 0) {
-      started.exec_errno = error;
-      started.sandbox_step = step;
-      WriteAll(plan.result, &started, sizeof started);
-      _exit(1);
+      RefuseStart(plan, error, step);
     }
     plan.minder = 0;  // what the child's getppid() says of a parent outside its pid namespace
   }
 
   const std::int64_t start_ns = NowNs();
-  pid_t pid;
   int trace_errno = 0;
-  if (hold || trace) {
-    // The engine attaches to the pid while the child waits (or the minder does, to trace it):
-    // the minder must keep running, so this is a real fork of the (tiny) minder.
-    pid = fork();
-    if (pid == 0) ExecChild(&plan);
-    // The engine may signal the group as soon as it has the pid: it must exist by then.
-    if (pid > 0) setpgid(pid, pid);
-    if (pid > 0 && trace) {
-      // Seized before exec, so the exec, every fork and clone and every exit stop for us; the
-      // child waits on trace_go until then. EXITKILL: a dead minder leaves no tracee stopped.
-      const long options = PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE |
-                           PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
-      if (ptrace(PTRACE_SEIZE, pid, nullptr, reinterpret_cast<void*>(options)) != 0) {
-        trace_errno = errno;
-        kill(pid, SIGKILL);
-      }
-    }
-    if (trace) {
-      close(trace_go[0]);
-      close(trace_go[1]);
-    }
-  } else {
-    constexpr size_t kStack = 64 * 1024;
-    void* stack = mmap(nullptr, kStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    pid = stack == MAP_FAILED
-              ? -1
-              : clone(ExecChild, static_cast<char*>(stack) + kStack, CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
-  }
+  const pid_t pid = StartChild(plan, &trace_errno);
   const int spawn_errno = errno;
   close(error_pipe[1]);
   close(plan.in);
   close(plan.out);
   close(plan.err);
-  if (pid < 0) {
-    started.exec_errno = spawn_errno;
-    WriteAll(plan.result, &started, sizeof started);
-    _exit(1);
-  }
+  if (pid < 0) RefuseStart(plan, spawn_errno);
+  SpawnStarted started;
   started.pid = pid;
   int exec_errno = 0;
   bool error_pipe_open = true;
@@ -439,44 +497,7 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
   }
 
   SpawnDone done;
-  bool reaped = false;
-  while (!reaped) {
-    pollfd fds_to_watch[2] = {{signals, POLLIN, 0}, {error_pipe[0], POLLIN, 0}};
-    if (poll(fds_to_watch, error_pipe_open ? 2 : 1, -1) < 0 && errno != EINTR) break;
-    if (error_pipe_open && fds_to_watch[1].revents != 0) {
-      if (read(error_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) exec_errno = 0;
-      error_pipe_open = false;
-    }
-    if ((fds_to_watch[0].revents & POLLIN) != 0) {
-      signalfd_siginfo info;
-      while (read(signals, &info, sizeof info) == sizeof info) {
-        if (info.ssi_signo != SIGCHLD) {
-          // The spawner died (PDEATHSIG) or someone asked us to stop: the child goes first.
-          kill(-pid, SIGKILL);
-          kill(pid, SIGKILL);
-        }
-      }
-      int status = 0;
-      rusage usage = {};
-      for (;;) {
-        pid_t who = wait4(-1, &status, WNOHANG | __WALL, &usage);
-        if (who <= 0) break;
-        if (WIFSTOPPED(status)) {
-          ContinueTracee(who, status, plan.maps);
-          continue;
-        }
-        if (who == pid) {
-          done.wall_ns = NowNs() - start_ns;
-          done.status = status;
-          done.user_us = usage.ru_utime.tv_sec * 1000000LL + usage.ru_utime.tv_usec;
-          done.sys_us = usage.ru_stime.tv_sec * 1000000LL + usage.ru_stime.tv_usec;
-          done.max_rss_kib = usage.ru_maxrss;
-          reaped = true;
-          break;
-        }
-      }
-    }
-  }
+  AwaitChild(plan, pid, signals, error_pipe[0], &error_pipe_open, &exec_errno, start_ns, &done);
   if (error_pipe_open && read(error_pipe[0], &exec_errno, sizeof exec_errno) != sizeof exec_errno) {
     exec_errno = 0;
   }
@@ -492,17 +513,7 @@ bool PlanRequest(size_t size, const int* fds, int nfds, Plan* plan) {
     done.leftovers = KillEverythingLeft(plan.maps);
     if ((plan.flags & kSpawnSandbox) != 0) done.sandbox_errno = g_sandbox_refused;
   }
-  if ((plan.flags & kSpawnQuietStart) != 0) {
-    // One write, so the engine wakes once: both fit in a pipe's atomic write.
-    struct {
-      SpawnStarted started;
-      SpawnDone done;
-    } both = {started, done};
-    static_assert(sizeof both <= PIPE_BUF);
-    WriteAll(plan.result, &both, sizeof both);
-  } else {
-    WriteAll(plan.result, &done, sizeof done);
-  }
+  Report(plan, started, done);
   _exit(0);
 }
 
