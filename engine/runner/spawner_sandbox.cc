@@ -96,6 +96,11 @@ int MakeFoldersDown(const char* path, const char* dir) {
 // everything left in the namespace.
 [[noreturn]] void InitMain(int ready) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // Init holds capabilities in the outer user namespace, where the mounts are not locked: the
+  // child, root in its own namespace and with init's uid, must not ptrace it, read its memory or
+  // enter its namespaces through /proc/1. Not dumpable, init asks for a capability the child lacks.
+  // (The minder's unshare already made it so, by changing its credentials; said here on purpose.)
+  prctl(PR_SET_DUMPABLE, 0);
   int error = 0;
   if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) error = errno;
   while (write(ready, &error, sizeof error) < 0 && errno == EINTR) {
