@@ -35,6 +35,7 @@ struct RunFlags {
   std::optional<int> warmup_rounds;
   ReportPaths reports;  // --json, --markdown, --html, --csv
   bool accept_regression = false;
+  bool keep_measuring = false;  // --keep-measuring: rounds to max_rounds once a miss has fixed the exit code
   std::string unresolved;  // --unresolved=fail|pass|exit3; empty: $PERFENGINE_UNRESOLVED, else exit3
   bool skip_serve = false;
   std::optional<int> serve_requests;

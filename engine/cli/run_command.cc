@@ -78,6 +78,7 @@ ExitCode RunCommand(const CommonOptions& given, const RunFlags& flags, bool colo
   options.progress_style = run::ChooseProgressStyle(flags.quiet, ::isatty(STDERR_FILENO));
   if (options.progress_style != run::ProgressStyle::kOff) options.progress = &std::cerr;
   options.accepted_by = AcceptedBy(flags.accept_regression);
+  options.keep_measuring = flags.keep_measuring;
   model::Verdict probe;
   ApplyUnresolved(probe, flags.unresolved);  // a bad PERFENGINE_UNRESOLVED is exit 2 before the run
   run::SelectWorkloads(spec, options);       // unknown --workload names fail before any work
@@ -154,6 +155,9 @@ Subcommand AddRun(CLI::App& app) {
       ->check(WholeNumber(1, spec::limits::kMaxRounds));
   run->add_option("--warmup-rounds", flags->warmup_rounds, "Warm-up rounds, discarded")
       ->check(WholeNumber(0, spec::limits::kMaxWarmupRounds));
+  run->add_flag("--keep-measuring", flags->keep_measuring,
+                "Add rounds up to max_rounds while a check is unresolved even once a miss no round can undo has fixed "
+                "the exit code at 1 (by default the rounds stop there and the report says so)");
   AddReportOptions(run, flags->reports);
   run->add_flag("--skip-serve", flags->skip_serve, "Leave out serve workloads");
   run->add_option("--serve-requests", flags->serve_requests, "Requests per serve round (overrides the spec)")

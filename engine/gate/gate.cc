@@ -57,14 +57,21 @@ void AddNotes(const RunResult& result, Verdict& v) {
       const bool open = std::any_of(v.checks.begin(), v.checks.end(), [&](const Check& check) {
         return check.workload == w.name && check.state == Check::State::kUnresolved;
       });
-      v.notes.push_back(open ? fmt::format("{}: still unresolved after {} round{}, the most [run] max_rounds allows",
-                                           w.name, c.rounds, c.rounds == 1 ? "" : "s")
-                             : fmt::format("{}: every check resolved after {} round{} (between {} and {} allowed)",
-                                           w.name, c.rounds, c.rounds == 1 ? "" : "s", result.settings.rounds,
-                                           result.settings.max_rounds));
+      const std::string rounds = fmt::format("{} round{}", c.rounds, c.rounds == 1 ? "" : "s");
+      if (!open) {
+        v.notes.push_back(fmt::format("{}: every check resolved after {} (between {} and {} allowed)", w.name, rounds,
+                                      result.settings.rounds, result.settings.max_rounds));
+      } else if (!result.rounds_stopped.empty()) {  // why: the run's own note below
+        v.notes.push_back(fmt::format("{}: still unresolved after {} of up to {}; more could not change the exit code",
+                                      w.name, rounds, result.settings.max_rounds));
+      } else {
+        v.notes.push_back(
+            fmt::format("{}: still unresolved after {}, the most [run] max_rounds allows", w.name, rounds));
+      }
     }
     for (const std::string& note : c.notes) v.notes.push_back(fmt::format("{}: {}", w.name, note));
   }
+  if (!result.rounds_stopped.empty()) v.notes.push_back(result.rounds_stopped);
 }
 
 // What a sequential check could have seen (stats/detectable.h), where a reader needs it: a
@@ -355,6 +362,14 @@ Check::Unit UnitOf(std::string_view threshold) {
 bool ProfileExplains(const Check& check) {
   const ThresholdRow* row = model::FindThresholdRow(check.threshold);
   return row && row->profile_explains;
+}
+
+bool MissIsSettled(const Check& check) {
+  if (check.passed || check.state != Check::State::kFail || check.skipped) return false;
+  if (check.burden != Check::Burden::kPoint) return true;                                 // shown by its sequence
+  if (check.threshold.starts_with(fmt::format("{}.", model::kCountersKey))) return true;  // an exact counter
+  const ThresholdRow* row = model::FindThresholdRow(check.threshold);
+  return row && !row->count.empty();
 }
 
 std::string CheckLine(const Check& c) {

@@ -54,6 +54,14 @@ model::Check::Unit UnitOf(std::string_view threshold);
 // callgrind profile of both contenders can explain.
 bool ProfileExplains(const model::Check& check);
 
+// Whether a missed check stays missed however many rounds are added, so that the run exits 1 or
+// worse whatever its unresolved checks go on to show (docs/exit-codes.md: 2 over 1 over 3 over
+// 0): a miss its confidence sequence shows (the sequence holds at every round at once, so a
+// miss shown at this look is a decision, as a check resolved early is), an exact counter's ratio
+// of medians or a count's ratio (the same every run). Not a point figure the rounds so far gave
+// (a peak RSS, a p99 latency), which another round or the peak-RSS runs can move under its bar.
+bool MissIsSettled(const model::Check& check);
+
 // The line printed for a check, e.g.
 // "generate-hashes-large: median speedup 0.94x is below the required 1.00x (short by 6%)".
 std::string CheckLine(const model::Check& check);

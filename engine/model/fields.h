@@ -442,6 +442,7 @@ constexpr auto FieldsOf(Tag<model::RunResult>) {
       Field{"failures", &S::failures},
       Field{"sweeps", &S::sweeps, kAddedLater},
       Field{"complete", &S::complete},
+      Field{"rounds_stopped", &S::rounds_stopped, kAddedLater},
       Field{"verdict", &S::verdict},
       Field{"load", &S::load, kAddedLater},
       Field{"shards", &S::shards, kAddedLater},

@@ -67,8 +67,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<ScalingEfficiency, 5>);
   [[maybe_unused]] const auto& [sr1, sr2, sr3, sr4, sr5, sr6, sr7] = sr;
   static_assert(kTableCovers<SweepResult, 7>);
-  [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16, r17] = r;
-  static_assert(kTableCovers<RunResult, 17>);
+  [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16, r17, r18] = r;
+  static_assert(kTableCovers<RunResult, 18>);
   [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19,
                                 w20, w21] = w;
   static_assert(kTableCovers<WorkloadResult, 21>);

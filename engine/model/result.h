@@ -421,6 +421,9 @@ struct RunResult {
   std::vector<Failure> failures;          // failures not tied to one workload
   std::vector<SweepResult> sweeps;
   bool complete = false;  // false when interrupted or failed before the last round
+  // Why the rounds stopped short of max_rounds with a check still open: a miss no round could
+  // undo already fixed the exit code (engine/run/round_runner.h); "" when they did not.
+  std::string rounds_stopped;
   Verdict verdict;
   std::vector<RoundLoad> load;    // one per round of the rounds loop
   std::vector<ShardInfo> shards;  // empty: one unsharded run (docs/ci.md)

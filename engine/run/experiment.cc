@@ -130,7 +130,8 @@ RunResult Experiment::Run() {
                                      .progress = progress,
                                      .serve = {options_.serve_requests, options_.serve_concurrency}});
   ParityChecker parity(*executor_);
-  RoundRunner rounds(*executor_, workloads_);
+  RoundRunner rounds(*executor_, workloads_,
+                     {.keep_measuring = options_.keep_measuring, .misses_accepted = !options_.accepted_by.empty()});
   CountsCollector counts(*executor_, workloads_);
   // Each phase timed on the engine's own steady clock (model::PhaseTimes): what a verdict costs.
   model::PhaseTimes phases;

@@ -29,6 +29,9 @@ struct Options {
   // Non-empty: a missed threshold is accepted (exit 0) and reported as accepted by this,
   // e.g. "--accept-regression" or "PERFENGINE_ACCEPT_REGRESSION".
   std::string accepted_by;
+  // --keep-measuring: add rounds up to max_rounds while a check is open even once a miss no round
+  // can undo has fixed the exit code (by default the rounds stop there; RunResult::rounds_stopped).
+  bool keep_measuring = false;
   bool skip_serve = false;               // --skip-serve: leave out serve workloads
   std::optional<int> serve_requests;     // --serve-requests
   std::optional<int> serve_concurrency;  // --serve-concurrency

@@ -1,5 +1,7 @@
 #include "engine/run/round_runner.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "engine/analysis/analyze.h"
@@ -22,10 +24,18 @@ using runner::Outcome;
 // with the confidence sequences only (no bootstrap), which stay valid however often they
 // are looked at: that is what lets the run stop as soon as every check is resolved. What each
 // check could have seen (its power figure) is left to the verdict at the end.
-std::vector<const spec::Workload*> RoundRunner::Unresolved(std::vector<OpenCheck>* open_checks) const {
+Verdict RoundRunner::Interim() const {
   RunResult interim = ex_.result();
   analysis::Analyze(interim, {.intervals = false, .cancelled = {}});
-  const Verdict verdict = gate::Judge(interim, {.power = false});
+  return gate::Judge(interim, {.power = false});
+}
+
+std::vector<const spec::Workload*> RoundRunner::Unresolved(std::vector<OpenCheck>* open_checks) const {
+  return Open(Interim(), open_checks);
+}
+
+std::vector<const spec::Workload*> RoundRunner::Open(const Verdict& verdict,
+                                                     std::vector<OpenCheck>* open_checks) const {
   // A startup-adjusted check also reads the startup workload's median: it gets rounds too.
   const bool logic_open = std::any_of(verdict.checks.begin(), verdict.checks.end(), [](const Check& c) {
     return c.threshold == "min_logic_speedup" && c.state == Check::State::kUnresolved;
@@ -56,8 +66,20 @@ bool RoundRunner::RunRounds() {
   for (int round = 0; round < last; ++round) {
     if (round >= first) {
       std::vector<OpenCheck> open_checks;
-      active = Unresolved(&open_checks);
+      const Verdict interim = Interim();
+      active = Open(interim, &open_checks);
       if (active.empty()) break;
+      // A miss no round can undo fixes the exit code at 1 (docs/exit-codes.md: only a failure
+      // of the run, 2, outranks it): the open checks could not change it, so the answer is known.
+      const auto settled = std::find_if(interim.checks.begin(), interim.checks.end(), gate::MissIsSettled);
+      if (settled != interim.checks.end() && !rules_.keep_measuring && !rules_.misses_accepted) {
+        const int done = round - ex_.settings().warmup_rounds;
+        ex_.result().rounds_stopped = fmt::format(
+            "rounds stopped after {} of up to {}, as a miss no round can undo fixes the exit code at 1 whatever the "
+            "unresolved checks show ({}); --keep-measuring measures them to max_rounds",
+            done, last - ex_.settings().warmup_rounds, gate::CheckLine(*settled));
+        break;
+      }
       if (ex_.progress()) {
         ex_.progress()->ExpectMoreSteps(ExpectedAddedSteps(open_checks,
                                                            std::max(ex_.settings().rounds, ex_.settings().max_rounds),

@@ -1,8 +1,9 @@
 // The timed part of a run: warm-up rounds, then interleaved rounds in the spec's order
 // (order.h), each contender once per workload per round, until [run] rounds are done and,
-// up to max_rounds, while a gated check is still unresolved (early stop); then the extra
-// peak-RSS-only runs. Runs contenders through the Executor, so over the ProcessRunner seam.
-// Not a public interface: use experiment.h.
+// up to max_rounds, while a gated check is still unresolved (early stop) and the exit code can
+// still change (a miss no round could undo, gate::MissIsSettled, fixes it at 1: the rounds stop
+// and result.rounds_stopped says why); then the extra peak-RSS-only runs. Runs contenders
+// through the Executor, so over the ProcessRunner seam. Not a public interface: use experiment.h.
 #pragma once
 
 #include <vector>
@@ -12,10 +13,20 @@
 
 namespace pe::run::internal {
 
+// When the rounds beyond [run] rounds stop.
+struct RoundRules {
+  // --keep-measuring: add rounds up to max_rounds while a check is open, even once a settled
+  // miss has fixed the exit code, for the figures.
+  bool keep_measuring = false;
+  // --accept-regression: a miss exits 0 (or 3 beside an unresolved claim), so no miss fixes the
+  // exit code and only the unresolved checks end the rounds.
+  bool misses_accepted = false;
+};
+
 class RoundRunner {
  public:
-  RoundRunner(Executor& executor, std::vector<const spec::Workload*> workloads)
-      : ex_(executor), workloads_(std::move(workloads)) {}
+  RoundRunner(Executor& executor, std::vector<const spec::Workload*> workloads, RoundRules rules = {})
+      : ex_(executor), workloads_(std::move(workloads)), rules_(rules) {}
 
   // The rounds, with every sample and each round's machine load recorded in the result. False
   // after recording a failure or an interrupt.
@@ -28,8 +39,14 @@ class RoundRunner {
   std::vector<const spec::Workload*> Unresolved(std::vector<OpenCheck>* open_checks = nullptr) const;
 
  private:
+  // The verdict on the rounds so far, from the confidence sequences only.
+  model::Verdict Interim() const;
+  // The workloads of `verdict` with an unresolved gated check, and those checks.
+  std::vector<const spec::Workload*> Open(const model::Verdict& verdict, std::vector<OpenCheck>* open_checks) const;
+
   Executor& ex_;
   std::vector<const spec::Workload*> workloads_;
+  RoundRules rules_;
   int next_round_ = 0;  // the index the next round would take, warm-ups included
 };
 

@@ -136,6 +136,46 @@ TEST(RunE2E, AResolvedRunStopsAtItsMinimumRounds) {
   EXPECT_EQ(results["workloads"][1]["samples"].size(), 16u);
 }
 
+// A miss no round can undo (an exact counter, one object more per run) beside a claim no round
+// can settle (the alternating candidate above): the run exits 1 whatever the claim shows, so the
+// rounds stop at the minimum and the report says why; --keep-measuring adds them to the cap.
+TEST(RunE2E, ASettledMissStopsTheRoundsAtTheMinimumUnlessKeepMeasuring) {
+  TempDir dir;
+  const auto json = dir.path() / "results.json";
+  const std::string counter = (dir.path() / "candidate-executions").string();
+  const auto spec = WriteRunSpec(
+      dir, {"--sleep-ms", "12", "--print", "same", "--write-env", "PERFENGINE_COUNTERS", "objects 1000 objects"},
+      {"--sleep-ms-alternating", "2", "40", counter, "--print", "same", "--write-env", "PERFENGINE_COUNTERS",
+       "objects 1001 objects"},
+      "max_rounds = 12",
+      "min_speedup = 1.0\n\n[counters.objects]\nunit = \"objects\"\nexact = true\n\n[thresholds.counters]\n"
+      "objects = 1.0\n");
+  const Finished f = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_NE(f.out.find("rounds stopped after 7 of up to 12, as a miss no round can undo fixes the exit code at 1 "
+                       "whatever the unresolved checks show (work: objects ratio 1.001x (candidate 1001 objects, "
+                       "baseline 1000 objects) is above the allowed 1.000x (over by 0.1%)); --keep-measuring measures "
+                       "them to max_rounds"),
+            std::string::npos)
+      << f.out;
+  EXPECT_NE(f.out.find("work: still unresolved after 7 rounds of up to 12; more could not change the exit code"),
+            std::string::npos)
+      << f.out;
+  auto results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["workloads"][1]["samples"].size(), 16u);  // (1 + 7 rounds) x 2 contenders
+  EXPECT_NE(results["rounds_stopped"], "");
+
+  const Finished kept = RunPerfengine({"run", spec.string(), "--keep-measuring", "--json", json.string()}, dir.path());
+  EXPECT_EQ(kept.exit, 1) << kept.out << kept.err;
+  EXPECT_EQ(kept.out.find("rounds stopped"), std::string::npos) << kept.out;
+  EXPECT_NE(kept.out.find("work: still unresolved after 12 rounds, the most [run] max_rounds allows"),
+            std::string::npos)
+      << kept.out;
+  results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["workloads"][1]["samples"].size(), 26u);  // (1 + 12 rounds) x 2 contenders
+  EXPECT_EQ(results["rounds_stopped"], "");
+}
+
 TEST(RunE2E, TooFewRoundsToResolveAreRejectedBeforeAnyWork) {
   TempDir dir;
   const auto spec = dir.path() / "spec.toml";

@@ -131,6 +131,54 @@ TEST(Gate, OneRoundAndOneCoreAreSingularInTheNotes) {
             v.notes.end());
 }
 
+// Rounds stopped once a settled miss fixed the exit code (RunResult::rounds_stopped): the open
+// workload's note does not claim max_rounds was reached, and the run's note says why it stopped.
+TEST(Gate, RoundsStoppedByASettledMissSayWhyInsteadOfNamingTheCap) {
+  RunResult r;
+  WorkloadResult w = Sequenced("w", {1.04, 0.97, 1.09, 0.95, ""}, {0.6, 0.3, 0.85, 0.95, ""}, 7);
+  w.thresholds.min_speedup = 1.0;
+  r.workloads.push_back(w);
+  r.settings.rounds = 7;
+  r.settings.max_rounds = 30;
+  r.rounds_stopped = "rounds stopped after 7 of up to 30, as a miss no round can undo fixes the exit code at 1";
+  const Verdict v = Judge(r);
+  EXPECT_NE(std::find(v.notes.begin(), v.notes.end(),
+                      "w: still unresolved after 7 rounds of up to 30; more could not change the exit code"),
+            v.notes.end());
+  ASSERT_FALSE(v.notes.empty());
+  EXPECT_EQ(v.notes.back(), r.rounds_stopped);
+  EXPECT_EQ(std::count_if(v.notes.begin(), v.notes.end(),
+                          [](const std::string& n) { return n.find("max_rounds allows") != std::string::npos; }),
+            0);
+}
+
+// Which misses fix the exit code whatever more rounds show: one a confidence sequence shows, an
+// exact counter's, a count's; not a peak RSS or p99 the rounds so far gave.
+TEST(Gate, AMissIsSettledWhenNoRoundCanUndoIt) {
+  auto miss = [](std::string threshold, Check::Burden burden) {
+    Check c;
+    c.threshold = std::move(threshold);
+    c.burden = burden;
+    c.state = Check::State::kFail;
+    c.passed = false;
+    return c;
+  };
+  EXPECT_TRUE(MissIsSettled(miss("min_speedup", Check::Burden::kShowMet)));
+  EXPECT_TRUE(MissIsSettled(miss("max_slowdown", Check::Burden::kShowMissed)));
+  EXPECT_TRUE(MissIsSettled(miss("counters.objects", Check::Burden::kPoint)));
+  EXPECT_TRUE(MissIsSettled(miss("max_instructions_ratio", Check::Burden::kPoint)));
+  EXPECT_TRUE(MissIsSettled(miss("max_allocations_ratio", Check::Burden::kPoint)));
+  EXPECT_FALSE(MissIsSettled(miss("max_rss_ratio", Check::Burden::kPoint)));
+  EXPECT_FALSE(MissIsSettled(miss("max_p99_ratio", Check::Burden::kPoint)));
+  Check open = miss("min_speedup", Check::Burden::kShowMet);
+  open.state = Check::State::kUnresolved;
+  EXPECT_FALSE(MissIsSettled(open));
+  Check passed = miss("counters.objects", Check::Burden::kPoint);
+  passed.passed = true;
+  passed.state = Check::State::kPass;
+  EXPECT_FALSE(MissIsSettled(passed));
+}
+
 // Precedence 2 > 1 > 3 > 0: a claim shown worse beside one unresolved is a miss.
 TEST(Gate, AMissOutranksAnUnresolvedClaim) {
   RunResult r;

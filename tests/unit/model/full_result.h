@@ -171,6 +171,7 @@ inline model::RunResult FullResult() {
                 {model::Failure::Kind::kBuild, "large_graph", "", "build failed", "make: *** [all] Error 2"},
                 {model::Failure::Kind::kCounters, "large_graph", "bazel-diff", "wrote a bad counter line", "x"}};
   r.complete = true;
+  r.rounds_stopped = "rounds stopped after 7 of up to 30, as a miss no round can undo fixes the exit code at 1";
   r.verdict.exit = model::ExitCode::kThresholdMissed;
   model::Check check;  // every member unlike its default, so the round trip shows each
   check.workload = "large_graph";

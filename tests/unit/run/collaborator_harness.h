@@ -13,6 +13,7 @@
 #include "engine/model/result.h"
 #include "engine/run/executor.h"
 #include "engine/run/fixture_preparer.h"
+#include "engine/spec/family.h"
 #include "engine/spec/spec.h"
 #include "tests/support/fake_process_runner.h"
 
@@ -33,8 +34,16 @@ class Harness {
       wr.name = w.name;
       wr.startup = w.startup;
       wr.thresholds = spec::EffectiveThresholds(spec_, w);
+      wr.counters = spec::EffectiveCounters(spec_, w);
       result_.workloads.push_back(std::move(wr));
     }
+    // As Experiment::InitResult sets them: the analysis compares the contenders the result names,
+    // each check at its share of the run's confidence.
+    for (const spec::Contender& c : spec_.contenders) result_.contenders.push_back({c.name, c.description, {}, {}});
+    const spec::Family family = spec::FamilyOf(spec_);
+    settings_.family_checks = family.checks;
+    settings_.check_confidence = family.check_confidence;
+    settings_.family_confidence = family.family_confidence;
     result_.settings = settings_;
     result_.baseline = spec_.baseline;
     result_.candidate = spec_.candidate;

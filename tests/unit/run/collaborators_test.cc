@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -220,6 +222,85 @@ TEST(RoundRunnerTest, StopsAtTheMinimumOnceEveryCheckIsResolved) {
   ASSERT_TRUE(rounds.RunRounds());
   EXPECT_EQ(h.R("work").samples.size(), 14u);
   EXPECT_TRUE(rounds.Unresolved().empty());
+}
+
+// A miss no round can undo (an exact counter one more per run) beside a claim no round can
+// settle (the candidate's rounds swing 2x each way, so the median speed-up's sequence straddles
+// 1.0 to the cap): the exit code is 1 whatever the claim shows, so the rounds stop at the minimum.
+constexpr const char* kSettledMissSpec = R"(
+[run]
+rounds = 7
+max_rounds = 30
+warmup_rounds = 0
+
+[contenders.baseline]
+argv = ["true"]
+env = { WHO = "baseline" }
+
+[contenders.candidate]
+argv = ["true"]
+env = { WHO = "candidate" }
+
+[workloads.work]
+args = ["work"]
+
+[counters.objects]
+unit = "objects"
+exact = true
+
+[thresholds]
+min_speedup = 1.0
+
+[thresholds.counters]
+objects = 1.0
+)";
+
+struct SwingingScript {
+  std::shared_ptr<int> candidate_runs = std::make_shared<int>(0);
+  Outcome operator()(const Command& cmd) const {
+    const bool baseline = Who(cmd) == "baseline";
+    Outcome o;
+    const bool work = std::find(cmd.argv.begin(), cmd.argv.end(), "work") != cmd.argv.end();  // not startup
+    o.wall_s = baseline || !work ? 0.2 : ((*candidate_runs)++ % 2 == 0 ? 0.1 : 0.4);
+    o.user_s = o.wall_s;
+    WriteText(cmd.stdout_path, "answer\n");
+    if (cmd.env.count("PERFENGINE_COUNTERS")) {
+      WriteText(cmd.env.at("PERFENGINE_COUNTERS"), baseline ? "objects 1000 objects\n" : "objects 1001 objects\n");
+    }
+    return o;
+  }
+};
+
+TEST(RoundRunnerTest, AMissNoRoundCanUndoStopsTheRoundsAtTheMinimumAndSaysWhy) {
+  Harness h(kSettledMissSpec, SwingingScript{});
+  Executor ex = h.MakeExecutor();
+  RoundRunner rounds(ex, h.workloads_);
+  ASSERT_TRUE(rounds.RunRounds());
+  EXPECT_EQ(h.R("work").samples.size(), 14u);  // 7 rounds x 2 contenders, not 30
+  ASSERT_EQ(rounds.Unresolved().size(), 1u);   // the claim is still open
+  EXPECT_EQ(h.result_.rounds_stopped,
+            "rounds stopped after 7 of up to 30, as a miss no round can undo fixes the exit code at 1 whatever the "
+            "unresolved checks show (work: objects ratio 1.001x (candidate 1001 objects, baseline 1000 objects) is "
+            "above the allowed 1.000x (over by 0.1%)); --keep-measuring measures them to max_rounds");
+}
+
+TEST(RoundRunnerTest, KeepMeasuringAddsRoundsToTheCapPastASettledMiss) {
+  Harness h(kSettledMissSpec, SwingingScript{});
+  Executor ex = h.MakeExecutor();
+  RoundRunner rounds(ex, h.workloads_, {.keep_measuring = true});
+  ASSERT_TRUE(rounds.RunRounds());
+  EXPECT_EQ(h.R("work").samples.size(), 60u);  // 30 rounds x 2 contenders
+  EXPECT_EQ(h.result_.rounds_stopped, "");
+}
+
+TEST(RoundRunnerTest, AnAcceptedMissFixesNoExitCodeSoTheRoundsGoOn) {
+  // --accept-regression turns the miss into 0, or 3 beside the open claim: the claim decides.
+  Harness h(kSettledMissSpec, SwingingScript{});
+  Executor ex = h.MakeExecutor();
+  RoundRunner rounds(ex, h.workloads_, {.misses_accepted = true});
+  ASSERT_TRUE(rounds.RunRounds());
+  EXPECT_EQ(h.R("work").samples.size(), 60u);
+  EXPECT_EQ(h.result_.rounds_stopped, "");
 }
 
 // CountsCollector
