@@ -414,9 +414,8 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
   const std::size_t count = result.workloads.size();
   const std::size_t threads =
       options.intervals ? std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), count) : 1;
-  ForEachOnThreads(count, threads, [&](std::size_t i) {
-    CompareWorkload(result, startup, result.workloads[i], pairs, options);
-  });
+  ForEachOnThreads(count, threads,
+                   [&](std::size_t i) { CompareWorkload(result, startup, result.workloads[i], pairs, options); });
 }
 
 }  // namespace pe::analysis
