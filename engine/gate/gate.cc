@@ -15,6 +15,7 @@
 #include "engine/gate/candidates.h"
 #include "engine/gate/unresolved.h"
 #include "engine/model/count_ratio.h"
+#include "engine/model/scaling_bounds.h"
 #include "engine/model/threshold_table.h"
 #include "engine/units/units.h"
 #include "stats/detectable.h"
@@ -258,6 +259,40 @@ Check IntervalCheck(std::string name, std::string threshold, std::string label, 
   return c;
 }
 
+// Why a sweep figure means nothing (engine/model/scaling_bounds.h), as the check's note: "no
+// scaling law fits these points (its 95% interval for k, -1.17 to 5.19, is wider than 1.0)".
+std::string WhyTooWide(const std::string& threshold, double low, double high, double level,
+                       const std::string& fit_note) {
+  if (threshold == "max_cost_exponent") {
+    if (!std::isfinite(low) || !std::isfinite(high)) {
+      return fmt::format("no scaling law fits these points ({})", fit_note.empty() ? "no interval for k" : fit_note);
+    }
+    return fmt::format(
+        "no scaling law fits these points (its {} interval for k, {:.2f} to {:.2f}, is wider than {:.1f})",
+        units::FormatConfidence(level), low, high, model::kMaxExponentIntervalWidth);
+  }
+  return fmt::format(
+      "no scaling efficiency can be read from these rounds (its {} interval, {} to {}, is wider than "
+      "{:.0f} points)",
+      units::FormatConfidence(level), units::FormatPercent(low), units::FormatPercent(high),
+      100 * model::kMaxEfficiencyIntervalWidth);
+}
+
+// A sweep check whose figure means nothing: unresolved whatever the bar (a law that does not fit
+// the points is not shown within any bar), its numbers kept for the results file, its note why.
+Check CannotJudge(std::string name, std::string threshold, std::string label, double estimate, double low, double high,
+                  double level, double bar, bool higher_is_better, const std::string& fit_note) {
+  Check c = MakeCheck(std::move(name), threshold, std::move(label), estimate, bar, higher_is_better);
+  c.burden = Check::Burden::kShowMet;
+  c.state = Check::State::kUnresolved;
+  c.passed = false;
+  if (std::isfinite(low) && std::isfinite(high)) {
+    c.interval = Interval{estimate, low, high, level, "the sweep figure's own interval"};
+  }
+  c.note = WhyTooWide(threshold, low, high, level, fit_note);
+  return c;
+}
+
 // Gates that read across a sweep's points, on the candidate.
 void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Check>& checks) {
   if (sweep.max_cost_exponent) {
@@ -266,6 +301,11 @@ void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Chec
       const std::string label = fmt::format("cost exponent of {}{}", fit.contender, Configuration(fit.fixed));
       if (std::isnan(fit.exponent)) {
         checks.push_back(SkippedCheck(sweep.name, "max_cost_exponent", label, *sweep.max_cost_exponent, fit.note));
+        continue;
+      }
+      if (model::NoScalingLaw(fit)) {
+        checks.push_back(CannotJudge(sweep.name, "max_cost_exponent", label, fit.exponent, fit.low, fit.high, fit.level,
+                                     *sweep.max_cost_exponent, false, fit.note));
         continue;
       }
       checks.push_back(IntervalCheck(sweep.name, "max_cost_exponent", label, fit.exponent, fit.low, fit.high, fit.level,
@@ -278,9 +318,15 @@ void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Chec
       if (e.contender != run.candidate || e.threads != sweep.efficiency_threads) continue;
       found = true;
       const double nan = std::numeric_limits<double>::quiet_NaN();
-      checks.push_back(IntervalCheck(sweep.name, "min_scaling_efficiency",
-                                     fmt::format("median per-round scaling efficiency of {} at {} threads{}",
-                                                 e.contender, e.threads, Configuration(e.fixed)),
+      const std::string label = fmt::format("median per-round scaling efficiency of {} at {} threads{}", e.contender,
+                                            e.threads, Configuration(e.fixed));
+      if (e.interval &&
+          model::TooWideToMeanAnything(e.interval->low, e.interval->high, model::kMaxEfficiencyIntervalWidth)) {
+        checks.push_back(CannotJudge(sweep.name, "min_scaling_efficiency", label, e.interval->estimate, e.interval->low,
+                                     e.interval->high, e.interval->level, *sweep.min_scaling_efficiency, true, ""));
+        continue;
+      }
+      checks.push_back(IntervalCheck(sweep.name, "min_scaling_efficiency", label,
                                      e.interval ? e.interval->estimate : e.efficiency,
                                      e.interval ? e.interval->low : nan, e.interval ? e.interval->high : nan,
                                      e.interval ? e.interval->level : 0.95, *sweep.min_scaling_efficiency, true,
@@ -294,6 +340,16 @@ void CheckSweep(const RunResult& run, const SweepResult& sweep, std::vector<Chec
 }
 
 }  // namespace
+
+bool TooWideToJudge(const Check& c) {
+  if (c.skipped || c.state != Check::State::kUnresolved) return false;
+  if (c.threshold == "max_cost_exponent") {
+    return !c.interval ||
+           model::TooWideToMeanAnything(c.interval->low, c.interval->high, model::kMaxExponentIntervalWidth);
+  }
+  return c.threshold == "min_scaling_efficiency" && c.interval &&
+         model::TooWideToMeanAnything(c.interval->low, c.interval->high, model::kMaxEfficiencyIntervalWidth);
+}
 
 Check MakeCheck(std::string workload, std::string threshold, std::string label, double measured, double bar,
                 bool higher_is_better, std::string note) {
@@ -399,6 +455,13 @@ std::string CheckLine(const Check& c) {
   const std::string bar = text(c.bar, bar_decimals);
   const std::string allowed = c.higher_is_better ? "required" : "allowed";
   if (c.skipped) return fmt::format("{}: {} not checked against {}: {}", where, c.label, bar, c.note);
+  // A figure that means nothing is not printed as if it did: the note says why it cannot judge.
+  if (TooWideToJudge(c)) {
+    return fmt::format(
+        "{}: {}: {}, so it cannot be judged against the {} {}: unresolved; more rounds or more points "
+        "on the axis would narrow its interval",
+        where, c.label, c.note, allowed, bar);
+  }
   std::vector<std::string> details;
   const bool sweep = std::any_of(std::begin(kSweepUnits), std::end(kSweepUnits),
                                  [&](const auto& s) { return s.first == c.threshold; });

@@ -66,6 +66,13 @@ bool MissIsSettled(const model::Check& check);
 // "generate-hashes-large: median speedup 0.94x is below the required 1.00x (short by 6%)".
 std::string CheckLine(const model::Check& check);
 
+// Whether a sweep check could not judge because its figure means nothing
+// (engine/model/scaling_bounds.h): a cost exponent whose fit has no interval or one wider than
+// kMaxExponentIntervalWidth ("no scaling law fits these points"), a scaling efficiency whose
+// interval is wider than kMaxEfficiencyIntervalWidth. Such a check is unresolved whatever its
+// bar, and its line says why instead of printing the figure.
+bool TooWideToJudge(const model::Check& check);
+
 // The line printed for a failure, e.g. "w: contender 'candidate' exited with status 3".
 std::string FailureLine(const model::Failure& failure);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "engine/gate/gate.h"
 #include "engine/units/units.h"
 
 namespace pe::gate {
@@ -55,7 +56,10 @@ std::string Bar(const Check& c) {
 std::string UnresolvedAdvice(const RunResult& result, const Check& c) {
   const int cap = std::max(result.settings.max_rounds, result.settings.rounds);
   std::string rounds;
-  if (c.rounds == 0 && !c.rounds_needed) {
+  if (TooWideToJudge(c)) {
+    rounds = fmt::format("its interval is too wide to judge after {}: raise rounds or add points to the sweep's axis",
+                         units::FormatCount(cap, "round"));
+  } else if (c.rounds == 0 && !c.rounds_needed) {
     rounds = fmt::format("its interval straddles the bar after {}: raise rounds or add points to the sweep's axis",
                          units::FormatCount(cap, "round"));
   } else if (c.rounds_needed) {

@@ -13,6 +13,7 @@
 #include "engine/model/atomic_file.h"
 #include "engine/model/names.h"
 #include "engine/model/samples.h"
+#include "engine/model/scaling_bounds.h"
 #include "engine/report/confidence_lines.h"
 #include "engine/report/machine_load_line.h"
 #include "engine/report/overview.h"
@@ -539,7 +540,9 @@ std::string SweepCharts(const RunResult& result, const SweepResult& sweep, IdMak
         [&](const SweepTable& table, std::string_view contender) {
           std::string label = SeriesLabel(contender, table.configuration);
           const ScalingFit* fit = FitFor(sweep, contender, table.fixed);
-          if (fit != nullptr && std::isfinite(fit->exponent)) {
+          if (fit != nullptr && model::NoScalingLaw(*fit)) {
+            label += " (no scaling law)";  // its exponent means nothing (engine/model/scaling_bounds.h)
+          } else if (fit != nullptr && std::isfinite(fit->exponent)) {
             label += fmt::format(" (k = {:.2f})", fit->exponent);
           }
           return label;
@@ -550,6 +553,33 @@ std::string SweepCharts(const RunResult& result, const SweepResult& sweep, IdMak
       html += LineChart("time-vs-scale", ids("scale", sweep.name),
                         fmt::format("Median time against scale: {}", Esc(sweep.name)), series, true, true,
                         DistinctX(series), units::FormatSeconds, "scale (log scale)", "median wall time (log scale)");
+    }
+  }
+  // A sweep over plain variables (`parameters`, levels such as "1", "3", "9"): no axis with a
+  // meaning to plot against, so each contender's median per level as bars, one chart per table.
+  if (!HasAxis(sweep, kThreadsAxis) && !HasAxis(sweep, kScaleAxis) && !sweep.axes.empty()) {
+    const std::string axis = RowAxis(sweep.axes);
+    for (const SweepTable& table : SweepTables(result, sweep, axis)) {
+      std::vector<std::string> levels;
+      for (const SweepRow& row : table.rows) levels.push_back(OneLine(row.value));
+      std::vector<BarSeries> series;
+      bool any = false;
+      for (std::size_t c = 0; c < table.contenders.size(); ++c) {
+        BarSeries bars{OneLine(table.contenders[c]), ColorOf(result, table.contenders[c]), {}};
+        for (const SweepRow& row : table.rows) {
+          bars.values.push_back(row.figures[c].median_wall_s);
+          any = any || row.figures[c].median_wall_s.has_value();
+        }
+        series.push_back(std::move(bars));
+      }
+      const std::string where = table.configuration.empty() ? "" : fmt::format(" ({})", table.configuration);
+      if (!any) {
+        html += Note(fmt::format("No median time per {}{}: no point has a measured median.", Esc(axis), Esc(where)));
+        continue;
+      }
+      html += BarChart("time-per-level", ids("levels", sweep.name + where),
+                       fmt::format("Median time per {}: {}{}", Esc(axis), Esc(sweep.name), Esc(where)), levels, series,
+                       units::FormatSeconds, OneLine(axis), "median wall time");
     }
   }
   return html;

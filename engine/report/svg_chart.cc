@@ -191,4 +191,56 @@ std::string YAxis(const Frame& frame, const Axis& y, const std::vector<double>& 
   return svg;
 }
 
+std::string BarChart(std::string_view classes, const std::string& id, const std::string& title,
+                     const std::vector<std::string>& categories, const std::vector<BarSeries>& series,
+                     const Label& y_label, std::string_view axis, std::string_view y_title) {
+  constexpr double kLegendLine = 17;
+  Frame frame;
+  frame.bottom += kLegendLine * static_cast<double>(series.size()) + 6;
+  frame.height = frame.top + 230 + frame.bottom;
+  double top = 0;
+  for (const BarSeries& s : series) {
+    for (const std::optional<double>& v : s.values) {
+      if (v && std::isfinite(*v)) top = std::max(top, *v);
+    }
+  }
+  Axis y = LinearAxis(0, top > 0 ? top : 1, true);
+  y.from = frame.PlotBottom();
+  y.to = frame.PlotTop();
+  // Category i is centred at i: the axis runs from -0.5 to n - 0.5, a slot of width 1 each.
+  Axis x;
+  x.lo = -0.5;
+  x.hi = static_cast<double>(categories.size()) - 0.5;
+  x.from = frame.PlotLeft();
+  x.to = frame.PlotRight();
+  std::vector<double> ticks;
+  for (std::size_t i = 0; i < categories.size(); ++i) ticks.push_back(static_cast<double>(i));
+  const Label category = [&](double i) { return categories.at(static_cast<std::size_t>(std::lround(i))); };
+  std::string svg = OpenChart(classes, id, frame, title);
+  svg += XAxis(frame, x, ticks, category, EscapeHtml(axis));
+  svg += YAxis(frame, y, Ticks(y), y_label, y_title);
+  const double slot = categories.empty() ? 0 : (frame.PlotRight() - frame.PlotLeft()) / categories.size();
+  const double bar = series.empty() ? 0 : slot * 0.8 / static_cast<double>(series.size());
+  for (std::size_t s = 0; s < series.size(); ++s) {
+    const BarSeries& one = series[s];
+    svg += fmt::format("<g class=\"series\" data-series=\"{}\">\n", EscapeHtml(one.label));
+    for (std::size_t i = 0; i < categories.size() && i < one.values.size(); ++i) {
+      const std::optional<double>& v = one.values[i];
+      if (!v || !std::isfinite(*v)) continue;
+      const double left = x(static_cast<double>(i)) - slot * 0.4 + bar * static_cast<double>(s);
+      svg += fmt::format(
+          "<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"><title>{}: {} at {}={}</title>"
+          "</rect>\n",
+          Px(left), Px(y(*v)), Px(bar), Px(y(0) - y(*v)), one.color, EscapeHtml(one.label), EscapeHtml(y_label(*v)),
+          EscapeHtml(axis), EscapeHtml(categories[i]));
+    }
+    const double ly = frame.height - frame.bottom + 52 + kLegendLine * static_cast<double>(s);
+    svg += fmt::format(
+        "<rect x=\"{}\" y=\"{}\" width=\"28\" height=\"8\" fill=\"{}\"/>\n<text x=\"{}\" y=\"{}\">{}</text>\n",
+        Px(frame.PlotLeft()), Px(ly - 4), one.color, Px(frame.PlotLeft() + 34), Px(ly + 4), EscapeHtml(one.label));
+    svg += "</g>\n";
+  }
+  return svg + "</svg>\n";
+}
+
 }  // namespace pe::report::svg

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,5 +87,21 @@ std::string XAxis(const Frame& frame, const Axis& x, const std::vector<double>& 
 // The same up the left side, the title turned on its side.
 std::string YAxis(const Frame& frame, const Axis& y, const std::vector<double>& ticks, const Label& label,
                   std::string_view title);
+
+// A bar chart of categories that are names, not numbers (a parameter's levels, "1", "3", "9"
+// or "fast", "best"): one group of bars per category, in the given order, and one bar per
+// series in each group, from 0. Each bar has a <title> ("zstd: 41.2 ms at level=9"); a
+// missing value leaves its slot empty. The legend sits under the x axis title, as a line
+// chart's does.
+struct BarSeries {
+  std::string label;
+  std::string_view color;
+  std::vector<std::optional<double>> values;  // one per category
+};
+// `title` is already escaped; `categories`, the series' labels and `axis` (the category axis's
+// name, e.g. "level") are escaped here.
+std::string BarChart(std::string_view classes, const std::string& id, const std::string& title,
+                     const std::vector<std::string>& categories, const std::vector<BarSeries>& series,
+                     const Label& y_label, std::string_view axis, std::string_view y_title);
 
 }  // namespace pe::report::svg

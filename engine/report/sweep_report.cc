@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 
+#include "engine/model/scaling_bounds.h"
 #include "engine/report/markdown_text.h"
 #include "engine/report/text.h"
 #include "engine/report/text_table.h"
@@ -222,6 +223,20 @@ std::string FormatThroughput(double elements_per_s, const std::string& unit) {
 std::string FitText(const ScalingFit& fit) {
   if (!std::isfinite(fit.exponent)) {
     return fmt::format("no fit over {}{}{}", fit.axis, fit.note.empty() ? "" : ": ", fit.note);
+  }
+  // A fit whose interval is too wide (or absent) is no law: say so and why, not the exponent.
+  if (model::NoScalingLaw(fit)) {
+    if (!std::isfinite(fit.low) || !std::isfinite(fit.high)) {
+      return fmt::format("no scaling law fits these points over {} ({})", fit.axis,
+                         fit.note.empty() ? "no interval for k" : fit.note);
+    }
+    std::string text = fmt::format(
+        "no scaling law fits these points over {} (its {} interval for k, {} to {}, is "
+        "wider than {:.1f}: more rounds or more points on the axis would narrow it)",
+        fit.axis, units::FormatConfidence(fit.level), Fixed2(fit.low), Fixed2(fit.high),
+        model::kMaxExponentIntervalWidth);
+    if (!fit.note.empty()) text += "; " + fit.note;
+    return text;
   }
   std::string text = fmt::format("time grows as n^{} over {}", Fixed2(fit.exponent), fit.axis);
   if (std::isfinite(fit.low) && std::isfinite(fit.high)) {

@@ -78,7 +78,10 @@ double ThroughputDivisor(const std::string& unit);  // elements per second per o
 std::string FormatThroughput(double elements_per_s, const std::string& unit);
 
 // "time grows as n^1.02 over scale (95% interval 0.97 to 1.08)", with "; <note>" when
-// the fit has a note, and "no fit over scale: <note>" when the exponent is not finite.
+// the fit has a note, and "no fit over scale: <note>" when the exponent is not finite. A fit
+// whose interval is absent or wider than model::kMaxExponentIntervalWidth prints no exponent:
+// "no scaling law fits these points over scale (its 95% interval for k, -16.69 to 24.86, is
+// wider than 1.0: ...)", or "(3 points fit exactly: no interval for k)".
 std::string FitText(const model::ScalingFit& fit);
 
 // Column headings and cells of a table, in the same order: the row axis, then per

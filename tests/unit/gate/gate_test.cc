@@ -483,15 +483,21 @@ TEST(Gate, SweepChecksHaveThreeStatesFromTheirIntervals) {
   EXPECT_EQ(open.exit, ExitCode::kUnresolved);
   EXPECT_EQ(open.checks.at(0).state, Check::State::kUnresolved);
   // Unresolved: the exponent at or below which it would have been shown met.
-  EXPECT_DOUBLE_EQ(open.checks.at(0).detectable.value(),
-                   stats::DetectableBeyondInterval(2.01, -1.17, 5.19, 0.95, 1.2, false));
+  EXPECT_DOUBLE_EQ(judge(0.8, 1.4).checks.at(0).detectable.value(),
+                   stats::DetectableBeyondInterval(1.1, 0.8, 1.4, 0.95, 1.2, false));
+  // Its interval, 6.36 wide, is wider than any scaling law allows (scaling_bounds.h): it says so.
   EXPECT_EQ(open.lines.at(0),
-            "grow: cost exponent of new 2.01 (95% interval -1.17 to 5.19) is not shown to meet the allowed 1.20: "
+            "grow: cost exponent of new: no scaling law fits these points (its 95% interval for k, -1.17 to 5.19, is "
+            "wider than 1.0), so it cannot be judged against the allowed 1.20: unresolved; more rounds or more points "
+            "on the axis would narrow its interval");
+  const Verdict straddles = judge(0.8, 1.4);  // 0.6 wide: a law, not yet shown within the bar
+  EXPECT_EQ(straddles.lines.at(0),
+            "grow: cost exponent of new 1.10 (95% interval 0.80 to 1.40) is not shown to meet the allowed 1.20: "
             "unresolved; more rounds or more points on the axis would narrow its interval");
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const Verdict none = judge(nan, nan);
   EXPECT_EQ(none.exit, ExitCode::kUnresolved);
-  EXPECT_EQ(none.checks.at(0).note, "3 points fit exactly: no interval for k");
+  EXPECT_EQ(none.checks.at(0).note, "no scaling law fits these points (3 points fit exactly: no interval for k)");
 
   RunResult r;
   r.candidate = "new";
@@ -504,6 +510,49 @@ TEST(Gate, SweepChecksHaveThreeStatesFromTheirIntervals) {
   EXPECT_EQ(Judge(r).exit, ExitCode::kUnresolved);
   r.sweeps[0].efficiencies[0].interval = Interval{0.7, 0.65, 0.8, 0.95, ""};
   EXPECT_EQ(Judge(r).exit, ExitCode::kPass);
+}
+
+// Issue 42, item 7: a sweep threshold cannot judge a figure that means nothing. An exponent
+// interval of -16.69 to 24.86 lies wholly under a bar of 30 and passed; a scaling efficiency
+// of 10% to 95% passed a bar of 5%. Both are unresolved now, and their lines say why, in the
+// words the sweep's reports use, instead of printing the figure.
+TEST(Gate, SweepChecksCannotJudgeAFigureWhoseIntervalIsTooWide) {
+  RunResult r;
+  r.candidate = "new";
+  SweepResult s;
+  s.name = "grow";
+  s.max_cost_exponent = 30;
+  s.fits = {{"new", "scale", {}, 4.08, -16.69, 24.86, 0.95, ""}};
+  r.sweeps.push_back(s);
+  Verdict v = Judge(r);
+  EXPECT_EQ(v.exit, ExitCode::kUnresolved);
+  ASSERT_EQ(v.checks.size(), 1u);
+  EXPECT_EQ(v.checks[0].state, Check::State::kUnresolved);
+  EXPECT_TRUE(TooWideToJudge(v.checks[0]));
+  EXPECT_DOUBLE_EQ(v.checks[0].measured, 4.08);  // the results file keeps the numbers
+  EXPECT_DOUBLE_EQ(v.checks[0].interval->low, -16.69);
+  EXPECT_EQ(v.lines.at(0),
+            "grow: cost exponent of new: no scaling law fits these points (its 95% interval for k, -16.69 to 24.86, "
+            "is wider than 1.0), so it cannot be judged against the allowed 30.00: unresolved; more rounds or more "
+            "points on the axis would narrow its interval");
+
+  RunResult e;
+  e.candidate = "new";
+  SweepResult par;
+  par.name = "par";
+  par.min_scaling_efficiency = 0.05;
+  par.efficiency_threads = 4;
+  par.efficiencies = {{"new", {}, 4, 0.5, Interval{0.5, 0.1, 0.95, 0.95, ""}}};
+  e.sweeps.push_back(par);
+  v = Judge(e);
+  EXPECT_EQ(v.exit, ExitCode::kUnresolved);
+  EXPECT_EQ(v.lines.at(0),
+            "par: median per-round scaling efficiency of new at 4 threads: no scaling efficiency can be read from "
+            "these rounds (its 95% interval, 10% to 95%, is wider than 50 points), so it cannot be judged against the "
+            "required 5%: unresolved; more rounds or more points on the axis would narrow its interval");
+  // 50 points wide is within the bound: judged as before.
+  e.sweeps[0].efficiencies[0].interval = Interval{0.5, 0.25, 0.75, 0.95, ""};
+  EXPECT_EQ(Judge(e).exit, ExitCode::kPass);
 }
 
 }  // namespace

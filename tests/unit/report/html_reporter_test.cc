@@ -177,6 +177,53 @@ TEST(HtmlReporterTest, SweepChartsHaveALinePerContenderAndConfiguration) {
   EXPECT_NE(scale.find(">median wall time (log scale)</text>"), std::string::npos);
 }
 
+// Issue 42, item 7: the HTML chart's legend named a fit that means nothing by its exponent.
+TEST(HtmlReporterTest, AFitThatIsNoScalingLawIsNotNamedByItsExponent) {
+  RunResult result = testing::SweepSampleResult();
+  result.sweeps[1].fits[0] = {"bazel-diff", "scale", {}, 4.08, -16.69, 24.86, 0.95, ""};
+  const std::string html = HtmlReport(result);
+  const std::string scale = Chart(html, "scale-growth");
+  EXPECT_NE(scale.find("data-series=\"bazel-diff (no scaling law)\""), std::string::npos) << scale;
+  EXPECT_NE(scale.find("data-series=\"bazel-diff-rs (k = 1.02)\""), std::string::npos);
+  EXPECT_EQ(html.find("4.08"), std::string::npos);
+  EXPECT_NE(html.find("<li>bazel-diff: no scaling law fits these points over scale (its 95% interval for k, -16.69 "
+                      "to 24.86, is wider than 1.0: more rounds or more points on the axis would narrow it)</li>"),
+            std::string::npos);
+}
+
+// Issue 42, item 7: a `parameters` sweep (levels, no threads or scale axis) had a table and no
+// chart. It gets a bar chart of each contender's median per level, in the spec's order of the
+// levels, one per configuration of the other parameters.
+TEST(HtmlReporterTest, AParametersSweepHasABarChartOfEachContendersMedianPerLevel) {
+  RunResult result = testing::SampleResult();
+  const std::vector<std::pair<std::string, double>> levels = {{"9", 0.30}, {"1", 0.10}, {"fast<", 0.05}};
+  for (const auto& [level, seconds] : levels) {
+    result.workloads.push_back(testing::SweepPoint("compress", {{"level", level}}, 0, 2 * seconds, seconds));
+  }
+  const std::string html = HtmlReport(result);
+  const std::string chart = Chart(html, "levels-compress");
+  ASSERT_NE(chart, "") << html;
+  EXPECT_NE(chart.find("<svg class=\"chart time-per-level\""), std::string::npos) << chart;
+  EXPECT_NE(chart.find("<title>Median time per level: compress</title>"), std::string::npos) << chart;
+  EXPECT_EQ(Count(chart, "<g class=\"series\""), 2);
+  EXPECT_EQ(Count(chart, "<rect class=\"bar\""), 6);
+  EXPECT_NE(chart.find("data-series=\"bazel-diff\""), std::string::npos);
+  EXPECT_NE(chart.find("<title>bazel-diff-rs: 100 ms at level=1</title>"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("<title>bazel-diff: 600 ms at level=9</title>"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("<title>bazel-diff-rs: 50.0 ms at level=fast&lt;</title>"), std::string::npos) << chart;
+  // The levels along the bottom in the spec's order (not numeric: "fast<" is no number).
+  const std::size_t nine = chart.find(">9</text>"), one = chart.find(">1</text>"),
+                    fast = chart.find(">fast&lt;</text>");
+  ASSERT_NE(nine, std::string::npos);
+  ASSERT_NE(fast, std::string::npos);
+  EXPECT_LT(nine, one);
+  EXPECT_LT(one, fast);
+  EXPECT_NE(chart.find(">level</text>"), std::string::npos);
+  EXPECT_NE(chart.find(">median wall time</text>"), std::string::npos);
+  // A threads or scale sweep keeps its own charts and gets no bars.
+  EXPECT_EQ(Count(HtmlReport(testing::SweepSampleResult()), "time-per-level"), 0);
+}
+
 TEST(HtmlReporterTest, NamesNoUrlAndLoadsNothing) {
   std::string html = HtmlReport(testing::SweepSampleResult());
   EXPECT_EQ(html.find("http:"), std::string::npos);

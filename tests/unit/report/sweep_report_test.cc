@@ -141,11 +141,37 @@ TEST(SweepReportTest, FitTextWithoutIntervalOrExponent) {
   ScalingFit fit{"c", "scale", {}, 1.5, 0, 0, 0.9, ""};
   EXPECT_EQ(FitText(fit), "time grows as n^1.50 over scale (90% interval 0.00 to 0.00)");
   fit.low = fit.high = std::numeric_limits<double>::quiet_NaN();
-  fit.note = "3 points fit exactly";
-  EXPECT_EQ(FitText(fit), "time grows as n^1.50 over scale; 3 points fit exactly");
+  fit.note = "3 points fit exactly: no interval for k";
+  EXPECT_EQ(FitText(fit), "no scaling law fits these points over scale (3 points fit exactly: no interval for k)");
   fit.exponent = std::numeric_limits<double>::quiet_NaN();
   fit.note = "all times tied";
   EXPECT_EQ(FitText(fit), "no fit over scale: all times tied");
+}
+
+// Issue 42, item 7: a fit whose interval is wider than model::kMaxExponentIntervalWidth (1.0)
+// printed its exponent as a law: "time grows as n^4.08 over scale (95% interval -16.69 to
+// 24.86)". It now says no law fits and why, in the terminal and Markdown reports alike; an
+// interval of exactly 1.0 still prints its exponent.
+TEST(SweepReportTest, AFitWhoseIntervalIsWiderThanTheBoundIsNoScalingLaw) {
+  EXPECT_EQ(FitText({"c", "scale", {}, 4.08, -16.69, 24.86, 0.95, ""}),
+            "no scaling law fits these points over scale (its 95% interval for k, -16.69 to 24.86, is wider than 1.0: "
+            "more rounds or more points on the axis would narrow it)");
+  EXPECT_EQ(FitText({"c", "scale", {}, -0.4, -1.2, 0.4, 0.95, ""}),
+            "no scaling law fits these points over scale (its 95% interval for k, -1.20 to 0.40, is wider than 1.0: "
+            "more rounds or more points on the axis would narrow it)");
+  EXPECT_EQ(FitText({"c", "scale", {}, 1.0, 0.5, 1.5, 0.95, ""}),
+            "time grows as n^1.00 over scale (95% interval 0.50 to 1.50)");
+  RunResult result = testing::SweepSampleResult();
+  result.sweeps[1].fits[0] = {"bazel-diff", "scale", {}, 4.08, -16.69, 24.86, 0.95, ""};
+  const std::string law =
+      "bazel-diff: no scaling law fits these points over scale (its 95% interval for k, -16.69 "
+      "to 24.86, is wider than 1.0: more rounds or more points on the axis would narrow it)";
+  const std::string terminal = Terminal(result);
+  EXPECT_NE(terminal.find("  " + law + "\n"), std::string::npos) << terminal;
+  EXPECT_EQ(terminal.find("n^4.08"), std::string::npos) << terminal;
+  const std::string markdown = MarkdownReport(result);
+  EXPECT_NE(markdown.find("- " + law + "\n"), std::string::npos) << markdown;
+  EXPECT_EQ(markdown.find("n^4.08"), std::string::npos) << markdown;
 }
 
 TEST(SweepReportTest, KelemPerSecondKeepsThreeDigits) {
