@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -282,10 +283,13 @@ double LogicFloor(double workload_median_s, double startup_noise_s) {
   return std::max(3 * startup_noise_s, 0.05 * workload_median_s);
 }
 
-void Analyze(RunResult& result, const AnalyzeOptions& options) {
+namespace {
+
+// Each workload's per-contender summaries from its samples, keeping the counts measured once per
+// contender (instructions, allocations), which outlive re-analysis; the startup workload, if any.
+const WorkloadResult* Summarise(RunResult& result) {
   const WorkloadResult* startup = nullptr;
   for (auto& w : result.workloads) {
-    // Counts measured once per contender (instructions, allocations) outlive re-analysis.
     std::map<std::string, ContenderSummary> counts;
     for (const ContenderSummary& s : w.summaries) counts[s.contender] = s;
     w.summaries.clear();
@@ -318,69 +322,74 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
     }
     if (w.startup) startup = &w;
   }
-  // One pair on one workload (model/pairs.h); nullopt when either side has no measured rounds.
-  auto compare_pair = [&](WorkloadResult& w, std::map<std::string, Series>& series, const std::string& baseline,
-                          const std::string& candidate) -> std::optional<Comparison> {
-    const ContenderSummary* b = SummaryOf(w, baseline);
-    const ContenderSummary* k = SummaryOf(w, candidate);
-    if (!b || !k) return std::nullopt;
-    Comparison c;
-    c.baseline = baseline;
-    c.candidate = candidate;
-    c.speedup = b->median_wall_s / k->median_wall_s;
-    const PairedSeries wall = Paired(series[baseline].wall_by_round, series[candidate].wall_by_round);
-    const PairedSeries cpu = Paired(series[baseline].cpu_by_round, series[candidate].cpu_by_round);
-    const std::vector<double>& paired_baseline = wall.baseline;
-    const std::vector<double>& paired_candidate = wall.candidate;
-    c.rounds = static_cast<int>(paired_baseline.size());
-    for (size_t i = 0; i < paired_baseline.size(); ++i) {
-      if (paired_candidate[i] < paired_baseline[i]) ++c.wins;
-    }
-    c.win_rate = c.rounds > 0 ? static_cast<double>(c.wins) / c.rounds : 0;
-    if (b->median_max_rss_kib > 0) {
-      c.rss_ratio = static_cast<double>(k->median_max_rss_kib) / static_cast<double>(b->median_max_rss_kib);
-    }
-    CompareLogic(startup, w, c);
-    CompareCpuAndCounts(series[baseline], series[candidate], *b, *k, w.thresholds, c);
-    if (options.intervals) {
-      AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c,
-                    options.cancelled);
-    }
-    PairedSeries logic;
-    if (c.logic_speedup && !w.startup && w.kind != WorkloadResult::Kind::kServe && startup != nullptr) {
-      auto startup_series = Collect(*startup);
-      logic = LogicByRound(series[baseline], series[candidate], startup_series[baseline], startup_series[candidate]);
-    }
-    AddSequences(wall, cpu, logic, w.thresholds, c);
-    CompareCounters(result, w, c);
-    return c;
-  };
-  const std::vector<std::pair<std::string, std::string>> pairs = model::ComparedPairs(result);
-  auto compare = [&](WorkloadResult& w) {
-    if (!w.failures.empty()) return;
-    auto series = Collect(w);
-    for (const auto& [baseline, candidate] : pairs) {
-      std::optional<Comparison> c = compare_pair(w, series, baseline, candidate);
-      if (!c) continue;
-      if (baseline == result.baseline && candidate == result.candidate)
-        w.comparison = std::move(*c);
-      else
-        w.other_comparisons.push_back(std::move(*c));
-    }
-  };
-  // A comparison reads its own workload, the startup workload's samples and summaries and the
-  // run's settings, and writes only its own workload: with intervals (bootstrap resamples, most
-  // of what a run does after its last round) they are computed side by side, a thread a core.
-  const std::size_t count = result.workloads.size();
-  const std::size_t threads =
-      options.intervals ? std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), count) : 1;
+  return startup;
+}
+
+// One pair on one workload (model/pairs.h); nullopt when either side has no measured rounds.
+std::optional<Comparison> ComparePair(const RunResult& result, const WorkloadResult* startup, WorkloadResult& w,
+                                      std::map<std::string, Series>& series, const std::string& baseline,
+                                      const std::string& candidate, const AnalyzeOptions& options) {
+  const ContenderSummary* b = SummaryOf(w, baseline);
+  const ContenderSummary* k = SummaryOf(w, candidate);
+  if (!b || !k) return std::nullopt;
+  Comparison c;
+  c.baseline = baseline;
+  c.candidate = candidate;
+  c.speedup = b->median_wall_s / k->median_wall_s;
+  const PairedSeries wall = Paired(series[baseline].wall_by_round, series[candidate].wall_by_round);
+  const PairedSeries cpu = Paired(series[baseline].cpu_by_round, series[candidate].cpu_by_round);
+  const std::vector<double>& paired_baseline = wall.baseline;
+  const std::vector<double>& paired_candidate = wall.candidate;
+  c.rounds = static_cast<int>(paired_baseline.size());
+  for (size_t i = 0; i < paired_baseline.size(); ++i) {
+    if (paired_candidate[i] < paired_baseline[i]) ++c.wins;
+  }
+  c.win_rate = c.rounds > 0 ? static_cast<double>(c.wins) / c.rounds : 0;
+  if (b->median_max_rss_kib > 0) {
+    c.rss_ratio = static_cast<double>(k->median_max_rss_kib) / static_cast<double>(b->median_max_rss_kib);
+  }
+  CompareLogic(startup, w, c);
+  CompareCpuAndCounts(series[baseline], series[candidate], *b, *k, w.thresholds, c);
+  if (options.intervals) {
+    AddStatistics(result, w.startup ? nullptr : startup, paired_baseline, paired_candidate, w.thresholds, c,
+                  options.cancelled);
+  }
+  PairedSeries logic;
+  if (c.logic_speedup && !w.startup && w.kind != WorkloadResult::Kind::kServe && startup != nullptr) {
+    auto startup_series = Collect(*startup);
+    logic = LogicByRound(series[baseline], series[candidate], startup_series[baseline], startup_series[candidate]);
+  }
+  AddSequences(wall, cpu, logic, w.thresholds, c);
+  CompareCounters(result, w, c);
+  return c;
+}
+
+// Every compared pair on `w`: the run's own pair is its comparison, the others (more than two
+// contenders) its other comparisons. A failed workload is not compared.
+void CompareWorkload(const RunResult& result, const WorkloadResult* startup, WorkloadResult& w,
+                     const std::vector<std::pair<std::string, std::string>>& pairs, const AnalyzeOptions& options) {
+  if (!w.failures.empty()) return;
+  auto series = Collect(w);
+  for (const auto& [baseline, candidate] : pairs) {
+    std::optional<Comparison> c = ComparePair(result, startup, w, series, baseline, candidate, options);
+    if (!c) continue;
+    if (baseline == result.baseline && candidate == result.candidate)
+      w.comparison = std::move(*c);
+    else
+      w.other_comparisons.push_back(std::move(*c));
+  }
+}
+
+// Runs `each(i)` for every i below `count` on `threads` threads (this one included); the first
+// exception any of them threw is thrown again once all are done.
+void ForEachOnThreads(std::size_t count, std::size_t threads, const std::function<void(std::size_t)>& each) {
   std::atomic<std::size_t> next{0};
   std::mutex failure_mutex;
   std::exception_ptr failure;
   auto work = [&] {
     for (std::size_t i; (i = next++) < count;) {
       try {
-        compare(result.workloads[i]);
+        each(i);
       } catch (...) {
         std::lock_guard lock(failure_mutex);
         if (!failure) failure = std::current_exception();
@@ -392,6 +401,21 @@ void Analyze(RunResult& result, const AnalyzeOptions& options) {
   work();
   for (std::thread& t : pool) t.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
+void Analyze(RunResult& result, const AnalyzeOptions& options) {
+  const WorkloadResult* startup = Summarise(result);
+  const std::vector<std::pair<std::string, std::string>> pairs = model::ComparedPairs(result);
+  // A comparison reads its own workload, the startup workload's samples and summaries and the
+  // run's settings, and writes only its own workload: with intervals (bootstrap resamples, most
+  // of what a run does after its last round) they are computed side by side, a thread a core.
+  const std::size_t count = result.workloads.size();
+  const std::size_t threads =
+      options.intervals ? std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), count) : 1;
+  ForEachOnThreads(count, threads,
+                   [&](std::size_t i) { CompareWorkload(result, startup, result.workloads[i], pairs, options); });
 }
 
 }  // namespace pe::analysis

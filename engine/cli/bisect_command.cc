@@ -31,7 +31,17 @@ constexpr const char* kInterruptedInCleanup = "perfengine: bisect: interrupted d
 
 spec::Spec LoadBisectSpec(const CommonOptions& common) {
   spec::Spec spec = spec::ParseSpecFile(common.spec);
-  for (const std::string& assignment : common.contenders) spec::ApplyContenderOverride(spec, assignment);
+  for (const std::string& assignment : common.contenders) {
+    // Every step replaces both git revisions: NAME=git:REV would be overwritten unseen.
+    const std::size_t eq = assignment.find('=');
+    if (eq != std::string::npos && assignment.compare(eq + 1, 4, "git:") == 0) {
+      throw spec::UsageError(fmt::format(
+          "--contender {}: bisect builds the baseline from --good and the candidate from each commit it tests; "
+          "give the revisions as --good and --bad",
+          assignment));
+    }
+    spec::ApplyContenderOverride(spec, assignment);
+  }
   return spec;
 }
 
@@ -127,8 +137,7 @@ Subcommand AddBisect(CLI::App& app) {
   bisect->add_option("--good", flags->good, "A revision that passes (the baseline is built from it)")->required();
   bisect->add_option("--bad", flags->bad, "A later revision that misses the gate")->required();
   bisect->add_option("--rounds", flags->rounds, "Measured rounds at each commit")->check(CLI::PositiveNumber);
-  bisect->add_option("--contender", common->contenders,
-                     "Replace a contender's program (NAME=PROGRAM) or its git revision (NAME=git:REV) (repeatable)");
+  bisect->add_option("--contender", common->contenders, "Replace a contender's program: NAME=PROGRAM (repeatable)");
   bisect->add_option("--cache-dir", common->cache_dir,
                      "Worktrees, builds and each step's results (default: the fixture cache)");
   return {bisect, [=] { return static_cast<int>(BisectCommand(*common, *flags)); }, true};

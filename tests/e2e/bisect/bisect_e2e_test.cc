@@ -270,5 +270,19 @@ TEST_F(BisectE2E, GoodMustBeAnAncestorOfBad) {
   EXPECT_EQ(f.err, "perfengine: bisect: --good " + commits_[9] + " is not an ancestor of --bad " + commits_[0] + "\n");
 }
 
+// --contender NAME=git:REV (docs/no-regression.md) means nothing to bisect, whose steps set both
+// revisions from --good and the commit under test: refused in one line, not overwritten unseen.
+TEST_F(BisectE2E, AGitContenderOverrideIsRefused) {
+  const Finished f =
+      RunPerfengine({"bisect", spec_.string(), "--good", commits_[0], "--bad", commits_[9], "--contender",
+                     "candidate=git:main", "--cache-dir", (dir_.path() / "cache").string()},
+                    dir_.path());
+  EXPECT_EQ(f.exit, 2) << f.out;
+  EXPECT_EQ(f.err,
+            "perfengine: --contender candidate=git:main: bisect builds the baseline from --good and the candidate "
+            "from each commit it tests; give the revisions as --good and --bad\n");
+  EXPECT_TRUE(BisectState().empty());
+}
+
 }  // namespace
 }  // namespace pe::e2e

@@ -127,9 +127,10 @@ TEST_F(SandboxTest, ItSeesAndSignalsNoProcessOutsideItself) {
 // The sandbox's init (pid 1) holds capabilities over the outer namespaces, where the mounts are not
 // locked: reaching into it would undo the sandbox.
 TEST_F(SandboxTest, ItCannotReachIntoTheSandboxesInit) {
-  const Outcome outcome = Run("test -e /proc/1 || exit 3; cat /proc/1/maps >/dev/null 2>&1 && exit 4; "
-                              "readlink /proc/1/ns/mnt >/dev/null 2>&1 && exit 5; "
-                              "cat /proc/1/environ >/dev/null 2>&1 && exit 6; kill -STOP 1; exit 0");
+  const Outcome outcome =
+      Run("test -e /proc/1 || exit 3; cat /proc/1/maps >/dev/null 2>&1 && exit 4; "
+          "readlink /proc/1/ns/mnt >/dev/null 2>&1 && exit 5; "
+          "cat /proc/1/environ >/dev/null 2>&1 && exit 6; kill -STOP 1; exit 0");
   SKIP_WITHOUT_SANDBOX();
   EXPECT_TRUE(outcome.ok()) << outcome.error;
 }
