@@ -19,6 +19,7 @@
 #include "engine/measure/where_the_time_went.h"
 #include "engine/model/threshold_table.h"
 #include "engine/run/execution_dir.h"
+#include "engine/run/progress.h"
 #include "engine/runner/interrupt.h"
 
 namespace pe::run::internal {
@@ -37,6 +38,35 @@ bool WantsCount(const spec::Spec& spec, const spec::Workload& w, const model::Th
 
 bool CountsCollector::Collect() {
   const spec::Spec& spec = ex_.spec();
+  Progress* progress = ex_.progress();
+  if (progress) {
+    // Counts run after the timed rounds, and one under callgrind takes many times a timed run:
+    // said at once, so a long count is no silence (issue 42).
+    int runs = 0;
+    std::vector<std::string> counted;
+    for (const std::string_view count : {"instructions", "allocations"}) {
+      int these = 0;
+      for (const spec::Workload* w : workloads_) {
+        if (WantsCount(spec, *w, ex_.ResultFor(*w).thresholds, count))
+          these += static_cast<int>(spec.contenders.size());
+      }
+      if (these > 0) counted.emplace_back(count);
+      runs += these;
+    }
+    if (runs > 0) {
+      progress->BeginPhase("counting", runs,
+                           fmt::format("{} ({} run{}, one per count, contender and workload)",
+                                       fmt::join(counted, " and "), runs, runs == 1 ? "" : "s"));
+    }
+  }
+  const bool ok = CollectEach();
+  if (progress) progress->EndPhase();
+  return ok;
+}
+
+bool CountsCollector::CollectEach() {
+  const spec::Spec& spec = ex_.spec();
+  Progress* progress = ex_.progress();
   for (const spec::Workload* w : workloads_) {
     const model::Thresholds& t = ex_.ResultFor(*w).thresholds;
     const bool instructions = WantsCount(spec, *w, t, "instructions");
@@ -47,6 +77,7 @@ bool CountsCollector::Collect() {
       counts.contender = c.name;
       std::vector<std::string> notes;
       if (instructions) {
+        if (progress) progress->StartStep(fmt::format("{}, instructions of {}", w->name, c.name));
         const ExecutionPaths paths = ex_.PathsFor(c, *w);
         if (!ex_.Prepare(c, *w, paths)) return false;  // the spec's hooks, as around every execution
         const measure::InstructionCount n = measure::CountInstructions(
@@ -59,6 +90,7 @@ bool CountsCollector::Collect() {
         if (!n.note.empty()) notes.push_back(n.note);
       }
       if (allocations) {
+        if (progress) progress->StartStep(fmt::format("{}, allocations of {}", w->name, c.name));
         const ExecutionPaths paths = ex_.PathsFor(c, *w);
         if (!ex_.Prepare(c, *w, paths)) return false;
         const measure::AllocationCount a = measure::CountAllocations(ex_.BuildCommand(c, *w, paths), ex_.runner());
@@ -140,20 +172,40 @@ bool CountsCollector::ProfileRegressions() {
     }
     return std::vector<std::filesystem::path>{};
   };
+  // A counter the contender reports (docs/counters.md) has no row of the threshold table; a
+  // missed one is profiled too: extra Ruby objects are extra work in some C function.
+  const std::string counter_prefix = fmt::format("{}.", model::kCountersKey);
+  std::vector<const spec::Workload*> regressed;
   for (const spec::Workload* w : workloads_) {
-    // A counter the contender reports (docs/counters.md) has no row of the threshold table; a
-    // missed one is profiled too: extra Ruby objects are extra work in some C function.
-    const std::string counter_prefix = fmt::format("{}.", model::kCountersKey);
-    const bool regressed = std::any_of(verdict.checks.begin(), verdict.checks.end(), [&](const Check& c) {
-      return c.workload == w->name && !c.passed &&
-             (gate::ProfileExplains(c) || c.threshold.starts_with(counter_prefix));
-    });
-    if (!regressed) continue;
+    if (std::any_of(verdict.checks.begin(), verdict.checks.end(), [&](const Check& c) {
+          return c.workload == w->name && !c.passed &&
+                 (gate::ProfileExplains(c) || c.threshold.starts_with(counter_prefix));
+        })) {
+      regressed.push_back(w);
+    }
+  }
+  Progress* progress = ex_.progress();
+  if (progress && !regressed.empty()) {
+    // Per workload: each contender's own profile (a plain run), then each one's callgrind profile.
+    std::vector<std::string> names;
+    for (const spec::Workload* w : regressed) names.push_back(w->name);
+    const int runs = static_cast<int>(4 * regressed.size());
+    progress->BeginPhase("profiling", runs,
+                         fmt::format("where the extra time went in {} ({} runs; a callgrind run takes many times a "
+                                     "timed one)",
+                                     fmt::join(names, ", "), runs));
+  }
+  auto step = [&](const spec::Workload& w, const std::string& what) {
+    if (progress) progress->StartStep(fmt::format("{}, {}", w.name, what));
+  };
+  for (const spec::Workload* w : regressed) {
     const spec::Contender* b = spec.FindContender(spec.baseline);
     const spec::Contender* k = spec.FindContender(spec.candidate);
     // The contender's own profile first (a plain run, $PERFENGINE_PROFILE), then callgrind's.
     std::string reported_note;
+    step(*w, fmt::format("{}'s own profile", b->name));
     const auto base_reported = ReportedProfile(*b, *w, reported_note);
+    step(*w, fmt::format("{}'s own profile", k->name));
     const auto cand_reported = ReportedProfile(*k, *w, reported_note);
     if (failed_) continue;  // the run has failed (exit 2): no callgrind profile is worth its time now
     // From the files of the contender's instruction count where it ran under callgrind (the
@@ -161,6 +213,8 @@ bool CountsCollector::ProfileRegressions() {
     std::vector<std::string> reused;
     auto profile = [&](const spec::Contender& c) {
       const auto files = count_files_.find({w->name, c.name});
+      step(*w, files == count_files_.end() ? fmt::format("callgrind profile of {}", c.name)
+                                           : fmt::format("callgrind profile of {} from its count's files", c.name));
       if (files == count_files_.end()) {
         const ExecutionPaths paths = ex_.PathsFor(c, *w);
         if (!ex_.Prepare(c, *w, paths)) {
@@ -225,6 +279,7 @@ bool CountsCollector::ProfileRegressions() {
     if (!base.note.empty() || !cand.note.empty()) how.insert(how.begin(), !base.note.empty() ? base.note : cand.note);
     wr.profile_note = fmt::format("{}", fmt::join(how, "; "));
   }
+  if (progress && !regressed.empty()) progress->EndPhase();
   return !failed_;
 }
 

@@ -37,6 +37,7 @@ class CountsCollector {
   // workload (with a note where a count could not be taken). False after an interrupt.
   // An instruction count taken with callgrind leaves its files in this collector's scratch
   // directory until it is destroyed, for ProfileRegressions.
+  // Progress: a "counting" phase, announced with its number of runs, a step per run.
   bool Collect();
 
   // Where the extra time went: callgrind profiles of both contenders on each workload that
@@ -49,6 +50,8 @@ class CountsCollector {
   bool ProfileRegressions();
 
  private:
+  bool CollectEach();
+
   // One plain run of `c` on `w` with $PERFENGINE_PROFILE set, between the spec's prepare and
   // cleanup hooks as every execution: what it wrote there, nothing when it wrote nothing (or the
   // run failed: `note` says why, with the last line of its stderr), a recorded failure when it

@@ -1,6 +1,7 @@
 #include "engine/run/experiment.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 
@@ -240,8 +241,25 @@ fs::path Experiment::CacheRoot() const {
 }
 
 bool Experiment::BuildContenders() {
+  // A build may take minutes: announced with what is built, each contender a step with an ETA.
+  std::vector<std::string> revisions;
+  for (const spec::Contender& c : spec_.contenders) {
+    if (!c.git.empty()) revisions.push_back(fmt::format("{} at {}", c.name, c.git));
+  }
+  if (revisions.empty()) return true;
+  if (progress_) {
+    progress_->BeginPhase("building from git", static_cast<int>(revisions.size()),
+                          fmt::format("{} (each commit built once, then cached)", fmt::join(revisions, ", ")));
+  }
+  const bool ok = BuildEach();
+  if (progress_) progress_->EndPhase();
+  return ok;
+}
+
+bool Experiment::BuildEach() {
   for (const spec::Contender& c : spec_.contenders) {
     if (c.git.empty()) continue;
+    if (progress_) progress_->StartStep(fmt::format("{} at {}", c.name, c.git));
     try {
       const gitbuild::BuiltRevision built = gitbuild::PrepareRevision(c.repo, c.git, c.build, CacheRoot(), runner_);
       worktrees_[c.name] = built.worktree;

@@ -40,6 +40,7 @@ class Experiment {
 
   // Contenders built from git: a worktree per revision under the cache, built once per commit.
   bool BuildContenders();
+  bool BuildEach();
 
   bool PrepareFixtures();
 

@@ -25,6 +25,7 @@ bool ParityChecker::CheckServe(const spec::Workload& w) {
   if (w.normaliser == spec::Normaliser::kNone) {
     // Time only: each server still answers once, so one that cannot is caught before timing.
     for (const spec::Contender* c : Order()) {
+      StartStep(w, *c);
       if (!ex_.ExecuteServe(*c, w, true)) return false;
     }
     return true;
@@ -34,6 +35,7 @@ bool ParityChecker::CheckServe(const spec::Workload& w) {
   std::vector<KeptOutput> baseline_bodies;
   const serve::ServeRequestSpec requests = ServeRequests(w, {}, true);
   for (const spec::Contender* c : Order()) {
+    StartStep(w, *c);
     auto round = ex_.ExecuteServe(*c, w, true);
     if (!round) return false;
     try {
@@ -58,7 +60,20 @@ bool ParityChecker::CheckServe(const spec::Workload& w) {
   return true;
 }
 
+void ParityChecker::StartStep(const spec::Workload& w, const spec::Contender& c) {
+  if (ex_.progress()) ex_.progress()->StartStep(fmt::format("{} ({})", w.name, c.name));
+}
+
 bool ParityChecker::Check(const std::vector<const spec::Workload*>& workloads) {
+  // Each contender once per workload, before any timing: quick unless the contenders are slow,
+  // so its steps are shown as the rounds' are, without a line of its own.
+  if (ex_.progress()) ex_.progress()->BeginPhase("parity", static_cast<int>(workloads.size() * Order().size()));
+  const bool ok = CheckEach(workloads);
+  if (ex_.progress()) ex_.progress()->EndPhase();
+  return ok;
+}
+
+bool ParityChecker::CheckEach(const std::vector<const spec::Workload*>& workloads) {
   for (const spec::Workload* w : workloads) {
     if (w->serve) {
       if (!CheckServe(*w)) return false;
@@ -69,6 +84,7 @@ bool ParityChecker::Check(const std::vector<const spec::Workload*>& workloads) {
     // another's answer (issue 26, M4), and parity needs scratch for one output at a time.
     std::optional<KeptOutput> baseline;
     for (const spec::Contender* c : Order()) {
+      StartStep(*w, *c);
       Outcome outcome;
       ExecutionPaths paths;
       bool ok = ex_.Execute(*c, *w, &outcome, &paths);

@@ -27,8 +27,13 @@ class ParityChecker {
   std::vector<const spec::Contender*> Order() const;
 
  private:
+  bool CheckEach(const std::vector<const spec::Workload*>& workloads);
+
   // Parity of a serve workload: every request once to each contender, bodies compared in order.
   bool CheckServe(const spec::Workload& w);
+
+  // The progress status of the next parity execution ("parity 3/4: work (candidate), ...").
+  void StartStep(const spec::Workload& w, const spec::Contender& c);
 
   // One parity execution's output against the baseline's, which it keeps in *baseline when `c`
   // is the baseline. False after recording a failure (or an interrupt).

@@ -66,15 +66,44 @@ void Progress::Step(const std::string& workload) {
   ++done_;
   if (style_ == ProgressStyle::kOff) return;
   const double now = Now();
-  const double elapsed = now - start_;
+  Show(Status(workload, now - start_), now);
+}
+
+void Progress::Show(const std::string& status, double now) {
+  if (style_ == ProgressStyle::kOff) return;
   if (style_ == ProgressStyle::kTerminal) {
-    out_ << "\r\x1b[K" << Status(workload, elapsed) << std::flush;
+    out_ << "\r\x1b[K" << status << std::flush;
     drawn_ = true;
     return;
   }
   if (now - last_line_ < interval_s_) return;
   last_line_ = now;
-  out_ << "perfengine: " << Status(workload, elapsed) << "\n" << std::flush;
+  out_ << "perfengine: " << status << "\n" << std::flush;
+}
+
+void Progress::BeginPhase(const std::string& phase, int total_steps, const std::string& announcement) {
+  phase_ = phase;
+  phase_total_ = total_steps;
+  phase_started_ = 0;
+  phase_start_ = Now();
+  if (!announcement.empty()) Note(fmt::format("{}: {}", phase, announcement));
+}
+
+void Progress::StartStep(const std::string& step) {
+  const int done = phase_started_++;  // the steps finished before this one
+  if (style_ == ProgressStyle::kOff) return;
+  const double now = Now();
+  std::string status = fmt::format("{} {}/{}: {}, elapsed {:.0f}s", phase_, done + 1, std::max(phase_total_, done + 1),
+                                   step, now - start_);
+  if (done > 0 && phase_total_ > done) {
+    status += fmt::format(", ETA {:.0f}s", (now - phase_start_) / done * (phase_total_ - done));
+  }
+  Show(status, now);
+}
+
+void Progress::EndPhase() {
+  phase_.clear();
+  Finish();
 }
 
 void Progress::Finish() {

@@ -1,7 +1,9 @@
 // Progress on stderr while a run goes on, never on stdout (whose report tests compare exactly).
 // On a terminal: one line redrawn in place (workload, round i/N, elapsed, ETA). Elsewhere (a
 // CI log, a pipe): plain lines, at most one per `interval` seconds, so a 20-minute run is not
-// 20 minutes of silence and a log is not flooded. --quiet turns both off.
+// 20 minutes of silence and a log is not flooded. The phases outside the rounds (git builds,
+// parity, counts, profiles) report their steps the same way (BeginPhase, StartStep). --quiet
+// turns both off.
 #pragma once
 
 #include <functional>
@@ -53,9 +55,21 @@ class Progress {
   void Step(const std::string& workload);  // one command finished
   void Finish();                           // clears the terminal line
 
+  // A phase outside the timed rounds, of `total_steps` steps: "parity", "building from git",
+  // "counting", "profiling". A non-empty `announcement` is printed at once as Note prints
+  // ("perfengine: counting: 4 runs, ..."): a slow phase names what the wait is for.
+  void BeginPhase(const std::string& phase, int total_steps, const std::string& announcement = "");
+  // The phase's next step begins: its status, as a round's is (redrawn on a terminal, else at
+  // most one line per interval), with an ETA from the pace of the steps done so far, none
+  // before the first is done: "counting 3/4: work, instructions of baseline, elapsed 412s, ETA 260s".
+  void StartStep(const std::string& step);
+  void EndPhase();  // clears the terminal line
+
  private:
   double Now() const;
   std::string Status(const std::string& workload, double elapsed) const;
+  // A status line: redrawn on a terminal, else printed when `interval` has passed since the last.
+  void Show(const std::string& status, double now);
 
   std::ostream& out_;
   ProgressStyle style_;
@@ -69,6 +83,10 @@ class Progress {
   int done_ = 0;
   int round_ = 0;
   bool drawn_ = false;  // a terminal line is on screen
+  std::string phase_;   // the phase outside the rounds going on, if any
+  int phase_total_ = 0;
+  int phase_started_ = 0;  // its steps begun so far
+  double phase_start_ = 0;
 };
 
 }  // namespace pe::run

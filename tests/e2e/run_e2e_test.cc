@@ -176,6 +176,41 @@ TEST(RunE2E, ASettledMissStopsTheRoundsAtTheMinimumUnlessKeepMeasuring) {
   EXPECT_EQ(results["rounds_stopped"], "");
 }
 
+// Every slow phase says what the wait is for in a CI log (stderr not a terminal: plain lines, no
+// redraws): the git builds, the instruction counts after the rounds, the profiles of a miss
+// (issue 42: five minutes of counting printed nothing). Each step's line and ETA is rate-limited
+// here; their text is ProgressTest's and the collaborators' tests'.
+TEST(RunE2E, BuildsCountsAndProfilesAreAnnouncedInACiLog) {
+  TempDir dir;
+  const fs::path repo = dir.path() / "repo";
+  fs::create_directories(repo);
+  std::ofstream(repo / "README") << "a revision to build\n";
+  const std::string git =
+      "git -C '" + repo.string() + "' -c user.name=perfengine -c user.email=test@perfengine -c commit.gpgsign=false ";
+  ASSERT_EQ(std::system((git + "init -q && " + git + "add README && " + git + "commit -q -m one").c_str()), 0);
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 3\nwarmup_rounds = 0\n\n"
+                      << "[contenders.baseline]\ngit = \"HEAD\"\nrepo = \"repo\"\nbuild = [\"true\"]\nargv = "
+                      << RunQuoted({"--print", "same"}) << "\n\n"
+                      << "[contenders.candidate]\ngit = \"HEAD\"\nrepo = \"repo\"\nbuild = [\"true\"]\nargv = "
+                      << RunQuoted({"--busy-ms", "30", "--print", "same"}) << "\n\n"
+                      << "[workloads.work]\n\n[thresholds]\nmax_instructions_ratio = 1.01\n";
+  const Finished f = RunPerfengine({"run", spec.string(), "--cache-dir", (dir.path() / "cache").string()}, dir.path());
+  EXPECT_EQ(f.exit, 1) << f.out << f.err;
+  EXPECT_NE(f.err.find("perfengine: building from git: baseline at HEAD, candidate at HEAD (each commit built once, "
+                       "then cached)\n"),
+            std::string::npos)
+      << f.err;
+  EXPECT_NE(f.err.find("perfengine: counting: instructions (2 runs, one per count, contender and workload)\n"),
+            std::string::npos)
+      << f.err;
+  EXPECT_NE(f.err.find("perfengine: profiling: where the extra time went in work (4 runs; a callgrind run takes "
+                       "many times a timed one)\n"),
+            std::string::npos)
+      << f.err;
+  EXPECT_EQ(f.err.find('\r'), std::string::npos) << f.err;
+}
+
 TEST(RunE2E, TooFewRoundsToResolveAreRejectedBeforeAnyWork) {
   TempDir dir;
   const auto spec = dir.path() / "spec.toml";

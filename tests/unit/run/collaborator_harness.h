@@ -13,6 +13,7 @@
 #include "engine/model/result.h"
 #include "engine/run/executor.h"
 #include "engine/run/fixture_preparer.h"
+#include "engine/run/progress.h"
 #include "engine/spec/family.h"
 #include "engine/spec/spec.h"
 #include "tests/support/fake_process_runner.h"
@@ -49,7 +50,8 @@ class Harness {
     result_.candidate = spec_.candidate;
   }
 
-  Executor MakeExecutor() {
+  // `progress`: where the collaborators report their steps (none by default).
+  Executor MakeExecutor(Progress* progress = nullptr) {
     return Executor(ExecutionContext{.spec = spec_,
                                      .settings = settings_,
                                      .runner = runner_,
@@ -57,7 +59,7 @@ class Harness {
                                      .fixtures = fixtures_,
                                      .scratch = scratch_.path(),
                                      .worktrees = nullptr,
-                                     .progress = nullptr,
+                                     .progress = progress,
                                      .serve = {}});
   }
 

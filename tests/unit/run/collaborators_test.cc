@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,24 @@ TEST(ParityCheckerTest, ADifferentAnswerIsAParityFailureWithTheDifference) {
   for (const auto& entry : fs::directory_iterator(h.scratch_.path())) {
     EXPECT_FALSE(entry.path().filename().string().starts_with("parity+")) << entry.path();
   }
+}
+
+TEST(ParityCheckerTest, EachParityExecutionIsAProgressStepWithoutAnAnnouncement) {
+  double now = 0;  // each execution takes 1 s; every line shown (interval 0)
+  Harness h(kSpec, [&now](const Command& c) {
+    now += 1;
+    return Script{}(c);
+  });
+  std::ostringstream out;
+  Progress progress(
+      out, ProgressStyle::kLines, [&] { return now; }, 0);
+  Executor ex = h.MakeExecutor(&progress);
+  ASSERT_TRUE(ParityChecker(ex).Check(h.workloads_));
+  EXPECT_EQ(out.str(),
+            "perfengine: parity 1/4: startup (baseline), elapsed 0s\n"
+            "perfengine: parity 2/4: startup (candidate), elapsed 1s, ETA 3s\n"
+            "perfengine: parity 3/4: work (baseline), elapsed 2s, ETA 2s\n"
+            "perfengine: parity 4/4: work (candidate), elapsed 3s, ETA 1s\n");
 }
 
 // RoundRunner
@@ -362,6 +381,26 @@ TEST_F(CountsCollectorWithAllocationsTest, EachContenderGetsItsCountOnce) {
   EXPECT_FALSE(summaries[1].instructions.has_value());
   EXPECT_EQ(h.runner_.calls.size(), 2u);  // the startup workload is never counted
   EXPECT_TRUE(h.R("startup").summaries.empty());
+}
+
+// Counting after the rounds is announced and each count is a progress step (issue 42: minutes of
+// instruction counting printed nothing). Every line shown: interval 0.
+TEST_F(CountsCollectorWithAllocationsTest, CountingIsAnnouncedAndEachCountIsAProgressStep) {
+  double now = 0;  // each count takes 60 s; every line shown (interval 0)
+  Harness h(kCounted, [&now](const Command& c) {
+    now += 60;
+    WriteText(c.env.at("PERFENGINE_ALLOC_OUT"), "1 10 0 0 0 10 100\n");
+    return Outcome{};
+  });
+  std::ostringstream out;
+  Progress progress(
+      out, ProgressStyle::kLines, [&] { return now; }, 0);
+  Executor ex = h.MakeExecutor(&progress);
+  ASSERT_TRUE(CountsCollector(ex, h.workloads_).Collect());
+  EXPECT_EQ(out.str(),
+            "perfengine: counting: allocations (2 runs, one per count, contender and workload)\n"
+            "perfengine: counting 1/2: work, allocations of baseline, elapsed 0s\n"
+            "perfengine: counting 2/2: work, allocations of candidate, elapsed 60s, ETA 60s\n");
 }
 
 TEST_F(CountsCollectorWithAllocationsTest, ACountThatFailsIsANoteNotAFigure) {

@@ -6,9 +6,11 @@
 
 #include <filesystem>
 #include <functional>
+#include <sstream>
 #include <string>
 
 #include "engine/run/counts_collector.h"
+#include "engine/run/progress.h"
 #include "tests/unit/run/collaborator_harness.h"
 
 namespace pe::run::internal {
@@ -136,6 +138,33 @@ TEST(ProfileRegressionsTest, AContenderThatWritesNoProfileHasOnlyCallgrinds) {
   ASSERT_FALSE(profile.empty());
   for (const auto& p : profile) EXPECT_NE(p.basis, "calls") << p.function;
   EXPECT_EQ(h.R("work").profile_note.find("PERFENGINE_PROFILE"), std::string::npos) << h.R("work").profile_note;
+}
+
+// Profiling after a regression is announced and each of its runs is a progress step (every line
+// shown: interval 0), the contender's own profile first, then callgrind's. A command takes 10 s.
+TEST(ProfileRegressionsTest, ProfilingIsAnnouncedAndEachRunIsAProgressStep) {
+  double now = 0;
+  int commands = 0;
+  Harness h(kProfileRegressionsSpec, [&](const Command& c) {
+    now += 10;
+    ++commands;
+    return ProfileRegressionsScript{}(c);
+  });
+  FailInstructions(h);
+  std::ostringstream out;
+  Progress progress(
+      out, ProgressStyle::kLines, [&] { return now; }, 0);
+  Executor ex = h.MakeExecutor(&progress);
+  ASSERT_TRUE(CountsCollector(ex, h.workloads_).ProfileRegressions());
+  // Each callgrind profile is valgrind and callgrind_annotate: two commands.
+  ASSERT_EQ(commands, 6);
+  EXPECT_EQ(out.str(),
+            "perfengine: profiling: where the extra time went in work (4 runs; a callgrind run takes many times a "
+            "timed one)\n"
+            "perfengine: profiling 1/4: work, baseline's own profile, elapsed 0s\n"
+            "perfengine: profiling 2/4: work, candidate's own profile, elapsed 10s, ETA 30s\n"
+            "perfengine: profiling 3/4: work, callgrind profile of baseline, elapsed 20s, ETA 20s\n"
+            "perfengine: profiling 4/4: work, callgrind profile of candidate, elapsed 40s, ETA 13s\n");
 }
 
 // A profiling run that failed says why: the runner's reason and the last line of the contender's

@@ -110,6 +110,45 @@ TEST(Progress, TerminalRedrawsOneLineAndClearsIt) {
   EXPECT_EQ(out.str(), "\r\x1b[Kw, round 1/1, elapsed 1s, ETA 1s\r\x1b[K");
 }
 
+// A phase outside the rounds (counts, profiles, git builds, parity): announced at once when it
+// says what the wait is for, then each step's status as a round's, rate-limited in a CI log,
+// with an ETA from the steps done so far (none before one is done).
+TEST(Progress, APhaseIsAnnouncedThenEachStepCarriesItsPlaceAndEta) {
+  double now = 100;
+  std::ostringstream out;
+  Progress p(
+      out, ProgressStyle::kLines, [&] { return now; }, 10);
+  now = 400;
+  p.BeginPhase("counting", 4, "instructions (4 runs, one per count, contender and workload)");
+  p.StartStep("a, instructions of baseline");  // just announced: too soon for a line
+  now = 520;
+  p.StartStep("a, instructions of candidate");  // 1 done in 120 s: 3 left
+  now = 525;
+  p.StartStep("b, instructions of baseline");  // 5 s since the last line
+  now = 700;
+  p.StartStep("b, instructions of candidate");  // 3 done in 300 s: 1 left
+  p.EndPhase();
+  EXPECT_EQ(out.str(),
+            "perfengine: counting: instructions (4 runs, one per count, contender and workload)\n"
+            "perfengine: counting 2/4: a, instructions of candidate, elapsed 420s, ETA 360s\n"
+            "perfengine: counting 4/4: b, instructions of candidate, elapsed 600s, ETA 100s\n");
+}
+
+TEST(Progress, APhaseOnATerminalRedrawsEachStepAndClearsTheLineAtItsEnd) {
+  double now = 0;
+  std::ostringstream out;
+  Progress p(
+      out, ProgressStyle::kTerminal, [&] { return now; }, 10);
+  p.BeginPhase("parity", 2);  // no announcement: parity is quick unless the contenders are slow
+  p.StartStep("w (baseline)");
+  now = 3;
+  p.StartStep("w (candidate)");
+  p.EndPhase();
+  EXPECT_EQ(out.str(),
+            "\r\x1b[Kparity 1/2: w (baseline), elapsed 0s"
+            "\r\x1b[Kparity 2/2: w (candidate), elapsed 3s, ETA 3s\r\x1b[K");
+}
+
 TEST(Progress, QuietPrintsNothing) {
   double now = 0;
   std::ostringstream out;
@@ -121,6 +160,9 @@ TEST(Progress, QuietPrintsNothing) {
   now = 100;
   p.Step("w");
   p.Finish();
+  p.BeginPhase("counting", 1, "instructions (1 run)");
+  p.StartStep("w, instructions of baseline");
+  p.EndPhase();
   EXPECT_EQ(out.str(), "");
 }
 
