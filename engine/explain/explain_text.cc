@@ -498,9 +498,9 @@ std::string ExplainText(const RunResult& result, const std::string& file,
   out += fmt::format("machine {}: {}, {}, {} cores, {}\n", report::OneLine(result.machine.hostname),
                      report::OneLine(result.machine.os), report::OneLine(result.machine.cpu), result.machine.cores,
                      FormatKiB(result.machine.memory_kib));
-  out += fmt::format("baseline {}, candidate {}: {}; bootstrap {} resamples\n", report::OneLine(result.baseline),
-                     report::OneLine(result.candidate), report::RoundsLine(result),
-                     result.settings.bootstrap_resamples);
+  out +=
+      fmt::format("baseline {}, candidate {}: {}; bootstrap {} resamples\n", report::OneLine(result.baseline),
+                  report::OneLine(result.candidate), report::RoundsLine(result), result.settings.bootstrap_resamples);
   if (const std::string family = report::FamilyLine(result); !family.empty()) {
     out += report::OneLine(family) + "\n";
   }

@@ -198,10 +198,10 @@ std::vector<Check> CounterChecks(const WorkloadResult& w, bool power) {
         fmt::format("candidate {} {}, baseline {} {}", cc.candidate, counter.unit, cc.baseline, counter.unit);
     if (counter.exact && cc.ratio) {
       // Growth from 0 has no finite ratio (model::CountRatio): the line gives both counts.
-      const std::string counts = model::GrewFromZero(*cc.ratio)
-                                     ? fmt::format("grew from {} to {} {}, baseline to candidate", cc.baseline,
-                                                   cc.candidate, counter.unit)
-                                     : medians;
+      const std::string counts =
+          model::GrewFromZero(*cc.ratio)
+              ? fmt::format("grew from {} to {} {}, baseline to candidate", cc.baseline, cc.candidate, counter.unit)
+              : medians;
       Check check = MakeCheck(w.name, key, label, *cc.ratio, bar, false, counts);
       if (!cc.note.empty()) check.note += "; " + cc.note;
       checks.push_back(std::move(check));
