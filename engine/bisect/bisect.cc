@@ -14,7 +14,7 @@
 #include "engine/gitbuild/git_build.h"
 #include "engine/measure/scratch_dir.h"
 #include "engine/model/json.h"
-#include "engine/report/json_reporter.h"
+#include "engine/report/reporter.h"
 #include "engine/run/experiment.h"
 #include "engine/runner/file_tail.h"
 #include "engine/runner/interrupt.h"
@@ -201,7 +201,7 @@ RunResult RunStep(const spec::Spec& spec, const std::string& good_commit, const 
   std::error_code ec;
   const bool cached = fs::exists(gitbuild::RevisionWorktree(repo, commit, cache), ec);
   RunResult result = run::RunExperiment(at, run_options, runner);
-  report::WriteJsonReport(result, state / (commit + ".json"));
+  report::WriteReport("json", result, state / (commit + ".json"));
   // The baseline's worktree serves every step; Bisect's cleanup removes it at the end.
   if (!cached && commit != good_commit && !interrupt::Interrupted()) {
     gitbuild::RemoveRevision(repo, commit, cache, runner);

@@ -10,7 +10,7 @@
 #include "engine/cli/subcommands.h"
 #include "engine/gate/gate.h"
 #include "engine/gitbuild/git.h"
-#include "engine/report/terminal_reporter.h"
+#include "engine/report/reporter.h"
 #include "engine/report/text.h"
 #include "engine/runner/interrupt.h"
 #include "engine/spec/programs.h"
@@ -122,7 +122,7 @@ int BisectStepCommand(const CommonOptions& common, const BisectStepFlags& flags)
   const spec::Spec spec = LoadBisectSpec(common);
   const RunResult result =
       bisect::RunStep(spec, flags.good_commit, head.out, BisectOptions(common, bisect_flags), flags.state, *runner);
-  report::WriteTerminalReport(result, std::cout, false);
+  std::cout << report::Render("terminal", result);
   const int status = bisect::StepStatus(result);
   std::cout << fmt::format("bisect-step {} {}\n", head.out, status) << std::flush;
   return status;

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "engine/report/html_reporter.h"
+#include "engine/report/html_escape.h"
 #include "engine/units/units.h"
 
 namespace pe::history {

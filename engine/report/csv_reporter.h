@@ -8,9 +8,15 @@
 #include <string>
 
 #include "engine/model/result.h"
+#include "engine/report/reporter.h"
 
 namespace pe::report {
 
 std::string CsvReport(const model::RunResult& result);
+
+class CsvReporter final : public Reporter {
+ public:
+  std::string Render(const model::RunResult& result, const RenderOptions&) const override { return CsvReport(result); }
+};
 
 }  // namespace pe::report

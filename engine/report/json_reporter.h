@@ -1,14 +1,14 @@
-// The results file: the result model written out (engine/model/json.h), atomically.
+// The results file: the result model written out (engine/model/json.h), so explain, compare,
+// merge and report read it back. Pretty-printed (2-space indent, trailing newline).
 #pragma once
 
-#include <filesystem>
-
-#include "engine/model/result.h"
+#include "engine/report/reporter.h"
 
 namespace pe::report {
 
-// Pretty-printed (2-space indent, trailing newline). Throws std::runtime_error naming the
-// path when the file cannot be written; an existing file is then left as it was.
-void WriteJsonReport(const model::RunResult& result, const std::filesystem::path& path);
+class JsonReporter final : public Reporter {
+ public:
+  std::string Render(const model::RunResult& result, const RenderOptions& options) const override;
+};
 
 }  // namespace pe::report

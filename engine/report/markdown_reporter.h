@@ -6,9 +6,17 @@
 #include <string>
 
 #include "engine/model/result.h"
+#include "engine/report/reporter.h"
 
 namespace pe::report {
 
 std::string MarkdownReport(const model::RunResult& result);
+
+class MarkdownReporter final : public Reporter {
+ public:
+  std::string Render(const model::RunResult& result, const RenderOptions&) const override {
+    return MarkdownReport(result);
+  }
+};
 
 }  // namespace pe::report

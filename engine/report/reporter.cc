@@ -1,50 +1,20 @@
 #include "engine/report/reporter.h"
 
 #include <array>
-#include <sstream>
+#include <stdexcept>
 
-#include "engine/model/json.h"
+#include "engine/model/atomic_file.h"
 #include "engine/report/csv_reporter.h"
 #include "engine/report/html_reporter.h"
+#include "engine/report/json_reporter.h"
 #include "engine/report/markdown_reporter.h"
 #include "engine/report/terminal_reporter.h"
 
 namespace pe::report {
 
-using model::RunResult;
-
 namespace {
 
-// The results file: the model written out, so explain, compare, merge and report read it back.
-class JsonReporter final : public Reporter {
- public:
-  std::string Render(const RunResult& result, const RenderOptions&) const override { return model::ToJsonText(result); }
-};
-
-class HtmlReporter final : public Reporter {
- public:
-  std::string Render(const RunResult& result, const RenderOptions&) const override { return HtmlReport(result); }
-};
-
-class CsvReporter final : public Reporter {
- public:
-  std::string Render(const RunResult& result, const RenderOptions&) const override { return CsvReport(result); }
-};
-
-class MarkdownReporter final : public Reporter {
- public:
-  std::string Render(const RunResult& result, const RenderOptions&) const override { return MarkdownReport(result); }
-};
-
-class TerminalReporter final : public Reporter {
- public:
-  std::string Render(const RunResult& result, const RenderOptions& options) const override {
-    std::ostringstream out;
-    WriteTerminalReport(result, out, options.color);
-    return out.str();
-  }
-};
-
+// One instance of each reporter (each in its own *_reporter.cc, as google/benchmark's).
 const JsonReporter kJson;
 const HtmlReporter kHtml;
 const CsvReporter kCsv;
@@ -72,6 +42,16 @@ const Format* FindFormat(std::string_view name) {
     if (f.name == name) return &f;
   }
   return nullptr;
+}
+
+std::string Render(std::string_view name, const model::RunResult& result, const RenderOptions& options) {
+  const Format* format = FindFormat(name);
+  if (format == nullptr) throw std::logic_error("no report format '" + std::string(name) + "'");
+  return format->reporter->Render(result, options);
+}
+
+void WriteReport(std::string_view name, const model::RunResult& result, const std::filesystem::path& path) {
+  model::WriteFileAtomically(path, Render(name, result));
 }
 
 }  // namespace pe::report

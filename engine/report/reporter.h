@@ -7,6 +7,7 @@
 // Markdown reports (sweep_report.h) and of the HTML page.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
@@ -50,5 +51,14 @@ std::span<const Format> Formats();
 
 // The format called `name`, or nullptr.
 const Format* FindFormat(std::string_view name);
+
+// What the format called `name` renders for `result`, for a caller that wants one format by
+// name (bisect's step results and terminal table); throws std::logic_error for a name that is
+// no row of Formats().
+std::string Render(std::string_view name, const model::RunResult& result, const RenderOptions& options = {});
+
+// Render written atomically to `path` (model::WriteFileAtomically): throws std::runtime_error
+// naming the path when it cannot be written, and an existing file is then left as it was.
+void WriteReport(std::string_view name, const model::RunResult& result, const std::filesystem::path& path);
 
 }  // namespace pe::report

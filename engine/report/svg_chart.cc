@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/report/html_reporter.h"
+#include "engine/report/html_escape.h"
 
 namespace pe::report::svg {
 

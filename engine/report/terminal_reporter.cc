@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -153,6 +154,12 @@ void WriteTerminalReport(const RunResult& result, std::ostream& out, bool color)
   }
   if (const std::string cost = PhasesLine(result); !cost.empty()) out << '\n' << OneLine(cost) << '\n';
   out << '\n' << paint(SummaryLine(result), SummaryColor(result.verdict.exit)) << '\n';
+}
+
+std::string TerminalReporter::Render(const RunResult& result, const RenderOptions& options) const {
+  std::ostringstream out;
+  WriteTerminalReport(result, out, options.color);
+  return out.str();
 }
 
 }  // namespace pe::report

@@ -5,10 +5,16 @@
 #include <ostream>
 
 #include "engine/model/result.h"
+#include "engine/report/reporter.h"
 
 namespace pe::report {
 
 // `color` adds ANSI colours; callers decide it from isatty() and NO_COLOR.
 void WriteTerminalReport(const model::RunResult& result, std::ostream& out, bool color);
+
+class TerminalReporter final : public Reporter {
+ public:
+  std::string Render(const model::RunResult& result, const RenderOptions& options) const override;
+};
 
 }  // namespace pe::report

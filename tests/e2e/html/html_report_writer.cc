@@ -4,7 +4,7 @@
 #include <exception>
 #include <iostream>
 
-#include "engine/report/html_reporter.h"
+#include "engine/report/reporter.h"
 #include "tests/unit/report/sweep_result.h"
 
 int main(int argc, char** argv) {
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
       if (w.name == "medium_graph")
         w.comparison->speedup_ci = pe::model::Interval{19.7, 18.0, 21.5, 0.95, "bootstrap BCa"};
     }
-    pe::report::WriteHtmlReport(result, argv[1]);
+    pe::report::WriteReport("html", result, argv[1]);
   } catch (const std::exception& e) {
     std::cerr << "html_report_writer: " << e.what() << "\n";
     return 2;

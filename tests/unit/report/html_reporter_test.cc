@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/report/html_escape.h"
+#include "engine/report/reporter.h"
 #include "tests/unit/report/golden.h"
 #include "tests/unit/report/sweep_result.h"
 
@@ -304,13 +306,13 @@ TEST(HtmlReporterTest, WritesThePageToAFile) {
   std::filesystem::create_directories(dir);
   std::filesystem::path path = dir / "report.html";
   RunResult result = testing::SweepSampleResult();
-  WriteHtmlReport(result, path);
+  WriteReport("html", result, path);
   std::ifstream in(path, std::ios::binary);
   std::ostringstream content;
   content << in.rdbuf();
   EXPECT_EQ(content.str(), HtmlReport(result));
   std::filesystem::remove_all(dir);
-  EXPECT_THROW(WriteHtmlReport(result, dir / "missing" / "report.html"), std::runtime_error);
+  EXPECT_THROW(WriteReport("html", result, dir / "missing" / "report.html"), std::runtime_error);
 }
 
 TEST(HtmlReporterTest, EscapeHtml) { EXPECT_EQ(EscapeHtml("a<b>&\"c'\x01\nd"), "a&lt;b&gt;&amp;&quot;c&#39;?\nd"); }

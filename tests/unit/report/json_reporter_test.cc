@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/model/json.h"
+#include "engine/report/reporter.h"
 #include "tests/unit/report/sample_result.h"
 
 namespace pe::report {
@@ -25,7 +26,7 @@ TEST(JsonReporterTest, WritesTheModelPrettyPrintedAndReadableBack) {
   fs::path path = fs::path(pattern) / "results.json";
   RunResult result = testing::SampleResult();
 
-  WriteJsonReport(result, path);
+  WriteReport("json", result, path);
 
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
