@@ -1,0 +1,44 @@
+# frozen_string_literal: true
+#
+# The 36 ruby/json benchmarks of bench.rb in one warm worker process (docs/ruby-json.md,
+# "Worker mode"; the protocol: docs/workers.md). Run by perfengine in a worktree of a ruby/json
+# checkout, as
+#   ruby --disable-gems -Ipe-lib -Ilib worker.rb [KIND=DIR ...]
+# where pe-lib/json/ext/{parser,generator}.so are that worktree's own build. Like bench.rb it
+# refuses to start (exit 3, before its hello) unless exactly that build and that lib/ are what
+# `require "json"` loaded, so Ruby's bundled json can never be measured by mistake.
+#
+# KIND=DIR names the directory of a json_docs fixture (benchmarks.rb, FIXTURES: small_hash,
+# nested, api_1k, stream); a benchmark whose fixture is not given is still in the hello and
+# replies `failed ... fixture missing` when asked.
+#
+# Every benchmark is set up before the hello, from its own Random.new(22): the same inputs as
+# bench.rb's. A batch runs the body N times between the markers and the clocks
+# (workers/ruby/perfengine_worker.rb); the counter ruby_objects is the growth of
+# GC.stat(:total_allocated_objects) over the batch; the digest is the SHA-256 of the last
+# result (the generated string, or Marshal.dump of the parsed value), as bench.rb writes it. The
+# two _symbolize benchmarks run with GC disabled in their batches, as in bench.rb.
+
+require "json"
+require_relative "benchmarks"
+require_relative "../../workers/ruby/perfengine_worker"
+
+here = Dir.pwd
+RubyJsonBenchmarks.check_build!(here, "worker.rb")
+
+fixtures = {}
+ARGV.each do |arg|
+  kind, dir = arg.split("=", 2)
+  unless dir && RubyJsonBenchmarks::FIXTURES.key?(kind)
+    abort "worker.rb: #{arg.inspect} is not KIND=DIR with KIND one of #{RubyJsonBenchmarks::FIXTURES.keys.join(", ")}"
+  end
+  fixtures[kind] = dir
+end
+
+data_dir = File.join(here, "benchmark", "data")
+worker = PerfEngine::Worker.new
+RubyJsonBenchmarks::LIST.each do |b|
+  worker.benchmark(b.name, setup: -> { b.body(data_dir, fixtures) }, gc: b.gc,
+                           digest: ->(result) { RubyJsonBenchmarks.digest(result).first })
+end
+worker.serve
