@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <optional>
@@ -37,7 +38,9 @@ constexpr const char* kUsage =
     "                      [-b BAZEL] [-so OPTS] [--[no-]excludeExternalTargets] [-tt TYPES]\n"
     "                      [-d DEP_EDGES] [-o OUTPUT]\n"
     "       bazel-diff-ref serve -w REPO --cacheDir DIR [--port P] [-b BAZEL] [-so OPTS]\n"
-    "                      [--gitPath GIT] [--threads N] [--host 127.0.0.1] [--port-file PATH]\n"
+    "                      [--gitPath GIT] [--[no-]trackDeps] [--no-initial-fetch]\n"
+    "                      [--warmupRevision REV,...] [--threads N] [--host 127.0.0.1]\n"
+    "                      [--port-file PATH]\n"
     "BAZEL defaults to `bazel` on PATH, OUTPUT to standard output, --port to 8080.\n";
 
 // Walks the arguments after the subcommand; accepts "--name value" and "--name=value".
@@ -333,14 +336,34 @@ int ParsePort(const std::string& text) {
   throw RefDiffError("--port wants a port number from 0 to 65535 (0 = any free port), not '" + text + "'");
 }
 
+// --warmupRevision A,B: comma-separated, blanks dropped, each name once (upstream's Set).
+void AddWarmupRevisions(const std::string& text, std::vector<std::string>& revisions) {
+  std::stringstream parts(text);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    part.erase(0, part.find_first_not_of(" \t"));
+    part.erase(part.find_last_not_of(" \t") + 1);
+    if (!part.empty() && std::find(revisions.begin(), revisions.end(), part) == revisions.end()) {
+      revisions.push_back(part);
+    }
+  }
+}
+
 int RunServe(const std::vector<std::string>& args, const Flavour& flavour) {
   ServeOptions options;
   options.threads = flavour.default_threads;
+  std::optional<bool> track_deps;
   ArgReader reader(args, 1);
   bool help = false;
   while (!reader.Done()) {
     if (CommonOption(reader, help)) continue;
-    if (reader.Flag({"--port"}))
+    if (reader.Negatable("--trackDeps", track_deps))
+      continue;
+    else if (reader.Peek() == "--no-initial-fetch")  // not negatable upstream: no --initial-fetch
+      reader.Positional(), options.initial_fetch = false;
+    else if (reader.Flag({"--warmupRevision"}))
+      AddWarmupRevisions(reader.Value(), options.warmup_revisions);
+    else if (reader.Flag({"--port"}))
       options.port = ParsePort(reader.Value());
     else if (reader.Flag({"-w", "--workspacePath"}))
       options.repo = reader.Value();
@@ -364,6 +387,7 @@ int RunServe(const std::vector<std::string>& args, const Flavour& flavour) {
   if (help) return std::fputs(kUsage, stdout) < 0 ? 1 : 0;
   if (options.repo.empty()) throw RefDiffError("serve needs -w REPO (the git repository)");
   if (options.cache_dir.empty()) throw RefDiffError("serve needs --cacheDir DIR (hashes kept per commit)");
+  options.track_deps = track_deps.value_or(false);
   return Serve(options);
 }
 

@@ -7,28 +7,54 @@
 
 namespace pe::refdiff {
 
+namespace {
+
+// The rules both forms share: which targets have an entry, and which of their inputs count.
+bool HasEntry(const Target& target, const HashJsonOptions& options) {
+  return target.kind != TargetKind::kSourceFile && IncludedInHashes(target, options);
+}
+
+template <typename Visit>
+void ForEachDependency(const TargetGraph& graph, std::size_t i, Visit visit) {
+  for (const auto& input : graph.inputs(i)) {
+    if (input.target < 0 || graph.targets()[input.target].kind == TargetKind::kSourceFile) continue;
+    visit(input.label);
+  }
+}
+
+}  // namespace
+
 std::string FormatDepEdgesJson(const TargetGraph& graph, const HashJsonOptions& options) {
   std::string out = "{";
   bool first = true;
   for (std::size_t i = 0; i < graph.size(); ++i) {
     const Target& target = graph.targets()[i];
-    const std::string& label = target.label;
-    if (target.kind == TargetKind::kSourceFile || !IncludedInHashes(target, options)) continue;
+    if (!HasEntry(target, options)) continue;
     out += first ? "\n  " : ",\n  ";
     first = false;
-    AppendJsonString(out, label);
+    AppendJsonString(out, target.label);
     out += ": [";
     bool first_dep = true;
-    for (const auto& input : graph.inputs(i)) {
-      if (input.target < 0 || graph.targets()[input.target].kind == TargetKind::kSourceFile) continue;
+    ForEachDependency(graph, i, [&](std::string_view label) {
       if (!first_dep) out += ", ";
       first_dep = false;
-      AppendJsonString(out, input.label);
-    }
+      AppendJsonString(out, label);
+    });
     out += ']';
   }
   out += first ? "}\n" : "\n}\n";
   return out;
+}
+
+DepEdgeMap DepEdgesOf(const TargetGraph& graph, const HashJsonOptions& options) {
+  DepEdgeMap edges;
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const Target& target = graph.targets()[i];
+    if (!HasEntry(target, options)) continue;
+    std::vector<std::string>& deps = edges[target.label];
+    ForEachDependency(graph, i, [&](std::string_view label) { deps.emplace_back(label); });
+  }
+  return edges;
 }
 
 DepEdgeMap ParseDepEdgesJson(std::string_view text, const std::string& source) {

@@ -20,6 +20,10 @@ using DepEdgeMap = std::map<std::string, std::vector<std::string>, std::less<>>;
 // Keys sorted; the targets the hashes file leaves out (external, other types) are left out too.
 std::string FormatDepEdgesJson(const TargetGraph& graph, const HashJsonOptions& options);
 
+// The same edges in memory, as ParseDepEdgesJson would read FormatDepEdgesJson's text back
+// (serve --trackDeps keeps them per commit).
+DepEdgeMap DepEdgesOf(const TargetGraph& graph, const HashJsonOptions& options);
+
 DepEdgeMap ParseDepEdgesJson(std::string_view text, const std::string& source);
 
 }  // namespace pe::refdiff

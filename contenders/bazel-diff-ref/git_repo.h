@@ -1,11 +1,13 @@
-// The git repository `serve` answers about: resolving revision names to commits and checking a
-// commit out into a directory of its own. Every git call is an argv (no shell), run in the
-// repository.
+// The git repository `serve` answers about, as upstream bazel-diff's serve uses its `-w` clone
+// (server/GitClient.kt, ProcessGitClient): resolving revision names to commits, fetching, and
+// checking a commit out in the clone itself. Every git call is an argv (no shell), run in the
+// repository; when git fails, what it printed on stderr goes to ours.
 #pragma once
 
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace pe::refdiff {
 
@@ -24,15 +26,22 @@ class GitRepo {
   // no commit. Names starting with '-' are refused (nothing) so they are never read as options.
   std::optional<std::string> ResolveCommit(const std::string& rev) const;
 
-  // `git worktree add --detach DIR COMMIT`: DIR (which must not exist) holds the commit's files.
-  void AddWorktree(const std::filesystem::path& dir, const std::string& commit) const;
-  // `git worktree remove --force DIR`; false when git refused (the caller may delete DIR itself
-  // and Prune later).
-  bool RemoveWorktree(const std::filesystem::path& dir) const;
-  // `git worktree prune`: forgets worktrees whose directories are gone.
-  void Prune() const;
+  // `git fetch --all --prune`: upstream's fetch at start-up and before it gives up on a revision.
+  // Throws RefDiffError in upstream's words: "git fetch --all --prune failed (exit N)", then
+  // ": " and what git printed on stdout, if anything.
+  void Fetch() const;
+  // `git fetch REMOTE REV` for each remote `git remote` lists, until one succeeds (true); false
+  // when none could supply it or `rev` starts with '-'. Never throws for a refusal.
+  bool FetchRevision(const std::string& rev) const;
+  // `git -c gc.auto=0 checkout --force REV` in the repository's own work tree. When it fails and
+  // a `<git-dir>/index.lock` is left (a checkout killed half-way), the lock is removed and the
+  // checkout tried once more, as upstream does. Throws RefDiffError worded as Fetch's.
+  void Checkout(const std::string& rev) const;
 
  private:
+  // Runs `git ARGS` in the repository; throws RefDiffError("git ARGS failed (exit N)[: stdout]").
+  std::string Run(const std::vector<std::string>& args) const;
+
   std::filesystem::path git_;
   std::filesystem::path repo_;
 };

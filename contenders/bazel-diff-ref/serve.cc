@@ -26,6 +26,35 @@ void WritePortFile(const std::filesystem::path& path, int port) {
   if (error) throw RefDiffError("cannot write the port file " + path.string() + ": " + error.message());
 }
 
+// Upstream's performInitialFetch and warmUpCache: the fetch unless --no-initial-fetch, then each
+// warm-up revision hashed, a failure there only a warning. False when the fetch failed: the
+// server stays up but never ready, as upstream's lame duck.
+bool PrepareClone(const GitRepo& repo, RevisionCache& cache, const ServeOptions& options) {
+  if (options.initial_fetch) {
+    try {
+      repo.Fetch();
+    } catch (const RefDiffError& error) {
+      std::fprintf(stderr,
+                   "bazel-diff-ref: initial git fetch failed; the server stays up but not ready (/health answers "
+                   "503): %s\n",
+                   error.what());
+      return false;
+    }
+  }
+  for (const std::string& rev : options.warmup_revisions) {
+    try {
+      std::optional<std::string> commit = repo.ResolveCommit(rev);
+      if (!commit) throw RefDiffError("revision '" + rev + "' is missing from the local clone");
+      cache.Hashes(*commit);
+    } catch (const std::exception& error) {
+      std::fprintf(stderr,
+                   "bazel-diff-ref: warning: warm-up of revision '%s' failed; it will be hashed on demand: %s\n",
+                   rev.c_str(), error.what());
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int Serve(const ServeOptions& options) {
@@ -48,7 +77,7 @@ int Serve(const ServeOptions& options) {
     throw RefDiffError("cannot create the cache directory " + options.cache_dir.string() + ": " + error.message());
   int threads = EffectiveThreads(options.threads);
 
-  ServeRoutes routes;
+  ServeRoutes routes(options.track_deps);
   std::optional<HttpServer> server;
   try {
     server.emplace(options.host, options.port,
@@ -61,9 +90,11 @@ int Serve(const ServeOptions& options) {
   server->Start(threads);
   try {
     if (!options.port_file.empty()) WritePortFile(options.port_file, server->port());
-    GitRepo repo(git, options.repo);
-    RevisionCache cache(repo, {bazel, options.startup_options, std::filesystem::absolute(options.cache_dir)}, threads);
-    routes.MarkReady(cache);
+    GitRepo repo(git, std::filesystem::absolute(options.repo));
+    RevisionCache cache(
+        repo, {bazel, options.startup_options, std::filesystem::absolute(options.cache_dir), options.track_deps},
+        threads);
+    if (PrepareClone(repo, cache, options)) routes.MarkReady(cache);
     server->Wait();  // until SIGTERM or SIGINT; the cache outlives every request
     return 0;
   } catch (...) {

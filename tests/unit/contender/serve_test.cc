@@ -1,5 +1,6 @@
 // The built executables' serve: answers equal to get-impacted-targets over generate-hashes
-// files, the same bytes from both builds, errors, a taken port, and a clean SIGTERM.
+// files (distances too), the same bytes from both builds, the initial fetch and checkouts in -w,
+// errors, a taken port, and a clean SIGTERM.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -63,8 +64,9 @@ std::string ServeCommit(const GitFixture& fixture, const std::string& rev) {
 
 http::Response Get(int port, const std::string& target) { return http::Fetch(port, {"GET", target, "", ""}, 30); }
 
-// What the command-line tools say: generate-hashes on each revision's checkout, then
-// get-impacted-targets, one label per line.
+// What the command-line tools say: generate-hashes --includeTargetType (as upstream's serve
+// stores hashes) with -d on each revision's checkout, then get-impacted-targets, one label per
+// line, or with -d (the final revision's edges) the distances.
 class CliAnswers {
  public:
   explicit CliAnswers(const GitFixture& fixture) : repo_(fixture.repo()), bazel_(fixture.bazel()) {
@@ -72,8 +74,10 @@ class CliAnswers {
       std::filesystem::path checkout = scratch_.path() / ("checkout-" + rev);
       Git(fixture.repo(), {"worktree", "add", "--quiet", "--detach", checkout.string(), rev});
       std::string out = HashFile(rev);
-      ProcessResult generated = RunProcess(
-          {{kBaseline, "generate-hashes", "-w", checkout.string(), "-b", fixture.bazel().string(), out}, {}, {}});
+      ProcessResult generated = RunProcess({{kBaseline, "generate-hashes", "-w", checkout.string(), "-b",
+                                             fixture.bazel().string(), "--includeTargetType", "-d", DepsFile(rev), out},
+                                            {},
+                                            {}});
       EXPECT_EQ(generated.exit_code, 0) << generated.stderr_text;
       Git(fixture.repo(), {"worktree", "remove", "--force", checkout.string()});
     }
@@ -96,8 +100,19 @@ class CliAnswers {
     return lines;
   }
 
+  nlohmann::json Distances(const std::string& from, const std::string& to) const {
+    ProcessResult impacted =
+        RunProcess({{kBaseline, "get-impacted-targets", "-w", repo_.string(), "-b", bazel_.string(),
+                     "--no-excludeExternalTargets", "-sh", HashFile(from), "-fh", HashFile(to), "-d", DepsFile(to)},
+                    {},
+                    {}});
+    EXPECT_EQ(impacted.exit_code, 0) << impacted.stderr_text;
+    return nlohmann::json::parse(impacted.stdout_text);
+  }
+
  private:
   std::string HashFile(const std::string& rev) const { return (scratch_.path() / (rev + ".json")).string(); }
+  std::string DepsFile(const std::string& rev) const { return (scratch_.path() / (rev + ".deps.json")).string(); }
 
   std::filesystem::path repo_, bazel_;
   ScratchDir scratch_;
@@ -127,9 +142,105 @@ TEST(ServeTest, AnswersWhatGetImpactedTargetsPrints) {
   std::string rev0 = Git(fixture.repo(), {"rev-parse", "rev0"});
   rev0.pop_back();
   http::Response by_id = Get(port, "/impacted_targets?from=" + rev0 + "&to=rev1");
+  // Without --trackDeps, no distances, as upstream.
+  EXPECT_EQ(Get(port, "/impacted_targets_with_distances?from=rev0&to=rev1").body,
+            "{\"error\": \"distances unavailable: server started without --trackDeps\"}\n");
   EXPECT_EQ(by_id.status, 200);
   EXPECT_EQ(nlohmann::json::parse(by_id.body)["impactedTargets"],
             nlohmann::json::parse(Get(port, "/impacted_targets?from=rev0&to=rev1").body)["impactedTargets"]);
+}
+
+// With --trackDeps: upstream's {"label", "targetDistance", "packageDistance"} per target, as
+// get-impacted-targets -d computes them over the final revision's edges.
+TEST(ServeTest, DistancesAreWhatGetImpactedTargetsComputes) {
+  const GitFixture& fixture = SharedGitFixture();
+  CliAnswers cli(fixture);
+  ServeProcess server(kCandidate, ServeArgs(fixture, {"--trackDeps"}));
+  int port = StartHealthy(server);
+  ASSERT_GT(port, 0);
+  bool some_indirect = false;
+  for (auto [from, to] : std::vector<std::pair<std::string, std::string>>{
+           {"rev0", "rev1"}, {"rev1", "rev2"}, {"rev2", "rev0"}, {"rev0", "rev2"}}) {
+    http::Response response = Get(port, "/impacted_targets_with_distances?from=" + from + "&to=" + to);
+    ASSERT_EQ(response.status, 200) << response.error << response.body;
+    nlohmann::json answer = nlohmann::json::parse(response.body);
+    EXPECT_EQ(answer["from"], ServeCommit(fixture, from));
+    EXPECT_EQ(answer["to"], ServeCommit(fixture, to));
+    nlohmann::json expected = cli.Distances(from, to);
+    EXPECT_EQ(answer["impactedTargets"], expected) << from << ".." << to;
+    for (const auto& target : expected) some_indirect |= target["targetDistance"].get<int>() > 0;
+    // The plain endpoint lists the same labels in the same order.
+    nlohmann::json labels = nlohmann::json::parse(Get(port, "/impacted_targets?from=" + from + "&to=" + to).body);
+    ASSERT_EQ(labels["impactedTargets"].size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(labels["impactedTargets"][i], expected[i]["label"]);
+  }
+  EXPECT_TRUE(some_indirect);  // the fixture's changes reach other targets through edges
+}
+
+// The server fetches before it reports healthy, and checks revisions out in -w itself.
+TEST(ServeTest, FetchesAtStartAndChecksOutInTheClone) {
+  const GitFixture& fixture = SharedGitFixture();
+  ScratchDir scratch;
+  std::filesystem::path origin = scratch.path() / "origin", clone = scratch.path() / "clone";
+  Git(scratch.path(), {"clone", "--quiet", "--shared", fixture.repo().string(), origin.string()});
+  Git(scratch.path(), {"clone", "--quiet", origin.string(), clone.string()});
+  Git(origin, {"branch", "landed", "rev1"});
+  ServeProcess server(kBaseline, {"serve", "--port", "0", "--port-file", "{port-file}", "-w", clone.string(), "-b",
+                                  fixture.bazel().string(), "--cacheDir", "{cache-dir}"});
+  int port = StartHealthy(server);
+  ASSERT_GT(port, 0);
+  // Fetched before ready: origin/landed is there before any request asked for it.
+  EXPECT_EQ(Git(clone, {"rev-parse", "origin/landed"}), Git(origin, {"rev-parse", "rev1"}));
+  EXPECT_EQ(Get(port, "/impacted_targets?from=rev0&to=origin/landed").status, 200);
+  EXPECT_EQ(Git(clone, {"rev-parse", "HEAD"}), Git(origin, {"rev-parse", "rev1"}));  // the last one hashed
+  EXPECT_EQ(WorktreeCount(clone), 1);
+  // A branch that lands later is fetched when a request names it.
+  Git(origin, {"branch", "later", "rev2"});
+  EXPECT_EQ(Get(port, "/impacted_targets?from=rev0&to=origin/later").status, 200);
+  EXPECT_EQ(Git(clone, {"rev-parse", "HEAD"}), Git(origin, {"rev-parse", "rev2"}));
+}
+
+// --no-initial-fetch skips it; a failed initial fetch leaves the server up and never healthy.
+TEST(ServeTest, AFailedInitialFetchIsALameDuck) {
+  const GitFixture& fixture = SharedGitFixture();
+  ScratchDir scratch;
+  std::filesystem::path clone = scratch.path() / "clone";
+  Git(scratch.path(), {"clone", "--quiet", "--shared", fixture.repo().string(), clone.string()});
+  Git(clone, {"remote", "set-url", "origin", (scratch.path() / "gone").string()});
+  {
+    ServeProcess server(kBaseline, ServeArgs(fixture, {"-w", clone.string()}));
+    int port = server.WaitForPort();
+    ASSERT_GT(port, 0);
+    http::HealthResult health = http::WaitUntilHealthy(port, "/health", 3, [&] { return server.Running(); });
+    EXPECT_FALSE(health.healthy);
+    EXPECT_TRUE(server.Running());
+    EXPECT_EQ(Get(port, "/health").status, 503);
+    EXPECT_EQ(Get(port, "/impacted_targets?from=rev0&to=rev1").body, "{\"error\": \"service not ready\"}\n");
+    const std::string stderr_text = server.Stderr();
+    EXPECT_NE(stderr_text.find("bazel-diff-ref: initial git fetch failed; the server stays up but not ready (/health "
+                               "answers 503): git fetch --all --prune failed (exit 128)\n"),
+              std::string::npos)
+        << stderr_text;
+  }
+  ServeProcess server(kBaseline, ServeArgs(fixture, {"-w", clone.string(), "--no-initial-fetch"}));
+  int port = StartHealthy(server);
+  ASSERT_GT(port, 0);
+  EXPECT_EQ(Get(port, "/impacted_targets?from=rev0&to=rev1").status, 200);
+}
+
+// --warmupRevision: hashed (so checked out) before ready; one that fails is a warning only.
+TEST(ServeTest, WarmUpRevisionsAreHashedBeforeReady) {
+  const GitFixture& fixture = SharedGitFixture();
+  ScratchDir scratch;
+  std::filesystem::path clone = scratch.path() / "clone";
+  Git(scratch.path(), {"clone", "--quiet", "--shared", fixture.repo().string(), clone.string()});
+  ServeProcess server(kBaseline, ServeArgs(fixture, {"-w", clone.string(), "--warmupRevision", "nope, rev1"}));
+  int port = StartHealthy(server);
+  ASSERT_GT(port, 0);
+  EXPECT_EQ(Git(clone, {"rev-parse", "HEAD"}), Git(clone, {"rev-parse", "rev1"}));
+  EXPECT_EQ(server.Stderr(),
+            "bazel-diff-ref: warning: warm-up of revision 'nope' failed; it will be hashed on demand: revision 'nope' "
+            "is missing from the local clone\n");
 }
 
 TEST(ServeTest, BaselineAndCandidateAnswerIdenticalBytes) {
@@ -142,10 +253,12 @@ TEST(ServeTest, BaselineAndCandidateAnswerIdenticalBytes) {
       {"GET", "/impacted_targets?from=main&to=nope", "", ""},
       {"GET", "/impacted_targets?from=rev0", "", ""},
       {"GET", "/health", "", ""},
+      {"GET", "/impacted_targets_with_distances?from=rev0&to=rev2", "", ""},
+      {"POST", "/impacted_targets_with_distances", R"({"from": "rev2", "to": "rev1"})", "application/json"},
   };
   std::vector<std::vector<http::Response>> answers;
   for (const std::string& program : {kBaseline, kCandidate}) {
-    ServeProcess server(program, ServeArgs(fixture));
+    ServeProcess server(program, ServeArgs(fixture, {"--trackDeps"}));
     int port = StartHealthy(server);
     ASSERT_GT(port, 0);
     http::LoadResult load = http::FireRequests(port, requests, 3, 30, true);
@@ -159,6 +272,8 @@ TEST(ServeTest, BaselineAndCandidateAnswerIdenticalBytes) {
   EXPECT_EQ(answers[0][0].status, 200);
   EXPECT_EQ(answers[0][4].status, 400);  // a git error, as upstream answers it
   EXPECT_EQ(answers[0][5].status, 400);
+  EXPECT_EQ(answers[0][7].status, 200);
+  EXPECT_EQ(answers[0][8].status, 200);
 }
 
 TEST(ServeTest, KeepAliveConnectionsCarryManyRequests) {
@@ -193,7 +308,7 @@ TEST(ServeTest, ErrorsAnswer400AndUnknownPaths404) {
   EXPECT_EQ(Get(port, "/impacted_targets?from=rev0%5E%7Btree%7D&to=rev1").status, 400);
   http::Response missing = Get(port, "/impacted_targets?to=rev1");
   EXPECT_EQ(missing.status, 400);
-  EXPECT_EQ(missing.body, "{\"error\": \"missing parameter 'from' (want /impacted_targets?from=REV&to=REV)\"}\n");
+  EXPECT_EQ(missing.body, "{\"error\": \"missing required query parameters 'from' and 'to'\"}\n");
   EXPECT_EQ(Get(port, "/nothing").status, 404);
 }
 
