@@ -145,6 +145,26 @@ TEST_F(GbenchAdapterTest, NoBinaryAfterTheSeparatorIsAUsageError) {
             "BENCHMARK_BINARY [ITS FLAGS...])");
 }
 
+TEST_F(GbenchAdapterTest, ABinaryThatTakesAnIterationCountRunsExactlyN) {
+  // google/benchmark 1.8+ takes --benchmark_min_time=Nx: the fake reports 1 us of CPU and 2 us
+  // of real time per iteration, so the figures are exact.
+  worker::WorkerProcess worker("baseline");
+  ASSERT_EQ(worker.Start(AdapterCommand(FAKE_GBENCH_NX), settings_), "");
+  EXPECT_EQ(worker.hello(), (worker::Hello{1, {"BM_exact", "BM_short"}, {}}));
+  const worker::BatchResult result = worker.Run("BM_exact", 1000);
+  ASSERT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.batch.iterations, 1000);
+  EXPECT_EQ(result.batch.thread_cpu_ns, 1'000'000);
+  EXPECT_EQ(result.batch.process_cpu_ns, 1'000'000);
+  EXPECT_EQ(result.batch.wall_ns, 2'000'000);
+  // A binary that ran another count is a failed reply, not figures for N.
+  EXPECT_EQ(worker.Run("BM_short", 10).error,
+            "worker 'baseline', benchmark 'BM_short': the benchmark failed: 'google/benchmark ran 9 iterations, asked "
+            "for 10'");
+  EXPECT_TRUE(worker.Run("BM_exact", 1).ok());
+  EXPECT_EQ(worker.Quit(), "");
+}
+
 TEST(GbenchAdapter, ProtocolNameMapsEachByteOutsideTheGrammarToAnUnderscore) {
   EXPECT_EQ(ProtocolName("BM_compress/64"), "BM_compress/64");
   EXPECT_EQ(ProtocolName("BM_x/threads:2/real_time"), "BM_x/threads:2/real_time");
