@@ -9,8 +9,10 @@
 # `require "json"` loaded, so Ruby's bundled json can never be measured by mistake.
 #
 # KIND=DIR names the directory of a json_docs fixture (benchmarks.rb, FIXTURES: small_hash,
-# nested, api_1k, stream); a benchmark whose fixture is not given is still in the hello and
-# replies `failed ... fixture missing` when asked.
+# nested, api_1k, stream). A kind not given is looked for in $RUBY_JSON_FIXTURES/KIND, the
+# directory `perfengine generate specs/ruby-json/fixtures.toml --out DIR` writes (the same
+# generator, parameters and seed as specs/ruby-json.toml, so the same bytes). A benchmark whose
+# fixture is found in neither is still in the hello and replies `failed ... fixture missing`.
 #
 # Every benchmark is set up before the hello, from its own Random.new(22): the same inputs as
 # bench.rb's. A batch runs the body N times between the markers and the clocks
@@ -33,6 +35,11 @@ ARGV.each do |arg|
     abort "worker.rb: #{arg.inspect} is not KIND=DIR with KIND one of #{RubyJsonBenchmarks::FIXTURES.keys.join(", ")}"
   end
   fixtures[kind] = dir
+end
+if (generated = ENV["RUBY_JSON_FIXTURES"])
+  RubyJsonBenchmarks::FIXTURES.each_key do |kind|
+    fixtures[kind] ||= File.join(generated, kind) if File.directory?(File.join(generated, kind))
+  end
 end
 
 data_dir = File.join(here, "benchmark", "data")
