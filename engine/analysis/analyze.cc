@@ -149,6 +149,10 @@ void CompareLogic(const WorkloadResult* startup, WorkloadResult& w, Comparison& 
     c.logic_note = "startup workload: start-up is what it measures";
     return;
   }
+  if (w.kind == WorkloadResult::Kind::kWorker) {
+    c.logic_note = "worker benchmark: its figures are per iteration inside a warm worker, with no start-up in them";
+    return;
+  }
   const ContenderSummary* b = SummaryOf(w, c.baseline);
   const ContenderSummary* k = SummaryOf(w, c.candidate);
   const ContenderSummary* bs = startup ? SummaryOf(*startup, c.baseline) : nullptr;

@@ -24,7 +24,7 @@ std::vector<RoundRow> RoundRows(const RunResult& result, const WorkloadResult& w
   }
   // A process workload's time after start-up, round by round, as engine/analysis pairs them.
   const WorkloadResult* startup = StartupWorkload(result);
-  if (!workload.startup && workload.kind != WorkloadResult::Kind::kServe && startup != nullptr) {
+  if (!workload.startup && workload.kind == WorkloadResult::Kind::kProcess && startup != nullptr) {
     for (const Sample& s : startup->samples) {
       if (s.rss_only) continue;
       auto row = rows.find(s.round);

@@ -88,7 +88,7 @@ constexpr auto NamesOf(Tag<model::Check::Unit>) {
 
 constexpr auto NamesOf(Tag<model::WorkloadResult::Kind>) {
   using K = model::WorkloadResult::Kind;
-  return std::array{EnumName{K::kProcess, "process"}, EnumName{K::kServe, "serve"}};
+  return std::array{EnumName{K::kProcess, "process"}, EnumName{K::kServe, "serve"}, EnumName{K::kWorker, "worker"}};
 }
 
 constexpr auto NamesOf(Tag<model::ExitCode>) {
@@ -114,6 +114,7 @@ constexpr auto FieldsOf(Tag<model::Sample>) {
       Field{"sys_s", &S::sys_s},
       Field{"max_rss_kib", &S::max_rss_kib},
       Field{"serve", &S::serve},
+      Field{"worker", &S::worker, kAddedLater},
       Field{"counters", &S::counters, kAddedLater},
   };
 }
@@ -233,6 +234,17 @@ constexpr auto FieldsOf(Tag<model::Comparison>) {
   };
 }
 
+constexpr auto FieldsOf(Tag<model::WorkerFigures>) {
+  using S = model::WorkerFigures;
+  return std::tuple{Field{"iterations", &S::iterations}, Field{"thread_cpu_s", &S::thread_cpu_s}};
+}
+
+constexpr auto FieldsOf(Tag<model::WorkerBenchmark>) {
+  using S = model::WorkerBenchmark;
+  return std::tuple{Field{"benchmark", &S::benchmark}, Field{"iterations", &S::iterations},
+                    Field{"iteration_s", &S::iteration_s}, Field{"digest", &S::digest}};
+}
+
 constexpr auto FieldsOf(Tag<model::ServeFigures>) {
   using S = model::ServeFigures;
   return std::tuple{
@@ -308,6 +320,7 @@ constexpr auto FieldsOf(Tag<model::WorkloadResult>) {
       Field{"unit", &S::unit, kAddedLater},
       Field{"counters", &S::counters, kAddedLater},
       Field{"notes", &S::notes, kAddedLater},
+      Field{"worker", &S::worker, kAddedLater},
   };
 }
 
@@ -376,6 +389,7 @@ constexpr auto FieldsOf(Tag<model::Settings>) {
       Field{"family_checks", &S::family_checks, kAddedLater},
       Field{"check_confidence", &S::check_confidence, kAddedLater},
       Field{"family_confidence", &S::family_confidence, kAddedLater},
+      Field{"batch_time_s", &S::batch_time_s, kAddedLater},
   };
 }
 

@@ -42,7 +42,12 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
                                              const SweepResult& sr, const FunctionShift& fs, const ServeFigures& sv,
                                              const RoundLoad& rl, const ShardInfo& sh, const model::CounterValue& cv,
                                              const model::Counter& cd, const model::CounterComparison& cc,
-                                             const model::PhaseTimes& pt) {
+                                             const model::PhaseTimes& pt, const model::WorkerFigures& wf,
+                                             const model::WorkerBenchmark& wb) {
+  [[maybe_unused]] const auto& [wf1, wf2] = wf;
+  static_assert(kTableCovers<model::WorkerFigures, 2>);
+  [[maybe_unused]] const auto& [wb1, wb2, wb3, wb4] = wb;
+  static_assert(kTableCovers<model::WorkerBenchmark, 4>);
   [[maybe_unused]] const auto& [pt1, pt2, pt3, pt4, pt5, pt6] = pt;
   static_assert(kTableCovers<model::PhaseTimes, 6>);
   [[maybe_unused]] const auto& [cv1, cv2] = cv;
@@ -70,13 +75,13 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   [[maybe_unused]] const auto& [r1, r2, r3, r4, r5, r6, r7, r8, r9, r10, r11, r12, r13, r14, r15, r16, r17, r18] = r;
   static_assert(kTableCovers<RunResult, 18>);
   [[maybe_unused]] const auto& [w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, w11, w12, w13, w14, w15, w16, w17, w18, w19,
-                                w20, w21] = w;
-  static_assert(kTableCovers<WorkloadResult, 21>);
+                                w20, w21, w22] = w;
+  static_assert(kTableCovers<WorkloadResult, 22>);
   [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19,
                                 c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35] = c;
   static_assert(kTableCovers<Comparison, 35>);
-  [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11] = s;
-  static_assert(kTableCovers<Sample, 11>);
+  [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12] = s;
+  static_assert(kTableCovers<Sample, 12>);
   [[maybe_unused]] const auto& [f1, f2, f3, f4, f5] = f;
   static_assert(kTableCovers<Failure, 5>);
   [[maybe_unused]] const auto& [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11] = t;
@@ -89,8 +94,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<Check, 18>);
   [[maybe_unused]] const auto& [ci1, ci2, ci3, ci4, ci5, ci6, ci7, ci8] = ci;
   static_assert(kTableCovers<ContenderInfo, 8>);
-  [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8, st9, st10, st11, st12, st13] = st;
-  static_assert(kTableCovers<Settings, 13>);
+  [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8, st9, st10, st11, st12, st13, st14] = st;
+  static_assert(kTableCovers<Settings, 14>);
   [[maybe_unused]] const auto& [m1, m2, m3, m4, m5] = m;
   static_assert(kTableCovers<MachineInfo, 5>);
   [[maybe_unused]] const auto& [v1, v2, v3, v4, v5, v6] = v;

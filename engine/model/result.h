@@ -31,6 +31,23 @@ struct ServeFigures {
   double time_to_ready_s = 0;
 };
 
+// A worker benchmark's batch (docs/workers.md): its Sample's wall_s and user_s are per
+// iteration (user_s the worker's process CPU time, sys_s 0); these are the rest.
+struct WorkerFigures {
+  std::int64_t iterations = 0;  // in the measured batch
+  double thread_cpu_s = 0;      // per iteration: the CPU time of the thread that ran the loop
+};
+
+// A worker workload's benchmark (docs/workers.md): what each worker was asked to run, and how
+// many iterations each measured batch ran, the same for every contender (chosen by the
+// calibration pass so a batch lasts about [run] batch_time).
+struct WorkerBenchmark {
+  std::string benchmark;
+  std::int64_t iterations = 0;
+  double iteration_s = 0;  // the calibration pass's wall time of one iteration, the slowest contender's
+  std::string digest;      // of its result, as every contender's worker answered in parity
+};
+
 // A figure one execution reported itself through the counters file (docs/counters.md).
 struct CounterValue {
   std::string name;
@@ -51,6 +68,8 @@ struct Sample {
   // Serve workloads: wall_s is the round's median request latency; user, sys and RSS are the
   // server's; these are the rest of the round's figures.
   std::optional<ServeFigures> serve;
+  // Worker workloads: wall_s and user_s are per iteration of the batch; counters too.
+  std::optional<WorkerFigures> worker;
   std::vector<CounterValue> counters;  // what it reported, one per declared counter (docs/counters.md)
 };
 
@@ -148,8 +167,8 @@ struct Comparison {
   std::string baseline;   // the contender compared against
   std::string candidate;  // the contender compared
   double speedup = 0;     // baseline median wall / candidate median wall
-  int rounds = 0;      // paired rounds
-  int wins = 0;        // rounds in which the candidate was faster
+  int rounds = 0;         // paired rounds
+  int wins = 0;           // rounds in which the candidate was faster
   double win_rate = 0;
   // Median minus that contender's own startup median. Empty when the subtraction
   // leaves too little to mean anything; logic_note then says why.
@@ -273,9 +292,12 @@ struct WorkloadResult {
   // On a regression: the functions whose cost grew most, from profiles of both contenders.
   std::vector<FunctionShift> profile;
   std::string profile_note;  // how the profile was taken, or why it is missing
-  // kServe: a server measured over HTTP requests; kProcess: a command run to completion.
-  enum class Kind { kProcess, kServe };
+  // kServe: a server measured over HTTP requests; kProcess: a command run to completion;
+  // kWorker: a benchmark a warm worker process runs in batches (docs/workers.md).
+  enum class Kind { kProcess, kServe, kWorker };
   Kind kind = Kind::kProcess;
+  // kWorker: the benchmark the worker was asked for and its batch size.
+  std::optional<WorkerBenchmark> worker;
   // How outputs were compared: exact, sorted-lines, json, json-map, or "none" (not compared:
   // the figures compare time only, and every report says so).
   std::string parity = "exact";
@@ -325,8 +347,8 @@ struct ContenderInfo {
   std::string description;
   std::vector<std::string> argv;
   std::vector<std::string> startup_argv;
-  std::string git;     // the revision it was built from ("" when not built from git)
-  std::string commit;  // the commit that revision resolved to
+  std::string git;                 // the revision it was built from ("" when not built from git)
+  std::string commit;              // the commit that revision resolved to
   std::vector<std::string> build;  // the build argv run in that commit's worktree (git contenders)
   bool dirty = false;              // git contenders: tracked files differed from the commit after the build
 };
@@ -344,6 +366,9 @@ struct Settings {
   // Which pairs are compared with more than two contenders: "baseline" (each against the
   // baseline, all gated) or "all-pairs" (also each other pair, reported, not gated).
   std::string compare = "baseline";
+  // Worker workloads: how long a measured batch should last (docs/workers.md, "Batch size").
+  // Set when the run has worker workloads; the spec's default is 0.05.
+  std::optional<double> batch_time_s;
   // Family-wise confidence (docs/statistics.md): `confidence` split across the run's
   // `family_checks` checks that read an interval, each at `check_confidence`
   // (1 - (1 - confidence) / family_checks). `family_confidence` is what the checks at the levels
@@ -425,8 +450,8 @@ struct RunResult {
   // undo already fixed the exit code (engine/run/round_runner.h); "" when they did not.
   std::string rounds_stopped;
   Verdict verdict;
-  std::vector<RoundLoad> load;    // one per round of the rounds loop
-  std::vector<ShardInfo> shards;  // empty: one unsharded run (docs/ci.md)
+  std::vector<RoundLoad> load;       // one per round of the rounds loop
+  std::vector<ShardInfo> shards;     // empty: one unsharded run (docs/ci.md)
   std::optional<PhaseTimes> phases;  // absent in files from before it was recorded
 };
 

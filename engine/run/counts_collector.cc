@@ -20,6 +20,7 @@
 #include "engine/model/threshold_table.h"
 #include "engine/run/execution_dir.h"
 #include "engine/run/progress.h"
+#include "engine/run/worker_counts.h"
 #include "engine/runner/interrupt.h"
 
 namespace pe::run::internal {
@@ -64,10 +65,62 @@ bool CountsCollector::Collect() {
   return ok;
 }
 
+bool CountsCollector::CollectWorkers() {
+  const spec::Spec& spec = ex_.spec();
+  for (const std::string_view count : {"instructions", "allocations"}) {
+    std::vector<const spec::Workload*> wanting;
+    for (const spec::Workload* w : workloads_) {
+      if (w->worker && WantsCount(spec, *w, ex_.ResultFor(*w).thresholds, count)) wanting.push_back(w);
+    }
+    if (wanting.empty()) continue;
+    for (const spec::Contender& c : spec.contenders) {
+      std::map<const spec::Workload*, WorkerCount> counts;
+      const bool ok = count == "instructions" ? CountWorkerInstructions(ex_, c, wanting, NextCallgrindDir(), counts)
+                                              : CountWorkerAllocations(ex_, c, wanting, NextCallgrindDir(), counts);
+      if (!ok) return false;
+      for (const spec::Workload* w : wanting) {
+        const WorkerCount& n = counts[w];
+        ContenderSummary* summary = CountsOf(*w, c.name);
+        if (count == "instructions") {
+          summary->instructions = n.instructions;
+          if (n.instructions) summary->instructions_source = measure::kSourceCallgrind;
+          if (!n.callgrind_files.empty()) count_files_[{w->name, c.name}] = n.callgrind_files;
+        } else {
+          summary->allocation_calls = n.allocation_calls;
+          summary->allocated_bytes = n.allocated_bytes;
+        }
+        if (!n.note.empty())
+          summary->measure_note = summary->measure_note.empty() ? n.note : summary->measure_note + "; " + n.note;
+      }
+      if (interrupt::Interrupted()) return ex_.Interrupted();
+    }
+  }
+  for (const spec::Workload* w : workloads_) {
+    if (!w->worker || ex_.ResultFor(*w).summaries.empty()) continue;
+    ex_.ResultFor(*w).notes.push_back(fmt::format(
+        "worker benchmark '{}': instructions and allocations are of one counted batch of {} iterations (the same "
+        "for every contender), between the worker's markers: its loop alone (docs/workers.md, \"Counts\")",
+        w->benchmark, CountedIterations(ex_.ResultFor(*w).worker->iterations)));
+  }
+  return true;
+}
+
+ContenderSummary* CountsCollector::CountsOf(const spec::Workload& w, const std::string& contender) {
+  std::vector<ContenderSummary>& summaries = ex_.ResultFor(w).summaries;
+  for (ContenderSummary& s : summaries) {
+    if (s.contender == contender) return &s;
+  }
+  ContenderSummary& s = summaries.emplace_back();
+  s.contender = contender;
+  return &s;
+}
+
 bool CountsCollector::CollectEach() {
   const spec::Spec& spec = ex_.spec();
   Progress* progress = ex_.progress();
+  if (!CollectWorkers()) return false;
   for (const spec::Workload* w : workloads_) {
+    if (w->worker) continue;  // CollectWorkers
     const model::Thresholds& t = ex_.ResultFor(*w).thresholds;
     const bool instructions = WantsCount(spec, *w, t, "instructions");
     const bool allocations = WantsCount(spec, *w, t, "allocations");
@@ -162,6 +215,17 @@ std::optional<std::vector<measure::ReportedFunction>> CountsCollector::ReportedP
   return functions;
 }
 
+bool CountsCollector::CountWorkerFiles(const spec::Workload& w, const spec::Contender& c) {
+  if (count_files_.contains({w.name, c.name})) return true;
+  std::map<const spec::Workload*, WorkerCount> counts;
+  if (!CountWorkerInstructions(ex_, c, {&w}, NextCallgrindDir(), counts)) {
+    failed_ = true;
+    return false;
+  }
+  if (!counts[&w].callgrind_files.empty()) count_files_[{w.name, c.name}] = counts[&w].callgrind_files;
+  return true;
+}
+
 bool CountsCollector::ProfileRegressions() {
   const spec::Spec& spec = ex_.spec();
   const model::Verdict& verdict = ex_.result().verdict;
@@ -202,11 +266,17 @@ bool CountsCollector::ProfileRegressions() {
     const spec::Contender* b = spec.FindContender(spec.baseline);
     const spec::Contender* k = spec.FindContender(spec.candidate);
     // The contender's own profile first (a plain run, $PERFENGINE_PROFILE), then callgrind's.
+    // A worker's profile is its counted batch's callgrind dump (worker_counts.h).
     std::string reported_note;
-    step(*w, fmt::format("{}'s own profile", b->name));
-    const auto base_reported = ReportedProfile(*b, *w, reported_note);
-    step(*w, fmt::format("{}'s own profile", k->name));
-    const auto cand_reported = ReportedProfile(*k, *w, reported_note);
+    std::optional<std::vector<measure::ReportedFunction>> base_reported, cand_reported;
+    if (w->worker) {
+      if (!CountWorkerFiles(*w, *b) || !CountWorkerFiles(*w, *k)) continue;
+    } else {
+      step(*w, fmt::format("{}'s own profile", b->name));
+      base_reported = ReportedProfile(*b, *w, reported_note);
+      step(*w, fmt::format("{}'s own profile", k->name));
+      cand_reported = ReportedProfile(*k, *w, reported_note);
+    }
     if (failed_) continue;  // the run has failed (exit 2): no callgrind profile is worth its time now
     // From the files of the contender's instruction count where it ran under callgrind (the
     // same command: the profile it would take again), else from a callgrind run of its own.

@@ -51,6 +51,13 @@ class CountsCollector {
 
  private:
   bool CollectEach();
+  // Worker workloads' counts (worker_counts.h): one worker run per count and contender.
+  bool CollectWorkers();
+  // w's summary of c's counts, added when it has none yet.
+  model::ContenderSummary* CountsOf(const spec::Workload& w, const std::string& contender);
+  // c's callgrind dump of w's counted batch in count_files_, counted now if the counts did not
+  // take one; false with failed_ set when the worker failed.
+  bool CountWorkerFiles(const spec::Workload& w, const spec::Contender& c);
 
   // One plain run of `c` on `w` with $PERFENGINE_PROFILE set, between the spec's prepare and
   // cleanup hooks as every execution: what it wrote there, nothing when it wrote nothing (or the

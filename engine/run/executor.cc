@@ -101,6 +101,23 @@ ExecutionPaths Executor::PathsFor(const spec::Contender& c, const spec::Workload
   return p;
 }
 
+ExecutionPaths Executor::WorkerPathsFor(const spec::Contender& c) {
+  ExecutionPaths p;
+  p.dir = ctx_.scratch / "worker+" / ContenderDirectory(ctx_.spec, c);
+  p.stdout_path = p.dir / "stdout";
+  p.stderr_path = p.dir / "stderr";
+  p.out = p.dir / "out";
+  p.workdir = p.dir / "work";
+  ResetExecutionDir(p.dir);
+  return p;
+}
+
+const fs::path* Executor::WorktreeOf(const spec::Contender& c) const {
+  if (!ctx_.worktrees) return nullptr;
+  const auto it = ctx_.worktrees->find(c.name);
+  return it == ctx_.worktrees->end() ? nullptr : &it->second;
+}
+
 ExecutionPaths Executor::ParityPathsFor() {
   // '+' never survives PathComponent (it becomes %2B), so no workload's directory has this name.
   const std::optional<fs::path> dir = measure::MakePrivateDirectory(ctx_.scratch, "parity+");

@@ -87,6 +87,11 @@ class Executor {
 
   // A timed execution's directory under the scratch directory, emptied first.
   ExecutionPaths PathsFor(const spec::Contender& c, const spec::Workload& w);
+  // A worker's directory (docs/workers.md), one per contender, emptied first: under a name no
+  // workload's directory can have ('+' never survives PathComponent).
+  ExecutionPaths WorkerPathsFor(const spec::Contender& c);
+  // The worktree c was built in, or null when it is not built from git.
+  const std::filesystem::path* WorktreeOf(const spec::Contender& c) const;
   // A parity execution's directory: new (mkdtemp), under a name no spec name maps to, so no
   // contender can have planted it (a symlink to where it could read the files later), and
   // removed with everything in it before the next contender runs (RemoveParityOutputs).

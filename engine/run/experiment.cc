@@ -19,6 +19,7 @@
 #include "engine/run/parity_checker.h"
 #include "engine/run/progress.h"
 #include "engine/run/round_runner.h"
+#include "engine/run/worker_batches.h"
 #include "engine/runner/file_tail.h"
 #include "engine/runner/interrupt.h"
 #include "engine/spec/family.h"
@@ -61,6 +62,10 @@ std::vector<const spec::Workload*> SelectWorkloads(const spec::Spec& spec, const
     if (w.serve && options.skip_serve) continue;
     if (w.startup || asked) selected.push_back(&w);
   }
+  // The startup workload times a process's start, which is in no worker benchmark's figures: a
+  // selection of worker workloads alone does without it.
+  if (std::all_of(selected.begin(), selected.end(), [](const spec::Workload* w) { return w->startup || w->worker; }))
+    std::erase_if(selected, [](const spec::Workload* w) { return w->startup; });
   if (!options.shard) return selected;
   std::vector<std::string> names;
   for (const spec::Workload* w : selected) {
@@ -139,7 +144,7 @@ RunResult Experiment::Run() {
   const bool ok =
       Timed(phases.build_s, [&] { return BuildContenders(); }) &&
       Timed(phases.fixtures_s, [&] { return PrepareFixtures(); }) &&
-      Timed(phases.parity_s, [&] { return parity.Check(workloads_); }) &&
+      Timed(phases.parity_s, [&] { return parity.Check(workloads_) && CalibrateWorkers(*executor_, workloads_); }) &&
       Timed(phases.measuring_s, [&] { return rounds.RunRounds() && rounds.RunRssOnly() && counts.Collect(); });
   result_.complete = ok;
   if (progress_) progress_->Finish();
@@ -178,12 +183,15 @@ void Experiment::InitWorkloadResults() {
     wr.description = w->description;
     wr.gate = w->gate;
     wr.startup = w->startup;
-    wr.kind = w->serve ? WorkloadResult::Kind::kServe : WorkloadResult::Kind::kProcess;
+    wr.kind = w->serve    ? WorkloadResult::Kind::kServe
+              : w->worker ? WorkloadResult::Kind::kWorker
+                          : WorkloadResult::Kind::kProcess;
     wr.thresholds = spec::EffectiveThresholds(spec_, *w);
     wr.sweep = w->sweep;
     for (const auto& [axis, value] : w->point) wr.point.push_back({axis, value});
     wr.elements = w->elements * settings_.scale;
-    wr.parity = std::string(spec::NormaliserName(w->normaliser));
+    // A worker's answers are compared as the digests it reports (docs/workers.md, "Parity").
+    wr.parity = w->worker ? "digest" : std::string(spec::NormaliserName(w->normaliser));
     wr.unit = w->unit;
     for (const auto& a : w->normalise) wr.normalise.push_back(a.value);
     wr.counters = spec::EffectiveCounters(spec_, *w);

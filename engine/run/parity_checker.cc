@@ -64,7 +64,13 @@ void ParityChecker::StartStep(const spec::Workload& w, const spec::Contender& c)
   if (ex_.progress()) ex_.progress()->StartStep(fmt::format("{} ({})", w.name, c.name));
 }
 
-bool ParityChecker::Check(const std::vector<const spec::Workload*>& workloads) {
+bool ParityChecker::Check(const std::vector<const spec::Workload*>& all) {
+  // Worker workloads compare their workers' digests as their batches are calibrated
+  // (worker_batches.h): one worker start serves them all.
+  std::vector<const spec::Workload*> workloads;
+  for (const spec::Workload* w : all) {
+    if (!w->worker) workloads.push_back(w);
+  }
   // Each contender once per workload, before any timing: quick unless the contenders are slow,
   // so its steps are shown as the rounds' are, without a line of its own.
   if (ex_.progress()) ex_.progress()->BeginPhase("parity", static_cast<int>(workloads.size() * Order().size()));

@@ -11,6 +11,7 @@
 #include "engine/run/machine_load.h"
 #include "engine/run/order.h"
 #include "engine/run/serve_workload.h"
+#include "engine/run/worker_batches.h"
 
 namespace pe::run::internal {
 
@@ -91,6 +92,15 @@ bool RoundRunner::RunRounds() {
     double children_cpu_s = 0;
     const std::vector<size_t> order =
         RoundOrder(ex_.settings().order, round, ex_.spec().contenders.size(), ex_.settings().seed);
+    // Worker workloads: a fresh worker per contender for the round, started in the round's order.
+    const std::vector<const spec::Workload*> worker_workloads = WorkerWorkloads(active);
+    std::optional<WorkerRound> workers;
+    if (!worker_workloads.empty()) {
+      workers.emplace(ex_);
+      for (size_t index : order) {
+        if (!workers->Start(ex_.spec().contenders[index], worker_workloads)) return false;
+      }
+    }
     for (const spec::Workload* w : active) {
       if (ex_.settings().order == "duet") {  // every contender at once, each on its own core
         if (!RunDuetRound(ex_, *w, round, order, &children_cpu_s)) return false;
@@ -99,7 +109,11 @@ bool RoundRunner::RunRounds() {
       for (size_t position = 0; position < order.size(); ++position) {
         const spec::Contender& c = ex_.spec().contenders[order[position]];
         Sample s;
-        if (w->serve) {
+        if (w->worker) {
+          auto batch = RunWorkerBatch(*workers, c, *w);
+          if (!batch) return false;
+          s = WorkerSample(*batch, ex_.ResultFor(*w).counters);
+        } else if (w->serve) {
           auto served = ex_.ExecuteServe(c, *w, false);
           if (!served) return false;
           s = ServeSample(*served);
@@ -123,14 +137,25 @@ bool RoundRunner::RunRounds() {
         ex_.ResultFor(*w).samples.push_back(std::move(s));
       }
     }
+    if (workers && !workers->QuitAll(*worker_workloads.front())) return false;
     ex_.result().load.push_back(load.End(round, children_cpu_s));
   }
   return true;
 }
 
+std::optional<worker::Batch> RoundRunner::RunWorkerBatch(WorkerRound& workers, const spec::Contender& c,
+                                                         const spec::Workload& w) {
+  // A fresh worker's first calls of a benchmark are cold (caches, lazy loading, a JIT): a
+  // tenth of a batch first, not measured (docs/workers.md, "Rounds").
+  const model::WorkerBenchmark& plan = *ex_.ResultFor(w).worker;
+  if (!workers.Run(c, w, std::max<std::int64_t>(1, plan.iterations / 10), plan.digest)) return std::nullopt;
+  return workers.Run(c, w, plan.iterations, plan.digest);
+}
+
 bool RoundRunner::RunRssOnly() {
   for (const spec::Workload* w : workloads_) {
-    const int runs = w->serve ? 0 : ex_.ResultFor(*w).thresholds.rss_runs;  // a server's RSS comes with each round
+    const int runs =
+        w->serve || w->worker ? 0 : ex_.ResultFor(*w).thresholds.rss_runs;  // a server's RSS comes with each round
     for (int i = 0; i < runs; ++i) {
       for (const spec::Contender& c : ex_.spec().contenders) {
         Outcome outcome;

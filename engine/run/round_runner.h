@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/run/executor.h"
+#include "engine/run/worker_round.h"
 #include "engine/spec/spec.h"
 
 namespace pe::run::internal {
@@ -39,6 +40,8 @@ class RoundRunner {
   std::vector<const spec::Workload*> Unresolved(std::vector<OpenCheck>* open_checks = nullptr) const;
 
  private:
+  // A worker workload's warm-up batch, then its measured batch; nullopt with the failure recorded.
+  std::optional<worker::Batch> RunWorkerBatch(WorkerRound& workers, const spec::Contender& c, const spec::Workload& w);
   // The verdict on the rounds so far, from the confidence sequences only.
   model::Verdict Interim() const;
   // The workloads of `verdict` with an unresolved gated check, and those checks.

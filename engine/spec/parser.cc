@@ -85,6 +85,7 @@ Spec Parser::Parse() {
   });
   Recover([&] { ParseWorkloads(spec); });
   Recover([&] { CheckCounterBars(spec); });
+  Recover([&] { CheckWorkers(spec); });
   if (!errors_.empty()) throw SpecError::Several(errors_);
   CheckRoundsReach(spec);
   return spec;
@@ -113,7 +114,7 @@ void Parser::CheckRoundsReach(const Spec& spec) const {
 void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   CheckKeys(run,
             {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline", "candidate",
-             "bootstrap_resamples", "confidence", "measure", "max_rounds", "compare"},
+             "bootstrap_resamples", "confidence", "measure", "max_rounds", "compare", "batch_time"},
             "[run]");
   Recover([&] {
     if (auto measure = StringArray(run, "measure", false)) {
@@ -160,6 +161,9 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   });
   Recover([&] {
     if (auto v = Confidence(run, model::kConfidenceKey)) s.confidence = *v;
+  });
+  Recover([&] {
+    if (auto v = Number(run, "batch_time", 0, true, limits::kMaxBatchTimeS)) s.batch_time_s = *v;
   });
   if (auto v = String(run, "order")) {
     const std::vector<std::string> orders = {"alternate", "random", "duet"};
@@ -214,14 +218,21 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
     const std::string where = fmt::format("[contenders.{}]", name);
     CheckKeys(t,
               {"argv", "env", "workdir", "description", "startup", "git", "repo", "build", "threads", "prepare",
-               "cleanup", "isolated", "own_objects", "writable"},
+               "cleanup", "isolated", "own_objects", "writable", "worker"},
               where);
     Contender c;
     c.name = name;
     c.pos = Pos(key.source());
+    if (auto worker = StringArray(t, "worker", true)) c.worker = *worker;
     auto argv = StringArray(t, "argv", true);
-    if (!argv) Fail(Pos(key.source()), fmt::format("{} needs 'argv', the program and its leading arguments", where));
-    c.argv = *argv;
+    if (!argv && c.worker.empty()) {
+      Fail(Pos(key.source()),
+           fmt::format("{} needs 'argv', the program and its leading arguments (or 'worker', the command that starts "
+                       "it as a worker: docs/workers.md)",
+                       where));
+    }
+    c.argv_declared = argv.has_value();
+    c.argv = argv ? *argv : c.worker;
     c.description = String(t, "description").value_or("");
     if (auto threads = Integer(t, "threads", 1, limits::kMaxThreads)) c.threads = static_cast<int>(*threads);
     if (auto workdir = String(t, "workdir")) c.workdir = ResolveAgainstSpec(*workdir);
@@ -271,6 +282,7 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
     CheckPlaceholders({c.argv.front()}, nullptr);
     CheckPlaceholders(std::vector<Located>(c.argv.begin() + 1, c.argv.end()), nullptr, CommonAxisNames());
     CheckPlaceholders(c.startup_argv, nullptr);
+    if (!c.worker.empty()) CheckPlaceholders(c.worker, nullptr);
     c.hooks = ParseHooks(t, nullptr, {});
     std::vector<Located> env_values;
     if (const toml::table* env = t.get_as<toml::table>("env")) {
@@ -386,7 +398,7 @@ void Parser::ParseWorkloads(Spec& spec) const {
           t, {"description",     "args",          "output",   "parity",     "gate",      "timeout",       "fixture",
               "thresholds",      "elements",      "sweep",    "sort_lists", "normalise", "unit",          "kind",
               "health",          "ready_timeout", "requests", "method",     "body",      "request_count", "concurrency",
-              "request_timeout", "parameters",    "prepare",  "cleanup"},
+              "request_timeout", "parameters",    "prepare",  "cleanup",    "benchmark"},
           where);
       Workload w;
       w.name = name;
@@ -418,6 +430,7 @@ void Parser::ParseWorkloads(Spec& spec) const {
       }
       w.sort_lists = Bool(t, "sort_lists").value_or(false);
       ParseServe(t, w);
+      ParseWorker(t, w);
       std::vector<Axis> axes;
       Sweep sweep;
       if (auto* sw = TableAt(t, "sweep")) axes = ParseSweep(*sw, w, sweep);

@@ -184,6 +184,11 @@ class Parser {
   // Keys of a serve workload; they are errors on a process workload, and `output` is one on
   // a serve workload (its answers are the response bodies).
   void ParseServe(const toml::table& t, Workload& w) const;
+  // kind = "worker" (parser_worker.cc): its benchmark; the keys of a process workload are errors.
+  void ParseWorker(const toml::table& t, Workload& w) const;
+  // A spec with worker workloads: every contender declares `worker`, one without `argv` runs no
+  // process workload, no duet order; batch_time defaults.
+  void CheckWorkers(Spec& spec) const;
 
   struct Axis {
     std::string name;

@@ -9,10 +9,10 @@ void Parser::ParseServe(const toml::table& t, Workload& w) const {
   static const std::vector<std::string> kServeKeys = {"health", "ready_timeout", "requests",    "method",
                                                       "body",   "request_count", "concurrency", "request_timeout"};
   if (auto kind = String(t, "kind")) {
-    const std::vector<std::string> kinds = {"process", "serve"};
+    const std::vector<std::string> kinds = {"process", "serve", "worker"};
     if (std::find(kinds.begin(), kinds.end(), *kind) == kinds.end()) {
       Fail(Pos(*t.get("kind")),
-           fmt::format("unknown kind '{}'{}; expected process or serve", *kind, DidYouMean(*kind, kinds)));
+           fmt::format("unknown kind '{}'{}; expected process, serve or worker", *kind, DidYouMean(*kind, kinds)));
     }
     w.serve = *kind == "serve";
   }

@@ -53,7 +53,8 @@ void CheckPrograms(Spec& spec) {
   std::vector<SpecError> errors;  // every contender's, not only the first
   for (Contender& c : spec.contenders) {
     if (!c.git.empty()) continue;  // its programs exist only once its revision is built
-    for (std::vector<Located>* argv : {&c.argv, &c.startup_argv}) {
+    for (std::vector<Located>* argv : {&c.argv, &c.startup_argv, &c.worker}) {
+      if (argv->empty()) continue;  // no worker
       Located& program = argv->front();
       std::string why;
       const std::string expanded = Expand(program.value, placeholders);
@@ -127,6 +128,10 @@ void ApplyContenderOverride(Spec& spec, const std::string& assignment) {
   const bool startup_follows = contender->startup_argv.size() == 2 &&
                                contender->startup_argv[0].value == contender->argv[0].value &&
                                contender->startup_argv[1].value == "--version";
+  // A worker contender's program is its worker's (a spec's worker alone has argv copied from it).
+  if (!contender->worker.empty() &&
+      (!contender->argv_declared || contender->worker[0].value == contender->argv[0].value))
+    contender->worker[0] = {resolved, pos};
   contender->argv[0] = {resolved, pos};
   if (startup_follows) contender->startup_argv[0] = {resolved, pos};
 }

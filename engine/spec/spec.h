@@ -30,6 +30,8 @@ inline constexpr int kMaxRequestCount = 10000000;
 inline constexpr int kMaxConcurrency = 1024;
 inline constexpr int kMaxThreads = 4096;
 inline constexpr std::size_t kMaxSweepPoints = 1000;
+inline constexpr double kDefaultBatchTimeS = 0.05;
+inline constexpr double kMaxBatchTimeS = 60;  // [run] batch_time: one measured batch of a worker benchmark
 }  // namespace limits
 
 // A string from the spec with the position it came from, so later checks can point at it.
@@ -49,7 +51,10 @@ struct Hooks {
 struct Contender {
   std::string name;
   std::string description;
-  std::vector<Located> argv;          // program and leading arguments
+  std::vector<Located> argv;  // program and leading arguments
+  bool argv_declared = true;  // false: a worker alone, argv copied from `worker`
+  // The argv that starts it as a worker (docs/workers.md); empty: it runs no worker workloads.
+  std::vector<Located> worker;
   std::vector<Located> startup_argv;  // default: the program with --version
   std::map<std::string, std::string> env;
   std::filesystem::path workdir;  // empty: the engine's working directory
@@ -133,6 +138,9 @@ struct Workload {
   bool sort_lists = false;                 // json normalisers: arrays compared as sorted
   // kind = "serve": the contender is an HTTP server started with args (which pass {port}).
   bool serve = false;
+  // kind = "worker": `benchmark` run in batches by each contender's worker (docs/workers.md).
+  bool worker = false;
+  std::string benchmark;
   struct Serve {
     std::string health = "/health";
     double ready_timeout_s = 30;

@@ -13,6 +13,11 @@
 //   --hang-before-hello    never greet
 //   --ignore-quit          sleep on after 'quit'
 //   --stderr TEXT          write TEXT and a newline to stderr first
+// and what the engine's tests measure, to plant differences of a known size:
+//   --extra-work PERCENT   "sum" does PERCENT% more arithmetic an iteration
+//   --digest-salt TEXT     every digest differs from a worker without it (a parity failure)
+//   --calls-per-iteration K  counter "calls" grows K an iteration (default 1)
+//   --mallocs-per-iteration K  "sum" allocates (and frees) K blocks an iteration
 // Benchmarks: "sum" (arithmetic; its digest is its result's), "sleep" (1 ms an iteration) and
 // "stdin" (reads stdin: the channel must not be there). Counter "calls": one per iteration.
 #include <perfengine/worker.h>
@@ -21,6 +26,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -46,8 +52,13 @@ void SleepForever() {
   while (true) ::pause();
 }
 
+struct Plant {
+  std::uint64_t sum_terms = 1000;  // --extra-work makes more
+  int mallocs = 0;
+};
+
 // The benchmark's result, the same for any iteration count, so both contenders' digests agree.
-std::uint64_t Run(const pe_request& request) {
+std::uint64_t Run(const pe_request& request, const Plant& plant) {
   std::uint64_t result = 0;
   for (std::int64_t i = 0; i < request.iterations; ++i) {
     if (std::strcmp(request.name, "sleep") == 0) {
@@ -59,6 +70,12 @@ std::uint64_t Run(const pe_request& request) {
     } else {
       volatile std::uint64_t sum = 0;
       for (std::uint64_t k = 1; k <= 1000; ++k) sum = sum + k * k;
+      volatile std::uint64_t extra = 0;  // --extra-work: the same answer, more arithmetic
+      for (std::uint64_t k = 1001; k <= plant.sum_terms; ++k) extra = extra + k * k;
+      for (int m = 0; m < plant.mallocs; ++m) {
+        void* volatile block = std::malloc(64);
+        std::free(block);
+      }
       result = sum;
     }
   }
@@ -71,6 +88,12 @@ int Write(pe_worker& worker, const std::string& text) { return pe_worker_write_(
 
 int main(int argc, char** argv) {
   const std::map<std::string, std::string> flags = ParseFlags(argc, argv);
+  Plant plant;
+  if (flags.contains("--extra-work")) plant.sum_terms = 1000 + 10 * std::stoull(flags.at("--extra-work"));
+  if (flags.contains("--mallocs-per-iteration")) plant.mallocs = std::stoi(flags.at("--mallocs-per-iteration"));
+  const std::int64_t calls =
+      flags.contains("--calls-per-iteration") ? std::stoll(flags.at("--calls-per-iteration")) : 1;
+  const std::string salt = flags.contains("--digest-salt") ? flags.at("--digest-salt") : "";
   if (flags.contains("--stderr")) std::fprintf(stderr, "%s\n", flags.at("--stderr").c_str());
   pe_worker worker;
   if (pe_worker_open(&worker) != 0) {
@@ -122,13 +145,14 @@ int main(int argc, char** argv) {
     pe_timer timer;
     pe_batch batch;
     pe_timer_start(&timer);
-    const std::uint64_t result = Run(request);
+    const std::uint64_t result = Run(request, plant);
     pe_timer_stop(&timer, &batch);
     char digest[17];
+    const std::uint64_t hash = pe_worker_fnv1a(PE_WORKER_FNV_OFFSET, &result, sizeof result);
     std::snprintf(digest, sizeof digest, "%016llx",
-                  static_cast<unsigned long long>(pe_worker_fnv1a(PE_WORKER_FNV_OFFSET, &result, sizeof result)));
+                  static_cast<unsigned long long>(pe_worker_fnv1a(hash, salt.data(), salt.size())));
     const char* counter_names[] = {"calls"};
-    const std::int64_t growth[] = {request.iterations};
+    const std::int64_t growth[] = {request.iterations * calls};
     if (On(flags, "--wrong-name-on", name)) std::strcpy(request.name, "sum2");
     pe_worker_done(&worker, &request, &batch, digest, counter_names, growth, 1);
   }

@@ -1,0 +1,111 @@
+#include "engine/run/worker_batches.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "engine/run/worker_round.h"
+#include "engine/units/units.h"
+
+namespace pe::run::internal {
+
+namespace {
+
+// Calibration stops growing a benchmark's batch once one lasts this share of batch_time: the
+// time per iteration is then measured over enough iterations for the clock's grain and a cold
+// first call not to matter, at a quarter of a measured batch's cost.
+constexpr double kCalibrationShare = 0.25;
+// Each step grows the batch at most this much, so a benchmark whose first iteration was slow
+// (a cold cache, lazy loading) cannot make the next batch run for minutes.
+constexpr double kMaxGrowth = 100;
+
+}  // namespace
+
+std::vector<const spec::Workload*> WorkerWorkloads(const std::vector<const spec::Workload*>& workloads) {
+  std::vector<const spec::Workload*> workers;
+  for (const spec::Workload* w : workloads) {
+    if (w->worker) workers.push_back(w);
+  }
+  return workers;
+}
+
+std::int64_t BatchIterations(double batch_time_s, double iteration_s) {
+  if (!(iteration_s > 0)) return 1;
+  const double n = std::round(batch_time_s / iteration_s);
+  if (!(n >= 1)) return 1;
+  return n >= 9e18 ? static_cast<std::int64_t>(9e18) : static_cast<std::int64_t>(n);
+}
+
+bool CalibrateWorkers(Executor& ex, const std::vector<const spec::Workload*>& workloads) {
+  const std::vector<const spec::Workload*> workers = WorkerWorkloads(workloads);
+  if (workers.empty()) return true;
+  const double batch_time = ex.settings().batch_time_s.value_or(0.05);
+  Progress* progress = ex.progress();
+  if (progress) {
+    progress->BeginPhase("calibrating worker batches", static_cast<int>(ex.spec().contenders.size() * workers.size()),
+                         fmt::format("parity and batch size of {} worker benchmarks, each batch to last about {}",
+                                     workers.size(), units::FormatSeconds(batch_time)));
+  }
+  std::map<const spec::Workload*, std::string> digest;  // the first contender's answer
+  std::map<const spec::Workload*, std::string> digest_of;
+  std::map<const spec::Workload*, double> slowest;  // seconds per iteration
+  bool ok = true;
+  for (const spec::Contender& c : ex.spec().contenders) {
+    WorkerRound round(ex, /*round_steps=*/false);
+    if (!round.Start(c, workers)) {
+      ok = false;
+      break;
+    }
+    for (const spec::Workload* w : workers) {
+      if (progress) progress->StartStep(fmt::format("{}, {}", w->name, c.name));
+      auto first = round.Run(c, *w, 1);
+      if (!first) return false;
+      const auto [it, inserted] = digest.emplace(w, first->digest);
+      if (!inserted && it->second != first->digest) {
+        ex.ResultFor(*w).failures.push_back(
+            {model::Failure::Kind::kParity, w->name, c.name,
+             fmt::format("outputs differ: benchmark '{}' answered digest {} from worker '{}' and {} from worker '{}' "
+                         "(docs/workers.md, \"Parity\"); a different result is a failed run, never a speed-up",
+                         w->benchmark, it->second, digest_of[w], first->digest, c.name),
+             ""});
+        return false;
+      }
+      if (inserted) digest_of[w] = c.name;
+      std::int64_t n = 1;
+      std::int64_t wall_ns = first->wall_ns;
+      while (static_cast<double>(wall_ns) < kCalibrationShare * batch_time * 1e9) {
+        const double want = kCalibrationShare * batch_time * 1e9 / std::max<double>(static_cast<double>(wall_ns), 1.0);
+        const double grown = static_cast<double>(n) * std::clamp(want * 1.2, 2.0, kMaxGrowth);
+        if (grown > 9e18) break;
+        n = static_cast<std::int64_t>(grown);
+        auto batch = round.Run(c, *w, n, it->second);
+        if (!batch) return false;
+        wall_ns = batch->wall_ns;
+      }
+      slowest[w] = std::max(slowest[w], static_cast<double>(wall_ns) / 1e9 / static_cast<double>(n));
+    }
+    if (!round.QuitAll(*workers.front())) {
+      ok = false;
+      break;
+    }
+  }
+  if (progress) progress->EndPhase();
+  if (!ok) return false;
+  for (const spec::Workload* w : workers) {
+    model::WorkerBenchmark& b = ex.ResultFor(*w).worker.emplace();
+    b.benchmark = w->benchmark;
+    b.iteration_s = slowest[w];
+    b.iterations = BatchIterations(batch_time, b.iteration_s);
+    b.digest = digest[w];
+    ex.ResultFor(*w).notes.push_back(fmt::format(
+        "worker benchmark '{}': each measured batch runs {} iterations (about {} at calibration, [run] batch_time "
+        "{}), after a warm-up batch of {}; times and counters are per iteration",
+        w->benchmark, b.iterations, units::FormatSeconds(b.iteration_s * static_cast<double>(b.iterations)),
+        units::FormatSeconds(batch_time), std::max<std::int64_t>(1, b.iterations / 10)));
+  }
+  return true;
+}
+
+}  // namespace pe::run::internal

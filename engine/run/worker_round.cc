@@ -1,0 +1,160 @@
+#include "engine/run/worker_round.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+
+#include "engine/run/execution_sandbox.h"
+#include "engine/runner/interrupt.h"
+#include "engine/spec/placeholders.h"
+#include "engine/spec/programs.h"
+#include "engine/spec/suggest.h"
+
+namespace pe::run::internal {
+
+namespace fs = std::filesystem;
+using model::Failure;
+
+model::Sample WorkerSample(const worker::Batch& batch, const std::vector<model::Counter>& counters) {
+  const double n = static_cast<double>(std::max<std::int64_t>(batch.iterations, 1));
+  model::Sample s;
+  s.wall_s = static_cast<double>(batch.wall_ns) / 1e9 / n;
+  // The process's CPU time (a runtime's collector and helper threads too) is what the CPU-time
+  // checks read; the thread's own is kept beside it.
+  s.user_s = static_cast<double>(batch.process_cpu_ns) / 1e9 / n;
+  s.sys_s = 0;
+  s.worker = model::WorkerFigures{batch.iterations, static_cast<double>(batch.thread_cpu_ns) / 1e9 / n};
+  for (const model::Counter& c : counters) {
+    const auto it = batch.counters.find(c.name);
+    if (it != batch.counters.end()) s.counters.push_back({c.name, static_cast<double>(it->second) / n});
+  }
+  return s;
+}
+
+WorkerRound::~WorkerRound() = default;  // each WorkerProcess kills and reaps its own
+
+fs::path WorkerRound::DirOf(const spec::Contender& c) const {
+  const auto it = paths_.find(c.name);
+  return it == paths_.end() ? fs::path() : it->second.dir;
+}
+
+runner::Command WorkerRound::CommandFor(const spec::Contender& c, const spec::Workload& w, const fs::path& dir) {
+  const ExecutionPaths& paths = paths_.at(c.name);
+  (void)dir;
+  const std::map<std::string, std::string> values = ex_.Placeholders(c, w, paths);
+  runner::Command cmd;
+  for (const spec::Located& a : c.worker) cmd.argv.push_back(spec::Expand(a.value, values));
+  // A contender built from git runs its programs from its revision's worktree.
+  const fs::path* worktree = ex_.WorktreeOf(c);
+  std::string why;
+  if (auto program = spec::ResolveProgram(cmd.argv[0], worktree ? *worktree : ex_.SpecDir(), &why))
+    cmd.argv[0] = fs::absolute(*program).lexically_normal().string();
+  for (const auto& [k, v] : c.env) cmd.env[k] = spec::Expand(v, values);
+  cmd.cwd = c.workdir.empty() && worktree ? *worktree : c.workdir;
+  cmd.stdout_path = paths.stdout_path;
+  cmd.stderr_path = paths.stderr_path;
+  cmd.sandbox = ex_.SandboxFor(c, w, paths, values);
+  GiveTemporaryDirectory(cmd, paths.workdir);
+  return cmd;
+}
+
+worker::WorkerSettings WorkerRound::SettingsFor(const spec::Workload& w) const {
+  worker::WorkerSettings settings;
+  // [run] timeout (or the workload's) bounds one command; for a worker, its start and each batch.
+  const double timeout = w.timeout_s.value_or(ex_.settings().timeout_s);
+  if (timeout > 0) {
+    settings.start_timeout_s = timeout;
+    settings.request_timeout_s = timeout;
+  }
+  return settings;
+}
+
+bool WorkerRound::Failed(const spec::Contender& c, const spec::Workload& w, const std::string& error) {
+  if (interrupt::Interrupted()) return ex_.Interrupted();
+  Failure f;
+  f.workload = w.name;
+  f.contender = c.name;
+  f.message = error;
+  if (error.find("killed by SIG") != std::string::npos)
+    f.kind = Failure::Kind::kSignal;
+  else if (error.find(" within ") != std::string::npos)
+    f.kind = Failure::Kind::kTimeout;
+  else if (error.find("could not start") != std::string::npos || error.find("at start: ") != std::string::npos)
+    f.kind = Failure::Kind::kSpawn;
+  else
+    f.kind = Failure::Kind::kExit;
+  ex_.ResultFor(w).failures.push_back(std::move(f));
+  return false;
+}
+
+bool WorkerRound::Start(const spec::Contender& c, const std::vector<const spec::Workload*>& workloads,
+                        const WorkerCommandAdjust& adjust) {
+  const spec::Workload& first = *workloads.front();
+  paths_[c.name] = ex_.WorkerPathsFor(c);
+  runner::Command cmd = CommandFor(c, first, paths_[c.name].dir);
+  if (adjust) adjust(cmd, paths_[c.name].dir);
+  auto process = std::make_unique<worker::WorkerProcess>(c.name);
+  const std::string error = process->Start(cmd, SettingsFor(first));
+  if (!error.empty()) return Failed(c, first, error);
+  const worker::Hello& hello = process->hello();
+  workers_[c.name] = std::move(process);
+  for (const spec::Workload* w : workloads) {
+    if (std::find(hello.benchmarks.begin(), hello.benchmarks.end(), w->benchmark) == hello.benchmarks.end()) {
+      return Failed(c, *w,
+                    fmt::format("worker '{}' offers no benchmark '{}'{} (its hello names {})", c.name, w->benchmark,
+                                spec::DidYouMean(w->benchmark, hello.benchmarks), fmt::join(hello.benchmarks, ", ")));
+    }
+    for (const model::Counter& counter : ex_.ResultFor(*w).counters) {
+      if (std::find(hello.counters.begin(), hello.counters.end(), counter.name) == hello.counters.end()) {
+        return Failed(
+            c, *w,
+            fmt::format("worker '{}' reports no counter '{}', which the spec declares (its hello "
+                        "declares {})",
+                        c.name, counter.name,
+                        hello.counters.empty() ? "none" : fmt::format("{}", fmt::join(hello.counters, ", "))));
+      }
+    }
+  }
+  return true;
+}
+
+std::optional<worker::Batch> WorkerRound::Run(const spec::Contender& c, const spec::Workload& w,
+                                              std::int64_t iterations, const std::string& digest) {
+  worker::WorkerProcess& process = *workers_.at(c.name);
+  const worker::BatchResult result = process.Run(w.benchmark, iterations);
+  if (round_steps_ && ex_.progress()) ex_.progress()->Step(w.name);
+  if (!result.ok()) {
+    Failed(c, w, result.error);
+    return std::nullopt;
+  }
+  if (interrupt::Interrupted()) {
+    ex_.Interrupted();
+    return std::nullopt;
+  }
+  if (!digest.empty() && result.batch.digest != digest) {
+    ex_.ResultFor(w).failures.push_back(
+        {Failure::Kind::kParity, w.name, c.name,
+         fmt::format("worker '{}' answered benchmark '{}' with digest {}, where parity found {}: a different result "
+                     "is a failed run, never a speed-up",
+                     c.name, w.benchmark, result.batch.digest, digest),
+         ""});
+    return std::nullopt;
+  }
+  return result.batch;
+}
+
+bool WorkerRound::QuitAll(const spec::Workload& w) {
+  bool ok = true;
+  for (auto& [name, process] : workers_) {
+    if (!process->alive()) continue;
+    const std::string error = process->Quit();
+    if (!error.empty() && ok) {
+      const spec::Contender* c = ex_.spec().FindContender(name);
+      ok = Failed(*c, w, error);
+    }
+  }
+  return ok;
+}
+
+}  // namespace pe::run::internal

@@ -1,0 +1,69 @@
+// The workers of one round (docs/workers.md): one fresh worker process per contender, started
+// before the round's first worker benchmark and asked to quit after its last, so rounds stay
+// independent samples as process rounds are. Each runs through engine/worker's WorkerProcess
+// (the spawner, its own process group, the contender's sandbox); every way one can go wrong
+// becomes the run's failure (exit 2) naming the contender, the benchmark and its stderr's tail.
+// Not a public interface: use experiment.h.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/result.h"
+#include "engine/run/executor.h"
+#include "engine/spec/spec.h"
+#include "engine/worker/worker_process.h"
+
+namespace pe::run::internal {
+
+// What a worker's command gets changed into before it starts (a callgrind or allocation-count
+// run wraps it); `dir` is the worker's own scratch directory.
+using WorkerCommandAdjust = std::function<void(runner::Command& command, const std::filesystem::path& dir)>;
+
+// A measured batch as a sample's figures: per iteration (wall, the process's CPU time as user
+// time, the thread's beside it), and each declared counter's growth per iteration.
+model::Sample WorkerSample(const worker::Batch& batch, const std::vector<model::Counter>& counters);
+
+class WorkerRound {
+ public:
+  // `round_steps`: each measured batch is a step of the rounds' progress (not in calibration).
+  explicit WorkerRound(Executor& executor, bool round_steps = true) : ex_(executor), round_steps_(round_steps) {}
+  // Kills and reaps whatever worker is still running (after a failure or an interrupt).
+  ~WorkerRound();
+
+  // Starts c's worker for `workloads` (the worker workloads it will be asked for) and checks
+  // its hello offers each one's benchmark and reports each declared counter. False with the
+  // failure recorded on the first of them.
+  bool Start(const spec::Contender& c, const std::vector<const spec::Workload*>& workloads,
+             const WorkerCommandAdjust& adjust = {});
+
+  // One batch of w's benchmark from c's worker. With `digest` not empty, a batch whose digest
+  // differs is a parity failure. nullopt with the failure recorded.
+  std::optional<worker::Batch> Run(const spec::Contender& c, const spec::Workload& w, std::int64_t iterations,
+                                   const std::string& digest = "");
+
+  // Asks every worker to quit and waits for each. False with the failure recorded on `w`.
+  bool QuitAll(const spec::Workload& w);
+
+  // c's worker's scratch directory (its stdout, stderr, workdir, and what an adjusted command
+  // writes there).
+  std::filesystem::path DirOf(const spec::Contender& c) const;
+
+ private:
+  runner::Command CommandFor(const spec::Contender& c, const spec::Workload& w, const std::filesystem::path& dir);
+  worker::WorkerSettings SettingsFor(const spec::Workload& w) const;
+  bool Failed(const spec::Contender& c, const spec::Workload& w, const std::string& error);
+
+  Executor& ex_;
+  bool round_steps_;
+  std::map<std::string, std::unique_ptr<worker::WorkerProcess>> workers_;  // by contender name
+  std::map<std::string, ExecutionPaths> paths_;                            // by contender name
+};
+
+}  // namespace pe::run::internal

@@ -1,0 +1,83 @@
+// Worker workloads (docs/workers.md): a benchmark each contender's worker runs in batches, and
+// the checks a spec with them needs across contenders and [run].
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/spec/parser.h"
+
+namespace pe::spec::internal {
+
+namespace {
+
+// The protocol's name grammar (engine/worker/protocol.h): 1 to 128 bytes of A-Z a-z 0-9 _ . : / + -.
+bool ValidBenchmarkName(const std::string& name) {
+  return !name.empty() && name.size() <= 128 && std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_.:/+-").find(c) != std::string_view::npos;
+  });
+}
+
+}  // namespace
+
+void Parser::ParseWorker(const toml::table& t, Workload& w) const {
+  if (auto kind = String(t, "kind")) w.worker = *kind == "worker";
+  if (!w.worker) {
+    if (t.get("benchmark"))
+      Fail(Pos(*t.get("benchmark")), "'benchmark' applies to a worker workload: add kind = \"worker\"");
+    return;
+  }
+  // A worker is asked for a benchmark by name: nothing is run with args, written to an output or
+  // made from a fixture per workload, so those keys would be silently ignored.
+  for (const char* key : {"args", "output", "parity", "normalise", "fixture", "sort_lists", "sweep", "parameters",
+                          "prepare", "cleanup"}) {
+    if (const toml::node* node = t.get(key)) {
+      Fail(Pos(*node), fmt::format("'{}' does not apply to a worker workload: its worker is asked for benchmark "
+                                   "'{}' by name and answers with a digest for parity (docs/workers.md)",
+                                   key, String(t, "benchmark").value_or(w.name)));
+    }
+  }
+  w.benchmark = w.name;
+  if (auto benchmark = String(t, "benchmark")) {
+    if (!ValidBenchmarkName(*benchmark)) {
+      Fail(Pos(*t.get("benchmark")),
+           fmt::format("benchmark '{}' is not a name a worker can offer: 1 to 128 of A-Z a-z 0-9 _ . : / + -",
+                       *benchmark));
+    }
+    w.benchmark = *benchmark;
+  }
+  w.normaliser = Normaliser::kNone;  // digests are compared instead (docs/workers.md, "Parity")
+}
+
+void Parser::CheckWorkers(Spec& spec) const {
+  const auto worker =
+      std::find_if(spec.workloads.begin(), spec.workloads.end(), [](const Workload& w) { return w.worker; });
+  const auto process = std::find_if(spec.workloads.begin(), spec.workloads.end(),
+                                    [](const Workload& w) { return !w.worker && !w.startup; });
+  for (const Contender& c : spec.contenders) {
+    if (worker != spec.workloads.end() && c.worker.empty()) {
+      Fail(c.pos, fmt::format("contender '{}' declares no 'worker', the command that starts it as a worker, and "
+                              "workload '{}' is a worker benchmark (docs/workers.md)",
+                              c.name, worker->name));
+    }
+    if (process != spec.workloads.end() && !c.argv_declared) {
+      Fail(c.pos, fmt::format("contender '{}' declares no 'argv' (only 'worker'), and workload '{}' runs it as a "
+                              "process: add argv",
+                              c.name, process->name));
+    }
+  }
+  if (worker == spec.workloads.end()) {
+    const toml::table* run = TableAt(root_, "run");
+    if (const toml::node* batch_time = run ? run->get("batch_time") : nullptr) {
+      Fail(Pos(*batch_time), "'batch_time' applies to worker workloads, and the spec declares none");
+    }
+    return;
+  }
+  if (spec.settings.order == "duet") {
+    Fail(spec.order_pos, fmt::format("order = \"duet\" runs whole processes side by side; worker workload '{}' "
+                                     "runs batches in alternation: use \"alternate\" or \"random\"",
+                                     worker->name));
+  }
+  if (!spec.settings.batch_time_s) spec.settings.batch_time_s = limits::kDefaultBatchTimeS;
+}
+
+}  // namespace pe::spec::internal

@@ -1,0 +1,167 @@
+// Worker workloads end to end (docs/workers.md): the real perfengine on specs whose contenders
+// are the test worker (tests/stub/worker), whose work, counters, digests and misbehaviour each
+// test chooses from its argv. Gates fail on differences of a known size and pass on A/A pairs;
+// the timed case plants a difference (twice the work) that no load on the machine can hide.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/e2e_support.h"
+
+namespace pe::e2e::workers {
+namespace {
+
+std::string Quoted(const std::string& s) { return nlohmann::json(s).dump(); }
+
+// A spec with two worker contenders; `candidate_flags` are the candidate's test-worker flags.
+fs::path WriteWorkerSpec(const TempDir& dir, const std::string& run, const std::string& candidate_flags,
+                         const std::string& rest) {
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\n"
+                      << run << "\n[contenders.baseline]\nworker = [" << Quoted(TEST_WORKER) << "]\n\n"
+                      << "[contenders.candidate]\nworker = [" << Quoted(TEST_WORKER)
+                      << (candidate_flags.empty() ? "" : ", " + candidate_flags)
+                      << "]\n"
+                      // The test's folder: where a worker told to (--hang-child) writes a pid.
+                      << "writable = [" << Quoted(dir.path().string()) << "]\n\n"
+                      << rest;
+  return spec;
+}
+
+const char* kCallsCounter =
+    "[counters.calls]\nunit = \"calls\"\nexact = true\n\n[thresholds.counters]\ncalls = 1.0\n\n";
+const char* kSum = "[workloads.sum]\nkind = \"worker\"\n";
+
+bool HaveValgrind() { return std::system("valgrind --version > /dev/null 2>&1") == 0; }
+
+TEST(WorkerE2E, AnExactCounterGrowthFailsAndTheSameWorkerPasses) {
+  TempDir dir;
+  const fs::path json = dir.path() / "results.json";
+  const fs::path planted = WriteWorkerSpec(dir, "rounds = 3\nbatch_time = 0.01\n", "\"--calls-per-iteration\", \"2\"",
+                                           std::string(kCallsCounter) + kSum);
+  Finished run = RunPerfengine({"run", planted.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("sum: calls ratio 2.00x (candidate 2 calls, baseline 1 calls) is above the allowed 1.00x"),
+            std::string::npos)
+      << run.out;
+  // The results file: a worker workload, its batch size and digest, figures per iteration.
+  const nlohmann::json results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["settings"]["batch_time_s"], 0.01);
+  const nlohmann::json& sum = results["workloads"][0];
+  EXPECT_EQ(sum["name"], "sum");
+  EXPECT_EQ(sum["kind"], "worker");
+  EXPECT_EQ(sum["parity"], "digest");
+  EXPECT_EQ(sum["worker"]["benchmark"], "sum");
+  const std::int64_t n = sum["worker"]["iterations"];
+  EXPECT_GE(n, 1);
+  int measured = 0;
+  for (const nlohmann::json& s : sum["samples"]) {
+    EXPECT_EQ(s["worker"]["iterations"], n) << s.dump();  // the same batch size for both contenders
+    EXPECT_GT(s["wall_s"].get<double>(), 0);
+    EXPECT_LT(s["wall_s"].get<double>(), 0.01);  // per iteration, not per batch
+    EXPECT_EQ(s["counters"][0]["value"], s["contender"] == "baseline" ? 1.0 : 2.0);
+    if (!s["warmup"].get<bool>()) ++measured;
+  }
+  EXPECT_EQ(measured, 6);  // 3 rounds, two contenders, one batch each
+  // No startup workload: nothing in a worker's figures is a process's start.
+  EXPECT_EQ(results["workloads"].size(), 1u);
+
+  const fs::path same = WriteWorkerSpec(dir, "rounds = 3\nbatch_time = 0.01\n", "", std::string(kCallsCounter) + kSum);
+  run = RunPerfengine({"run", same.string()}, dir.path());
+  EXPECT_EQ(run.exit, 0) << run.out << run.err;
+}
+
+TEST(WorkerE2E, InstructionsAndAllocationsPerBenchmarkCatchAPlantedRegressionAndNameTheFunction) {
+  if (!HaveValgrind()) GTEST_SKIP() << "valgrind is not installed";
+  TempDir dir;
+  const std::string bars = "[thresholds]\nmax_instructions_ratio = 1.01\nmax_allocations_ratio = 1.0\n\n";
+  // +5% arithmetic and one malloc an iteration: both exact counts see it, and the profile names malloc.
+  const fs::path planted = WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.01\n",
+                                           "\"--extra-work\", \"5\", \"--mallocs-per-iteration\", \"1\"", bars + kSum);
+  Finished run = RunPerfengine({"run", planted.string()}, dir.path());
+  EXPECT_EQ(run.exit, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("sum: instruction count ratio 1.0"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("sum: allocation count ratio unbounded is above the allowed 1.00x"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("malloc"), std::string::npos) << run.out;  // where the extra time went
+  // The counts are the batch's loop alone: the same worker counts the same instructions.
+  const fs::path json = dir.path() / "aa.json";
+  const fs::path same = WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.01\n", "", bars + kSum);
+  run = RunPerfengine({"run", same.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 0) << run.out << run.err;
+  const nlohmann::json results = nlohmann::json::parse(ReadAll(json));
+  const nlohmann::json& c = results["workloads"][0]["comparison"];
+  EXPECT_EQ(c["instructions_ratio"], 1.0) << c.dump();
+}
+
+TEST(WorkerE2E, APlantedCpuRegressionOfTwiceTheWorkFailsTheCpuCheck) {
+  TempDir dir;
+  const fs::path spec = WriteWorkerSpec(dir, "rounds = 12\nbatch_time = 0.01\n", "\"--extra-work\", \"100\"",
+                                        std::string("[thresholds]\nmax_slowdown = 1.05\n\n") + kSum);
+  const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(run.exit, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("sum: paired CPU-time ratio"), std::string::npos) << run.out;
+}
+
+TEST(WorkerE2E, DifferentDigestsAreAParityFailure) {
+  TempDir dir;
+  const fs::path spec = WriteWorkerSpec(dir, "rounds = 2\n", "\"--digest-salt\", \"x\"", kSum);
+  const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(run.exit, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("outputs differ: benchmark 'sum' answered digest"), std::string::npos) << run.out;
+}
+
+TEST(WorkerE2E, ACrashingWorkerFailsTheRunNamingContenderBenchmarkAndStderr) {
+  TempDir dir;
+  const fs::path spec =
+      WriteWorkerSpec(dir, "rounds = 2\n", "\"--crash-on\", \"sum\", \"--stderr\", \"parser state corrupt\"", kSum);
+  const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(run.exit, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("worker 'candidate', benchmark 'sum': killed by SIGSEGV before its reply"), std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("parser state corrupt"), std::string::npos) << run.out;
+}
+
+TEST(WorkerE2E, AHungWorkerIsKilledWithItsChildAfterTheTimeout) {
+  TempDir dir;
+  const fs::path child_pid = dir.path() / "child.pid";
+  const fs::path spec =
+      WriteWorkerSpec(dir, "rounds = 2\ntimeout = 1\n",
+                      "\"--hang-on\", \"sum\", \"--hang-child\", " + Quoted(child_pid.string()), kSum);
+  const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(run.exit, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("worker 'candidate', benchmark 'sum': no reply within 1 s; its process group was killed"),
+            std::string::npos)
+      << run.out;
+  const std::string pid = ReadAll(child_pid);
+  ASSERT_FALSE(pid.empty());
+  EXPECT_FALSE(IsAliveMentioning(std::stoi(pid), "test-worker")) << "the hung worker's child outlived the run";
+}
+
+TEST(WorkerE2E, ABenchmarkTheWorkerDoesNotOfferIsNamedWithTheNearestOne) {
+  TempDir dir;
+  const fs::path spec = WriteWorkerSpec(dir, "rounds = 2\n", "", "[workloads.summ]\nkind = \"worker\"\n");
+  const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(run.exit, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("worker 'baseline' offers no benchmark 'summ' (did you mean 'sum'?) (its hello names sum, "
+                         "sleep, stdin)"),
+            std::string::npos)
+      << run.out;
+}
+
+TEST(WorkerE2E, ACounterTheWorkerDoesNotReportIsNamed) {
+  TempDir dir;
+  const fs::path spec = WriteWorkerSpec(dir, "rounds = 2\n", "",
+                                        "[counters.objects]\nunit = \"objects\"\nexact = true\n\n" + std::string(kSum));
+  const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(run.exit, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("worker 'baseline' reports no counter 'objects', which the spec declares (its hello declares "
+                         "calls)"),
+            std::string::npos)
+      << run.out;
+}
+
+}  // namespace
+}  // namespace pe::e2e::workers
