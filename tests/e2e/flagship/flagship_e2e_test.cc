@@ -51,7 +51,8 @@ TEST(FlagshipE2E, BothReferenceBuildsAgreeAndAVerdictComesOut) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"startup", "generate-hashes-small", "generate-hashes-large",
                                              "generate-hashes-dense", "get-impacted-targets",
-                                             "get-impacted-targets-distances", "serve-small", "serve-large"}));
+                                             "get-impacted-targets-distances", "serve-small", "serve-large",
+                                             "serve-distances"}));
   // list shows each workload's generator and, once generated, its fixture's size.
   const Finished list = RunPerfengine({"list", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02",
                                        "--cache-dir", (dir.path() / "cache").string()},
@@ -113,7 +114,7 @@ TEST(FlagshipE2E, TheArgvPassesUpstreamsArgumentRules) {
     names.push_back(w["name"]);
     EXPECT_FALSE(w.contains("failures") && !w["failures"].empty()) << w["name"] << "\n" << f.out;
   }
-  EXPECT_EQ(names.size(), 8u) << f.out;  // startup and the seven the spec gates
+  EXPECT_EQ(names.size(), 9u) << f.out;  // startup and the eight the spec gates
 }
 
 // Upstream's serve fetches and runs `git checkout --force` in its -w (GitClient.kt:83-86,
