@@ -3,14 +3,16 @@
 // in one build must be caught by parity, naming the label whose hash differs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "tests/e2e/e2e_support.h"
 
 namespace pe::e2e {
 namespace {
 
-// The whole spec at a small scale, as few rounds as a verdict needs (12: its 19 checks share 95%, each at 99.74%;
+// The whole spec at a small scale, as few rounds as a verdict needs (12: its 25 checks share 95%, each at 99.80%;
 // docs/statistics.md) and a few requests per serve round: --scale does not shrink request_count, and the spec's 300
 // requests a round made serve-large alone take minutes on a loaded machine. These tests ask whether a verdict comes
 // out, not how fast; ctest's TIMEOUT (CMakeLists.txt) is the budget measured under load.
@@ -50,9 +52,20 @@ TEST(FlagshipE2E, BothReferenceBuildsAgreeAndAVerdictComesOut) {
     EXPECT_FALSE(w.contains("failures") && !w["failures"].empty()) << w["name"];
   }
   EXPECT_EQ(names, (std::vector<std::string>{"startup", "generate-hashes-small", "generate-hashes-large",
-                                             "generate-hashes-dense", "get-impacted-targets",
+                                             "generate-hashes-dense", "generate-hashes-bzlmod-small",
+                                             "generate-hashes-bzlmod-large", "get-impacted-targets",
                                              "get-impacted-targets-distances", "serve-small", "serve-large",
                                              "serve-distances"}));
+  // The bzlmod workloads are judged as the WORKSPACE ones are: each of the spec's three checks is
+  // made on them (none skipped), so a bzlmod regression fails the shipped gate.
+  for (const std::string workload : {"generate-hashes-bzlmod-small", "generate-hashes-bzlmod-large"}) {
+    std::vector<std::string> checked;
+    for (const auto& check : results["verdict"]["checks"]) {
+      if (check["workload"] == workload && check["skipped"] == false) checked.push_back(check["threshold"]);
+    }
+    std::sort(checked.begin(), checked.end());
+    EXPECT_EQ(checked, (std::vector<std::string>{"min_logic_speedup", "min_speedup", "min_win_rate"})) << workload;
+  }
   // list shows each workload's generator and, once generated, its fixture's size.
   const Finished list = RunPerfengine({"list", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--scale", "0.02",
                                        "--cache-dir", (dir.path() / "cache").string()},
@@ -114,7 +127,7 @@ TEST(FlagshipE2E, TheArgvPassesUpstreamsArgumentRules) {
     names.push_back(w["name"]);
     EXPECT_FALSE(w.contains("failures") && !w["failures"].empty()) << w["name"] << "\n" << f.out;
   }
-  EXPECT_EQ(names.size(), 9u) << f.out;  // startup and the eight the spec gates
+  EXPECT_EQ(names.size(), 11u) << f.out;  // startup and the ten the spec gates
 }
 
 // Upstream's serve fetches and runs `git checkout --force` in its -w (GitClient.kt:83-86,
@@ -195,6 +208,28 @@ TEST(FlagshipE2E, BzlmodStreamRunsTheShowRepoPathOnBothBuilds) {
       {"run", spec("planted", ", \"--perturb\", \"//external:zlib\"").string(), "--cache-dir", cache}, dir.path());
   EXPECT_EQ(planted.exit, 2) << planted.out << planted.err;
   EXPECT_NE((planted.out + planted.err).find("//external:zlib"), std::string::npos) << planted.out << planted.err;
+}
+
+// The shipped flagship times the bzlmod path by default (issue 44): two generate-hashes workloads
+// on fixtures whose shim plays Bazel 8.6 with WORKSPACE off, sized as generate-hashes-small and
+// -large, gated (list marks an ungated workload "(not gated)").
+TEST(FlagshipE2E, TheShippedSpecGatesTheBzlmodPath) {
+  TempDir dir;
+  const Finished list = RunPerfengine(
+      {"list", PERFENGINE_SOURCE_DIR "/specs/bazel-diff.toml", "--cache-dir", (dir.path() / "cache").string()},
+      dir.path());
+  ASSERT_EQ(list.exit, 0) << list.err;
+  for (const auto& [workload, targets] : {std::pair<std::string, std::string>{"generate-hashes-bzlmod-small", "4800"},
+                                          {"generate-hashes-bzlmod-large", "24000"}}) {
+    const std::size_t at = list.out.find("\n" + workload + "\n");
+    ASSERT_NE(at, std::string::npos) << workload << " is not a gated workload of the flagship:\n" << list.out;
+    const std::size_t fixture = list.out.find("fixture: ", at);
+    EXPECT_EQ(list.out.substr(fixture, list.out.find('\n', fixture) - fixture),
+              "fixture: generator bazel_workspace (fan_in = 4, shape = \"calibrated\", stream = \"bzlmod\", "
+              "targets = " +
+                  targets + ")")
+        << list.out;
+  }
 }
 
 TEST(FlagshipE2E, AnArgvUpstreamWouldRejectFailsOnTheStandIn) {
