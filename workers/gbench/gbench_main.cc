@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -39,6 +40,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using pe::gbench::Benchmark;
+
+// The shortest run asked of a binary that takes no iteration count (google/benchmark 1.7.1).
+constexpr double kMinRunSeconds = 0.01;
 
 constexpr const char* kUsageLine = "usage: perfengine-gbench-worker [--list] -- BENCHMARK_BINARY [ITS FLAGS...]";
 constexpr const char* kUsage =
@@ -159,17 +163,17 @@ class Adapter {
                std::to_string(iterations) + (figures.threads > 1 ? " on each of its threads" : "");
       }
     } else {
-      // google/benchmark 1.7.1 takes no iteration count: one iteration is --benchmark_min_time=0,
-      // more is a minimum time, N times the last per-iteration time seen, and the reply gives
-      // the run's per-iteration figures times N (docs/workers.md, "google/benchmark suites").
-      if (iterations > 1 && estimate_ns_.count(name) == 0) {
-        std::string error = RunOnce(*benchmark, "0", &figures);
-        if (!error.empty()) return error;
-      }
-      char min_time[64] = "0";
-      if (iterations > 1) {
-        std::snprintf(min_time, sizeof min_time, "%.9g", static_cast<double>(iterations) * estimate_ns_[name] / 1e9);
-      }
+      // google/benchmark 1.7.1 takes no iteration count, only a minimum time: N times the last
+      // per-iteration time seen, at least kMinRunSeconds, and the reply gives the run's
+      // per-iteration figures times N (docs/workers.md, "google/benchmark suites"). The floor
+      // keeps a probe of one iteration from being one iteration's clock readings: in a freshly
+      // started binary on a loaded machine, one iteration's real time was 1.7 ms for 14 us of CPU.
+      const auto estimate = estimate_ns_.find(name);
+      const double seconds = estimate == estimate_ns_.end()
+                                 ? kMinRunSeconds
+                                 : std::max(kMinRunSeconds, static_cast<double>(iterations) * estimate->second / 1e9);
+      char min_time[64];
+      std::snprintf(min_time, sizeof min_time, "%.9g", seconds);
       std::string error = RunOnce(*benchmark, min_time, &figures);
       if (!error.empty()) return error;
     }

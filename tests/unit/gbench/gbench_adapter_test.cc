@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,8 @@ TEST_F(GbenchAdapterTest, TheHelloNamesEveryBenchmarkOfTheBinaryInItsOrder) {
   // BM_tmpl<int> mapped: '<' and '>' are outside the protocol's name grammar.
   EXPECT_EQ(
       worker.hello(),
-      (worker::Hello{1, {"BM_sum", "BM_sum+", "BM_error", "BM_sleep/real_time", "BM_tmpl_int_", "BM_abort"}, {}}));
+      (worker::Hello{
+          1, {"BM_sum", "BM_sum+", "BM_error", "BM_sleep/real_time", "BM_tmpl_int_", "BM_count", "BM_abort"}, {}}));
   const pid_t pgid = worker.pid();
   EXPECT_EQ(worker.Quit(), "");
   ExpectNothingLeft(pgid);
@@ -82,6 +84,26 @@ TEST_F(GbenchAdapterTest, MillisecondFiguresAreGivenInNanoseconds) {
   ASSERT_TRUE(result.ok()) << result.error;
   EXPECT_EQ(result.batch.iterations, 20);
   EXPECT_GE(result.batch.wall_ns, 20'000'000);
+  EXPECT_EQ(worker.Quit(), "");
+}
+
+TEST_F(GbenchAdapterTest, WithoutAnIterationCountABatchOfOneIsTheFiguresOfALongerRun) {
+  // google/benchmark 1.7.1 takes no count: the adapter asks for a run of at least 10 ms and
+  // replies with its per-iteration figures. BM_count logs each run's count; the last is the
+  // run reported, thousands of iterations of about a microsecond, not one.
+  runner::Command command = AdapterCommand(GBENCH_STUB);
+  command.env["GBENCH_STUB_LOG"] = (dir_ / "counts").string();
+  worker::WorkerProcess worker("baseline");
+  ASSERT_EQ(worker.Start(command, settings_), "");
+  const worker::BatchResult result = worker.Run("BM_count", 1);
+  ASSERT_TRUE(result.ok()) << result.error;
+  EXPECT_EQ(result.batch.iterations, 1);
+  EXPECT_LT(result.batch.thread_cpu_ns, 5'000'000);  // one iteration's share, not the run's 10 ms
+  std::ifstream log(dir_ / "counts");
+  std::int64_t count = 0;
+  std::int64_t last = 0;
+  while (log >> count) last = count;
+  EXPECT_GE(last, 100);
   EXPECT_EQ(worker.Quit(), "");
 }
 
