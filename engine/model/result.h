@@ -44,7 +44,7 @@ struct WorkerFigures {
 struct WorkerBenchmark {
   std::string benchmark;
   std::int64_t iterations = 0;
-  double iteration_s = 0;  // the calibration pass's wall time of one iteration, the slowest contender's
+  double iteration_s = 0;  // one iteration's cost at calibration (CPU time, at least a quarter of wall), the slowest contender's
   std::string digest;      // of its result, as every contender's worker answered in parity
 };
 

@@ -85,6 +85,7 @@ bool CountsCollector::CollectWorkers() {
           summary->instructions = n.instructions;
           if (n.instructions) summary->instructions_source = measure::kSourceCallgrind;
           if (!n.callgrind_files.empty()) count_files_[{w->name, c.name}] = n.callgrind_files;
+          worker_notes_[{w->name, c.name}] = n.note;
         } else {
           summary->allocation_calls = n.allocation_calls;
           summary->allocated_bytes = n.allocated_bytes;
@@ -223,7 +224,13 @@ bool CountsCollector::CountWorkerFiles(const spec::Workload& w, const spec::Cont
     return false;
   }
   if (!counts[&w].callgrind_files.empty()) count_files_[{w.name, c.name}] = counts[&w].callgrind_files;
+  worker_notes_[{w.name, c.name}] = counts[&w].note;
   return true;
+}
+
+std::string CountsCollector::WorkerCountNote(const spec::Workload& w, const spec::Contender& c) const {
+  const auto it = worker_notes_.find({w.name, c.name});
+  return it == worker_notes_.end() || it->second.empty() ? "no instruction count was taken" : it->second;
 }
 
 bool CountsCollector::ProfileRegressions() {
@@ -283,6 +290,14 @@ bool CountsCollector::ProfileRegressions() {
     std::vector<std::string> reused;
     auto profile = [&](const spec::Contender& c) {
       const auto files = count_files_.find({w->name, c.name});
+      if (files == count_files_.end() && w->worker) {
+        // A worker's command runs only with its channel: without its counted batch's dump
+        // (it kept no markers, or valgrind is missing) there is nothing to profile.
+        measure::ProfileResult none;
+        none.note = fmt::format("not profiled: worker '{}' gave no callgrind dump of its counted batch ({})", c.name,
+                                WorkerCountNote(*w, c));
+        return none;
+      }
       step(*w, files == count_files_.end() ? fmt::format("callgrind profile of {}", c.name)
                                            : fmt::format("callgrind profile of {} from its count's files", c.name));
       if (files == count_files_.end()) {

@@ -58,6 +58,8 @@ class CountsCollector {
   // c's callgrind dump of w's counted batch in count_files_, counted now if the counts did not
   // take one; false with failed_ set when the worker failed.
   bool CountWorkerFiles(const spec::Workload& w, const spec::Contender& c);
+  // Why c's worker left no instruction count on w (its count's note).
+  std::string WorkerCountNote(const spec::Workload& w, const spec::Contender& c) const;
 
   // One plain run of `c` on `w` with $PERFENGINE_PROFILE set, between the spec's prepare and
   // cleanup hooks as every execution: what it wrote there, nothing when it wrote nothing (or the
@@ -76,6 +78,8 @@ class CountsCollector {
   int dirs_made_ = 0;
   // (workload, contender) -> the callgrind files its instruction count was read from.
   std::map<std::pair<std::string, std::string>, std::vector<std::filesystem::path>> count_files_;
+  // (workload, contender) -> why a worker's instruction count is missing ("" when it is not).
+  std::map<std::pair<std::string, std::string>, std::string> worker_notes_;
 };
 
 }  // namespace pe::run::internal

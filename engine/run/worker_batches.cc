@@ -8,6 +8,7 @@
 
 #include "engine/run/worker_round.h"
 #include "engine/units/units.h"
+#include "engine/worker/protocol.h"
 
 namespace pe::run::internal {
 
@@ -22,6 +23,10 @@ constexpr double kCalibrationShare = 0.25;
 constexpr double kMaxGrowth = 100;
 
 }  // namespace
+
+double BatchCost(const worker::Batch& batch) {
+  return std::max(static_cast<double>(batch.process_cpu_ns), static_cast<double>(batch.wall_ns) / 4);
+}
 
 std::vector<const spec::Workload*> WorkerWorkloads(const std::vector<const spec::Workload*>& workloads) {
   std::vector<const spec::Workload*> workers;
@@ -74,17 +79,17 @@ bool CalibrateWorkers(Executor& ex, const std::vector<const spec::Workload*>& wo
       }
       if (inserted) digest_of[w] = c.name;
       std::int64_t n = 1;
-      std::int64_t wall_ns = first->wall_ns;
-      while (static_cast<double>(wall_ns) < kCalibrationShare * batch_time * 1e9) {
-        const double want = kCalibrationShare * batch_time * 1e9 / std::max<double>(static_cast<double>(wall_ns), 1.0);
+      double cost_ns = BatchCost(*first);
+      while (cost_ns < kCalibrationShare * batch_time * 1e9) {
+        const double want = kCalibrationShare * batch_time * 1e9 / std::max(cost_ns, 1.0);
         const double grown = static_cast<double>(n) * std::clamp(want * 1.2, 2.0, kMaxGrowth);
         if (grown > 9e18) break;
         n = static_cast<std::int64_t>(grown);
         auto batch = round.Run(c, *w, n, it->second);
         if (!batch) return false;
-        wall_ns = batch->wall_ns;
+        cost_ns = BatchCost(*batch);
       }
-      slowest[w] = std::max(slowest[w], static_cast<double>(wall_ns) / 1e9 / static_cast<double>(n));
+      slowest[w] = std::max(slowest[w], cost_ns / 1e9 / static_cast<double>(n));
     }
     if (!round.QuitAll(*workers.front())) {
       ok = false;

@@ -12,8 +12,14 @@
 
 #include "engine/run/executor.h"
 #include "engine/spec/spec.h"
+#include "engine/worker/protocol.h"
 
 namespace pe::run::internal {
+
+// What a batch's length is measured in, in ns: its CPU time, so a loaded machine (whose wall
+// clock runs on while the worker waits for a core) does not shrink the batches; a quarter of its
+// wall time at least, so a benchmark that waits (I/O, sleep) still gets batches of bounded wall.
+double BatchCost(const worker::Batch& batch);
 
 // The worker workloads of `workloads`.
 std::vector<const spec::Workload*> WorkerWorkloads(const std::vector<const spec::Workload*>& workloads);

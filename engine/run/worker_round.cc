@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "engine/run/execution_sandbox.h"
 #include "engine/runner/interrupt.h"
@@ -32,7 +34,37 @@ model::Sample WorkerSample(const worker::Batch& batch, const std::vector<model::
   return s;
 }
 
+std::vector<runner::MappedFile> ExecutableMappings(pid_t pid) {
+  std::vector<runner::MappedFile> mapped;
+  std::ifstream maps(fmt::format("/proc/{}/maps", pid));
+  // "start-end perms offset dev inode path": executable file mappings, each path once.
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream fields(line);
+    std::string range, perms, offset, dev, inode;
+    if (!(fields >> range >> perms >> offset >> dev >> inode) || perms.size() < 3 || perms[2] != 'x') continue;
+    std::string path;
+    std::getline(fields >> std::ws, path);
+    if (path.empty() || path[0] != '/') continue;
+    runner::MappedFile file{static_cast<int>(pid), path};
+    if (std::find(mapped.begin(), mapped.end(), file) == mapped.end()) mapped.push_back(std::move(file));
+  }
+  return mapped;
+}
+
 WorkerRound::~WorkerRound() = default;  // each WorkerProcess kills and reaps its own
+
+bool WorkerRound::CheckIsolated(const spec::Contender& c, const spec::Workload& w, const char* when) {
+  if (!c.isolated) return true;
+  const auto it = workers_.find(c.name);
+  if (it == workers_.end() || !it->second->alive()) return true;
+  const std::vector<std::string> problems =
+      IsolationProblems(ExecutableMappings(it->second->pid()), c.name, ex_.ObjectOwners());
+  if (problems.empty()) return true;
+  ex_.ResultFor(w).failures.push_back({Failure::Kind::kIsolation, w.name, c.name,
+                                       fmt::format("worker '{}' {}: {}", c.name, when, IsolationMessage(problems)),
+                                       fmt::format("{}", fmt::join(problems, "\n"))});
+  return false;
+}
 
 fs::path WorkerRound::DirOf(const spec::Contender& c) const {
   const auto it = paths_.find(c.name);
@@ -99,6 +131,7 @@ bool WorkerRound::Start(const spec::Contender& c, const std::vector<const spec::
   if (!error.empty()) return Failed(c, first, error);
   const worker::Hello& hello = process->hello();
   workers_[c.name] = std::move(process);
+  if (!CheckIsolated(c, first, "after start-up")) return false;
   for (const spec::Workload* w : workloads) {
     if (std::find(hello.benchmarks.begin(), hello.benchmarks.end(), w->benchmark) == hello.benchmarks.end()) {
       return Failed(c, *w,
@@ -148,6 +181,8 @@ bool WorkerRound::QuitAll(const spec::Workload& w) {
   bool ok = true;
   for (auto& [name, process] : workers_) {
     if (!process->alive()) continue;
+    // isolated = true: what it mapped over the round, checked before it goes (docs/workers.md).
+    if (ok && !CheckIsolated(*ex_.spec().FindContender(name), w, "at the end of a round")) ok = false;
     const std::string error = process->Quit();
     if (!error.empty() && ok) {
       const spec::Contender* c = ex_.spec().FindContender(name);

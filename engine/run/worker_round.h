@@ -28,6 +28,9 @@ using WorkerCommandAdjust = std::function<void(runner::Command& command, const s
 
 // A measured batch as a sample's figures: per iteration (wall, the process's CPU time as user
 // time, the thread's beside it), and each declared counter's growth per iteration.
+// The files `pid` maps executable, from /proc/PID/maps, each once.
+std::vector<runner::MappedFile> ExecutableMappings(pid_t pid);
+
 model::Sample WorkerSample(const worker::Batch& batch, const std::vector<model::Counter>& counters);
 
 class WorkerRound {
@@ -59,6 +62,10 @@ class WorkerRound {
   runner::Command CommandFor(const spec::Contender& c, const spec::Workload& w, const std::filesystem::path& dir);
   worker::WorkerSettings SettingsFor(const spec::Workload& w) const;
   bool Failed(const spec::Contender& c, const spec::Workload& w, const std::string& error);
+  // isolated = true (issue 41, item 5): c's worker maps only its own build's shared objects,
+  // none twice (shared_objects.h), read from its /proc/PID/maps `when` ("after start-up").
+  // False with the failure recorded.
+  bool CheckIsolated(const spec::Contender& c, const spec::Workload& w, const char* when);
 
   Executor& ex_;
   bool round_steps_;

@@ -163,5 +163,21 @@ TEST(WorkerE2E, ACounterTheWorkerDoesNotReportIsNamed) {
       << run.out;
 }
 
+// isolated = true: a worker that maps another contender's build fails the run after start-up.
+TEST(WorkerE2E, AnIsolatedWorkerMappingAnotherContendersBuildFailsTheRun) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "own");
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 2\n\n[contenders.baseline]\nworker = [" << Quoted(TEST_WORKER)
+                      << "]\nisolated = true\nown_objects = [" << Quoted((dir.path() / "own").string())
+                      << "]\n\n[contenders.candidate]\nworker = [" << Quoted(TEST_WORKER) << "]\nown_objects = ["
+                      << Quoted(fs::path(TEST_WORKER).parent_path().string()) << "]\n\n"
+                      << kSum;
+  const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(run.exit, 2) << run.out << run.err;
+  EXPECT_NE(run.out.find("worker 'baseline' after start-up:"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("which is contender 'candidate''s"), std::string::npos) << run.out;
+}
+
 }  // namespace
 }  // namespace pe::e2e::workers
