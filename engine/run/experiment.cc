@@ -300,11 +300,21 @@ bool Experiment::PrepareFixtures() {
   // Independent fixtures are generated side by side (kFixturesAtOnce, fixture_child.h).
   Failure failure;
   std::size_t failed = 0;
-  switch (fixtures_->PrepareAll(workloads_, &failure, &failed)) {
+  // A worker's argv may name any worker workload's fixture ({fixture:NAME}), selected or not.
+  std::vector<const spec::Workload*> to_prepare = workloads_;
+  if (!WorkerWorkloads(workloads_).empty()) {
+    for (const spec::Workload& w : spec_.workloads) {
+      if (w.worker && std::find(to_prepare.begin(), to_prepare.end(), &w) == to_prepare.end()) to_prepare.push_back(&w);
+    }
+  }
+  switch (fixtures_->PrepareAll(to_prepare, &failure, &failed)) {
     case FixturePreparer::Status::kInterrupted:
       return executor_->Interrupted();
     case FixturePreparer::Status::kFailed:
-      executor_->ResultFor(*workloads_[failed]).failures.push_back(std::move(failure));
+      if (failed < workloads_.size())
+        executor_->ResultFor(*workloads_[failed]).failures.push_back(std::move(failure));
+      else
+        result_.failures.push_back(std::move(failure));
       return false;
     case FixturePreparer::Status::kReady:
       break;

@@ -74,7 +74,12 @@ fs::path WorkerRound::DirOf(const spec::Contender& c) const {
 runner::Command WorkerRound::CommandFor(const spec::Contender& c, const spec::Workload& w, const fs::path& dir) {
   const ExecutionPaths& paths = paths_.at(c.name);
   (void)dir;
-  const std::map<std::string, std::string> values = ex_.Placeholders(c, w, paths);
+  std::map<std::string, std::string> values = ex_.Placeholders(c, w, paths);
+  // {fixture:NAME}: the fixture of worker workload NAME (docs/workers.md, "Fixtures").
+  for (const spec::Workload& other : ex_.spec().workloads) {
+    if (other.worker && other.fixture.kind != spec::Fixture::Kind::kNone)
+      values["fixture:" + other.name] = ex_.Placeholders(c, other, paths).at("fixture");
+  }
   runner::Command cmd;
   for (const spec::Located& a : c.worker) cmd.argv.push_back(spec::Expand(a.value, values));
   // A contender built from git runs its programs from its revision's worktree.

@@ -279,10 +279,13 @@ void Parser::ParseContender(const toml::key& key, const toml::node& node, Spec& 
       }
     }
     // After its program, argv may use a parameter every workload declares (as hyperfine's -L).
-    CheckPlaceholders({c.argv.front()}, nullptr);
-    CheckPlaceholders(std::vector<Located>(c.argv.begin() + 1, c.argv.end()), nullptr, CommonAxisNames());
+    if (c.argv_declared) {  // else argv is the worker's, checked below
+      CheckPlaceholders({c.argv.front()}, nullptr);
+      CheckPlaceholders(std::vector<Located>(c.argv.begin() + 1, c.argv.end()), nullptr, CommonAxisNames());
+    }
     CheckPlaceholders(c.startup_argv, nullptr);
-    if (!c.worker.empty()) CheckPlaceholders(c.worker, nullptr);
+    // A worker serves every worker workload: {fixture:NAME} is the fixture of worker workload NAME.
+    if (!c.worker.empty()) CheckPlaceholders(c.worker, nullptr, WorkerFixturePlaceholders());
     c.hooks = ParseHooks(t, nullptr, {});
     std::vector<Located> env_values;
     if (const toml::table* env = t.get_as<toml::table>("env")) {
@@ -591,6 +594,19 @@ void Parser::CheckPlaceholders(const std::vector<Located>& strings, const Worklo
     }
     if (!error.empty()) Fail(s.pos, error);
   }
+}
+
+std::vector<std::string> Parser::WorkerFixturePlaceholders() const {
+  std::vector<std::string> names;
+  const toml::table* workloads = root_.get_as<toml::table>("workloads");
+  if (workloads == nullptr) return names;
+  for (auto&& [name, node] : *workloads) {
+    const toml::table* workload = node.as_table();
+    if (workload == nullptr || workload->get("fixture") == nullptr) continue;
+    const toml::node* kind = workload->get("kind");
+    if (kind && kind->value<std::string>() == "worker") names.push_back(fmt::format("fixture:{}", name.str()));
+  }
+  return names;
 }
 
 std::vector<std::string> Parser::AllAxisNames() const {

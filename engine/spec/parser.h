@@ -189,6 +189,9 @@ class Parser {
   // A spec with worker workloads: every contender declares `worker`, one without `argv` runs no
   // process workload, no duet order; batch_time defaults.
   void CheckWorkers(Spec& spec) const;
+  // "fixture:NAME" for each worker workload NAME that declares a fixture: what a contender's
+  // `worker` argv may name, as the worker serves them all (docs/workers.md, "Fixtures").
+  std::vector<std::string> WorkerFixturePlaceholders() const;
 
   struct Axis {
     std::string name;

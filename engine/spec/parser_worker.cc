@@ -28,8 +28,8 @@ void Parser::ParseWorker(const toml::table& t, Workload& w) const {
   }
   // A worker is asked for a benchmark by name: nothing is run with args, written to an output or
   // made from a fixture per workload, so those keys would be silently ignored.
-  for (const char* key : {"args", "output", "parity", "normalise", "fixture", "sort_lists", "sweep", "parameters",
-                          "prepare", "cleanup"}) {
+  for (const char* key :
+       {"args", "output", "parity", "normalise", "sort_lists", "sweep", "parameters", "prepare", "cleanup"}) {
     if (const toml::node* node = t.get(key)) {
       Fail(Pos(*node), fmt::format("'{}' does not apply to a worker workload: its worker is asked for benchmark "
                                    "'{}' by name and answers with a digest for parity (docs/workers.md)",

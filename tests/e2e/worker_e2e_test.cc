@@ -163,6 +163,27 @@ TEST(WorkerE2E, ACounterTheWorkerDoesNotReportIsNamed) {
       << run.out;
 }
 
+// {fixture:NAME} in a worker's argv: the generated fixture of worker workload NAME.
+TEST(WorkerE2E, AWorkerIsGivenItsWorkloadsFixturesByName) {
+  TempDir dir;
+  const fs::path spec = dir.path() / "spec.toml";
+  const std::string worker = "worker = [" + Quoted(TEST_WORKER) + ", \"--require-dir\", \"{fixture:sum}\"]\n";
+  std::ofstream(spec) << "[run]\nrounds = 2\n\n[contenders.baseline]\n"
+                      << worker << "\n[contenders.candidate]\n"
+                      << worker << "\n[workloads.sum]\nkind = \"worker\"\nfixture = { generator = \"json_docs\", "
+                      << "documents = 1, fields = 4, depth = 0 }\n";
+  Finished run = RunPerfengine({"run", spec.string(), "--cache-dir", (dir.path() / "cache").string()}, dir.path());
+  EXPECT_EQ(run.exit, 0) << run.out << run.err;
+  // Without the fixture the same worker refuses to start: the placeholder is what gave it one.
+  std::string text = ReadAll(spec);
+  text.replace(text.find("fixture = "), text.find('\n', text.find("fixture = ")) - text.find("fixture = "), "");
+  const fs::path broken = dir.path() / "broken.toml";
+  std::ofstream(broken) << text;
+  run = RunPerfengine({"validate", broken.string()}, dir.path());
+  EXPECT_EQ(run.exit, 2) << run.out << run.err;
+  EXPECT_NE(run.err.find("unknown placeholder '{fixture:sum}'"), std::string::npos) << run.err;
+}
+
 // isolated = true: a worker that maps another contender's build fails the run after start-up.
 TEST(WorkerE2E, AnIsolatedWorkerMappingAnotherContendersBuildFailsTheRun) {
   TempDir dir;

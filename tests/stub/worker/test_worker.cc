@@ -18,6 +18,7 @@
 //   --digest-salt TEXT     every digest differs from a worker without it (a parity failure)
 //   --calls-per-iteration K  counter "calls" grows K an iteration (default 1)
 //   --mallocs-per-iteration K  "sum" allocates (and frees) K blocks an iteration
+//   --require-dir DIR      exit 4 at start unless DIR is a directory with a file in it (a fixture)
 // Benchmarks: "sum" (arithmetic; its digest is its result's), "sleep" (1 ms an iteration) and
 // "stdin" (reads stdin: the channel must not be there). Counter "calls": one per iteration.
 #include <perfengine/worker.h>
@@ -28,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -95,6 +97,16 @@ int main(int argc, char** argv) {
       flags.contains("--calls-per-iteration") ? std::stoll(flags.at("--calls-per-iteration")) : 1;
   const std::string salt = flags.contains("--digest-salt") ? flags.at("--digest-salt") : "";
   if (flags.contains("--stderr")) std::fprintf(stderr, "%s\n", flags.at("--stderr").c_str());
+  if (flags.contains("--require-dir")) {
+    const std::string dir = flags.at("--require-dir");
+    bool has_file = false;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) has_file |= entry.is_regular_file();
+    if (!has_file) {
+      std::fprintf(stderr, "test-worker: no fixture in '%s'\n", dir.c_str());
+      return 4;
+    }
+  }
   pe_worker worker;
   if (pe_worker_open(&worker) != 0) {
     std::perror("test-worker: PERFENGINE_WORKER_FDS");
