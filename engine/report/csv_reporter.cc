@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/model/pairs.h"
+#include "engine/report/gated_figures.h"
 #include "engine/report/overview.h"
 #include "engine/report/text.h"
 
@@ -53,7 +54,14 @@ const char* kHeader =
     "median_max_rss_kib,instructions,allocation_calls,per_round_speedup,per_round_speedup_low,"
     "per_round_speedup_high,ratio_of_medians,ratio_of_medians_low,ratio_of_medians_high,win_rate,logic_speedup,"
     "cpu_ratio,cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,verdict,parity,"
-    "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s,notes\n";
+    "commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s,notes,checks\n";
+
+// The CPU-time ratio with the interval beside it: the median per-round ratio max_slowdown reads
+// with its confidence sequence; a file from before sequences, the ratio of medians and its
+// Hodges-Lehmann interval. Never one's figure with the other's interval.
+std::string CpuRatio(const Comparison& c) {
+  return c.cpu_ratio_cs ? CsvNumber(c.cpu_ratio_cs->estimate) : CsvNumber(c.cpu_ratio);
+}
 
 // The contender's revision (docs/results-format.md): commit, ref, dirty, build command; empty
 // cells for a contender not built from git.
@@ -106,7 +114,7 @@ std::string CsvReport(const RunResult& result) {
           c && c->speedup_cs ? CsvNumber(c->speedup_cs->estimate) : "", c ? interval(c->speedup_cs, false) : "",
           c ? interval(c->speedup_cs, true) : "", c ? CsvNumber(c->speedup) : "",
           c ? interval(c->speedup_ci, false) : "", c ? interval(c->speedup_ci, true) : "",
-          c ? CsvNumber(c->win_rate) : "", c ? CsvNumber(c->logic_speedup) : "", c ? CsvNumber(c->cpu_ratio) : "",
+          c ? CsvNumber(c->win_rate) : "", c ? CsvNumber(c->logic_speedup) : "", c ? CpuRatio(*c) : "",
           c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, false) : "",
           c ? interval(c->cpu_ratio_cs ? c->cpu_ratio_cs : c->cpu_ratio_ci, true) : "",
           c ? CsvNumber(c->instructions_ratio) : "", c ? CsvNumber(c->allocations_ratio) : "",
@@ -116,6 +124,16 @@ std::string CsvReport(const RunResult& result) {
       }
       // What measuring the workload showed (a server killed with SIGKILL), on each of its rows.
       row.push_back(Text(fmt::format("{}", fmt::join(w.notes, "; "))));
+      // What the other tables show beside the medians (gated_figures.h): each gated check's
+      // figure, bar and verdict, on the candidate's row; empty where nothing was gated.
+      std::vector<std::string> checks;
+      if (!baseline) {
+        for (const GatedFigure& f :
+             GatedFigures(result, w, s.contender, c, s.contender == result.candidate ? "" : s.contender)) {
+          if (!f.threshold.empty()) checks.push_back(GatedFigureLine(f));  // information is no check
+        }
+      }
+      row.push_back(Text(fmt::format("{}", fmt::join(checks, "; "))));
       out += fmt::format("{}\n", fmt::join(row, ","));
     }
   }

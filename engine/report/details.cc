@@ -37,21 +37,15 @@ std::vector<std::string> MeasureLines(const RunResult& result) {
       if (!b || !k || !found || w.startup || w.kind == WorkloadResult::Kind::kServe) continue;
       const Comparison& c = *found;
       const bool counted = b->instructions || k->instructions || b->allocation_calls || k->allocation_calls ||
-                           !b->measure_note.empty() || !k->measure_note.empty();
+                           !b->measure_note.empty() || !k->measure_note.empty() || !c.counters.empty();
       const bool regression_gated = w.thresholds.max_slowdown.has_value();
       if (!counted && !regression_gated) continue;
       std::vector<std::string> parts;
-      std::string cpu =
-          fmt::format("CPU {} -> {}", units::FormatSeconds(b->median_cpu_s), units::FormatSeconds(k->median_cpu_s));
-      if (c.cpu_ratio) cpu += fmt::format(" ({}", units::FormatRatio(*c.cpu_ratio));
-      // The sequence max_slowdown reads: the median per-round CPU-time ratio.
-      if (c.cpu_ratio && c.cpu_ratio_cs) {
-        cpu += fmt::format("; median per-round {}, {} confidence sequence {} to {}",
-                           units::FormatRatio(c.cpu_ratio_cs->estimate), units::FormatConfidence(c.cpu_ratio_cs->level),
-                           units::FormatRatio(c.cpu_ratio_cs->low), units::FormatRatio(c.cpu_ratio_cs->high));
-      }
-      if (c.cpu_ratio) cpu += ")";
-      parts.push_back(cpu);
+      // The medians only: the figure max_slowdown reads (the median per-round ratio) is the
+      // table's, beside its verdict, and a ratio of these medians beside it would be a second
+      // answer to the same question (issue 42 item 1); explain shows both.
+      parts.push_back(fmt::format("CPU {} -> {} (medians)", units::FormatSeconds(b->median_cpu_s),
+                                  units::FormatSeconds(k->median_cpu_s)));
       if (b->instructions || k->instructions) {
         parts.push_back(
             fmt::format("instructions {} -> {}{}{}", Count(b->instructions), Count(k->instructions),
@@ -62,6 +56,14 @@ std::vector<std::string> MeasureLines(const RunResult& result) {
         parts.push_back(
             fmt::format("allocations {} -> {}{}", Count(b->allocation_calls), Count(k->allocation_calls),
                         c.allocations_ratio ? fmt::format(" ({})", units::FormatRatio(*c.allocations_ratio)) : ""));
+      }
+      // Each declared counter's medians (docs/counters.md), baseline -> candidate.
+      for (const model::CounterComparison& cc : c.counters) {
+        std::string unit;
+        for (const model::Counter& counter : w.counters) {
+          if (counter.name == cc.name && !counter.unit.empty()) unit = " " + counter.unit;
+        }
+        parts.push_back(fmt::format("{} {} -> {}{}", cc.name, cc.baseline, cc.candidate, unit));
       }
       if (!b->measure_note.empty() && b->measure_note == k->measure_note) {
         parts.push_back(fmt::format("both: {}", b->measure_note));

@@ -11,8 +11,9 @@
 namespace pe::report {
 
 // One line per workload that has them, e.g.
-// "records: CPU 2.10 ms -> 3.00 ms (1.43x, 99% interval 1.38x to 1.50x); instructions
-//  4644092 -> 9444130 (2.03x, valgrind callgrind); allocations 4 -> 4 (1.00x)".
+// "records: CPU 2.10 ms -> 3.00 ms (medians); instructions 4644092 -> 9444130 (2.03x,
+//  valgrind callgrind); allocations 4 -> 4 (1.00x); objects 1200 -> 1300 objects". The CPU time
+//  is the contenders' medians only: the figure max_slowdown reads is in the table.
 std::vector<std::string> MeasureLines(const model::RunResult& result);
 
 // One line per serve workload and contender: latency percentiles, throughput, time-to-ready;

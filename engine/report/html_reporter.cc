@@ -8,10 +8,12 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "engine/model/names.h"
 #include "engine/report/confidence_lines.h"
+#include "engine/report/details.h"
 #include "engine/report/html_escape.h"
 #include "engine/report/html_page.h"
 #include "engine/report/machine_load_line.h"
@@ -93,12 +95,13 @@ std::string WorkloadTable(const RunResult& result) {
   std::string html = "<table class=\"workloads\">\n";
   html += HeadingRow(ColumnHeadings(result));
   for (const auto& row : ComparisonRows(result)) {
-    std::vector<std::string> cells = Cells(row);
-    html += "<tr>";
-    for (std::size_t c = 0; c + 1 < cells.size(); ++c) {
-      html += fmt::format("<td>{}</td>", Esc(cells[c]));
+    for (const TableLine& line : Lines(row)) {
+      html += "<tr>";
+      for (std::size_t c = 0; c + 1 < line.cells.size(); ++c) {
+        html += fmt::format("<td>{}</td>", Esc(line.cells[c]));
+      }
+      html += fmt::format("<td class=\"verdict {}\">{}</td></tr>\n", StatusClass(line.status), Esc(line.cells.back()));
     }
-    html += fmt::format("<td class=\"verdict {}\">{}</td></tr>\n", StatusClass(row.status), Esc(cells.back()));
   }
   html += "</table>\n";
   if (const auto summary = SpeedupSummary(result); !summary.empty()) {
@@ -106,6 +109,22 @@ std::string WorkloadTable(const RunResult& result) {
                         Esc(summary.front()));
     for (std::size_t i = 1; i < summary.size(); ++i) html += fmt::format("<li>{}</li>\n", Esc(summary[i]));
     html += "</ul>\n";
+  }
+  return html;
+}
+
+// What the Markdown report lists below its table, in the same order and words (details.h):
+// counts, counters and CPU time; servers; where the extra time went. Preformatted, as the
+// Markdown's fenced blocks are, so a profile's indented lines keep their shape.
+std::string MeasureSections(const RunResult& result) {
+  std::string html;
+  for (const auto& [id, title, lines] : {std::tuple{"counts", "Counts and CPU time", MeasureLines(result)},
+                                         std::tuple{"servers", "Servers", ServeLines(result)},
+                                         std::tuple{"profiles", "Where the extra time went", ProfileLines(result)}}) {
+    if (lines.empty()) continue;
+    std::string text;
+    for (const auto& line : lines) text += Printable(line) + "\n";
+    html += fmt::format("<h2 id=\"{}\">{}</h2>\n<pre class=\"{}\">{}</pre>\n", id, title, id, EscapeHtml(text));
   }
   return html;
 }
@@ -191,7 +210,11 @@ std::string HtmlReport(const RunResult& result) {
   if (std::string busy = BusyMachineLine(result); !busy.empty()) {
     html += fmt::format("<p class=\"busy-machine\">{}</p>\n", Esc(busy));
   }
+  for (const auto& line : UncomparedLines(result)) {
+    html += fmt::format("<p class=\"warning\"><strong>Warning:</strong> {}</p>\n", Esc(line));
+  }
   html += WorkloadTable(result);
+  html += MeasureSections(result);
   html += FailureSection(result);
 
   std::vector<SweepSection> sections = SweepSections(result);

@@ -21,11 +21,7 @@ namespace pe::report::html {
 
 using model::AxisValue;
 using model::Comparison;
-using model::ExitCode;
-using model::Failure;
-using model::FailureKindName;
 using model::Interval;
-using model::MachineInfo;
 using model::Measured;
 using model::Paired;
 using model::PairedRounds;

@@ -21,11 +21,7 @@ namespace pe::report::html {
 
 using model::AxisValue;
 using model::Comparison;
-using model::ExitCode;
-using model::Failure;
-using model::FailureKindName;
 using model::Interval;
-using model::MachineInfo;
 using model::Measured;
 using model::Paired;
 using model::PairedRounds;
@@ -306,10 +302,20 @@ std::string WorkloadSection(const RunResult& result, const WorkloadResult& workl
                                  ids("workload", workload.name), Esc(workload.name));
   if (!workload.description.empty()) html += fmt::format("<p>{}</p>\n", Esc(workload.description));
   html += fmt::format(
-      "<p>Median {} (baseline) against {} (candidate); median per-round speed-up {}; candidate won {} rounds; "
-      "verdict <span class=\"verdict {}\">{}</span>.</p>\n",
-      Esc(row.baseline_median), Esc(row.candidate_median), Esc(row.speedup), Esc(row.rounds_won),
-      StatusClass(row.status), Esc(row.verdict));
+      "<p>Median {} (baseline) against {} (candidate) over {} paired rounds; verdict <span class=\"verdict {}\">{}"
+      "</span>.</p>\n",
+      Esc(row.baseline_median), Esc(row.candidate_median), Esc(row.rounds), StatusClass(row.status), Esc(row.verdict));
+  // The same figures as the table's lines (gated_figures.h), each with its check's verdict.
+  if (!row.figures.empty()) {
+    html += "<ul class=\"checks\">\n";
+    for (const GatedFigure& f : row.figures) {
+      html += fmt::format("<li>{} <span class=\"verdict {}\">{}</span></li>\n",
+                          Esc(f.bar.empty() ? fmt::format("{} {}:", f.check, f.figure)
+                                            : fmt::format("{} {}, {}:", f.check, f.figure, f.bar)),
+                          StatusClass(f.status), Esc(f.verdict));
+    }
+    html += "</ul>\n";
+  }
   std::string charts;
   std::string notes;
   std::vector<ContenderRuns> runs = RunsByContender(result, workload);

@@ -37,15 +37,19 @@ void AppendTable(const RunResult& result, std::string& out) {
   // Names and the verdict are text; the figures align right.
   std::string align = "| :--- |";
   const bool named = headings.size() > std::size(kColumnHeadings);
-  for (std::size_t c = 1; c + 1 < headings.size(); ++c) align += named && c == 1 ? " :--- |" : " ---: |";
+  for (std::size_t c = 1; c + 1 < headings.size(); ++c) {
+    align += (named && c == 1) || c + 4 == headings.size() ? " :--- |" : " ---: |";  // names left
+  }
   out += align + " :--- |\n";
   for (const auto& row : ComparisonRows(result)) {
-    std::vector<std::string> cells = Cells(row);
-    for (auto& cell : cells) cell = EscapeMarkdown(cell);
-    if (row.status == RowStatus::kMissed || row.status == RowStatus::kFailed || row.status == RowStatus::kUnresolved) {
-      cells.back() = fmt::format("**{}**", cells.back());
+    for (TableLine& line : Lines(row)) {
+      for (auto& cell : line.cells) cell = EscapeMarkdown(cell);
+      if (line.status == RowStatus::kMissed || line.status == RowStatus::kFailed ||
+          line.status == RowStatus::kUnresolved) {
+        line.cells.back() = fmt::format("**{}**", line.cells.back());
+      }
+      out += TableRow(line.cells);
     }
-    out += TableRow(cells);
   }
   if (const auto summary = SpeedupSummary(result); !summary.empty()) {
     out += fmt::format("\n**Summary** ({}):\n\n", EscapeMarkdown(summary.front()));

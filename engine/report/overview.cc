@@ -79,27 +79,10 @@ WorkloadRow RowOf(const RunResult& result, const WorkloadResult& workload, const
   row.workload = workload.name;
   row.baseline_median = MedianCell(workload, result.baseline);
   row.candidate_median = MedianCell(workload, contender);
-  if (comparison != nullptr) {
-    // The figure min_speedup reads (the median per-round speed-up, Comparison::speedup_cs) with
-    // its confidence sequence; the ratio of medians (Comparison::speedup) is descriptive and is
-    // not shown here, where a verdict's figure belongs (issue #25 item 1).
-    if (const auto& cs = comparison->speedup_cs) {
-      row.speedup = units::FormatRatio(cs->estimate);
-      if (std::isfinite(cs->high) && cs->low > 0) {
-        row.speedup += fmt::format(" ({}-{})", units::FormatRatio(cs->low), units::FormatRatio(cs->high));
-      }
-    } else {
-      row.speedup = kNothing;  // no paired rounds (or a file from before sequences)
-    }
-    row.logic_speedup = comparison->logic_speedup ? units::FormatRatio(*comparison->logic_speedup)
-                                                  : LogicNoteShortForm(comparison->logic_note);
-    // A server's column compares time-to-ready, not work after start-up: say so in the cell.
-    if (workload.kind == WorkloadResult::Kind::kServe && comparison->logic_speedup)
-      row.logic_speedup += " (time-to-ready)";
-    row.rounds_won = fmt::format("{}/{}", comparison->wins, comparison->rounds);
-  } else {
-    row.speedup = row.logic_speedup = row.rounds_won = kNothing;
-  }
+  // Beside the medians, only what the gate read: each gated check's figure and verdict, one
+  // rule for every table (gated_figures.h; issue 42 item 1).
+  row.rounds = comparison != nullptr ? fmt::format("{}", comparison->rounds) : std::string(kNothing);
+  row.figures = GatedFigures(result, workload, contender, comparison, check_contender);
   row.status = StatusOf(result, workload, check_contender);
   row.verdict = VerdictText(row.status);
   return row;
@@ -152,11 +135,26 @@ std::vector<std::string> ColumnHeadings(const RunResult& result) {
   return headings;
 }
 
-std::vector<std::string> Cells(const WorkloadRow& row) {
-  std::vector<std::string> cells = {row.workload,      row.baseline_median, row.candidate_median, row.speedup,
-                                    row.logic_speedup, row.rounds_won,      row.verdict};
-  if (!row.contender.empty()) cells.insert(cells.begin() + 1, row.contender);
-  return cells;
+std::vector<TableLine> Lines(const WorkloadRow& row) {
+  std::vector<TableLine> lines;
+  auto add = [&](std::vector<std::string> cells, RowStatus status) {
+    if (!lines.empty()) {
+      for (std::size_t c = 0; c < 4; ++c) cells[c].clear();  // the workload's cells once
+    }
+    if (!row.contender.empty()) cells.insert(cells.begin() + 1, lines.empty() ? row.contender : "");
+    lines.push_back({std::move(cells), status});
+  };
+  const std::string nothing(kNothing);
+  if (row.figures.empty()) {
+    add({row.workload, row.baseline_median, row.candidate_median, row.rounds, nothing, nothing, nothing, row.verdict},
+        row.status);
+  }
+  for (const GatedFigure& f : row.figures) {
+    add({row.workload, row.baseline_median, row.candidate_median, row.rounds, f.check, f.figure,
+         f.bar.empty() ? nothing : f.bar, f.verdict},
+        f.status);
+  }
+  return lines;
 }
 
 namespace {

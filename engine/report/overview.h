@@ -7,35 +7,28 @@
 #include <vector>
 
 #include "engine/model/result.h"
+#include "engine/report/gated_figures.h"
+#include "engine/report/row_status.h"
 
 namespace pe::report {
-
-enum class RowStatus {
-  kPass,        // every threshold on this workload met
-  kMissed,      // a threshold missed
-  kUnresolved,  // a claim that must be shown is not shown either way yet
-  kFailed,      // the workload failed (crash, timeout, parity, ...)
-  kNotGated,    // gate = false: measured, never gated
-  kNone,        // nothing was checked
-};
 
 struct WorkloadRow {
   std::string workload;   // the name as given; escaping is the reporter's job
   std::string contender;  // with several candidates (model/pairs.h): whose row it is; else ""
   std::string baseline_median;
   std::string candidate_median;
-  std::string speedup;        // the median per-round speed-up and its confidence sequence
-  std::string logic_speedup;  // a ratio, or the logic note's short form
-  std::string rounds_won;     // "7/10"
-  std::string verdict;        // "pass", "missed", "failed", "(not gated)" or "-"
+  std::string rounds;  // the paired rounds behind its figures: "17"
+  // What the table shows beside the medians, one line each (gated_figures.h): the figure of
+  // each gated check with its verdict, or one figure labelled as information.
+  std::vector<GatedFigure> figures;
+  std::string verdict;  // the workload's: "pass", "missed", "failed", "(not gated)" or "-"
   RowStatus status = RowStatus::kNone;
 };
 
-// Column headings, in the order of WorkloadRow's cells.
-// The speed-up column shows the figure min_speedup reads, and says which.
+// Column headings, in the order of the cells of a row's lines. The medians are the contenders'
+// wall times (descriptive); each line's check, figure, bar and verdict are one gated check's.
 inline constexpr std::string_view kColumnHeadings[] = {
-    "workload",         "baseline median", "candidate median", "speed-up (median per round)",
-    "startup-adjusted", "rounds won",      "verdict"};
+    "workload", "baseline median", "candidate median", "rounds", "check", "figure", "bar", "verdict"};
 
 // One row per workload: the run's candidate against its baseline.
 std::vector<WorkloadRow> WorkloadRows(const model::RunResult& result);
@@ -48,8 +41,17 @@ std::vector<WorkloadRow> ComparisonRows(const model::RunResult& result);
 // after the workload and "contender median" for "candidate median".
 std::vector<std::string> ColumnHeadings(const model::RunResult& result);
 
-// The cells of a row in heading order (the contender's cell only where the row names one).
-std::vector<std::string> Cells(const WorkloadRow& row);
+// One printed line of the table: its cells in heading order and the status its verdict is
+// painted with.
+struct TableLine {
+  std::vector<std::string> cells;
+  RowStatus status = RowStatus::kNone;
+};
+
+// The lines of a row, one per figure (the contender's cell only where the row names one); the
+// workload, medians and rounds are on the first line only. A failed workload has one line,
+// its figure "-" and verdict "failed".
+std::vector<TableLine> Lines(const WorkloadRow& row);
 
 // How the gate's checks on one workload ended for one candidate ("" for the run's candidate,
 // else the contender Check::contender names), and the word the tables print for it.

@@ -84,17 +84,21 @@ std::string_view SummaryColor(ExitCode exit) {
 void WriteTable(const std::vector<std::string>& headings, const std::vector<WorkloadRow>& rows, std::ostream& out,
                 const Painter& paint) {
   std::vector<std::vector<std::string>> lines;
+  std::vector<RowStatus> statuses;
   lines.push_back(headings);
   for (const auto& row : rows) {
-    std::vector<std::string> cells = Cells(row);
-    for (auto& cell : cells) cell = OneLine(cell);
-    lines.push_back(std::move(cells));
+    for (TableLine& line : Lines(row)) {
+      for (auto& cell : line.cells) cell = OneLine(cell);
+      lines.push_back(std::move(line.cells));
+      statuses.push_back(line.status);
+    }
   }
   // The workload left, the figures right, the verdict last and unpadded (it is painted).
   const std::size_t columns = lines.front().size();
   std::string align(columns, 'r');
   align.front() = 'l';
   align.back() = 'l';
+  align[columns - 4] = 'l';                                              // the check's name
   if (!rows.empty() && !rows.front().contender.empty()) align[1] = 'l';  // the contender's name
   const TableRows padded = PaddedCells(lines, align);
   for (std::size_t l = 0; l < padded.size(); ++l) {
@@ -102,7 +106,7 @@ void WriteTable(const std::vector<std::string>& headings, const std::vector<Work
     for (std::size_t c = 0; c < columns; ++c) {
       if (c > 0) text += kColumnGap;
       const bool verdict = c + 1 == columns && l > 0;
-      text += verdict ? paint(padded[l][c], RowColor(rows[l - 1].status)) : padded[l][c];
+      text += verdict ? paint(padded[l][c], RowColor(statuses[l - 1])) : padded[l][c];
     }
     out << (l == 0 ? paint(text, kDim) : text) << '\n';
   }

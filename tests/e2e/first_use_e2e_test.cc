@@ -151,7 +151,7 @@ TEST(DifferentOutputs, ParityNoneComparesTimeOnlyAndSaysSo) {
             "per_round_speedup_high,ratio_of_medians,ratio_of_medians_low,ratio_of_medians_high,win_rate,"
             "logic_speedup,cpu_ratio,cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,"
             "verdict,parity,commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s,"
-            "notes");
+            "notes,checks");
   EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 5);
   EXPECT_NE(table.find("\ncompress,candidate,candidate,baseline,3,"), std::string::npos) << table;
   // parity, then the contender's revision (not built from git: empty) and the run's six timings.

@@ -102,9 +102,11 @@ TEST_F(NoRegressionE2E, ExtraWorkFailsOnInstructionsAndTheProfileNamesTheFunctio
   EXPECT_TRUE(f.out.find("records: instruction count ratio 2.") != std::string::npos ||
               f.out.find("records: instruction count ratio 1.") != std::string::npos)
       << f.out;
-  EXPECT_EQ(f.out.find("allocation count ratio"), f.out.find("allocation count ratio 1.00x meets"))
-      << "allocations must not be the metric that fails\n"
-      << f.out;
+  // Allocations must not be the metric that fails: the table's line for that check, its
+  // figure and its verdict beside it (docs/report.md), says pass.
+  const std::size_t allocations = f.out.find("allocation count ratio (max_allocations_ratio)");
+  ASSERT_NE(allocations, std::string::npos) << f.out;
+  EXPECT_TRUE(f.out.substr(allocations, f.out.find('\n', allocations) - allocations).ends_with("  pass")) << f.out;
   const auto results = Results();
   const auto& work = results["workloads"][1];
   EXPECT_GT(work["comparison"]["instructions_ratio"].get<double>(), 1.5);

@@ -51,15 +51,17 @@ RunResult Compressors(bool all_pairs) {
 
 TEST(ThreeContenders, ARowPerCandidateNamingIt) {
   const RunResult r = Compressors(false);
-  EXPECT_EQ(ColumnHeadings(r),
-            (std::vector<std::string>{"workload", "contender", "baseline median", "contender median",
-                                      "speed-up (median per round)", "startup-adjusted", "rounds won", "verdict"}));
+  EXPECT_EQ(ColumnHeadings(r), (std::vector<std::string>{"workload", "contender", "baseline median", "contender median",
+                                                         "rounds", "check", "figure", "bar", "verdict"}));
   const std::vector<WorkloadRow> rows = ComparisonRows(r);
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(Cells(rows[0]), (std::vector<std::string>{"compress", "zstd", "1.00 s", "400 ms", "2.50x (2.25x-2.75x)",
-                                                      "n/a", "8/8", "pass"}));
-  EXPECT_EQ(Cells(rows[1]), (std::vector<std::string>{"compress", "lz4", "1.00 s", "200 ms", "5.00x (4.50x-5.50x)",
-                                                      "n/a", "8/8", "missed"}));
+  // Each candidate's own check, with its own figure and verdict.
+  EXPECT_EQ(Lines(rows[0]).front().cells,
+            (std::vector<std::string>{"compress", "zstd", "1.00 s", "400 ms", "8", "median speedup (min_speedup)",
+                                      "2.50x", "at least 2.00x", "pass"}));
+  EXPECT_EQ(Lines(rows[1]).front().cells,
+            (std::vector<std::string>{"compress", "lz4", "1.00 s", "200 ms", "8", "median speedup (min_speedup)",
+                                      "5.00x", "at least 6.00x", "missed"}));
 }
 
 TEST(ThreeContenders, TwoContendersKeepTheirTable) {
@@ -97,18 +99,20 @@ TEST(ThreeContenders, CsvRowsCarryEachCandidatesOwnComparison) {
             "per_round_speedup_high,ratio_of_medians,ratio_of_medians_low,ratio_of_medians_high,win_rate,"
             "logic_speedup,cpu_ratio,cpu_ratio_low,cpu_ratio_high,instructions_ratio,allocations_ratio,rss_ratio,"
             "verdict,parity,commit,ref,dirty,build,run_time_s,build_s,fixtures_s,parity_s,measuring_s,analysis_s,"
-            "notes");
-  EXPECT_NE(csv.find("\ncompress,gzip,baseline,,10,1,0.95,1.1,0.8,0.1,0,123456,,,,,,,,,,,,,,,,,,exact,,,,,,,,,,,\n"),
+            "notes,checks");
+  EXPECT_NE(csv.find("\ncompress,gzip,baseline,,10,1,0.95,1.1,0.8,0.1,0,123456,,,,,,,,,,,,,,,,,,exact,,,,,,,,,,,,\n"),
             std::string::npos)
       << csv;
   EXPECT_NE(
       csv.find(
           "\ncompress,zstd,candidate,gzip,10,0.4,0.38,0.44000000000000006,0.32000000000000006,0.04000000000000001,0,"
-          "123456,,,2.5,2.25,2.75,2.5,,,1,,,,,,,,pass,exact,,,,,,,,,,,\n"),
+          "123456,,,2.5,2.25,2.75,2.5,,,1,,,,,,,,pass,exact,,,,,,,,,,,,\"median speedup (min_speedup) 2.50x, at least "
+          "2.00x: pass\"\n"),
       std::string::npos)
       << csv;
   EXPECT_NE(csv.find("\ncompress,lz4,candidate,gzip,10,0.2,0.19,0.22000000000000003,0.16000000000000003,"
-                     "0.020000000000000004,0,123456,123,,5,4.5,5.5,5,,,1,,0.3,,,,,,missed,exact,,,,,,,,,,,\n"),
+                     "0.020000000000000004,0,123456,123,,5,4.5,5.5,5,,,1,,0.3,,,,,,missed,exact,,,,,,,,,,,,\"median "
+                     "speedup (min_speedup) 5.00x, at least 6.00x: missed\"\n"),
             std::string::npos)
       << csv;
 }
@@ -116,7 +120,7 @@ TEST(ThreeContenders, CsvRowsCarryEachCandidatesOwnComparison) {
 TEST(ThreeContenders, MarkdownListsEveryContenderAndTheSummary) {
   const std::string md = MarkdownReport(Compressors(false));
   EXPECT_NE(md.find("| workload | contender | baseline median | contender median |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| :--- | :--- | ---: | ---: | ---: | ---: | ---: | :--- |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| :--- | :--- | ---: | ---: | ---: | :--- | ---: | ---: | :--- |"), std::string::npos) << md;
   EXPECT_NE(md.find("| compress | lz4 | 1.00 s | 200 ms |"), std::string::npos) << md;
   EXPECT_NE(md.find("**Summary** (median per-round speed-up \\[95% confidence sequence\\], the figure min\\_speedup "
                     "reads):\n\n- compress: lz4 ran"),

@@ -61,10 +61,10 @@ TEST(MarkdownReporterTest, HostileTextCannotInjectMarkup) {
   EXPECT_NE(outside.find("\\| \\*\\*x\\*\\* \\<script\\>"), std::string::npos);
   EXPECT_NE(outside.find("\\[click\\](http://evil) \\*now\\*"), std::string::npos);
 
-  // Every table line still has 8 cell separators (7 cells).
+  // Every table line still has 9 cell separators (8 cells).
   for (const std::string& line : Lines(outside)) {
     if (!line.empty() && line.front() == '|') {
-      EXPECT_EQ(UnescapedPipes(line), 8) << line;
+      EXPECT_EQ(UnescapedPipes(line), 9) << line;
     }
   }
 }

@@ -60,30 +60,43 @@ TEST(OverviewTest, RowsFollowTheVerdict) {
   std::vector<WorkloadRow> rows = WorkloadRows(testing::SampleResult());
   ASSERT_EQ(rows.size(), 6u);
   EXPECT_EQ(rows[0].verdict, "(not gated)");
+  ASSERT_EQ(rows[0].figures.size(), 1u);
+  EXPECT_EQ(rows[0].figures[0].check, "median per-round speed-up (information)");
   EXPECT_EQ(rows[1].verdict, "pass");
-  EXPECT_EQ(rows[1].logic_speedup, "n/a (startup-bound)");
   EXPECT_EQ(rows[3].verdict, "missed");
-  EXPECT_EQ(rows[3].speedup, "8.42x (7.58x-9.26x)");
-  EXPECT_EQ(rows[3].rounds_won, "9/10");
+  ASSERT_EQ(rows[3].figures.size(), 1u);
+  EXPECT_EQ(rows[3].figures[0].check, "median speedup (min_speedup)");
+  EXPECT_EQ(rows[3].figures[0].verdict, "missed");
+  EXPECT_EQ(rows[3].rounds, "10");
   EXPECT_EQ(rows[4].verdict, "failed");
   EXPECT_EQ(rows[4].candidate_median, "-");
-  EXPECT_EQ(rows[4].speedup, "-");
+  EXPECT_TRUE(rows[4].figures.empty());
 }
 
-// One figure per claim (issue #25 item 1): the speed-up column is the median per-round speed-up
-// min_speedup reads, with its confidence sequence, never the ratio of medians; the heading
-// says which.
-TEST(OverviewTest, TheSpeedupColumnShowsTheFigureTheCheckReads) {
+// One figure per check (issue 42 item 1): each gated check's line shows the figure the check
+// read, with its confidence sequence, never the ratio of medians; the workload's cells once.
+TEST(OverviewTest, EachCheckIsALineWithTheFigureItRead) {
   RunResult result = testing::SampleResult();
-  model::Comparison& c = *result.workloads[3].comparison;
+  model::Comparison& c = *result.workloads[2].comparison;
   c.speedup = 8.42;
-  c.speedup_cs = model::Interval{7.9, 7.1, 8.6, 0.9974, "confidence sequence"};
-  EXPECT_EQ(WorkloadRows(result)[3].speedup, "7.90x (7.10x-8.60x)");
-  c.speedup_cs->high = std::numeric_limits<double>::infinity();  // an unbounded sequence: the figure alone
-  EXPECT_EQ(WorkloadRows(result)[3].speedup, "7.90x");
-  c.speedup_cs.reset();  // no sequence (a file from before them): no figure, not the ratio of medians
-  EXPECT_EQ(WorkloadRows(result)[3].speedup, "-");
-  EXPECT_EQ(ColumnHeadings(result)[3], "speed-up (median per round)");
+  for (model::Check& check : result.verdict.checks) {
+    if (check.workload == "medium_graph" && check.threshold == "min_speedup") {
+      check.measured = 19.7;
+      check.interval = model::Interval{19.7, 18.1, 21.3, 0.9974, "confidence sequence"};
+    }
+  }
+  const std::vector<TableLine> lines = Lines(WorkloadRows(result)[2]);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].cells,
+            (std::vector<std::string>{"medium_graph", "2.15 s", "109 ms", "10", "median speedup (min_speedup)",
+                                      "19.7x (18.1x-21.3x)", "at least 10.0x", "pass"}));
+  EXPECT_EQ(lines[1].cells, (std::vector<std::string>{"", "", "", "", "startup-adjusted speedup (min_logic_speedup)",
+                                                      "21.4x", "at least 10.0x", "pass"}));
+  // A failed workload: one line, no figure.
+  const std::vector<TableLine> failed = Lines(WorkloadRows(result)[4]);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].cells.back(), "failed");
+  EXPECT_EQ(failed[0].status, RowStatus::kFailed);
 }
 
 TEST(OverviewTest, WorkloadWithoutChecksHasNoVerdict) {

@@ -47,8 +47,8 @@ TEST(TerminalReporterTest, TheHeaderStatesTheRoundsTheRowsRan) {
   EXPECT_EQ(out.substr(0, out.find('\n')),
             "bazel-diff (baseline) against bazel-diff-rs (candidate): 12 to 17 rounds (min 7, cap 30) + 1 warm-up, "
             "alternate order, seed 42, scale 1");
-  EXPECT_NE(out.find(" 10/17 "), std::string::npos) << out;  // the rows it sums up
-  EXPECT_NE(out.find(" 9/12 "), std::string::npos) << out;
+  EXPECT_NE(out.find(" 17  "), std::string::npos) << out;  // the rows' rounds column, which it sums up
+  EXPECT_NE(out.find(" 12  "), std::string::npos) << out;
 }
 
 TEST(TerminalReporterTest, NoEscapeCodesWithoutColor) {
