@@ -20,16 +20,9 @@
 namespace pe::report::html {
 
 using model::AxisValue;
-using model::Comparison;
-using model::Interval;
-using model::Measured;
-using model::Paired;
-using model::PairedRounds;
 using model::RunResult;
-using model::Sample;
 using model::ScalingFit;
 using model::SweepResult;
-using model::WorkloadResult;
 namespace {
 
 using namespace svg;  // NOLINT: the chart vocabulary (Axis, Frame, Ticks) reads best unqualified here

@@ -19,7 +19,6 @@
 
 namespace pe::report::html {
 
-using model::AxisValue;
 using model::Comparison;
 using model::Interval;
 using model::Measured;
@@ -27,8 +26,6 @@ using model::Paired;
 using model::PairedRounds;
 using model::RunResult;
 using model::Sample;
-using model::ScalingFit;
-using model::SweepResult;
 using model::WorkloadResult;
 namespace {
 
