@@ -13,6 +13,8 @@
 // docs/explain.md says exactly what each threshold reads here.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,9 +25,25 @@
 
 namespace pe::explain {
 
+// One workload of two saved runs. Its figures are a model::Comparison, the model a run's own
+// comparison is, with OLD's candidate in the baseline's role and NEW's in the candidate's: so
+// speedup is OLD / NEW (above 1 NEW is faster), every ratio NEW / OLD, and the threshold table's
+// member pointers (engine/model/threshold_table.h) read compare's figures as they read a run's.
+// The rest is what comparing two files unpaired adds: the series compared and the tests on them.
 struct WorkloadComparison {
   std::string workload;
   bool gate = true;
+  // Set here: baseline and candidate (the candidate's name in OLD and in NEW), speedup
+  // (old_median / new_median), speedup_ci (the bounds the gate reads: BCa, else percentile),
+  // cpu_ratio and cpu_ratio_ci, rss_ratio (NEW / OLD median peak RSS), logic_speedup and
+  // logic_note (startup-adjusted OLD / NEW), instructions_ratio and allocations_ratio (the
+  // candidate's counts, measured once per file), p99_ratio (median over NEW's rounds / median
+  // over OLD's, of each round's p99) and notes. Nothing paired is: OLD's rounds and NEW's are
+  // not the same rounds.
+  model::Comparison figures;
+  // Why a point figure of `figures` is absent, by its name in kFigureRows ("rss_ratio",
+  // "instructions_ratio", "allocations_ratio", "p99_ratio").
+  std::map<std::string, std::string, std::less<>> missing;
   // Paired: the baseline ran in both files, so each file's rounds pair the candidate with the
   // baseline, and what is compared is each round's candidate / baseline ratio, OLD's against
   // NEW's: the ratios the gate's confidence sequences read, with the machine's drift between
@@ -36,33 +54,17 @@ struct WorkloadComparison {
   std::vector<double> new_wall;
   double old_median = 0;
   double new_median = 0;
-  double speedup = 0;      // old_median / new_median: above 1 NEW is faster
   double raw_speedup = 0;  // the candidate's own median wall time, OLD / NEW, as measured
-  // The same for CPU time (user + system), which max_slowdown reads as the gate does: NEW / OLD
-  // of the candidate's CPU time, or of its per-round CPU-time ratio to the baseline when paired.
+  // The same for CPU time (user + system), which max_slowdown reads as the gate does: the
+  // candidate's CPU time, or its per-round CPU-time ratio to the baseline when paired.
   std::vector<double> old_cpu;
   std::vector<double> new_cpu;
-  std::optional<double> cpu_ratio;
-  std::optional<model::Interval> cpu_ratio_ci;
   // A change is claimed only where an interval says so: the speed-up's or the CPU-time ratio's
   // interval lies wholly on one side of 1.
   bool changed = false;
   stats::MannWhitneyResult mann_whitney;  // x = OLD, y = NEW
   double superiority = 0.5;               // P(NEW run < OLD run), ties half
   std::optional<stats::BootstrapResult> bootstrap;
-  std::optional<model::Interval> speedup_ci;  // the bounds the gate reads (BCa, else percentile)
-  std::optional<double> rss_ratio;            // NEW / OLD median peak RSS
-  std::optional<double> logic_speedup;        // startup-adjusted OLD / NEW
-  std::string logic_note;                     // why there is no logic_speedup
-  // The candidate's counts (measured once per file) and serve latency, NEW / OLD; the note
-  // says why one is absent.
-  std::optional<double> instructions_ratio;
-  std::string instructions_note;
-  std::optional<double> allocations_ratio;
-  std::string allocations_note;
-  std::optional<double> p99_ratio;  // median over NEW's rounds / median over OLD's, of each round's p99
-  std::string p99_note;
-  std::vector<std::string> notes;
 };
 
 struct RunComparison {

@@ -48,21 +48,22 @@ std::string Table(const RunComparison& c) {
                                                  "Mann-Whitney"}};
   for (const WorkloadComparison& w : c.workloads) {
     rows.push_back({OneLine(w.workload), w.paired ? "paired ratios" : "unpaired times", MedianCell(w, w.old_median),
-                    MedianCell(w, w.new_median), FormatRatio(w.speedup), IntervalCell(w.speedup_ci),
-                    w.cpu_ratio ? FormatRatio(*w.cpu_ratio) : "-", IntervalCell(w.cpu_ratio_ci),
+                    MedianCell(w, w.new_median), FormatRatio(w.figures.speedup), IntervalCell(w.figures.speedup_ci),
+                    w.figures.cpu_ratio ? FormatRatio(*w.figures.cpu_ratio) : "-", IntervalCell(w.figures.cpu_ratio_ci),
                     w.changed ? "yes" : "no", FormatPercent(w.superiority), FormatPValue(w.mann_whitney.p_value)});
   }
   return report::FormatTable(rows, "llrrrrrrlrl", "  ");
 }
 
 std::string Detail(const WorkloadComparison& w) {
+  const model::Comparison& f = w.figures;
   std::string out = fmt::format("\n== {}{} ==\n", OneLine(w.workload), w.gate ? "" : " (not gated)");
   out += fmt::format("  compared: {}\n", OneLine(w.figure));
   const char* what = w.paired ? "rounds" : "runs";
   out += fmt::format("  OLD: {} {}, median {}\n", w.old_wall.size(), what, MedianCell(w, w.old_median));
   out += fmt::format("  NEW: {} {}, median {}\n", w.new_wall.size(), what, MedianCell(w, w.new_median));
   out += fmt::format("  speed-up = OLD median / NEW median = {} / {} = {}\n", MedianCell(w, w.old_median),
-                     MedianCell(w, w.new_median), FormatRatio(w.speedup));
+                     MedianCell(w, w.new_median), FormatRatio(f.speedup));
   if (w.paired) {
     out += fmt::format(
         "  (the candidate's own median wall time, OLD / NEW: {}, before the baseline's drift is taken out)\n",
@@ -80,11 +81,11 @@ std::string Detail(const WorkloadComparison& w) {
       out += fmt::format("    percentile {} to {}\n", FormatRatio(b.percentile->low), FormatRatio(b.percentile->high));
     }
   }
-  if (w.cpu_ratio) {
+  if (f.cpu_ratio) {
     out += fmt::format("  CPU time (user + system) NEW / OLD{}: {}{}\n",
-                       w.paired ? ", per-round ratios to the baseline" : "", FormatRatio(*w.cpu_ratio),
-                       w.cpu_ratio_ci ? fmt::format(", {} interval {}", units::FormatConfidence(w.cpu_ratio_ci->level),
-                                                    IntervalCell(w.cpu_ratio_ci))
+                       w.paired ? ", per-round ratios to the baseline" : "", FormatRatio(*f.cpu_ratio),
+                       f.cpu_ratio_ci ? fmt::format(", {} interval {}", units::FormatConfidence(f.cpu_ratio_ci->level),
+                                                    IntervalCell(f.cpu_ratio_ci))
                                       : "");
   }
   out += fmt::format("  change: {}\n", w.changed ? "yes: an interval above lies wholly on one side of 1.00x"
@@ -94,13 +95,13 @@ std::string Detail(const WorkloadComparison& w) {
                      m.u1, m.exact ? "exact" : "normal approximation", m.ties ? ", ties" : "", FormatPValue(m.p_value));
   out += fmt::format("  probability of superiority: a NEW {} is faster than an OLD one {} of the time (ties half)\n",
                      w.paired ? "round (relative to its baseline)" : "run", FormatPercent(w.superiority));
-  if (w.rss_ratio) out += fmt::format("  peak RSS NEW / OLD: {}\n", FormatRatio(*w.rss_ratio));
-  if (w.logic_speedup) {
-    out += fmt::format("  startup-adjusted speedup over OLD: {}\n", FormatRatio(*w.logic_speedup));
-  } else if (!w.logic_note.empty()) {
-    out += fmt::format("  no startup-adjusted speedup: {}\n", OneLine(w.logic_note));
+  if (f.rss_ratio) out += fmt::format("  peak RSS NEW / OLD: {}\n", FormatRatio(*f.rss_ratio));
+  if (f.logic_speedup) {
+    out += fmt::format("  startup-adjusted speedup over OLD: {}\n", FormatRatio(*f.logic_speedup));
+  } else if (!f.logic_note.empty()) {
+    out += fmt::format("  no startup-adjusted speedup: {}\n", OneLine(f.logic_note));
   }
-  for (const auto& note : w.notes) out += fmt::format("  note: {}\n", OneLine(note));
+  for (const auto& note : f.notes) out += fmt::format("  note: {}\n", OneLine(note));
   return out;
 }
 

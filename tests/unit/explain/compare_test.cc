@@ -146,6 +146,9 @@ TEST(Compare, WhereTheBaselineRanInBothItComparesTheGatesPerRoundRatios) {
   const WorkloadComparison& work = c.workloads.at(1);
   ASSERT_EQ(work.workload, "work");
   ASSERT_TRUE(work.paired);
+  // OLD's candidate in the baseline's role, NEW's in the candidate's.
+  EXPECT_EQ(work.figures.baseline, "rewrite");
+  EXPECT_EQ(work.figures.candidate, "rewrite");
   // Each file's measured rounds, candidate / baseline, as the gate's sequences pair them.
   auto ratios = [](const RunResult& run, bool cpu) {
     std::map<int, double> original, rewrite;
@@ -159,9 +162,9 @@ TEST(Compare, WhereTheBaselineRanInBothItComparesTheGatesPerRoundRatios) {
   };
   EXPECT_EQ(work.old_wall, ratios(old_run, false));
   EXPECT_EQ(work.new_wall, ratios(new_run, false));
-  EXPECT_EQ(work.speedup, stats::Median(ratios(old_run, false)) / stats::Median(ratios(new_run, false)));
-  ASSERT_TRUE(work.cpu_ratio);
-  EXPECT_EQ(*work.cpu_ratio, stats::Median(ratios(new_run, true)) / stats::Median(ratios(old_run, true)));
+  EXPECT_EQ(work.figures.speedup, stats::Median(ratios(old_run, false)) / stats::Median(ratios(new_run, false)));
+  ASSERT_TRUE(work.figures.cpu_ratio);
+  EXPECT_EQ(*work.figures.cpu_ratio, stats::Median(ratios(new_run, true)) / stats::Median(ratios(old_run, true)));
   std::vector<double> old_own;
   for (const Sample& s : old_run.workloads[1].samples) {
     if (!s.warmup && s.contender == "rewrite") old_own.push_back(s.wall_s);
@@ -169,10 +172,10 @@ TEST(Compare, WhereTheBaselineRanInBothItComparesTheGatesPerRoundRatios) {
   EXPECT_EQ(work.raw_speedup, stats::Median(old_own) / stats::Median(MeasuredWalls(new_run.workloads[1], "rewrite")));
   const stats::MannWhitneyResult m = stats::MannWhitneyU(work.old_wall, work.new_wall);
   EXPECT_EQ(work.mann_whitney.p_value, m.p_value);
-  ASSERT_TRUE(work.speedup_ci);
-  EXPECT_LT(work.speedup_ci->low, work.speedup);
-  EXPECT_GT(work.speedup_ci->high, work.speedup);
-  EXPECT_EQ(work.speedup_ci->method, "unpaired bootstrap BCa, 2000 resamples, seed 42");
+  ASSERT_TRUE(work.figures.speedup_ci);
+  EXPECT_LT(work.figures.speedup_ci->low, work.figures.speedup);
+  EXPECT_GT(work.figures.speedup_ci->high, work.figures.speedup);
+  EXPECT_EQ(work.figures.speedup_ci->method, "unpaired bootstrap BCa, 2000 resamples, seed 42");
   EXPECT_TRUE(work.changed);  // improved.json is faster: its interval lies above 1
 }
 
@@ -241,9 +244,9 @@ TEST(Compare, GivesTheRunsVerdictOnTheSameData) {
     EXPECT_EQ(c.verdict.checks[0].passed, run.verdict.checks[0].passed);
     // The wall time alone shows nothing: a reading of it would have passed the regression.
     const WorkloadComparison& w = c.workloads.at(0);
-    ASSERT_TRUE(w.speedup_ci);
-    EXPECT_LT(w.speedup_ci->low, 1.0);
-    EXPECT_GT(w.speedup_ci->high, 1.0);
+    ASSERT_TRUE(w.figures.speedup_ci);
+    EXPECT_LT(w.figures.speedup_ci->low, 1.0);
+    EXPECT_GT(w.figures.speedup_ci->high, 1.0);
   }
 }
 
@@ -326,6 +329,13 @@ TEST(Compare, EveryThresholdAloneIsJudgedOnTheSavedResults) {
     ASSERT_NE(check, nullptr);
     EXPECT_FALSE(check->skipped) << check->note;
     EXPECT_FALSE(check->passed);
+    // A point row reads its own member of compare's model::Comparison, as the gate reads a run's.
+    if (row.point != nullptr) {
+      const WorkloadComparison& work = c.workloads.at(1);
+      ASSERT_EQ(work.workload, "work");
+      ASSERT_TRUE(work.figures.*row.point);
+      EXPECT_EQ(check->measured, *(work.figures.*row.point));
+    }
   }
 }
 
