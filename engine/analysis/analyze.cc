@@ -196,7 +196,7 @@ Interval FromBootstrap(const stats::BootstrapResult& b, double estimate, int rou
   else if (rounds < kBcaMinRounds)
     why = fmt::format("BCa withheld below {} rounds", kBcaMinRounds);
   else if (std::abs(b.bias_correction) > kBcaMaxBias)
-    why = fmt::format("BCa withheld: bias correction z0 = {:.2f}", b.bias_correction);
+    why = "BCa withheld: bias correction z0 = " + units::FormatFixed(b.bias_correction, 2);
   const bool bca = why.empty();
   const stats::Bounds bounds = bca ? *b.bca : *b.percentile;
   return {estimate, bounds.low, bounds.high, b.level,

@@ -14,6 +14,7 @@
 
 #include "engine/analysis/sequences.h"
 #include "engine/model/threshold_table.h"
+#include "engine/units/units.h"
 #include "stats/descriptive.h"
 #include "stats/detectable.h"
 #include "stats/distributions.h"
@@ -232,8 +233,8 @@ struct Builder {
     c.reach.rounds_unchanged = c.reach.rounds_assumed = std::max(settings.min_rounds, 1);
     Finish(c);
     if (std::exp(*deviation) > c.bar) {
-      Unreachable(
-          c, fmt::format("an unchanged candidate fails it on this machine (A/A ratio {:.4f})", std::exp(*deviation)));
+      Unreachable(c, fmt::format("an unchanged candidate fails it on this machine (A/A ratio {})",
+                                 units::FormatFixed(std::exp(*deviation), 4)));
     }
   }
 };
@@ -284,7 +285,7 @@ void UnestimatedRow(const Builder& b, const model::ThresholdRow& row, const mode
   }
   c.note =
       fmt::format("calibrate estimates no power for a {}: it is one figure per run, not a per-round one", row.label);
-  if (aa_ratio) c.note += fmt::format(" (A/A ratio {:.4f})", *aa_ratio);
+  if (aa_ratio) c.note += fmt::format(" (A/A ratio {})", units::FormatFixed(*aa_ratio, 4));
   // Judged when the run ends, as a count is.
   c.reach.rounds_unchanged = c.reach.rounds_assumed = std::max(b.settings.min_rounds, 1);
   b.Finish(c);

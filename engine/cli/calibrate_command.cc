@@ -26,6 +26,7 @@
 #include "engine/spec/programs.h"
 #include "engine/spec/spec.h"
 #include "engine/spec/spec_error.h"
+#include "engine/units/units.h"
 
 namespace pe::cli {
 
@@ -63,7 +64,7 @@ TimedRun RunRounds(const spec::Spec& aa, run::Options options, int rounds, runne
   return out;
 }
 
-std::string Percent(double log_ratio) { return fmt::format("{:.2f}%", 100 * log_ratio); }
+std::string Percent(double log_ratio) { return units::FormatPercentFixed(log_ratio, 2); }
 
 // Runner-minutes as the run's own report prints them (report::FormatRunnerMinutes).
 std::string Minutes(const std::optional<double>& minutes) {
@@ -77,8 +78,10 @@ std::string Detectable(const analysis::CheckCalibration& c) {
   if (!c.estimated && c.reachable) return "not estimated: one figure per run";
   if (!c.reach.detectable) return c.note.empty() ? "none (too few rounds)" : "none (not evaluated)";
   const double r = *c.reach.detectable;
-  if (!c.higher_is_better) return fmt::format("regression of {:+.1f}% ({:.3f}x)", 100 * (r - 1), r);
-  return fmt::format("speed-up of {:.3f}x", r);
+  if (!c.higher_is_better) {
+    return fmt::format("regression of {} ({})", units::FormatSignedPercent(r - 1, 1), units::FormatRatio(r, 3));
+  }
+  return "speed-up of " + units::FormatRatio(r, 3);
 }
 
 nlohmann::json Optional(const auto& value) { return value ? nlohmann::json(*value) : nlohmann::json(nullptr); }
@@ -131,10 +134,9 @@ nlohmann::json ToJson(const analysis::Calibration& cal, const spec::Spec& spec, 
 
 void PrintTable(std::ostream& out, const analysis::Calibration& cal, const spec::Spec& spec, const model::RunResult& aa,
                 int rounds, const analysis::CalibrationSettings& settings) {
-  out << fmt::format(
-      "calibrate {}: baseline '{}' against itself, {} rounds + {} warm-up, {} order, {:.2f} s per round\n\n",
-      OneLine(spec.path.string()), OneLine(spec.baseline), rounds, aa.settings.warmup_rounds, aa.settings.order,
-      settings.seconds_per_round);
+  out << fmt::format("calibrate {}: baseline '{}' against itself, {} rounds + {} warm-up, {} order, {} per round\n\n",
+                     OneLine(spec.path.string()), OneLine(spec.baseline), rounds, aa.settings.warmup_rounds,
+                     aa.settings.order, units::FormatSeconds(settings.seconds_per_round));
   out << fmt::format("{:<32} {:<20} {:>12} {:>7}\n", "workload", "measure", "noise (MAD)", "rounds");
   for (const analysis::WorkloadCalibration& w : cal.workloads) {
     for (const analysis::MeasureNoise& n : w.noise) {

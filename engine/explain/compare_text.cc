@@ -74,8 +74,8 @@ std::string Detail(const WorkloadComparison& w) {
     out += fmt::format("  {} bootstrap interval, each file's {} resampled on their own, {} resamples, seed {}:\n",
                        units::FormatConfidence(b.level), what, b.resamples, b.seed);
     if (b.bca) {
-      out += fmt::format("    BCa {} to {} (z0 = {:.3f}, a = {:.4f})\n", FormatRatio(b.bca->low),
-                         FormatRatio(b.bca->high), b.bias_correction, b.acceleration);
+      out += fmt::format("    BCa {} to {} (z0 = {}, a = {})\n", FormatRatio(b.bca->low), FormatRatio(b.bca->high),
+                         units::FormatFixed(b.bias_correction, 3), units::FormatFixed(b.acceleration, 4));
     }
     if (b.percentile) {
       out += fmt::format("    percentile {} to {}\n", FormatRatio(b.percentile->low), FormatRatio(b.percentile->high));

@@ -113,13 +113,13 @@ std::string Rounds(const RunResult& result, const WorkloadDetail& d) {
     if (with_logic) row.insert(row.end() - 1, LogicRatio(r.baseline_logic_s, r.candidate_logic_s));
     if (with_load) {
       const RoundLoad* load = LoadOf(result, r.round);
-      auto cell = [&](const std::optional<double>& value, const char* format) {
-        return load != nullptr && value ? fmt::format(fmt::runtime(format), *value) : std::string("-");
+      auto cell = [&](const std::optional<double>& value, int decimals) {
+        return load != nullptr && value ? units::FormatFixed(*value, decimals) : std::string("-");
       };
-      row.push_back(load ? cell(load->load_1m, "{:.2f}") : "-");
+      row.push_back(load ? cell(load->load_1m, 2) : "-");
       row.push_back(load && load->others_share ? FormatPercent(*load->others_share) : "-");
       row.push_back(load && load->steal_share ? FormatPercent(*load->steal_share) : "-");
-      row.push_back(load ? cell(load->cpu_mhz, "{:.0f}") : "-");
+      row.push_back(load ? cell(load->cpu_mhz, 0) : "-");
     }
     row.push_back(r.warmup ? "warm-up (not analysed)" : "");
     rows.push_back(std::move(row));
@@ -192,7 +192,7 @@ std::string OutlierLine(const std::string& name, const stats::OutlierReport& o, 
   if (!o.modified_z.outliers.empty()) {
     std::vector<std::string> z;
     for (std::size_t i : o.modified_z.outliers) {
-      z.push_back(fmt::format("round {} (z = {:.1f})", rounds[i], o.modified_z.scores[i]));
+      z.push_back(fmt::format("round {} (z = {})", rounds[i], units::FormatFixed(o.modified_z.scores[i], 1)));
     }
     parts.push_back(
         fmt::format("modified z beyond 3.5: {}{}", fmt::join(z, ", "),
@@ -296,8 +296,8 @@ std::string Wilcoxon(const stats::PairedAnalysis& a) {
                      FormatRatio(a.paired_ratio), units::FormatConfidence(hl.level), FormatRatio(a.paired_ratio_low),
                      FormatRatio(a.paired_ratio_high));
   if (!hl.level_reached) {
-    out += fmt::format("    too few rounds for {}: the range of all Walsh averages covers {:.1f}%\n",
-                       units::FormatConfidence(hl.level), 100 * hl.achieved_level);
+    out += fmt::format("    too few rounds for {}: the range of all Walsh averages covers {}\n",
+                       units::FormatConfidence(hl.level), units::FormatPercentFixed(hl.achieved_level, 1));
   }
   return out;
 }
@@ -309,10 +309,10 @@ std::string Power(const stats::PairedAnalysis& a) {
   if (!a.power) return out + "  needs at least 2 rounds to measure the spread\n";
   const stats::PowerEstimate& p = *a.power;
   out += fmt::format(
-      "  spread of the paired log-ratios: sd {:.4f}; resolving a {:.1f}% difference at {} confidence with {} "
+      "  spread of the paired log-ratios: sd {}; resolving a {} difference at {} confidence with {} "
       "power takes about {}{} rounds ({} run)\n",
-      p.sigma, 100 * p.effect, units::FormatConfidence(p.confidence), FormatPercent(p.power), p.rounds,
-      p.capped ? " or more" : "", a.rounds);
+      units::FormatFixed(p.sigma, 4), units::FormatPercentFixed(p.effect, 1), units::FormatConfidence(p.confidence),
+      FormatPercent(p.power), p.rounds, p.capped ? " or more" : "", a.rounds);
   return out;
 }
 
@@ -468,7 +468,7 @@ std::string Workload(const RunResult& result, const RunResult& again, const Work
 
 std::string Margin(const Check& c) {
   if (c.skipped) return "";
-  if (IsRateRow(c)) return fmt::format("{:+.0f} points", 100 * (c.measured - c.bar));
+  if (IsRateRow(c)) return units::FormatSignedPoints(c.measured - c.bar);
   // A count that grew from 0 (model::CountRatio) is beyond its bar by no percentage.
   if (std::isinf(c.measured)) return (c.measured > 0) == c.higher_is_better ? "+unbounded" : "-unbounded";
   const double relative = c.higher_is_better ? (c.measured - c.bar) / c.bar : (c.bar - c.measured) / c.bar;

@@ -252,10 +252,10 @@ Check IntervalCheck(std::string name, std::string threshold, std::string label, 
       c.detectable.reset();
     }
   }
-  c.note = c.unit == Check::Unit::kRate
-               ? fmt::format("{} interval {} to {}", units::FormatConfidence(level), units::FormatPercent(low),
-                             units::FormatPercent(high))
-               : fmt::format("{} interval {:.2f} to {:.2f}", units::FormatConfidence(level), low, high);
+  c.note = c.unit == Check::Unit::kRate ? fmt::format("{} interval {} to {}", units::FormatConfidence(level),
+                                                      units::FormatPercent(low), units::FormatPercent(high))
+                                        : fmt::format("{} interval {} to {}", units::FormatConfidence(level),
+                                                      units::FormatFixed(low, 2), units::FormatFixed(high, 2));
   return c;
 }
 
@@ -267,15 +267,14 @@ std::string WhyTooWide(const std::string& threshold, double low, double high, do
     if (!std::isfinite(low) || !std::isfinite(high)) {
       return fmt::format("no scaling law fits these points ({})", fit_note.empty() ? "no interval for k" : fit_note);
     }
-    return fmt::format(
-        "no scaling law fits these points (its {} interval for k, {:.2f} to {:.2f}, is wider than {:.1f})",
-        units::FormatConfidence(level), low, high, model::kMaxExponentIntervalWidth);
+    return fmt::format("no scaling law fits these points (its {} interval for k, {} to {}, is wider than {})",
+                       units::FormatConfidence(level), units::FormatFixed(low, 2), units::FormatFixed(high, 2),
+                       units::FormatFixed(model::kMaxExponentIntervalWidth, 1));
   }
   return fmt::format(
-      "no scaling efficiency can be read from these rounds (its {} interval, {} to {}, is wider than "
-      "{:.0f} points)",
+      "no scaling efficiency can be read from these rounds (its {} interval, {} to {}, is wider than {})",
       units::FormatConfidence(level), units::FormatPercent(low), units::FormatPercent(high),
-      100 * model::kMaxEfficiencyIntervalWidth);
+      units::FormatPoints(model::kMaxEfficiencyIntervalWidth));
 }
 
 // A sweep check whose figure means nothing: unresolved whatever the bar (a law that does not fit
@@ -402,9 +401,8 @@ bool IsCountRatio(std::string_view threshold) {
   return (row != nullptr && row->needs_counts) || threshold.starts_with(std::string(model::kCountersKey) + ".");
 }
 
-std::string MarginPercent(double percent) {
-  return percent < 1 ? fmt::format("{:.1f}%", percent) : fmt::format("{:.0f}%", percent);
-}
+// Under 1% with a decimal, so a small margin never prints as "0%".
+std::string MarginPercent(double fraction) { return units::FormatPercentFixed(fraction, fraction < 0.01 ? 1 : 0); }
 }  // namespace
 
 Check::Unit UnitOf(std::string_view threshold) {
@@ -491,13 +489,13 @@ std::string CheckLine(const Check& c) {
   }
   std::string margin;
   if (is_rate) {
-    margin = fmt::format("short by {:.0f} points", 100 * (c.bar - c.measured));
+    margin = "short by " + units::FormatPoints(c.bar - c.measured);
   } else if (c.higher_is_better) {
-    margin = "short by " + MarginPercent(100 * (c.bar - c.measured) / c.bar);
+    margin = "short by " + MarginPercent((c.bar - c.measured) / c.bar);
   } else if (model::GrewFromZero(c.measured) && IsCountRatio(c.threshold)) {
     margin = "growth from 0 fails any ratio bar";
   } else {
-    margin = "over by " + MarginPercent(100 * (c.measured - c.bar) / c.bar);
+    margin = "over by " + MarginPercent((c.measured - c.bar) / c.bar);
   }
   return fmt::format("{}: {} {}{} is {}{} the {} {} ({})", where, c.label, measured, detail, shown,
                      c.higher_is_better ? "below" : "above", allowed, bar, margin);

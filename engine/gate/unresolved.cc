@@ -36,13 +36,13 @@ std::string BusyMachine(const RunResult& result) {
   if (!any) return "";
   const int cores = std::max(1, result.machine.cores);
   if (load < cores && others < 0.1) {
-    return fmt::format("the machine was quiet (load average up to {:.1f} on {} core{})", load, cores,
-                       cores == 1 ? "" : "s");
+    return fmt::format("the machine was quiet (load average up to {} on {})", units::FormatFixed(load, 1),
+                       units::FormatCount(cores, "core"));
   }
   return fmt::format(
-      "the machine was busy (load average up to {:.1f} on {} core{}, other processes up to {:.0f}% of CPU "
-      "time): a quieter runner narrows the spread",
-      load, cores, cores == 1 ? "" : "s", 100 * others);
+      "the machine was busy (load average up to {} on {}, other processes up to {} of CPU time): a quieter runner "
+      "narrows the spread",
+      units::FormatFixed(load, 1), units::FormatCount(cores, "core"), units::FormatPercent(others));
 }
 
 std::string Bar(const Check& c) {

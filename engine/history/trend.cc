@@ -135,9 +135,9 @@ std::string FigureSection(const WorkloadSeries& s, const std::string& figure, co
     const size_t end = c + 1 < changes.size() ? changes[c + 1] : points.size();
     const double before = MedianOf(points, begin, at), after = MedianOf(points, at, end);
     const bool better = info.higher_is_better ? after > before : after < before;
-    out += fmt::format("  change point at run {} ({}, commit {}): median {} -> {} ({:+.1f}%, {})\n", at + 1,
+    out += fmt::format("  change point at run {} ({}, commit {}): median {} -> {} ({}, {})\n", at + 1,
                        points[at].started_at, points[at].commit.empty() ? "-" : points[at].commit.substr(0, 12),
-                       Value(figure, before), Value(figure, after), 100 * (after / before - 1),
+                       Value(figure, before), Value(figure, after), units::FormatSignedPercent(after / before - 1, 1),
                        after == before ? "level"
                        : better        ? "better"
                                        : "worse");

@@ -35,7 +35,8 @@ std::string Chart(const WorkloadSeries& series, const std::string& figure, const
       fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"axis\"/>\n", kLeft, kTop, kTop + plot_h);
   svg += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" class=\"axis\"/>\n", kLeft, kTop + plot_h,
                      kLeft + plot_w);
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.4g}</text>\n", kLeft - 6, kTop + 4, top);
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>\n", kLeft - 6, kTop + 4,
+                     units::FormatSignificant(top, 4));
   svg += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">0</text>\n", kLeft - 6, kTop + plot_h + 4);
   // Axis titles: runs along the bottom, the figure and which way is better up the side.
   const FigureInfo info = DescribeFigure(figure);
@@ -61,10 +62,9 @@ std::string Chart(const WorkloadSeries& series, const std::string& figure, const
   svg += fmt::format("<polyline points=\"{}\" class=\"series\"/>\n", line);
   for (size_t i = 0; i < points.size(); ++i) {
     const Point& p = points[i];
-    svg +=
-        fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\"><title>run {}: {:.4g}, {}, {}, {}</title></circle>\n",
-                    x(i), y(p.value), i + 1, p.value, EscapeHtml(p.started_at), EscapeHtml(p.commit.substr(0, 12)),
-                    EscapeHtml(p.hostname));
+    svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"3\"><title>run {}: {}, {}, {}, {}</title></circle>\n",
+                       x(i), y(p.value), i + 1, units::FormatSignificant(p.value, 4), EscapeHtml(p.started_at),
+                       EscapeHtml(p.commit.substr(0, 12)), EscapeHtml(p.hostname));
   }
   return svg + "</svg>\n";
 }

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <set>
 
+#include "engine/units/units.h"
+
 namespace pe::measure {
 namespace {
 
@@ -39,16 +41,6 @@ std::optional<std::uint64_t> Number(std::string_view text) {
 std::string BaseName(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string Grouped(std::uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
 }
 
 // One name-compression space ("ob", "fl", "fn"): "(12) name" defines 12, "(12)" uses it.
@@ -374,12 +366,12 @@ std::string FormatThrough(const InclusiveFinding& finding) {
   for (std::size_t i = 0; i < finding.through.size(); ++i) {
     const auto& [callee, amount] = finding.through[i];
     if (callee.function.empty()) {
-      parts.push_back(fmt::format("its own code +{}", Grouped(static_cast<std::uint64_t>(amount))));
+      parts.push_back(fmt::format("its own code +{}", units::Grouped(static_cast<std::uint64_t>(amount))));
     } else {
       const std::string site =
           i < finding.sites.size() && !finding.sites[i].empty() ? " (called at " + finding.sites[i] + ")" : "";
       parts.push_back(fmt::format("{} ({}) +{}{}", callee.function, callee.object.empty() ? "?" : callee.object,
-                                  Grouped(static_cast<std::uint64_t>(amount)), site));
+                                  units::Grouped(static_cast<std::uint64_t>(amount)), site));
     }
   }
   if (parts.empty()) return "";

@@ -5,26 +5,9 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/units/units.h"
+
 namespace pe::measure {
-namespace {
-
-std::string Grouped(std::uint64_t value) {
-  std::string digits = std::to_string(value);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-std::string SignedGrouped(std::int64_t value) {
-  std::uint64_t magnitude =
-      value < 0 ? static_cast<std::uint64_t>(-(value + 1)) + 1 : static_cast<std::uint64_t>(value);
-  return (value < 0 ? "-" : "+") + Grouped(magnitude);
-}
-
-}  // namespace
 
 std::vector<FunctionDelta> WhereTheTimeWent(const std::vector<FunctionCost>& base,
                                             const std::vector<FunctionCost>& cand, int top) {
@@ -63,8 +46,9 @@ std::string FormatWhereTheTimeWent(const std::vector<FunctionDelta>& deltas) {
   };
   std::vector<Row> rows = {{"function", "baseline", "candidate", "change", "share"}};
   for (const FunctionDelta& d : deltas) {
-    rows.push_back({d.function, Grouped(d.base_cost), Grouped(d.cand_cost), SignedGrouped(d.cost_delta),
-                    fmt::format("{:.1f}% -> {:.1f}%", 100 * d.base_share, 100 * d.cand_share)});
+    rows.push_back({d.function, units::Grouped(d.base_cost), units::Grouped(d.cand_cost),
+                    units::SignedGrouped(d.cost_delta),
+                    units::FormatPercentFixed(d.base_share, 1) + " -> " + units::FormatPercentFixed(d.cand_share, 1)});
   }
   std::size_t w[4] = {};
   for (const Row& r : rows) {

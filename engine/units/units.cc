@@ -103,6 +103,48 @@ std::string FormatPercent(double fraction) {
   return fmt::format("{:.0f}%", fraction * 100);
 }
 
+std::string FormatPercentFixed(double fraction, int decimals) {
+  if (!std::isfinite(fraction)) return std::string(kNotAvailable);
+  return fmt::format("{:.{}f}%", fraction * 100, decimals);
+}
+
+std::string FormatSignedPercent(double fraction, int decimals) {
+  if (!std::isfinite(fraction)) return std::string(kNotAvailable);
+  return fmt::format("{:+.{}f}%", fraction * 100, decimals);
+}
+
+std::string FormatPoints(double difference) {
+  if (!std::isfinite(difference)) return std::string(kNotAvailable);
+  return fmt::format("{:.0f} points", 100 * difference);
+}
+
+std::string FormatSignedPoints(double difference) {
+  if (!std::isfinite(difference)) return std::string(kNotAvailable);
+  return fmt::format("{:+.0f} points", 100 * difference);
+}
+
+std::string FormatSignificant(double value, int digits) {
+  if (!std::isfinite(value)) return std::string(kNotAvailable);
+  return fmt::format("{:.{}g}", value, digits);
+}
+
+std::string Grouped(std::uint64_t count) {
+  const std::string digits = std::to_string(count);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string SignedGrouped(std::int64_t count) {
+  // The magnitude without negating INT64_MIN, which has no positive twin.
+  const std::uint64_t magnitude =
+      count < 0 ? static_cast<std::uint64_t>(-(count + 1)) + 1 : static_cast<std::uint64_t>(count);
+  return (count < 0 ? "-" : "+") + Grouped(magnitude);
+}
+
 std::string FormatConfidence(double level) {
   if (!std::isfinite(level)) return std::string(kNotAvailable);
   const double alpha = 100 * (1 - level);

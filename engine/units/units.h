@@ -8,7 +8,9 @@
 //              with whole bytes below 1 KiB: "512 B", "1.50 KiB", "12.3 MiB"
 //   ratios     2 decimals below 10, 1 from 10: "0.94x", "19.8x"; a bar from a spec prints
 //              with the decimals it was written with: "1.005x", never "1.00x"
-//   fractions  as whole percentages: "6%"
+//   fractions  as whole percentages: "6%"; with decimals where a figure needs them: "12.5%";
+//              a change signed: "+4.1%"; a difference of two fractions in points: "12 points"
+//   counts     grouped by thousands: "1,234,567"; a change signed: "+1,234"
 //   p-values   3 decimals, floored: "p = 0.031", "p < 0.001"
 //
 // Non-finite inputs print as "n/a". ASCII only ("us", not the micro sign), so column
@@ -39,6 +41,18 @@ int RatioDecimals(double ratio);
 // (a bar written 1.005 needs 3).
 int DecimalsToShow(double value, int at_least);
 std::string FormatPercent(double fraction);
+// Not an overload of FormatPercent, which callers pass as a function.
+std::string FormatPercentFixed(double fraction, int decimals);   // 0.125, 1 -> "12.5%"
+std::string FormatSignedPercent(double fraction, int decimals);  // 0.041, 1 -> "+4.1%"; -0.02, 0 -> "-2%"
+// A difference of two fractions (two rates) in percentage points, whole: 0.12 -> "12 points",
+// signed -0.05 -> "-5 points". "points" whatever the number, as every line prints it.
+std::string FormatPoints(double difference);
+std::string FormatSignedPoints(double difference);
+// `digits` significant digits, the shortest form ("{:.4g}"): 4 -> "1.235", "0.0001235", "1.235e+06".
+std::string FormatSignificant(double value, int digits);
+// A count grouped by thousands: 1234567 -> "1,234,567"; signed, "+1,234" or "-1,234" ("+0").
+std::string Grouped(std::uint64_t count);
+std::string SignedGrouped(std::int64_t count);
 // A confidence level with the digits that keep its complement to two significant figures, so a
 // level split across many checks never prints as 100%: 0.95 -> "95%", 0.983 -> "98.3%",
 // 0.997368 -> "99.74%", 0.9995 -> "99.95%".

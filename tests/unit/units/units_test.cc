@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
 namespace pe::units {
 namespace {
@@ -95,6 +96,44 @@ TEST(UnitsTest, PercentagesAndPValues) {
 }
 
 // A level split across checks keeps the digits that say how far from certain it is.
+TEST(UnitsTest, PercentagesWithDecimalsSignsAndPoints) {
+  EXPECT_EQ(FormatPercentFixed(0.125, 1), "12.5%");
+  EXPECT_EQ(FormatPercentFixed(0.0034, 2), "0.34%");
+  EXPECT_EQ(FormatPercentFixed(0.06, 0), FormatPercent(0.06));
+  EXPECT_EQ(FormatSignedPercent(0.041, 1), "+4.1%");
+  EXPECT_EQ(FormatSignedPercent(-0.02, 0), "-2%");
+  EXPECT_EQ(FormatSignedPercent(0, 1), "+0.0%");
+  EXPECT_EQ(FormatPoints(0.12), "12 points");
+  EXPECT_EQ(FormatPoints(0.01), "1 points");  // as every line has printed it
+  EXPECT_EQ(FormatSignedPoints(-0.05), "-5 points");
+  EXPECT_EQ(FormatSignedPoints(0.2), "+20 points");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const std::string& text : {FormatPercentFixed(nan, 1), FormatSignedPercent(nan, 1), FormatPoints(nan),
+                                  FormatSignedPoints(nan), FormatSignificant(nan, 4)}) {
+    EXPECT_EQ(text, "n/a");
+  }
+}
+
+TEST(UnitsTest, SignificantDigits) {
+  EXPECT_EQ(FormatSignificant(1.23456, 4), "1.235");
+  EXPECT_EQ(FormatSignificant(0.000123456, 4), "0.0001235");
+  EXPECT_EQ(FormatSignificant(1234567, 4), "1.235e+06");
+  EXPECT_EQ(FormatSignificant(2, 4), "2");
+}
+
+// Once written twice (engine/measure/call_graph.cc and where_the_time_went.cc).
+TEST(UnitsTest, CountsGroupedByThousands) {
+  EXPECT_EQ(Grouped(0), "0");
+  EXPECT_EQ(Grouped(999), "999");
+  EXPECT_EQ(Grouped(1000), "1,000");
+  EXPECT_EQ(Grouped(1234567), "1,234,567");
+  EXPECT_EQ(Grouped(std::numeric_limits<std::uint64_t>::max()), "18,446,744,073,709,551,615");
+  EXPECT_EQ(SignedGrouped(0), "+0");
+  EXPECT_EQ(SignedGrouped(1234), "+1,234");
+  EXPECT_EQ(SignedGrouped(-1234567), "-1,234,567");
+  EXPECT_EQ(SignedGrouped(std::numeric_limits<std::int64_t>::min()), "-9,223,372,036,854,775,808");
+}
+
 TEST(UnitsTest, ConfidenceLevelsNeverRoundToCertainty) {
   EXPECT_EQ(FormatConfidence(0.95), "95%");
   EXPECT_EQ(FormatConfidence(0.9), "90%");
