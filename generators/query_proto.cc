@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -449,7 +450,7 @@ struct Shared {
   std::vector<std::string_view> rule_labels;              // by rule, into rule_label_bytes
   std::vector<std::uint64_t> rule_keys;                   // by rule: ordered as rule_labels are, compared in one go
   std::vector<std::string> external_labels;               // by BazelGraph::externals index
-  std::vector<std::string> external_keys;    // the repository each sorts by
+  std::vector<std::string> external_keys;                 // the repository each sorts by
 };
 
 // Appends targets to `buffer`; `out`, when given, is the file that buffer belongs to, flushed
@@ -629,42 +630,65 @@ class Writer {
     });
   }
 
+  // Where each kind of label starts in lists_ for the rule being written: srcs from 0, then
+  // deps, then external repositories, then outs.
+  struct RuleLists {
+    std::size_t source_count = 0;
+    std::size_t externals_at = 0;
+    std::size_t outs_at = 0;
+  };
+
+  // One rule target: its labels, its sorted inputs, then its attributes in the recorded
+  // class's order, its inputs, outputs and instantiation stack.
   void Rule(std::uint32_t r) {
-    static const std::string kCmd = "cat $(SRCS) > $@";
-    static const std::string kPublic = "//visibility:public";
-    static const std::string kMacro = "my_macro";
     const RuleNode& node = graph_.rules[r];
+    const auto deps = graph_.DepsOf(r);
+    const RuleLists at = ListLabels(node, deps);
+    SortInputs(deps, at.source_count);
     const PackageNode& package = graph_.packages[node.package];
-    const bazel423::RuleClass& recorded = *classes_[node.kind];
-    const std::string& location = locations_[node.index];
+    tag_.assign("l");
+    AppendNumber(tag_, package.layer);
+    frame_.assign(locations_[node.index]).append(": <toplevel>");
+    macro_frame_.assign(package.name).append("/defs.bzl:2:9: my_macro");
     name_.assign("mod");
     AppendNumber(name_, node.index);
-    const std::string& name = name_;
-    // A genrule's and a filegroup's deps (and external repositories) are the tail of their srcs.
-    const bool deps_in_srcs = !HasDepsAttribute(node.kind);
+    const unsigned computed = (node.macro ? kByMacro : 0) | (node.select ? kBySelect : 0);
+    Emit(target::kTypeRule, target::kRule, [&](wire::Buffer& s) {
+      wire::Bytes(s, rule::kName, rule_labels_[r]);
+      wire::Bytes(s, rule::kRuleClass, classes_[node.kind]->name);
+      wire::Bytes(s, rule::kLocation, locations_[node.index]);
+      for (const Piece& piece : plans_[node.kind][computed]) RuleAttribute(s, piece, node, at);
+      RuleInputsAndOutputs(s, node, at);
+    });
+  }
 
-    // Labels of srcs, deps, external repositories and outs, in that order; deps point at the
-    // shared rule labels.
-    const std::size_t source_count = node.srcs.size();
-    const auto deps = graph_.DepsOf(r);
-    labels_.resize(source_count + node.outs);  // reusing the strings' capacity
+  // Labels of srcs, deps, external repositories and outs, in that order, into lists_; deps
+  // point at the shared rule labels.
+  RuleLists ListLabels(const RuleNode& node, std::span<const std::uint32_t> deps) {
+    RuleLists at;
+    at.source_count = node.srcs.size();
+    labels_.resize(at.source_count + node.outs);  // reusing the strings' capacity
     lists_.clear();
-    for (std::size_t i = 0; i < source_count; ++i) {
+    for (std::size_t i = 0; i < at.source_count; ++i) {
       labels_[i].assign(prefix_).append(BazelGraph::SourceName(node, node.srcs[i]));
       lists_.push_back(labels_[i]);
     }
     for (std::uint32_t dep : deps) lists_.push_back(rule_labels_[dep]);
-    const std::size_t externals_at = source_count + deps.size();
+    at.externals_at = at.source_count + deps.size();
     for (std::uint32_t e : node.external_deps) lists_.push_back(external_labels_[e]);
-    const std::size_t outs_at = externals_at + node.external_deps.size();
+    at.outs_at = at.externals_at + node.external_deps.size();
     for (std::uint32_t k = 0; k < node.outs; ++k) {
-      labels_[source_count + k].assign(prefix_).append(BazelGraph::OutputName(node, k));
-      lists_.push_back(labels_[source_count + k]);
+      labels_[at.source_count + k].assign(prefix_).append(BazelGraph::OutputName(node, k));
+      lists_.push_back(labels_[at.source_count + k]);
     }
-    // Rule inputs: srcs and deps sorted by label, then the class's implicit @bazel_tools
-    // inputs, which sort after every "//" label. The deps sorted by their keys (the same order
-    // as their labels), the srcs by label, then the two merged (the deps are of lower layers,
-    // so usually all before the srcs: one compare).
+    return at;
+  }
+
+  // Rule inputs into sorted_: srcs and deps sorted by label (the class's implicit @bazel_tools
+  // inputs, which sort after every "//" label, follow in RuleInputsAndOutputs). The deps sorted
+  // by their keys (the same order as their labels), the srcs by label, then the two merged (the
+  // deps are of lower layers, so usually all before the srcs: one compare).
+  void SortInputs(std::span<const std::uint32_t> deps, std::size_t source_count) {
     dep_order_.assign(deps.begin(), deps.end());
     std::sort(dep_order_.begin(), dep_order_.end(),
               [this](std::uint32_t a, std::uint32_t b) { return rule_keys_[a] < rule_keys_[b]; });
@@ -676,111 +700,108 @@ class Writer {
     if (deps_end > 0 && std::cmp_less(deps_end, sorted_.size()) && sorted_[deps_end] < sorted_[deps_end - 1]) {
       std::inplace_merge(sorted_.begin(), sorted_.begin() + deps_end, sorted_.end());
     }
-    tag_.assign("l");
-    AppendNumber(tag_, package.layer);
-    const std::string_view tags[] = {tag_};  // after tag_ is made: a view of its bytes
-    const std::string_view visibility[] = {kPublic};
-    frame_.assign(location).append(": <toplevel>");
-    macro_frame_.assign(package.name).append("/defs.bzl:2:9: my_macro");
-    const unsigned computed = (node.macro ? kByMacro : 0) | (node.select ? kBySelect : 0);
+  }
 
-    Emit(target::kTypeRule, target::kRule, [&](wire::Buffer& s) {
-      wire::Bytes(s, rule::kName, rule_labels_[r]);
-      wire::Bytes(s, rule::kRuleClass, recorded.name);
-      wire::Bytes(s, rule::kLocation, location);
-      for (const Piece& piece : plans_[node.kind][computed]) {
-        const std::string_view attr = piece.name;
-        switch (piece.slot) {
-          case Slot::kDefaults:
-            s.Append(piece.bytes.data(), piece.bytes.size());
-            break;
-          case Slot::kName:
-          case Slot::kGeneratorName:
-            StringAttribute(s, attr, name);
-            break;
-          case Slot::kSrcs:
-            Attribute(s, {.name = attr,
-                          .type = attribute::kLabelList,
-                          .list = lists_.data(),
-                          .list_size = deps_in_srcs ? outs_at : source_count});
-            break;
-          case Slot::kDeps:
-            if (node.select) {
-              SelectDeps(s, node, source_count, outs_at);
-            } else {
-              Attribute(s, {.name = attr,
-                            .type = attribute::kLabelList,
-                            .list = lists_.data() + source_count,
-                            .list_size = outs_at - source_count});
-            }
-            break;
-          case Slot::kConfigDependencies:
-            Attribute(s, {.name = attr,
-                          .type = attribute::kLabelList,
-                          .list = lists_.data() + source_count + node.select_key,
-                          .list_size = 1,
-                          .explicitly_specified = false});
-            break;
-          case Slot::kActual:
-            Attribute(s, {.name = attr, .type = attribute::kLabel, .string_value = &lists_[source_count]});
-            break;
-          case Slot::kValues:
-            config_value_.assign("pe=").append(name);
-            StringDictAttribute(s, attr, "define", config_value_);
-            break;
-          case Slot::kOuts:
-            Attribute(s, {.name = attr,
-                          .type = attribute::kOutputList,
-                          .list = lists_.data() + outs_at,
-                          .list_size = node.outs});
-            break;
-          case Slot::kCmd:
-            StringAttribute(s, attr, kCmd);
-            break;
-          case Slot::kFlag:
-            Attribute(s, {.name = attr, .type = attribute::kBoolean, .boolean_value = node.flag ? 1 : 0});
-            break;
-          case Slot::kTags:
-            Attribute(s, {.name = attr, .type = attribute::kStringList, .list = tags, .list_size = 1});
-            break;
-          case Slot::kVisibility:
-            Attribute(
-                s, {.name = attr, .type = attribute::kStringList, .list = visibility, .list_size = 1, .nodep = true});
-            break;
-          case Slot::kGeneratorFunction:
-            StringAttribute(s, attr, kMacro);
-            break;
-          case Slot::kGeneratorLocation:
-            StringAttribute(s, attr, location);
-            break;
-          case Slot::kUnknown:
-            throw std::logic_error(fmt::format("no value for {}'s attribute {}", recorded.name, attr));
+  // One attribute of the class's plan: recorded default bytes, or this rule's value.
+  void RuleAttribute(wire::Buffer& s, const Piece& piece, const RuleNode& node, const RuleLists& at) {
+    static const std::string kCmd = "cat $(SRCS) > $@";
+    static const std::string kPublic = "//visibility:public";
+    static const std::string kMacro = "my_macro";
+    const std::string_view attr = piece.name;
+    switch (piece.slot) {
+      case Slot::kDefaults:
+        s.Append(piece.bytes.data(), piece.bytes.size());
+        break;
+      case Slot::kName:
+      case Slot::kGeneratorName:
+        StringAttribute(s, attr, name_);
+        break;
+      case Slot::kSrcs:
+        // A genrule's and a filegroup's deps (and external repositories) are the tail of their srcs.
+        Attribute(s, {.name = attr,
+                      .type = attribute::kLabelList,
+                      .list = lists_.data(),
+                      .list_size = HasDepsAttribute(node.kind) ? at.source_count : at.outs_at});
+        break;
+      case Slot::kDeps:
+        if (node.select) {
+          SelectDeps(s, node, at.source_count, at.outs_at);
+        } else {
+          Attribute(s, {.name = attr,
+                        .type = attribute::kLabelList,
+                        .list = lists_.data() + at.source_count,
+                        .list_size = at.outs_at - at.source_count});
         }
+        break;
+      case Slot::kConfigDependencies:
+        Attribute(s, {.name = attr,
+                      .type = attribute::kLabelList,
+                      .list = lists_.data() + at.source_count + node.select_key,
+                      .list_size = 1,
+                      .explicitly_specified = false});
+        break;
+      case Slot::kActual:
+        Attribute(s, {.name = attr, .type = attribute::kLabel, .string_value = &lists_[at.source_count]});
+        break;
+      case Slot::kValues:
+        config_value_.assign("pe=").append(name_);
+        StringDictAttribute(s, attr, "define", config_value_);
+        break;
+      case Slot::kOuts:
+        Attribute(
+            s,
+            {.name = attr, .type = attribute::kOutputList, .list = lists_.data() + at.outs_at, .list_size = node.outs});
+        break;
+      case Slot::kCmd:
+        StringAttribute(s, attr, kCmd);
+        break;
+      case Slot::kFlag:
+        Attribute(s, {.name = attr, .type = attribute::kBoolean, .boolean_value = node.flag ? 1 : 0});
+        break;
+      case Slot::kTags: {
+        const std::string_view tags[] = {tag_};
+        Attribute(s, {.name = attr, .type = attribute::kStringList, .list = tags, .list_size = 1});
+        break;
       }
-      for (const std::string_view input : sorted_) wire::Bytes(s, rule::kRuleInput, input);
-      // External repositories named explicitly and the class's implicit inputs (as this stream
-      // shape prints them), merged in Bazel's label order (by repository first, as this shape's
-      // Bazel compares repositories; both lists are in that order already).
-      std::size_t e = externals_at;
-      if (e == outs_at) {
-        const std::string& encoded = implicit_encoded_[node.kind];
-        s.Append(encoded.data(), encoded.size());
-      } else {
-        const std::vector<std::string>& implicit = implicit_inputs_[node.kind];
-        const std::vector<std::string>& implicit_keys = implicit_keys_[node.kind];
-        for (std::size_t i = 0; i < implicit.size(); ++i) {
-          while (e < outs_at && external_keys_[node.external_deps[e - externals_at]] < implicit_keys[i])
-            wire::Bytes(s, rule::kRuleInput, lists_[e++]);
-          wire::Bytes(s, rule::kRuleInput, implicit[i]);
-        }
+      case Slot::kVisibility: {
+        const std::string_view visibility[] = {kPublic};
+        Attribute(s, {.name = attr, .type = attribute::kStringList, .list = visibility, .list_size = 1, .nodep = true});
+        break;
       }
-      while (e < outs_at) wire::Bytes(s, rule::kRuleInput, lists_[e++]);
-      for (std::uint32_t k = 0; k < node.outs; ++k) {
-        wire::Bytes(s, rule::kRuleOutput, lists_[outs_at + k]);
+      case Slot::kGeneratorFunction:
+        StringAttribute(s, attr, kMacro);
+        break;
+      case Slot::kGeneratorLocation:
+        StringAttribute(s, attr, locations_[node.index]);
+        break;
+      case Slot::kUnknown:
+        throw std::logic_error(fmt::format("no value for {}'s attribute {}", classes_[node.kind]->name, attr));
+    }
+  }
+
+  // The sorted inputs; external repositories named explicitly and the class's implicit inputs
+  // (as this stream shape prints them), merged in Bazel's label order (by repository first, as
+  // this shape's Bazel compares repositories; both lists are in that order already); the outs;
+  // the instantiation stack.
+  void RuleInputsAndOutputs(wire::Buffer& s, const RuleNode& node, const RuleLists& at) {
+    for (const std::string_view input : sorted_) wire::Bytes(s, rule::kRuleInput, input);
+    std::size_t e = at.externals_at;
+    if (e == at.outs_at) {
+      const std::string& encoded = implicit_encoded_[node.kind];
+      s.Append(encoded.data(), encoded.size());
+    } else {
+      const std::vector<std::string>& implicit = implicit_inputs_[node.kind];
+      const std::vector<std::string>& implicit_keys = implicit_keys_[node.kind];
+      for (std::size_t i = 0; i < implicit.size(); ++i) {
+        while (e < at.outs_at && external_keys_[node.external_deps[e - at.externals_at]] < implicit_keys[i])
+          wire::Bytes(s, rule::kRuleInput, lists_[e++]);
+        wire::Bytes(s, rule::kRuleInput, implicit[i]);
       }
-      wire::Bytes(s, rule::kInstantiationStack, frame_);
-      if (node.macro) wire::Bytes(s, rule::kInstantiationStack, macro_frame_);
-    });
+    }
+    while (e < at.outs_at) wire::Bytes(s, rule::kRuleInput, lists_[e++]);
+    for (std::uint32_t k = 0; k < node.outs; ++k) wire::Bytes(s, rule::kRuleOutput, lists_[at.outs_at + k]);
+    wire::Bytes(s, rule::kInstantiationStack, frame_);
+    if (node.macro) wire::Bytes(s, rule::kInstantiationStack, macro_frame_);
   }
 
   // deps = select({key: the other deps and externals, default: the same but the last dep}), as
