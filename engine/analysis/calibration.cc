@@ -291,6 +291,115 @@ void UnestimatedRow(const Builder& b, const model::ThresholdRow& row, const mode
   b.Finish(c);
 }
 
+// Per round both reported it: log(copy / base) of one declared counter.
+std::vector<double> CounterLogRatios(const model::RunResult& aa, const model::WorkloadResult& w,
+                                     const std::string& name) {
+  return LogRatios(aa, w, [&](const model::Sample& b, const model::Sample& c, int) -> std::optional<double> {
+    const std::optional<double> bv = CounterValue(b, name), cv = CounterValue(c, name);
+    if (!bv || !cv) return std::nullopt;
+    return LogOf(*cv, *bv);
+  });
+}
+
+// What the checks of one workload are calibrated from: the noise of each measure of the A/A run.
+struct WorkloadNoise {
+  std::map<std::string, double> sigma;  // measure -> sigma of its per-round log-ratios
+
+  std::optional<double> Sigma(const std::string& measure) const {
+    const auto it = sigma.find(measure);
+    return it == sigma.end() ? std::nullopt : std::optional<double>(it->second);
+  }
+};
+
+// The noise of each per-round measure (wall, CPU, time after start-up, each declared counter)
+// and the A/A deviation of each count measured once, into wc.noise.
+WorkloadNoise MeasureNoiseOf(const model::RunResult& aa, const model::WorkloadResult& w,
+                             const model::WorkloadResult* startup, WorkloadCalibration& wc) {
+  WorkloadNoise noise;
+  auto add = [&](const std::string& measure, const std::vector<double>& ratios) {
+    if (ratios.empty()) return;
+    wc.noise.push_back({measure, stats::MedianAbsoluteDeviation(ratios), static_cast<int>(ratios.size())});
+    noise.sigma[measure] = kMadToSigma * wc.noise.back().mad;
+  };
+  add("wall",
+      LogRatios(aa, w, [](const model::Sample& b, const model::Sample& c, int) { return LogOf(c.wall_s, b.wall_s); }));
+  add("cpu", LogRatios(aa, w, [](const model::Sample& b, const model::Sample& c, int) {
+        return LogOf(c.user_s + c.sys_s, b.user_s + b.sys_s);
+      }));
+  const bool process = w.kind != model::WorkloadResult::Kind::kServe;
+  if (startup != nullptr && !w.startup && process) {
+    const auto base_start = ByRound(*startup, aa.baseline), copy_start = ByRound(*startup, aa.candidate);
+    add("logic",
+        LogRatios(aa, w, [&](const model::Sample& b, const model::Sample& c, int round) -> std::optional<double> {
+          const auto bs = base_start.find(round), cs = copy_start.find(round);
+          if (bs == base_start.end() || cs == copy_start.end()) return std::nullopt;
+          const double base = b.wall_s - bs->second->wall_s, copy = c.wall_s - cs->second->wall_s;
+          return CappedLogRatio(copy, base);  // as the gate's logic sequence
+        }));
+  }
+  for (const model::Counter& counter : w.counters) {
+    add("counter " + counter.name, CounterLogRatios(aa, w, counter.name));
+  }
+  const model::ContenderSummary* base_sum = SummaryOf(w, aa.baseline);
+  const model::ContenderSummary* copy_sum = SummaryOf(w, aa.candidate);
+  const std::optional<double> instructions =
+      base_sum && copy_sum ? CountDeviation(base_sum->instructions, copy_sum->instructions) : std::nullopt;
+  const std::optional<double> allocations =
+      base_sum && copy_sum ? CountDeviation(base_sum->allocation_calls, copy_sum->allocation_calls) : std::nullopt;
+  if (instructions) wc.noise.push_back({"instructions", *instructions, 1});
+  if (allocations) wc.noise.push_back({"allocations", *allocations, 1});
+  return noise;
+}
+
+// One threshold of the table: a sequential row by the noise of the per-round measure its
+// sequence reads, a count by the A/A ratio of its counts, any other point row named as one
+// calibrate cannot estimate.
+CheckCalibration ThresholdCheck(const Builder& b, const model::ThresholdRow& row, double bar,
+                                const model::RunResult& aa, const model::WorkloadResult& w,
+                                const WorkloadCalibration& wc, const WorkloadNoise& noise, double cost_log,
+                                int fewest_median) {
+  CheckCalibration c = b.Start(std::string(row.key), std::string(row.per_round), bar);
+  c.higher_is_better = row.higher_is_better;
+  if (row.sequence != nullptr) {
+    SequentialRow(b, row, w, noise.Sigma(c.measure), cost_log, fewest_median, c);
+  } else if (row.needs_counts) {
+    c.measure = std::string(row.count);
+    const auto it =
+        std::find_if(wc.noise.begin(), wc.noise.end(), [&](const MeasureNoise& n) { return n.measure == c.measure; });
+    const std::optional<double> deviation = it == wc.noise.end() ? std::nullopt : std::optional<double>(it->mad);
+    const model::ContenderSummary* base_sum = SummaryOf(w, aa.baseline);
+    if (!deviation && base_sum && !base_sum->measure_note.empty()) c.note = base_sum->measure_note;
+    b.Point(c, deviation);
+  } else {
+    UnestimatedRow(b, row, w, c);
+  }
+  return c;
+}
+
+// A declared counter's bar: exact, a ratio of medians judged when the run ends; noisy, a
+// sequence over the rounds, by its per-round noise.
+CheckCalibration CounterCheck(const Builder& b, const model::Counter& counter, const model::RunResult& aa,
+                              const model::WorkloadResult& w, const WorkloadNoise& noise, double cost_log,
+                              int fewest_median) {
+  CheckCalibration c = b.Start("counters." + counter.name, "counter " + counter.name, *counter.max_ratio);
+  if (counter.exact) {
+    // An exact count that moved between rounds is named, and its largest move is the deviation
+    // a change must clear.
+    std::optional<double> deviation;
+    for (double r : CounterLogRatios(aa, w, counter.name)) deviation = std::max(deviation.value_or(0), std::abs(r));
+    if (deviation && *deviation > 0) c.note = "declared exact but varied between the A/A rounds";
+    if (!deviation) c.note = "no round reported a positive value on both sides";
+    b.Point(c, deviation);
+  } else if (const std::optional<double> s = noise.Sigma(c.measure)) {
+    c.reach = ReachOfCheck(*s, c.bar, b.settings.max_rounds, c.confidence, b.settings.power, cost_log);
+    b.Sequential(c, true, fewest_median);
+  } else {
+    c.note = "no round reported a positive value on both sides";
+    b.Unreachable(c, c.note);
+  }
+  return c;
+}
+
 }  // namespace
 
 Calibration CalibrationOf(const model::RunResult& aa, const CalibrationSettings& settings) {
@@ -304,102 +413,19 @@ Calibration CalibrationOf(const model::RunResult& aa, const CalibrationSettings&
   for (const model::WorkloadResult& w : aa.workloads) {
     WorkloadCalibration wc;
     wc.name = w.name;
-    std::map<std::string, double> sigma;  // measure -> sigma of its per-round log-ratios
-    auto add_noise = [&](const std::string& measure, const std::vector<double>& ratios) {
-      if (ratios.empty()) return;
-      wc.noise.push_back({measure, stats::MedianAbsoluteDeviation(ratios), static_cast<int>(ratios.size())});
-      sigma[measure] = kMadToSigma * wc.noise.back().mad;
-    };
-    add_noise("wall", LogRatios(aa, w, [](const model::Sample& b, const model::Sample& c, int) {
-                return LogOf(c.wall_s, b.wall_s);
-              }));
-    add_noise("cpu", LogRatios(aa, w, [](const model::Sample& b, const model::Sample& c, int) {
-                return LogOf(c.user_s + c.sys_s, b.user_s + b.sys_s);
-              }));
-    const bool process = w.kind != model::WorkloadResult::Kind::kServe;
-    if (startup != nullptr && !w.startup && process) {
-      const auto base_start = ByRound(*startup, aa.baseline), copy_start = ByRound(*startup, aa.candidate);
-      add_noise(
-          "logic",
-          LogRatios(aa, w, [&](const model::Sample& b, const model::Sample& c, int round) -> std::optional<double> {
-            const auto bs = base_start.find(round), cs = copy_start.find(round);
-            if (bs == base_start.end() || cs == copy_start.end()) return std::nullopt;
-            const double base = b.wall_s - bs->second->wall_s, copy = c.wall_s - cs->second->wall_s;
-            return CappedLogRatio(copy, base);  // as the gate's logic sequence
-          }));
-    }
-    for (const model::Counter& counter : w.counters) {
-      add_noise("counter " + counter.name,
-                LogRatios(aa, w, [&](const model::Sample& b, const model::Sample& c, int) -> std::optional<double> {
-                  const std::optional<double> bv = CounterValue(b, counter.name), cv = CounterValue(c, counter.name);
-                  if (!bv || !cv) return std::nullopt;
-                  return LogOf(*cv, *bv);
-                }));
-    }
-    const model::ContenderSummary* base_sum = SummaryOf(w, aa.baseline);
-    const model::ContenderSummary* copy_sum = SummaryOf(w, aa.candidate);
-    const std::optional<double> instructions =
-        base_sum && copy_sum ? CountDeviation(base_sum->instructions, copy_sum->instructions) : std::nullopt;
-    const std::optional<double> allocations =
-        base_sum && copy_sum ? CountDeviation(base_sum->allocation_calls, copy_sum->allocation_calls) : std::nullopt;
-    if (instructions) wc.noise.push_back({"instructions", *instructions, 1});
-    if (allocations) wc.noise.push_back({"allocations", *allocations, 1});
-
+    const WorkloadNoise noise = MeasureNoiseOf(aa, w, startup, wc);
     if (w.gate && !w.startup) {
       const model::Thresholds& t = w.thresholds;
       const Builder b{settings, out, wc.name, t.confidence};
       const int fewest_median = stats::MinTrialsToExclude(0.5, t.confidence).value_or(0);
-      auto sigma_of = [&](const std::string& measure) -> std::optional<double> {
-        const auto it = sigma.find(measure);
-        return it == sigma.end() ? std::nullopt : std::optional<double>(it->second);
-      };
-      // Every threshold of the table, in its order (the gate's): a sequential row by the noise of
-      // the per-round measure its sequence reads, a count by the A/A ratio of its counts, and
-      // any other point row named as one calibrate cannot estimate.
+      // Every threshold of the table, in its order (the gate's), then each declared counter's.
       for (const model::ThresholdRow& row : model::kThresholdRows) {
-        const std::optional<double>& bar = t.*row.bar;
-        if (!bar) continue;
-        CheckCalibration c = b.Start(std::string(row.key), std::string(row.per_round), *bar);
-        c.higher_is_better = row.higher_is_better;
-        if (row.sequence != nullptr) {
-          SequentialRow(b, row, w, sigma_of(c.measure), cost_log, fewest_median, c);
-        } else if (row.needs_counts) {
-          c.measure = std::string(row.count);
-          const auto it = std::find_if(wc.noise.begin(), wc.noise.end(),
-                                       [&](const MeasureNoise& n) { return n.measure == c.measure; });
-          const std::optional<double> deviation = it == wc.noise.end() ? std::nullopt : std::optional<double>(it->mad);
-          if (!deviation && base_sum && !base_sum->measure_note.empty()) c.note = base_sum->measure_note;
-          b.Point(c, deviation);
-        } else {
-          UnestimatedRow(b, row, w, c);
+        if (const std::optional<double>& bar = t.*row.bar) {
+          wc.checks.push_back(ThresholdCheck(b, row, *bar, aa, w, wc, noise, cost_log, fewest_median));
         }
-        wc.checks.push_back(std::move(c));
       }
       for (const model::Counter& counter : w.counters) {
-        if (!counter.max_ratio) continue;
-        CheckCalibration c = b.Start("counters." + counter.name, "counter " + counter.name, *counter.max_ratio);
-        const std::vector<double> ratios =
-            LogRatios(aa, w, [&](const model::Sample& bs, const model::Sample& cs, int) -> std::optional<double> {
-              const std::optional<double> bv = CounterValue(bs, counter.name), cv = CounterValue(cs, counter.name);
-              if (!bv || !cv) return std::nullopt;
-              return LogOf(*cv, *bv);
-            });
-        if (counter.exact) {
-          // A ratio of medians, judged when the run ends; an exact count that moved between
-          // rounds is named, and its largest move is the deviation a change must clear.
-          std::optional<double> deviation;
-          for (double r : ratios) deviation = std::max(deviation.value_or(0), std::abs(r));
-          if (deviation && *deviation > 0) c.note = "declared exact but varied between the A/A rounds";
-          if (!deviation) c.note = "no round reported a positive value on both sides";
-          b.Point(c, deviation);
-        } else if (const std::optional<double> s = sigma_of(c.measure)) {
-          c.reach = ReachOfCheck(*s, c.bar, settings.max_rounds, c.confidence, settings.power, cost_log);
-          b.Sequential(c, true, fewest_median);
-        } else {
-          c.note = "no round reported a positive value on both sides";
-          b.Unreachable(c, c.note);
-        }
-        wc.checks.push_back(std::move(c));
+        if (counter.max_ratio) wc.checks.push_back(CounterCheck(b, counter, aa, w, noise, cost_log, fewest_median));
       }
     }
     out.workloads.push_back(std::move(wc));
