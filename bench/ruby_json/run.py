@@ -3,6 +3,7 @@
 
     bench/ruby_json/run.py CHECKOUT [--out DIR] [--jobs N] [--only NAME ...] [--perfengine BIN]
                            [--counts-only] [--kind parse|generate | --workload NAME ...] [--report-only]
+                           [--spec specs/ruby-json-worker.toml]
 
 CHECKOUT is a clone of https://github.com/ruby/json with a `master` branch (fetched once by the
 developer; nothing here touches the network). For each planted regression in patches/ this
@@ -386,11 +387,13 @@ def main():
                     help="only these benchmarks (results go to NAME-subset.json; with --report-only, read from there)")
     ap.add_argument("--kind", choices=["parse", "generate"],
                     help="only the parsing (parse_*) or generating (generate_*) benchmarks: --workload with their names")
+    ap.add_argument("--spec", default=str(SPEC),
+                    help="the spec to run (specs/ruby-json-worker.toml: the same gate in warm workers)")
     ap.add_argument("--report-only", action="store_true",
                     help="run nothing: summarise the results files an earlier run left in --out")
     a = ap.parse_args()
     if a.kind:
-        a.workload += re.findall(rf"^\[workloads\.({a.kind}_\w+)\]", SPEC.read_text(), flags=re.M)
+        a.workload += re.findall(rf"^\[workloads\.({a.kind}_\w+)\]", pathlib.Path(a.spec).read_text(), flags=re.M)
     if a.report_only:
         out = pathlib.Path(a.out).resolve()
         rows = []
@@ -417,7 +420,7 @@ def main():
     shared_cache = out / "cache" if a.jobs == 1 else None
 
     # Written once, before the gates start side by side.
-    spec = counts_only_spec(out) if a.counts_only else SPEC
+    spec = counts_only_spec(out) if a.counts_only else pathlib.Path(a.spec).resolve()
 
     def one(name):
         label = f"{name}-subset" if a.workload else name

@@ -125,6 +125,9 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
        "to (docs/counters.md)."},
       {"PERFENGINE_ALLOC_OUT",
        "Set by perfengine for a contender whose allocations are counted: where the preloaded library writes them."},
+      {"PERFENGINE_ALLOC_MARKS",
+       "Set by perfengine when a worker's allocations are counted: where the preloaded library writes its running "
+       "totals at each of the worker's markers (docs/workers.md, \"Markers\")."},
       {"PERFENGINE_WORKER_FDS",
        "Set by perfengine for a worker contender: the descriptors of its request and reply channel, \"IN,OUT\" "
        "(docs/workers.md)."},

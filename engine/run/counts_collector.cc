@@ -49,7 +49,7 @@ bool CountsCollector::Collect() {
       int these = 0;
       for (const spec::Workload* w : workloads_) {
         if (WantsCount(spec, *w, ex_.ResultFor(*w).thresholds, count))
-          these += static_cast<int>(spec.contenders.size());
+          these += w->worker ? 1 : static_cast<int>(spec.contenders.size());  // a worker's: all contenders at once
       }
       if (these > 0) counted.emplace_back(count);
       runs += these;
@@ -73,19 +73,22 @@ bool CountsCollector::CollectWorkers() {
       if (w->worker && WantsCount(spec, *w, ex_.ResultFor(*w).thresholds, count)) wanting.push_back(w);
     }
     if (wanting.empty()) continue;
-    for (const spec::Contender& c : spec.contenders) {
-      std::map<const spec::Workload*, WorkerCount> counts;
-      const bool ok = count == "instructions" ? CountWorkerInstructions(ex_, c, wanting, NextCallgrindDir(), counts)
-                                              : CountWorkerAllocations(ex_, c, wanting, NextCallgrindDir(), counts);
-      if (!ok) return false;
+    std::vector<const spec::Contender*> contenders;
+    for (const spec::Contender& c : spec.contenders) contenders.push_back(&c);
+    WorkerCounts counts;
+    const bool ok = count == "instructions"
+                        ? CountWorkerInstructions(ex_, contenders, wanting, NextCallgrindDir(), counts)
+                        : CountWorkerAllocations(ex_, contenders, wanting, NextCallgrindDir(), counts);
+    if (!ok) return false;
+    for (const spec::Contender* c : contenders) {
       for (const spec::Workload* w : wanting) {
-        const WorkerCount& n = counts[w];
-        ContenderSummary* summary = CountsOf(*w, c.name);
+        const WorkerCount& n = counts[{w, c}];
+        ContenderSummary* summary = CountsOf(*w, c->name);
         if (count == "instructions") {
           summary->instructions = n.instructions;
           if (n.instructions) summary->instructions_source = measure::kSourceCallgrind;
-          if (!n.callgrind_files.empty()) count_files_[{w->name, c.name}] = n.callgrind_files;
-          worker_notes_[{w->name, c.name}] = n.note;
+          if (!n.callgrind_files.empty()) count_files_[{w->name, c->name}] = n.callgrind_files;
+          worker_notes_[{w->name, c->name}] = n.note;
         } else {
           summary->allocation_calls = n.allocation_calls;
           summary->allocated_bytes = n.allocated_bytes;
@@ -93,8 +96,8 @@ bool CountsCollector::CollectWorkers() {
         if (!n.note.empty())
           summary->measure_note = summary->measure_note.empty() ? n.note : summary->measure_note + "; " + n.note;
       }
-      if (interrupt::Interrupted()) return ex_.Interrupted();
     }
+    if (interrupt::Interrupted()) return ex_.Interrupted();
   }
   for (const spec::Workload* w : workloads_) {
     if (!w->worker || ex_.ResultFor(*w).summaries.empty()) continue;
@@ -218,13 +221,14 @@ std::optional<std::vector<measure::ReportedFunction>> CountsCollector::ReportedP
 
 bool CountsCollector::CountWorkerFiles(const spec::Workload& w, const spec::Contender& c) {
   if (count_files_.contains({w.name, c.name})) return true;
-  std::map<const spec::Workload*, WorkerCount> counts;
-  if (!CountWorkerInstructions(ex_, c, {&w}, NextCallgrindDir(), counts)) {
+  WorkerCounts counts;
+  if (!CountWorkerInstructions(ex_, {&c}, {&w}, NextCallgrindDir(), counts)) {
     failed_ = true;
     return false;
   }
-  if (!counts[&w].callgrind_files.empty()) count_files_[{w.name, c.name}] = counts[&w].callgrind_files;
-  worker_notes_[{w.name, c.name}] = counts[&w].note;
+  const WorkerCount& n = counts[{&w, &c}];
+  if (!n.callgrind_files.empty()) count_files_[{w.name, c.name}] = n.callgrind_files;
+  worker_notes_[{w.name, c.name}] = n.note;
   return true;
 }
 

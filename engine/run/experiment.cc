@@ -64,7 +64,8 @@ std::vector<const spec::Workload*> SelectWorkloads(const spec::Spec& spec, const
   }
   // The startup workload times a process's start, which is in no worker benchmark's figures: a
   // selection of worker workloads alone does without it.
-  if (std::all_of(selected.begin(), selected.end(), [](const spec::Workload* w) { return w->startup || w->worker; }))
+  if (std::any_of(selected.begin(), selected.end(), [](const spec::Workload* w) { return w->worker; }) &&
+      std::all_of(selected.begin(), selected.end(), [](const spec::Workload* w) { return w->startup || w->worker; }))
     std::erase_if(selected, [](const spec::Workload* w) { return w->startup; });
   if (!options.shard) return selected;
   std::vector<std::string> names;

@@ -97,9 +97,9 @@ bool RoundRunner::RunRounds() {
     std::optional<WorkerRound> workers;
     if (!worker_workloads.empty()) {
       workers.emplace(ex_);
-      for (size_t index : order) {
-        if (!workers->Start(ex_.spec().contenders[index], worker_workloads)) return false;
-      }
+      std::vector<const spec::Contender*> starting;
+      for (size_t index : order) starting.push_back(&ex_.spec().contenders[index]);
+      if (!workers->StartAll(starting, worker_workloads)) return false;
     }
     for (const spec::Workload* w : active) {
       if (ex_.settings().order == "duet") {  // every contender at once, each on its own core

@@ -56,46 +56,46 @@ bool CalibrateWorkers(Executor& ex, const std::vector<const spec::Workload*>& wo
   std::map<const spec::Workload*, std::string> digest;  // the first contender's answer
   std::map<const spec::Workload*, std::string> digest_of;
   std::map<const spec::Workload*, double> slowest;  // seconds per iteration
-  bool ok = true;
-  for (const spec::Contender& c : ex.spec().contenders) {
-    WorkerRound round(ex, /*round_steps=*/false);
-    if (!round.Start(c, workers)) {
-      ok = false;
-      break;
-    }
+  // Every contender's worker at once: their start-ups run side by side; then each benchmark is
+  // asked of each in turn.
+  std::vector<const spec::Contender*> contenders;
+  for (const spec::Contender& c : ex.spec().contenders) contenders.push_back(&c);
+  WorkerRound round(ex, /*round_steps=*/false);
+  auto calibrate = [&] {
+    if (!round.StartAll(contenders, workers)) return false;
     for (const spec::Workload* w : workers) {
-      if (progress) progress->StartStep(fmt::format("{}, {}", w->name, c.name));
-      auto first = round.Run(c, *w, 1);
-      if (!first) return false;
-      const auto [it, inserted] = digest.emplace(w, first->digest);
-      if (!inserted && it->second != first->digest) {
-        ex.ResultFor(*w).failures.push_back(
-            {model::Failure::Kind::kParity, w->name, c.name,
-             fmt::format("outputs differ: benchmark '{}' answered digest {} from worker '{}' and {} from worker '{}' "
-                         "(docs/workers.md, \"Parity\"); a different result is a failed run, never a speed-up",
-                         w->benchmark, it->second, digest_of[w], first->digest, c.name),
-             ""});
-        return false;
+      for (const spec::Contender* c : contenders) {
+        if (progress) progress->StartStep(fmt::format("{}, {}", w->name, c->name));
+        auto first = round.Run(*c, *w, 1);
+        if (!first) return false;
+        const auto [it, inserted] = digest.emplace(w, first->digest);
+        if (!inserted && it->second != first->digest) {
+          ex.ResultFor(*w).failures.push_back(
+              {model::Failure::Kind::kParity, w->name, c->name,
+               fmt::format("outputs differ: benchmark '{}' answered digest {} from worker '{}' and {} from worker "
+                           "'{}' (docs/workers.md, \"Parity\"); a different result is a failed run, never a speed-up",
+                           w->benchmark, it->second, digest_of[w], first->digest, c->name),
+               ""});
+          return false;
+        }
+        if (inserted) digest_of[w] = c->name;
+        std::int64_t n = 1;
+        double cost_ns = BatchCost(*first);
+        while (cost_ns < kCalibrationShare * batch_time * 1e9) {
+          const double want = kCalibrationShare * batch_time * 1e9 / std::max(cost_ns, 1.0);
+          const double grown = static_cast<double>(n) * std::clamp(want * 1.2, 2.0, kMaxGrowth);
+          if (grown > 9e18) break;
+          n = static_cast<std::int64_t>(grown);
+          auto batch = round.Run(*c, *w, n, it->second);
+          if (!batch) return false;
+          cost_ns = BatchCost(*batch);
+        }
+        slowest[w] = std::max(slowest[w], cost_ns / 1e9 / static_cast<double>(n));
       }
-      if (inserted) digest_of[w] = c.name;
-      std::int64_t n = 1;
-      double cost_ns = BatchCost(*first);
-      while (cost_ns < kCalibrationShare * batch_time * 1e9) {
-        const double want = kCalibrationShare * batch_time * 1e9 / std::max(cost_ns, 1.0);
-        const double grown = static_cast<double>(n) * std::clamp(want * 1.2, 2.0, kMaxGrowth);
-        if (grown > 9e18) break;
-        n = static_cast<std::int64_t>(grown);
-        auto batch = round.Run(c, *w, n, it->second);
-        if (!batch) return false;
-        cost_ns = BatchCost(*batch);
-      }
-      slowest[w] = std::max(slowest[w], cost_ns / 1e9 / static_cast<double>(n));
     }
-    if (!round.QuitAll(*workers.front())) {
-      ok = false;
-      break;
-    }
-  }
+    return round.QuitAll(*workers.front());
+  };
+  const bool ok = calibrate();
   if (progress) progress->EndPhase();
   if (!ok) return false;
   for (const spec::Workload* w : workers) {

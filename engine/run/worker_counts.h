@@ -39,16 +39,21 @@ std::int64_t CountedIterations(std::int64_t iterations);
 // `index`'s (0-based) second marker, its loop's counts alone.
 int CountedDump(int batch_index);
 
-// c's worker under callgrind, one counted batch per workload, its files in `out_dir` (kept for
-// a profile). False with the failure recorded when the worker failed; a missing valgrind or a
-// worker that did not call the markers as the protocol says is a note in each count instead.
-bool CountWorkerInstructions(Executor& ex, const spec::Contender& c,
-                             const std::vector<const spec::Workload*>& workloads, const std::filesystem::path& out_dir,
-                             std::map<const spec::Workload*, WorkerCount>& counts);
+// The counts of every (workload, contender) asked for.
+using WorkerCounts = std::map<std::pair<const spec::Workload*, const spec::Contender*>, WorkerCount>;
 
-// c's worker with the allocation counter preloaded, one counted batch per workload.
-bool CountWorkerAllocations(Executor& ex, const spec::Contender& c, const std::vector<const spec::Workload*>& workloads,
-                            const std::filesystem::path& out_dir, std::map<const spec::Workload*, WorkerCount>& counts);
+// The contenders' workers under callgrind, started side by side, one counted batch per workload
+// and contender, the files in `out_dir` (kept for a profile). False with the failure recorded
+// when a worker failed; a missing valgrind or a worker that did not call the markers as the
+// protocol says is a note in each count instead.
+bool CountWorkerInstructions(Executor& ex, const std::vector<const spec::Contender*>& contenders,
+                             const std::vector<const spec::Workload*>& workloads, const std::filesystem::path& out_dir,
+                             WorkerCounts& counts);
+
+// The contenders' workers with the allocation counter preloaded, one counted batch per workload.
+bool CountWorkerAllocations(Executor& ex, const std::vector<const spec::Contender*>& contenders,
+                            const std::vector<const spec::Workload*>& workloads, const std::filesystem::path& out_dir,
+                            WorkerCounts& counts);
 
 // The allocation counter's marks file: one line per getppid() call, "calls bytes" of the
 // process's running totals. Each pair of lines is one batch. nullopt when a line is malformed.

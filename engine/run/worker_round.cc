@@ -127,16 +127,33 @@ bool WorkerRound::Failed(const spec::Contender& c, const spec::Workload& w, cons
 
 bool WorkerRound::Start(const spec::Contender& c, const std::vector<const spec::Workload*>& workloads,
                         const WorkerCommandAdjust& adjust) {
+  return StartAll({&c}, workloads, adjust);
+}
+
+bool WorkerRound::StartAll(const std::vector<const spec::Contender*>& contenders,
+                           const std::vector<const spec::Workload*>& workloads, const WorkerCommandAdjust& adjust) {
   const spec::Workload& first = *workloads.front();
-  paths_[c.name] = ex_.WorkerPathsFor(c);
-  runner::Command cmd = CommandFor(c, first, paths_[c.name].dir);
-  if (adjust) adjust(cmd, paths_[c.name].dir);
-  auto process = std::make_unique<worker::WorkerProcess>(c.name);
-  const std::string error = process->Start(cmd, SettingsFor(first));
-  if (!error.empty()) return Failed(c, first, error);
-  const worker::Hello& hello = process->hello();
-  workers_[c.name] = std::move(process);
-  if (!CheckIsolated(c, first, "after start-up")) return false;
+  // All spawned first, then each hello awaited: their start-ups (a runtime's, a suite's set-up)
+  // run side by side, before anything is timed.
+  for (const spec::Contender* c : contenders) {
+    paths_[c->name] = ex_.WorkerPathsFor(*c);
+    runner::Command cmd = CommandFor(*c, first, paths_[c->name].dir);
+    if (adjust) adjust(*c, cmd, paths_[c->name].dir);
+    auto process = std::make_unique<worker::WorkerProcess>(c->name);
+    const std::string error = process->Spawn(cmd, SettingsFor(first));
+    workers_[c->name] = std::move(process);
+    if (!error.empty()) return Failed(*c, first, error);
+  }
+  for (const spec::Contender* c : contenders) {
+    worker::WorkerProcess& process = *workers_.at(c->name);
+    if (const std::string error = process.AwaitHello(); !error.empty()) return Failed(*c, first, error);
+    if (!CheckIsolated(*c, first, "after start-up") || !CheckHello(*c, process.hello(), workloads)) return false;
+  }
+  return true;
+}
+
+bool WorkerRound::CheckHello(const spec::Contender& c, const worker::Hello& hello,
+                             const std::vector<const spec::Workload*>& workloads) {
   for (const spec::Workload* w : workloads) {
     if (std::find(hello.benchmarks.begin(), hello.benchmarks.end(), w->benchmark) == hello.benchmarks.end()) {
       return Failed(c, *w,
@@ -159,27 +176,44 @@ bool WorkerRound::Start(const spec::Contender& c, const std::vector<const spec::
 
 std::optional<worker::Batch> WorkerRound::Run(const spec::Contender& c, const spec::Workload& w,
                                               std::int64_t iterations, const std::string& digest) {
-  worker::WorkerProcess& process = *workers_.at(c.name);
-  const worker::BatchResult result = process.Run(w.benchmark, iterations);
-  if (round_steps_ && ex_.progress()) ex_.progress()->Step(w.name);
-  if (!result.ok()) {
-    Failed(c, w, result.error);
-    return std::nullopt;
+  auto batches = RunSideBySide({&c}, w, iterations, digest);
+  if (!batches) return std::nullopt;
+  return std::move(batches->front());
+}
+
+std::optional<std::vector<worker::Batch>> WorkerRound::RunSideBySide(
+    const std::vector<const spec::Contender*>& contenders, const spec::Workload& w, std::int64_t iterations,
+    const std::string& digest) {
+  for (const spec::Contender* c : contenders) {
+    if (const std::string error = workers_.at(c->name)->Ask(w.benchmark, iterations); !error.empty()) {
+      Failed(*c, w, error);
+      return std::nullopt;
+    }
   }
-  if (interrupt::Interrupted()) {
-    ex_.Interrupted();
-    return std::nullopt;
+  std::vector<worker::Batch> batches;
+  for (const spec::Contender* c : contenders) {
+    const worker::BatchResult result = workers_.at(c->name)->Answer();
+    if (round_steps_ && ex_.progress()) ex_.progress()->Step(w.name);
+    if (!result.ok()) {
+      Failed(*c, w, result.error);
+      return std::nullopt;
+    }
+    if (interrupt::Interrupted()) {
+      ex_.Interrupted();
+      return std::nullopt;
+    }
+    if (!digest.empty() && result.batch.digest != digest) {
+      ex_.ResultFor(w).failures.push_back(
+          {Failure::Kind::kParity, w.name, c->name,
+           fmt::format("worker '{}' answered benchmark '{}' with digest {}, where parity found {}: a different "
+                       "result is a failed run, never a speed-up",
+                       c->name, w.benchmark, result.batch.digest, digest),
+           ""});
+      return std::nullopt;
+    }
+    batches.push_back(result.batch);
   }
-  if (!digest.empty() && result.batch.digest != digest) {
-    ex_.ResultFor(w).failures.push_back(
-        {Failure::Kind::kParity, w.name, c.name,
-         fmt::format("worker '{}' answered benchmark '{}' with digest {}, where parity found {}: a different result "
-                     "is a failed run, never a speed-up",
-                     c.name, w.benchmark, result.batch.digest, digest),
-         ""});
-    return std::nullopt;
-  }
-  return result.batch;
+  return batches;
 }
 
 bool WorkerRound::QuitAll(const spec::Workload& w) {

@@ -24,7 +24,8 @@ namespace pe::run::internal {
 
 // What a worker's command gets changed into before it starts (a callgrind or allocation-count
 // run wraps it); `dir` is the worker's own scratch directory.
-using WorkerCommandAdjust = std::function<void(runner::Command& command, const std::filesystem::path& dir)>;
+using WorkerCommandAdjust =
+    std::function<void(const spec::Contender& c, runner::Command& command, const std::filesystem::path& dir)>;
 
 // A measured batch as a sample's figures: per iteration (wall, the process's CPU time as user
 // time, the thread's beside it), and each declared counter's growth per iteration.
@@ -45,11 +46,21 @@ class WorkerRound {
   // failure recorded on the first of them.
   bool Start(const spec::Contender& c, const std::vector<const spec::Workload*>& workloads,
              const WorkerCommandAdjust& adjust = {});
+  // The same for several contenders, their start-ups side by side (all spawned, then each hello
+  // awaited), in the order given.
+  bool StartAll(const std::vector<const spec::Contender*>& contenders,
+                const std::vector<const spec::Workload*>& workloads, const WorkerCommandAdjust& adjust = {});
 
   // One batch of w's benchmark from c's worker. With `digest` not empty, a batch whose digest
   // differs is a parity failure. nullopt with the failure recorded.
   std::optional<worker::Batch> Run(const spec::Contender& c, const spec::Workload& w, std::int64_t iterations,
                                    const std::string& digest = "");
+
+  // One batch of w's benchmark from each contender's worker at once (each asked, then each
+  // answer awaited), for counts, which do not depend on what else runs; never for timing.
+  std::optional<std::vector<worker::Batch>> RunSideBySide(const std::vector<const spec::Contender*>& contenders,
+                                                          const spec::Workload& w, std::int64_t iterations,
+                                                          const std::string& digest = "");
 
   // Asks every worker to quit and waits for each. False with the failure recorded on `w`.
   bool QuitAll(const spec::Workload& w);
@@ -66,6 +77,9 @@ class WorkerRound {
   // none twice (shared_objects.h), read from its /proc/PID/maps `when` ("after start-up").
   // False with the failure recorded.
   bool CheckIsolated(const spec::Contender& c, const spec::Workload& w, const char* when);
+  // Its hello offers every workload's benchmark and reports every declared counter.
+  bool CheckHello(const spec::Contender& c, const worker::Hello& hello,
+                  const std::vector<const spec::Workload*>& workloads);
 
   Executor& ex_;
   bool round_steps_;

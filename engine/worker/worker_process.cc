@@ -44,6 +44,11 @@ WorkerProcess::~WorkerProcess() {
 }
 
 std::string WorkerProcess::Start(const runner::Command& command, const WorkerSettings& settings) {
+  if (std::string error = Spawn(command, settings); !error.empty()) return error;
+  return AwaitHello();
+}
+
+std::string WorkerProcess::Spawn(const runner::Command& command, const WorkerSettings& settings) {
   if (started_) return Fail("at start", "already started");
   settings_ = settings;
   // Idempotent; Ctrl-C must kill the worker's group like any child's.
@@ -97,9 +102,15 @@ std::string WorkerProcess::Start(const runner::Command& command, const WorkerSet
   }
   // Only the worker may hold the far end: its exit must be our end of file.
   far_end.Reset();
+  hello_deadline_ = In(settings_.start_timeout_s);
+  return "";
+}
 
+std::string WorkerProcess::AwaitHello() {
+  if (!alive_) return error_.empty() ? Fail("at start", "not started") : error_;
+  if (!hello_.benchmarks.empty()) return "";  // greeted already
   std::string line;
-  const Clock::time_point deadline = In(settings_.start_timeout_s);
+  const Clock::time_point deadline = hello_deadline_;
   if (const Read read = ReadLine(deadline, &line); read != Read::kLine) {
     return ReadFailure(read, deadline, "at start", "hello", settings_.start_timeout_s);
   }
@@ -113,27 +124,40 @@ std::string WorkerProcess::Start(const runner::Command& command, const WorkerSet
 }
 
 BatchResult WorkerProcess::Run(const std::string& benchmark, std::int64_t iterations) {
+  if (std::string error = Ask(benchmark, iterations); !error.empty()) return {{}, error};
+  return Answer();
+}
+
+std::string WorkerProcess::Ask(const std::string& benchmark, std::int64_t iterations) {
   const std::string where = fmt::format("benchmark '{}'", benchmark);
-  if (!alive_) return {{}, error_.empty() ? Fail(where, "not started") : error_};
+  if (!alive_) return error_.empty() ? Fail(where, "not started") : error_;
   if (std::find(hello_.benchmarks.begin(), hello_.benchmarks.end(), benchmark) == hello_.benchmarks.end()) {
-    return {{}, fmt::format("worker '{}', {}: the worker offers no such benchmark", name_, where)};
+    return fmt::format("worker '{}', {}: the worker offers no such benchmark", name_, where);
   }
-  if (iterations < 1) return {{}, fmt::format("worker '{}', {}: iterations must be at least 1", name_, where)};
+  if (iterations < 1) return fmt::format("worker '{}', {}: iterations must be at least 1", name_, where);
   // A line nobody asked for, already here, would be taken for this request's reply. (One still
   // on its way is, and then it is refused as a reply for another benchmark or count.)
   DrainChannel();
   if (!buffer_.empty()) {
     const std::string unasked = buffer_.substr(0, buffer_.find('\n'));
     KillAndReap();
-    return {{}, Fail(where, "not the protocol: a line nobody asked for: " + Quote(unasked))};
+    return Fail(where, "not the protocol: a line nobody asked for: " + Quote(unasked));
   }
-  const RunRequest asked{benchmark, iterations};
-  const Clock::time_point deadline = In(settings_.request_timeout_s);
+  asked_ = RunRequest{benchmark, iterations};
+  answer_deadline_ = In(settings_.request_timeout_s);
+  // A worker that died has no reader on its channel: the write fails, and Answer's read finds why.
+  sent_ = Send(FormatRequest(asked_));
+  return "";
+}
+
+BatchResult WorkerProcess::Answer() {
+  const std::string where = fmt::format("benchmark '{}'", asked_.name);
+  if (!alive_) return {{}, error_.empty() ? Fail(where, "not started") : error_};
+  const Clock::time_point deadline = answer_deadline_;
   std::string line;
-  // A worker that died has no reader on its channel: the write fails, and the read finds why.
-  const Read read = Send(FormatRequest(asked)) ? ReadLine(deadline, &line) : Read::kEnded;
+  const Read read = sent_ ? ReadLine(deadline, &line) : Read::kEnded;
   if (read != Read::kLine) return {{}, ReadFailure(read, deadline, where, "reply", settings_.request_timeout_s)};
-  Parsed<Reply> reply = ParseReply(line, hello_, asked);
+  Parsed<Reply> reply = ParseReply(line, hello_, asked_);
   if (!reply.ok()) {
     KillAndReap();
     return {{}, Fail(where, "not the protocol: " + reply.error)};

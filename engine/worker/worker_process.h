@@ -46,6 +46,11 @@ class WorkerProcess {
   // stdin a socket of the channel, and reads its hello. "" when the worker is ready, else the
   // error (and nothing is left running). Starts at most once.
   std::string Start(const runner::Command& command, const WorkerSettings& settings);
+  // Start in two halves, so several workers start side by side (a round's, each contender's):
+  // Spawn returns once the worker runs ("" or the error), AwaitHello waits for its hello, at most
+  // start_timeout_s from the spawn.
+  std::string Spawn(const runner::Command& command, const WorkerSettings& settings);
+  std::string AwaitHello();
 
   // The worker's greeting, after a successful Start.
   const Hello& hello() const { return hello_; }
@@ -58,6 +63,11 @@ class WorkerProcess {
   // benchmark the worker does not offer or a `failed` reply, the worker is killed and reaped,
   // and every later call returns that same error.
   BatchResult Run(const std::string& benchmark, std::int64_t iterations);
+  // Run in two halves, so several workers run a batch side by side (callgrind's, each
+  // contender's, on cores of their own): Ask sends the request ("" or the error, as Run's),
+  // Answer waits for its reply, at most request_timeout_s from the Ask.
+  std::string Ask(const std::string& benchmark, std::int64_t iterations);
+  BatchResult Answer();
 
   // Says 'quit' and waits quit_grace_s for the worker to exit (then kills its group). "" when
   // it exited with status 0, else the error.
@@ -93,6 +103,10 @@ class WorkerProcess {
   runner::Spawned spawned_;
   runner::UniqueFd channel_;
   std::string stderr_path_;
+  std::chrono::steady_clock::time_point hello_deadline_;  // start_timeout_s after the spawn
+  RunRequest asked_;                                      // the request Answer awaits
+  bool sent_ = false;                                     // it reached the channel
+  std::chrono::steady_clock::time_point answer_deadline_;
   std::string buffer_;  // bytes read past the last line
   Hello hello_;
   bool started_ = false;
