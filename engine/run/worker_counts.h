@@ -32,7 +32,7 @@ struct WorkerCount {
 };
 
 // The iterations of a counted batch for a measured batch of `iterations`: callgrind runs a
-// program tens of times slower, so a twentieth of it (at least one).
+// program tens of times slower, so a fiftieth of it (at least one).
 std::int64_t CountedIterations(std::int64_t iterations);
 
 // The batch dumps of a callgrind run with the markers, numbered from 1: the dump at batch
