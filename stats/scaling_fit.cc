@@ -46,9 +46,15 @@ Eigen::MatrixXd Jacobian(const Eigen::VectorXd& u, double b, double k) {
   return jacobian;
 }
 
-}  // namespace
+// The model's parameters on u = n / n_max, and their residual sum of squares.
+struct Parameters {
+  double a = 0;
+  double b = 0;
+  double k = 0;
+  double rss = 0;
+};
 
-ScalingFit FitScaling(std::span<const double> n, std::span<const double> time, double confidence) {
+void RequireFitInput(std::span<const double> n, std::span<const double> time, double confidence) {
   RequireFinite("FitScaling", n);
   RequireFinite("FitScaling", time);
   if (n.size() != time.size()) {
@@ -66,29 +72,15 @@ ScalingFit FitScaling(std::span<const double> n, std::span<const double> time, d
   if (std::set<double>(n.begin(), n.end()).size() < 3) {
     throw StatsError("FitScaling: needs at least 3 distinct scale points");
   }
+}
 
-  const auto m = static_cast<Eigen::Index>(n.size());
-  const double n_max = *std::max_element(n.begin(), n.end());
-  Eigen::VectorXd u(m);
-  Eigen::VectorXd t(m);
-  for (Eigen::Index i = 0; i < m; ++i) {
-    u(i) = n[i] / n_max;
-    t(i) = time[i];
-  }
-  ScalingFit fit;
-  fit.points = static_cast<int>(m);
-  fit.level = confidence;
+// The grid over k in [-1, 4], offset so that k = 0 (a constant model) is never a grid point:
+// the k of the least profile RSS, and the grid's step.
+constexpr double kGridLow = -1.0;
+constexpr double kGridStep = 0.05;
+constexpr int kGridPoints = 100;
 
-  if ((t.array() == t(0)).all()) {
-    fit.a = t(0);
-    fit.note = "all times are equal: no dependence on n, k is undetermined";
-    return fit;
-  }
-
-  // Grid over k, offset so that k = 0 (a constant model) is never a grid point.
-  constexpr double kGridLow = -1.0;
-  constexpr double kGridStep = 0.05;
-  constexpr int kGridPoints = 100;
+double BestGridK(const Eigen::VectorXd& u, const Eigen::VectorXd& t) {
   double best_k = kGridLow + kGridStep / 2;
   double best_rss = FitLinear(u, t, best_k).rss;
   for (int i = 1; i < kGridPoints; ++i) {
@@ -99,10 +91,14 @@ ScalingFit FitScaling(std::span<const double> n, std::span<const double> time, d
       best_k = k;
     }
   }
-  // Golden-section search on the profile RSS within one grid step either side.
+  return best_k;
+}
+
+// Golden-section search on the profile RSS within one grid step either side of `k`.
+double GoldenSectionK(const Eigen::VectorXd& u, const Eigen::VectorXd& t, double k) {
   const double inv_phi = (std::sqrt(5.0) - 1.0) / 2.0;
-  double lo = best_k - kGridStep;
-  double hi = best_k + kGridStep;
+  double lo = k - kGridStep;
+  double hi = k + kGridStep;
   double x1 = hi - inv_phi * (hi - lo);
   double x2 = lo + inv_phi * (hi - lo);
   double f1 = FitLinear(u, t, x1).rss;
@@ -122,49 +118,79 @@ ScalingFit FitScaling(std::span<const double> n, std::span<const double> time, d
       f2 = FitLinear(u, t, x2).rss;
     }
   }
-  double k = (lo + hi) / 2;
-  LinearPart linear = FitLinear(u, t, k);
-  double a = linear.a;
-  double b = linear.b;
-  double rss = Rss(u, t, a, b, k);
+  return (lo + hi) / 2;
+}
 
-  // Gauss-Newton polish on (a, b, k); a step is kept only when it lowers the RSS.
+// Gauss-Newton polish on (a, b, k) from the linear fit at `k`; a step is kept only when it
+// lowers the RSS.
+Parameters GaussNewton(const Eigen::VectorXd& u, const Eigen::VectorXd& t, double k) {
+  const LinearPart linear = FitLinear(u, t, k);
+  Parameters p{linear.a, linear.b, k, Rss(u, t, linear.a, linear.b, k)};
+  const Eigen::Index m = u.size();
   for (int i = 0; i < 20; ++i) {
-    const Eigen::MatrixXd jacobian = Jacobian(u, b, k);
+    const Eigen::MatrixXd jacobian = Jacobian(u, p.b, p.k);
     Eigen::VectorXd residual(m);
-    for (Eigen::Index j = 0; j < m; ++j) residual(j) = t(j) - a - b * std::pow(u(j), k);
+    for (Eigen::Index j = 0; j < m; ++j) residual(j) = t(j) - p.a - p.b * std::pow(u(j), p.k);
     const Eigen::VectorXd step = jacobian.colPivHouseholderQr().solve(residual);
     if (!step.allFinite()) break;
-    const double next_rss = Rss(u, t, a + step(0), b + step(1), k + step(2));
-    if (!(next_rss < rss)) break;
-    a += step(0);
-    b += step(1);
-    k += step(2);
-    rss = next_rss;
+    const double next_rss = Rss(u, t, p.a + step(0), p.b + step(1), p.k + step(2));
+    if (!(next_rss < p.rss)) break;
+    p.a += step(0);
+    p.b += step(1);
+    p.k += step(2);
+    p.rss = next_rss;
   }
+  return p;
+}
 
-  fit.a = a;
-  fit.b = b / std::pow(n_max, k);  // back from u = n / n_max to n
-  fit.k = k;
-  fit.residual_sum_of_squares = rss;
-  const Eigen::Index dof = m - 3;
+// The Wald interval of k (see the header), or the note why there is none.
+void IntervalOfK(const Eigen::VectorXd& u, const Parameters& p, double confidence, ScalingFit& fit) {
+  const Eigen::Index dof = u.size() - 3;
   if (dof < 1) {
     fit.note = "3 points fit exactly: no interval for k";
-    return fit;
+    return;
   }
-  const Eigen::MatrixXd jacobian = Jacobian(u, b, k);
+  const Eigen::MatrixXd jacobian = Jacobian(u, p.b, p.k);
   const Eigen::Matrix3d normal = jacobian.transpose() * jacobian;
   Eigen::FullPivLU<Eigen::Matrix3d> lu(normal);
   if (!lu.isInvertible()) {
     fit.note = "the fit is degenerate (b = 0?): no interval for k";
-    return fit;
+    return;
   }
-  const double variance = rss / static_cast<double>(dof) * lu.inverse()(2, 2);
+  const double variance = p.rss / static_cast<double>(dof) * lu.inverse()(2, 2);
   fit.k_standard_error = std::sqrt(std::max(variance, 0.0));
   const double t_quantile = StudentTQuantile((1.0 + confidence) / 2.0, static_cast<double>(dof));
   fit.has_interval = true;
-  fit.k_low = k - t_quantile * fit.k_standard_error;
-  fit.k_high = k + t_quantile * fit.k_standard_error;
+  fit.k_low = p.k - t_quantile * fit.k_standard_error;
+  fit.k_high = p.k + t_quantile * fit.k_standard_error;
+}
+
+}  // namespace
+
+ScalingFit FitScaling(std::span<const double> n, std::span<const double> time, double confidence) {
+  RequireFitInput(n, time, confidence);
+  const auto m = static_cast<Eigen::Index>(n.size());
+  const double n_max = *std::max_element(n.begin(), n.end());
+  Eigen::VectorXd u(m);
+  Eigen::VectorXd t(m);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    u(i) = n[i] / n_max;
+    t(i) = time[i];
+  }
+  ScalingFit fit;
+  fit.points = static_cast<int>(m);
+  fit.level = confidence;
+  if ((t.array() == t(0)).all()) {
+    fit.a = t(0);
+    fit.note = "all times are equal: no dependence on n, k is undetermined";
+    return fit;
+  }
+  const Parameters p = GaussNewton(u, t, GoldenSectionK(u, t, BestGridK(u, t)));
+  fit.a = p.a;
+  fit.b = p.b / std::pow(n_max, p.k);  // back from u = n / n_max to n
+  fit.k = p.k;
+  fit.residual_sum_of_squares = p.rss;
+  IntervalOfK(u, p, confidence, fit);
   return fit;
 }
 
