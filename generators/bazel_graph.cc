@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <iterator>
 #include <utility>
 
 #include "generators/bazel_4_2_3.h"
@@ -214,6 +215,20 @@ std::int64_t FixedExternalCount() { return static_cast<std::int64_t>(bazel423::D
 
 std::string ExternalSha256(const BazelGraph& graph, std::string_view name) {
   return Sha256Hex(fmt::format("{}:{}", graph.seed, name));
+}
+
+std::string HttpArchiveCalls(const BazelGraph& graph) {
+  std::string out;
+  for (const std::string& name : graph.externals) {
+    fmt::format_to(std::back_inserter(out),
+                   "http_archive(\n"
+                   "    name = \"{0}\",\n"
+                   "    urls = [\"https://example.com/{0}/{0}-1.0.tar.gz\"],\n"
+                   "    strip_prefix = \"{0}-1.0\", sha256 = \"{1}\",\n"
+                   ")\n\n",
+                   name, ExternalSha256(graph, name));
+  }
+  return out;
 }
 
 std::int64_t BazelGraph::TargetCount() const {

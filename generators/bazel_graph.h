@@ -164,6 +164,9 @@ std::int64_t FixedExternalCount();
 // The sha256 a fixture's http_archive declares for one of graph.externals.
 std::string ExternalSha256(const BazelGraph& graph, std::string_view name);
 inline constexpr std::string_view kWorkspaceName = "perfengine_fixture";
+// An http_archive(...) call for each of graph.externals, kWorkspaceRepoLines lines each: the
+// repositories as a fixture's WORKSPACE and its MODULE.bazel both declare them.
+std::string HttpArchiveCalls(const BazelGraph& graph);
 
 // Deterministic in (options, seed).
 BazelGraph BuildGraph(const GraphOptions& options, std::uint64_t seed);

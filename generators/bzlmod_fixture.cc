@@ -125,20 +125,11 @@ void WriteRepositories(const BazelGraph& graph, const std::filesystem::path& pat
 }
 
 std::string RenderModuleFile(const BazelGraph& graph) {
-  std::string out = fmt::format(
-      "module(name = \"{}\")\n\n"
-      "http_archive = use_repo_rule(\"@bazel_tools//tools/build_defs/repo:http.bzl\", \"http_archive\")\n\n",
-      kWorkspaceName);
-  for (const std::string& name : graph.externals) {
-    fmt::format_to(std::back_inserter(out),
-                   "http_archive(\n"
-                   "    name = \"{0}\",\n"
-                   "    urls = [\"https://example.com/{0}/{0}-1.0.tar.gz\"],\n"
-                   "    strip_prefix = \"{0}-1.0\", sha256 = \"{1}\",\n"
-                   ")\n\n",
-                   name, ExternalSha256(graph, name));
-  }
-  return out;
+  return fmt::format(
+             "module(name = \"{}\")\n\n"
+             "http_archive = use_repo_rule(\"@bazel_tools//tools/build_defs/repo:http.bzl\", \"http_archive\")\n\n",
+             kWorkspaceName) +
+         HttpArchiveCalls(graph);
 }
 
 }  // namespace pe::gen

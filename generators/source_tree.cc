@@ -109,20 +109,11 @@ SourceTreeOptions ReadSourceTreeOptions(ParamReader& reader, std::int64_t defaul
 
 std::string RenderWorkspaceFile(const BazelGraph& graph) {
   // kWorkspaceHeaderLines lines, then kWorkspaceRepoLines per repository.
-  std::string out = fmt::format(
-      "workspace(name = \"{}\")\n\n"
-      "load(\"@bazel_tools//tools/build_defs/repo:http.bzl\", \"http_archive\")\n\n",
-      kWorkspaceName);
-  for (const std::string& name : graph.externals) {
-    fmt::format_to(std::back_inserter(out),
-                   "http_archive(\n"
-                   "    name = \"{0}\",\n"
-                   "    urls = [\"https://example.com/{0}/{0}-1.0.tar.gz\"],\n"
-                   "    strip_prefix = \"{0}-1.0\", sha256 = \"{1}\",\n"
-                   ")\n\n",
-                   name, ExternalSha256(graph, name));
-  }
-  return out;
+  return fmt::format(
+             "workspace(name = \"{}\")\n\n"
+             "load(\"@bazel_tools//tools/build_defs/repo:http.bzl\", \"http_archive\")\n\n",
+             kWorkspaceName) +
+         HttpArchiveCalls(graph);
 }
 
 std::string RenderDefsFile(bool starlark_rule) {
