@@ -181,18 +181,25 @@ void PrintTable(std::ostream& out, const analysis::Calibration& cal, const spec:
   }
 }
 
+// The number `text` starts with, `used` its length (0 when it starts with none); "1e999", a
+// number out of range, is HUGE_VAL.
+double LeadingNumber(const std::string& text, std::size_t& used) {
+  used = 0;
+  try {
+    return std::stod(text, &used);
+  } catch (const std::out_of_range&) {
+    return HUGE_VAL;
+  } catch (const std::exception&) {
+    used = 0;
+    return 0;
+  }
+}
+
 }  // namespace
 
 double ParseBudget(const std::string& text) {
   std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::out_of_range&) {
-    value = HUGE_VAL;  // "1e999": a number, out of range
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const double value = LeadingNumber(text, used);
   const std::string unit = used > 0 ? text.substr(used) : "";
   const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
   if (used == 0 || scale == 0 || std::isnan(value)) {
@@ -210,14 +217,7 @@ double ParseBudget(const std::string& text) {
 
 double ParseAssumedChange(const std::string& text) {
   std::size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::out_of_range&) {
-    value = HUGE_VAL;  // "1e999": a number, out of range
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const double value = LeadingNumber(text, used);
   const std::string rest = used > 0 ? text.substr(used) : "";
   if (used == 0 || !(rest.empty() || rest == "%") || std::isnan(value)) {
     throw spec::UsageError(fmt::format(
