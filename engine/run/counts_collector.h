@@ -18,6 +18,7 @@
 #include "engine/measure/scratch_dir.h"
 #include "engine/model/result.h"
 #include "engine/run/executor.h"
+#include "engine/run/worker_counts.h"
 #include "engine/spec/spec.h"
 
 namespace pe::run::internal {
@@ -53,6 +54,10 @@ class CountsCollector {
   bool CollectEach();
   // Worker workloads' counts (worker_counts.h): one worker run per count and contender.
   bool CollectWorkers();
+  // Each workload whose shared-worker `count` ("instructions", "allocations") missed its bar for
+  // some contender, counted again in fresh workers started for it alone (worker_counts.h).
+  bool CountMissesAlone(std::string_view count, const std::vector<const spec::Contender*>& contenders,
+                        const std::vector<const spec::Workload*>& workloads, WorkerCounts& counts);
   // w's summary of c's counts, added when it has none yet.
   model::ContenderSummary* CountsOf(const spec::Workload& w, const std::string& contender);
   // c's callgrind dump of w's counted batch in count_files_, counted now if the counts did not

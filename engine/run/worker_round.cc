@@ -138,6 +138,10 @@ bool WorkerRound::StartAll(const std::vector<const spec::Contender*>& contenders
   for (const spec::Contender* c : contenders) {
     paths_[c->name] = ex_.WorkerPathsFor(*c);
     runner::Command cmd = CommandFor(*c, first, paths_[c->name].dir);
+    // The benchmarks it will be asked for: a worker may set up only those (docs/workers.md).
+    std::vector<std::string> benchmarks;
+    for (const spec::Workload* w : workloads) benchmarks.push_back(w->benchmark);
+    cmd.env[std::string(kBenchmarksEnv)] = fmt::format("{}", fmt::join(benchmarks, ","));
     if (adjust) adjust(*c, cmd, paths_[c->name].dir);
     auto process = std::make_unique<worker::WorkerProcess>(c->name);
     const std::string error = process->Spawn(cmd, SettingsFor(first));

@@ -22,6 +22,11 @@
 
 namespace pe::run::internal {
 
+// The benchmarks a worker will be asked for, comma-separated, in its environment: a worker may
+// set up only those before its hello (docs/workers.md), so a count taken in a worker started for
+// one benchmark holds nothing the other benchmarks' set-ups would have left in its heap.
+inline constexpr std::string_view kBenchmarksEnv = "PERFENGINE_WORKER_BENCHMARKS";
+
 // What a worker's command gets changed into before it starts (a callgrind or allocation-count
 // run wraps it); `dir` is the worker's own scratch directory.
 using WorkerCommandAdjust =

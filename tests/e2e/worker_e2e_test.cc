@@ -96,6 +96,28 @@ TEST(WorkerE2E, InstructionsAndAllocationsPerBenchmarkCatchAPlantedRegressionAnd
   EXPECT_EQ(c["instructions_ratio"], 1.0) << c.dump();
 }
 
+// A count that misses in the shared worker is counted again in workers started for that
+// benchmark alone: what other benchmarks left in a warm worker's heap is no regression.
+TEST(WorkerE2E, ACountThatMissesOnlyInTheSharedWorkerIsCountedAgainAloneAndPasses) {
+  if (!HaveValgrind()) GTEST_SKIP() << "valgrind is not installed";
+  TempDir dir;
+  const std::string rest = "[thresholds]\nmax_instructions_ratio = 1.01\n\n" + std::string(kSum) +
+                           "\n[workloads.sleepy]\nkind = \"worker\"\nbenchmark = \"sleep\"\n";
+  const fs::path spec =
+      WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.01\n", "\"--extra-work-when-shared\", \"20\"", rest);
+  Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(run.exit, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("worker benchmark 'sum': its instructions were counted again in workers started for it "
+                         "alone, as the shared worker's count"),
+            std::string::npos)
+      << run.out;
+  // A regression that is the benchmark's own is still one when counted alone.
+  const fs::path planted = WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.01\n", "\"--extra-work\", \"20\"", rest);
+  run = RunPerfengine({"run", planted.string()}, dir.path());
+  EXPECT_EQ(run.exit, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("sum: instruction count ratio 1.2"), std::string::npos) << run.out;  // 20% more arithmetic
+}
+
 TEST(WorkerE2E, APlantedCpuRegressionOfTwiceTheWorkFailsTheCpuCheck) {
   TempDir dir;
   const fs::path spec = WriteWorkerSpec(dir, "rounds = 12\nbatch_time = 0.01\n", "\"--extra-work\", \"100\"",

@@ -148,6 +148,8 @@ class Worker:
         entry = self._entries.get(name)
         if entry is None:
             return f"failed name={name} reason=the worker offers no such benchmark"
+        if not callable(entry.body) and not entry.error:
+            self._set_up_one(entry)
         if entry.error:
             return f"failed name={name} reason={entry.error}"
         if iterations < 1:
@@ -194,15 +196,23 @@ class Worker:
                 f"wall_ns={w1 - w0} digest={digest}{grown}")
 
     def _set_up(self):
+        # $PERFENGINE_WORKER_BENCHMARKS (docs/workers.md): when set, only those are set up before
+        # the hello; any other is set up when first asked, outside the clocks.
+        hinted = os.environ.get("PERFENGINE_WORKER_BENCHMARKS")
+        names = None if hinted is None else hinted.split(",")
         for entry in self._entries.values():
-            if entry.setup is None:
-                continue
-            try:
-                entry.body = entry.setup()
-                if not callable(entry.body):
-                    raise TypeError(f"its set-up returned {type(entry.body).__name__}, not a callable")
-            except Exception as e:  # noqa: BLE001
-                entry.error = f"set-up: {_describe(e)}"
+            if names is None or entry.name in names:
+                self._set_up_one(entry)
+
+    def _set_up_one(self, entry):
+        if entry.setup is None:
+            return
+        try:
+            entry.body = entry.setup()
+            if not callable(entry.body):
+                raise TypeError(f"its set-up returned {type(entry.body).__name__}, not a callable")
+        except Exception as e:  # noqa: BLE001
+            entry.error = f"set-up: {_describe(e)}"
 
     def _reply(self, line):
         data = (line + "\n").encode("utf-8", "replace")

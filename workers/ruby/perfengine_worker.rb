@@ -97,6 +97,7 @@ module PerfEngine
     def run(name, iterations)
       entry = @entries[name]
       return failed(name, "the worker offers no such benchmark") unless entry
+      set_up_one(entry) unless entry.body.respond_to?(:call) || entry.error
       return failed(name, entry.error) if entry.error
       return failed(name, "iterations must be at least 1") if iterations < 1
 
@@ -148,13 +149,20 @@ module PerfEngine
 
     private
 
+    # $PERFENGINE_WORKER_BENCHMARKS (docs/workers.md, "The benchmarks a worker will be asked
+    # for"): when set, only those are set up before the hello, so a worker counted for one
+    # benchmark holds nothing the others' set-ups would have left in its heap; any other is set
+    # up when first asked, outside the clocks.
     def set_up
-      @entries.each_value do |entry|
-        entry.body = entry.setup.call if entry.setup
-        raise TypeError, "its set-up returned #{entry.body.class}, not a callable" unless entry.body.respond_to?(:call)
-      rescue StandardError, ScriptError => e
-        entry.error = "set-up: #{describe(e)}"
-      end
+      hinted = ENV["PERFENGINE_WORKER_BENCHMARKS"]&.split(",")
+      @entries.each_value { |entry| set_up_one(entry) if hinted.nil? || hinted.include?(entry.name) }
+    end
+
+    def set_up_one(entry)
+      entry.body = entry.setup ? entry.setup.call : entry.body
+      raise TypeError, "its set-up returned #{entry.body.class}, not a callable" unless entry.body.respond_to?(:call)
+    rescue StandardError, ScriptError => e
+      entry.error = "set-up: #{describe(e)}"
     end
 
     def digest_of(entry, result)

@@ -19,6 +19,9 @@
 //   --calls-per-iteration K  counter "calls" grows K an iteration (default 1)
 //   --mallocs-per-iteration K  "sum" allocates (and frees) K blocks an iteration
 //   --require-dir DIR      exit 4 at start unless DIR is a directory with a file in it (a fixture)
+//   --extra-work-when-shared PERCENT  as --extra-work, but only in a worker started for more than
+//                          one benchmark ($PERFENGINE_WORKER_BENCHMARKS): what other benchmarks'
+//                          set-ups leave in a shared worker's heap, simulated
 // Benchmarks: "sum" (arithmetic; its digest is its result's), "sleep" (1 ms an iteration) and
 // "stdin" (reads stdin: the channel must not be there). Counter "calls": one per iteration.
 #include <perfengine/worker.h>
@@ -92,6 +95,10 @@ int main(int argc, char** argv) {
   const std::map<std::string, std::string> flags = ParseFlags(argc, argv);
   Plant plant;
   if (flags.contains("--extra-work")) plant.sum_terms = 1000 + 10 * std::stoull(flags.at("--extra-work"));
+  if (const char* asked = std::getenv("PERFENGINE_WORKER_BENCHMARKS");
+      flags.contains("--extra-work-when-shared") && asked != nullptr && std::strchr(asked, ',') != nullptr) {
+    plant.sum_terms = 1000 + 10 * std::stoull(flags.at("--extra-work-when-shared"));
+  }
   if (flags.contains("--mallocs-per-iteration")) plant.mallocs = std::stoi(flags.at("--mallocs-per-iteration"));
   const std::int64_t calls =
       flags.contains("--calls-per-iteration") ? std::stoll(flags.at("--calls-per-iteration")) : 1;
