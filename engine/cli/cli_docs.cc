@@ -128,6 +128,9 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
       {"PERFENGINE_ALLOC_MARKS",
        "Set by perfengine when a worker's allocations are counted: where the preloaded library writes its running "
        "totals at each of the worker's markers (docs/workers.md, \"Markers\")."},
+      {"PERFENGINE_WORKER_BENCHMARKS",
+       "Set by perfengine for a worker contender: the benchmarks it will be asked for, comma-separated; a worker may "
+       "set up only those (docs/workers.md)."},
       {"PERFENGINE_WORKER_FDS",
        "Set by perfengine for a worker contender: the descriptors of its request and reply channel, \"IN,OUT\" "
        "(docs/workers.md)."},
