@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/report/html_escape.h"
+#include "engine/report/overview.h"
 #include "engine/report/text.h"
 
 namespace pe::report::html {
@@ -28,21 +29,10 @@ std::string Esc(std::string_view text) { return EscapeHtml(OneLine(text)); }
 std::string Note(std::string_view text) { return fmt::format("<p class=\"note\">{}</p>\n", text); }
 
 std::string_view StatusClass(RowStatus status) {
-  switch (status) {
-    case RowStatus::kPass:
-      return "pass";
-    case RowStatus::kMissed:
-      return "missed";
-    case RowStatus::kUnresolved:
-      return "unresolved";
-    case RowStatus::kFailed:
-      return "failed";
-    case RowStatus::kNotGated:
-      return "not-gated";
-    case RowStatus::kNone:
-      break;
-  }
-  return "none";
+  // The CSS class is the verdict's word (pass, missed, unresolved, failed) where it is one word.
+  if (status == RowStatus::kNotGated) return "not-gated";
+  if (status == RowStatus::kNone) return "none";
+  return VerdictText(status);
 }
 
 std::string IdMaker::operator()(std::string_view prefix, std::string_view name) {

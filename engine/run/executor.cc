@@ -88,28 +88,30 @@ std::string ContenderDirectory(const spec::Spec& spec, const spec::Contender& c)
   return PathComponent(c.name);  // not one of the spec's contenders (none today): still one component
 }
 
-ExecutionPaths Executor::PathsFor(const spec::Contender& c, const spec::Workload& w) {
+namespace {
+
+// The files of an execution in `dir`, which is emptied first: every run starts from an empty
+// scratch directory and no stale output.
+ExecutionPaths FreshPathsIn(const fs::path& dir) {
   ExecutionPaths p;
-  // Names carry sweep values, which are free text: escaped, they stay inside the scratch directory.
-  p.dir = ctx_.scratch / PathComponent(w.name) / ContenderDirectory(ctx_.spec, c);
+  p.dir = dir;
   p.stdout_path = p.dir / "stdout";
   p.stderr_path = p.dir / "stderr";
   p.out = p.dir / "out";
   p.workdir = p.dir / "work";
-  // Every run starts from an empty scratch directory and no stale output.
   ResetExecutionDir(p.dir);
   return p;
 }
 
+}  // namespace
+
+ExecutionPaths Executor::PathsFor(const spec::Contender& c, const spec::Workload& w) {
+  // Names carry sweep values, which are free text: escaped, they stay inside the scratch directory.
+  return FreshPathsIn(ctx_.scratch / PathComponent(w.name) / ContenderDirectory(ctx_.spec, c));
+}
+
 ExecutionPaths Executor::WorkerPathsFor(const spec::Contender& c) {
-  ExecutionPaths p;
-  p.dir = ctx_.scratch / "worker+" / ContenderDirectory(ctx_.spec, c);
-  p.stdout_path = p.dir / "stdout";
-  p.stderr_path = p.dir / "stderr";
-  p.out = p.dir / "out";
-  p.workdir = p.dir / "work";
-  ResetExecutionDir(p.dir);
-  return p;
+  return FreshPathsIn(ctx_.scratch / "worker+" / ContenderDirectory(ctx_.spec, c));
 }
 
 const fs::path* Executor::WorktreeOf(const spec::Contender& c) const {

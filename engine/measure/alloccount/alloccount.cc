@@ -175,6 +175,19 @@ __attribute__((constructor)) void Load() {
   pthread_atfork(nullptr, nullptr, ResetInChild);
 }
 
+// O_APPEND and a single write: lines from concurrent processes never interleave. errno is the
+// program's again afterwards.
+void AppendLine(const char* path, const char* line, size_t length) {
+  int saved_errno = errno;
+  int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    ssize_t ignored = write(fd, line, length);
+    (void)ignored;
+    close(fd);
+  }
+  errno = saved_errno;
+}
+
 void Report() {
   if (out_path[0] == '\0' || reported.exchange(true)) return;
   char line[256];
@@ -198,15 +211,7 @@ void Report() {
     p += 11;
   }
   *p++ = '\n';
-  // O_APPEND and a single write: lines from concurrent processes never interleave.
-  int saved_errno = errno;
-  int fd = open(out_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd >= 0) {
-    ssize_t ignored = write(fd, line, static_cast<size_t>(p - line));
-    (void)ignored;
-    close(fd);
-  }
-  errno = saved_errno;
+  AppendLine(out_path, line, static_cast<size_t>(p - line));
 }
 
 // One marks line, "calls bytes" of this process's running totals, in a single write.
@@ -219,14 +224,7 @@ void Mark() {
   *p++ = ' ';
   p = AppendNumber(p, bytes_allocated.load(std::memory_order_relaxed));
   *p++ = '\n';
-  int saved_errno = errno;
-  int fd = open(marks_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd >= 0) {
-    ssize_t ignored = write(fd, line, static_cast<size_t>(p - line));
-    (void)ignored;
-    close(fd);
-  }
-  errno = saved_errno;
+  AppendLine(marks_path, line, static_cast<size_t>(p - line));
 }
 
 // Priority 101 runs after the program's own destructors, so their frees are counted too.
