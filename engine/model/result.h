@@ -44,8 +44,10 @@ struct WorkerFigures {
 struct WorkerBenchmark {
   std::string benchmark;
   std::int64_t iterations = 0;
-  double iteration_s = 0;  // one iteration's cost at calibration (CPU time, at least a quarter of wall), the slowest contender's
-  std::string digest;      // of its result, as every contender's worker answered in parity
+  // One iteration's cost at calibration (CPU time, at least a quarter of wall), the slowest
+  // contender's.
+  double iteration_s = 0;
+  std::string digest;  // of its result, as every contender's worker answered in parity
 };
 
 // A figure one execution reported itself through the counters file (docs/counters.md).
