@@ -444,6 +444,7 @@ void Parser::ParseWorkloads(Spec& spec) const {
       // {checkout}: a clone of the fixture's repository per server start (engine/run/serve_checkout.h).
       if (w.serve) axis_names.push_back("checkout");
       CheckPlaceholders(w.args, &w, axis_names);
+      CheckWorkerSweep(w, axes, axis_names);
       if (w.serve && std::none_of(w.args.begin(), w.args.end(),
                                   [](const Located& a) { return a.value.find("{port}") != std::string::npos; })) {
         Fail(w.pos, fmt::format("serve workload '{}' never passes {{port}} to the server: add it to args, e.g. "
@@ -458,7 +459,10 @@ void Parser::ParseWorkloads(Spec& spec) const {
         return;
       }
       spec.sweeps.push_back(sweep);
-      for (Workload& point : ExpandSweep(w, axes)) declared.push_back(std::move(point));
+      for (Workload& point : ExpandSweep(w, axes)) {
+        CheckWorkerBenchmark(point);
+        declared.push_back(std::move(point));
+      }
     });
   }
   std::sort(spec.sweeps.begin(), spec.sweeps.end(),

@@ -189,6 +189,12 @@ class Parser {
   // A spec with worker workloads: every contender declares `worker`, one without `argv` runs no
   // process workload, no duet order; batch_time defaults.
   void CheckWorkers(Spec& spec) const;
+  // A worker workload's sweep: its benchmark's placeholders are axes, and no axis sets an
+  // environment (one worker serves every point); each point's expanded benchmark is a name.
+  struct Axis;
+  void CheckWorkerSweep(const Workload& w, const std::vector<Axis>& axes,
+                        const std::vector<std::string>& axis_names) const;
+  void CheckWorkerBenchmark(const Workload& point) const;
   // "fixture:NAME" for each worker workload NAME that declares a fixture: what a contender's
   // `worker` argv may name, as the worker serves them all (docs/workers.md, "Fixtures").
   std::vector<std::string> WorkerFixturePlaceholders() const;

@@ -195,6 +195,10 @@ std::vector<Workload> Parser::ExpandSweep(const Workload& base, const std::vecto
       if (a.name == "scale") p.scale_factor = std::strtod(value.c_str(), nullptr);
     }
     p.name = fmt::format("{}[{}]", base.name, fmt::join(parts, ","));
+    if (base.worker) {  // its benchmark names the point: "eval/threads={threads}"
+      std::map<std::string, std::string> values(p.point.begin(), p.point.end());
+      p.benchmark = Expand(base.benchmark == base.name ? p.name : base.benchmark, values);
+    }
     p.elements = base.elements * p.scale_factor;
     points.push_back(std::move(p));
     size_t i = axes.size();

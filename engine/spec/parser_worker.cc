@@ -28,8 +28,7 @@ void Parser::ParseWorker(const toml::table& t, Workload& w) const {
   }
   // A worker is asked for a benchmark by name: nothing is run with args, written to an output or
   // made from a fixture per workload, so those keys would be silently ignored.
-  for (const char* key :
-       {"args", "output", "parity", "normalise", "sort_lists", "sweep", "parameters", "prepare", "cleanup"}) {
+  for (const char* key : {"args", "output", "parity", "normalise", "sort_lists", "prepare", "cleanup"}) {
     if (const toml::node* node = t.get(key)) {
       Fail(Pos(*node), fmt::format("'{}' does not apply to a worker workload: its worker is asked for benchmark "
                                    "'{}' by name and answers with a digest for parity (docs/workers.md)",
@@ -38,6 +37,12 @@ void Parser::ParseWorker(const toml::table& t, Workload& w) const {
   }
   w.benchmark = w.name;
   if (auto benchmark = String(t, "benchmark")) {
+    w.benchmark_pos = Pos(*t.get("benchmark"));
+    // A sweep's point names its benchmark: "eval/threads={threads}" is checked once expanded.
+    if (benchmark->find('{') != std::string::npos) {
+      w.benchmark = *benchmark;
+      return;
+    }
     if (!ValidBenchmarkName(*benchmark)) {
       Fail(Pos(*t.get("benchmark")),
            fmt::format("benchmark '{}' is not a name a worker can offer: 1 to 128 of A-Z a-z 0-9 _ . : / + -",
@@ -46,6 +51,27 @@ void Parser::ParseWorker(const toml::table& t, Workload& w) const {
     w.benchmark = *benchmark;
   }
   w.normaliser = Normaliser::kNone;  // digests are compared instead (docs/workers.md, "Parity")
+}
+
+void Parser::CheckWorkerSweep(const Workload& w, const std::vector<Axis>& axes,
+                              const std::vector<std::string>& axis_names) const {
+  if (!w.worker) return;
+  CheckPlaceholders({{w.benchmark, w.benchmark_pos}}, &w, axis_names);
+  for (const Axis& a : axes) {
+    if (!a.env.empty()) {
+      Fail(a.pos, fmt::format("axis '{}' sets an environment per point, and worker workload '{}' is run by one "
+                              "worker per contender and round, started before any point: declare each "
+                              "environment as a contender of its own (docs/workers.md)",
+                              a.name, w.name));
+    }
+  }
+}
+
+void Parser::CheckWorkerBenchmark(const Workload& point) const {
+  if (!point.worker || ValidBenchmarkName(point.benchmark)) return;
+  Fail(point.benchmark_pos, fmt::format("benchmark '{}' of {} is not a name a worker can offer: 1 to 128 of A-Z a-z "
+                                        "0-9 _ . : / + -",
+                                        point.benchmark, point.name));
 }
 
 void Parser::CheckWorkers(Spec& spec) const {

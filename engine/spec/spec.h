@@ -140,7 +140,8 @@ struct Workload {
   bool serve = false;
   // kind = "worker": `benchmark` run in batches by each contender's worker (docs/workers.md).
   bool worker = false;
-  std::string benchmark;
+  std::string benchmark;  // a sweep point's has its axes' values filled in
+  SourcePos benchmark_pos;
   struct Serve {
     std::string health = "/health";
     double ready_timeout_s = 30;

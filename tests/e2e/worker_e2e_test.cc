@@ -206,6 +206,40 @@ TEST(WorkerE2E, AWorkerIsGivenItsWorkloadsFixturesByName) {
   EXPECT_NE(run.err.find("unknown placeholder '{fixture:sum}'"), std::string::npos) << run.err;
 }
 
+// A worker benchmark with a parameter: each sweep point asks for its own benchmark by name, and
+// the sweep's figures come from their per-iteration times.
+TEST(WorkerE2E, ASweepAsksEachPointForItsOwnBenchmark) {
+  TempDir dir;
+  const fs::path json = dir.path() / "results.json";
+  const std::string worker = "worker = [" + Quoted(TEST_WORKER) + ", \"--scaled\"]\n";
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 3\nbatch_time = 0.01\n\n[contenders.baseline]\n"
+                      << worker << "\n[contenders.candidate]\n"
+                      << worker
+                      << "\n[workloads.scaled]\nkind = \"worker\"\nbenchmark = \"scaled:{size}\"\nelements = 1000\n"
+                      << "parameters = { size = [\"1\", \"2\", \"4\"] }\n";
+  const Finished run = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 0) << run.out << run.err;
+  const nlohmann::json results = nlohmann::json::parse(ReadAll(json));
+  std::vector<std::string> asked;
+  for (const nlohmann::json& w : results["workloads"]) asked.push_back(w["worker"]["benchmark"]);
+  EXPECT_EQ(asked, (std::vector<std::string>{"scaled:1", "scaled:2", "scaled:4"}));
+  // Each point's answer is its own benchmark's (scaled:K sums K passes), not one benchmark thrice.
+  EXPECT_NE(results["workloads"][0]["worker"]["digest"], results["workloads"][1]["worker"]["digest"]);
+  EXPECT_NE(results["workloads"][1]["worker"]["digest"], results["workloads"][2]["worker"]["digest"]);
+  // An axis with an environment per point cannot reach a worker started before every point.
+  const fs::path allocator = dir.path() / "allocator.toml";
+  std::ofstream(allocator) << "[contenders.baseline]\n"
+                           << worker << "\n[contenders.candidate]\n"
+                           << worker << "\n[workloads.scaled]\nkind = \"worker\"\nbenchmark = \"sum\"\n"
+                           << "sweep = { allocator = [\"system\", \"mimalloc\"] }\n";
+  const Finished refused = RunPerfengine({"validate", allocator.string()}, dir.path());
+  EXPECT_EQ(refused.exit, 2);
+  EXPECT_NE(refused.err.find("axis 'allocator' sets an environment per point, and worker workload 'scaled'"),
+            std::string::npos)
+      << refused.err;
+}
+
 // isolated = true: a worker that maps another contender's build fails the run after start-up.
 TEST(WorkerE2E, AnIsolatedWorkerMappingAnotherContendersBuildFailsTheRun) {
   TempDir dir;

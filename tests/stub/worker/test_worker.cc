@@ -18,6 +18,8 @@
 //   --digest-salt TEXT     every digest differs from a worker without it (a parity failure)
 //   --calls-per-iteration K  counter "calls" grows K an iteration (default 1)
 //   --mallocs-per-iteration K  "sum" allocates (and frees) K blocks an iteration
+//   --scaled               also offers "scaled:1", "scaled:2" and "scaled:4": "sum"'s work times
+//                          the number (a benchmark with a parameter, for sweeps)
 //   --require-dir DIR      exit 4 at start unless DIR is a directory with a file in it (a fixture)
 //   --extra-work-when-shared PERCENT  as --extra-work, but only in a worker started for more than
 //                          one benchmark ($PERFENGINE_WORKER_BENCHMARKS): what other benchmarks'
@@ -42,7 +44,7 @@ std::map<std::string, std::string> ParseFlags(int argc, char** argv) {
   std::map<std::string, std::string> flags;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    const bool takes_value = flag != "--hang-before-hello" && flag != "--ignore-quit";
+    const bool takes_value = flag != "--hang-before-hello" && flag != "--ignore-quit" && flag != "--scaled";
     flags[flag] = takes_value && i + 1 < argc ? argv[++i] : "";
   }
   return flags;
@@ -73,8 +75,13 @@ std::uint64_t Run(const pe_request& request, const Plant& plant) {
       char byte;
       result = static_cast<std::uint64_t>(::read(0, &byte, 1));  // 0: /dev/null, as promised
     } else {
+      // "scaled:K" does K times the work of "sum" (the same answer for any K's digest to differ by K).
+      const std::uint64_t times =
+          std::strncmp(request.name, "scaled:", 7) == 0 ? std::strtoull(request.name + 7, nullptr, 10) : 1;
       volatile std::uint64_t sum = 0;
-      for (std::uint64_t k = 1; k <= 1000; ++k) sum = sum + k * k;
+      for (std::uint64_t pass = 0; pass < times; ++pass) {
+        for (std::uint64_t k = 1; k <= 1000; ++k) sum = sum + k * k;
+      }
       volatile std::uint64_t extra = 0;  // --extra-work: the same answer, more arithmetic
       for (std::uint64_t k = 1001; k <= plant.sum_terms; ++k) extra = extra + k * k;
       for (int m = 0; m < plant.mallocs; ++m) {
@@ -123,7 +130,9 @@ int main(int argc, char** argv) {
   if (flags.contains("--hello")) {
     Write(worker, flags.at("--hello") + "\n");
   } else {
-    pe_worker_hello(&worker, "sum,sleep,stdin", "calls");
+    pe_worker_hello(&worker,
+                    flags.contains("--scaled") ? "sum,sleep,stdin,scaled:1,scaled:2,scaled:4" : "sum,sleep,stdin",
+                    "calls");
   }
   pe_request request;
   int next;
