@@ -148,7 +148,7 @@ std::optional<worker::Batch> RoundRunner::RunWorkerBatch(WorkerRound& workers, c
   // A fresh worker's first calls of a benchmark are cold (caches, lazy loading, a JIT): a
   // tenth of a batch first, not measured (docs/workers.md, "Rounds").
   const model::WorkerBenchmark& plan = *ex_.ResultFor(w).worker;
-  if (!workers.Run(c, w, std::max<std::int64_t>(1, plan.iterations / 10), plan.digest)) return std::nullopt;
+  if (!workers.WarmUp(c, w, std::max<std::int64_t>(1, plan.iterations / 10), plan.digest)) return std::nullopt;
   return workers.Run(c, w, plan.iterations, plan.digest);
 }
 

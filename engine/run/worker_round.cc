@@ -185,6 +185,14 @@ std::optional<worker::Batch> WorkerRound::Run(const spec::Contender& c, const sp
   return std::move(batches->front());
 }
 
+std::optional<worker::Batch> WorkerRound::WarmUp(const spec::Contender& c, const spec::Workload& w,
+                                                 std::int64_t iterations, const std::string& digest) {
+  warming_ = true;
+  auto batch = Run(c, w, iterations, digest);
+  warming_ = false;
+  return batch;
+}
+
 std::optional<std::vector<worker::Batch>> WorkerRound::RunSideBySide(
     const std::vector<const spec::Contender*>& contenders, const spec::Workload& w, std::int64_t iterations,
     const std::string& digest) {
@@ -197,7 +205,7 @@ std::optional<std::vector<worker::Batch>> WorkerRound::RunSideBySide(
   std::vector<worker::Batch> batches;
   for (const spec::Contender* c : contenders) {
     const worker::BatchResult result = workers_.at(c->name)->Answer();
-    if (round_steps_ && ex_.progress()) ex_.progress()->Step(w.name);
+    if (round_steps_ && !warming_ && ex_.progress()) ex_.progress()->Step(w.name);
     if (!result.ok()) {
       Failed(*c, w, result.error);
       return std::nullopt;

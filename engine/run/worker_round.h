@@ -58,6 +58,10 @@ class WorkerRound {
 
   // One batch of w's benchmark from c's worker. With `digest` not empty, a batch whose digest
   // differs is a parity failure. nullopt with the failure recorded.
+  // A warm-up batch (RoundRunner's, before each measured one): as Run, but not a progress step.
+  std::optional<worker::Batch> WarmUp(const spec::Contender& c, const spec::Workload& w, std::int64_t iterations,
+                                      const std::string& digest);
+
   std::optional<worker::Batch> Run(const spec::Contender& c, const spec::Workload& w, std::int64_t iterations,
                                    const std::string& digest = "");
 
@@ -88,6 +92,7 @@ class WorkerRound {
 
   Executor& ex_;
   bool round_steps_;
+  bool warming_ = false;  // the batch asked for is a warm-up: no step of the rounds' progress
   std::map<std::string, std::unique_ptr<worker::WorkerProcess>> workers_;  // by contender name
   std::map<std::string, ExecutionPaths> paths_;                            // by contender name
 };
