@@ -66,14 +66,8 @@ bool WorkerRound::CheckIsolated(const spec::Contender& c, const spec::Workload& 
   return false;
 }
 
-fs::path WorkerRound::DirOf(const spec::Contender& c) const {
-  const auto it = paths_.find(c.name);
-  return it == paths_.end() ? fs::path() : it->second.dir;
-}
-
-runner::Command WorkerRound::CommandFor(const spec::Contender& c, const spec::Workload& w, const fs::path& dir) {
+runner::Command WorkerRound::CommandFor(const spec::Contender& c, const spec::Workload& w) {
   const ExecutionPaths& paths = paths_.at(c.name);
-  (void)dir;
   std::map<std::string, std::string> values = ex_.Placeholders(c, w, paths);
   // {fixture:NAME}: the fixture of worker workload NAME (docs/workers.md, "Fixtures").
   for (const spec::Workload& other : ex_.spec().workloads) {
@@ -137,7 +131,7 @@ bool WorkerRound::StartAll(const std::vector<const spec::Contender*>& contenders
   // run side by side, before anything is timed.
   for (const spec::Contender* c : contenders) {
     paths_[c->name] = ex_.WorkerPathsFor(*c);
-    runner::Command cmd = CommandFor(*c, first, paths_[c->name].dir);
+    runner::Command cmd = CommandFor(*c, first);
     // The benchmarks it will be asked for: a worker may set up only those (docs/workers.md).
     std::vector<std::string> benchmarks;
     for (const spec::Workload* w : workloads) benchmarks.push_back(w->benchmark);

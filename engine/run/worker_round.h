@@ -74,12 +74,9 @@ class WorkerRound {
   // Asks every worker to quit and waits for each. False with the failure recorded on `w`.
   bool QuitAll(const spec::Workload& w);
 
-  // c's worker's scratch directory (its stdout, stderr, workdir, and what an adjusted command
-  // writes there).
-  std::filesystem::path DirOf(const spec::Contender& c) const;
-
  private:
-  runner::Command CommandFor(const spec::Contender& c, const spec::Workload& w, const std::filesystem::path& dir);
+  // c's worker command (its argv, placeholders filled, {fixture:NAME} too), in c's paths_ entry.
+  runner::Command CommandFor(const spec::Contender& c, const spec::Workload& w);
   worker::WorkerSettings SettingsFor(const spec::Workload& w) const;
   bool Failed(const spec::Contender& c, const spec::Workload& w, const std::string& error);
   // isolated = true (issue 41, item 5): c's worker maps only its own build's shared objects,
