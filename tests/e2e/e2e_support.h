@@ -121,6 +121,26 @@ class Running {
   pid_t pid_ = -1;
 };
 
+// Runs argv (no shell, the program looked up on PATH) in `cwd`, its output discarded; its exit
+// status, -1 when it could not start or was killed. For the tools a test sets up with (git).
+inline int RunQuietly(std::vector<std::string> argv, const fs::path& cwd) {
+  std::vector<char*> raw;
+  for (auto& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  const int rc = posix_spawnp(&pid, raw[0], &actions, nullptr, raw.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 inline Finished RunPerfengine(const std::vector<std::string>& args, const fs::path& dir) {
   return Running(args, dir).Wait();
 }

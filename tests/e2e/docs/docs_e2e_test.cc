@@ -19,25 +19,6 @@
 namespace pe::e2e {
 namespace {
 
-// Runs argv (no shell) in `cwd`, its output discarded; its exit status.
-int RunQuietly(std::vector<std::string> argv, const fs::path& cwd) {
-  std::vector<char*> raw;
-  for (auto& a : argv) raw.push_back(a.data());
-  raw.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, raw[0], &actions, nullptr, raw.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 // A minimal spec around a fragment: two contenders unless it declares its own, and one
 // workload that does work (a spec of the startup workload alone is refused). The fragment
 // comes first, so validate's line numbers are the block's own.

@@ -21,19 +21,7 @@ bool RunWorkerSpecGit(const fs::path& repo, std::vector<std::string> args) {
   std::vector<std::string> argv = {
       "git", "-C", repo.string(), "-c", "user.name=t", "-c", "user.email=t@example.invalid"};
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> raw;
-  for (auto& a : argv) raw.push_back(a.data());
-  raw.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  const int spawned = posix_spawnp(&pid, "git", &actions, nullptr, raw.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return false;
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  return RunQuietly(argv, repo) == 0;
 }
 
 // The [workloads.NAME] tables of a spec file.
