@@ -6,23 +6,22 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
-#include "engine/runner/program_lookup.h"
-#include "engine/runner/spawn.h"
+#include "engine/process/program_lookup.h"
+#include "engine/process/spawn.h"
 
 namespace pe::gen {
 
-using runner::ChildEnvironment;
-using runner::Outcome;
-using runner::PathVariable;
-using runner::ReapChild;
-using runner::ResolvedProgram;
-using runner::ResolveProgram;
-using runner::Spawned;
-using runner::StartProcess;
-using runner::StartRequest;
-using runner::UniqueFd;
+using process::ChildEnvironment;
+using process::PathVariable;
+using process::ResolvedProgram;
+using process::ResolveProgram;
+using process::Spawned;
+using process::StartProcess;
+using process::StartRequest;
+using process::UniqueFd;
 
 std::string RunChecked(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
                        const std::map<std::string, std::string>& env) {
@@ -60,10 +59,9 @@ std::string RunChecked(const std::vector<std::string>& argv, const std::filesyst
       break;
     }
   }
-  const Outcome outcome = ReapChild(spawned);
-  if (!outcome.ok()) {
-    throw std::runtime_error(fmt::format("`{}` failed ({}): {}", command,
-                                         outcome.status == Outcome::Status::kExited ? outcome.exit_code : -1, output));
+  const std::optional<int> exit_code = process::Reap(spawned).ExitCode();
+  if (!exit_code || *exit_code != 0) {
+    throw std::runtime_error(fmt::format("`{}` failed ({}): {}", command, exit_code.value_or(-1), output));
   }
   return output;
 }

@@ -7,9 +7,9 @@
 #include <cerrno>
 #include <system_error>
 
-#include "engine/runner/interrupt.h"
+#include "engine/process/interrupt.h"
+#include "engine/process/program_lookup.h"
 #include "engine/runner/process_group.h"
-#include "engine/runner/program_lookup.h"
 #include "engine/runner/spawn.h"
 #include "engine/runner/wait_and_reap.h"
 
@@ -29,7 +29,7 @@ Outcome NotStarted(std::string error) {
 Outcome RunHeld(const Command& command, const std::function<bool(pid_t)>& attach) {
   if (interrupt::Interrupted()) return NotStarted("interrupted before start");
   if (command.argv.empty()) return NotStarted("empty command");
-  ResolvedProgram program = ResolveProgram(command.argv[0], command.cwd, PathVariable(command.env));
+  process::ResolvedProgram program = process::ResolveProgram(command.argv[0], command.cwd, PathVariable(command.env));
   if (!program.error.empty()) return NotStarted(program.error);
   std::error_code fs_error;
   if (!command.cwd.empty() && !std::filesystem::is_directory(command.cwd, fs_error)) {

@@ -12,18 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/process/sandbox.h"
+
 namespace pe::runner {
 
-// What a command may reach (docs/threat-model.md): with `enabled` it runs in namespaces of its own
-// (spawner_sandbox.h), sees the whole file system read-only except `writable`, sees an empty
-// directory at each of `hidden` (a writable path inside one is put back), has its own /proc,
-// /dev/shm and pids, and everything it starts dies with it. For the code under test: contenders,
-// their hooks and normalisers, git builds.
-struct Sandbox {
-  bool enabled = false;
-  std::vector<std::filesystem::path> writable;  // absolute, existing directories
-  std::vector<std::filesystem::path> hidden;    // absolute, existing directories
-};
+// What a command may reach: engine/process/sandbox.h.
+using Sandbox = process::Sandbox;
 
 struct Command {
   std::vector<std::string> argv;           // argv[0] is a path or a name looked up on PATH; never a shell

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <optional>
 
-#include "engine/runner/interrupt.h"
+#include "engine/process/interrupt.h"
 #include "engine/runner/process_group.h"
 #include "engine/runner/spawn.h"
 #include "engine/runner/wait_for_exit.h"

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <utility>
 
+#include "engine/process/interrupt.h"
 #include "engine/runner/held_child.h"
-#include "engine/runner/interrupt.h"
 #include "engine/runner/process_runner.h"
 #include "engine/runner/server_process.h"
 #include "engine/runner/spawn.h"

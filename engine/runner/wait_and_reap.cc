@@ -3,7 +3,7 @@
 #include <chrono>
 #include <optional>
 
-#include "engine/runner/interrupt.h"
+#include "engine/process/interrupt.h"
 #include "engine/runner/process_group.h"
 
 namespace pe::runner {

@@ -4,7 +4,7 @@
 
 #include <cerrno>
 
-#include "engine/runner/interrupt.h"
+#include "engine/process/interrupt.h"
 
 namespace pe::runner {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/runner/spawner_sandbox.h"
+#include "engine/process/spawner_sandbox.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-#include "engine/runner/spawner_protocol.h"
+#include "engine/process/spawner_protocol.h"
 
 namespace pe::spawner {
 namespace {

@@ -57,8 +57,8 @@ struct SpawnLimit {
 };
 
 struct SpawnStarted {
-  std::int32_t pid = -1;        // the child, also its process group id; -1 when not started
-  std::int32_t exec_errno = 0;  // set when the child could not be set up or exec failed
+  std::int32_t pid = -1;          // the child, also its process group id; -1 when not started
+  std::int32_t exec_errno = 0;    // set when the child could not be set up or exec failed
   std::int32_t sandbox_step = 0;  // > 0: exec_errno is from this step of the sandbox (kSandboxSteps)
   std::int32_t reserved = 0;      // a multiple of 8 bytes: a quiet start sends it and a SpawnDone as one
 };
@@ -86,8 +86,8 @@ struct SpawnDone {
   std::int64_t user_us = 0;     // the child's own rusage, from wait4 on its pid
   std::int64_t sys_us = 0;
   std::int64_t max_rss_kib = 0;
-  std::int64_t wall_ns = 0;    // from just before the child was created to its reaping
-  std::int32_t leftovers = 0;  // descendants still alive after it exited, killed by the helper
+  std::int64_t wall_ns = 0;        // from just before the child was created to its reaping
+  std::int32_t leftovers = 0;      // descendants still alive after it exited, killed by the helper
   std::int32_t sandbox_errno = 0;  // kSpawnSandbox asked, but the kernel refused namespaces: why
 };
 

@@ -1,6 +1,6 @@
 // The handler may run on any thread at any moment, so everything it touches is a lock-free
 // atomic or a syscall that signal-safety(7) allows: no locks, no allocation, no stdio.
-#include "engine/runner/interrupt.h"
+#include "engine/process/interrupt.h"
 
 #include <fcntl.h>
 #include <unistd.h>

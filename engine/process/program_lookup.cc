@@ -1,4 +1,4 @@
-#include "engine/runner/program_lookup.h"
+#include "engine/process/program_lookup.h"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <system_error>
 #include <vector>
 
-namespace pe::runner {
+namespace pe::process {
 namespace {
 
 std::vector<boost::filesystem::path> SplitPath(const std::string& path_variable) {
@@ -52,4 +52,4 @@ std::string EnginePathVariable() {
   return path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
-}  // namespace pe::runner
+}  // namespace pe::process

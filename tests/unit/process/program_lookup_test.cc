@@ -1,4 +1,4 @@
-#include "engine/runner/program_lookup.h"
+#include "engine/process/program_lookup.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "tests/unit/runner/temp_dir.h"
 
-namespace pe::runner {
+namespace pe::process {
 namespace {
 
 namespace fs = std::filesystem;
@@ -87,4 +87,4 @@ TEST(ProgramLookupTest, RelativePathIsTakenFromTheChildsDirectory) {
 }
 
 }  // namespace
-}  // namespace pe::runner
+}  // namespace pe::process

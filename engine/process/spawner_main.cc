@@ -37,8 +37,8 @@
 
 #include <cstdint>
 
-#include "engine/runner/spawner_protocol.h"
-#include "engine/runner/spawner_sandbox.h"
+#include "engine/process/spawner_protocol.h"
+#include "engine/process/spawner_sandbox.h"
 
 namespace {
 
@@ -67,7 +67,7 @@ struct Plan {
   int pid_pipe = -1;        // kSpawnQuietStart: where the child's pid goes at once
   int trace_go = -1;        // kSpawnTraceMaps: closed by the minder once it traces the child
   int trace_go_write = -1;  // its other end, which the child closes at once
-  int error_pipe = -1;  // the write end; the child reports a failing step's errno here
+  int error_pipe = -1;      // the write end; the child reports a failing step's errno here
   pid_t minder = 0;
   SandboxPath paths[kMaxSandboxPaths];  // kSpawnSandbox: what the child may write and must not see
   int npaths = 0;
