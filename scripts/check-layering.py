@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The layering the build enforces (CONTRIBUTING.md, "Layering").
+"""The layering the build cannot check by itself (CONTRIBUTING.md, "Layering").
 
 A module is a folder whose CMakeLists.txt defines a library (stats/, generators/, proto/,
 engine/<name>/, ...). Its dependencies are what that CMakeLists.txt declares with
@@ -7,12 +7,19 @@ target_link_libraries: the build's own list, read from the file itself, so it ca
 The allowed direction is the layer table in CONTRIBUTING.md (the rows after the line
 `<!-- layers -->`, top layer first): a module may link only modules in lower rows.
 
+The build fences includes: each library compiles against its own module's headers and those of
+the modules it links (cmake/ModuleHeaders.cmake), so a header of a module it does not reach is
+"No such file or directory" (ctest layering.compile_fence). What it cannot see, this does.
 Exits 1 and names file:line for each of these; 0 when there is none:
-  - a source includes a header of another module that its CMakeLists.txt does not link;
-  - a public header (one another module includes, or one such a header includes) includes a
-    header of a module linked PRIVATE: whoever includes it would need a link it is not given;
   - a CMakeLists.txt links a module in the same or a higher layer, or a module the table
-    does not place.
+    does not place (the build links any direction);
+  - a public header (one another module includes, or one such a header includes) includes a
+    header of a module linked PRIVATE: whoever includes it would need a link it is not given
+    (the build fails only once some module includes it, and then names the wrong file);
+  - a source includes a header of another module that its CMakeLists.txt does not link itself
+    (the build lets it through when a linked module links that one PUBLIC);
+  - a module's CMakeLists.txt gives a target the repository root as an include directory, which
+    would open the fence again: every include would compile.
 
 Usage: check-layering.py [--root DIR]   (DIR defaults to the repository holding this script)
 Needs no build: plain Python over the source tree, cheap enough for every ctest run.
@@ -33,10 +40,17 @@ def strip_cmake_comments(text):
     return "\n".join(line.split("#", 1)[0] for line in text.splitlines())
 
 
-def cmake_calls(text, command):
-    """Argument lists of every `command(...)` call (no nested parentheses in the ones we read)."""
-    for match in re.finditer(r"\b" + command + r"\s*\(([^)]*)\)", strip_cmake_comments(text), re.IGNORECASE):
-        yield match.group(1).split()
+def cmake_calls(text, command, with_lines=False):
+    """Argument lists of every `command(...)` call (no nested parentheses in the ones we read),
+    with the line each starts on when asked."""
+    stripped = strip_cmake_comments(text)
+    for match in re.finditer(r"\b" + command + r"\s*\(([^)]*)\)", stripped, re.IGNORECASE):
+        args = match.group(1).split()
+        yield (stripped.count("\n", 0, match.start()) + 1, args) if with_lines else args
+
+
+# An include directory that is the repository root: every module's headers at once.
+ROOT_DIR_RE = re.compile(r'^"?\$\{(PROJECT_SOURCE_DIR|CMAKE_SOURCE_DIR)\}/?"?$')
 
 
 class Module:
@@ -45,6 +59,7 @@ class Module:
         self.cmake_file = cmake_file
         self.targets = []  # the targets its CMakeLists.txt defines
         self.links = {}  # target -> "PUBLIC" | "PRIVATE" | "INTERFACE", over all its targets
+        self.root_includes = []  # (line, target): target_include_directories naming the repository root
 
 
 def find_modules(root):
@@ -74,6 +89,9 @@ def find_modules(root):
                     visibility = item
                 elif module.links.get(item) != "PUBLIC":
                     module.links[item] = visibility
+        for line, args in cmake_calls(text, "target_include_directories", with_lines=True):
+            if args and args[0] in module.targets and any(ROOT_DIR_RE.match(arg) for arg in args[1:]):
+                module.root_includes.append((line, args[0]))
         modules[rel] = module
     return modules
 
@@ -144,6 +162,12 @@ def check(root):
                 if layers[dep.path] >= layers[module.path]:
                     problems.append(f"{module.cmake_file}:1: {module.path} links {target} ({dep.path}), which is "
                                     f"not in a lower layer of CONTRIBUTING.md's table")
+
+    for module in sorted(modules.values(), key=lambda m: m.path):
+        for line, target in module.root_includes:
+            problems.append(f"{module.path}/CMakeLists.txt:{line}: {target}'s include directories name the repository "
+                            f"root, so any include compiles: use pe_module_headers({target}) "
+                            f"(cmake/ModuleHeaders.cmake)")
 
     # Every source of every module, and the headers of each module that others include.
     sources = {}  # repository-relative path -> module

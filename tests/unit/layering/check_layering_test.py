@@ -93,6 +93,22 @@ class CheckLayering(unittest.TestCase):
         self.assertIn("engine/low/CMakeLists.txt:1: engine/low links pe_top (engine/top), which is not in a lower "
                       "layer of CONTRIBUTING.md's table", out)
 
+    def test_the_repository_root_as_a_modules_include_directory_fails(self):
+        write(self.root, "engine/mid/CMakeLists.txt", "add_library(pe_mid STATIC mid.cc)\n"
+              "pe_module_headers(pe_mid)\n"
+              "target_include_directories(pe_mid PUBLIC ${PROJECT_SOURCE_DIR})\n"
+              "target_link_libraries(pe_mid PUBLIC pe_low)\n")
+        code, out = run(self.root)
+        self.assertEqual(code, 1)
+        self.assertEqual(out, "engine/mid/CMakeLists.txt:3: pe_mid's include directories name the repository root, "
+                              "so any include compiles: use pe_module_headers(pe_mid) (cmake/ModuleHeaders.cmake)\n")
+
+    def test_a_folder_of_its_own_below_the_root_passes(self):
+        write(self.root, "engine/mid/CMakeLists.txt", "add_library(pe_mid STATIC mid.cc)\n"
+              "target_include_directories(pe_mid PRIVATE ${PROJECT_SOURCE_DIR}/include)\n"
+              "target_link_libraries(pe_mid PUBLIC pe_low)\n")
+        self.assertEqual(run(self.root), (0, ""))
+
     def test_a_module_the_table_does_not_place_fails(self):
         write(self.root, "engine/new/CMakeLists.txt", "add_library(pe_new STATIC new.cc)\n")
         code, out = run(self.root)
