@@ -236,7 +236,8 @@ constexpr auto FieldsOf(Tag<model::Comparison>) {
 
 constexpr auto FieldsOf(Tag<model::WorkerFigures>) {
   using S = model::WorkerFigures;
-  return std::tuple{Field{"iterations", &S::iterations}, Field{"thread_cpu_s", &S::thread_cpu_s}};
+  return std::tuple{Field{"iterations", &S::iterations}, Field{"thread_cpu_s", &S::thread_cpu_s},
+                    Field{"batches", &S::batches, kAddedLater}};
 }
 
 constexpr auto FieldsOf(Tag<model::WorkerBenchmark>) {
@@ -390,6 +391,7 @@ constexpr auto FieldsOf(Tag<model::Settings>) {
       Field{"check_confidence", &S::check_confidence, kAddedLater},
       Field{"family_confidence", &S::family_confidence, kAddedLater},
       Field{"batch_time_s", &S::batch_time_s, kAddedLater},
+      Field{"batches", &S::batches, kAddedLater},
   };
 }
 

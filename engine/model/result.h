@@ -36,6 +36,9 @@ struct ServeFigures {
 struct WorkerFigures {
   std::int64_t iterations = 0;  // in the measured batch
   double thread_cpu_s = 0;      // per iteration: the CPU time of the thread that ran the loop
+  // The round's measured batches of this contender; the sample is the one with the least CPU
+  // time per iteration ([run] batches). 1 in results files from before batches.
+  int batches = 1;
 };
 
 // A worker workload's benchmark (docs/workers.md): what each worker was asked to run, and how
@@ -369,8 +372,12 @@ struct Settings {
   // baseline, all gated) or "all-pairs" (also each other pair, reported, not gated).
   std::string compare = "baseline";
   // Worker workloads: how long a measured batch should last (docs/workers.md, "Batch size").
-  // Set when the run has worker workloads; the spec's default is 0.05.
+  // Set when the run has worker workloads; the spec's default is 0.01.
   std::optional<double> batch_time_s;
+  // Worker workloads: measured batches per contender, benchmark and round, the contenders
+  // alternating; the round's figure is the batch with the least CPU time per iteration
+  // (docs/workers.md, "Rounds"). Set when the run has worker workloads; the default is 5.
+  std::optional<int> batches;
   // Family-wise confidence (docs/statistics.md): `confidence` split across the run's
   // `family_checks` checks that read an interval, each at `check_confidence`
   // (1 - (1 - confidence) / family_checks). `family_confidence` is what the checks at the levels

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 #include "engine/analysis/analyze.h"
 #include "engine/gate/gate.h"
@@ -106,13 +107,19 @@ bool RoundRunner::RunRounds() {
         if (!RunDuetRound(ex_, *w, round, order, &children_cpu_s)) return false;
         continue;
       }
+      std::vector<Sample> worker_samples;
+      if (w->worker) {
+        std::vector<const spec::Contender*> contenders;
+        for (size_t index : order) contenders.push_back(&ex_.spec().contenders[index]);
+        auto samples = RunWorkerBatches(*workers, contenders, *w);
+        if (!samples) return false;
+        worker_samples = std::move(*samples);
+      }
       for (size_t position = 0; position < order.size(); ++position) {
         const spec::Contender& c = ex_.spec().contenders[order[position]];
         Sample s;
         if (w->worker) {
-          auto batch = RunWorkerBatch(*workers, c, *w);
-          if (!batch) return false;
-          s = WorkerSample(*batch, ex_.ResultFor(*w).counters);
+          s = std::move(worker_samples[position]);
         } else if (w->serve) {
           auto served = ex_.ExecuteServe(c, *w, false);
           if (!served) return false;
@@ -143,13 +150,48 @@ bool RoundRunner::RunRounds() {
   return true;
 }
 
-std::optional<worker::Batch> RoundRunner::RunWorkerBatch(WorkerRound& workers, const spec::Contender& c,
-                                                         const spec::Workload& w) {
-  // A fresh worker's first calls of a benchmark are cold (caches, lazy loading, a JIT): a
-  // tenth of a batch first, not measured (docs/workers.md, "Rounds").
+std::optional<std::vector<Sample>> RoundRunner::RunWorkerBatches(WorkerRound& workers,
+                                                                 const std::vector<const spec::Contender*>& order,
+                                                                 const spec::Workload& w) {
   const model::WorkerBenchmark& plan = *ex_.ResultFor(w).worker;
-  if (!workers.WarmUp(c, w, std::max<std::int64_t>(1, plan.iterations / 10), plan.digest)) return std::nullopt;
-  return workers.Run(c, w, plan.iterations, plan.digest);
+  const int batches = std::max(1, ex_.settings().batches.value_or(1));
+  // A fresh worker's first calls of a benchmark are cold (caches, lazy loading, a JIT). One
+  // measured batch gets a tenth of a batch first, not measured; of several, the fastest is taken,
+  // which leaves a cold first one out by itself (docs/workers.md, "Rounds").
+  if (batches == 1) {
+    for (const spec::Contender* c : order) {
+      if (!workers.Run(*c, w, std::max<std::int64_t>(1, plan.iterations / 10), plan.digest, /*step=*/false))
+        return std::nullopt;
+    }
+  }
+  // The measured batches, the order reversed each time (ABBA...), so neither contender always
+  // follows the other. A contender's time is its fastest batch: interference on a shared machine
+  // only ever adds time, so the least CPU time per iteration is the steadiest estimate of a
+  // batch's own cost (Chen and Revels, "Robust benchmarking in noisy environments", 2016). Its
+  // counters are its first batch's: the same place in the same sequence of requests to a fresh
+  // worker every round, so an exact count stays exact (a runtime's counts can depend on what
+  // its collector kept from the batch before; workers/ruby collects fully before a first batch).
+  std::vector<std::optional<worker::Batch>> fastest(order.size());
+  std::vector<std::map<std::string, std::int64_t>> first_counters(order.size());
+  auto per_iteration = [](const worker::Batch& b) {
+    return static_cast<double>(b.process_cpu_ns) / static_cast<double>(std::max<std::int64_t>(b.iterations, 1));
+  };
+  for (int k = 0; k < batches; ++k) {
+    for (size_t i = 0; i < order.size(); ++i) {
+      const size_t position = k % 2 == 0 ? i : order.size() - 1 - i;
+      auto batch = workers.Run(*order[position], w, plan.iterations, plan.digest, /*step=*/k == batches - 1);
+      if (!batch) return std::nullopt;
+      if (k == 0) first_counters[position] = batch->counters;
+      if (!fastest[position] || per_iteration(*batch) < per_iteration(*fastest[position])) fastest[position] = batch;
+    }
+  }
+  std::vector<Sample> samples;
+  for (size_t position = 0; position < order.size(); ++position) {
+    fastest[position]->counters = first_counters[position];
+    samples.push_back(WorkerSample(*fastest[position], ex_.ResultFor(w).counters));
+    samples.back().worker->batches = batches;
+  }
+  return samples;
 }
 
 bool RoundRunner::RunRssOnly() {

@@ -40,8 +40,12 @@ class RoundRunner {
   std::vector<const spec::Workload*> Unresolved(std::vector<OpenCheck>* open_checks = nullptr) const;
 
  private:
-  // A worker workload's warm-up batch, then its measured batch; nullopt with the failure recorded.
-  std::optional<worker::Batch> RunWorkerBatch(WorkerRound& workers, const spec::Contender& c, const spec::Workload& w);
+  // A worker workload's round: each contender's warm-up batch, then [run] batches measured
+  // batches each, the contenders alternating; one sample per contender, in `order`'s order, each
+  // its batch with the least CPU time per iteration. nullopt with the failure recorded.
+  std::optional<std::vector<model::Sample>> RunWorkerBatches(WorkerRound& workers,
+                                                             const std::vector<const spec::Contender*>& order,
+                                                             const spec::Workload& w);
   // The verdict on the rounds so far, from the confidence sequences only.
   model::Verdict Interim() const;
   // The workloads of `verdict` with an unresolved gated check, and those checks.

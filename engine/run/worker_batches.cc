@@ -46,7 +46,7 @@ std::int64_t BatchIterations(double batch_time_s, double iteration_s) {
 bool CalibrateWorkers(Executor& ex, const std::vector<const spec::Workload*>& workloads) {
   const std::vector<const spec::Workload*> workers = WorkerWorkloads(workloads);
   if (workers.empty()) return true;
-  const double batch_time = ex.settings().batch_time_s.value_or(0.05);
+  const double batch_time = ex.settings().batch_time_s.value_or(spec::limits::kDefaultBatchTimeS);
   Progress* progress = ex.progress();
   if (progress) {
     progress->BeginPhase("calibrating worker batches", static_cast<int>(ex.spec().contenders.size() * workers.size()),
@@ -104,11 +104,13 @@ bool CalibrateWorkers(Executor& ex, const std::vector<const spec::Workload*>& wo
     b.iteration_s = slowest[w];
     b.iterations = BatchIterations(batch_time, b.iteration_s);
     b.digest = digest[w];
+    const int batches = ex.settings().batches.value_or(1);
     ex.ResultFor(*w).notes.push_back(fmt::format(
-        "worker benchmark '{}': each measured batch runs {} iterations (about {} at calibration, [run] batch_time "
-        "{}), after a warm-up batch of {}; times and counters are per iteration",
-        w->benchmark, b.iterations, units::FormatSeconds(b.iteration_s * static_cast<double>(b.iterations)),
-        units::FormatSeconds(batch_time), std::max<std::int64_t>(1, b.iterations / 10)));
+        "worker benchmark '{}': each round, each contender runs a warm-up batch of {} iterations, then {} measured "
+        "batch{} of {} (about {} at calibration, [run] batch_time {}){}; times and counters are per iteration",
+        w->benchmark, std::max<std::int64_t>(1, b.iterations / 10), batches, batches == 1 ? "" : "es", b.iterations,
+        units::FormatSeconds(b.iteration_s * static_cast<double>(b.iterations)), units::FormatSeconds(batch_time),
+        batches == 1 ? "" : ", the contenders alternating; the round's figure is each one's fastest batch"));
   }
   return true;
 }

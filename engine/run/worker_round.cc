@@ -173,18 +173,12 @@ bool WorkerRound::CheckHello(const spec::Contender& c, const worker::Hello& hell
 }
 
 std::optional<worker::Batch> WorkerRound::Run(const spec::Contender& c, const spec::Workload& w,
-                                              std::int64_t iterations, const std::string& digest) {
+                                              std::int64_t iterations, const std::string& digest, bool step) {
+  step_ = step;
   auto batches = RunSideBySide({&c}, w, iterations, digest);
+  step_ = true;
   if (!batches) return std::nullopt;
   return std::move(batches->front());
-}
-
-std::optional<worker::Batch> WorkerRound::WarmUp(const spec::Contender& c, const spec::Workload& w,
-                                                 std::int64_t iterations, const std::string& digest) {
-  warming_ = true;
-  auto batch = Run(c, w, iterations, digest);
-  warming_ = false;
-  return batch;
 }
 
 std::optional<std::vector<worker::Batch>> WorkerRound::RunSideBySide(
@@ -199,7 +193,7 @@ std::optional<std::vector<worker::Batch>> WorkerRound::RunSideBySide(
   std::vector<worker::Batch> batches;
   for (const spec::Contender* c : contenders) {
     const worker::BatchResult result = workers_.at(c->name)->Answer();
-    if (round_steps_ && !warming_ && ex_.progress()) ex_.progress()->Step(w.name);
+    if (round_steps_ && step_ && ex_.progress()) ex_.progress()->Step(w.name);
     if (!result.ok()) {
       Failed(*c, w, result.error);
       return std::nullopt;

@@ -57,13 +57,10 @@ class WorkerRound {
                 const std::vector<const spec::Workload*>& workloads, const WorkerCommandAdjust& adjust = {});
 
   // One batch of w's benchmark from c's worker. With `digest` not empty, a batch whose digest
-  // differs is a parity failure. nullopt with the failure recorded.
-  // A warm-up batch (RoundRunner's, before each measured one): as Run, but not a progress step.
-  std::optional<worker::Batch> WarmUp(const spec::Contender& c, const spec::Workload& w, std::int64_t iterations,
-                                      const std::string& digest);
-
+  // differs is a parity failure. With `step` false (a warm-up, or a round's batch before the
+  // last) it is not a step of the rounds' progress. nullopt with the failure recorded.
   std::optional<worker::Batch> Run(const spec::Contender& c, const spec::Workload& w, std::int64_t iterations,
-                                   const std::string& digest = "");
+                                   const std::string& digest = "", bool step = true);
 
   // One batch of w's benchmark from each contender's worker at once (each asked, then each
   // answer awaited), for counts, which do not depend on what else runs; never for timing.
@@ -89,7 +86,7 @@ class WorkerRound {
 
   Executor& ex_;
   bool round_steps_;
-  bool warming_ = false;  // the batch asked for is a warm-up: no step of the rounds' progress
+  bool step_ = true;  // the batch asked for is a step of the rounds' progress
   std::map<std::string, std::unique_ptr<worker::WorkerProcess>> workers_;  // by contender name
   std::map<std::string, ExecutionPaths> paths_;                            // by contender name
 };

@@ -114,7 +114,7 @@ void Parser::CheckRoundsReach(const Spec& spec) const {
 void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   CheckKeys(run,
             {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline", "candidate",
-             "bootstrap_resamples", "confidence", "measure", "max_rounds", "compare", "batch_time"},
+             "bootstrap_resamples", "confidence", "measure", "max_rounds", "compare", "batch_time", "batches"},
             "[run]");
   Recover([&] {
     if (auto measure = StringArray(run, "measure", false)) {
@@ -164,6 +164,9 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   });
   Recover([&] {
     if (auto v = Number(run, "batch_time", 0, true, limits::kMaxBatchTimeS)) s.batch_time_s = *v;
+  });
+  Recover([&] {
+    if (auto v = Integer(run, "batches", 1, limits::kMaxBatches)) s.batches = static_cast<int>(*v);
   });
   if (auto v = String(run, "order")) {
     const std::vector<std::string> orders = {"alternate", "random", "duet"};

@@ -93,8 +93,10 @@ void Parser::CheckWorkers(Spec& spec) const {
   }
   if (worker == spec.workloads.end()) {
     const toml::table* run = TableAt(root_, "run");
-    if (const toml::node* batch_time = run ? run->get("batch_time") : nullptr) {
-      Fail(Pos(*batch_time), "'batch_time' applies to worker workloads, and the spec declares none");
+    for (const char* key : {"batch_time", "batches"}) {
+      if (const toml::node* node = run ? run->get(key) : nullptr) {
+        Fail(Pos(*node), fmt::format("'{}' applies to worker workloads, and the spec declares none", key));
+      }
     }
     return;
   }
@@ -104,6 +106,7 @@ void Parser::CheckWorkers(Spec& spec) const {
                                      worker->name));
   }
   if (!spec.settings.batch_time_s) spec.settings.batch_time_s = limits::kDefaultBatchTimeS;
+  if (!spec.settings.batches) spec.settings.batches = limits::kDefaultBatches;
 }
 
 }  // namespace pe::spec::internal

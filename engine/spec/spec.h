@@ -30,8 +30,11 @@ inline constexpr int kMaxRequestCount = 10000000;
 inline constexpr int kMaxConcurrency = 1024;
 inline constexpr int kMaxThreads = 4096;
 inline constexpr std::size_t kMaxSweepPoints = 1000;
-inline constexpr double kDefaultBatchTimeS = 0.05;
+inline constexpr double kDefaultBatchTimeS = 0.01;
 inline constexpr double kMaxBatchTimeS = 60;  // [run] batch_time: one measured batch of a worker benchmark
+// [run] batches: measured batches per contender, worker benchmark and round (docs/workers.md).
+inline constexpr int kDefaultBatches = 5;
+inline constexpr int kMaxBatches = 1000;
 }  // namespace limits
 
 // A string from the spec with the position it came from, so later checks can point at it.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,17 @@ fs::path WriteWorkerSpec(const TempDir& dir, const std::string& run, const std::
 const char* kCallsCounter =
     "[counters.calls]\nunit = \"calls\"\nexact = true\n\n[thresholds.counters]\ncalls = 1.0\n\n";
 const char* kSum = "[workloads.sum]\nkind = \"worker\"\n";
+
+// The median over measured rounds of a contender's CPU time per iteration (user_s).
+double MedianCpu(const nlohmann::json& results, const std::string& contender) {
+  std::vector<double> cpu;
+  for (const nlohmann::json& s : results["workloads"][0]["samples"]) {
+    if (s["contender"] == contender && !s["warmup"].get<bool>()) cpu.push_back(s["user_s"].get<double>());
+  }
+  if (cpu.empty()) return 0;
+  std::sort(cpu.begin(), cpu.end());
+  return cpu[cpu.size() / 2];
+}
 
 bool HaveValgrind() { return std::system("valgrind --version > /dev/null 2>&1") == 0; }
 
@@ -64,13 +76,48 @@ TEST(WorkerE2E, AnExactCounterGrowthFailsAndTheSameWorkerPasses) {
     EXPECT_EQ(s["counters"][0]["value"], s["contender"] == "baseline" ? 1.0 : 2.0);
     if (!s["warmup"].get<bool>()) ++measured;
   }
-  EXPECT_EQ(measured, 6);  // 3 rounds, two contenders, one batch each
+  EXPECT_EQ(measured, 6);  // 3 rounds, two contenders, one sample each
   // No startup workload: nothing in a worker's figures is a process's start.
   EXPECT_EQ(results["workloads"].size(), 1u);
 
   const fs::path same = WriteWorkerSpec(dir, "rounds = 3\nbatch_time = 0.01\n", "", std::string(kCallsCounter) + kSum);
   run = RunPerfengine({"run", same.string()}, dir.path());
   EXPECT_EQ(run.exit, 0) << run.out << run.err;
+}
+
+// [run] batches: each contender runs that many measured batches a round; its time is the batch
+// with the least CPU time per iteration, its counters its first batch's. The candidate's 2nd,
+// 4th, ... requests do four times the work and report twice the calls. With 3 batches (no
+// warm-up) the 1st and 3rd are fast: calls 1.00x, a pass, and its CPU time near the baseline's.
+// With 1 batch, after its warm-up, only the slow one is measured: 2.00x, a miss, and four times
+// the work. CPU time, not wall, picks the batch, and the medians compared differ fourfold, so
+// load on the machine cannot change the outcome.
+TEST(WorkerE2E, EachRoundTakesTheFastestOfItsBatches) {
+  TempDir dir;
+  const fs::path json = dir.path() / "results.json";
+  const fs::path three = WriteWorkerSpec(dir, "rounds = 3\nbatch_time = 0.005\nbatches = 3\n", "\"--slow-odd-batches\"",
+                                         std::string(kCallsCounter) + kSum);
+  Finished run = RunPerfengine({"run", three.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 0) << run.out << run.err;
+  const nlohmann::json results = nlohmann::json::parse(ReadAll(json));
+  EXPECT_EQ(results["settings"]["batches"], 3);
+  int measured = 0;
+  for (const nlohmann::json& s : results["workloads"][0]["samples"]) {
+    EXPECT_EQ(s["worker"]["batches"], 3) << s.dump();
+    EXPECT_EQ(s["counters"][0]["value"], 1.0) << s.dump();
+    if (!s["warmup"].get<bool>()) ++measured;
+  }
+  EXPECT_EQ(measured, 6);  // one sample per contender and round, however many batches
+  EXPECT_LT(MedianCpu(results, "candidate"), 2 * MedianCpu(results, "baseline"));
+  EXPECT_NE(run.out.find("then 3 measured batches of"), std::string::npos) << run.out;
+
+  const fs::path one = WriteWorkerSpec(dir, "rounds = 3\nbatch_time = 0.005\nbatches = 1\n", "\"--slow-odd-batches\"",
+                                       std::string(kCallsCounter) + kSum);
+  run = RunPerfengine({"run", one.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("sum: calls ratio 2.00x"), std::string::npos) << run.out;
+  EXPECT_GT(MedianCpu(nlohmann::json::parse(ReadAll(json)), "candidate"),
+            2 * MedianCpu(nlohmann::json::parse(ReadAll(json)), "baseline"));
 }
 
 TEST(WorkerE2E, InstructionsAndAllocationsPerBenchmarkCatchAPlantedRegressionAndNameTheFunction) {

@@ -12,7 +12,12 @@
 #   worker.serve                                              # the hello, the batches, exit 0 at quit
 #
 # A batch of `run NAME N`, in this order:
-#   1. GC.start (unless gc_before_batch: false), outside every measurement;
+#   1. a collection (unless gc_before_batch: false), outside every measurement: a full GC.start
+#      unless the batch before was of the same benchmark and size, then a minor one
+#      (GC.start(full_mark: false)), which frees that batch's garbage (young objects) in a
+#      fraction of a full mark's time. So a round's first batch of a benchmark (the one whose
+#      counters perfengine reads) always follows a full collection, and its counts do not depend
+#      on what a minor collection happened to keep (weakly held caches such as interned strings);
 #   2. the counters' values before (GC.stat(:total_allocated_objects) allocates nothing);
 #   3. the opening marker, Process.ppid (libc getppid), then the clocks: monotonic, process CPU,
 #      thread CPU;
@@ -101,7 +106,7 @@ module PerfEngine
       return failed(name, entry.error) if entry.error
       return failed(name, "iterations must be at least 1") if iterations < 1
 
-      GC.start if @gc_before_batch
+      collect_before(name, iterations) if @gc_before_batch
       body = entry.body
       result = nil
       error = nil
@@ -148,6 +153,11 @@ module PerfEngine
     end
 
     private
+
+    def collect_before(name, iterations)
+      GC.start(full_mark: @last_batch != [name, iterations])
+      @last_batch = [name, iterations]
+    end
 
     # $PERFENGINE_WORKER_BENCHMARKS (docs/workers.md, "The benchmarks a worker will be asked
     # for"): when set, only those are set up before the hello, so a worker counted for one

@@ -24,6 +24,9 @@
 //   --extra-work-when-shared PERCENT  as --extra-work, but only in a worker started for more than
 //                          one benchmark ($PERFENGINE_WORKER_BENCHMARKS): what other benchmarks'
 //                          set-ups leave in a shared worker's heap, simulated
+//   --slow-odd-batches     the 2nd, 4th, ... request of "sum" does 4 times the work and its
+//                          counter "calls" grows twice as fast: which batch of a round was
+//                          taken shows in its time and counter
 // Benchmarks: "sum" (arithmetic; its digest is its result's), "sleep" (1 ms an iteration) and
 // "stdin" (reads stdin: the channel must not be there). Counter "calls": one per iteration.
 #include <perfengine/worker.h>
@@ -44,7 +47,8 @@ std::map<std::string, std::string> ParseFlags(int argc, char** argv) {
   std::map<std::string, std::string> flags;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    const bool takes_value = flag != "--hang-before-hello" && flag != "--ignore-quit" && flag != "--scaled";
+    const bool takes_value =
+        flag != "--hang-before-hello" && flag != "--ignore-quit" && flag != "--scaled" && flag != "--slow-odd-batches";
     flags[flag] = takes_value && i + 1 < argc ? argv[++i] : "";
   }
   return flags;
@@ -136,8 +140,10 @@ int main(int argc, char** argv) {
   }
   pe_request request;
   int next;
+  int sum_requests = 0;
   while ((next = pe_worker_next(&worker, &request)) == 1) {
     const char* name = request.name;
+    const bool slow = flags.contains("--slow-odd-batches") && std::strcmp(name, "sum") == 0 && sum_requests++ % 2 == 1;
     if (On(flags, "--crash-on", name)) ::raise(SIGSEGV);
     if (On(flags, "--exit-on", name)) return 0;
     if (On(flags, "--hang-on", name)) {
@@ -173,14 +179,16 @@ int main(int argc, char** argv) {
     pe_timer timer;
     pe_batch batch;
     pe_timer_start(&timer);
-    const std::uint64_t result = Run(request, plant);
+    Plant this_batch = plant;
+    if (slow) this_batch.sum_terms = 4000;
+    const std::uint64_t result = Run(request, this_batch);
     pe_timer_stop(&timer, &batch);
     char digest[17];
     const std::uint64_t hash = pe_worker_fnv1a(PE_WORKER_FNV_OFFSET, &result, sizeof result);
     std::snprintf(digest, sizeof digest, "%016llx",
                   static_cast<unsigned long long>(pe_worker_fnv1a(hash, salt.data(), salt.size())));
     const char* counter_names[] = {"calls"};
-    const std::int64_t growth[] = {request.iterations * calls};
+    const std::int64_t growth[] = {request.iterations * calls * (slow ? 2 : 1)};
     if (On(flags, "--wrong-name-on", name)) std::strcpy(request.name, "sum2");
     pe_worker_done(&worker, &request, &batch, digest, counter_names, growth, 1);
   }

@@ -38,6 +38,7 @@ inline model::RunResult FullResult() {
   r.settings.check_confidence = 0.99947;
   r.settings.family_confidence = 0.98;
   r.settings.batch_time_s = 0.05;
+  r.settings.batches = 5;
   r.baseline = "bazel-diff";
   r.candidate = "bazel-diff-rs";
   r.contenders = {
@@ -83,7 +84,7 @@ inline model::RunResult FullResult() {
   w.samples[1].contender = "bazel-diff-rs";
   w.samples[1].wall_s = 2.2250738585072014e-308;
   w.samples[1].counters = {{"ruby_objects", 1413917}, {"cache_misses", 0.5}};
-  w.samples[1].worker = model::WorkerFigures{2000, 0.0000405};
+  w.samples[1].worker = model::WorkerFigures{2000, 0.0000405, 5};
   w.summaries = {{"bazel-diff", 10, 1.5, 1.25, 0.125, 1.0, 2.0, 123456},
                  {"bazel-diff-rs", 10, 0.075, 0.05, 0.01, 0.07, 0.09, 23456}};
   w.summaries[1].median_cpu_s = 0.06;

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""How a worker round should spend its measuring time (docs/workers.md, "Rounds").
+
+Drives two workers of the same ruby/json build (an A/A pair) over the protocol itself, a fresh
+pair each round as perfengine does: per round and benchmark, each worker's warm-up batch of
+N/10, then K batches of N/K iterations each, the workers taking turns (A B, B A, ...). Every
+batch's process CPU time is kept, so one run answers, from the same batches, how noisy a
+round's paired log-ratio is when the round's figure is
+  - one short batch each (the first pair),
+  - one long batch each (the K batches summed: the same measuring time as the rest),
+  - the median of the K pairs' log-ratios,
+  - each worker's fastest batch (what perfengine's [run] batches takes).
+The noise of a benchmark is 1.4826 x MAD of its per-round log-ratios (docs/statistics.md).
+
+    bench/workers/batches.py --worktree WT --fixtures DIR [--rounds 24] [--batches 5]
+                             [--batch-time 0.05] [--json OUT]
+
+WT is a ruby/json worktree with pe-lib/json/ext/{parser,generator}.so built as
+specs/ruby-json-worker.toml builds it (perfengine's cache holds one after a run, under
+~/.cache/perfengine/worktrees/); DIR is `perfengine generate specs/ruby-json/fixtures.toml
+--out DIR`. --batch-time is the measuring time per worker, benchmark and round (split K ways).
+"""
+
+import argparse
+import json
+import math
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKER_RB = os.path.join(HERE, "..", "..", "specs", "ruby-json", "worker.rb")
+
+
+class Worker:
+    def __init__(self, worktree, fixtures):
+        ours, theirs = socket.socketpair()
+        env = dict(os.environ, PERFENGINE_WORKER_FDS="0,0", RUBY_JSON_FIXTURES=fixtures)
+        argv = ["ruby", "--disable-gems", "-Ipe-lib", "-Ilib", WORKER_RB]
+        self.process = subprocess.Popen(argv, cwd=worktree, stdin=theirs, env=env, stdout=subprocess.DEVNULL)
+        theirs.close()
+        self.channel = ours.makefile("rw")
+
+    def hello(self):
+        line = self.channel.readline()
+        if not line.startswith("hello "):
+            sys.exit(f"batches.py: the worker did not greet: {line!r}")
+        return line.split("benchmarks=")[1].split()[0].split(",")
+
+    def run(self, name, iterations):
+        """The batch's process CPU seconds."""
+        self.channel.write(f"run {name} {iterations}\n")
+        self.channel.flush()
+        line = self.channel.readline()
+        if not line.startswith("done "):
+            sys.exit(f"batches.py: {name}: {line!r}")
+        fields = dict(f.split("=", 1) for f in line.split()[1:])
+        return int(fields["process_cpu_ns"]) / 1e9
+
+    def quit(self):
+        self.channel.write("quit\n")
+        self.channel.flush()
+        self.process.wait()
+
+
+def calibrate(worktree, fixtures, batch_time, batches):
+    """N per benchmark: iterations for `batch_time` of CPU time, at least `batches`."""
+    worker = Worker(worktree, fixtures)
+    names = worker.hello()
+    sizes = {}
+    for name in names:
+        n = 1
+        while True:
+            cpu = worker.run(name, n)
+            if cpu >= batch_time / 4 or n > 10**7:
+                break
+            n *= 2
+        sizes[name] = max(batches, int(n * batch_time / max(cpu, 1e-9)))
+    worker.quit()
+    return sizes
+
+
+def collect(args):
+    sizes = calibrate(args.worktree, args.fixtures, args.batch_time, args.batches)
+    rounds = []
+    for r in range(args.rounds):
+        started = time.monotonic()
+        pair = [Worker(args.worktree, args.fixtures), Worker(args.worktree, args.fixtures)]
+        for w in pair:
+            w.hello()
+        order = [0, 1] if r % 2 == 0 else [1, 0]
+        per_benchmark = {}
+        for name, n in sizes.items():
+            for i in order:
+                pair[i].run(name, max(1, n // 10))
+            batches = []
+            for k in range(args.batches):
+                turn = order if k % 2 == 0 else order[::-1]
+                cpu = {}
+                for i in turn:
+                    cpu[i] = pair[i].run(name, max(1, n // args.batches))
+                batches.append([cpu[0], cpu[1]])
+            per_benchmark[name] = batches
+        for w in pair:
+            w.quit()
+        rounds.append({"seconds": time.monotonic() - started, "batches": per_benchmark})
+        print(f"round {r + 1}/{args.rounds}: {rounds[-1]['seconds']:.1f} s", file=sys.stderr, flush=True)
+    return {"sizes": sizes, "batches": args.batches, "rounds": rounds}
+
+
+def robust_noise(values):
+    centre = statistics.median(values)
+    return 1.4826 * statistics.median(abs(v - centre) for v in values)
+
+
+READINGS = {
+    "one short batch each": lambda b: math.log(b[0][1] / b[0][0]),
+    "one long batch each (sum)": lambda b: math.log(sum(x[1] for x in b) / sum(x[0] for x in b)),
+    "median of the pairs": lambda b: statistics.median(math.log(x[1] / x[0]) for x in b),
+    "fastest batch each": lambda b: math.log(min(x[1] for x in b) / min(x[0] for x in b)),
+}
+
+
+def report(data):
+    names = list(data["sizes"])
+    print(f"{len(data['rounds'])} rounds of fresh A/A workers, {len(names)} benchmarks, "
+          f"{data['batches']} batches each, {statistics.mean(r['seconds'] for r in data['rounds']):.1f} s a round")
+    print(f"{'a round reads':28} {'noise: median':>14} {'p75':>6} {'max':>6}")
+    for label, read in READINGS.items():
+        noise = sorted(100 * robust_noise([read(r["batches"][n]) for r in data["rounds"]]) for n in names)
+        print(f"{label:28} {statistics.median(noise):13.2f}% {noise[3 * len(noise) // 4]:5.2f}% {noise[-1]:5.2f}%")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--worktree")
+    parser.add_argument("--fixtures")
+    parser.add_argument("--rounds", type=int, default=24)
+    parser.add_argument("--batches", type=int, default=5)
+    parser.add_argument("--batch-time", type=float, default=0.05)
+    parser.add_argument("--json", help="write every batch's CPU time here")
+    parser.add_argument("--report", help="only report on a --json file written before")
+    args = parser.parse_args()
+    if args.report:
+        with open(args.report) as f:
+            report(json.load(f))
+        return
+    if not args.worktree or not args.fixtures:
+        parser.error("--worktree and --fixtures are needed (or --report FILE)")
+    data = collect(args)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(data, f)
+    report(data)
+
+
+if __name__ == "__main__":
+    main()
