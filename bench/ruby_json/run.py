@@ -3,7 +3,7 @@
 
     bench/ruby_json/run.py CHECKOUT [--out DIR] [--jobs N] [--only NAME ...] [--perfengine BIN]
                            [--counts-only] [--kind parse|generate | --workload NAME ...] [--report-only]
-                           [--spec specs/ruby-json-worker.toml]
+                           [--spec specs/ruby-json-worker.toml] [--load N]
 
 CHECKOUT is a clone of https://github.com/ruby/json with a `master` branch (fetched once by the
 developer; nothing here touches the network). For each planted regression in patches/ this
@@ -30,7 +30,8 @@ were read from the instruction counts' callgrind files, and a table of the runs.
 --counts-only gates on instructions and Ruby objects only (one round, no CPU-time check);
 --kind parse runs the 16 parsing benchmarks only (results in NAME-subset.json).
 --jobs runs that many gates at once (each with its own cache dir); CPU-time checks suffer from
-it, instruction and object counts do not. bench/ruby_json/valgrind_cpu.py measures the CPU
+it, instruction and object counts do not. --load N starts N busy loops (Python `while True`)
+before the first gate and kills them after the last: the loaded runs of docs/ruby-json.md. bench/ruby_json/valgrind_cpu.py measures the CPU
 time of a run's callgrind processes; bench/ruby_json/startup_cost.sh what Ruby's start-up costs.
 """
 import argparse
@@ -391,6 +392,8 @@ def main():
                     help="the spec to run (specs/ruby-json-worker.toml: the same gate in warm workers)")
     ap.add_argument("--report-only", action="store_true",
                     help="run nothing: summarise the results files an earlier run left in --out")
+    ap.add_argument("--load", type=int, default=0,
+                    help="busy loops to run meanwhile (started before the first gate, killed after the last)")
     a = ap.parse_args()
     if a.kind:
         a.workload += re.findall(rf"^\[workloads\.({a.kind}_\w+)\]", pathlib.Path(a.spec).read_text(), flags=re.M)
@@ -429,12 +432,18 @@ def main():
         return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2], loads)
 
     rows = []
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(a.load)]
     print(f"started {time.strftime('%Y-%m-%d %H:%M:%S %Z')}, load average {os.getloadavg()[0]:.1f} "
-          f"on {os.cpu_count()} cores", flush=True)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        for name, (lines, row) in zip(a.only, pool.map(one, a.only)):
-            print("\n".join(lines), flush=True)
-            rows += [row] if row else []
+          f"on {os.cpu_count()} cores, {a.load} busy loops of our own", flush=True)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+            for name, (lines, row) in zip(a.only, pool.map(one, a.only)):
+                print("\n".join(lines), flush=True)
+                rows += [row] if row else []
+    finally:
+        for loop in busy:
+            loop.kill()
+            loop.wait()
     if len(rows) > 1:
         print("\n".join(table_of_runs(rows)))
 

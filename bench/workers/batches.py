@@ -13,12 +13,14 @@ round's paired log-ratio is when the round's figure is
 The noise of a benchmark is 1.4826 x MAD of its per-round log-ratios (docs/statistics.md).
 
     bench/workers/batches.py --worktree WT --fixtures DIR [--rounds 24] [--batches 5]
-                             [--batch-time 0.05] [--json OUT]
+                             [--batch-time 0.05[,0.02...]] [--json OUT]
 
 WT is a ruby/json worktree with pe-lib/json/ext/{parser,generator}.so built as
 specs/ruby-json-worker.toml builds it (perfengine's cache holds one after a run, under
 ~/.cache/perfengine/worktrees/); DIR is `perfengine generate specs/ruby-json/fixtures.toml
---out DIR`. --batch-time is the measuring time per worker, benchmark and round (split K ways).
+--out DIR`. --batch-time is the measuring time per worker, benchmark and round (split K ways);
+several, comma-separated, are measured in the same rounds one after another, so they compare
+under the same conditions.
 """
 
 import argparse
@@ -84,31 +86,37 @@ def calibrate(worktree, fixtures, batch_time, batches):
 
 
 def collect(args):
-    sizes = calibrate(args.worktree, args.fixtures, args.batch_time, args.batches)
-    rounds = []
+    times = [float(t) for t in args.batch_time.split(",")]
+    sizes = calibrate(args.worktree, args.fixtures, max(times), args.batches)
+    runs = {t: {"sizes": {n: max(args.batches, int(k * t / max(times))) for n, k in sizes.items()},
+                "batches": args.batches, "batch_time": t, "rounds": []} for t in times}
     for r in range(args.rounds):
         started = time.monotonic()
         pair = [Worker(args.worktree, args.fixtures), Worker(args.worktree, args.fixtures)]
         for w in pair:
             w.hello()
         order = [0, 1] if r % 2 == 0 else [1, 0]
-        per_benchmark = {}
-        for name, n in sizes.items():
-            for i in order:
-                pair[i].run(name, max(1, n // 10))
-            batches = []
-            for k in range(args.batches):
-                turn = order if k % 2 == 0 else order[::-1]
-                cpu = {}
-                for i in turn:
-                    cpu[i] = pair[i].run(name, max(1, n // args.batches))
-                batches.append([cpu[0], cpu[1]])
-            per_benchmark[name] = batches
+        per_benchmark = {t: {} for t in times}
+        for name in sizes:
+            for t in times:
+                n = runs[t]["sizes"][name]
+                for i in order:
+                    pair[i].run(name, max(1, n // 10))
+                batches = []
+                for k in range(args.batches):
+                    turn = order if k % 2 == 0 else order[::-1]
+                    cpu = {}
+                    for i in turn:
+                        cpu[i] = pair[i].run(name, max(1, n // args.batches))
+                    batches.append([cpu[0], cpu[1]])
+                per_benchmark[t][name] = batches
         for w in pair:
             w.quit()
-        rounds.append({"seconds": time.monotonic() - started, "batches": per_benchmark})
-        print(f"round {r + 1}/{args.rounds}: {rounds[-1]['seconds']:.1f} s", file=sys.stderr, flush=True)
-    return {"sizes": sizes, "batches": args.batches, "rounds": rounds}
+        seconds = time.monotonic() - started
+        for t in times:
+            runs[t]["rounds"].append({"seconds": seconds, "batches": per_benchmark[t]})
+        print(f"round {r + 1}/{args.rounds}: {seconds:.1f} s", file=sys.stderr, flush=True)
+    return list(runs.values())
 
 
 def robust_noise(values):
@@ -127,7 +135,7 @@ READINGS = {
 def report(data):
     names = list(data["sizes"])
     print(f"{len(data['rounds'])} rounds of fresh A/A workers, {len(names)} benchmarks, "
-          f"{data['batches']} batches each, {statistics.mean(r['seconds'] for r in data['rounds']):.1f} s a round")
+          f"{data['batches']} batches of {1000 * data.get('batch_time', 0.05) / data['batches']:.0f} ms each")
     print(f"{'a round reads':28} {'noise: median':>14} {'p75':>6} {'max':>6}")
     for label, read in READINGS.items():
         noise = sorted(100 * robust_noise([read(r["batches"][n]) for r in data["rounds"]]) for n in names)
@@ -140,21 +148,24 @@ def main():
     parser.add_argument("--fixtures")
     parser.add_argument("--rounds", type=int, default=24)
     parser.add_argument("--batches", type=int, default=5)
-    parser.add_argument("--batch-time", type=float, default=0.05)
+    parser.add_argument("--batch-time", default="0.05")
     parser.add_argument("--json", help="write every batch's CPU time here")
     parser.add_argument("--report", help="only report on a --json file written before")
     args = parser.parse_args()
     if args.report:
         with open(args.report) as f:
-            report(json.load(f))
+            data = json.load(f)
+        for run in data if isinstance(data, list) else [data]:
+            report(run)
         return
     if not args.worktree or not args.fixtures:
         parser.error("--worktree and --fixtures are needed (or --report FILE)")
-    data = collect(args)
+    runs = collect(args)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(data, f)
-    report(data)
+            json.dump(runs, f)
+    for run in runs:
+        report(run)
 
 
 if __name__ == "__main__":
