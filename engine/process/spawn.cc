@@ -31,14 +31,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-std::string ErrnoText(int error) { return std::error_code(error, std::system_category()).message(); }
-
-Spawned NotSpawned(std::string error) {
-  Spawned spawned;
-  spawned.error = std::move(error);
-  return spawned;
-}
-
 bool Executable(const fs::path& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
 // Beside the running program first (an installed perfengine), then where the build put it
@@ -218,6 +210,14 @@ std::string StartFailure(int result_fd, const spawner::SpawnStarted& started, co
 }
 
 }  // namespace
+
+std::string ErrnoText(int error) { return std::error_code(error, std::system_category()).message(); }
+
+Spawned NotSpawned(std::string error) {
+  Spawned spawned;
+  spawned.error = std::move(error);
+  return spawned;
+}
 
 void UniqueFd::Reset() {
   if (fd_ >= 0) ::close(fd_);

@@ -84,6 +84,12 @@ struct Spawned {
 // spawner could not be reached.
 Spawned StartProcess(const StartRequest& request);
 
+// A start that did not happen, with why: what StartProcess and the runner's starts return.
+Spawned NotSpawned(std::string error);
+
+// strerror's text for an errno value, thread-safe.
+std::string ErrnoText(int error);
+
 // A held child may exec now.
 void Release(Spawned& spawned);
 

@@ -26,13 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ErrnoText(int error) { return std::error_code(error, std::system_category()).message(); }
-
-Spawned NotSpawned(std::string error) {
-  Spawned spawned;
-  spawned.error = std::move(error);
-  return spawned;
-}
+using process::ErrnoText;
+using process::NotSpawned;
 
 // A child's stdout or stderr: the file at `path`, emptied, or /dev/null when there is none.
 std::optional<UniqueFd> OpenStream(const fs::path& path, const char* stream, std::string* error) {
