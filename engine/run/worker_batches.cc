@@ -105,12 +105,18 @@ bool CalibrateWorkers(Executor& ex, const std::vector<const spec::Workload*>& wo
     b.iterations = BatchIterations(batch_time, b.iteration_s);
     b.digest = digest[w];
     const int batches = ex.settings().batches.value_or(1);
-    ex.ResultFor(*w).notes.push_back(fmt::format(
-        "worker benchmark '{}': each round, each contender runs a warm-up batch of {} iterations, then {} measured "
-        "batch{} of {} (about {} at calibration, [run] batch_time {}){}; times and counters are per iteration",
-        w->benchmark, std::max<std::int64_t>(1, b.iterations / 10), batches, batches == 1 ? "" : "es", b.iterations,
-        units::FormatSeconds(b.iteration_s * static_cast<double>(b.iterations)), units::FormatSeconds(batch_time),
-        batches == 1 ? "" : ", the contenders alternating; the round's figure is each one's fastest batch"));
+    const std::string size = fmt::format("{} iterations (about {} at calibration, [run] batch_time {})", b.iterations,
+                                         units::FormatSeconds(b.iteration_s * static_cast<double>(b.iterations)),
+                                         units::FormatSeconds(batch_time));
+    ex.ResultFor(*w).notes.push_back(
+        batches == 1
+            ? fmt::format("worker benchmark '{}': each round, each contender runs a warm-up batch of {} iterations, "
+                          "then a measured batch of {}; times and counters are per iteration",
+                          w->benchmark, std::max<std::int64_t>(1, b.iterations / 10), size)
+            : fmt::format("worker benchmark '{}': each round, each contender runs {} measured batches of {}, the "
+                          "contenders taking turns; a round's time is each one's fastest batch, its counters its "
+                          "first batch's; times and counters are per iteration",
+                          w->benchmark, batches, size));
   }
   return true;
 }

@@ -109,7 +109,7 @@ TEST(WorkerE2E, EachRoundTakesTheFastestOfItsBatches) {
   }
   EXPECT_EQ(measured, 6);  // one sample per contender and round, however many batches
   EXPECT_LT(MedianCpu(results, "candidate"), 2 * MedianCpu(results, "baseline"));
-  EXPECT_NE(run.out.find("then 3 measured batches of"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("each contender runs 3 measured batches of"), std::string::npos) << run.out;
 
   const fs::path one = WriteWorkerSpec(dir, "rounds = 3\nbatch_time = 0.005\nbatches = 1\n", "\"--slow-odd-batches\"",
                                        std::string(kCallsCounter) + kSum);
