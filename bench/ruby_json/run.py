@@ -275,8 +275,16 @@ def summarise(name, rc, seconds, result_path, kind, reference, loads=None):
     if not d.get("complete", True):
         failed = judge_recorded(d)
     samples = [x for w in d["workloads"] for x in w.get("samples", [])]
-    timed_wall = sum(x.get("wall_s", 0) for x in samples)
-    timed_cpu = sum(x.get("user_s", 0) + x.get("sys_s", 0) for x in samples)
+
+    def batch_total(x, figure):
+        # A worker sample's figures are per iteration of the fastest of its round's batches
+        # (docs/workers.md): times its iterations and batches, about what the round measured.
+        per = x.get(figure, 0)
+        wk = x.get("worker")
+        return per * wk["iterations"] * wk.get("batches", 1) if wk else per
+
+    timed_wall = sum(batch_total(x, "wall_s") for x in samples)
+    timed_cpu = sum(batch_total(x, "user_s") + batch_total(x, "sys_s") for x in samples)
     round_loads = [l["load_1m"] for l in d.get("load", []) if l.get("load_1m") is not None]
     loads = sorted([*(loads or ()), *round_loads])
     load_text = f"load average {loads[0]:.1f} to {loads[-1]:.1f}" if loads else "load not recorded"
@@ -290,8 +298,11 @@ def summarise(name, rc, seconds, result_path, kind, reference, loads=None):
         lines.append(f"   {minutes(without_builds)} without builds ({load_text} on {os.cpu_count()} cores): "
                      f"build {minutes(ph['build_s'])}, fixtures {minutes(ph['fixtures_s'])}, "
                      f"parity {minutes(ph['parity_s'])}, measuring {minutes(ph['measuring_s'])} "
-                     f"(timed rounds {minutes(timed_wall)}, instruction counts and profiles {minutes(rest)}), "
-                     f"analysis {minutes(ph['analysis_s'])}")
+                     + (f"(measured batches {minutes(timed_wall)}, the rest: worker starts, collections "
+                        f"between batches, instruction counts and profiles {minutes(rest)}), "
+                        if any(x.get("worker") for x in samples) else
+                        f"(timed rounds {minutes(timed_wall)}, instruction counts and profiles {minutes(rest)}), ")
+                     + f"analysis {minutes(ph['analysis_s'])}")
     elif seconds:
         lines.append(f"   {minutes(seconds)} wall, builds included ({load_text})")
     lines.append(f"   timed executions: {len(samples)}, {minutes(timed_wall)} wall, {minutes(timed_cpu)} CPU "
