@@ -10,10 +10,13 @@ round's paired log-ratio is when the round's figure is
   - one long batch each (the K batches summed: the same measuring time as the rest),
   - the median of the K pairs' log-ratios,
   - each worker's fastest batch (what perfengine's [run] batches takes).
-The noise of a benchmark is 1.4826 x MAD of its per-round log-ratios (docs/statistics.md).
+The noise of a benchmark is 1.4826 x MAD of its per-round log-ratios (docs/statistics.md); its
+offset is the median log-ratio itself, which an A/A pair should have near 0. --long-lived keeps
+one pair of workers for every round instead: an offset that stays there is the two processes'
+own difference (heap, layout, hash seeds), which fresh workers per round turn into noise.
 
     bench/workers/batches.py --worktree WT --fixtures DIR [--rounds 24] [--batches 5]
-                             [--batch-time 0.05[,0.02...]] [--json OUT]
+                             [--batch-time 0.05[,0.02...]] [--long-lived] [--json OUT]
 
 WT is a ruby/json worktree with pe-lib/json/ext/{parser,generator}.so built as
 specs/ruby-json-worker.toml builds it (perfengine's cache holds one after a run, under
@@ -89,12 +92,15 @@ def collect(args):
     times = [float(t) for t in args.batch_time.split(",")]
     sizes = calibrate(args.worktree, args.fixtures, max(times), args.batches)
     runs = {t: {"sizes": {n: max(args.batches, int(k * t / max(times))) for n, k in sizes.items()},
-                "batches": args.batches, "batch_time": t, "rounds": []} for t in times}
+                "batches": args.batches, "batch_time": t, "long_lived": args.long_lived, "rounds": []}
+            for t in times}
+    pair = None
     for r in range(args.rounds):
         started = time.monotonic()
-        pair = [Worker(args.worktree, args.fixtures), Worker(args.worktree, args.fixtures)]
-        for w in pair:
-            w.hello()
+        if pair is None or not args.long_lived:
+            pair = [Worker(args.worktree, args.fixtures), Worker(args.worktree, args.fixtures)]
+            for w in pair:
+                w.hello()
         order = [0, 1] if r % 2 == 0 else [1, 0]
         per_benchmark = {t: {} for t in times}
         for name in sizes:
@@ -110,8 +116,9 @@ def collect(args):
                         cpu[i] = pair[i].run(name, max(1, n // args.batches))
                     batches.append([cpu[0], cpu[1]])
                 per_benchmark[t][name] = batches
-        for w in pair:
-            w.quit()
+        if not args.long_lived or r == args.rounds - 1:
+            for w in pair:
+                w.quit()
         seconds = time.monotonic() - started
         for t in times:
             runs[t]["rounds"].append({"seconds": seconds, "batches": per_benchmark[t]})
@@ -134,12 +141,16 @@ READINGS = {
 
 def report(data):
     names = list(data["sizes"])
-    print(f"{len(data['rounds'])} rounds of fresh A/A workers, {len(names)} benchmarks, "
+    workers = "one long-lived A/A pair" if data.get("long_lived") else "fresh A/A workers"
+    print(f"{len(data['rounds'])} rounds of {workers}, {len(names)} benchmarks, "
           f"{data['batches']} batches of {1000 * data.get('batch_time', 0.05) / data['batches']:.0f} ms each")
-    print(f"{'a round reads':28} {'noise: median':>14} {'p75':>6} {'max':>6}")
+    print(f"{'a round reads':28} {'noise: median':>14} {'p75':>6} {'max':>6} {'|offset|: median':>17} {'max':>6}")
     for label, read in READINGS.items():
-        noise = sorted(100 * robust_noise([read(r["batches"][n]) for r in data["rounds"]]) for n in names)
-        print(f"{label:28} {statistics.median(noise):13.2f}% {noise[3 * len(noise) // 4]:5.2f}% {noise[-1]:5.2f}%")
+        per = {n: [read(r["batches"][n]) for r in data["rounds"]] for n in names}
+        noise = sorted(100 * robust_noise(v) for v in per.values())
+        offset = sorted(100 * abs(statistics.median(v)) for v in per.values())
+        print(f"{label:28} {statistics.median(noise):13.2f}% {noise[3 * len(noise) // 4]:5.2f}% {noise[-1]:5.2f}% "
+              f"{statistics.median(offset):16.2f}% {offset[-1]:5.2f}%")
 
 
 def main():
@@ -149,6 +160,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=24)
     parser.add_argument("--batches", type=int, default=5)
     parser.add_argument("--batch-time", default="0.05")
+    parser.add_argument("--long-lived", action="store_true", help="one pair of workers for every round")
     parser.add_argument("--json", help="write every batch's CPU time here")
     parser.add_argument("--report", help="only report on a --json file written before")
     args = parser.parse_args()
