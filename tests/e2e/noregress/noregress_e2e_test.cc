@@ -16,22 +16,7 @@ namespace pe::e2e {
 namespace {
 
 // Runs a command to completion (git, in the fixture set-up); true on exit 0.
-bool RunArgv(std::vector<std::string> argv, const fs::path& cwd) {
-  std::vector<char*> raw;
-  for (auto& a : argv) raw.push_back(a.data());
-  raw.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, raw[0], &actions, nullptr, raw.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return false;
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
+bool RunArgv(std::vector<std::string> argv, const fs::path& cwd) { return RunQuietly(std::move(argv), cwd) == 0; }
 
 class NoRegressionE2E : public ::testing::Test {
  protected:
