@@ -131,6 +131,9 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
       {"PERFENGINE_WORKER_BENCHMARKS",
        "Set by perfengine for a worker contender: the benchmarks it will be asked for, comma-separated; a worker may "
        "set up only those (docs/workers.md)."},
+      {"PERFENGINE_WORKER_DIGESTS",
+       "Set by perfengine for a worker contender to \"first\": the worker may answer digest=- for a benchmark's "
+       "batches after its first (docs/workers.md, \"Digests\")."},
       {"PERFENGINE_WORKER_FDS",
        "Set by perfengine for a worker contender: the descriptors of its request and reply channel, \"IN,OUT\" "
        "(docs/workers.md)."},

@@ -102,24 +102,25 @@ bool RoundRunner::RunRounds() {
       for (size_t index : order) starting.push_back(&ex_.spec().contenders[index]);
       if (!workers->StartAll(starting, worker_workloads)) return false;
     }
+    // Every worker workload's batches of the round first (each sample in `order`'s order).
+    std::map<const spec::Workload*, std::vector<Sample>> worker_samples;
+    if (workers) {
+      std::vector<const spec::Contender*> contenders;
+      for (size_t index : order) contenders.push_back(&ex_.spec().contenders[index]);
+      auto samples = RunWorkerBatches(*workers, contenders, worker_workloads);
+      if (!samples) return false;
+      worker_samples = std::move(*samples);
+    }
     for (const spec::Workload* w : active) {
       if (ex_.settings().order == "duet") {  // every contender at once, each on its own core
         if (!RunDuetRound(ex_, *w, round, order, &children_cpu_s)) return false;
         continue;
       }
-      std::vector<Sample> worker_samples;
-      if (w->worker) {
-        std::vector<const spec::Contender*> contenders;
-        for (size_t index : order) contenders.push_back(&ex_.spec().contenders[index]);
-        auto samples = RunWorkerBatches(*workers, contenders, *w);
-        if (!samples) return false;
-        worker_samples = std::move(*samples);
-      }
       for (size_t position = 0; position < order.size(); ++position) {
         const spec::Contender& c = ex_.spec().contenders[order[position]];
         Sample s;
         if (w->worker) {
-          s = std::move(worker_samples[position]);
+          s = std::move(worker_samples.at(w)[position]);
         } else if (w->serve) {
           auto served = ex_.ExecuteServe(c, *w, false);
           if (!served) return false;
@@ -150,46 +151,67 @@ bool RoundRunner::RunRounds() {
   return true;
 }
 
-std::optional<std::vector<Sample>> RoundRunner::RunWorkerBatches(WorkerRound& workers,
-                                                                 const std::vector<const spec::Contender*>& order,
-                                                                 const spec::Workload& w) {
-  const model::WorkerBenchmark& plan = *ex_.ResultFor(w).worker;
+std::optional<std::map<const spec::Workload*, std::vector<Sample>>> RoundRunner::RunWorkerBatches(
+    WorkerRound& workers, const std::vector<const spec::Contender*>& order,
+    const std::vector<const spec::Workload*>& worker_workloads) {
   const int batches = std::max(1, ex_.settings().batches.value_or(1));
-  // A fresh worker's first calls of a benchmark are cold (caches, lazy loading, a JIT). One
-  // measured batch gets a tenth of a batch first, not measured; of several, the fastest is taken,
-  // which leaves a cold first one out by itself (docs/workers.md, "Rounds").
-  if (batches == 1) {
-    for (const spec::Contender* c : order) {
-      if (!workers.Run(*c, w, std::max<std::int64_t>(1, plan.iterations / 10), plan.digest, /*step=*/false))
-        return std::nullopt;
-    }
-  }
-  // The measured batches, the order reversed each time (ABBA...), so neither contender always
-  // follows the other. A contender's time is its fastest batch: interference on a shared machine
-  // only ever adds time, so the least CPU time per iteration is the steadiest estimate of a
-  // batch's own cost (Chen and Revels, "Robust benchmarking in noisy environments", 2016). Its
-  // counters are its first batch's: the same place in the same sequence of requests to a fresh
-  // worker every round, so an exact count stays exact (a runtime's counts can depend on what
-  // its collector kept from the batch before; workers/ruby collects fully before a first batch).
-  std::vector<std::optional<worker::Batch>> fastest(order.size());
-  std::vector<std::map<std::string, std::int64_t>> first_counters(order.size());
+  struct Kept {
+    std::vector<std::optional<worker::Batch>> fastest;                // by position in `order`
+    std::vector<std::map<std::string, std::int64_t>> first_counters;  // likewise
+  };
+  std::map<const spec::Workload*, Kept> kept;
   auto per_iteration = [](const worker::Batch& b) {
     return static_cast<double>(b.process_cpu_ns) / static_cast<double>(std::max<std::int64_t>(b.iterations, 1));
   };
-  for (int k = 0; k < batches; ++k) {
+  // One batch of w from each contender, in `order` on even passes and reversed on odd ones
+  // (ABBA...), so neither contender always follows the other.
+  auto pass = [&](const spec::Workload& w, int k, std::int64_t iterations, bool measured) {
+    const model::WorkerBenchmark& plan = *ex_.ResultFor(w).worker;
+    Kept& mine = kept[&w];
+    mine.fastest.resize(order.size());
+    mine.first_counters.resize(order.size());
     for (size_t i = 0; i < order.size(); ++i) {
       const size_t position = k % 2 == 0 ? i : order.size() - 1 - i;
-      auto batch = workers.Run(*order[position], w, plan.iterations, plan.digest, /*step=*/k == batches - 1);
-      if (!batch) return std::nullopt;
-      if (k == 0) first_counters[position] = batch->counters;
-      if (!fastest[position] || per_iteration(*batch) < per_iteration(*fastest[position])) fastest[position] = batch;
+      auto batch = workers.Run(*order[position], w, iterations, plan.digest, /*step=*/measured && k == batches - 1);
+      if (!batch) return false;
+      if (!measured) continue;
+      if (k == 0) mine.first_counters[position] = batch->counters;
+      std::optional<worker::Batch>& fastest = mine.fastest[position];
+      if (!fastest || per_iteration(*batch) < per_iteration(*fastest)) fastest = std::move(batch);
+    }
+    return true;
+  };
+  // A fresh worker's first calls of a benchmark are cold (caches, lazy loading, a JIT). One
+  // measured batch gets a tenth of a batch just before it, not measured.
+  if (batches == 1) {
+    for (const spec::Workload* w : worker_workloads) {
+      const std::int64_t n = ex_.ResultFor(*w).worker->iterations;
+      if (!pass(*w, 0, std::max<std::int64_t>(1, n / 10), /*measured=*/false) || !pass(*w, 0, n, true))
+        return std::nullopt;
     }
   }
-  std::vector<Sample> samples;
-  for (size_t position = 0; position < order.size(); ++position) {
-    fastest[position]->counters = first_counters[position];
-    samples.push_back(WorkerSample(*fastest[position], ex_.ResultFor(w).counters));
-    samples.back().worker->batches = batches;
+  // Several: pass k runs batch k of every benchmark, so one benchmark's batches are spread over
+  // the round rather than back to back, and a burst of interference on a shared machine (they
+  // last longer than a benchmark's batches) seldom covers all of them. A contender's time is its
+  // fastest batch: interference only ever adds time, so the least CPU time per iteration is the
+  // steadiest estimate of a batch's own cost (Chen and Revels, "Robust benchmarking in noisy
+  // environments", 2016); that also leaves a cold first batch out. Its counters are its first
+  // batch's: the same place in the same sequence of requests to a fresh worker every round, so
+  // an exact count stays exact (a runtime's counts can depend on what its collector kept before;
+  // workers/ruby collects fully before a benchmark's first batch of a size).
+  for (int k = 0; batches > 1 && k < batches; ++k) {
+    for (const spec::Workload* w : worker_workloads) {
+      if (!pass(*w, k, ex_.ResultFor(*w).worker->iterations, /*measured=*/true)) return std::nullopt;
+    }
+  }
+  std::map<const spec::Workload*, std::vector<Sample>> samples;
+  for (const spec::Workload* w : worker_workloads) {
+    Kept& mine = kept.at(w);
+    for (size_t position = 0; position < order.size(); ++position) {
+      mine.fastest[position]->counters = mine.first_counters[position];
+      samples[w].push_back(WorkerSample(*mine.fastest[position], ex_.ResultFor(*w).counters));
+      samples[w].back().worker->batches = batches;
+    }
   }
   return samples;
 }

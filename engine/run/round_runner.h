@@ -40,12 +40,14 @@ class RoundRunner {
   std::vector<const spec::Workload*> Unresolved(std::vector<OpenCheck>* open_checks = nullptr) const;
 
  private:
-  // A worker workload's round: each contender's warm-up batch, then [run] batches measured
-  // batches each, the contenders alternating; one sample per contender, in `order`'s order, each
-  // its batch with the least CPU time per iteration. nullopt with the failure recorded.
-  std::optional<std::vector<model::Sample>> RunWorkerBatches(WorkerRound& workers,
-                                                             const std::vector<const spec::Contender*>& order,
-                                                             const spec::Workload& w);
+  // The worker workloads' round: [run] batches measured batches of each benchmark from each
+  // contender, the contenders alternating, in passes over the benchmarks (batch k of every one,
+  // then batch k + 1); one batch gets a warm-up batch just before it. For each workload one
+  // sample per contender, in `order`'s order, its batch with the least CPU time per iteration.
+  // nullopt with the failure recorded.
+  std::optional<std::map<const spec::Workload*, std::vector<model::Sample>>> RunWorkerBatches(
+      WorkerRound& workers, const std::vector<const spec::Contender*>& order,
+      const std::vector<const spec::Workload*>& worker_workloads);
   // The verdict on the rounds so far, from the confidence sequences only.
   model::Verdict Interim() const;
   // The workloads of `verdict` with an unresolved gated check, and those checks.

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,14 @@ namespace pe::run::internal {
 // set up only those before its hello (docs/workers.md), so a count taken in a worker started for
 // one benchmark holds nothing the other benchmarks' set-ups would have left in its heap.
 inline constexpr std::string_view kBenchmarksEnv = "PERFENGINE_WORKER_BENCHMARKS";
+
+// Set to kDigestsFirst in every worker's environment: a worker may answer `digest=-` for a
+// benchmark's batches after its first in the process (docs/workers.md, "Digests"). A digest
+// costs what serialising the result costs (ruby/json's parse_canada: 90 ms a batch against a
+// 4 ms batch), so digesting only each worker's first batch of a benchmark keeps a round's time
+// for its batches; the first is still checked against parity every round.
+inline constexpr std::string_view kDigestsEnv = "PERFENGINE_WORKER_DIGESTS";
+inline constexpr std::string_view kDigestsFirst = "first";
 
 // What a worker's command gets changed into before it starts (a callgrind or allocation-count
 // run wraps it); `dir` is the worker's own scratch directory.
@@ -57,7 +66,8 @@ class WorkerRound {
                 const std::vector<const spec::Workload*>& workloads, const WorkerCommandAdjust& adjust = {});
 
   // One batch of w's benchmark from c's worker. With `digest` not empty, a batch whose digest
-  // differs is a parity failure. With `step` false (a warm-up, or a round's batch before the
+  // differs is a parity failure; `-` is accepted from a worker that has answered w's benchmark
+  // before (kDigestsEnv), never on its first batch of it. With `step` false (a warm-up, or a round's batch before the
   // last) it is not a step of the rounds' progress. nullopt with the failure recorded.
   std::optional<worker::Batch> Run(const spec::Contender& c, const spec::Workload& w, std::int64_t iterations,
                                    const std::string& digest = "", bool step = true);
@@ -89,6 +99,8 @@ class WorkerRound {
   bool step_ = true;  // the batch asked for is a step of the rounds' progress
   std::map<std::string, std::unique_ptr<worker::WorkerProcess>> workers_;  // by contender name
   std::map<std::string, ExecutionPaths> paths_;                            // by contender name
+  // The benchmarks each contender's current worker has answered (kDigestsEnv).
+  std::map<std::string, std::set<std::string>> answered_;
 };
 
 }  // namespace pe::run::internal

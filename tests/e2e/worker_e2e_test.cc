@@ -182,6 +182,47 @@ TEST(WorkerE2E, DifferentDigestsAreAParityFailure) {
   EXPECT_NE(run.out.find("outputs differ: benchmark 'sum' answered digest"), std::string::npos) << run.out;
 }
 
+// Several batches run in passes over the benchmarks (docs/workers.md, "Rounds"): batch k of
+// every benchmark, then batch k + 1, so one benchmark's batches are spread over the round. The
+// candidate logs each request it answers: after calibration, each round asks sum and sleep in
+// turn, three times.
+TEST(WorkerE2E, SeveralBatchesRunInPassesOverTheBenchmarks) {
+  TempDir dir;
+  const fs::path log = dir.path() / "requests.log";
+  const fs::path spec = WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.002\nbatches = 3\n",
+                                        "\"--log-requests\", " + Quoted(log.string()),
+                                        std::string(kCallsCounter) + kSum + "[workloads.sleep]\nkind = \"worker\"\n");
+  const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  ASSERT_EQ(run.exit, 0) << run.out << run.err;
+  std::ifstream in(log);
+  std::vector<std::string> asked;
+  for (std::string line; std::getline(in, line);) asked.push_back(line);
+  const std::vector<std::string> round = {"sum", "sleep", "sum", "sleep", "sum", "sleep"};
+  ASSERT_GE(asked.size(), 2 * round.size());
+  // The last two rounds' requests (calibration's come first).
+  EXPECT_EQ(std::vector<std::string>(asked.end() - 12, asked.end() - 6), round);
+  EXPECT_EQ(std::vector<std::string>(asked.end() - 6, asked.end()), round);
+}
+
+// PERFENGINE_WORKER_DIGESTS=first (docs/workers.md, "Digests"): a worker may answer `-` after
+// its first batch of a benchmark, and passes; a later batch that answers another digest is still
+// a parity failure, named with the worker and benchmark.
+TEST(WorkerE2E, LaterBatchesMayOmitTheirDigestButNotChangeIt) {
+  TempDir dir;
+  const std::string rest = std::string(kCallsCounter) + kSum;
+  const fs::path once =
+      WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.002\nbatches = 3\n", "\"--digest-once\"", rest);
+  const Finished passed = RunPerfengine({"run", once.string()}, dir.path());
+  EXPECT_EQ(passed.exit, 0) << passed.out << passed.err;
+
+  const fs::path changed =
+      WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.002\nbatches = 3\n", "\"--later-digest-salt\", \"warm\"", rest);
+  const Finished failed = RunPerfengine({"run", changed.string()}, dir.path());
+  EXPECT_EQ(failed.exit, 2) << failed.out << failed.err;
+  EXPECT_NE(failed.out.find("worker 'candidate' answered benchmark 'sum' with digest"), std::string::npos)
+      << failed.out;
+}
+
 TEST(WorkerE2E, ACrashingWorkerFailsTheRunNamingContenderBenchmarkAndStderr) {
   TempDir dir;
   const fs::path spec =

@@ -26,7 +26,10 @@
 #      body that raises still reads the clocks and calls the closing marker, so every request
 #      makes exactly two getppid calls (callgrind's --dump-before=getppid then dumps twice per
 #      batch, and an LD_PRELOAD allocation counter sees the same window);
-#   6. the counters' values after, and the digest of the last iteration's result;
+#   6. the counters' values after, and the digest of the last iteration's result (only on the
+#      process's first batch of the benchmark when PERFENGINE_WORKER_DIGESTS=first, as perfengine
+#      sets it: later batches answer `digest=-`, and a large result is not serialised again
+#      for every batch);
 #   7. the reply: `done ...`, or `failed name=NAME reason=Class: message` when the body or its
 #      set-up raised (the worker stays up).
 # Nothing else in this file, or in what it requires, calls getppid.
@@ -57,6 +60,8 @@ module PerfEngine
       @counters = counters.to_a
       @gc_before_batch = gc_before_batch
       @entries = {}
+      @digested = {}
+      @collected = {}
     end
 
     # Registers a benchmark. Either a block (one iteration), or setup: a callable run once
@@ -84,6 +89,7 @@ module PerfEngine
       raise ArgumentError, "no benchmark registered" if @entries.empty?
 
       set_up
+      @digest_first_only = ENV["PERFENGINE_WORKER_DIGESTS"] == "first"
       @in, @out = open_channel
       reply("hello version=#{PROTOCOL_VERSION} benchmarks=#{@entries.keys.join(",")}" +
             (@counters.empty? ? "" : " counters=#{@counters.map(&:first).join(",")}"))
@@ -137,7 +143,9 @@ module PerfEngine
       return failed(name, describe(error)) if error
 
       digest = begin
-        digest_of(entry, result)
+        later = @digest_first_only && @digested[name]
+        @digested[name] = true
+        later ? "-" : digest_of(entry, result)
       rescue StandardError => e
         return failed(name, "digest: #{describe(e)}")
       end
@@ -155,8 +163,8 @@ module PerfEngine
     private
 
     def collect_before(name, iterations)
-      GC.start(full_mark: @last_batch != [name, iterations])
-      @last_batch = [name, iterations]
+      GC.start(full_mark: !@collected[[name, iterations]])
+      @collected[[name, iterations]] = true
     end
 
     # $PERFENGINE_WORKER_BENCHMARKS (docs/workers.md, "The benchmarks a worker will be asked

@@ -24,6 +24,11 @@
 //   --extra-work-when-shared PERCENT  as --extra-work, but only in a worker started for more than
 //                          one benchmark ($PERFENGINE_WORKER_BENCHMARKS): what other benchmarks'
 //                          set-ups leave in a shared worker's heap, simulated
+//   --digest-once          as perfengine's PERFENGINE_WORKER_DIGESTS=first allows: "-" for every
+//                          batch of a benchmark after the process's first
+//   --later-digest-salt TEXT  as --digest-salt, on every batch of a benchmark after the
+//                          process's first (a result that changes once warm)
+//   --log-requests PATH    append each request's benchmark name, a line each, to PATH
 //   --slow-odd-batches     the 2nd, 4th, ... request of "sum" does 4 times the work and its
 //                          counter "calls" grows twice as fast: which batch of a round was
 //                          taken shows in its time and counter
@@ -39,6 +44,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 
 namespace {
@@ -47,8 +53,8 @@ std::map<std::string, std::string> ParseFlags(int argc, char** argv) {
   std::map<std::string, std::string> flags;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    const bool takes_value =
-        flag != "--hang-before-hello" && flag != "--ignore-quit" && flag != "--scaled" && flag != "--slow-odd-batches";
+    const bool takes_value = flag != "--hang-before-hello" && flag != "--ignore-quit" && flag != "--scaled" &&
+                             flag != "--slow-odd-batches" && flag != "--digest-once";
     flags[flag] = takes_value && i + 1 < argc ? argv[++i] : "";
   }
   return flags;
@@ -141,8 +147,17 @@ int main(int argc, char** argv) {
   pe_request request;
   int next;
   int sum_requests = 0;
+  std::set<std::string> answered;  // benchmarks this process has answered
+  const char* digests = std::getenv("PERFENGINE_WORKER_DIGESTS");
+  const bool digest_once = flags.contains("--digest-once") && digests != nullptr && std::strcmp(digests, "first") == 0;
   while ((next = pe_worker_next(&worker, &request)) == 1) {
     const char* name = request.name;
+    if (flags.contains("--log-requests")) {
+      if (FILE* log = std::fopen(flags.at("--log-requests").c_str(), "a")) {
+        std::fprintf(log, "%s\n", name);
+        std::fclose(log);
+      }
+    }
     const bool slow = flags.contains("--slow-odd-batches") && std::strcmp(name, "sum") == 0 && sum_requests++ % 2 == 1;
     if (On(flags, "--crash-on", name)) ::raise(SIGSEGV);
     if (On(flags, "--exit-on", name)) return 0;
@@ -183,10 +198,14 @@ int main(int argc, char** argv) {
     if (slow) this_batch.sum_terms = 4000;
     const std::uint64_t result = Run(request, this_batch);
     pe_timer_stop(&timer, &batch);
+    const bool later = !answered.insert(name).second;
+    const std::string& this_salt =
+        later && flags.contains("--later-digest-salt") ? flags.at("--later-digest-salt") : salt;
     char digest[17];
     const std::uint64_t hash = pe_worker_fnv1a(PE_WORKER_FNV_OFFSET, &result, sizeof result);
     std::snprintf(digest, sizeof digest, "%016llx",
-                  static_cast<unsigned long long>(pe_worker_fnv1a(hash, salt.data(), salt.size())));
+                  static_cast<unsigned long long>(pe_worker_fnv1a(hash, this_salt.data(), this_salt.size())));
+    if (later && digest_once) std::strcpy(digest, "-");
     const char* counter_names[] = {"calls"};
     const std::int64_t growth[] = {request.iterations * calls * (slow ? 2 : 1)};
     if (On(flags, "--wrong-name-on", name)) std::strcpy(request.name, "sum2");
