@@ -132,8 +132,8 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
        "Set by perfengine for a worker contender: the benchmarks it will be asked for, comma-separated; a worker may "
        "set up only those (docs/workers.md)."},
       {"PERFENGINE_WORKER_DIGESTS",
-       "Set by perfengine for a worker contender to \"first\": the worker may answer digest=- for a benchmark's "
-       "batches after its first (docs/workers.md, \"Digests\")."},
+       "Set by perfengine for a worker contender: \"first\", the worker may answer digest=- for a benchmark's "
+       "batches after its first; \"none\" (counting workers), for any batch (docs/workers.md, \"Digests\")."},
       {"PERFENGINE_WORKER_FDS",
        "Set by perfengine for a worker contender: the descriptors of its request and reply channel, \"IN,OUT\" "
        "(docs/workers.md)."},

@@ -69,7 +69,7 @@ bool CountWorkerInstructions(Executor& ex, const std::vector<const spec::Contend
     outs[contenders[i]->name] = fs::absolute(out_dir) / std::to_string(i);
     fs::create_directories(outs[contenders[i]->name]);
   }
-  WorkerRound round(ex, /*round_steps=*/false);
+  WorkerRound round(ex, /*round_steps=*/false, WorkerRound::Digests::kNone);
   auto under_callgrind = [&](const spec::Contender& c, runner::Command& cmd, const fs::path&) {
     const fs::path& out = outs.at(c.name);
     std::vector<std::string> argv = {
@@ -135,7 +135,7 @@ bool CountWorkerAllocations(Executor& ex, const std::vector<const spec::Contende
     outs[contenders[i]->name] = fs::absolute(out_dir) / std::to_string(i);
     fs::create_directories(outs[contenders[i]->name]);
   }
-  WorkerRound round(ex, /*round_steps=*/false);
+  WorkerRound round(ex, /*round_steps=*/false, WorkerRound::Digests::kNone);
   auto with_counter = [&](const spec::Contender& c, runner::Command& cmd, const fs::path&) {
     const fs::path& out = outs.at(c.name);
     const auto preload = cmd.env.find("LD_PRELOAD");

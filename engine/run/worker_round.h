@@ -28,13 +28,13 @@ namespace pe::run::internal {
 // one benchmark holds nothing the other benchmarks' set-ups would have left in its heap.
 inline constexpr std::string_view kBenchmarksEnv = "PERFENGINE_WORKER_BENCHMARKS";
 
-// Set to kDigestsFirst in every worker's environment: a worker may answer `digest=-` for a
-// benchmark's batches after its first in the process (docs/workers.md, "Digests"). A digest
+// In every worker's environment (docs/workers.md, "Digests"): "first", a worker may answer
+// `digest=-` for a benchmark's batches after its first in the process; "none" (the counting
+// workers, whose batches parity does not need: every round checked it), for every batch. A digest
 // costs what serialising the result costs (ruby/json's parse_canada: 90 ms a batch against a
-// 4 ms batch), so digesting only each worker's first batch of a benchmark keeps a round's time
-// for its batches; the first is still checked against parity every round.
+// 4 ms batch, 5 s under callgrind), so digesting only each round worker's first batch of a
+// benchmark keeps a round's time for its batches; that first one is checked every round.
 inline constexpr std::string_view kDigestsEnv = "PERFENGINE_WORKER_DIGESTS";
-inline constexpr std::string_view kDigestsFirst = "first";
 
 // What a worker's command gets changed into before it starts (a callgrind or allocation-count
 // run wraps it); `dir` is the worker's own scratch directory.
@@ -51,7 +51,10 @@ model::Sample WorkerSample(const worker::Batch& batch, const std::vector<model::
 class WorkerRound {
  public:
   // `round_steps`: each measured batch is a step of the rounds' progress (not in calibration).
-  explicit WorkerRound(Executor& executor, bool round_steps = true) : ex_(executor), round_steps_(round_steps) {}
+  // Which batches must carry a digest (kDigestsEnv): each worker's first of a benchmark, or none.
+  enum class Digests { kFirst, kNone };
+  explicit WorkerRound(Executor& executor, bool round_steps = true, Digests digests = Digests::kFirst)
+      : ex_(executor), round_steps_(round_steps), digests_(digests) {}
   // Kills and reaps whatever worker is still running (after a failure or an interrupt).
   ~WorkerRound();
 
@@ -67,8 +70,8 @@ class WorkerRound {
 
   // One batch of w's benchmark from c's worker. With `digest` not empty, a batch whose digest
   // differs is a parity failure; `-` is accepted from a worker that has answered w's benchmark
-  // before (kDigestsEnv), never on its first batch of it. With `step` false (a warm-up, or a round's batch before the
-  // last) it is not a step of the rounds' progress. nullopt with the failure recorded.
+  // before (kDigestsEnv), on its first batch of it only with Digests::kNone. With `step` false (a warm-up, or a round's
+  // batch before the last) it is not a step of the rounds' progress. nullopt with the failure recorded.
   std::optional<worker::Batch> Run(const spec::Contender& c, const spec::Workload& w, std::int64_t iterations,
                                    const std::string& digest = "", bool step = true);
 
@@ -96,6 +99,7 @@ class WorkerRound {
 
   Executor& ex_;
   bool round_steps_;
+  Digests digests_;
   bool step_ = true;  // the batch asked for is a step of the rounds' progress
   std::map<std::string, std::unique_ptr<worker::WorkerProcess>> workers_;  // by contender name
   std::map<std::string, ExecutionPaths> paths_;                            // by contender name

@@ -204,14 +204,14 @@ TEST(WorkerE2E, SeveralBatchesRunInPassesOverTheBenchmarks) {
   EXPECT_EQ(std::vector<std::string>(asked.end() - 6, asked.end()), round);
 }
 
-// PERFENGINE_WORKER_DIGESTS=first (docs/workers.md, "Digests"): a worker may answer `-` after
+// PERFENGINE_WORKER_DIGESTS (docs/workers.md, "Digests"): a round's worker may answer `-` after
 // its first batch of a benchmark, and passes; a later batch that answers another digest is still
 // a parity failure, named with the worker and benchmark.
 TEST(WorkerE2E, LaterBatchesMayOmitTheirDigestButNotChangeIt) {
   TempDir dir;
   const std::string rest = std::string(kCallsCounter) + kSum;
   const fs::path once =
-      WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.002\nbatches = 3\n", "\"--digest-once\"", rest);
+      WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.002\nbatches = 3\n", "\"--digest-as-allowed\"", rest);
   const Finished passed = RunPerfengine({"run", once.string()}, dir.path());
   EXPECT_EQ(passed.exit, 0) << passed.out << passed.err;
 
@@ -221,6 +221,15 @@ TEST(WorkerE2E, LaterBatchesMayOmitTheirDigestButNotChangeIt) {
   EXPECT_EQ(failed.exit, 2) << failed.out << failed.err;
   EXPECT_NE(failed.out.find("worker 'candidate' answered benchmark 'sum' with digest"), std::string::npos)
       << failed.out;
+
+  // The counting workers get "none": even their first batch may answer `-`.
+  if (!HaveValgrind()) return;
+  const fs::path counted =
+      WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.002\nbatches = 3\n", "\"--digest-as-allowed\"",
+                      std::string("[thresholds]\nmax_instructions_ratio = 1.01\n\n") + kSum);
+  const Finished counts = RunPerfengine({"run", counted.string()}, dir.path());
+  EXPECT_EQ(counts.exit, 0) << counts.out << counts.err;
+  EXPECT_NE(counts.out.find("instruction count ratio"), std::string::npos) << counts.out;
 }
 
 TEST(WorkerE2E, ACrashingWorkerFailsTheRunNamingContenderBenchmarkAndStderr) {

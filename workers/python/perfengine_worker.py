@@ -22,9 +22,9 @@ A batch of `run NAME N`, in this order:
   5. the clocks: thread, process, monotonic, then the closing marker, os.getppid(); a body that
      raises still reads the clocks and calls the closing marker, so every request makes exactly
      two getppid calls (callgrind's --dump-before=getppid dumps twice per batch);
-  6. the counters' values after, and the digest of the last iteration's result (only on the
-     process's first batch of the benchmark when PERFENGINE_WORKER_DIGESTS=first, as perfengine
-     sets it: later batches answer `digest=-`);
+  6. the counters' values after, and the digest of the last iteration's result; as perfengine
+     allows (PERFENGINE_WORKER_DIGESTS): `-` after the process's first batch of the benchmark
+     with "first", `-` always with "none" (its counting workers);
   7. the reply: `done ...`, or `failed name=NAME reason=Type: message` when the body or its set-up
      raised (the worker stays up).
 Nothing else in this module calls getppid.
@@ -94,7 +94,7 @@ class Worker:
         self._gc_before_batch = gc_before_batch
         self._entries = {}
         self._digested = set()
-        self._digest_first_only = False
+        self._digests = None
 
     def benchmark(self, name, body=None, *, setup=None, digest=default_digest, gc=True):
         """Registers a benchmark: body (a callable, one iteration) or setup (a callable run once
@@ -128,7 +128,7 @@ class Worker:
         if not self._entries:
             raise ValueError("no benchmark registered")
         self._set_up()
-        self._digest_first_only = os.environ.get("PERFENGINE_WORKER_DIGESTS") == "first"
+        self._digests = os.environ.get("PERFENGINE_WORKER_DIGESTS")  # "first", "none" (docs/workers.md)
         self._in, self._out = _open_channel()
         hello = f"hello version={PROTOCOL_VERSION} benchmarks={','.join(self._entries)}"
         if self._counters:
@@ -191,9 +191,9 @@ class Worker:
         if error is not None:
             return f"failed name={name} reason={_describe(error)}"
         try:
-            later = self._digest_first_only and name in self._digested
+            omit = self._digests == "none" or (self._digests == "first" and name in self._digested)
             self._digested.add(name)
-            digest = "-" if entry.digest is None or later else str(entry.digest(result))
+            digest = "-" if entry.digest is None or omit else str(entry.digest(result))
             if not _DIGEST.match(digest):
                 raise ValueError(f"not 1 to 128 printable characters without spaces: {digest[:40]!r}")
         except Exception as e:  # noqa: BLE001

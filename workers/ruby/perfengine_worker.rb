@@ -26,10 +26,10 @@
 #      body that raises still reads the clocks and calls the closing marker, so every request
 #      makes exactly two getppid calls (callgrind's --dump-before=getppid then dumps twice per
 #      batch, and an LD_PRELOAD allocation counter sees the same window);
-#   6. the counters' values after, and the digest of the last iteration's result (only on the
-#      process's first batch of the benchmark when PERFENGINE_WORKER_DIGESTS=first, as perfengine
-#      sets it: later batches answer `digest=-`, and a large result is not serialised again
-#      for every batch);
+#   6. the counters' values after, and the digest of the last iteration's result; as perfengine
+#      allows (PERFENGINE_WORKER_DIGESTS): `-` after the process's first batch of the benchmark
+#      with "first", `-` always with "none" (its counting workers), so a large result is not
+#      serialised again for every batch;
 #   7. the reply: `done ...`, or `failed name=NAME reason=Class: message` when the body or its
 #      set-up raised (the worker stays up).
 # Nothing else in this file, or in what it requires, calls getppid.
@@ -89,7 +89,7 @@ module PerfEngine
       raise ArgumentError, "no benchmark registered" if @entries.empty?
 
       set_up
-      @digest_first_only = ENV["PERFENGINE_WORKER_DIGESTS"] == "first"
+      @digests = ENV["PERFENGINE_WORKER_DIGESTS"] # "first", "none" (docs/workers.md, "Digests")
       @in, @out = open_channel
       reply("hello version=#{PROTOCOL_VERSION} benchmarks=#{@entries.keys.join(",")}" +
             (@counters.empty? ? "" : " counters=#{@counters.map(&:first).join(",")}"))
@@ -143,9 +143,9 @@ module PerfEngine
       return failed(name, describe(error)) if error
 
       digest = begin
-        later = @digest_first_only && @digested[name]
+        omit = @digests == "none" || (@digests == "first" && @digested[name])
         @digested[name] = true
-        later ? "-" : digest_of(entry, result)
+        omit ? "-" : digest_of(entry, result)
       rescue StandardError => e
         return failed(name, "digest: #{describe(e)}")
       end

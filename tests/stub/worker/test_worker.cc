@@ -24,8 +24,9 @@
 //   --extra-work-when-shared PERCENT  as --extra-work, but only in a worker started for more than
 //                          one benchmark ($PERFENGINE_WORKER_BENCHMARKS): what other benchmarks'
 //                          set-ups leave in a shared worker's heap, simulated
-//   --digest-once          as perfengine's PERFENGINE_WORKER_DIGESTS=first allows: "-" for every
-//                          batch of a benchmark after the process's first
+//   --digest-as-allowed    "-" where perfengine's PERFENGINE_WORKER_DIGESTS allows it: every
+//                          batch of a benchmark after the process's first ("first"), every
+//                          batch ("none")
 //   --later-digest-salt TEXT  as --digest-salt, on every batch of a benchmark after the
 //                          process's first (a result that changes once warm)
 //   --log-requests PATH    append each request's benchmark name, a line each, to PATH
@@ -54,7 +55,7 @@ std::map<std::string, std::string> ParseFlags(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     const bool takes_value = flag != "--hang-before-hello" && flag != "--ignore-quit" && flag != "--scaled" &&
-                             flag != "--slow-odd-batches" && flag != "--digest-once";
+                             flag != "--slow-odd-batches" && flag != "--digest-as-allowed";
     flags[flag] = takes_value && i + 1 < argc ? argv[++i] : "";
   }
   return flags;
@@ -149,7 +150,9 @@ int main(int argc, char** argv) {
   int sum_requests = 0;
   std::set<std::string> answered;  // benchmarks this process has answered
   const char* digests = std::getenv("PERFENGINE_WORKER_DIGESTS");
-  const bool digest_once = flags.contains("--digest-once") && digests != nullptr && std::strcmp(digests, "first") == 0;
+  const bool as_allowed = flags.contains("--digest-as-allowed") && digests != nullptr;
+  const bool omit_first = as_allowed && std::strcmp(digests, "none") == 0;
+  const bool omit_later = omit_first || (as_allowed && std::strcmp(digests, "first") == 0);
   while ((next = pe_worker_next(&worker, &request)) == 1) {
     const char* name = request.name;
     if (flags.contains("--log-requests")) {
@@ -205,7 +208,7 @@ int main(int argc, char** argv) {
     const std::uint64_t hash = pe_worker_fnv1a(PE_WORKER_FNV_OFFSET, &result, sizeof result);
     std::snprintf(digest, sizeof digest, "%016llx",
                   static_cast<unsigned long long>(pe_worker_fnv1a(hash, this_salt.data(), this_salt.size())));
-    if (later && digest_once) std::strcpy(digest, "-");
+    if (later ? omit_later : omit_first) std::strcpy(digest, "-");
     const char* counter_names[] = {"calls"};
     const std::int64_t growth[] = {request.iterations * calls * (slow ? 2 : 1)};
     if (On(flags, "--wrong-name-on", name)) std::strcpy(request.name, "sum2");
