@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,9 +36,14 @@ void Write(const fs::path& path, const std::string& text, bool executable = fals
   if (executable) fs::permissions(path, fs::perms::owner_all, fs::perm_options::add);
 }
 
+// Through rdbuf(), which stops at a read error: a /proc/PID/cmdline whose process exited after
+// the directory was listed fails with ESRCH, and istreambuf_iterator let libstdc++'s
+// "basic_filebuf::underflow error reading the file: No such process" out of TearDown.
 std::string Read(const fs::path& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::vector<std::string> Lines(const std::string& text) {
