@@ -2,7 +2,7 @@
 """Planted regressions in ruby/json, caught by specs/ruby-json.toml (issue 22, docs/ruby-json.md).
 
     bench/ruby_json/run.py CHECKOUT [--out DIR] [--jobs N] [--only NAME ...] [--perfengine BIN]
-                           [--counts-only] [--kind parse|generate | --workload NAME ...] [--report-only]
+                           [--counts-only | --no-instructions] [--kind parse|generate | --workload NAME ...] [--report-only]
                            [--spec specs/ruby-json-worker.toml] [--load N]
 
 CHECKOUT is a clone of https://github.com/ruby/json with a `master` branch (fetched once by the
@@ -28,6 +28,8 @@ benchmarks' profiles name first (the own function by inclusive cost with the cal
 site the growth came through, the first counted call that grew) and how many of those profiles
 were read from the instruction counts' callgrind files, and a table of the runs.
 --counts-only gates on instructions and Ruby objects only (one round, no CPU-time check);
+--no-instructions on CPU time and Ruby objects only (the --spec without max_instructions_ratio);
+--keep-measuring passes perfengine's own, so a plant's CPU-time checks get max_rounds too;
 --kind parse runs the 16 parsing benchmarks only (results in NAME-subset.json).
 --jobs runs that many gates at once (each with its own cache dir); CPU-time checks suffer from
 it, instruction and object counts do not. --load N starts N busy loops (Python `while True`)
@@ -103,25 +105,36 @@ def prepare(checkout, name, patch, out):
 
 def counts_only_spec(out):
     """specs/ruby-json.toml without max_slowdown, one round and no warm-up: the instruction and
-    Ruby-object checks only, for a machine too loaded to run the CPU-time rounds in time. The
-    copy sits in OUT/spec/ beside a link to specs/ruby-json/, so {spec_dir}/ruby-json/bench.rb
-    is the same script."""
-    folder = out / "spec"
-    folder.mkdir(exist_ok=True)
-    link = folder / "ruby-json"
-    if not link.exists():
-        link.symlink_to(SPEC.parent / "ruby-json")
+    Ruby-object checks only, for a machine too loaded to run the CPU-time rounds in time."""
     text = SPEC.read_text()
     for key, value in (("rounds", 1), ("max_rounds", 1), ("warmup_rounds", 0)):
         text, n = re.subn(rf"^{key} = \d+", f"{key} = {value}", text, count=1, flags=re.M)
         assert n == 1, key
     text = "\n".join(l for l in text.split("\n") if not l.startswith("max_slowdown"))
-    spec = folder / "ruby-json-counts.toml"
+    return spec_copy(out, "ruby-json-counts.toml", text)
+
+
+def spec_copy(out, name, text):
+    """Writes TEXT as OUT/spec/NAME beside a link to specs/ruby-json/, so the copy's
+    {spec_dir}/ruby-json/ is the same folder of scripts as the original's."""
+    folder = out / "spec"
+    folder.mkdir(exist_ok=True)
+    link = folder / "ruby-json"
+    if not link.exists():
+        link.symlink_to(SPEC.parent / "ruby-json")
+    spec = folder / name
     spec.write_text(text)
     return spec
 
 
-def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=(), cache=None):
+def cpu_and_objects_spec(out, source):
+    """SOURCE without max_instructions_ratio: CPU time and Ruby objects only, no instruction
+    counts (issue 41's "CPU time and Ruby objects alone")."""
+    text = "\n".join(l for l in source.read_text().split("\n") if not l.startswith("max_instructions_ratio"))
+    return spec_copy(out, f"{source.stem}-cpu-and-objects.toml", text)
+
+
+def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=(), cache=None, extra=()):
     """Runs one gate; returns (exit code, wall seconds, results path, log path, load averages
     before and after)."""
     result = out / f"{name}.json"
@@ -133,7 +146,7 @@ def run_gate(perfengine, wt, name, out, spec=SPEC, workloads=(), cache=None):
     with open(log, "w") as f:
         rc = subprocess.run([str(perfengine), "run", str(spec), "--json", str(result),
                              "--markdown", str(out / f"{name}.md"), "--cache-dir", str(cache),
-                             *[arg for w in workloads for arg in ("--workload", w)]],
+                             *[arg for w in workloads for arg in ("--workload", w)], *extra],
                             env=env, stdout=f, stderr=subprocess.STDOUT).returncode
     wall = time.monotonic() - start
     return rc, wall, result, log, (load_before, os.getloadavg()[0])
@@ -395,6 +408,11 @@ def main():
     ap.add_argument("--perfengine", default=str(ROOT / "build" / "bin" / "perfengine"))
     ap.add_argument("--counts-only", action="store_true",
                     help="gate on instructions and Ruby objects only (one round, no CPU-time check)")
+    ap.add_argument("--keep-measuring", action="store_true",
+                    help="perfengine run --keep-measuring: rounds go on to max_rounds after a settled miss, so "
+                         "the CPU-time checks of a plant get their rounds too")
+    ap.add_argument("--no-instructions", action="store_true",
+                    help="--spec without max_instructions_ratio: CPU time and Ruby objects only, no callgrind counts")
     ap.add_argument("--workload", nargs="*", default=[],
                     help="only these benchmarks (results go to NAME-subset.json; with --report-only, read from there)")
     ap.add_argument("--kind", choices=["parse", "generate"],
@@ -435,11 +453,13 @@ def main():
 
     # Written once, before the gates start side by side.
     spec = counts_only_spec(out) if a.counts_only else pathlib.Path(a.spec).resolve()
+    if a.no_instructions:
+        spec = cpu_and_objects_spec(out, spec)
 
     def one(name):
         label = f"{name}-subset" if a.workload else name
         rc, secs, result, _, loads = run_gate(a.perfengine, worktrees[name], label, out, spec, a.workload,
-                                              shared_cache)
+                                              shared_cache, ["--keep-measuring"] if a.keep_measuring else [])
         return summarise(name, rc, secs, result, RUNS[name][1], RUNS[name][2], loads)
 
     rows = []
