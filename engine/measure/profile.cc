@@ -125,8 +125,21 @@ ProfileResult ProfileCallgrindFiles(const std::vector<std::filesystem::path>& fi
       result.note = "not profiled: callgrind_annotate " + outcome.error;
       return result;
     }
+    // callgrind_annotate --inclusive=no counts the cost of a `calls=0` arc (a frame still active
+    // when the file was dumped: a worker's batch dumped at its markers has main, the VM and
+    // the worker's loop below it) as its caller's self cost, so those frames showed 100% (and
+    // "(below main)", named in two objects, 200%) and outranked the functions whose cost grew.
+    // The file's own self costs (ParseCallgrindOut: a call line's cost is never self) win where
+    // the function is in the graph; annotate's names and rows stay.
+    std::map<std::string, std::uint64_t> self;  // by name, over objects and files, as `costs`
+    for (const auto& [key, node] : graph.nodes) self[key.function] += node.self;
+    std::map<std::string, std::uint64_t> annotated;
     for (const FunctionCost& function : ParseCallgrindAnnotate(ReadWholeFile(annotate_command.stdout_path))) {
-      costs[function.function] += function.cost;
+      annotated[function.function] += function.cost;
+    }
+    for (const auto& [name, cost] : annotated) {
+      const auto it = self.find(name);
+      costs[name] += it != self.end() ? it->second : cost;
     }
   }
   for (const auto& [name, cost] : costs) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "engine/measure/instructions.h"
 #include "engine/measure/scratch_dir.h"
@@ -85,6 +86,32 @@ TEST(ProfileTest, AnInstructionCountsCallgrindFilesGiveTheProfileOfAFreshRun) {
               0.001 * static_cast<double>(fresh.functions[0].cost));
   EXPECT_NEAR(static_cast<double>(reused.total), static_cast<double>(fresh.total),
               0.001 * static_cast<double>(fresh.total));
+}
+
+// A file dumped while frames were still active (a worker's batch, dumped at its markers)
+// holds those frames' arcs as `calls=0` lines carrying the whole cost. callgrind_annotate
+// --inclusive=no lists such a frame at 100% self; its self cost is 0, and the function that did
+// the work comes first.
+TEST(ProfileTest, AFrameStillActiveAtTheDumpHasNoSelfCost) {
+  std::unique_ptr<ProcessRunner> runner = MakeSystemProcessRunner();
+  ScratchDir dir("pe-profile-test-");
+  const std::filesystem::path file = dir.path() / "cg.out";
+  std::ofstream(file) << "# callgrind format\nversion: 1\ncreator: callgrind-3.19.0\npositions: line\n"
+                         "events: Ir\nsummary: 1000\n\n"
+                         "ob=(1) /usr/bin/ruby3.1\nfl=(1) ???\nfn=(1) (below main)\ncfn=(2) vm_loop\n"
+                         "calls=0 0\n0 1000\n\n"
+                         "fn=(2)\n0 200\ncob=(2) /build/parser.so\ncfi=(2) parser.c\ncfn=(3) parse\n"
+                         "calls=5 10\n10 800\n\n"
+                         "ob=(2)\nfl=(2)\nfn=(3)\n11 800\n";
+  const ProfileResult profile = ProfileCallgrindFiles({file}, *runner);
+  ASSERT_FALSE(profile.functions.empty()) << profile.note;
+  EXPECT_EQ(profile.total, 1000u);
+  EXPECT_EQ(profile.functions[0].function, "parse");
+  EXPECT_EQ(profile.functions[0].cost, 800u);
+  for (const FunctionCost& f : profile.functions) {
+    if (f.function == "(below main)") EXPECT_EQ(f.cost, 0u);
+    if (f.function == "vm_loop") EXPECT_EQ(f.cost, 200u);
+  }
 }
 
 TEST(ProfileTest, NoCountFilesAreKeptWithoutADirectoryForThem) {
