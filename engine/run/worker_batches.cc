@@ -114,8 +114,8 @@ bool CalibrateWorkers(Executor& ex, const std::vector<const spec::Workload*>& wo
                           "then a measured batch of {}; times and counters are per iteration",
                           w->benchmark, std::max<std::int64_t>(1, b.iterations / 10), size)
             : fmt::format("worker benchmark '{}': each round, each contender runs {} measured batches of {}, the "
-                          "contenders taking turns; a round's time is each one's fastest batch, its counters its "
-                          "first batch's; times and counters are per iteration",
+                          "contenders taking turns, one batch of every benchmark per pass; a round's time is each "
+                          "one's fastest batch, its counters its first batch's; times and counters are per iteration",
                           w->benchmark, batches, size));
   }
   return true;
