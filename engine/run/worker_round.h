@@ -31,9 +31,9 @@ inline constexpr std::string_view kBenchmarksEnv = "PERFENGINE_WORKER_BENCHMARKS
 // In every worker's environment (docs/workers.md, "Digests"): "first", a worker may answer
 // `digest=-` for a benchmark's batches after its first in the process; "none" (the counting
 // workers, whose batches parity does not need: every round checked it), for every batch. A digest
-// costs what serialising the result costs (ruby/json's parse_canada: 90 ms a batch against a
-// 4 ms batch, 5 s under callgrind), so digesting only each round worker's first batch of a
-// benchmark keeps a round's time for its batches; that first one is checked every round.
+// costs what serialising the result costs (ruby/json's parse_canada: 91 ms a batch against a
+// 4 ms batch, 4.9 s under callgrind; bench/ruby_json/digest_cost.rb), so digesting only each round worker's first batch
+// of a benchmark keeps a round's time for its batches; that first one is checked every round.
 inline constexpr std::string_view kDigestsEnv = "PERFENGINE_WORKER_DIGESTS";
 
 // What a worker's command gets changed into before it starts (a callgrind or allocation-count

@@ -209,14 +209,13 @@ TEST(WorkerE2E, SeveralBatchesRunInPassesOverTheBenchmarks) {
 // a parity failure, named with the worker and benchmark.
 TEST(WorkerE2E, LaterBatchesMayOmitTheirDigestButNotChangeIt) {
   TempDir dir;
+  const std::string run = "rounds = 2\nbatch_time = 0.002\nbatches = 3\n";
   const std::string rest = std::string(kCallsCounter) + kSum;
-  const fs::path once =
-      WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.002\nbatches = 3\n", "\"--digest-as-allowed\"", rest);
+  const fs::path once = WriteWorkerSpec(dir, run, "\"--digest-as-allowed\"", rest);
   const Finished passed = RunPerfengine({"run", once.string()}, dir.path());
   EXPECT_EQ(passed.exit, 0) << passed.out << passed.err;
 
-  const fs::path changed =
-      WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.002\nbatches = 3\n", "\"--later-digest-salt\", \"warm\"", rest);
+  const fs::path changed = WriteWorkerSpec(dir, run, "\"--later-digest-salt\", \"warm\"", rest);
   const Finished failed = RunPerfengine({"run", changed.string()}, dir.path());
   EXPECT_EQ(failed.exit, 2) << failed.out << failed.err;
   EXPECT_NE(failed.out.find("worker 'candidate' answered benchmark 'sum' with digest"), std::string::npos)
@@ -224,9 +223,8 @@ TEST(WorkerE2E, LaterBatchesMayOmitTheirDigestButNotChangeIt) {
 
   // The counting workers get "none": even their first batch may answer `-`.
   if (!HaveValgrind()) return;
-  const fs::path counted =
-      WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.002\nbatches = 3\n", "\"--digest-as-allowed\"",
-                      std::string("[thresholds]\nmax_instructions_ratio = 1.01\n\n") + kSum);
+  const fs::path counted = WriteWorkerSpec(dir, run, "\"--digest-as-allowed\"",
+                                           std::string("[thresholds]\nmax_instructions_ratio = 1.01\n\n") + kSum);
   const Finished counts = RunPerfengine({"run", counted.string()}, dir.path());
   EXPECT_EQ(counts.exit, 0) << counts.out << counts.err;
   EXPECT_NE(counts.out.find("instruction count ratio"), std::string::npos) << counts.out;
