@@ -157,6 +157,42 @@ WilcoxonResult WilcoxonSignedRank(std::span<const double> d, WilcoxonMethod meth
   return result;
 }
 
+WalshOrder WalshOrderFor(std::size_t n, double confidence) {
+  RequireConfidence("WalshOrderFor", confidence);
+  WalshOrder out;
+  const double half_alpha = (1.0 - confidence) / 2.0;
+  const std::size_t m = n * (n + 1) / 2;
+  std::size_t k = 0;  // 1-based order statistic of the lower end; 0 means none qualifies
+  if (n == 0) {
+    out.achieved_level = 0;
+  } else if (n <= 50) {
+    out.exact = true;
+    const std::vector<double> pmf = WilcoxonSignedRankPmf(static_cast<int>(n));
+    double below = 0.0;  // P(T+ <= k - 1) for the candidate k = t + 1
+    double achieved_tail = 0.0;
+    for (std::size_t t = 0; t < pmf.size(); ++t) {
+      below += pmf[t];
+      // Guard against rounding in the running sum deciding a boundary case.
+      if (below > half_alpha * (1.0 + 1e-12)) break;
+      k = t + 1;
+      achieved_tail = below;
+    }
+    out.achieved_level = k == 0 ? 1.0 - 2.0 * pmf[0] : 1.0 - 2.0 * achieved_tail;
+  } else {
+    out.exact = false;
+    const double nn = static_cast<double>(n);
+    const double sigma = std::sqrt(nn * (nn + 1.0) * (2.0 * nn + 1.0) / 24.0);
+    const double z = NormalQuantile(1.0 - half_alpha);
+    const double center = static_cast<double>(m) / 2.0;
+    const double raw = std::floor(center + 0.5 - z * sigma);
+    k = raw < 1.0 ? 0 : static_cast<std::size_t>(raw);
+    const double tail = NormalCdf((static_cast<double>(k == 0 ? 1 : k) - 0.5 - center) / sigma);
+    out.achieved_level = 1.0 - 2.0 * tail;
+  }
+  out.k = k;
+  return out;
+}
+
 HodgesLehmannResult HodgesLehmann(std::span<const double> d, double confidence) {
   RequireFinite("HodgesLehmann", d);
   RequireAtLeast("HodgesLehmann", d, 1);
@@ -173,37 +209,10 @@ HodgesLehmannResult HodgesLehmann(std::span<const double> d, double confidence) 
   HodgesLehmannResult result;
   result.level = confidence;
   result.estimate = QuantileOfSorted(walsh, 0.5);
-  const double half_alpha = (1.0 - confidence) / 2.0;
-
-  std::size_t k = 0;  // 1-based order statistic of the lower end; 0 means none qualifies
-  if (n <= 50) {
-    result.exact = true;
-    const std::vector<double> pmf = WilcoxonSignedRankPmf(static_cast<int>(n));
-    double below = 0.0;  // P(T+ <= k - 1) for the candidate k = t + 1
-    double achieved_tail = 0.0;
-    for (std::size_t t = 0; t < pmf.size(); ++t) {
-      below += pmf[t];
-      // Guard against rounding in the running sum deciding a boundary case.
-      if (below > half_alpha * (1.0 + 1e-12)) break;
-      k = t + 1;
-      achieved_tail = below;
-    }
-    if (k == 0) {
-      result.achieved_level = 1.0 - 2.0 * pmf[0];
-    } else {
-      result.achieved_level = 1.0 - 2.0 * achieved_tail;
-    }
-  } else {
-    result.exact = false;
-    const double nn = static_cast<double>(n);
-    const double sigma = std::sqrt(nn * (nn + 1.0) * (2.0 * nn + 1.0) / 24.0);
-    const double z = NormalQuantile(1.0 - half_alpha);
-    const double center = static_cast<double>(m) / 2.0;
-    const double raw = std::floor(center + 0.5 - z * sigma);
-    k = raw < 1.0 ? 0 : static_cast<std::size_t>(raw);
-    const double tail = NormalCdf((static_cast<double>(k == 0 ? 1 : k) - 0.5 - center) / sigma);
-    result.achieved_level = 1.0 - 2.0 * tail;
-  }
+  const WalshOrder order = WalshOrderFor(n, confidence);
+  result.exact = order.exact;
+  result.achieved_level = order.achieved_level;
+  std::size_t k = order.k;
   if (k == 0) {
     result.level_reached = false;
     k = 1;

@@ -82,6 +82,18 @@ struct HodgesLehmannResult {
 
 HodgesLehmannResult HodgesLehmann(std::span<const double> d, double confidence = 0.95);
 
+// The order statistic k of HodgesLehmann's interval for n values at `confidence` (0: none
+// qualifies, the level is out of reach), whether it is exact (n <= 50) and the coverage it
+// achieves. The interval's low end W_(k) lies above 0 exactly when T+ >= M + 1 - k, M =
+// n(n+1)/2 (the Walsh averages above 0 are T+'s count; Hollander & Wolfe, sec. 3.3), which is
+// how stats/detectable.h simulates its power without sorting Walsh averages.
+struct WalshOrder {
+  std::size_t k = 0;
+  bool exact = true;
+  double achieved_level = 0;
+};
+WalshOrder WalshOrderFor(std::size_t n, double confidence);
+
 // Average ranks (1-based) of x, ties sharing the mean of their positions; shared with
 // the Mann-Whitney test. `tie_term` receives sum(t^3 - t) over tie groups when non-null.
 std::vector<double> AverageRanks(std::span<const double> x, double* tie_term = nullptr);

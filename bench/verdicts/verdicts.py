@@ -8,7 +8,7 @@ false-alarm rates for A/A pairs (the same binary on both sides) and detection ra
 planted changes, with the median rounds the adaptive run used. Optionally loads the
 machine with busy loops (--load N) to see the same on a saturated runner.
 
-  python3 bench/verdicts/verdicts.py --perfengine build/bin/perfengine --runs 50 [--load 2]
+  python3 bench/verdicts/verdicts.py --perfengine build/bin/perfengine --runs 50 [--load 2] [--final-look]
 
 Run by hand (it takes minutes); its figures go in docs/statistics.md.
 """
@@ -29,6 +29,7 @@ rounds = {rounds}
 max_rounds = {max_rounds}
 warmup_rounds = 1
 seed = {seed}
+{final_look}
 baseline = "baseline"
 candidate = "candidate"
 [contenders.baseline]
@@ -101,6 +102,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--max-rounds", type=int, default=60)
     ap.add_argument("--only", default="", help="comma-separated scenario names")
+    ap.add_argument("--final-look", action="store_true",
+                    help='[run] final_look = "signed-rank" in the no-regression specs (docs/statistics.md)')
     args = ap.parse_args()
     with open("/proc/loadavg") as f:
         print("load average at start:", " ".join(f.read().split()[:3]))
@@ -126,7 +129,8 @@ def main():
     loaders = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(args.load)]
     try:
         print(f"{args.runs} runs per scenario; rounds {args.rounds}..{args.max_rounds}; "
-              f"confidence {args.confidence}; max_slowdown {args.bar}; load {args.load} busy loops; "
+              f"confidence {args.confidence}; max_slowdown {args.bar}; "
+              f"final look {'signed-rank' if args.final_look else 'none'}; load {args.load} busy loops; "
               f"{os.cpu_count()} cores")
         print(f"{'scenario':<22} {'pass':>5} {'fail(1)':>8} {'error(2)':>9} {'unres(3)':>9} {'right':>7} "
               f"{'right <=15 rounds':>18} {'before cap':>11} {'rounds median':>14} {'rounds p90':>11} "
@@ -136,7 +140,8 @@ def main():
             for r in range(args.runs):
                 text = template.format(rounds=args.rounds, max_rounds=args.max_rounds, seed=1000 + r,
                                        baseline=builds[0], candidate=builds[extra], bar=args.bar,
-                                       confidence=args.confidence)
+                                       confidence=args.confidence,
+                                       final_look='final_look = "signed-rank"' if args.final_look else "")
                 code, used = run_once(perfengine, text, work, f"{i}-{r}")
                 codes.append(code)
                 if used is not None:

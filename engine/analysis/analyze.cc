@@ -15,6 +15,7 @@
 #include "engine/analysis/counters.h"
 #include "engine/analysis/sequences.h"
 #include "engine/model/count_ratio.h"
+#include "engine/model/final_look.h"
 #include "engine/model/pairs.h"
 #include "engine/model/samples.h"
 #include "engine/units/units.h"
@@ -363,7 +364,7 @@ std::optional<Comparison> ComparePair(const RunResult& result, const WorkloadRes
     auto startup_series = Collect(*startup);
     logic = LogicByRound(series[baseline], series[candidate], startup_series[baseline], startup_series[candidate]);
   }
-  AddSequences(wall, cpu, logic, w.thresholds, c);
+  AddSequences(wall, cpu, logic, w.thresholds, c, model::FinalLookRound(result.settings));
   CompareCounters(result, w, c);
   return c;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/analysis/sequences.h"
+#include "engine/model/final_look.h"
 #include "engine/model/threshold_table.h"
 #include "engine/units/units.h"
 #include "stats/descriptive.h"
@@ -59,8 +60,10 @@ double ShareBelow(double cut, double mu, double sigma) {
 
 }  // namespace
 
-CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confidence, double power,
-                        double assumed_log_ratio) {
+CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confidence_in, double power,
+                        double assumed_log_ratio, bool final_look) {
+  const double confidence =
+      final_look && confidence_in > 0 && confidence_in < 1 ? model::FinalLookLevel(confidence_in) : confidence_in;
   if (!(sigma >= 0 && std::isfinite(sigma)) || !(bar > 0 && std::isfinite(bar)) || max_rounds < 1 ||
       !(confidence > 0 && confidence < 1) || !(power > 0 && power < 1) || !std::isfinite(assumed_log_ratio)) {
     throw stats::StatsError(
@@ -83,6 +86,10 @@ CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confide
       }
       reach.detectable = bar * std::exp(-sigma * stats::NormalQuantile(low));
     }
+  }
+  if (final_look) {
+    const std::optional<double> last = stats::SignedRankDetectableRatioAbove(sigma, max_rounds, bar, confidence, power);
+    if (last && (!reach.detectable || *last < *reach.detectable)) reach.detectable = last;
   }
   reach.rounds_unchanged = stats::TrialsToExclude(ShareBelow(cut, 0, sigma), 0.5, confidence);
   reach.rounds_assumed = stats::TrialsToExclude(ShareBelow(cut, assumed_log_ratio, sigma), 0.5, confidence);
@@ -265,7 +272,8 @@ void SequentialRow(const Builder& b, const model::ThresholdRow& row, const model
     c.reach = ReachOfWinRate(*sigma, c.bar, b.settings.max_rounds, c.confidence, b.settings.power, assumed);
     b.Sequential(c, no_regression, c.bar < 1 ? stats::MinTrialsToExclude(c.bar, c.confidence).value_or(0) : 0);
   } else {
-    c.reach = ReachOfCheck(*sigma, c.bar, b.settings.max_rounds, c.confidence, b.settings.power, assumed);
+    c.reach = ReachOfCheck(*sigma, c.bar, b.settings.max_rounds, c.confidence, b.settings.power, assumed,
+                           b.settings.final_look && row.bar == &model::Thresholds::max_slowdown);
     b.Sequential(c, no_regression, fewest_median);
   }
 }

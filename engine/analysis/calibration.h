@@ -46,8 +46,11 @@ struct CheckReach {
 // sigma >= 0 and finite, bar > 0, max_rounds >= 1, confidence and power in (0, 1); throws
 // stats::StatsError otherwise. Pure: no clock, no machine. `assumed_log_ratio` is the log of the
 // check's true figure for rounds_assumed (0: unchanged).
+// `final_look` ([run] final_look, model/final_look.h): the sequence runs at half the check's
+// alpha, and `detectable` is the better of what it and the Hodges-Lehmann interval at the other
+// half (stats::SignedRankDetectableRatioAbove) show at max_rounds.
 CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confidence, double power = 0.8,
-                        double assumed_log_ratio = 0);
+                        double assumed_log_ratio = 0, bool final_look = false);
 
 // The same for `min_win_rate`, which reads the confidence sequence of a proportion
 // (stats::ProportionSequence) of rounds the candidate won. Under the same model a round is won
@@ -108,6 +111,7 @@ struct CalibrationSettings {
   double seconds_per_round = 0;  // what one round of the whole spec took
   double power = 0.8;
   double assumed_change = 0;  // the candidate's assumed change of cost: 0.03 is 3% slower; 0: unchanged
+  bool final_look = false;    // [run] final_look: max_slowdown adds the Hodges-Lehmann interval at max_rounds
 };
 
 // From an A/A run (the baseline as both `aa.baseline` and `aa.candidate`): each workload's

@@ -1,5 +1,7 @@
 #include "engine/analysis/sequences.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -7,9 +9,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/model/final_look.h"
 #include "engine/model/threshold_table.h"
 #include "stats/descriptive.h"
 #include "stats/detectable.h"
+#include "stats/paired.h"
 #include "stats/sequential.h"
 
 namespace pe::analysis {
@@ -60,6 +64,42 @@ Interval LogicSequence(const std::vector<double>& log_ratios, double confidence)
   return Interval{end(stats::Median(log_ratios)), end(b.low), end(b.high), confidence, kLogicMethod};
 }
 
+// The CPU-time interval under a final look (AddSequences): the sequence at half the check's
+// alpha, and at the final round its intersection with the Hodges-Lehmann interval at the other
+// half. Where the two do not overlap (each can miss, with at most half the alpha) the
+// Hodges-Lehmann interval alone is kept: at that round it is the narrower reading of the same
+// rounds.
+Interval FinalLookSequence(const std::vector<double>& log_ratios, double check_level, int final_round) {
+  const double half = model::FinalLookLevel(check_level);
+  Interval cs = RatioSequence(log_ratios, half);
+  cs.level = check_level;
+  const int n = static_cast<int>(log_ratios.size());
+  if (n != final_round) {
+    cs.method = fmt::format("{} at {:.4g}%, half the check's alpha; the other half is the final look's at round {}",
+                            kMedianMethod, 100 * half, final_round);
+    return cs;
+  }
+  const stats::HodgesLehmannResult hl = stats::HodgesLehmann(log_ratios, half);
+  if (!hl.level_reached) {
+    cs.method = fmt::format("{} at {:.4g}% (the final look at round {} cannot reach that level in so few rounds)",
+                            kMedianMethod, 100 * half, final_round);
+    return cs;
+  }
+  const double low = std::max(cs.low, std::exp(hl.low)), high = std::min(cs.high, std::exp(hl.high));
+  if (low <= high) {
+    cs.low = low;
+    cs.high = high;
+  } else {
+    cs.low = std::exp(hl.low);
+    cs.high = std::exp(hl.high);
+  }
+  cs.method = fmt::format(
+      "{} at {:.4g}%, {} (round {}) with the Hodges-Lehmann interval of the same rounds (Wilcoxon signed-rank) at "
+      "{:.4g}%",
+      kMedianMethod, 100 * half, model::kFinalLookMark, final_round, 100 * half);
+  return cs;
+}
+
 }  // namespace
 
 double CappedLogRatio(double numerator, double denominator) {
@@ -90,7 +130,7 @@ std::optional<double> Noise(const std::vector<double>& log_ratios) {
 int MinRoundsToResolve(double confidence) { return stats::MinTrialsToExclude(0.5, confidence).value_or(0); }
 
 void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const PairedSeries& logic, const Thresholds& t,
-                  Comparison& c) {
+                  Comparison& c, int final_round) {
   const double level = t.confidence;
   // Each sequence over the per-round log-ratios of its measure (a row's `per_round`).
   const std::vector<double> speedups = LogRatios(wall.baseline, wall.candidate);
@@ -105,7 +145,8 @@ void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const Paire
                              "confidence sequence for a proportion (beta-binomial mixture)"};
   }
   if (!cpu_ratios.empty()) {
-    c.cpu_ratio_cs = RatioSequence(cpu_ratios, level);
+    c.cpu_ratio_cs =
+        final_round > 0 ? FinalLookSequence(cpu_ratios, level, final_round) : RatioSequence(cpu_ratios, level);
     c.cpu_noise = Noise(cpu_ratios);
   }
   if (c.logic_speedup && !logic_ratios.empty()) {
@@ -130,7 +171,9 @@ void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const Paire
         : row.per_round == "logic"
             ? logic_ratios
             : throw std::logic_error("AddSequences: no per-round measure '" + std::string(row.per_round) + "'");
-    c.*row.rounds_needed = RoundsNeeded(ratios, *bar, level);
+    // The CPU-time sequence of a final look runs at half the check's alpha.
+    const bool halved = final_round > 0 && row.per_round == "cpu";
+    c.*row.rounds_needed = RoundsNeeded(ratios, *bar, halved ? model::FinalLookLevel(level) : level);
   }
 }
 

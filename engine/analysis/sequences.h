@@ -16,8 +16,15 @@ struct PairedSeries {
 // Fills c.speedup_cs, cpu_ratio_cs, win_rate_cs and logic_speedup_cs (where c.logic_speedup
 // is set and `logic`, each round's wall time less the same round's start-up, is not empty),
 // and the rounds needed for each threshold of `t` they leave unresolved.
+// `final_round` > 0 ([run] final_look, model::FinalLookRound): the CPU-time sequence runs at
+// model::FinalLookLevel of the check's level and, once `cpu` holds exactly final_round rounds, its
+// interval is the intersection of the sequence with the Hodges-Lehmann interval of the same
+// log-ratios at the same level (stats::HodgesLehmann): each misses the truth with probability at
+// most half the check's alpha, so the intersection misses it with at most alpha (the union
+// bound). The sequence holds at every round at once and the Hodges-Lehmann interval at one round
+// fixed before the run, so stopping early on the sequence leaves both guarantees intact.
 void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const PairedSeries& logic,
-                  const model::Thresholds& t, model::Comparison& c);
+                  const model::Thresholds& t, model::Comparison& c, int final_round = 0);
 
 // The confidence sequence for the median of per-round ratios, given their logarithms, and the
 // rounds that would resolve a check of it against `bar` (nullopt where no number would). Shared

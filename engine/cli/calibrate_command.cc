@@ -294,6 +294,7 @@ ExitCode CalibrateCommand::Run() const {
   settings.min_rounds = spec.settings.rounds;
   settings.warmup_rounds = spec.settings.warmup_rounds;
   settings.assumed_change = assumed_change;
+  settings.final_look = spec.settings.final_look.has_value();
   const analysis::Calibration cal = analysis::CalibrationOf(result, settings);
   if (!flags_.json.empty()) {
     model::WriteFileAtomically(flags_.json, ToJson(cal, spec, result, budget_s, rounds, settings).dump(2) + "\n");

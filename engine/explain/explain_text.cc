@@ -9,6 +9,7 @@
 #include "engine/explain/rejudge.h"
 #include "engine/gate/gate.h"
 #include "engine/gate/unresolved.h"
+#include "engine/model/final_look.h"
 #include "engine/model/names.h"
 #include "engine/model/threshold_table.h"
 #include "engine/report/confidence_lines.h"
@@ -324,12 +325,17 @@ std::string Sequences(const WorkloadResult& w) {
   const auto line = [&](const char* what, const std::optional<Interval>& cs, bool rate) {
     if (!cs) return;
     const auto f = [&](double x) { return rate ? FormatPercent(x) : FormatRatio(x); };
-    out += fmt::format("  {}: {}, {} sequence {} to {}\n", what, f(cs->estimate), units::FormatConfidence(cs->level),
+    out += fmt::format("  {}: {}, {} {} {} to {}\n", what, f(cs->estimate), units::FormatConfidence(cs->level),
+                       model::FromFinalLook(*cs) ? "interval" : "sequence",
                        std::isfinite(cs->low) && cs->low > 0 ? f(cs->low) : "unbounded",
                        std::isfinite(cs->high) ? f(cs->high) : "unbounded");
   };
   line("median per-round speedup (baseline / candidate wall)", c.speedup_cs, false);
   line("median per-round CPU-time ratio (candidate / baseline)", c.cpu_ratio_cs, false);
+  // [run] final_look: the interval max_slowdown read is not the sequence alone; say what it is.
+  if (c.cpu_ratio_cs && c.cpu_ratio_cs->method.find("final look") != std::string::npos) {  // before it too
+    out += fmt::format("    ({})\n", c.cpu_ratio_cs->method);
+  }
   line("win probability", c.win_rate_cs, true);
   line("startup-adjusted speedup", c.logic_speedup_cs, false);
   if (c.cpu_ratio)

@@ -15,6 +15,7 @@
 #include "engine/gate/candidates.h"
 #include "engine/gate/unresolved.h"
 #include "engine/model/count_ratio.h"
+#include "engine/model/final_look.h"
 #include "engine/model/scaling_bounds.h"
 #include "engine/model/threshold_table.h"
 #include "engine/units/units.h"
@@ -85,10 +86,23 @@ bool WantsDetectable(const Check& c) {
   return c.burden != Check::Burden::kShowMet || c.state == Check::State::kUnresolved;
 }
 
-void AddDetectable(Check& c, std::optional<double> noise) {
+// `final_round` > 0: max_slowdown under a final look (model/final_look.h), whose sequence runs at
+// half the check's alpha every round and whose final round adds the Hodges-Lehmann interval at
+// the other half: what it could have seen is the better of the two where both were read.
+void AddDetectable(Check& c, std::optional<double> noise, int final_round = 0) {
   if (!noise || !WantsDetectable(c)) return;
   try {
-    c.detectable = stats::DetectableRatioAbove(*noise, c.rounds, c.bar, c.interval->level);
+    if (final_round > 0) {
+      const double half = model::FinalLookLevel(c.interval->level);
+      std::optional<double> seen = stats::DetectableRatioAbove(*noise, c.rounds, c.bar, half);
+      if (c.rounds == final_round) {
+        const std::optional<double> last = stats::SignedRankDetectableRatioAbove(*noise, c.rounds, c.bar, half);
+        if (last && (!seen || *last < *seen)) seen = last;
+      }
+      c.detectable = seen;
+    } else {
+      c.detectable = stats::DetectableRatioAbove(*noise, c.rounds, c.bar, c.interval->level);
+    }
     c.noise = noise;
   } catch (const stats::StatsError&) {
     c.detectable.reset();  // a level or noise without meaning states nothing
@@ -153,7 +167,7 @@ bool AnyThreshold(const Thresholds& t) {
 }
 
 // A run's reading of one row: the figure the row names in the workload's paired comparison.
-Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar, bool power) {
+Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar, bool power, int final_round) {
   const Comparison& c = *w.comparison;
   const std::string key(row.key), label(row.label);
   if (row.after_startup && w.kind == WorkloadResult::Kind::kServe) {
@@ -172,7 +186,7 @@ Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar, boo
                                 row.rounds_needed ? c.*row.rounds_needed : std::nullopt);
   if (row.shows_wins) check.note = Wins(c);
   if (!power) return check;
-  if (row.noise) AddDetectable(check, c.*row.noise);
+  if (row.noise) AddDetectable(check, c.*row.noise, row.bar == &Thresholds::max_slowdown ? final_round : 0);
   if (row.bar == &Thresholds::min_win_rate) AddWinDetectable(check, c.speedup_noise);
   return check;
 }
@@ -464,9 +478,11 @@ std::string CheckLine(const Check& c) {
   const bool sweep = std::any_of(std::begin(kSweepUnits), std::end(kSweepUnits),
                                  [&](const auto& s) { return s.first == c.threshold; });
   if (c.interval && !sweep) {  // a sweep check's note names its interval
-    details.push_back(fmt::format("{} confidence sequence {} to {}, {}", units::FormatConfidence(c.interval->level),
-                                  format(c.interval->low), format(c.interval->high),
-                                  units::FormatCount(c.rounds, "round")));
+    details.push_back(
+        fmt::format("{} {} {} to {}, {}", units::FormatConfidence(c.interval->level),
+                    model::FromFinalLook(*c.interval) ? "interval (confidence sequence and signed-rank final look)"
+                                                      : "confidence sequence",
+                    format(c.interval->low), format(c.interval->high), units::FormatCount(c.rounds, "round")));
   }
   if (!c.note.empty()) details.push_back(c.note);
   const std::string detail = details.empty() ? "" : fmt::format(" ({})", fmt::join(details, "; "));
@@ -548,7 +564,7 @@ Verdict Judge(const RunResult& result, const JudgeOptions& options) {
   for (const WorkloadResult& w : result.workloads) {
     if (!w.gate || !w.comparison) continue;
     std::vector<Check> checks = CheckThresholds(w.name, w.thresholds, [&](const ThresholdRow& row, double bar) {
-      return RowCheck(row, w, bar, options.power);
+      return RowCheck(row, w, bar, options.power, model::FinalLookRound(result.settings));
     });
     v.checks.insert(v.checks.end(), checks.begin(), checks.end());
     const std::vector<Check> counters = CounterChecks(w, options.power);
@@ -556,7 +572,7 @@ Verdict Judge(const RunResult& result, const JudgeOptions& options) {
     // A third contender and beyond: the same rows against the baseline, each check naming it.
     for (const CandidateView& other : FurtherCandidates(result, w)) {
       std::vector<Check> more = CheckThresholds(w.name, w.thresholds, [&](const ThresholdRow& row, double bar) {
-        return RowCheck(row, other.workload, bar, options.power);
+        return RowCheck(row, other.workload, bar, options.power, model::FinalLookRound(result.settings));
       });
       const std::vector<Check> more_counters = CounterChecks(other.workload, options.power);
       more.insert(more.end(), more_counters.begin(), more_counters.end());

@@ -392,6 +392,7 @@ constexpr auto FieldsOf(Tag<model::Settings>) {
       Field{"family_confidence", &S::family_confidence, kAddedLater},
       Field{"batch_time_s", &S::batch_time_s, kAddedLater},
       Field{"batches", &S::batches, kAddedLater},
+      Field{"final_look", &S::final_look, kAddedLater},
   };
 }
 

@@ -358,6 +358,9 @@ struct ContenderInfo {
   bool dirty = false;              // git contenders: tracked files differed from the commit after the build
 };
 
+// [run] final_look's one test (Settings::final_look).
+inline constexpr char kSignedRankLook[] = "signed-rank";
+
 struct Settings {
   int rounds = 5;
   int warmup_rounds = 1;
@@ -378,6 +381,11 @@ struct Settings {
   // alternating; the round's figure is the batch with the least CPU time per iteration
   // (docs/workers.md, "Rounds"). Set when the run has worker workloads; the default is 5.
   std::optional<int> batches;
+  // [run] final_look = "signed-rank" (docs/statistics.md, "A final look"): max_slowdown's
+  // sequence runs at half its check's alpha, and at the run's last round (max_rounds, or rounds
+  // without it) its interval is intersected with the Hodges-Lehmann interval at the other half.
+  // Absent: the sequence alone, at the check's whole level.
+  std::optional<std::string> final_look;
   // Family-wise confidence (docs/statistics.md): `confidence` split across the run's
   // `family_checks` checks that read an interval, each at `check_confidence`
   // (1 - (1 - confidence) / family_checks). `family_confidence` is what the checks at the levels

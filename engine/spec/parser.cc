@@ -112,10 +112,11 @@ void Parser::CheckRoundsReach(const Spec& spec) const {
 }
 
 void Parser::ParseRun(const toml::table& run, Spec& spec) const {
-  CheckKeys(run,
-            {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline", "candidate",
-             "bootstrap_resamples", "confidence", "measure", "max_rounds", "compare", "batch_time", "batches"},
-            "[run]");
+  CheckKeys(
+      run,
+      {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline", "candidate", "bootstrap_resamples",
+       "confidence", "measure", "max_rounds", "compare", "batch_time", "batches", "final_look"},
+      "[run]");
   Recover([&] {
     if (auto measure = StringArray(run, "measure", false)) {
       const std::vector<std::string> kinds = {"instructions", "allocations"};
@@ -176,6 +177,15 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
     }
     s.order = *v;
     spec.order_pos = Pos(*run.get("order"));
+  }
+  if (auto v = String(run, "final_look")) {
+    // The one test a final look may add (docs/statistics.md, "A final look"); "none" is the default.
+    const std::vector<std::string> looks = {"none", model::kSignedRankLook};
+    if (std::find(looks.begin(), looks.end(), *v) == looks.end()) {
+      Fail(Pos(*run.get("final_look")), fmt::format("unknown final_look '{}'{}; expected '{}' or 'none'", *v,
+                                                    DidYouMean(*v, looks), model::kSignedRankLook));
+    }
+    if (*v != "none") s.final_look = *v;
   }
   if (auto v = String(run, "compare")) {
     // More than two contenders: each against the baseline, or every pair (docs/spec.md).

@@ -174,6 +174,28 @@ TEST(WorkerE2E, APlantedCpuRegressionOfTwiceTheWorkFailsTheCpuCheck) {
   EXPECT_NE(run.out.find("sum: paired CPU-time ratio"), std::string::npos) << run.out;
 }
 
+// [run] final_look (docs/statistics.md, "A final look"): seven rounds are one fewer than the
+// confidence sequence, at half of 5% under a final look, needs to show anything (eight straight
+// rounds), so when twice the work fails the check in seven it is the final look's Hodges-Lehmann
+// interval that showed it (every round's ratio above the bar, the one way seven rounds can show
+// it at 97.5%), and the line says which interval it read.
+TEST(WorkerE2E, AFinalLookShowsInSevenRoundsWhatItsSequenceCannot) {
+  TempDir dir;
+  const fs::path spec =
+      WriteWorkerSpec(dir, "rounds = 7\nbatch_time = 0.01\nfinal_look = \"signed-rank\"\n", "\"--extra-work\", \"100\"",
+                      std::string("[thresholds]\nmax_slowdown = 1.05\n\n") + kSum);
+  const fs::path json = dir.path() / "results.json";
+  const Finished run = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("sum: paired CPU-time ratio 2."), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("95% interval (confidence sequence and signed-rank final look)"), std::string::npos)
+      << run.out;
+  const nlohmann::json results = nlohmann::json::parse(std::ifstream(json));
+  EXPECT_EQ(results["settings"]["final_look"], "signed-rank");
+  const std::string method = results["workloads"][0]["comparison"]["cpu_ratio_cs"]["method"];
+  EXPECT_NE(method.find("at 97.5%, intersected at the final look (round 7)"), std::string::npos) << method;
+}
+
 TEST(WorkerE2E, DifferentDigestsAreAParityFailure) {
   TempDir dir;
   const fs::path spec = WriteWorkerSpec(dir, "rounds = 2\n", "\"--digest-salt\", \"x\"", kSum);

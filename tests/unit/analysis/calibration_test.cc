@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "stats/detectable.h"
 #include "stats/error.h"
 #include "stats/sequential.h"
 
@@ -32,6 +33,19 @@ TEST(ReachOfCheck, MoreNoiseNeedsALargerChangeAndMoreRounds) {
   ASSERT_TRUE(quiet.rounds_unchanged && noisy.rounds_unchanged);
   EXPECT_GT(*noisy.rounds_unchanged, *quiet.rounds_unchanged);
   EXPECT_GT(*noisy.rounds_unchanged, 1000);  // a 1% bar under 10% noise: far beyond any run
+}
+
+// [run] final_look: what calibrate promises is what the gate's check would say it could have
+// seen at max_rounds (gate.cc's AddDetectable): the Hodges-Lehmann half where it sees more, and
+// the sequence's rounds at half the alpha.
+TEST(ReachOfCheck, AFinalLookShowsLessAtMaxRoundsAndTakesItsSequenceAtHalfTheAlpha) {
+  const double level = 1 - 0.05 / 36, half = 1 - 0.05 / 72;
+  const CheckReach alone = ReachOfCheck(0.02, 1.01, 16, level);
+  const CheckReach final = ReachOfCheck(0.02, 1.01, 16, level, 0.8, 0, true);
+  ASSERT_TRUE(alone.detectable && final.detectable);
+  EXPECT_DOUBLE_EQ(*final.detectable, *stats::SignedRankDetectableRatioAbove(0.02, 16, 1.01, half));
+  EXPECT_LT(*final.detectable, *alone.detectable - 0.01);
+  EXPECT_EQ(final.rounds_unchanged, ReachOfCheck(0.02, 1.01, 16, half).rounds_unchanged);
 }
 
 TEST(ReachOfCheck, MoreRoundsDetectASmallerChange) {

@@ -243,6 +243,29 @@ TEST(Gate, AnUnresolvedRegressionCheckPassesAndSaysSoInTheNotes) {
             "resolve it at this spread");
 }
 
+// [run] final_look: the sequence ran at half the check's alpha, and at the final round the
+// Hodges-Lehmann interval at the other half adds what it can see (model/final_look.h).
+TEST(Gate, AFinalLookSaysWhatItsBetterHalfCouldHaveSeen) {
+  auto judged = [](int rounds) {
+    RunResult r;
+    r.settings.rounds = 5;
+    r.settings.max_rounds = 16;
+    r.settings.final_look = "signed-rank";
+    WorkloadResult w = Workload("w", 1.0, 5, rounds);
+    w.comparison->cpu_ratio_cs = Interval{1.0, 0.98, 1.015, 0.9986, ""};
+    w.comparison->cpu_noise = 0.02;
+    w.thresholds.max_slowdown = 1.01;
+    r.workloads.push_back(w);
+    return Judge(r).checks.at(0);
+  };
+  const double half = 1 - 0.0014 / 2;
+  const Check last = judged(16), before = judged(14);
+  ASSERT_TRUE(last.detectable && before.detectable);
+  EXPECT_DOUBLE_EQ(*last.detectable, *stats::SignedRankDetectableRatioAbove(0.02, 16, 1.01, half));
+  EXPECT_LT(*last.detectable, *stats::DetectableRatioAbove(0.02, 16, 1.01, half));
+  EXPECT_DOUBLE_EQ(*before.detectable, *stats::DetectableRatioAbove(0.02, 14, 1.01, half));
+}
+
 TEST(Gate, ARegressionShownFails) {
   RunResult r;
   WorkloadResult w = Workload("w", 1.0, 5, 12);

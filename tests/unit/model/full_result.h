@@ -39,6 +39,7 @@ inline model::RunResult FullResult() {
   r.settings.family_confidence = 0.98;
   r.settings.batch_time_s = 0.05;
   r.settings.batches = 5;
+  r.settings.final_look = "signed-rank";
   r.baseline = "bazel-diff";
   r.candidate = "bazel-diff-rs";
   r.contenders = {

@@ -119,6 +119,16 @@ argv = ["true"]
   EXPECT_FALSE(spec.workloads[0].gate);  // startup is measured, not gated, unless asked
 }
 
+// [run] final_look (docs/statistics.md, "A final look"): absent and "none" leave it off.
+TEST(Spec, FinalLookIsOffUnlessASignedRankLookIsAskedFor) {
+  const std::string base =
+      "[contenders.a]\nargv = [\"true\"]\n[contenders.b]\nargv = [\"true\"]\n"
+      "[workloads.w]\nargs = [\"x\"]\n";
+  EXPECT_FALSE(ParseSpecText(base, "x.toml").settings.final_look);
+  EXPECT_FALSE(ParseSpecText("[run]\nfinal_look = \"none\"\n" + base, "x.toml").settings.final_look);
+  EXPECT_EQ(ParseSpecText("[run]\nfinal_look = \"signed-rank\"\n" + base, "x.toml").settings.final_look, "signed-rank");
+}
+
 TEST(Spec, ContendersNamedAfterRolesTakeThem) {
   const Spec spec = ParseSpecText(R"(
 [contenders.candidate]

@@ -13,6 +13,7 @@
 
 #include "stats/distributions.h"
 #include "stats/error.h"
+#include "stats/paired.h"
 #include "stats/random.h"
 #include "stats/sequential.h"
 
@@ -72,6 +73,60 @@ TEST(Detectable, SimulatedPowerAtTheReturnedShiftIsEightyPercent) {
   }
   const double share = static_cast<double>(shown) / kRuns;
   EXPECT_NEAR(share, 0.8, 3 * std::sqrt(0.8 * 0.2 / kRuns));
+}
+
+// The Hodges-Lehmann interval's power (SignedRankDetectableRatioAbove): HodgesLehmann itself is
+// the judge, on samples from another seed and another normal draw (Box-Muller) than the
+// function's own, at a family-wise level like ruby/json's (36 checks, half of each one's alpha).
+TEST(Detectable, SignedRankPowerAtTheReturnedShiftIsEightyPercent) {
+  constexpr int kRuns = 2000;
+  constexpr double kSigma = 0.02, kBar = 1.01;
+  const double level = 1 - 0.05 / 36 / 2;
+  for (int rounds : {16, 30}) {
+    const double ratio = *SignedRankDetectableRatioAbove(kSigma, rounds, kBar, level);
+    Random r(11);
+    auto uniform = [&] {
+      return (static_cast<double>(r.Below(std::uint64_t{1} << 53)) + 0.5) / static_cast<double>(std::uint64_t{1} << 53);
+    };
+    int shown = 0;
+    std::vector<double> x(rounds);
+    for (int run = 0; run < kRuns; ++run) {
+      for (double& v : x) {
+        v = std::log(ratio) + kSigma * std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::numbers::pi * uniform());
+      }
+      if (HodgesLehmann(x, level).low > std::log(kBar)) ++shown;
+    }
+    const double share = static_cast<double>(shown) / kRuns;
+    EXPECT_NEAR(share, 0.8, 3 * std::sqrt(0.8 * 0.2 / kRuns)) << rounds << " rounds";
+  }
+}
+
+// Where it is used (engine/analysis/sequences.h, a final look) it must see more than the median
+// sequence at the same rounds and level, or the final look would be a cost for nothing.
+TEST(Detectable, SignedRankSeesMoreThanTheMedianSequenceAndMoreWithMoreRounds) {
+  const double level = 1 - 0.05 / 36 / 2;
+  const double sequence = *DetectableRatioAbove(0.02, 16, 1.01, level);
+  const double signed_rank = *SignedRankDetectableRatioAbove(0.02, 16, 1.01, level);
+  EXPECT_LT(signed_rank, sequence);
+  EXPECT_GT(signed_rank, 1.01);
+  EXPECT_LT(*SignedRankDetectableRatioAbove(0.02, 30, 1.01, level), signed_rank);
+  // The same arguments, the same figure (a fixed seed, computed once).
+  EXPECT_EQ(*SignedRankDetectableRatioAbove(0.02, 16, 1.01, level), signed_rank);
+  // Beyond 100 rounds the asymptotic figure carries on the simulated one's trend.
+  const double at100 = *SignedRankDetectableRatioAbove(0.02, 100, 1.0, 0.95);
+  const double at101 = *SignedRankDetectableRatioAbove(0.02, 101, 1.0, 0.95);
+  EXPECT_NEAR(std::log(at101) / std::log(at100), 1.0, 0.05);
+}
+
+TEST(Detectable, SignedRankEdges) {
+  EXPECT_DOUBLE_EQ(*SignedRankDetectableRatioAbove(0, 16, 1.01, 0.95), 1.01);
+  // Five rounds cannot reach 95% (2^-5 per tail is above 2.5%): no shift can be shown.
+  EXPECT_FALSE(SignedRankDetectableRatioAbove(0.02, 5, 1.0, 0.95));
+  EXPECT_TRUE(SignedRankDetectableRatioAbove(0.02, 6, 1.0, 0.95));
+  EXPECT_FALSE(SignedRankDetectableRatioAbove(0.02, 0, 1.0, 0.95));
+  EXPECT_THROW(SignedRankDetectableRatioAbove(-1, 16, 1.0, 0.95), StatsError);
+  EXPECT_THROW(SignedRankDetectableRatioAbove(0.02, 16, 0, 0.95), StatsError);
+  EXPECT_THROW(SignedRankDetectableRatioAbove(0.02, 16, 1.0, 1.0), StatsError);
 }
 
 // A win-rate check at the returned speed-up: rounds won with probability Phi(log(s) / sigma)
