@@ -134,6 +134,10 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
       {"PERFENGINE_WORKER_DIGESTS",
        "Set by perfengine for a worker contender: \"first\", the worker may answer digest=- for a benchmark's "
        "batches after its first; \"none\" (counting workers), for any batch (docs/workers.md, \"Digests\")."},
+      {"PERFENGINE_WORKER_SHIFT",
+       "Set by perfengine for a round's worker: a seed, new for every round and contender, from which the worker "
+       "libraries shift where their heap's data lies; empty for calibration and counting workers (docs/workers.md, "
+       "\"Layout\")."},
       {"PERFENGINE_WORKER_FDS",
        "Set by perfengine for a worker contender: the descriptors of its request and reply channel, \"IN,OUT\" "
        "(docs/workers.md)."},

@@ -97,7 +97,7 @@ bool RoundRunner::RunRounds() {
     const std::vector<const spec::Workload*> worker_workloads = WorkerWorkloads(active);
     std::optional<WorkerRound> workers;
     if (!worker_workloads.empty()) {
-      workers.emplace(ex_);
+      workers.emplace(ex_, true, WorkerRound::Digests::kFirst, round);
       std::vector<const spec::Contender*> starting;
       for (size_t index : order) starting.push_back(&ex_.spec().contenders[index]);
       if (!workers->StartAll(starting, worker_workloads)) return false;

@@ -36,6 +36,20 @@ inline constexpr std::string_view kBenchmarksEnv = "PERFENGINE_WORKER_BENCHMARKS
 // of a benchmark keeps a round's time for its batches; that first one is checked every round.
 inline constexpr std::string_view kDigestsEnv = "PERFENGINE_WORKER_DIGESTS";
 
+// In a round worker's environment (docs/workers.md, "Layout"): a decimal seed, different for
+// every round and contender and the same for the same run seed, from which a worker library
+// shifts where its heap's data lies (the Ruby and Python libraries allocate a padding of a size
+// drawn from it before setting their benchmarks up). Without it what the other benchmarks of a
+// suite leave in a worker's heap lies the same way in every round, so a change to one benchmark
+// can move another's time the same way every round: a bias no number of rounds removes
+// (ruby/json's plant 1, a parser change, moved generate_integers by 3% in every round; with the
+// shift, 1%: docs/ruby-json.md). Shifted, it differs round to round and the rounds' interval
+// covers it. Counting workers get none: their counts must not depend on the round.
+inline constexpr std::string_view kShiftEnv = "PERFENGINE_WORKER_SHIFT";
+
+// The seed of kShiftEnv for `contender`'s worker in `round` of a run seeded `run_seed`.
+std::uint64_t ShiftSeed(std::uint64_t run_seed, int round, const std::string& contender);
+
 // What a worker's command gets changed into before it starts (a callgrind or allocation-count
 // run wraps it); `dir` is the worker's own scratch directory.
 using WorkerCommandAdjust =
@@ -53,8 +67,11 @@ class WorkerRound {
   // `round_steps`: each measured batch is a step of the rounds' progress (not in calibration).
   // Which batches must carry a digest (kDigestsEnv): each worker's first of a benchmark, or none.
   enum class Digests { kFirst, kNone };
-  explicit WorkerRound(Executor& executor, bool round_steps = true, Digests digests = Digests::kFirst)
-      : ex_(executor), round_steps_(round_steps), digests_(digests) {}
+  // `shift_round`: the round whose seeds each worker gets in kShiftEnv; none for calibration and
+  // counting workers.
+  explicit WorkerRound(Executor& executor, bool round_steps = true, Digests digests = Digests::kFirst,
+                       std::optional<int> shift_round = std::nullopt)
+      : ex_(executor), round_steps_(round_steps), digests_(digests), shift_round_(shift_round) {}
   // Kills and reaps whatever worker is still running (after a failure or an interrupt).
   ~WorkerRound();
 
@@ -100,6 +117,7 @@ class WorkerRound {
   Executor& ex_;
   bool round_steps_;
   Digests digests_;
+  std::optional<int> shift_round_;
   bool step_ = true;  // the batch asked for is a step of the rounds' progress
   std::map<std::string, std::unique_ptr<worker::WorkerProcess>> workers_;  // by contender name
   std::map<std::string, ExecutionPaths> paths_;                            // by contender name

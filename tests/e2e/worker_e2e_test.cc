@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "tests/e2e/e2e_support.h"
 
@@ -194,6 +195,34 @@ TEST(WorkerE2E, AFinalLookShowsInSevenRoundsWhatItsSequenceCannot) {
   EXPECT_EQ(results["settings"]["final_look"], "signed-rank");
   const std::string method = results["workloads"][0]["comparison"]["cpu_ratio_cs"]["method"];
   EXPECT_NE(method.find("at 97.5%, intersected at the final look (round 7)"), std::string::npos) << method;
+}
+
+// PERFENGINE_WORKER_SHIFT (docs/workers.md, "Layout"): each round's workers get a seed of their
+// own, the same for the same run seed, and the calibration and counting workers none (an empty
+// value), so their counts cannot depend on the round.
+TEST(WorkerE2E, RoundWorkersGetADifferentLayoutSeedEachRoundAndCountingWorkersNone) {
+  TempDir dir;
+  auto seeds = [&](const std::string& name) {
+    const fs::path log = dir.path() / name;
+    const fs::path spec =
+        WriteWorkerSpec(dir, "rounds = 3\nwarmup_rounds = 0\nbatch_time = 0.002\nmeasure = [\"allocations\"]\n",
+                        "\"--log-shift\", " + Quoted(log.string()), std::string(kSum));
+    const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+    EXPECT_EQ(run.exit, 0) << run.out << run.err;
+    std::vector<std::string> lines;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  };
+  const std::vector<std::string> first = seeds("shift-1.log"), again = seeds("shift-2.log");
+  // The calibration worker, one round worker a round (the candidate's), the allocation count's.
+  ASSERT_EQ(first.size(), 5u) << testing::PrintToString(first);
+  EXPECT_EQ(first.front(), "");
+  EXPECT_EQ(first.back(), "");
+  const std::set<std::string> rounds(first.begin() + 1, first.end() - 1);
+  EXPECT_EQ(rounds.size(), 3u) << testing::PrintToString(first);
+  for (const std::string& seed : rounds) EXPECT_FALSE(seed.empty() || seed == "unset") << seed;
+  EXPECT_EQ(first, again);
 }
 
 TEST(WorkerE2E, DifferentDigestsAreAParityFailure) {

@@ -36,6 +36,7 @@ to 6).
 import gc
 import hashlib
 import os
+import random
 import re
 import sys
 import time
@@ -127,6 +128,7 @@ class Worker:
         and exit 2."""
         if not self._entries:
             raise ValueError("no benchmark registered")
+        self._shift_layout()
         self._set_up()
         self._digests = os.environ.get("PERFENGINE_WORKER_DIGESTS")  # "first", "none" (docs/workers.md)
         self._in, self._out = _open_channel()
@@ -201,6 +203,18 @@ class Worker:
         grown = "".join(f" counter.{n}={a - b}" for (n, _), b, a in zip(counters, before, after))
         return (f"done name={name} iterations={iterations} thread_cpu_ns={t1 - t0} process_cpu_ns={p1 - p0} "
                 f"wall_ns={w1 - w0} digest={digest}{grown}")
+
+    def _shift_layout(self):
+        # PERFENGINE_WORKER_SHIFT (docs/workers.md, "Layout"): a seed perfengine draws anew for each
+        # round and contender. Kept alive for the process: a buffer and a run of objects of sizes
+        # drawn from it, so the benchmarks' data set up after them lies at other offsets in every
+        # round, and what the other benchmarks leave in the heap cannot bias one benchmark the
+        # same way in every round.
+        seed = os.environ.get("PERFENGINE_WORKER_SHIFT", "")
+        if not seed.isdigit():
+            return
+        rng = random.Random(int(seed))
+        self._shift = (bytearray(rng.randint(1, 16384)), [object() for _ in range(rng.randint(0, 2000))])
 
     def _set_up(self):
         # $PERFENGINE_WORKER_BENCHMARKS (docs/workers.md): when set, only those are set up before

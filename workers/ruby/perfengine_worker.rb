@@ -88,6 +88,7 @@ module PerfEngine
     def serve
       raise ArgumentError, "no benchmark registered" if @entries.empty?
 
+      shift_layout
       set_up
       @digests = ENV["PERFENGINE_WORKER_DIGESTS"] # "first", "none" (docs/workers.md, "Digests")
       @in, @out = open_channel
@@ -165,6 +166,19 @@ module PerfEngine
     def collect_before(name, iterations)
       GC.start(full_mark: !@collected[[name, iterations]])
       @collected[[name, iterations]] = true
+    end
+
+    # PERFENGINE_WORKER_SHIFT (docs/workers.md, "Layout"): a seed perfengine draws anew for each
+    # round and contender. Kept alive for the process: a malloc'd string and a run of objects of
+    # sizes drawn from it, so the benchmarks' data set up after them lies at other offsets in
+    # every round, and what the other benchmarks leave in the heap cannot bias one benchmark the
+    # same way in every round.
+    def shift_layout
+      seed = ENV["PERFENGINE_WORKER_SHIFT"]
+      return unless seed&.match?(/\A[0-9]+\z/)
+
+      random = Random.new(Integer(seed, 10))
+      @shift = ["x" * random.rand(1..16_384), Array.new(random.rand(0..2_000)) { Object.new }]
     end
 
     # $PERFENGINE_WORKER_BENCHMARKS (docs/workers.md, "The benchmarks a worker will be asked

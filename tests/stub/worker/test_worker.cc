@@ -30,6 +30,7 @@
 //   --later-digest-salt TEXT  as --digest-salt, on every batch of a benchmark after the
 //                          process's first (a result that changes once warm)
 //   --log-requests PATH    append each request's benchmark name, a line each, to PATH
+//   --log-shift PATH       append $PERFENGINE_WORKER_SHIFT (or "unset") to PATH, a line at start
 //   --slow-odd-batches     the 2nd, 4th, ... request of "sum" does 4 times the work and its
 //                          counter "calls" grows twice as fast: which batch of a round was
 //                          taken shows in its time and counter
@@ -130,6 +131,13 @@ int main(int argc, char** argv) {
     if (!has_file) {
       std::fprintf(stderr, "test-worker: no fixture in '%s'\n", dir.c_str());
       return 4;
+    }
+  }
+  if (flags.contains("--log-shift")) {
+    if (FILE* log = std::fopen(flags.at("--log-shift").c_str(), "a")) {
+      const char* shift = std::getenv("PERFENGINE_WORKER_SHIFT");
+      std::fprintf(log, "%s\n", shift == nullptr ? "unset" : shift);
+      std::fclose(log);
     }
   }
   pe_worker worker;

@@ -184,6 +184,33 @@ TEST_P(LanguageWorkersTest, TheExampleGreetsRunsBatchesWithItsCounterAndQuits) {
   EXPECT_EQ(::pe::testing::CountInGroup(pgid), 0);
 }
 
+// PERFENGINE_WORKER_SHIFT (docs/workers.md, "Layout") moves where the set-up data lies, never what
+// a batch computes or counts: the same digests and counter growth with a seed, without one, and
+// with a value that is not a seed (ignored).
+TEST_P(LanguageWorkersTest, AShiftedWorkerAnswersTheSameDigestsAndCounts) {
+  auto answers = [&](const char* shift) {
+    runner::Command command = Example();
+    if (shift != nullptr) command.env["PERFENGINE_WORKER_SHIFT"] = shift;
+    WorkerProcess worker(GetParam().language);
+    EXPECT_EQ(worker.Start(command, settings_), "") << ReadLanguageFile(dir_ / "stderr");
+    std::vector<std::string> out;
+    for (const std::string& name : GetParam().benchmarks) {
+      const BatchResult result = worker.Run(name, 50);
+      EXPECT_TRUE(result.ok()) << result.error;
+      out.push_back(result.batch.digest + " " +
+                    std::to_string(result.batch.counters.count(GetParam().counter)
+                                       ? result.batch.counters.at(GetParam().counter)
+                                       : -1));
+    }
+    EXPECT_EQ(worker.Quit(), "");
+    return out;
+  };
+  const std::vector<std::string> plain = answers(nullptr);
+  EXPECT_EQ(answers("4879757019711484177"), plain);
+  EXPECT_EQ(answers("12"), plain);
+  EXPECT_EQ(answers("not a seed"), plain);
+}
+
 TEST_P(LanguageWorkersTest, ABenchmarkThatRaisesIsAFailedReplyAndTheWorkerStaysUp) {
   WorkerProcess worker(GetParam().language);
   ASSERT_EQ(worker.Start(FailingWorker(), settings_), "") << ReadLanguageFile(dir_ / "stderr");
