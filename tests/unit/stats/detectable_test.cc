@@ -20,6 +20,25 @@
 namespace pe::stats {
 namespace {
 
+// The share of `runs` simulated series of `rounds` Normal(log(ratio), sigma) log-ratios (Box-Muller
+// on `seed`'s draws) that `shows` judges shown.
+template <typename Shows>
+double ShareShown(std::uint64_t seed, int runs, int rounds, double ratio, double sigma, Shows shows) {
+  Random r(seed);
+  auto uniform = [&] {
+    return (static_cast<double>(r.Below(std::uint64_t{1} << 53)) + 0.5) / static_cast<double>(std::uint64_t{1} << 53);
+  };
+  int shown = 0;
+  std::vector<double> x(rounds);
+  for (int run = 0; run < runs; ++run) {
+    for (double& v : x) {
+      v = std::log(ratio) + sigma * std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::numbers::pi * uniform());
+    }
+    if (shows(x)) ++shown;
+  }
+  return static_cast<double>(shown) / runs;
+}
+
 TEST(Detectable, NoNoiseShowsAnythingBeyondTheBarOnceRoundsSuffice) {
   EXPECT_DOUBLE_EQ(*DetectableRatioAbove(0, 30, 1.01, 0.95), 1.01);
   EXPECT_DOUBLE_EQ(*DetectableRatioBelow(0, 30, 1.05, 0.95), 1.05);
@@ -59,19 +78,9 @@ TEST(Detectable, SimulatedPowerAtTheReturnedShiftIsEightyPercent) {
   constexpr int kRuns = 2000, kRounds = 30;
   constexpr double kSigma = 0.03, kBar = 1.01;
   const double ratio = *DetectableRatioAbove(kSigma, kRounds, kBar, 0.95);
-  Random r(7);
-  auto uniform = [&] {
-    return (static_cast<double>(r.Below(std::uint64_t{1} << 53)) + 0.5) / static_cast<double>(std::uint64_t{1} << 53);
-  };
-  int shown = 0;
-  std::vector<double> x(kRounds);
-  for (int run = 0; run < kRuns; ++run) {
-    for (double& v : x) {
-      v = std::log(ratio) + kSigma * std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::numbers::pi * uniform());
-    }
-    if (MedianSequence(x, 0.95).low > std::log(kBar)) ++shown;
-  }
-  const double share = static_cast<double>(shown) / kRuns;
+  const double share = ShareShown(7, kRuns, kRounds, ratio, kSigma, [&](const std::vector<double>& x) {
+    return MedianSequence(x, 0.95).low > std::log(kBar);
+  });
   EXPECT_NEAR(share, 0.8, 3 * std::sqrt(0.8 * 0.2 / kRuns));
 }
 
@@ -84,19 +93,9 @@ TEST(Detectable, SignedRankPowerAtTheReturnedShiftIsEightyPercent) {
   const double level = 1 - 0.05 / 36 / 2;
   for (int rounds : {16, 30}) {
     const double ratio = *SignedRankDetectableRatioAbove(kSigma, rounds, kBar, level);
-    Random r(11);
-    auto uniform = [&] {
-      return (static_cast<double>(r.Below(std::uint64_t{1} << 53)) + 0.5) / static_cast<double>(std::uint64_t{1} << 53);
-    };
-    int shown = 0;
-    std::vector<double> x(rounds);
-    for (int run = 0; run < kRuns; ++run) {
-      for (double& v : x) {
-        v = std::log(ratio) + kSigma * std::sqrt(-2 * std::log(uniform())) * std::cos(2 * std::numbers::pi * uniform());
-      }
-      if (HodgesLehmann(x, level).low > std::log(kBar)) ++shown;
-    }
-    const double share = static_cast<double>(shown) / kRuns;
+    const double share = ShareShown(11, kRuns, rounds, ratio, kSigma, [&](const std::vector<double>& x) {
+      return HodgesLehmann(x, level).low > std::log(kBar);
+    });
     EXPECT_NEAR(share, 0.8, 3 * std::sqrt(0.8 * 0.2 / kRuns)) << rounds << " rounds";
   }
 }
