@@ -193,7 +193,9 @@ TEST(WorkerE2E, AFinalLookShowsInSevenRoundsWhatItsSequenceCannot) {
       << run.out;
   const nlohmann::json results = nlohmann::json::parse(std::ifstream(json));
   EXPECT_EQ(results["settings"]["final_look"], "signed-rank");
-  EXPECT_GT(results["workloads"][0]["comparison"]["cpu_ratio_cs"]["low"].get<double>(), 1.5);  // twice the work
+  // Above the bar: with seven rounds the interval's low end is the slowest-looking round's own
+  // ratio (k = 1), which a busy machine can bring well below twice the work.
+  EXPECT_GT(results["workloads"][0]["comparison"]["cpu_ratio_cs"]["low"].get<double>(), 1.05);
   const std::string method = results["workloads"][0]["comparison"]["cpu_ratio_cs"]["method"];
   EXPECT_NE(method.find("at 97.5%, intersected at the final look (round 7)"), std::string::npos) << method;
 }
