@@ -81,6 +81,25 @@ static inline int pe_worker_write_(pe_worker* w, const char* text, size_t n) {
   return 0;
 }
 
+/* PERFENGINE_WORKER_SHIFT (docs/workers.md, "Layout"): a seed perfengine draws anew for each round
+ * and contender (empty for counting workers). A block of 1 to 16,384 bytes drawn from it is
+ * allocated and kept for the process, so what the worker allocates after it lies at other offsets
+ * in every round. pe_worker_open calls it; a worker that sets its benchmarks up before opening the
+ * channel calls it first. */
+static inline void pe_worker_shift(void) {
+  static void* kept = NULL;
+  const char* seed = getenv("PERFENGINE_WORKER_SHIFT");
+  char* end = NULL;
+  unsigned long long s;
+  if (kept != NULL || seed == NULL || *seed < '0' || *seed > '9') return;
+  s = strtoull(seed, &end, 10);
+  if (*end != '\0') return;
+  s ^= s >> 33; /* a seed's low bits alone would do; mixed, nearby seeds give unrelated sizes */
+  s *= 0xff51afd7ed558ccdULL;
+  s ^= s >> 33;
+  kept = malloc(1 + (size_t)(s % 16384));
+}
+
 /* Finds the channel in PERFENGINE_WORKER_FDS ("IN,OUT"). A channel on stdin (perfengine gives
  * "0,0") moves to a descriptor of its own and stdin becomes /dev/null, so a benchmark that reads
  * stdin reads nothing rather than the protocol. The channel is close-on-exec: a program the
@@ -89,6 +108,7 @@ static inline int pe_worker_open(pe_worker* w) {
   const char* fds = getenv("PERFENGINE_WORKER_FDS");
   char* end = NULL;
   long in, out;
+  pe_worker_shift();
   w->len = 0;
   if (fds == NULL) {
     errno = ENOENT;
