@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -99,7 +100,13 @@ TEST(CountersFile, AFileIsReadWhole) {
 // A fresh directory of its own for the file tests below, removed with everything in it.
 struct CountersDir {
   std::filesystem::path path;
-  CountersDir() : path(std::filesystem::path(::testing::TempDir()) / "counters-kinds") {
+  // One directory per test and process: ctest runs these tests as processes side by side, and a
+  // shared one was removed by one test while another used it (ADirectoryIsRefusedAsOne failed a
+  // full ctest -j2 so).
+  CountersDir()
+      : path(std::filesystem::path(::testing::TempDir()) /
+             ("counters-kinds-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
+              std::to_string(::getpid()))) {
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }
