@@ -364,7 +364,8 @@ std::optional<Comparison> ComparePair(const RunResult& result, const WorkloadRes
     auto startup_series = Collect(*startup);
     logic = LogicByRound(series[baseline], series[candidate], startup_series[baseline], startup_series[candidate]);
   }
-  AddSequences(wall, cpu, logic, w.thresholds, c, model::FinalLookRound(result.settings));
+  AddSequences(wall, cpu, logic, w.thresholds, c, model::FinalLookRound(result.settings),
+               result.settings.futility.has_value());
   CompareCounters(result, w, c);
   return c;
 }

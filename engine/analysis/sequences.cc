@@ -13,6 +13,7 @@
 #include "engine/model/threshold_table.h"
 #include "stats/descriptive.h"
 #include "stats/detectable.h"
+#include "stats/futility.h"
 #include "stats/paired.h"
 #include "stats/sequential.h"
 
@@ -100,6 +101,24 @@ Interval FinalLookSequence(const std::vector<double>& log_ratios, double check_l
   return cs;
 }
 
+// [run] futility: the final look's chance at the optimistic centre, where it stops the check.
+void AddFutility(const std::vector<double>& cpu_ratios, const Thresholds& t, int final_round, Comparison& c) {
+  const int n = static_cast<int>(cpu_ratios.size());
+  if (!t.max_slowdown || !c.cpu_ratio_cs || Resolved(*c.cpu_ratio_cs, *t.max_slowdown)) return;
+  if (n < stats::kFutilityFirstRound) return;
+  const auto reading =
+      stats::FinalLookFutility(cpu_ratios, std::log(*t.max_slowdown), final_round, model::FinalLookLevel(t.confidence));
+  if (!reading || !reading->Futile()) return;
+  c.cpu_futility_chance = reading->chance;
+  const std::string chance = reading->chance < 1e-4 ? "under 0.01%" : fmt::format("{:.2g}%", 100 * reading->chance);
+  c.notes.push_back(fmt::format(
+      "max_slowdown stopped for futility after {} of up to {} rounds: had the CPU-time ratio been {:.3f}x (the upper "
+      "end of a one-sided 95% interval), the final look at round {} would have shown it above {}x with a chance of "
+      "{}, under {:g}% (docs/statistics.md, \"Stopping for futility\")",
+      n, final_round, std::exp(reading->optimistic_log), final_round, *t.max_slowdown, chance,
+      100 * stats::kFutilityChance));
+}
+
 }  // namespace
 
 double CappedLogRatio(double numerator, double denominator) {
@@ -130,7 +149,7 @@ std::optional<double> Noise(const std::vector<double>& log_ratios) {
 int MinRoundsToResolve(double confidence) { return stats::MinTrialsToExclude(0.5, confidence).value_or(0); }
 
 void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const PairedSeries& logic, const Thresholds& t,
-                  Comparison& c, int final_round) {
+                  Comparison& c, int final_round, bool futility) {
   const double level = t.confidence;
   // Each sequence over the per-round log-ratios of its measure (a row's `per_round`).
   const std::vector<double> speedups = LogRatios(wall.baseline, wall.candidate);
@@ -148,6 +167,7 @@ void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const Paire
     c.cpu_ratio_cs =
         final_round > 0 ? FinalLookSequence(cpu_ratios, level, final_round) : RatioSequence(cpu_ratios, level);
     c.cpu_noise = Noise(cpu_ratios);
+    if (futility && final_round > 0) AddFutility(cpu_ratios, t, final_round, c);
   }
   if (c.logic_speedup && !logic_ratios.empty()) {
     c.logic_speedup_cs = LogicSequence(logic_ratios, level);

@@ -23,8 +23,12 @@ struct PairedSeries {
 // most half the check's alpha, so the intersection misses it with at most alpha (the union
 // bound). The sequence holds at every round at once and the Hodges-Lehmann interval at one round
 // fixed before the run, so stopping early on the sequence leaves both guarantees intact.
+// `futility` ([run] futility, with a final look): where the sequence leaves max_slowdown open
+// from round stats::kFutilityFirstRound on, and the final look's chance to show the ratio above
+// the bar is below stats::kFutilityChance even at the optimistic centre (stats/futility.h),
+// c.cpu_futility_chance is set and a note says so: the run adds no round for the check.
 void AddSequences(const PairedSeries& wall, const PairedSeries& cpu, const PairedSeries& logic,
-                  const model::Thresholds& t, model::Comparison& c, int final_round = 0);
+                  const model::Thresholds& t, model::Comparison& c, int final_round = 0, bool futility = false);
 
 // The confidence sequence for the median of per-round ratios, given their logarithms, and the
 // rounds that would resolve a check of it against `bar` (nullopt where no number would). Shared

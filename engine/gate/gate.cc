@@ -57,10 +57,17 @@ void AddNotes(const RunResult& result, Verdict& v) {
     const Comparison& c = *w.comparison;
     if (result.settings.max_rounds > result.settings.rounds && w.gate) {
       const bool open = std::any_of(v.checks.begin(), v.checks.end(), [&](const Check& check) {
-        return check.workload == w.name && check.state == Check::State::kUnresolved;
+        return check.workload == w.name && check.state == Check::State::kUnresolved && !check.futile;
       });
+      const bool futile = std::any_of(v.checks.begin(), v.checks.end(),
+                                      [&](const Check& check) { return check.workload == w.name && check.futile; });
       const std::string rounds = fmt::format("{} round{}", c.rounds, c.rounds == 1 ? "" : "s");
-      if (!open) {
+      if (!open && futile) {
+        v.notes.push_back(
+            fmt::format("{}: every check resolved or stopped for futility after {} (between {} and {} "
+                        "allowed)",
+                        w.name, rounds, result.settings.rounds, result.settings.max_rounds));
+      } else if (!open) {
         v.notes.push_back(fmt::format("{}: every check resolved after {} (between {} and {} allowed)", w.name, rounds,
                                       result.settings.rounds, result.settings.max_rounds));
       } else if (!result.rounds_stopped.empty()) {  // why: the run's own note below
@@ -88,15 +95,19 @@ bool WantsDetectable(const Check& c) {
 
 // `final_round` > 0: max_slowdown under a final look (model/final_look.h), whose sequence runs at
 // half the check's alpha every round and whose final round adds the Hodges-Lehmann interval at
-// the other half: what it could have seen is the better of the two where both were read.
+// the other half: what it could have seen is the better of the two where both were read. A check
+// stopped for futility ([run] futility) states what the run would have seen by its final round,
+// at the noise of its rounds so far: that is the power the stop gave up only where the data lay
+// well below the bar (docs/statistics.md, "Stopping for futility").
 void AddDetectable(Check& c, std::optional<double> noise, int final_round = 0) {
   if (!noise || !WantsDetectable(c)) return;
   try {
     if (final_round > 0) {
       const double half = model::FinalLookLevel(c.interval->level);
-      std::optional<double> seen = stats::DetectableRatioAbove(*noise, c.rounds, c.bar, half);
-      if (c.rounds == final_round) {
-        const std::optional<double> last = stats::SignedRankDetectableRatioAbove(*noise, c.rounds, c.bar, half);
+      const int rounds = c.futile ? final_round : c.rounds;
+      std::optional<double> seen = stats::DetectableRatioAbove(*noise, rounds, c.bar, half);
+      if (rounds == final_round) {
+        const std::optional<double> last = stats::SignedRankDetectableRatioAbove(*noise, rounds, c.bar, half);
         if (last && (!seen || *last < *seen)) seen = last;
       }
       c.detectable = seen;
@@ -185,6 +196,10 @@ Check RowCheck(const ThresholdRow& row, const WorkloadResult& w, double bar, boo
   Check check = SequentialCheck(w, key, label, *cs, bar, row.higher_is_better, row.burden,
                                 row.rounds_needed ? c.*row.rounds_needed : std::nullopt);
   if (row.shows_wins) check.note = Wins(c);
+  if (row.bar == &Thresholds::max_slowdown && check.state == Check::State::kUnresolved && c.cpu_futility_chance) {
+    check.futile = true;  // [run] futility: no round is added for it (engine/run/round_runner.cc)
+    check.rounds_needed.reset();
+  }
   if (!power) return check;
   if (row.noise) AddDetectable(check, c.*row.noise, row.bar == &Thresholds::max_slowdown ? final_round : 0);
   if (row.bar == &Thresholds::min_win_rate) AddWinDetectable(check, c.speedup_noise);
@@ -489,6 +504,7 @@ std::string CheckLine(const Check& c) {
   if (c.state == Check::State::kUnresolved) {
     const std::string need =
         sweep             ? "more rounds or more points on the axis would narrow its interval"
+        : c.futile        ? "its rounds stopped for futility, as its final look could not have shown a regression"
         : c.rounds_needed ? fmt::format("about {} would resolve it", units::FormatCount(*c.rounds_needed, "round"))
                           : "no number of rounds would resolve it at this spread";
     if (c.burden == Check::Burden::kShowMissed) {

@@ -231,6 +231,7 @@ constexpr auto FieldsOf(Tag<model::Comparison>) {
       Field{"speedup_noise", &S::speedup_noise, kAddedLater},
       Field{"cpu_noise", &S::cpu_noise, kAddedLater},
       Field{"logic_noise", &S::logic_noise, kAddedLater},
+      Field{"cpu_futility_chance", &S::cpu_futility_chance, kAddedLater},
   };
 }
 
@@ -294,6 +295,7 @@ constexpr auto FieldsOf(Tag<model::Check>) {
       Field{"contender", &S::contender, kAddedLater},
       Field{"detectable", &S::detectable, kAddedLater},
       Field{"noise", &S::noise, kAddedLater},
+      Field{"futile", &S::futile, kAddedLater},
   };
 }
 
@@ -393,6 +395,7 @@ constexpr auto FieldsOf(Tag<model::Settings>) {
       Field{"batch_time_s", &S::batch_time_s, kAddedLater},
       Field{"batches", &S::batches, kAddedLater},
       Field{"final_look", &S::final_look, kAddedLater},
+      Field{"futility", &S::futility, kAddedLater},
   };
 }
 

@@ -78,8 +78,9 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
                                 w20, w21, w22] = w;
   static_assert(kTableCovers<WorkloadResult, 22>);
   [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19,
-                                c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35] = c;
-  static_assert(kTableCovers<Comparison, 35>);
+                                c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35, c36] =
+      c;
+  static_assert(kTableCovers<Comparison, 36>);
   [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12] = s;
   static_assert(kTableCovers<Sample, 12>);
   [[maybe_unused]] const auto& [f1, f2, f3, f4, f5] = f;
@@ -90,13 +91,14 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   static_assert(kTableCovers<Interval, 5>);
   [[maybe_unused]] const auto& [cs1, cs2, cs3, cs4, cs5, cs6, cs7, cs8, cs9, cs10, cs11, cs12, cs13, cs14, cs15] = cs;
   static_assert(kTableCovers<ContenderSummary, 15>);
-  [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16, k17, k18] = k;
-  static_assert(kTableCovers<Check, 18>);
+  [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16, k17, k18, k19] =
+      k;
+  static_assert(kTableCovers<Check, 19>);
   [[maybe_unused]] const auto& [ci1, ci2, ci3, ci4, ci5, ci6, ci7, ci8] = ci;
   static_assert(kTableCovers<ContenderInfo, 8>);
-  [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8, st9, st10, st11, st12, st13, st14, st15, st16] =
-      st;
-  static_assert(kTableCovers<Settings, 16>);
+  [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8, st9, st10, st11, st12, st13, st14, st15, st16,
+                                st17] = st;
+  static_assert(kTableCovers<Settings, 17>);
   [[maybe_unused]] const auto& [m1, m2, m3, m4, m5] = m;
   static_assert(kTableCovers<MachineInfo, 5>);
   [[maybe_unused]] const auto& [v1, v2, v3, v4, v5, v6] = v;

@@ -213,6 +213,10 @@ struct Comparison {
   std::optional<double> cpu_noise;
   std::optional<double> logic_noise;
   std::vector<CounterComparison> counters;  // one per declared counter, in name order
+  // [run] futility (docs/statistics.md, "Stopping for futility"): set when the CPU-time check's
+  // rounds stopped early because its final look could not show max_slowdown missed: that look's
+  // chance to, at the optimistic centre (stats/futility.h), below stats::kFutilityChance.
+  std::optional<double> cpu_futility_chance;
 };
 
 // One function's share of the cost in both contenders ("where the extra time went").
@@ -269,6 +273,9 @@ struct Check {
   // log-ratios the check reads); set with it, and alone when no shift of any size could have
   // been shown in these rounds (a unanimous series cannot resolve yet).
   std::optional<double> noise;
+  // Unresolved and stopped for futility ([run] futility, Comparison::cpu_futility_chance): the
+  // run adds no round for it; it passes as any unresolved no-regression check does.
+  bool futile = false;
 };
 
 // One axis of a sweep at one value, e.g. threads = 4.
@@ -360,6 +367,8 @@ struct ContenderInfo {
 
 // [run] final_look's one test (Settings::final_look).
 inline constexpr char kSignedRankLook[] = "signed-rank";
+// [run] futility's one rule (Settings::futility).
+inline constexpr char kConditionalPowerFutility[] = "conditional-power";
 
 struct Settings {
   int rounds = 5;
@@ -386,6 +395,10 @@ struct Settings {
   // without it) its interval is intersected with the Hodges-Lehmann interval at the other half.
   // Absent: the sequence alone, at the check's whole level.
   std::optional<std::string> final_look;
+  // [run] futility = "conditional-power" (docs/statistics.md, "Stopping for futility"), with a
+  // final look only: from round stats::kFutilityFirstRound, max_slowdown stops measuring once its
+  // final look's chance to show a regression is below stats::kFutilityChance.
+  std::optional<std::string> futility;
   // Family-wise confidence (docs/statistics.md): `confidence` split across the run's
   // `family_checks` checks that read an interval, each at `check_confidence`
   // (1 - (1 - confidence) / family_checks). `family_confidence` is what the checks at the levels

@@ -170,6 +170,12 @@ std::string PowerLine(const Check& c) {
   const bool meaningful = c.detectable && std::isfinite(*c.detectable) && *c.detectable / c.bar < kMeaningless;
   if (meaningful || !c.noise) {
     if (!c.detectable) return "";
+    if (regression && c.futile) {  // its figure is the final round's (gate.cc, AddDetectable)
+      return fmt::format(
+          "{}: {}: would have shown a regression of {} or more with 80% power at {} confidence by the run's last "
+          "round, at the noise of its {}, which stopped for futility (docs/statistics.md, \"Stopping for futility\")",
+          c.workload, c.label, ChangePercent(*c.detectable - 1), level, rounds);
+    }
     if (regression) {
       return fmt::format(
           "{}: {}: would have shown a regression of {} or more with 80% power at {} confidence in these {}", c.workload,

@@ -44,13 +44,14 @@ std::vector<const spec::Workload*> RoundRunner::Open(const Verdict& verdict,
   });
   std::vector<const spec::Workload*> open;
   for (const spec::Workload* w : workloads_) {
+    // A check stopped for futility ([run] futility) is left unresolved and gets no more rounds.
     const bool unresolved = std::any_of(verdict.checks.begin(), verdict.checks.end(), [&](const Check& c) {
-      return c.workload == w->name && c.state == Check::State::kUnresolved;
+      return c.workload == w->name && c.state == Check::State::kUnresolved && !c.futile;
     });
     if (unresolved || (w->startup && logic_open)) open.push_back(w);
   }
   for (const Check& c : verdict.checks) {
-    if (open_checks && c.state == Check::State::kUnresolved)
+    if (open_checks && c.state == Check::State::kUnresolved && !c.futile)
       open_checks->push_back({c.workload, c.rounds, c.rounds_needed});
   }
   return open;

@@ -115,7 +115,7 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   CheckKeys(
       run,
       {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline", "candidate", "bootstrap_resamples",
-       "confidence", "measure", "max_rounds", "compare", "batch_time", "batches", "final_look"},
+       "confidence", "measure", "max_rounds", "compare", "batch_time", "batches", "final_look", "futility"},
       "[run]");
   Recover([&] {
     if (auto measure = StringArray(run, "measure", false)) {
@@ -186,6 +186,23 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
                                                     DidYouMean(*v, looks), model::kSignedRankLook));
     }
     if (*v != "none") s.final_look = *v;
+  }
+  if (auto v = String(run, "futility")) {
+    // The one stopping rule (docs/statistics.md, "Stopping for futility"): it reads the final look.
+    const std::vector<std::string> rules = {"none", model::kConditionalPowerFutility};
+    if (std::find(rules.begin(), rules.end(), *v) == rules.end()) {
+      Fail(Pos(*run.get("futility")), fmt::format("unknown futility '{}'{}; expected '{}' or 'none'", *v,
+                                                  DidYouMean(*v, rules), model::kConditionalPowerFutility));
+    }
+    if (*v != "none") {
+      if (!s.final_look) {
+        Fail(Pos(*run.get("futility")),
+             fmt::format("futility = \"{}\" needs final_look = \"{}\": it stops a check whose final look could not "
+                         "show a regression",
+                         *v, model::kSignedRankLook));
+      }
+      s.futility = *v;
+    }
   }
   if (auto v = String(run, "compare")) {
     // More than two contenders: each against the baseline, or every pair (docs/spec.md).

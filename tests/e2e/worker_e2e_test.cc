@@ -200,6 +200,42 @@ TEST(WorkerE2E, AFinalLookShowsInSevenRoundsWhatItsSequenceCannot) {
   EXPECT_NE(method.find("at 97.5%, intersected at the final look (round 7)"), std::string::npos) << method;
 }
 
+// [run] futility (docs/statistics.md, "Stopping for futility"): the same worker on both sides
+// stops measuring once its final look, at round 40, could not show the CPU-time ratio above
+// 1.03x: at 99.9% the sequence cannot resolve the check in so few rounds, so only the futility
+// rule ends the run before max_rounds, and the check passes unresolved. Twice the work is not
+// stopped: it fails.
+TEST(WorkerE2E, FutilityEndsAnAAPairEarlyAndLetsTwiceTheWorkFail) {
+  TempDir dir;
+  const std::string run_keys =
+      "rounds = 5\nmax_rounds = 40\nconfidence = 0.999\nbatch_time = 0.005\nfinal_look = \"signed-rank\"\n"
+      "futility = \"conditional-power\"\n";
+  const std::string bars = std::string("[thresholds]\nmax_slowdown = 1.03\n\n") + kSum;
+  const fs::path json = dir.path() / "aa.json";
+  Finished run =
+      RunPerfengine({"run", WriteWorkerSpec(dir, run_keys, "", bars).string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("its rounds stopped for futility"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("max_slowdown stopped for futility after "), std::string::npos) << run.out;
+  const nlohmann::json results = nlohmann::json::parse(std::ifstream(json));
+  EXPECT_EQ(results["settings"]["futility"], "conditional-power");
+  const nlohmann::json& c = results["workloads"][0]["comparison"];
+  EXPECT_LT(c["rounds"].get<int>(), 40) << c.dump();
+  EXPECT_GE(c["rounds"].get<int>(), 8) << c.dump();
+  EXPECT_LT(c["cpu_futility_chance"].get<double>(), 0.05) << c.dump();
+  const auto& checks = results["verdict"]["checks"];
+  ASSERT_EQ(checks.size(), 1u) << checks.dump();
+  EXPECT_TRUE(checks[0]["futile"].get<bool>()) << checks.dump();
+  EXPECT_EQ(checks[0]["state"], "unresolved") << checks.dump();
+  EXPECT_TRUE(checks[0].contains("detectable")) << checks.dump();  // by round 40, at these rounds' noise
+  EXPECT_NE(run.out.find("or more with 80% power at 99.9% confidence by the run's last round"), std::string::npos)
+      << run.out;
+
+  run = RunPerfengine({"run", WriteWorkerSpec(dir, run_keys, "\"--extra-work\", \"100\"", bars).string()}, dir.path());
+  EXPECT_EQ(run.exit, 1) << run.out << run.err;
+  EXPECT_EQ(run.out.find("stopped for futility"), std::string::npos) << run.out;
+}
+
 // PERFENGINE_WORKER_SHIFT (docs/workers.md, "Layout"): each round's workers get a seed of their
 // own, the same for the same run seed, and the calibration and counting workers none (an empty
 // value), so their counts cannot depend on the round.

@@ -40,6 +40,7 @@ inline model::RunResult FullResult() {
   r.settings.batch_time_s = 0.05;
   r.settings.batches = 5;
   r.settings.final_look = "signed-rank";
+  r.settings.futility = "conditional-power";
   r.baseline = "bazel-diff";
   r.candidate = "bazel-diff-rs";
   r.contenders = {
@@ -131,6 +132,7 @@ inline model::RunResult FullResult() {
                  "the baseline reported 0", 0.021}};
   c.speedup_noise = 0.031;
   c.cpu_noise = 0.032;
+  c.cpu_futility_chance = 0.012;
   c.logic_noise = 0.033;
   w.comparison = c;
   model::Comparison third = c;  // a third contender against the baseline
@@ -197,6 +199,7 @@ inline model::RunResult FullResult() {
   check.contender = "bazel-diff-go";
   check.detectable = 1.034;
   check.noise = 0.021;
+  check.futile = true;
   r.verdict.checks = {check};
   r.verdict.lines = {"large_graph: median speedup 6.67x is below 10.0x"};
   r.verdict.accepted = true;

@@ -1,0 +1,35 @@
+#include "stats/futility.h"
+
+#include <cmath>
+#include <numbers>
+
+#include "stats/detectable.h"
+#include "stats/distributions.h"
+#include "stats/paired.h"
+
+namespace pe::stats {
+
+namespace {
+
+constexpr double kOptimisticQuantile = 0.95;  // the one-sided level of theta_up
+
+}  // namespace
+
+std::optional<FutilityReading> FinalLookFutility(std::span<const double> log_ratios, double log_bar, int final_round,
+                                                 double final_level) {
+  const int n = static_cast<int>(log_ratios.size());
+  if (n < 2 || n >= final_round || !(final_level > 0 && final_level < 1)) return std::nullopt;
+  const double sigma = RobustScale(log_ratios);
+  if (!(sigma > 0) || !std::isfinite(sigma)) return std::nullopt;
+  const double theta = HodgesLehmann(log_ratios).estimate;
+  const double median_se = sigma * std::sqrt(std::numbers::pi / 2) / std::sqrt(n);
+  const double hl_factor = std::sqrt(std::numbers::pi / 3);
+  const double theta_up = theta + NormalQuantile(kOptimisticQuantile) * median_se;
+  const int rest = final_round - n;
+  const double mean = (n * theta + rest * theta_up) / final_round;
+  const double sd = sigma * hl_factor * std::sqrt(static_cast<double>(rest)) / final_round;
+  const double margin = NormalQuantile(1 - (1 - final_level) / 2) * sigma * hl_factor / std::sqrt(final_round);
+  return FutilityReading{theta_up, NormalSf((log_bar + margin - mean) / sd)};
+}
+
+}  // namespace pe::stats
