@@ -56,6 +56,8 @@ class CountsCollector {
   bool CollectWorkers();
   // Each workload whose shared-worker `count` ("instructions", "allocations") missed its bar for
   // some contender, counted again in fresh workers started for it alone (worker_counts.h).
+  bool CountNearMissesTwice(std::string_view count, const std::vector<const spec::Contender*>& contenders,
+                            const spec::Workload* w, double bar, WorkerCounts& counts);
   bool CountMissesAlone(std::string_view count, const std::vector<const spec::Contender*>& contenders,
                         const std::vector<const spec::Workload*>& workloads, WorkerCounts& counts);
   // w's summary of c's counts, added when it has none yet.

@@ -24,6 +24,10 @@
 //   --extra-work-when-shared PERCENT  as --extra-work, but only in a worker started for more than
 //                          one benchmark ($PERFENGINE_WORKER_BENCHMARKS): what other benchmarks'
 //                          set-ups leave in a shared worker's heap, simulated
+//   --extra-work-in-counts PERCENT  as --extra-work, in the first K counting workers
+//                          ($PERFENGINE_WORKER_DIGESTS "none") to start, K from
+//                          --counts-with-extra K, each start a line appended to --count-log PATH:
+//                          a count that moves from one process to the next, simulated
 //   --digest-as-allowed    "-" where perfengine's PERFENGINE_WORKER_DIGESTS allows it: every
 //                          batch of a benchmark after the process's first ("first"), every
 //                          batch ("none")
@@ -117,6 +121,22 @@ int main(int argc, char** argv) {
   if (const char* asked = std::getenv("PERFENGINE_WORKER_BENCHMARKS");
       flags.contains("--extra-work-when-shared") && asked != nullptr && std::strchr(asked, ',') != nullptr) {
     plant.sum_terms = 1000 + 10 * std::stoull(flags.at("--extra-work-when-shared"));
+  }
+  if (const char* digests = std::getenv("PERFENGINE_WORKER_DIGESTS");
+      flags.contains("--extra-work-in-counts") && digests != nullptr && std::strcmp(digests, "none") == 0) {
+    const std::string log = flags.at("--count-log");
+    int before = 0;
+    if (std::FILE* in = std::fopen(log.c_str(), "r")) {
+      for (int ch; (ch = std::fgetc(in)) != EOF;) before += ch == '\n';
+      std::fclose(in);
+    }
+    if (std::FILE* out = std::fopen(log.c_str(), "a")) {
+      std::fputs("count\n", out);
+      std::fclose(out);
+    }
+    if (before < std::stoi(flags.at("--counts-with-extra"))) {
+      plant.sum_terms = 1000 + 10 * std::stoull(flags.at("--extra-work-in-counts"));
+    }
   }
   if (flags.contains("--mallocs-per-iteration")) plant.mallocs = std::stoi(flags.at("--mallocs-per-iteration"));
   const std::int64_t calls =
