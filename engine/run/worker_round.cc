@@ -51,12 +51,10 @@ std::vector<runner::MappedFile> ExecutableMappings(pid_t pid) {
   return mapped;
 }
 
-std::uint64_t ShiftSeed(std::uint64_t run_seed, int round, const std::string& contender) {
-  // FNV-1a over the contender's name, mixed with the run seed and the round by splitmix64's
-  // finaliser (Steele, Lea & Flood 2014): nearby rounds and seeds give unrelated seeds.
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : contender) h = (h ^ ch) * 1099511628211ull;
-  std::uint64_t z = run_seed ^ h ^ (static_cast<std::uint64_t>(round) * 0x9e3779b97f4a7c15ull);
+std::uint64_t ShiftSeed(std::uint64_t run_seed, int round) {
+  // The run seed and the round mixed by splitmix64's finaliser (Steele, Lea & Flood 2014): nearby
+  // rounds and seeds give unrelated seeds.
+  std::uint64_t z = run_seed ^ 0x6a09e667f3bcc909ull ^ (static_cast<std::uint64_t>(round) * 0x9e3779b97f4a7c15ull);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return (z ^ (z >> 31)) >> 1;  // below 2^63: any language reads it as a plain integer
@@ -149,7 +147,7 @@ bool WorkerRound::StartAll(const std::vector<const spec::Contender*>& contenders
     cmd.env[std::string(kBenchmarksEnv)] = fmt::format("{}", fmt::join(benchmarks, ","));
     cmd.env[std::string(kDigestsEnv)] = digests_ == Digests::kNone ? "none" : "first";
     if (shift_round_) {
-      cmd.env[std::string(kShiftEnv)] = std::to_string(ShiftSeed(ex_.settings().seed, *shift_round_, c->name));
+      cmd.env[std::string(kShiftEnv)] = std::to_string(ShiftSeed(ex_.settings().seed, *shift_round_));
     } else {
       cmd.env[std::string(kShiftEnv)] = "";  // empty: no shift, whatever perfengine's own environment says
     }

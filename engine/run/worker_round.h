@@ -36,19 +36,22 @@ inline constexpr std::string_view kBenchmarksEnv = "PERFENGINE_WORKER_BENCHMARKS
 // of a benchmark keeps a round's time for its batches; that first one is checked every round.
 inline constexpr std::string_view kDigestsEnv = "PERFENGINE_WORKER_DIGESTS";
 
-// In a round worker's environment (docs/workers.md, "Layout"): a decimal seed, different for
-// every round and contender and the same for the same run seed, from which a worker library
-// shifts where its heap's data lies (the Ruby and Python libraries allocate a padding of a size
-// drawn from it before setting their benchmarks up). Without it what the other benchmarks of a
-// suite leave in a worker's heap lies the same way in every round, so a change to one benchmark
-// can move another's time the same way every round: a bias no number of rounds removes
-// (ruby/json's plant 1, a parser change, moved generate_integers by 3% in every round; with the
-// shift, 1%: docs/ruby-json.md). Shifted, it differs round to round and the rounds' interval
-// covers it. Counting workers get none: their counts must not depend on the round.
+// docs/workers.md, "Layout": a round's workers get a decimal seed in this variable, new every
+// round, the same for every contender of the round and for the same run seed, from which a worker
+// library shifts where its heap's data lies (the Ruby and Python libraries allocate a padding of a
+// size drawn from it before setting their benchmarks up) and a worker may pick a code layout
+// (specs/ruby-json/worker.rb). Without it what the other benchmarks of a suite leave in a
+// worker's heap lies the same way in every round, so a change to one benchmark can move another's
+// time the same way every round: a bias no number of rounds removes (ruby/json's plant 1, a parser
+// change, moved generate_integers by 3% in every round; with the shift, 1%: docs/ruby-json.md).
+// Shifted, it differs round to round and the rounds' interval covers it. The contenders of a round
+// share the seed: the same draw for both, so where their code and data are the same the layout
+// cancels in the round's ratio instead of adding to its noise, and where they differ it is still
+// another draw each round. Counting workers get none: their counts must not depend on the round.
 inline constexpr std::string_view kShiftEnv = "PERFENGINE_WORKER_SHIFT";
 
-// The seed of kShiftEnv for `contender`'s worker in `round` of a run seeded `run_seed`.
-std::uint64_t ShiftSeed(std::uint64_t run_seed, int round, const std::string& contender);
+// The seed of kShiftEnv for every worker of `round` in a run seeded `run_seed`.
+std::uint64_t ShiftSeed(std::uint64_t run_seed, int round);
 
 // What a worker's command gets changed into before it starts (a callgrind or allocation-count
 // run wraps it); `dir` is the worker's own scratch directory.
