@@ -27,6 +27,7 @@ test_packages=(
   python3-yaml shellcheck  # tests/package/: action.yml and the docs' YAML parsed, the action's scripts linted
   python3-jsonschema    # every results file the e2e tests write is validated against docs/results.schema.json
   ruby ruby-dev         # specs/ruby-json.toml: its benchmarks (specs/ruby-json/bench.rb) and the git builds of ruby/json (ruby extconf.rb && make)
+  lld                   # specs/ruby-json-worker.toml: its builds link each extension in eight code layouts (--shuffle-sections)
   valgrind              # instruction counts where perf counters are not available
   libbenchmark-dev      # tests of perfengine-gbench-worker and bench/gbench: google/benchmark suites (1.7.1) it drives
   ruby ruby-dev         # tests/e2e/shared_objects: a Ruby C extension built from git, gated on Ruby object counts

@@ -44,10 +44,11 @@ module RubyJsonBenchmarks
   FIXED_DATE = Date.new(2024, 5, 17)
 
   # Refuses (exit 3, a line on stderr naming `script`) unless `require "json"` loaded exactly the
-  # build of the worktree `here`: pe-lib/json/ext/{parser,generator}.so and lib/json/common.rb,
-  # and no json file from anywhere else (Ruby's bundled json, a gem).
-  def self.check_build!(here, script)
-    wanted = ["#{here}/pe-lib/json/ext/parser.so", "#{here}/pe-lib/json/ext/generator.so", "#{here}/lib/json/common.rb"]
+  # build of the worktree `here`: LIB/json/ext/{parser,generator}.so (LIB: pe-lib, or the code
+  # layout pe-lib-K worker.rb chose) and lib/json/common.rb, and no json file from anywhere else
+  # (Ruby's bundled json, a gem).
+  def self.check_build!(here, script, lib: "pe-lib")
+    wanted = ["#{here}/#{lib}/json/ext/parser.so", "#{here}/#{lib}/json/ext/generator.so", "#{here}/lib/json/common.rb"]
     loaded = $LOADED_FEATURES.grep(%r{/json/})
     missing = wanted.reject { |f| loaded.include?(f) }
     foreign = loaded.reject { |f| f.start_with?("#{here}/") }

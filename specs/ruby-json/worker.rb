@@ -21,12 +21,22 @@
 # result (the generated string, or Marshal.dump of the parsed value), as bench.rb writes it. The
 # two _symbolize benchmarks run with GC disabled in their batches, as in bench.rb.
 
+here = Dir.pwd
+# The code layout (docs/ruby-json.md, "Code layouts"): pe-lib-K, K from 1 to 7, holds the same
+# objects as pe-lib linked behind a pad, so every function lies elsewhere. A round's worker takes
+# layout PERFENGINE_WORKER_SHIFT mod 8 (0 is pe-lib itself), so where a build's code landed is
+# another draw each round and not a bias of every round; a counting worker (no shift) takes 0.
+# RUBY_JSON_LAYOUT=K pins it.
+layout = ENV["RUBY_JSON_LAYOUT"] || ENV["PERFENGINE_WORKER_SHIFT"]
+layout = layout&.match?(/\A[0-9]+\z/) ? Integer(layout, 10) % 8 : 0
+lib = layout.zero? ? "pe-lib" : "pe-lib-#{layout}"
+$LOAD_PATH.unshift(File.join(here, lib)) unless layout.zero?
+
 require "json"
 require_relative "benchmarks"
 require_relative "../../workers/ruby/perfengine_worker"
 
-here = Dir.pwd
-RubyJsonBenchmarks.check_build!(here, "worker.rb")
+RubyJsonBenchmarks.check_build!(here, "worker.rb", lib: lib)
 
 fixtures = {}
 ARGV.each do |arg|
