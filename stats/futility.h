@@ -42,4 +42,14 @@ struct FutilityReading {
 std::optional<FutilityReading> FinalLookFutility(std::span<const double> log_ratios, double log_bar, int final_round,
                                                  double final_level);
 
+// The same reading for rounds whose Hodges-Lehmann estimate is `theta` and robust scale `sigma`
+// after `rounds` of `final_round`; nullopt as above.
+std::optional<FutilityReading> FinalLookFutilityAt(double theta, double sigma, int rounds, double log_bar,
+                                                   int final_round, double final_level);
+
+// The first round from kFutilityFirstRound at which rounds centred on `theta` with scale `sigma`
+// stop for futility, the estimate and scale taken as they are: what `perfengine calibrate`
+// predicts for a check of an unchanged candidate (theta 0). nullopt when none before final_round.
+std::optional<int> FutilityStopRound(double theta, double sigma, double log_bar, int final_round, double final_level);
+
 }  // namespace pe::stats

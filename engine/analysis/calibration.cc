@@ -61,7 +61,7 @@ double ShareBelow(double cut, double mu, double sigma) {
 }  // namespace
 
 CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confidence_in, double power,
-                        double assumed_log_ratio, bool final_look) {
+                        double assumed_log_ratio, bool final_look, bool futility) {
   const double confidence =
       final_look && confidence_in > 0 && confidence_in < 1 ? model::FinalLookLevel(confidence_in) : confidence_in;
   if (!(sigma >= 0 && std::isfinite(sigma)) || !(bar > 0 && std::isfinite(bar)) || max_rounds < 1 ||
@@ -93,6 +93,14 @@ CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confide
   }
   reach.rounds_unchanged = stats::TrialsToExclude(ShareBelow(cut, 0, sigma), 0.5, confidence);
   reach.rounds_assumed = stats::TrialsToExclude(ShareBelow(cut, assumed_log_ratio, sigma), 0.5, confidence);
+  if (final_look && futility) {
+    auto sooner = [&](std::optional<int>& rounds, double theta) {
+      const std::optional<int> stop = stats::FutilityStopRound(theta, sigma, cut, max_rounds, confidence);
+      if (stop && (!rounds || *stop < *rounds)) rounds = stop;
+    };
+    sooner(reach.rounds_unchanged, 0);
+    sooner(reach.rounds_assumed, assumed_log_ratio);
+  }
   return reach;
 }
 
@@ -273,7 +281,8 @@ void SequentialRow(const Builder& b, const model::ThresholdRow& row, const model
     b.Sequential(c, no_regression, c.bar < 1 ? stats::MinTrialsToExclude(c.bar, c.confidence).value_or(0) : 0);
   } else {
     c.reach = ReachOfCheck(*sigma, c.bar, b.settings.max_rounds, c.confidence, b.settings.power, assumed,
-                           b.settings.final_look && row.bar == &model::Thresholds::max_slowdown);
+                           b.settings.final_look && row.bar == &model::Thresholds::max_slowdown,
+                           b.settings.futility && row.bar == &model::Thresholds::max_slowdown);
     b.Sequential(c, no_regression, fewest_median);
   }
 }

@@ -49,8 +49,12 @@ struct CheckReach {
 // `final_look` ([run] final_look, model/final_look.h): the sequence runs at half the check's
 // alpha, and `detectable` is the better of what it and the Hodges-Lehmann interval at the other
 // half (stats::SignedRankDetectableRatioAbove) show at max_rounds.
+// `futility` ([run] futility, with final_look): where rounds centred on the unchanged (or the
+// assumed) figure would stop for futility before the sequence resolves them
+// (stats::FutilityStopRound), that round is their rounds to a verdict: the check ends there,
+// unresolved, and passes.
 CheckReach ReachOfCheck(double sigma, double bar, int max_rounds, double confidence, double power = 0.8,
-                        double assumed_log_ratio = 0, bool final_look = false);
+                        double assumed_log_ratio = 0, bool final_look = false, bool futility = false);
 
 // The same for `min_win_rate`, which reads the confidence sequence of a proportion
 // (stats::ProportionSequence) of rounds the candidate won. Under the same model a round is won
@@ -112,6 +116,7 @@ struct CalibrationSettings {
   double power = 0.8;
   double assumed_change = 0;  // the candidate's assumed change of cost: 0.03 is 3% slower; 0: unchanged
   bool final_look = false;    // [run] final_look: max_slowdown adds the Hodges-Lehmann interval at max_rounds
+  bool futility = false;      // [run] futility: max_slowdown stops early where its final look could not fail
 };
 
 // From an A/A run (the baseline as both `aa.baseline` and `aa.candidate`): each workload's

@@ -162,6 +162,7 @@ void PrintTable(std::ostream& out, const analysis::Calibration& cal, const spec:
       }
     }
     out << "\n(rounds to verdict: for a candidate that changed nothing";
+    if (settings.futility) out << ", max_slowdown's ending where it would stop for futility ([run] futility)";
     if (assumed) out << fmt::format("; rounds {}: for one {:+g}% slower", at, 100 * settings.assumed_change);
     out << "; minutes: those rounds and the warm-ups at this run's time per round; a count is judged once the run "
            "ends)\n";
@@ -295,6 +296,7 @@ ExitCode CalibrateCommand::Run() const {
   settings.warmup_rounds = spec.settings.warmup_rounds;
   settings.assumed_change = assumed_change;
   settings.final_look = spec.settings.final_look.has_value();
+  settings.futility = spec.settings.futility.has_value();
   const analysis::Calibration cal = analysis::CalibrationOf(result, settings);
   if (!flags_.json.empty()) {
     model::WriteFileAtomically(flags_.json, ToJson(cal, spec, result, budget_s, rounds, settings).dump(2) + "\n");

@@ -11,6 +11,7 @@
 
 #include "stats/detectable.h"
 #include "stats/error.h"
+#include "stats/futility.h"
 #include "stats/sequential.h"
 
 namespace pe::analysis {
@@ -46,6 +47,21 @@ TEST(ReachOfCheck, AFinalLookShowsLessAtMaxRoundsAndTakesItsSequenceAtHalfTheAlp
   EXPECT_DOUBLE_EQ(*final.detectable, *stats::SignedRankDetectableRatioAbove(0.02, 16, 1.01, half));
   EXPECT_LT(*final.detectable, *alone.detectable - 0.01);
   EXPECT_EQ(final.rounds_unchanged, ReachOfCheck(0.02, 1.01, 16, half).rounds_unchanged);
+}
+
+// [run] futility: an unchanged candidate at a bar of 1.01 never resolves its sequence in 32
+// rounds (the median sits one noise from the bar), but its check stops at round 8 and passes; a
+// candidate 5% slower is not stopped, and what the check shows is unchanged.
+TEST(ReachOfCheck, FutilityEndsAnUnchangedCandidatesCheckWhereItWouldStop) {
+  const double level = 1 - 0.05 / 36, half = 1 - 0.05 / 72;
+  const CheckReach without = ReachOfCheck(0.018, 1.01, 32, level, 0.8, std::log(1.05), true);
+  const CheckReach with = ReachOfCheck(0.018, 1.01, 32, level, 0.8, std::log(1.05), true, true);
+  EXPECT_GT(without.rounds_unchanged.value_or(1000), 32);
+  EXPECT_EQ(with.rounds_unchanged, stats::FutilityStopRound(0, 0.018, std::log(1.01), 32, half));
+  EXPECT_EQ(with.rounds_unchanged, 8);
+  EXPECT_EQ(with.rounds_assumed, without.rounds_assumed);
+  EXPECT_EQ(with.detectable, without.detectable);
+  EXPECT_FALSE(stats::FutilityStopRound(std::log(1.05), 0.018, std::log(1.01), 32, half));
 }
 
 TEST(ReachOfCheck, MoreRoundsDetectASmallerChange) {
