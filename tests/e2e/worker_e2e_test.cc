@@ -262,7 +262,7 @@ TEST(WorkerE2E, FutilityEndsAnAAPairEarlyAndLetsTwiceTheWorkFail) {
   EXPECT_EQ(run.out.find("stopped for futility"), std::string::npos) << run.out;
 }
 
-// PERFENGINE_WORKER_SHIFT (docs/workers.md, "Layout"): each round's workers get a seed of their
+// PERFENGINE_WORKER_SHIFT (docs/workers.md, "Layout"): each round gets a seed of its
 // own, the same for the same run seed, and the calibration and counting workers none (an empty
 // value), so their counts cannot depend on the round.
 TEST(WorkerE2E, RoundWorkersGetADifferentLayoutSeedEachRoundAndCountingWorkersNone) {
@@ -288,6 +288,32 @@ TEST(WorkerE2E, RoundWorkersGetADifferentLayoutSeedEachRoundAndCountingWorkersNo
   EXPECT_EQ(rounds.size(), 3u) << testing::PrintToString(first);
   for (const std::string& seed : rounds) EXPECT_FALSE(seed.empty() || seed == "unset") << seed;
   EXPECT_EQ(first, again);
+}
+
+// The contenders of a round share its seed (docs/workers.md, "Layout"): the same draw on both
+// sides, so a layout that is the same on both cancels in the round's ratio.
+TEST(WorkerE2E, TheContendersOfARoundShareItsLayoutSeed) {
+  TempDir dir;
+  const fs::path base_log = dir.path() / "base.log", cand_log = dir.path() / "cand.log";
+  const fs::path spec = dir.path() / "shared.toml";
+  std::ofstream(spec) << "[run]\nrounds = 3\nwarmup_rounds = 0\nbatch_time = 0.002\n\n"
+                      << "[contenders.baseline]\nworker = [" << Quoted(TEST_WORKER) << ", \"--log-shift\", "
+                      << Quoted(base_log.string()) << "]\nwritable = [" << Quoted(dir.path().string()) << "]\n\n"
+                      << "[contenders.candidate]\nworker = [" << Quoted(TEST_WORKER) << ", \"--log-shift\", "
+                      << Quoted(cand_log.string()) << "]\nwritable = [" << Quoted(dir.path().string()) << "]\n\n"
+                      << kSum;
+  const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(run.exit, 0) << run.out << run.err;
+  auto lines = [](const fs::path& log) {
+    std::vector<std::string> out;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) out.push_back(line);
+    return out;
+  };
+  const std::vector<std::string> base = lines(base_log), cand = lines(cand_log);
+  ASSERT_GE(base.size(), 4u) << testing::PrintToString(base);  // a calibration worker, then one a round
+  EXPECT_EQ(base, cand);
+  EXPECT_EQ(std::set<std::string>(base.begin() + 1, base.begin() + 4).size(), 3u) << testing::PrintToString(base);
 }
 
 TEST(WorkerE2E, DifferentDigestsAreAParityFailure) {
