@@ -396,6 +396,7 @@ constexpr auto FieldsOf(Tag<model::Settings>) {
       Field{"batches", &S::batches, kAddedLater},
       Field{"final_look", &S::final_look, kAddedLater},
       Field{"futility", &S::futility, kAddedLater},
+      Field{"randomize_addresses", &S::randomize_addresses, kAddedLater},
   };
 }
 

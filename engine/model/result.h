@@ -399,6 +399,10 @@ struct Settings {
   // final look only: from round stats::kFutilityFirstRound, max_slowdown stops measuring once its
   // final look's chance to show a regression is below stats::kFutilityChance.
   std::optional<std::string> futility;
+  // Worker workloads: false ([run] randomize_addresses) starts each round's workers with the
+  // kernel's address-space randomization off, their layout drawn from the round's seed instead
+  // (docs/workers.md, "Layout"). Set when the run has worker workloads; the default is true.
+  std::optional<bool> randomize_addresses;
   // Family-wise confidence (docs/statistics.md): `confidence` split across the run's
   // `family_checks` checks that read an interval, each at `check_confidence`
   // (1 - (1 - confidence) / family_checks). `family_confidence` is what the checks at the levels

@@ -248,7 +248,7 @@ Spawned StartProcess(const StartRequest& request) {
   spawner::SpawnHeader header;
   header.flags = (request.hold ? spawner::kSpawnHold : 0) | (request.maps_fd >= 0 ? spawner::kSpawnTraceMaps : 0) |
                  (request.quiet_start ? spawner::kSpawnQuietStart : 0) |
-                 (request.sandbox.enabled ? spawner::kSpawnSandbox : 0);
+                 (request.sandbox.enabled ? spawner::kSpawnSandbox : 0) | (request.no_aslr ? spawner::kSpawnNoAslr : 0);
   if (request.sandbox.enabled) {
     for (const auto& [paths, kind] :
          {std::pair{&request.sandbox.writable, "writable"}, std::pair{&request.sandbox.hidden, "hidden"}}) {
@@ -320,6 +320,11 @@ Spawned StartProcess(const StartRequest& request) {
     return NotSpawned(fmt::format("cannot start {}: the process spawner exited", request.argv[0]));
   }
   if (std::string failure = StartFailure(result_read.get(), started, request.argv[0]); !failure.empty()) {
+    if (request.no_aslr && started.exec_errno == EPERM) {
+      failure +=
+          " (with address randomization off, [run] randomize_addresses = false: a kernel or container that "
+          "forbids personality(ADDR_NO_RANDOMIZE) refuses it)";
+    }
     return NotSpawned(failure);
   }
   spawned.pid = started.pid;

@@ -61,6 +61,7 @@ struct StartRequest {
   bool quiet_start = false;           // nothing comes back until the end (spawner_protocol.h, kSpawnQuietStart)
   int maps_fd = -1;                   // >= 0: the child and all it starts are traced; their mapped files go here
   Sandbox sandbox;                    // spawner_protocol.h, kSpawnSandbox
+  bool no_aslr = false;               // spawner_protocol.h, kSpawnNoAslr
 };
 
 struct Spawned {

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/resource.h>
@@ -131,6 +132,10 @@ int ExecChild(void* arg) {
   Redirect(plan, plan.out, STDOUT_FILENO);
   Redirect(plan, plan.err, STDERR_FILENO);
   if (plan.cwd != nullptr && chdir(plan.cwd) != 0) FailChild(plan);
+  if ((plan.flags & kSpawnNoAslr) != 0) {
+    const int persona = personality(0xffffffff);
+    if (persona == -1 || personality(static_cast<unsigned long>(persona) | ADDR_NO_RANDOMIZE) == -1) FailChild(plan);
+  }
   // Anything not opened with O_CLOEXEC must not leak into the contender.
   syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
   if (plan.trace_go_write >= 0) close(plan.trace_go_write);  // or the read below never ends

@@ -37,6 +37,11 @@ inline constexpr std::uint32_t kSpawnQuietStart = 4;
 // kernel refuses namespaces (found once, when the spawner starts) the child runs without one and
 // SpawnDone::sandbox_errno says why.
 inline constexpr std::uint32_t kSpawnSandbox = 8;
+// Exec the child with the kernel's address-space randomization off (personality
+// ADDR_NO_RANDOMIZE, as `setarch -R`): a worker whose layout the round's seed draws instead
+// ([run] randomize_addresses = false, docs/workers.md "Layout"). A kernel that refuses it (a
+// container's seccomp profile) fails the start with that errno.
+inline constexpr std::uint32_t kSpawnNoAslr = 16;
 inline constexpr int kMaxRequestBytes = 256 * 1024;
 inline constexpr std::uint32_t kMaxSandboxPaths = 32;
 

@@ -94,23 +94,18 @@ bool RoundRunner::RunRounds() {
     double children_cpu_s = 0;
     const std::vector<size_t> order =
         RoundOrder(ex_.settings().order, round, ex_.spec().contenders.size(), ex_.settings().seed);
-    // Worker workloads: a fresh worker per contender for the round, started in the round's order.
-    const std::vector<const spec::Workload*> worker_workloads = WorkerWorkloads(active);
-    std::optional<WorkerRound> workers;
-    if (!worker_workloads.empty()) {
-      workers.emplace(ex_, true, WorkerRound::Digests::kFirst, round);
-      std::vector<const spec::Contender*> starting;
-      for (size_t index : order) starting.push_back(&ex_.spec().contenders[index]);
-      if (!workers->StartAll(starting, worker_workloads)) return false;
-    }
-    // Every worker workload's batches of the round first (each sample in `order`'s order).
+    // Worker workloads first: for each worker group in turn, a fresh worker per contender for the
+    // round, started in the round's order, its batches (each sample in `order`'s order), its quit.
     std::map<const spec::Workload*, std::vector<Sample>> worker_samples;
-    if (workers) {
+    for (const std::vector<const spec::Workload*>& group : WorkerGroups(WorkerWorkloads(active))) {
+      WorkerRound workers(ex_, true, WorkerRound::Digests::kFirst, round);
       std::vector<const spec::Contender*> contenders;
       for (size_t index : order) contenders.push_back(&ex_.spec().contenders[index]);
-      auto samples = RunWorkerBatches(*workers, contenders, worker_workloads);
+      if (!workers.StartAll(contenders, group)) return false;
+      auto samples = RunWorkerBatches(workers, contenders, group);
       if (!samples) return false;
-      worker_samples = std::move(*samples);
+      worker_samples.merge(*samples);
+      if (!workers.QuitAll(*group.front())) return false;
     }
     for (const spec::Workload* w : active) {
       if (ex_.settings().order == "duet") {  // every contender at once, each on its own core
@@ -146,7 +141,6 @@ bool RoundRunner::RunRounds() {
         ex_.ResultFor(*w).samples.push_back(std::move(s));
       }
     }
-    if (workers && !workers->QuitAll(*worker_workloads.front())) return false;
     ex_.result().load.push_back(load.End(round, children_cpu_s));
   }
   return true;

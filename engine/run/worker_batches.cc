@@ -36,6 +36,17 @@ std::vector<const spec::Workload*> WorkerWorkloads(const std::vector<const spec:
   return workers;
 }
 
+std::vector<std::vector<const spec::Workload*>> WorkerGroups(const std::vector<const spec::Workload*>& workers) {
+  std::vector<std::vector<const spec::Workload*>> groups;
+  std::map<std::string, size_t> index;
+  for (const spec::Workload* w : workers) {
+    const auto [it, added] = index.emplace(w->worker_group, groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(w);
+  }
+  return groups;
+}
+
 std::int64_t BatchIterations(double batch_time_s, double iteration_s) {
   if (!(iteration_s > 0)) return 1;
   const double n = std::round(batch_time_s / iteration_s);

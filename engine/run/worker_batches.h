@@ -24,6 +24,10 @@ double BatchCost(const worker::Batch& batch);
 // The worker workloads of `workloads`.
 std::vector<const spec::Workload*> WorkerWorkloads(const std::vector<const spec::Workload*>& workloads);
 
+// Worker workloads split by worker_group, the groups in the order they first appear: each gets a
+// round's workers of its own (docs/workers.md, "Worker groups").
+std::vector<std::vector<const spec::Workload*>> WorkerGroups(const std::vector<const spec::Workload*>& workers);
+
 // N for a batch to last `batch_time_s` at `iteration_s` a run: at least 1.
 std::int64_t BatchIterations(double batch_time_s, double iteration_s);
 

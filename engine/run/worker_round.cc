@@ -148,6 +148,8 @@ bool WorkerRound::StartAll(const std::vector<const spec::Contender*>& contenders
     cmd.env[std::string(kDigestsEnv)] = digests_ == Digests::kNone ? "none" : "first";
     if (shift_round_) {
       cmd.env[std::string(kShiftEnv)] = std::to_string(ShiftSeed(ex_.settings().seed, *shift_round_));
+      // Round workers only: a counting worker runs under valgrind, whose layout is its own.
+      cmd.no_aslr = !ex_.settings().randomize_addresses.value_or(true);
     } else {
       cmd.env[std::string(kShiftEnv)] = "";  // empty: no shift, whatever perfengine's own environment says
     }

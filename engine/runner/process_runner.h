@@ -32,6 +32,9 @@ struct Command {
   // kSpawnTraceMaps). Slows the command down: never for a timed execution.
   bool record_maps = false;
   Sandbox sandbox;
+  // Exec with the kernel's address-space randomization off (spawner_protocol.h, kSpawnNoAslr):
+  // a round's worker under [run] randomize_addresses = false. Workers only.
+  bool no_aslr = false;
 };
 
 // One file a process of a command had mapped executable when it exited (Command::record_maps).

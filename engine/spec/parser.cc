@@ -112,11 +112,11 @@ void Parser::CheckRoundsReach(const Spec& spec) const {
 }
 
 void Parser::ParseRun(const toml::table& run, Spec& spec) const {
-  CheckKeys(
-      run,
-      {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline", "candidate", "bootstrap_resamples",
-       "confidence", "measure", "max_rounds", "compare", "batch_time", "batches", "final_look", "futility"},
-      "[run]");
+  CheckKeys(run,
+            {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline", "candidate",
+             "bootstrap_resamples", "confidence", "measure", "max_rounds", "compare", "batch_time", "batches",
+             "final_look", "futility", "randomize_addresses"},
+            "[run]");
   Recover([&] {
     if (auto measure = StringArray(run, "measure", false)) {
       const std::vector<std::string> kinds = {"instructions", "allocations"};
@@ -169,6 +169,7 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   Recover([&] {
     if (auto v = Integer(run, "batches", 1, limits::kMaxBatches)) s.batches = static_cast<int>(*v);
   });
+  if (auto v = Bool(run, "randomize_addresses")) s.randomize_addresses = *v;
   if (auto v = String(run, "order")) {
     const std::vector<std::string> orders = {"alternate", "random", "duet"};
     if (std::find(orders.begin(), orders.end(), *v) == orders.end()) {
@@ -431,7 +432,7 @@ void Parser::ParseWorkloads(Spec& spec) const {
           t, {"description",     "args",          "output",   "parity",     "gate",      "timeout",       "fixture",
               "thresholds",      "elements",      "sweep",    "sort_lists", "normalise", "unit",          "kind",
               "health",          "ready_timeout", "requests", "method",     "body",      "request_count", "concurrency",
-              "request_timeout", "parameters",    "prepare",  "cleanup",    "benchmark"},
+              "request_timeout", "parameters",    "prepare",  "cleanup",    "benchmark", "worker_group"},
           where);
       Workload w;
       w.name = name;

@@ -22,9 +22,18 @@ bool ValidBenchmarkName(const std::string& name) {
 void Parser::ParseWorker(const toml::table& t, Workload& w) const {
   if (auto kind = String(t, "kind")) w.worker = *kind == "worker";
   if (!w.worker) {
-    if (t.get("benchmark"))
-      Fail(Pos(*t.get("benchmark")), "'benchmark' applies to a worker workload: add kind = \"worker\"");
+    for (const char* key : {"benchmark", "worker_group"}) {
+      if (t.get(key))
+        Fail(Pos(*t.get(key)), fmt::format("'{}' applies to a worker workload: add kind = \"worker\"", key));
+    }
     return;
+  }
+  if (auto group = String(t, "worker_group")) {
+    if (!ValidBenchmarkName(*group)) {
+      Fail(Pos(*t.get("worker_group")),
+           fmt::format("worker_group '{}' is not a name: 1 to 128 of A-Z a-z 0-9 _ . : / + -", *group));
+    }
+    w.worker_group = *group;
   }
   // A worker is asked for a benchmark by name: nothing is run with args, written to an output or
   // made from a fixture per workload, so those keys would be silently ignored.
@@ -93,7 +102,7 @@ void Parser::CheckWorkers(Spec& spec) const {
   }
   if (worker == spec.workloads.end()) {
     const toml::table* run = TableAt(root_, "run");
-    for (const char* key : {"batch_time", "batches"}) {
+    for (const char* key : {"batch_time", "batches", "randomize_addresses"}) {
       if (const toml::node* node = run ? run->get(key) : nullptr) {
         Fail(Pos(*node), fmt::format("'{}' applies to worker workloads, and the spec declares none", key));
       }
@@ -107,6 +116,7 @@ void Parser::CheckWorkers(Spec& spec) const {
   }
   if (!spec.settings.batch_time_s) spec.settings.batch_time_s = limits::kDefaultBatchTimeS;
   if (!spec.settings.batches) spec.settings.batches = limits::kDefaultBatches;
+  if (!spec.settings.randomize_addresses) spec.settings.randomize_addresses = true;
 }
 
 }  // namespace pe::spec::internal

@@ -145,6 +145,10 @@ struct Workload {
   bool worker = false;
   std::string benchmark;  // a sweep point's has its axes' values filled in
   SourcePos benchmark_pos;
+  // kind = "worker": the benchmarks of one group share a round's worker, and each group gets
+  // workers of its own, one after another ("" is a group too): what one group's benchmarks
+  // leave in a warm heap cannot move another's (docs/workers.md, "Worker groups").
+  std::string worker_group;
   struct Serve {
     std::string health = "/health";
     double ready_timeout_s = 30;

@@ -84,6 +84,7 @@ std::string WorkerProcess::Spawn(const runner::Command& command, const WorkerSet
   request.stdout_fd = out.get();
   request.stderr_fd = err.get();
   request.sandbox = command.sandbox;
+  request.no_aslr = command.no_aslr;
   request.hold = command.cpu >= 0;  // pinned before exec, so nothing of it runs elsewhere
   spawned_ = runner::StartProcess(request);
   if (!spawned_.error.empty()) return Fail("at start", spawned_.error);

@@ -316,6 +316,58 @@ TEST(WorkerE2E, TheContendersOfARoundShareItsLayoutSeed) {
   EXPECT_EQ(std::set<std::string>(base.begin() + 1, base.begin() + 4).size(), 3u) << testing::PrintToString(base);
 }
 
+// [run] randomize_addresses = false: each round's workers start with the kernel's address-space
+// randomization off (their layout comes from the round's seed); the calibration and counting
+// workers, and every worker without the key, keep it.
+TEST(WorkerE2E, RandomizeAddressesFalseTurnsItOffInRoundWorkersOnly) {
+  TempDir dir;
+  auto logged = [&](const std::string& name, const std::string& key) {
+    const fs::path log = dir.path() / name;
+    const fs::path spec =
+        WriteWorkerSpec(dir, "rounds = 2\nwarmup_rounds = 0\nbatch_time = 0.002\nmeasure = [\"allocations\"]\n" + key,
+                        "\"--log-shift\", " + Quoted(log.string()), std::string(kSum));
+    const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+    EXPECT_EQ(run.exit, 0) << run.out << run.err;
+    std::vector<std::string> lines;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  };
+  const std::vector<std::string> off = logged("off.log", "randomize_addresses = false\n");
+  ASSERT_EQ(off.size(), 4u) << testing::PrintToString(off);  // calibration, two rounds, the count
+  EXPECT_EQ(off.front(), "");
+  EXPECT_EQ(off.back(), "");
+  for (int round : {1, 2}) EXPECT_TRUE(off[round].ends_with(" no-aslr")) << off[round];
+  for (const std::string& line : logged("on.log", "")) EXPECT_FALSE(line.ends_with(" no-aslr")) << line;
+}
+
+// worker_group (docs/workers.md, "Worker groups"): each group gets a round's workers of its own,
+// one group after another, each set up for its own benchmarks alone ($PERFENGINE_WORKER_BENCHMARKS).
+TEST(WorkerE2E, EachWorkerGroupGetsARoundsWorkersOfItsOwn) {
+  TempDir dir;
+  auto starts = [&](const std::string& name, const std::string& groups) {
+    const fs::path log = dir.path() / name;
+    const std::string workloads = "[workloads.sum]\nkind = \"worker\"\n" + groups +
+                                  "\n[workloads.sleepy]\nkind = \"worker\"\nbenchmark = \"sleep\"\n" +
+                                  (groups.empty() ? "" : "worker_group = \"b\"\n");
+    const fs::path spec = WriteWorkerSpec(dir, "rounds = 2\nwarmup_rounds = 0\nbatch_time = 0.002\n",
+                                          "\"--log-shift\", " + Quoted(log.string()), workloads);
+    const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+    EXPECT_EQ(run.exit, 0) << run.out << run.err;
+    std::vector<std::string> lines;
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+  };
+  // The calibration worker, then one a round; with two groups, two a round, sharing its seed.
+  const std::vector<std::string> one = starts("one.log", ""), two = starts("two.log", "worker_group = \"a\"\n");
+  EXPECT_EQ(one.size(), 3u) << testing::PrintToString(one);
+  ASSERT_EQ(two.size(), 5u) << testing::PrintToString(two);
+  EXPECT_EQ(two[1], two[2]);
+  EXPECT_EQ(two[3], two[4]);
+  EXPECT_NE(two[1], two[3]);
+}
+
 TEST(WorkerE2E, DifferentDigestsAreAParityFailure) {
   TempDir dir;
   const fs::path spec = WriteWorkerSpec(dir, "rounds = 2\n", "\"--digest-salt\", \"x\"", kSum);

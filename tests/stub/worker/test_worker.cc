@@ -34,7 +34,8 @@
 //   --later-digest-salt TEXT  as --digest-salt, on every batch of a benchmark after the
 //                          process's first (a result that changes once warm)
 //   --log-requests PATH    append each request's benchmark name, a line each, to PATH
-//   --log-shift PATH       append $PERFENGINE_WORKER_SHIFT (or "unset") to PATH, a line at start
+//   --log-shift PATH       append $PERFENGINE_WORKER_SHIFT (or "unset") to PATH, a line at start,
+//                          then a space and "no-aslr" when its address randomization is off
 //   --slow-odd-batches     the 2nd, 4th, ... request of "sum" does 4 times the work and its
 //                          counter "calls" grows twice as fast: which batch of a round was
 //                          taken shows in its time and counter
@@ -42,6 +43,7 @@
 // "stdin" (reads stdin: the channel must not be there). Counter "calls": one per iteration.
 #include <perfengine/worker.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -156,7 +158,9 @@ int main(int argc, char** argv) {
   if (flags.contains("--log-shift")) {
     if (FILE* log = std::fopen(flags.at("--log-shift").c_str(), "a")) {
       const char* shift = std::getenv("PERFENGINE_WORKER_SHIFT");
-      std::fprintf(log, "%s\n", shift == nullptr ? "unset" : shift);
+      const int persona = personality(0xffffffff);
+      std::fprintf(log, "%s%s\n", shift == nullptr ? "unset" : shift,
+                   persona != -1 && (persona & ADDR_NO_RANDOMIZE) != 0 ? " no-aslr" : "");
       std::fclose(log);
     }
   }

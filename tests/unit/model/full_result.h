@@ -41,6 +41,7 @@ inline model::RunResult FullResult() {
   r.settings.batches = 5;
   r.settings.final_look = "signed-rank";
   r.settings.futility = "conditional-power";
+  r.settings.randomize_addresses = false;
   r.baseline = "bazel-diff";
   r.candidate = "bazel-diff-rs";
   r.contenders = {
