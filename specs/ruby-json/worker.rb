@@ -18,8 +18,13 @@
 # bench.rb's. A batch runs the body N times between the markers and the clocks
 # (workers/ruby/perfengine_worker.rb); the counter ruby_objects is the growth of
 # GC.stat(:total_allocated_objects) over the batch; the digest is the SHA-256 of the last
-# result (the generated string, or Marshal.dump of the parsed value), as bench.rb writes it. The
-# two _symbolize benchmarks run with GC disabled in their batches, as in bench.rb.
+# result (the generated string, or Marshal.dump of the parsed value), as bench.rb writes it. Every
+# benchmark runs its batches with GC disabled (bench.rb: the two _symbolize ones only); the
+# collections between batches, outside the clocks, do that work. In a shared worker a collection
+# inside a batch comes when the heap's limits, which every earlier benchmark moved, say so: plant
+# 1 (a parser change) slowed parse_integers, whose code it did not touch, 1.03x on CPU time with
+# GC on in its batches, and no benchmark it did not touch with GC off (docs/ruby-json.md). What a
+# change allocates more shows in ruby_objects, exactly.
 
 here = Dir.pwd
 # The code layout (docs/ruby-json.md, "Code layouts"): pe-lib-K, K from 1 to 7, holds the same
@@ -55,7 +60,7 @@ end
 data_dir = File.join(here, "benchmark", "data")
 worker = PerfEngine::Worker.new
 RubyJsonBenchmarks::LIST.each do |b|
-  worker.benchmark(b.name, setup: -> { b.body(data_dir, fixtures) }, gc: b.gc,
+  worker.benchmark(b.name, setup: -> { b.body(data_dir, fixtures) }, gc: false,
                            digest: ->(result) { RubyJsonBenchmarks.digest(result).first })
 end
 worker.serve
