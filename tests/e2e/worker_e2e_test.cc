@@ -37,6 +37,26 @@ const char* kCallsCounter =
     "[counters.calls]\nunit = \"calls\"\nexact = true\n\n[thresholds.counters]\ncalls = 1.0\n\n";
 const char* kSum = "[workloads.sum]\nkind = \"worker\"\n";
 
+// The lines of a file (a worker's --log-shift log).
+std::vector<std::string> Lines(const fs::path& path) {
+  std::vector<std::string> lines;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// Runs a worker spec whose candidate appends $PERFENGINE_WORKER_SHIFT to `log` at each start
+// (test-worker --log-shift, with " no-aslr" when its address randomization is off), exit 0
+// expected; the log's lines.
+std::vector<std::string> ShiftLog(const TempDir& dir, const std::string& log, const std::string& run_keys,
+                                  const std::string& workloads) {
+  const fs::path path = dir.path() / log;
+  const fs::path spec = WriteWorkerSpec(dir, run_keys, "\"--log-shift\", " + Quoted(path.string()), workloads);
+  const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+  EXPECT_EQ(run.exit, 0) << run.out << run.err;
+  return Lines(path);
+}
+
 // The median over measured rounds of a contender's CPU time per iteration (user_s).
 double MedianCpu(const nlohmann::json& results, const std::string& contender) {
   std::vector<double> cpu;
@@ -269,16 +289,8 @@ TEST(WorkerE2E, FutilityEndsAnAAPairEarlyAndLetsTwiceTheWorkFail) {
 TEST(WorkerE2E, RoundWorkersGetADifferentLayoutSeedEachRoundAndCountingWorkersNone) {
   TempDir dir;
   auto seeds = [&](const std::string& name) {
-    const fs::path log = dir.path() / name;
-    const fs::path spec =
-        WriteWorkerSpec(dir, "rounds = 3\nwarmup_rounds = 0\nbatch_time = 0.002\nmeasure = [\"allocations\"]\n",
-                        "\"--log-shift\", " + Quoted(log.string()), std::string(kSum));
-    const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
-    EXPECT_EQ(run.exit, 0) << run.out << run.err;
-    std::vector<std::string> lines;
-    std::ifstream in(log);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
+    return ShiftLog(dir, name, "rounds = 3\nwarmup_rounds = 0\nbatch_time = 0.002\nmeasure = [\"allocations\"]\n",
+                    kSum);
   };
   const std::vector<std::string> first = seeds("shift-1.log"), again = seeds("shift-2.log");
   // The calibration worker, one round worker a round (the candidate's), the allocation count's.
@@ -305,13 +317,7 @@ TEST(WorkerE2E, TheContendersOfARoundShareItsLayoutSeed) {
                       << kSum;
   const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
   EXPECT_EQ(run.exit, 0) << run.out << run.err;
-  auto lines = [](const fs::path& log) {
-    std::vector<std::string> out;
-    std::ifstream in(log);
-    for (std::string line; std::getline(in, line);) out.push_back(line);
-    return out;
-  };
-  const std::vector<std::string> base = lines(base_log), cand = lines(cand_log);
+  const std::vector<std::string> base = Lines(base_log), cand = Lines(cand_log);
   ASSERT_GE(base.size(), 4u) << testing::PrintToString(base);  // a calibration worker, then one a round
   EXPECT_EQ(base, cand);
   EXPECT_EQ(std::set<std::string>(base.begin() + 1, base.begin() + 4).size(), 3u) << testing::PrintToString(base);
@@ -329,16 +335,8 @@ TEST(WorkerE2E, RandomizeAddressesFalseTurnsItOffInRoundWorkersOnly) {
   personality(static_cast<unsigned long>(persona));
   TempDir dir;
   auto logged = [&](const std::string& name, const std::string& key) {
-    const fs::path log = dir.path() / name;
-    const fs::path spec =
-        WriteWorkerSpec(dir, "rounds = 2\nwarmup_rounds = 0\nbatch_time = 0.002\nmeasure = [\"allocations\"]\n" + key,
-                        "\"--log-shift\", " + Quoted(log.string()), std::string(kSum));
-    const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
-    EXPECT_EQ(run.exit, 0) << run.out << run.err;
-    std::vector<std::string> lines;
-    std::ifstream in(log);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
+    return ShiftLog(dir, name, "rounds = 2\nwarmup_rounds = 0\nbatch_time = 0.002\nmeasure = [\"allocations\"]\n" + key,
+                    kSum);
   };
   const std::vector<std::string> off = logged("off.log", "randomize_addresses = false\n");
   ASSERT_EQ(off.size(), 4u) << testing::PrintToString(off);  // calibration, two rounds, the count
@@ -353,18 +351,10 @@ TEST(WorkerE2E, RandomizeAddressesFalseTurnsItOffInRoundWorkersOnly) {
 TEST(WorkerE2E, EachWorkerGroupGetsARoundsWorkersOfItsOwn) {
   TempDir dir;
   auto starts = [&](const std::string& name, const std::string& groups) {
-    const fs::path log = dir.path() / name;
     const std::string workloads = "[workloads.sum]\nkind = \"worker\"\n" + groups +
                                   "\n[workloads.sleepy]\nkind = \"worker\"\nbenchmark = \"sleep\"\n" +
                                   (groups.empty() ? "" : "worker_group = \"b\"\n");
-    const fs::path spec = WriteWorkerSpec(dir, "rounds = 2\nwarmup_rounds = 0\nbatch_time = 0.002\n",
-                                          "\"--log-shift\", " + Quoted(log.string()), workloads);
-    const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
-    EXPECT_EQ(run.exit, 0) << run.out << run.err;
-    std::vector<std::string> lines;
-    std::ifstream in(log);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
+    return ShiftLog(dir, name, "rounds = 2\nwarmup_rounds = 0\nbatch_time = 0.002\n", workloads);
   };
   // The calibration worker, then one a round; with two groups, two a round, sharing its seed.
   const std::vector<std::string> one = starts("one.log", ""), two = starts("two.log", "worker_group = \"a\"\n");
