@@ -276,6 +276,10 @@ void CompareCpuAndCounts(const Series& base, const Series& cand, const Contender
     c.instructions_ratio =
         model::CountRatio(static_cast<double>(*b.instructions), static_cast<double>(*k.instructions));
   }
+  if (b.own_instructions && k.own_instructions) {
+    c.own_instructions_ratio =
+        model::CountRatio(static_cast<double>(*b.own_instructions), static_cast<double>(*k.own_instructions));
+  }
   if (b.allocation_calls && k.allocation_calls) {
     c.allocations_ratio =
         model::CountRatio(static_cast<double>(*b.allocation_calls), static_cast<double>(*k.allocation_calls));
@@ -309,6 +313,7 @@ const WorkloadResult* Summarise(RunResult& result) {
       if (auto c = counts.find(info.name); c != counts.end()) {
         sum.instructions = c->second.instructions;
         sum.instructions_source = c->second.instructions_source;
+        sum.own_instructions = c->second.own_instructions;
         sum.allocation_calls = c->second.allocation_calls;
         sum.allocated_bytes = c->second.allocated_bytes;
         sum.measure_note = c->second.measure_note;

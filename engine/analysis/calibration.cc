@@ -178,6 +178,8 @@ const model::ContenderSummary* SummaryOf(const model::WorkloadResult& w, const s
 }
 
 // |log(copy / base)| of a count taken once per contender; nullopt when either is missing or 0.
+constexpr std::string_view kOwnInstructions = "own instructions";
+
 std::optional<double> CountDeviation(std::optional<std::uint64_t> base, std::optional<std::uint64_t> copy) {
   if (!base || !copy || *base == 0 || *copy == 0) return std::nullopt;
   return std::abs(std::log(static_cast<double>(*copy) / static_cast<double>(*base)));
@@ -363,7 +365,10 @@ WorkloadNoise MeasureNoiseOf(const model::RunResult& aa, const model::WorkloadRe
       base_sum && copy_sum ? CountDeviation(base_sum->instructions, copy_sum->instructions) : std::nullopt;
   const std::optional<double> allocations =
       base_sum && copy_sum ? CountDeviation(base_sum->allocation_calls, copy_sum->allocation_calls) : std::nullopt;
+  const std::optional<double> own =
+      base_sum && copy_sum ? CountDeviation(base_sum->own_instructions, copy_sum->own_instructions) : std::nullopt;
   if (instructions) wc.noise.push_back({"instructions", *instructions, 1});
+  if (own) wc.noise.push_back({std::string(kOwnInstructions), *own, 1});
   if (allocations) wc.noise.push_back({"allocations", *allocations, 1});
   return noise;
 }
@@ -380,7 +385,10 @@ CheckCalibration ThresholdCheck(const Builder& b, const model::ThresholdRow& row
   if (row.sequence != nullptr) {
     SequentialRow(b, row, w, noise.Sigma(c.measure), cost_log, fewest_median, c);
   } else if (row.needs_counts) {
-    c.measure = std::string(row.count);
+    // Own-code instructions come from the instruction count's files, so their row counts
+    // "instructions"; their A/A deviation is their own.
+    c.measure = row.point == &model::Comparison::own_instructions_ratio ? std::string(kOwnInstructions)
+                                                                        : std::string(row.count);
     const auto it =
         std::find_if(wc.noise.begin(), wc.noise.end(), [&](const MeasureNoise& n) { return n.measure == c.measure; });
     const std::optional<double> deviation = it == wc.noise.end() ? std::nullopt : std::optional<double>(it->mad);

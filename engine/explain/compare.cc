@@ -206,6 +206,8 @@ WorkloadComparison Compare(const RunResult& old_run, const WorkloadResult& old_w
                                     "instruction count", c.missing["instructions_ratio"]);
   f.allocations_ratio = CountRatio(old_run, old_w, new_run, new_w, &model::ContenderSummary::allocation_calls,
                                    "allocation count", c.missing["allocations_ratio"]);
+  f.own_instructions_ratio = CountRatio(old_run, old_w, new_run, new_w, &model::ContenderSummary::own_instructions,
+                                        "own-code instruction count", c.missing["own_instructions_ratio"]);
   if (new_w.kind != WorkloadResult::Kind::kServe) {
     c.missing["p99_ratio"] = "not a serve workload";
   } else {

@@ -193,6 +193,7 @@ std::vector<std::tuple<std::string, std::string, double>> FiguresOf(const Worklo
     add(s.contender, "median_cpu_s", s.median_cpu_s);
     add(s.contender, "median_max_rss_kib", s.median_max_rss_kib);
     add(s.contender, "instructions", s.instructions);
+    add(s.contender, "own_instructions", s.own_instructions);
     add(s.contender, "allocation_calls", s.allocation_calls);
     if (s.serve) add(s.contender, "p99_s", s.serve->p99_s);
   }

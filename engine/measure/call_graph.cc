@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "engine/units/units.h"
 
@@ -240,6 +242,36 @@ void MarkOwnObjects(CallGraph& graph, const std::vector<std::filesystem::path>& 
           std::none_of(std::begin(kSystem), std::end(kSystem), [&](const char* p) { return path.starts_with(p); });
     }
   }
+}
+
+std::uint64_t OwnInstructions(const CallGraph& graph) {
+  std::uint64_t own = 0;
+  for (const auto& [key, node] : graph.nodes) {
+    if (node.own) own += node.self;
+  }
+  return own;
+}
+
+std::optional<std::uint64_t> OwnInstructionsOf(const std::vector<std::filesystem::path>& files,
+                                               const std::vector<std::filesystem::path>& own_dirs, std::string& error) {
+  std::uint64_t own = 0;
+  for (const std::filesystem::path& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) {
+      error = fmt::format("cannot read {}", file.string());
+      return std::nullopt;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    CallGraph graph;
+    if (std::optional<std::string> bad = ParseCallgrindOut(text.str(), graph)) {
+      error = fmt::format("{}: {}", file.string(), *bad);
+      return std::nullopt;
+    }
+    MarkOwnObjects(graph, own_dirs);
+    own += OwnInstructions(graph);
+  }
+  return own;
 }
 
 std::vector<InclusiveFinding> WhereTheGrowthWent(const CallGraph& base, const CallGraph& cand, int top,

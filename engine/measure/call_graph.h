@@ -66,6 +66,15 @@ void MergeCallGraph(CallGraph& into, const CallGraph& more);
 // contender run from a build directory owns its program.
 void MarkOwnObjects(CallGraph& graph, const std::vector<std::filesystem::path>& own_dirs);
 
+// The instructions of the profile's own functions: the self cost of every node marked own.
+std::uint64_t OwnInstructions(const CallGraph& graph);
+
+// The own instructions of callgrind files of one count (a process's files, or a worker batch's
+// dump), own as MarkOwnObjects has it. nullopt, with `error` naming the file and line, when a file
+// cannot be read as callgrind's format.
+std::optional<std::uint64_t> OwnInstructionsOf(const std::vector<std::filesystem::path>& files,
+                                               const std::vector<std::filesystem::path>& own_dirs, std::string& error);
+
 // One own function named as where growth went.
 struct InclusiveFinding {
   FunctionKey function;

@@ -161,6 +161,7 @@ constexpr auto FieldsOf(Tag<model::Thresholds>) {
       Field{"max_instructions_ratio", &S::max_instructions_ratio},
       Field{"max_allocations_ratio", &S::max_allocations_ratio},
       Field{"max_p99_ratio", &S::max_p99_ratio},
+      Field{"max_own_instructions_ratio", &S::max_own_instructions_ratio, kAddedLater},
   };
 }
 
@@ -186,6 +187,7 @@ constexpr auto FieldsOf(Tag<model::ContenderSummary>) {
       Field{"median_cpu_s", &S::median_cpu_s, kAddedLater},
       Field{"instructions", &S::instructions},
       Field{"instructions_source", &S::instructions_source, kAddedLater},
+      Field{"own_instructions", &S::own_instructions, kAddedLater},
       Field{"allocation_calls", &S::allocation_calls},
       Field{"allocated_bytes", &S::allocated_bytes},
       Field{"measure_note", &S::measure_note, kAddedLater},
@@ -219,6 +221,7 @@ constexpr auto FieldsOf(Tag<model::Comparison>) {
       Field{"instructions_ratio", &S::instructions_ratio},
       Field{"allocations_ratio", &S::allocations_ratio},
       Field{"p99_ratio", &S::p99_ratio},
+      Field{"own_instructions_ratio", &S::own_instructions_ratio, kAddedLater},
       Field{"speedup_cs", &S::speedup_cs},
       Field{"cpu_ratio_cs", &S::cpu_ratio_cs},
       Field{"win_rate_cs", &S::win_rate_cs},

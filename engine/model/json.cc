@@ -78,19 +78,20 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
                                 w20, w21, w22] = w;
   static_assert(kTableCovers<WorkloadResult, 22>);
   [[maybe_unused]] const auto& [c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16, c17, c18, c19,
-                                c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35, c36] =
-      c;
-  static_assert(kTableCovers<Comparison, 36>);
+                                c20, c21, c22, c23, c24, c25, c26, c27, c28, c29, c30, c31, c32, c33, c34, c35, c36,
+                                c37] = c;
+  static_assert(kTableCovers<Comparison, 37>);
   [[maybe_unused]] const auto& [s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12] = s;
   static_assert(kTableCovers<Sample, 12>);
   [[maybe_unused]] const auto& [f1, f2, f3, f4, f5] = f;
   static_assert(kTableCovers<Failure, 5>);
-  [[maybe_unused]] const auto& [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11] = t;
-  static_assert(kTableCovers<Thresholds, 11>);
+  [[maybe_unused]] const auto& [t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12] = t;
+  static_assert(kTableCovers<Thresholds, 12>);
   [[maybe_unused]] const auto& [i1, i2, i3, i4, i5] = i;
   static_assert(kTableCovers<Interval, 5>);
-  [[maybe_unused]] const auto& [cs1, cs2, cs3, cs4, cs5, cs6, cs7, cs8, cs9, cs10, cs11, cs12, cs13, cs14, cs15] = cs;
-  static_assert(kTableCovers<ContenderSummary, 15>);
+  [[maybe_unused]] const auto& [cs1, cs2, cs3, cs4, cs5, cs6, cs7, cs8, cs9, cs10, cs11, cs12, cs13, cs14, cs15, cs16] =
+      cs;
+  static_assert(kTableCovers<ContenderSummary, 16>);
   [[maybe_unused]] const auto& [k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15, k16, k17, k18, k19] =
       k;
   static_assert(kTableCovers<Check, 19>);

@@ -113,7 +113,9 @@ struct Thresholds {
   double confidence = 0.95;                      // level of the intervals these thresholds read
   std::optional<double> max_instructions_ratio;  // candidate / baseline instruction count
   std::optional<double> max_allocations_ratio;   // candidate / baseline allocation calls
-  std::optional<double> max_p99_ratio;           // serve: candidate / baseline median p99 latency
+  // candidate / baseline instructions in the contenders' own code (docs/counters.md, "Own code")
+  std::optional<double> max_own_instructions_ratio;
+  std::optional<double> max_p99_ratio;  // serve: candidate / baseline median p99 latency
 };
 
 // A confidence interval around an estimate.
@@ -139,6 +141,10 @@ struct ContenderSummary {
   // Deterministic counts, measured once per contender and workload where the spec asks.
   std::optional<std::uint64_t> instructions;
   std::string instructions_source;  // "perf_event_open" or "valgrind callgrind"
+  // Of `instructions`, those in the contender's own objects (its `own_objects`, else its git
+  // worktree): callgrind's self cost of their functions. Not the runtime, libc or the kernel's
+  // loader, whose counts move with where a process's heap and libraries lie.
+  std::optional<std::uint64_t> own_instructions;
   std::optional<std::uint64_t> allocation_calls;
   std::optional<std::uint64_t> allocated_bytes;
   std::string measure_note;           // why a count is missing ("not measurable: statically linked")
@@ -183,18 +189,19 @@ struct Comparison {
   std::string logic_note;
   std::optional<double> rss_ratio;  // candidate / baseline median peak RSS
   // Statistics in depth (stats/), filled when the rounds allow them.
-  std::optional<double> sign_test_p;         // exact two-sided sign test of the win count
-  std::optional<double> wilcoxon_p;          // Wilcoxon signed-rank on paired log-ratios
-  std::optional<Interval> speedup_ci;        // bootstrap interval of the median ratio
-  std::optional<Interval> logic_speedup_ci;  // bootstrap, startup runs resampled too
-  std::optional<Interval> paired_ratio_ci;   // candidate/baseline, Hodges-Lehmann interval
-  std::optional<int> rounds_to_resolve;      // rounds that would resolve the observed difference
-  std::vector<std::string> notes;            // statistical caveats: warnings, never failures
-  std::optional<double> cpu_ratio;           // candidate / baseline median CPU time
-  std::optional<Interval> cpu_ratio_ci;      // Hodges-Lehmann on paired CPU-time log-ratios
-  std::optional<double> instructions_ratio;  // candidate / baseline
-  std::optional<double> allocations_ratio;   // candidate / baseline allocation calls
-  std::optional<double> p99_ratio;           // serve: candidate / baseline median p99 latency
+  std::optional<double> sign_test_p;             // exact two-sided sign test of the win count
+  std::optional<double> wilcoxon_p;              // Wilcoxon signed-rank on paired log-ratios
+  std::optional<Interval> speedup_ci;            // bootstrap interval of the median ratio
+  std::optional<Interval> logic_speedup_ci;      // bootstrap, startup runs resampled too
+  std::optional<Interval> paired_ratio_ci;       // candidate/baseline, Hodges-Lehmann interval
+  std::optional<int> rounds_to_resolve;          // rounds that would resolve the observed difference
+  std::vector<std::string> notes;                // statistical caveats: warnings, never failures
+  std::optional<double> cpu_ratio;               // candidate / baseline median CPU time
+  std::optional<Interval> cpu_ratio_ci;          // Hodges-Lehmann on paired CPU-time log-ratios
+  std::optional<double> instructions_ratio;      // candidate / baseline
+  std::optional<double> allocations_ratio;       // candidate / baseline allocation calls
+  std::optional<double> own_instructions_ratio;  // candidate / baseline instructions in own code
+  std::optional<double> p99_ratio;               // serve: candidate / baseline median p99 latency
   // Confidence sequences (docs/statistics.md): valid at every round at once, so rounds may be
   // added until a check resolves. The interval checks read these.
   std::optional<Interval> speedup_cs;        // median per-round baseline / candidate wall time

@@ -152,6 +152,17 @@ inline constexpr ThresholdRow kThresholdRows[] = {
      .needs_counts = true,
      .count = "instructions",
      .profile_explains = true},
+    {.key = "max_own_instructions_ratio",
+     .label = "own-code instruction ratio",
+     .bar = &Thresholds::max_own_instructions_ratio,
+     .higher_is_better = false,
+     .burden = Check::Burden::kPoint,
+     .unit = Check::Unit::kRatio,
+     .point = &Comparison::own_instructions_ratio,
+     .missing = "own-code instructions not measured",
+     .needs_counts = true,
+     .count = "instructions",  // the same callgrind count, its own objects' share
+     .profile_explains = true},
     {.key = "max_allocations_ratio",
      .label = "allocation count ratio",
      .bar = &Thresholds::max_allocations_ratio,
@@ -242,6 +253,11 @@ inline constexpr FigureRow kFigureRows[] = {
      .higher_is_better = true,
      .meaning = "median per-round startup-adjusted speed-up: what min_logic_speedup reads",
      .sequence = &Comparison::logic_speedup_cs},
+    {.name = "own_instructions_ratio",
+     .read = [](const Comparison& c) { return c.own_instructions_ratio; },
+     .higher_is_better = false,
+     .meaning = "instruction count ratio in the contenders' own code, exact: what max_own_instructions_ratio reads",
+     .point = &Comparison::own_instructions_ratio},
 };
 
 // The index in kFigureRows of the figure a threshold row reads; -1 when none is declared (the

@@ -52,6 +52,11 @@ std::vector<std::string> MeasureLines(const RunResult& result) {
                         c.instructions_ratio ? fmt::format(" ({}", units::FormatRatio(*c.instructions_ratio)) : " (",
                         fmt::format("{}{})", c.instructions_ratio ? ", " : "", k->instructions_source)));
       }
+      if (b->own_instructions || k->own_instructions) {
+        parts.push_back(fmt::format(
+            "own-code instructions {} -> {}{}", Count(b->own_instructions), Count(k->own_instructions),
+            c.own_instructions_ratio ? fmt::format(" ({})", units::FormatRatio(*c.own_instructions_ratio)) : ""));
+      }
       if (b->allocation_calls || k->allocation_calls) {
         parts.push_back(
             fmt::format("allocations {} -> {}{}", Count(b->allocation_calls), Count(k->allocation_calls),

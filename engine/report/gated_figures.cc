@@ -71,6 +71,10 @@ std::string ExactValues(const ThresholdRow& row, const ContenderSummary* b, cons
   if (row.point == &Comparison::instructions_ratio) {
     return fmt::format("{} -> {} instructions", ExactCount(b->instructions), ExactCount(k->instructions));
   }
+  if (row.point == &Comparison::own_instructions_ratio) {
+    return fmt::format("{} -> {} own-code instructions", ExactCount(b->own_instructions),
+                       ExactCount(k->own_instructions));
+  }
   if (row.point == &Comparison::allocations_ratio) {
     return fmt::format("{} -> {} allocations", ExactCount(b->allocation_calls), ExactCount(k->allocation_calls));
   }

@@ -9,9 +9,11 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "engine/gate/gate.h"
 #include "engine/measure/allocations.h"
+#include "engine/measure/call_graph.h"
 #include "engine/measure/failed_run.h"
 #include "engine/measure/instructions.h"
 #include "engine/measure/profile.h"
@@ -90,6 +92,7 @@ bool CountsCollector::CollectWorkers() {
           summary->instructions = n.instructions;
           if (n.instructions) summary->instructions_source = measure::kSourceCallgrind;
           if (!n.callgrind_files.empty()) count_files_[{w->name, c->name}] = n.callgrind_files;
+          if (n.instructions) CountOwnInstructions(c->name, n.callgrind_files, *summary);
           worker_notes_[{w->name, c->name}] = n.note;
         } else {
           summary->allocation_calls = n.allocation_calls;
@@ -233,6 +236,8 @@ bool CountsCollector::CollectEach() {
         counts.instructions = n.count;
         counts.instructions_source = n.source;
         if (!n.note.empty()) notes.push_back(n.note);
+        if (n.count) CountOwnInstructions(c.name, n.callgrind_files, counts);
+        if (!counts.measure_note.empty()) notes.push_back(std::exchange(counts.measure_note, ""));
       }
       if (allocations) {
         if (progress) progress->StartStep(fmt::format("{}, allocations of {}", w->name, c.name));
@@ -251,6 +256,30 @@ bool CountsCollector::CollectEach() {
     }
   }
   return true;
+}
+
+std::vector<std::filesystem::path> CountsCollector::OwnDirs(const std::string& contender) const {
+  for (const ObjectOwner& o : ex_.ObjectOwners()) {
+    if (o.contender == contender) return o.dirs;
+  }
+  return {};
+}
+
+// Read from the count's own callgrind files: no run of its own. A count from hardware counters
+// has none, and says so.
+void CountsCollector::CountOwnInstructions(const std::string& contender,
+                                           const std::vector<std::filesystem::path>& files,
+                                           model::ContenderSummary& s) const {
+  std::string why;
+  if (files.empty()) {
+    why = "no own-code instruction count: it is read from callgrind's files, and this count was not callgrind's";
+  } else if (std::optional<std::uint64_t> own = measure::OwnInstructionsOf(files, OwnDirs(contender), why)) {
+    s.own_instructions = *own;
+    return;
+  } else {
+    why = "no own-code instruction count: " + why;
+  }
+  s.measure_note = s.measure_note.empty() ? why : s.measure_note + "; " + why;
 }
 
 std::filesystem::path CountsCollector::NextCallgrindDir() {
@@ -328,13 +357,7 @@ std::string CountsCollector::WorkerCountNote(const spec::Workload& w, const spec
 bool CountsCollector::ProfileRegressions() {
   const spec::Spec& spec = ex_.spec();
   const model::Verdict& verdict = ex_.result().verdict;
-  const std::vector<ObjectOwner> owners = ex_.ObjectOwners();
-  auto own_dirs = [&](const std::string& contender) {
-    for (const ObjectOwner& o : owners) {
-      if (o.contender == contender) return o.dirs;
-    }
-    return std::vector<std::filesystem::path>{};
-  };
+  auto own_dirs = [&](const std::string& contender) { return OwnDirs(contender); };
   // A counter the contender reports (docs/counters.md) has no row of the threshold table; a
   // missed one is profiled too: extra Ruby objects are extra work in some C function.
   const std::string counter_prefix = fmt::format("{}.", model::kCountersKey);

@@ -75,6 +75,12 @@ class CountsCollector {
   std::optional<std::vector<measure::ReportedFunction>> ReportedProfile(const spec::Contender& c,
                                                                         const spec::Workload& w, std::string& note);
 
+  // A contender's own folders (Executor::ObjectOwners): what its own-code instructions count.
+  std::vector<std::filesystem::path> OwnDirs(const std::string& contender) const;
+  // The own-code instructions of a count's callgrind files into `s`, or why not into its note.
+  void CountOwnInstructions(const std::string& contender, const std::vector<std::filesystem::path>& files,
+                            model::ContenderSummary& s) const;
+
   // A new directory for one instruction count's callgrind files, under counts_dir_.
   std::filesystem::path NextCallgrindDir();
 

@@ -165,6 +165,42 @@ TEST(WorkerE2E, InstructionsAndAllocationsPerBenchmarkCatchAPlantedRegressionAnd
   EXPECT_EQ(c["instructions_ratio"], 1.0) << c.dump();
 }
 
+// Own-code instructions (docs/no-regression.md): work the candidate adds in libc (malloc and free)
+// grows the whole count, not its own code's; work it adds in its own loop grows both.
+TEST(WorkerE2E, OwnCodeInstructionsSeeTheWorkersOwnLoopNotLibc) {
+  if (!HaveValgrind()) GTEST_SKIP() << "valgrind is not installed";
+  TempDir dir;
+  const std::string bars = "[thresholds]\nmax_instructions_ratio = 1.05\nmax_own_instructions_ratio = 1.05\n\n";
+  const fs::path json = dir.path() / "libc.json";
+  const fs::path in_libc =
+      WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.01\n", "\"--mallocs-per-iteration\", \"10\"", bars + kSum);
+  Finished run = RunPerfengine({"run", in_libc.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("sum: instruction count ratio"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("sum: own-code instruction ratio"), std::string::npos) << run.out;  // it passed
+  nlohmann::json c = nlohmann::json::parse(ReadAll(json))["workloads"][0]["comparison"];
+  EXPECT_GT(c["instructions_ratio"].get<double>(), 1.1) << c.dump();
+  EXPECT_LT(c["own_instructions_ratio"].get<double>(), 1.05) << c.dump();
+  // The own count is part of the whole, and the details line shows both.
+  const nlohmann::json summary = nlohmann::json::parse(ReadAll(json))["workloads"][0]["summaries"][1];
+  EXPECT_GT(summary["own_instructions"].get<std::uint64_t>(), 0u) << summary.dump();
+  EXPECT_LT(summary["own_instructions"].get<std::uint64_t>(), summary["instructions"].get<std::uint64_t>());
+
+  const fs::path own = WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.01\n", "\"--extra-work\", \"20\"", bars + kSum);
+  run = RunPerfengine({"run", own.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("sum: own-code instruction ratio 1.2"), std::string::npos) << run.out;
+  c = nlohmann::json::parse(ReadAll(json))["workloads"][0]["comparison"];
+  EXPECT_GT(c["own_instructions_ratio"].get<double>(), c["instructions_ratio"].get<double>()) << c.dump();
+
+  // The same worker on both sides: both counts equal to the instruction.
+  const fs::path same = WriteWorkerSpec(dir, "rounds = 2\nbatch_time = 0.01\n", "", bars + kSum);
+  run = RunPerfengine({"run", same.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 0) << run.out << run.err;
+  c = nlohmann::json::parse(ReadAll(json))["workloads"][0]["comparison"];
+  EXPECT_EQ(c["own_instructions_ratio"], 1.0) << c.dump();
+}
+
 // A count that misses in the shared worker is counted again in workers started for that
 // benchmark alone: what other benchmarks left in a warm worker's heap is no regression.
 TEST(WorkerE2E, ACountThatMissesOnlyInTheSharedWorkerIsCountedAgainAloneAndPasses) {

@@ -316,6 +316,8 @@ TEST(Compare, EveryThresholdAloneIsJudgedOnTheSavedResults) {
     RunResult new_run = LoadResults("regressed.json");
     Summary(old_run, "work", "rewrite").instructions = 1000;
     Summary(new_run, "work", "rewrite").instructions = 1200;
+    Summary(old_run, "work", "rewrite").own_instructions = 400;
+    Summary(new_run, "work", "rewrite").own_instructions = 600;
     Summary(old_run, "work", "rewrite").allocation_calls = 50;
     Summary(new_run, "work", "rewrite").allocation_calls = 60;
     if (row.bar == &model::Thresholds::max_p99_ratio) {

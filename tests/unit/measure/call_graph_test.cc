@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 namespace pe::measure {
 namespace {
 
@@ -262,6 +264,37 @@ TEST(CallGraph, MergesProcesses) {
   EXPECT_EQ(a.nodes.at(kBuildString).self, 2000u);
   EXPECT_EQ(a.edges.at({FunctionKey{"parser_parse", "parser.so"}, FunctionKey{"json_parse_any", "parser.so"}}).calls,
             20u);
+}
+
+// Own-code instructions: the self cost of the build's functions, not the runtime's.
+TEST(CallGraph, OwnInstructionsAreTheSelfCostOfOwnFunctionsOnly) {
+  // parser_parse 400 + json_parse_any 1500 + build_string 1000; libruby's 5000 and ruby's 100 are not.
+  EXPECT_EQ(OwnInstructions(Parsed(kBase, {"/work/wt/base"})), 2900u);
+  // The extra rb_str_dup: 3,000 more in all (1.30x), 20 more in own code (build_string's call).
+  EXPECT_EQ(OwnInstructions(Parsed(kCand, {"/work/wt/cand"})), 2920u);
+  // Another contender's build is not own.
+  EXPECT_EQ(OwnInstructions(Parsed(kCand, {"/work/wt/base"})), 0u);
+}
+
+TEST(CallGraph, OwnInstructionsOfFilesSumTheirProcessesAndNameABadFile) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "own-instructions";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto write = [&](const char* name, const char* text) {
+    std::ofstream(dir / name) << text;
+    return dir / name;
+  };
+  const std::filesystem::path a = write("cg.1", kBase), b = write("cg.2", kBase);
+  std::string error;
+  const std::optional<std::uint64_t> own = OwnInstructionsOf({a, b}, {"/work/wt/base"}, error);
+  ASSERT_TRUE(own) << error;
+  EXPECT_EQ(*own, 2u * 2900u);
+  const std::filesystem::path bad = write("cg.3", "events: Ir\nfn=(1) f\n12 4x\n");
+  EXPECT_FALSE(OwnInstructionsOf({a, bad}, {"/work/wt/base"}, error));
+  EXPECT_NE(error.find("cg.3"), std::string::npos) << error;
+  EXPECT_FALSE(OwnInstructionsOf({dir / "missing"}, {}, error));
+  EXPECT_NE(error.find("missing"), std::string::npos) << error;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -72,6 +72,7 @@ inline model::RunResult FullResult() {
   w.thresholds.max_instructions_ratio = 1.01;
   w.thresholds.max_allocations_ratio = 1.0;
   w.thresholds.max_p99_ratio = 1.1;
+  w.thresholds.max_own_instructions_ratio = 1.02;
   model::Sample s;
   s.contender = "bazel-diff";
   s.round = 3;
@@ -94,6 +95,7 @@ inline model::RunResult FullResult() {
   w.summaries[1].serve = model::ServeFigures{100, 0.001, 0.002, 0.003, 0.004, 900, 0.3};
   w.summaries[1].instructions = 18446744073709551615ULL;  // the largest count must survive
   w.summaries[1].instructions_source = "valgrind callgrind";
+  w.summaries[1].own_instructions = 4000000000ULL;
   w.summaries[1].allocation_calls = 1000;
   w.summaries[1].allocated_bytes = 64000;
   w.summaries[0].measure_note = "not measurable: statically linked";
@@ -121,6 +123,7 @@ inline model::RunResult FullResult() {
   c.instructions_ratio = 1.2;
   c.allocations_ratio = 2;
   c.p99_ratio = 0.8;
+  c.own_instructions_ratio = 1.3;
   c.speedup_cs = MakeInterval(19, "confidence sequence");
   c.cpu_ratio_cs = MakeInterval(1.02, "confidence sequence");
   c.win_rate_cs = MakeInterval(0.85, "confidence sequence");

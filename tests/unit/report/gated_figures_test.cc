@@ -43,6 +43,8 @@ RunResult EveryFigure(WorkloadResult::Kind kind) {
   model::ContenderSummary b = testing::SummaryOf("old", 0.2), k = testing::SummaryOf("new", 0.1);
   b.instructions = 1000000;
   k.instructions = 1010000;
+  b.own_instructions = 200000;
+  k.own_instructions = 202000;
   b.allocation_calls = 400;
   k.allocation_calls = 404;
   b.median_max_rss_kib = 2048;
@@ -66,6 +68,7 @@ RunResult EveryFigure(WorkloadResult::Kind kind) {
   c.rss_ratio = 1.05;
   c.p99_ratio = 1.025;
   c.instructions_ratio = 1.01;
+  c.own_instructions_ratio = 1.01;
   c.allocations_ratio = 1.01;
   w.comparison = c;
   r.workloads = {w};
