@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -320,6 +322,41 @@ std::vector<double> CounterLogRatios(const model::RunResult& aa, const model::Wo
   });
 }
 
+constexpr std::string_view kWithinProcess = "cpu within a process";
+
+// Measured worker samples of three or more batches each (two warm ones at least).
+std::vector<const model::Sample*> BatchedSamples(const model::WorkloadResult& w) {
+  std::vector<const model::Sample*> out;
+  for (const model::Sample& s : w.samples) {
+    if (!s.warmup && s.worker && s.worker->batches > 2) out.push_back(&s);
+  }
+  return out;
+}
+
+int WorkerRounds(const model::WorkloadResult& w) {
+  std::set<int> rounds;
+  for (const model::Sample* s : BatchedSamples(w)) rounds.insert(s->round);
+  return static_cast<int>(rounds.size());
+}
+
+// One process's batch-to-batch noise, as the MAD of a log-ratio of two of its batches, so that
+// it reads beside "cpu" (two processes' figures): each sample's batch_range (log slowest /
+// fastest of k batches) is k normal draws' range, whose mean is d2(k) sigma (Tippett 1925; the
+// d2 of control charts, ASTM E2587), and the log-ratio of two draws has MAD 0.6745 sqrt(2) sigma.
+std::optional<double> WithinProcessMad(const model::WorkloadResult& w) {
+  static constexpr double kD2[] = {0, 0, 1.128, 1.693, 2.059, 2.326, 2.534, 2.704, 2.847, 2.970, 3.078};
+  double sigma_sum = 0;
+  int n = 0;
+  for (const model::Sample* s : BatchedSamples(w)) {
+    // The range is of the warm batches, all but the first (engine/run/round_runner.cc).
+    const int k = std::min<int>(s->worker->batches - 1, static_cast<int>(std::size(kD2)) - 1);
+    sigma_sum += s->worker->batch_range / kD2[k];
+    ++n;
+  }
+  if (n == 0) return std::nullopt;
+  return sigma_sum / n * 0.6745 * std::sqrt(2.0);
+}
+
 // What the checks of one workload are calibrated from: the noise of each measure of the A/A run.
 struct WorkloadNoise {
   std::map<std::string, double> sigma;  // measure -> sigma of its per-round log-ratios
@@ -356,6 +393,9 @@ WorkloadNoise MeasureNoiseOf(const model::RunResult& aa, const model::WorkloadRe
           return CappedLogRatio(copy, base);  // as the gate's logic sequence
         }));
   }
+  if (const std::optional<double> within = WithinProcessMad(w)) {
+    wc.noise.push_back({std::string(kWithinProcess), *within, WorkerRounds(w)});
+  }
   for (const model::Counter& counter : w.counters) {
     add("counter " + counter.name, CounterLogRatios(aa, w, counter.name));
   }
@@ -384,6 +424,14 @@ CheckCalibration ThresholdCheck(const Builder& b, const model::ThresholdRow& row
   c.higher_is_better = row.higher_is_better;
   if (row.sequence != nullptr) {
     SequentialRow(b, row, w, noise.Sigma(c.measure), cost_log, fewest_median, c);
+    auto mad_of = [&](std::string_view measure) -> std::optional<double> {
+      for (const MeasureNoise& n : wc.noise) {
+        if (n.measure == measure) return n.mad;
+      }
+      return std::nullopt;
+    };
+    const std::optional<double> cpu = mad_of("cpu"), within = mad_of(kWithinProcess);
+    if (row.bar == &model::Thresholds::max_slowdown && cpu && within) c.noise_source = NoiseSource(*cpu, *within);
   } else if (row.needs_counts) {
     // Own-code instructions come from the instruction count's files, so their row counts
     // "instructions"; their A/A deviation is their own.
@@ -426,6 +474,21 @@ CheckCalibration CounterCheck(const Builder& b, const model::Counter& counter, c
 }
 
 }  // namespace
+
+std::string NoiseSource(double cpu, double within) {
+  const std::string figures = fmt::format("{} a round between its processes, {} between one process's batches",
+                                          units::FormatPercentFixed(cpu, 1), units::FormatPercentFixed(within, 1));
+  if (cpu > 2 * within) {
+    return fmt::format(
+        "between processes ({}): each round's fresh worker lays out its heap, code and allocator anew; more rounds "
+        "lower it, more batches do not",
+        figures);
+  }
+  return fmt::format(
+      "within a process ({}): interference, a collector or the benchmark's own variation; longer or more batches "
+      "lower it",
+      figures);
+}
 
 Calibration CalibrationOf(const model::RunResult& aa, const CalibrationSettings& settings) {
   Calibration out;

@@ -71,7 +71,9 @@ CheckReach ReachOfWinRate(double sigma, double bar, int max_rounds, double confi
 // One measure's A/A noise on one workload: the MAD of the per-round log-ratios (unscaled,
 // so 0.01 is about 1%) over `rounds` paired rounds.
 struct MeasureNoise {
-  // "wall", "cpu" (user + sys), "logic" (wall time after the same round's start-up),
+  // "wall", "cpu" (user + sys), "logic" (wall time after the same round's start-up), "cpu within
+  // a process" (worker benchmarks with three or more batches a round: what the CPU noise would be if
+  // each round's two figures were two batches of one process, from the batches' ranges),
   // "counter NAME" (a counter the contender reports), or "instructions" / "allocations" (one
   // count each side: its "MAD" is that one |log-ratio|)
   std::string measure;
@@ -94,7 +96,18 @@ struct CheckCalibration {
   // false: a point check of a figure taken once per run (a peak, a percentile), whose power no
   // per-round noise gives; `note` says so and `reach.detectable` is empty.
   bool estimated = true;
+  // max_slowdown of a worker benchmark with three or more batches a round: where its CPU noise comes
+  // from, and so what would lower it (NoiseSource), e.g. "between processes: ...". Empty otherwise.
+  std::string noise_source;
 };
+
+// Where a worker benchmark's per-round CPU noise comes from, from two MADs of log-ratios: `cpu`,
+// between the fresh processes of a round, and `within`, between batches of one process ("cpu
+// within a process"). Between processes when the processes differ by more than twice what one
+// process's batches do: each round's fresh worker is laid out anew (heap, code, the allocator's
+// state), so more rounds lower it and more batches do not; within a process otherwise
+// (interference, a collector, the benchmark's own variation), which longer or more batches lower.
+std::string NoiseSource(double cpu, double within);
 
 struct WorkloadCalibration {
   std::string name;

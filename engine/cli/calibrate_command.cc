@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <iostream>
@@ -124,6 +125,7 @@ nlohmann::json ToJson(const analysis::Calibration& cal, const spec::Spec& spec, 
       cj["minutes_to_verdict"] = Optional(c.minutes);
       cj["rounds_at_assumed"] = Optional(c.reach.rounds_assumed);
       cj["minutes_at_assumed"] = Optional(c.minutes_assumed);
+      if (!c.noise_source.empty()) cj["noise_source"] = c.noise_source;
       wj["checks"].push_back(std::move(cj));
     }
     out["workloads"].push_back(std::move(wj));
@@ -147,15 +149,21 @@ void PrintTable(std::ostream& out, const analysis::Calibration& cal, const spec:
   for (const analysis::WorkloadCalibration& w : cal.workloads) any = any || !w.checks.empty();
   const bool assumed = settings.assumed_change != 0;
   const std::string at = fmt::format("at {:+g}%", 100 * settings.assumed_change);
+  // As wide as the longest check's name (max_own_instructions_ratio, counters.NAME), at least 22.
+  std::size_t check_width = 22;
+  for (const analysis::WorkloadCalibration& w : cal.workloads) {
+    for (const analysis::CheckCalibration& c : w.checks)
+      check_width = std::max(check_width, OneLine(c.threshold).size());
+  }
   if (any) {
-    out << fmt::format("\n{:<32} {:<22} {:>8} {:<38} {:>17} {:>8}", "workload", "check", "bar",
+    out << fmt::format("\n{:<32} {:<{}} {:>8} {:<38} {:>17} {:>8}", "workload", "check", check_width, "bar",
                        "shown with 80% power within max_rounds", "rounds to verdict", "minutes");
     if (assumed) out << fmt::format(" {:>17} {:>8}", "rounds " + at, "minutes");
     out << "\n";
     for (const analysis::WorkloadCalibration& w : cal.workloads) {
       for (const analysis::CheckCalibration& c : w.checks) {
-        out << fmt::format("{:<32} {:<22} {:>8} {:<38} {:>17} {:>8}", OneLine(w.name), OneLine(c.threshold),
-                           fmt::format("{:g}", c.bar), Detectable(c), Rounds(c.reach.rounds_unchanged),
+        out << fmt::format("{:<32} {:<{}} {:>8} {:<38} {:>17} {:>8}", OneLine(w.name), OneLine(c.threshold),
+                           check_width, fmt::format("{:g}", c.bar), Detectable(c), Rounds(c.reach.rounds_unchanged),
                            Minutes(c.minutes));
         if (assumed) out << fmt::format(" {:>17} {:>8}", Rounds(c.reach.rounds_assumed), Minutes(c.minutes_assumed));
         out << "\n";
@@ -166,6 +174,17 @@ void PrintTable(std::ostream& out, const analysis::Calibration& cal, const spec:
     if (assumed) out << fmt::format("; rounds {}: for one {:+g}% slower", at, 100 * settings.assumed_change);
     out << "; minutes: those rounds and the warm-ups at this run's time per round; a count is judged once the run "
            "ends)\n";
+  }
+  // Why a CPU-time check sees what it sees: where its noise comes from (issue 41: "where a
+  // benchmark cannot get there, the table says what its noise is and why").
+  bool sources = false;
+  for (const analysis::WorkloadCalibration& w : cal.workloads) {
+    for (const analysis::CheckCalibration& c : w.checks) {
+      if (c.noise_source.empty()) continue;
+      if (!sources) out << "\nwhere max_slowdown's noise comes from (CPU time per iteration, worker benchmarks):\n";
+      sources = true;
+      out << "  " << OneLine(fmt::format("{}: {}", w.name, c.noise_source)) << "\n";
+    }
   }
   bool unestimated = false;
   for (const analysis::WorkloadCalibration& w : cal.workloads) {

@@ -241,7 +241,7 @@ constexpr auto FieldsOf(Tag<model::Comparison>) {
 constexpr auto FieldsOf(Tag<model::WorkerFigures>) {
   using S = model::WorkerFigures;
   return std::tuple{Field{"iterations", &S::iterations}, Field{"thread_cpu_s", &S::thread_cpu_s},
-                    Field{"batches", &S::batches, kAddedLater}};
+                    Field{"batches", &S::batches, kAddedLater}, Field{"batch_range", &S::batch_range, kAddedLater}};
 }
 
 constexpr auto FieldsOf(Tag<model::WorkerBenchmark>) {
@@ -400,6 +400,7 @@ constexpr auto FieldsOf(Tag<model::Settings>) {
       Field{"final_look", &S::final_look, kAddedLater},
       Field{"futility", &S::futility, kAddedLater},
       Field{"randomize_addresses", &S::randomize_addresses, kAddedLater},
+      Field{"pin_workers", &S::pin_workers, kAddedLater},
   };
 }
 

@@ -44,8 +44,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
                                              const model::Counter& cd, const model::CounterComparison& cc,
                                              const model::PhaseTimes& pt, const model::WorkerFigures& wf,
                                              const model::WorkerBenchmark& wb) {
-  [[maybe_unused]] const auto& [wf1, wf2, wf3] = wf;
-  static_assert(kTableCovers<model::WorkerFigures, 3>);
+  [[maybe_unused]] const auto& [wf1, wf2, wf3, wf4] = wf;
+  static_assert(kTableCovers<model::WorkerFigures, 4>);
   [[maybe_unused]] const auto& [wb1, wb2, wb3, wb4] = wb;
   static_assert(kTableCovers<model::WorkerBenchmark, 4>);
   [[maybe_unused]] const auto& [pt1, pt2, pt3, pt4, pt5, pt6] = pt;
@@ -98,8 +98,8 @@ constexpr bool kTableCovers = std::tuple_size_v<decltype(FieldsOf(Tag<T>{}))> ==
   [[maybe_unused]] const auto& [ci1, ci2, ci3, ci4, ci5, ci6, ci7, ci8] = ci;
   static_assert(kTableCovers<ContenderInfo, 8>);
   [[maybe_unused]] const auto& [st1, st2, st3, st4, st5, st6, st7, st8, st9, st10, st11, st12, st13, st14, st15, st16,
-                                st17, st18] = st;
-  static_assert(kTableCovers<Settings, 18>);
+                                st17, st18, st19] = st;
+  static_assert(kTableCovers<Settings, 19>);
   [[maybe_unused]] const auto& [m1, m2, m3, m4, m5] = m;
   static_assert(kTableCovers<MachineInfo, 5>);
   [[maybe_unused]] const auto& [v1, v2, v3, v4, v5, v6] = v;

@@ -39,6 +39,10 @@ struct WorkerFigures {
   // The round's measured batches of this contender; the sample is the one with the least CPU
   // time per iteration ([run] batches). 1 in results files from before batches.
   int batches = 1;
+  // log(slowest / fastest) of the warm ones among those batches (all but the first, cold one),
+  // CPU time per iteration: how much one process's batches of this benchmark differ within a
+  // round (calibrate's "within a process"). 0 with fewer than 3 batches.
+  double batch_range = 0;
 };
 
 // A worker workload's benchmark (docs/workers.md): what each worker was asked to run, and how
@@ -410,6 +414,11 @@ struct Settings {
   // kernel's address-space randomization off, their layout drawn from the round's seed instead
   // (docs/workers.md, "Layout"). Set when the run has worker workloads; the default is true.
   std::optional<bool> randomize_addresses;
+  // Worker workloads: true ([run] pin_workers) runs each round's workers on one CPU, the same for
+  // every contender and round (the last the run may use), so a benchmark's time does not depend
+  // on which CPU each process landed on (docs/workers.md, "One CPU"). Set when the run has
+  // worker workloads; the default is false.
+  std::optional<bool> pin_workers;
   // Family-wise confidence (docs/statistics.md): `confidence` split across the run's
   // `family_checks` checks that read an interval, each at `check_confidence`
   // (1 - (1 - confidence) / family_checks). `family_confidence` is what the checks at the levels

@@ -12,17 +12,6 @@
 
 namespace pe::run {
 
-std::vector<int> UsableCpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  }
-  return cpus;
-}
-
 std::vector<spec::SpecError> DuetRefusals(const spec::Spec& spec, int usable_cores) {
   std::vector<spec::SpecError> errors;
   if (spec.settings.order != "duet") return errors;

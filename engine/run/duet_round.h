@@ -9,14 +9,12 @@
 #include <functional>
 #include <vector>
 
+#include "engine/run/machine.h"
 #include "engine/runner/process_runner.h"
 #include "engine/spec/spec.h"
 #include "engine/spec/spec_error.h"
 
 namespace pe::run {
-
-// The CPUs this process may run on (sched_getaffinity), in increasing order.
-std::vector<int> UsableCpus();
 
 // Why `spec`'s order = "duet" cannot be honoured with `usable_cores` cores, one error each at
 // [run] order: fewer cores than contenders, a serve workload (a server and its load client are

@@ -1,6 +1,7 @@
 #include "engine/run/machine.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -53,6 +54,17 @@ std::string NowIso8601() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
+}
+
+std::vector<int> UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
+  }
+  return cpus;
 }
 
 }  // namespace pe::run

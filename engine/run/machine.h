@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "engine/model/result.h"
 
@@ -9,5 +10,8 @@ namespace pe::run {
 
 model::MachineInfo ReadMachineInfo();
 std::string NowIso8601();  // UTC, second resolution
+
+// The CPUs this process may run on (sched_getaffinity), in increasing order.
+std::vector<int> UsableCpus();
 
 }  // namespace pe::run

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "engine/analysis/analyze.h"
@@ -151,7 +152,10 @@ std::optional<std::map<const spec::Workload*, std::vector<Sample>>> RoundRunner:
     const std::vector<const spec::Workload*>& worker_workloads) {
   const int batches = std::max(1, ex_.settings().batches.value_or(1));
   struct Kept {
-    std::vector<std::optional<worker::Batch>> fastest;                // by position in `order`
+    std::vector<std::optional<worker::Batch>> fastest;  // by position in `order`
+    // CPU per iteration, likewise, of the warm batches (from the second pass on): the first
+    // pass's batch of a fresh worker is cold, and would be most rounds' slowest.
+    std::vector<double> slowest_warm, fastest_warm;
     std::vector<std::map<std::string, std::int64_t>> first_counters;  // likewise
   };
   std::map<const spec::Workload*, Kept> kept;
@@ -165,6 +169,8 @@ std::optional<std::map<const spec::Workload*, std::vector<Sample>>> RoundRunner:
     Kept& mine = kept[&w];
     mine.fastest.resize(order.size());
     mine.first_counters.resize(order.size());
+    mine.slowest_warm.resize(order.size());
+    mine.fastest_warm.resize(order.size());
     for (size_t i = 0; i < order.size(); ++i) {
       const size_t position = k % 2 == 0 ? i : order.size() - 1 - i;
       auto batch = workers.Run(*order[position], w, iterations, plan.digest, /*step=*/measured && k == batches - 1);
@@ -172,6 +178,11 @@ std::optional<std::map<const spec::Workload*, std::vector<Sample>>> RoundRunner:
       if (!measured) continue;
       if (k == 0) mine.first_counters[position] = batch->counters;
       std::optional<worker::Batch>& fastest = mine.fastest[position];
+      if (k > 0) {
+        const double cpu = per_iteration(*batch);
+        mine.slowest_warm[position] = std::max(mine.slowest_warm[position], cpu);
+        if (mine.fastest_warm[position] == 0 || cpu < mine.fastest_warm[position]) mine.fastest_warm[position] = cpu;
+      }
       if (!fastest || per_iteration(*batch) < per_iteration(*fastest)) fastest = std::move(batch);
     }
     return true;
@@ -206,6 +217,9 @@ std::optional<std::map<const spec::Workload*, std::vector<Sample>>> RoundRunner:
       mine.fastest[position]->counters = mine.first_counters[position];
       samples[w].push_back(WorkerSample(*mine.fastest[position], ex_.ResultFor(*w).counters));
       samples[w].back().worker->batches = batches;
+      const double fastest = mine.fastest_warm[position], slowest = mine.slowest_warm[position];
+      if (batches > 2 && fastest > 0 && slowest > fastest)
+        samples[w].back().worker->batch_range = std::log(slowest / fastest);
     }
   }
   return samples;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/run/execution_sandbox.h"
+#include "engine/run/machine.h"
 #include "engine/runner/interrupt.h"
 #include "engine/spec/placeholders.h"
 #include "engine/spec/programs.h"
@@ -133,6 +134,14 @@ bool WorkerRound::Start(const spec::Contender& c, const std::vector<const spec::
   return StartAll({&c}, workloads, adjust);
 }
 
+int PinnedCpu() {
+  static const int cpu = [] {
+    const std::vector<int> cpus = UsableCpus();
+    return cpus.empty() ? -1 : cpus.back();  // the last: the first one takes more of the machine's interrupts
+  }();
+  return cpu;
+}
+
 bool WorkerRound::StartAll(const std::vector<const spec::Contender*>& contenders,
                            const std::vector<const spec::Workload*>& workloads, const WorkerCommandAdjust& adjust) {
   const spec::Workload& first = *workloads.front();
@@ -150,6 +159,10 @@ bool WorkerRound::StartAll(const std::vector<const spec::Contender*>& contenders
       cmd.env[std::string(kShiftEnv)] = std::to_string(ShiftSeed(ex_.settings().seed, *shift_round_));
       // Round workers only: a counting worker runs under valgrind, whose layout is its own.
       cmd.no_aslr = !ex_.settings().randomize_addresses.value_or(true);
+      // [run] pin_workers: every contender's round worker on one CPU. Their batches run one at a
+      // time, so they never wait for each other; what a CPU of a shared machine runs at (its
+      // neighbours on the host, its frequency) is then the same on both sides of a round's ratio.
+      if (ex_.settings().pin_workers.value_or(false)) cmd.cpu = PinnedCpu();
     } else {
       cmd.env[std::string(kShiftEnv)] = "";  // empty: no shift, whatever perfengine's own environment says
     }

@@ -53,6 +53,10 @@ inline constexpr std::string_view kShiftEnv = "PERFENGINE_WORKER_SHIFT";
 // The seed of kShiftEnv for every worker of `round` in a run seeded `run_seed`.
 std::uint64_t ShiftSeed(std::uint64_t run_seed, int round);
 
+// The CPU round workers run on under [run] pin_workers: the last of those the run may use
+// (sched_getaffinity), the same for the whole run; -1 when none can be read.
+int PinnedCpu();
+
 // What a worker's command gets changed into before it starts (a callgrind or allocation-count
 // run wraps it); `dir` is the worker's own scratch directory.
 using WorkerCommandAdjust =

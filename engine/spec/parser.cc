@@ -115,7 +115,7 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
   CheckKeys(run,
             {"rounds", "warmup_rounds", "scale", "seed", "timeout", "order", "baseline", "candidate",
              "bootstrap_resamples", "confidence", "measure", "max_rounds", "compare", "batch_time", "batches",
-             "final_look", "futility", "randomize_addresses"},
+             "final_look", "futility", "randomize_addresses", "pin_workers"},
             "[run]");
   Recover([&] {
     if (auto measure = StringArray(run, "measure", false)) {
@@ -170,6 +170,7 @@ void Parser::ParseRun(const toml::table& run, Spec& spec) const {
     if (auto v = Integer(run, "batches", 1, limits::kMaxBatches)) s.batches = static_cast<int>(*v);
   });
   if (auto v = Bool(run, "randomize_addresses")) s.randomize_addresses = *v;
+  if (auto v = Bool(run, "pin_workers")) s.pin_workers = *v;
   if (auto v = String(run, "order")) {
     const std::vector<std::string> orders = {"alternate", "random", "duet"};
     if (std::find(orders.begin(), orders.end(), *v) == orders.end()) {

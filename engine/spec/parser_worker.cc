@@ -102,7 +102,7 @@ void Parser::CheckWorkers(Spec& spec) const {
   }
   if (worker == spec.workloads.end()) {
     const toml::table* run = TableAt(root_, "run");
-    for (const char* key : {"batch_time", "batches", "randomize_addresses"}) {
+    for (const char* key : {"batch_time", "batches", "randomize_addresses", "pin_workers"}) {
       if (const toml::node* node = run ? run->get(key) : nullptr) {
         Fail(Pos(*node), fmt::format("'{}' applies to worker workloads, and the spec declares none", key));
       }
@@ -117,6 +117,7 @@ void Parser::CheckWorkers(Spec& spec) const {
   if (!spec.settings.batch_time_s) spec.settings.batch_time_s = limits::kDefaultBatchTimeS;
   if (!spec.settings.batches) spec.settings.batches = limits::kDefaultBatches;
   if (!spec.settings.randomize_addresses) spec.settings.randomize_addresses = true;
+  if (!spec.settings.pin_workers) spec.settings.pin_workers = false;
 }
 
 }  // namespace pe::spec::internal

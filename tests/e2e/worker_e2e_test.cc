@@ -382,6 +382,33 @@ TEST(WorkerE2E, RandomizeAddressesFalseTurnsItOffInRoundWorkersOnly) {
   for (const std::string& line : logged("on.log", "")) EXPECT_FALSE(line.ends_with(" no-aslr")) << line;
 }
 
+// [run] pin_workers = true: each round's workers, every contender's, run on one CPU, the same
+// all run long (the last the run may use); the calibration and counting workers, and every worker
+// without the key, may run on any.
+TEST(WorkerE2E, PinWorkersRunsEveryRoundWorkerOnOneCpu) {
+  TempDir dir;
+  auto logged = [&](const std::string& name, const std::string& key) {
+    const fs::path path = dir.path() / name;
+    const fs::path spec =
+        WriteWorkerSpec(dir, "rounds = 2\nwarmup_rounds = 0\nbatch_time = 0.002\nmeasure = [\"allocations\"]\n" + key,
+                        "\"--log-cpus\", " + Quoted(path.string()), kSum);
+    const Finished run = RunPerfengine({"run", spec.string()}, dir.path());
+    EXPECT_EQ(run.exit, 0) << run.out << run.err;
+    return Lines(path);
+  };
+  auto cpus = [](const std::string& line) { return line.substr(line.find(' ') + 1); };
+  const std::vector<std::string> free = logged("free.log", "");
+  ASSERT_EQ(free.size(), 4u) << testing::PrintToString(free);  // calibration, two rounds, the count
+  const std::string all = cpus(free.front());
+  for (const std::string& line : free) EXPECT_EQ(cpus(line), all) << line;
+  const std::vector<std::string> pinned = logged("pinned.log", "pin_workers = true\n");
+  ASSERT_EQ(pinned.size(), 4u) << testing::PrintToString(pinned);
+  EXPECT_EQ(pinned.front(), "- " + all);  // the calibration worker
+  EXPECT_EQ(pinned.back(), "- " + all);   // the counting worker
+  const std::string last = all.substr(all.rfind(',') == std::string::npos ? 0 : all.rfind(',') + 1);
+  for (int round : {1, 2}) EXPECT_EQ(cpus(pinned[round]), last) << pinned[round];
+}
+
 // worker_group (docs/workers.md, "Worker groups"): each group gets a round's workers of its own,
 // one group after another, each set up for its own benchmarks alone ($PERFENGINE_WORKER_BENCHMARKS).
 TEST(WorkerE2E, EachWorkerGroupGetsARoundsWorkersOfItsOwn) {

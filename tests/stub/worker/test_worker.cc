@@ -34,6 +34,8 @@
 //   --later-digest-salt TEXT  as --digest-salt, on every batch of a benchmark after the
 //                          process's first (a result that changes once warm)
 //   --log-requests PATH    append each request's benchmark name, a line each, to PATH
+//   --log-cpus PATH        append "SHIFT CPUS" to PATH at start: $PERFENGINE_WORKER_SHIFT ("unset", or
+//                          "-" when empty) and the CPUs it may run on ("0,1"; sched_getaffinity)
 //   --log-shift PATH       append $PERFENGINE_WORKER_SHIFT (or "unset") to PATH, a line at start,
 //                          then a space and "no-aslr" when its address randomization is off
 //   --slow-odd-batches     the 2nd, 4th, ... request of "sum" does 4 times the work and its
@@ -42,6 +44,7 @@
 // Benchmarks: "sum" (arithmetic; its digest is its result's), "sleep" (1 ms an iteration) and
 // "stdin" (reads stdin: the channel must not be there). Counter "calls": one per iteration.
 #include <perfengine/worker.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/personality.h>
 #include <unistd.h>
@@ -161,6 +164,21 @@ int main(int argc, char** argv) {
       const int persona = personality(0xffffffff);
       std::fprintf(log, "%s%s\n", shift == nullptr ? "unset" : shift,
                    persona != -1 && (persona & ADDR_NO_RANDOMIZE) != 0 ? " no-aslr" : "");
+      std::fclose(log);
+    }
+  }
+  if (flags.contains("--log-cpus")) {
+    if (FILE* log = std::fopen(flags.at("--log-cpus").c_str(), "a")) {
+      const char* shift = std::getenv("PERFENGINE_WORKER_SHIFT");
+      std::string cpus;
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      if (::sched_getaffinity(0, sizeof set, &set) == 0) {
+        for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+          if (CPU_ISSET(cpu, &set)) cpus += (cpus.empty() ? "" : ",") + std::to_string(cpu);
+        }
+      }
+      std::fprintf(log, "%s %s\n", shift == nullptr ? "unset" : *shift == '\0' ? "-" : shift, cpus.c_str());
       std::fclose(log);
     }
   }

@@ -228,6 +228,49 @@ TEST(CalibrationOf, CoversEveryGatedCheckKindOfTheWorkload) {
       << ::testing::PrintToString(cal.unreachable);
 }
 
+// A worker benchmark of three batches a round whose warm batches differ by `range` (log) in
+// every sample: calibrate's "cpu within a process" is that range's sigma (range / d2(2)) as the
+// MAD of a ratio of two batches, and max_slowdown says which of it and the processes' own
+// differences is larger.
+model::RunResult WorkerAa(double range) {
+  model::RunResult aa = AaResult(20);
+  for (model::Sample& s : aa.workloads[1].samples) s.worker = model::WorkerFigures{100, s.user_s, 3, range};
+  return aa;
+}
+
+TEST(CalibrationOf, AWorkerBenchmarksNoiseWithinAProcessIsItsWarmBatchesRange) {
+  CalibrationSettings settings;
+  settings.max_rounds = 30;
+  const Calibration cal = CalibrationOf(WorkerAa(0.02), settings);
+  const auto& noise = cal.workloads[1].noise;
+  const auto within = std::find_if(noise.begin(), noise.end(),
+                                   [](const MeasureNoise& n) { return n.measure == "cpu within a process"; });
+  ASSERT_NE(within, noise.end());
+  EXPECT_NEAR(within->mad, 0.02 / 1.128 * 0.6745 * std::sqrt(2.0), 1e-12);
+  EXPECT_EQ(within->rounds, 20);
+  // The processes' CPU times differ by about 1% a round (AaResult): a 2% range is "within".
+  const CheckCalibration* slowdown = Find(cal, "max_slowdown");
+  ASSERT_TRUE(slowdown);
+  EXPECT_TRUE(slowdown->noise_source.starts_with("within a process")) << slowdown->noise_source;
+  // Batches that agree to 0.1%: the noise is the processes'.
+  const Calibration steady = CalibrationOf(WorkerAa(0.001), settings);
+  const CheckCalibration* quiet = Find(steady, "max_slowdown");
+  ASSERT_TRUE(quiet);
+  EXPECT_TRUE(quiet->noise_source.starts_with("between processes")) << quiet->noise_source;
+  // A process workload has no batches: no such measure, no source.
+  const Calibration processes = CalibrationOf(AaResult(20), settings);
+  const CheckCalibration* process = Find(processes, "max_slowdown");
+  ASSERT_TRUE(process);
+  EXPECT_EQ(process->noise_source, "");
+}
+
+TEST(NoiseSource, NamesTheLargerSourceAndWhatLowersIt) {
+  EXPECT_EQ(NoiseSource(0.05, 0.01),
+            "between processes (5.0% a round between its processes, 1.0% between one process's batches): each round's "
+            "fresh worker lays out its heap, code and allocator anew; more rounds lower it, more batches do not");
+  EXPECT_TRUE(NoiseSource(0.02, 0.01).starts_with("within a process (2.0% a round"));
+}
+
 TEST(CalibrationOf, NamesWhatCannotBeReachedWithinMaxRounds) {
   CalibrationSettings settings;
   settings.max_rounds = 8;

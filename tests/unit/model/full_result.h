@@ -42,6 +42,7 @@ inline model::RunResult FullResult() {
   r.settings.final_look = "signed-rank";
   r.settings.futility = "conditional-power";
   r.settings.randomize_addresses = false;
+  r.settings.pin_workers = true;
   r.baseline = "bazel-diff";
   r.candidate = "bazel-diff-rs";
   r.contenders = {
@@ -88,7 +89,7 @@ inline model::RunResult FullResult() {
   w.samples[1].contender = "bazel-diff-rs";
   w.samples[1].wall_s = 2.2250738585072014e-308;
   w.samples[1].counters = {{"ruby_objects", 1413917}, {"cache_misses", 0.5}};
-  w.samples[1].worker = model::WorkerFigures{2000, 0.0000405, 5};
+  w.samples[1].worker = model::WorkerFigures{2000, 0.0000405, 5, 0.02};
   w.summaries = {{"bazel-diff", 10, 1.5, 1.25, 0.125, 1.0, 2.0, 123456},
                  {"bazel-diff-rs", 10, 0.075, 0.05, 0.01, 0.07, 0.09, 23456}};
   w.summaries[1].median_cpu_s = 0.06;
