@@ -28,7 +28,8 @@ benchmarks' profiles name first (the own function by inclusive cost with the cal
 site the growth came through, the first counted call that grew) and how many of those profiles
 were read from the instruction counts' callgrind files, and a table of the runs.
 --counts-only gates on instructions and Ruby objects only (one round, no CPU-time check);
---no-instructions on CPU time and Ruby objects only (the --spec without max_instructions_ratio);
+--no-instructions on CPU time and Ruby objects only (the --spec without max_instructions_ratio and
+max_own_instructions_ratio);
 --keep-measuring passes perfengine's own, so a plant's CPU-time checks get max_rounds too;
 --kind parse runs the 16 parsing benchmarks only (results in NAME-subset.json).
 --jobs runs that many gates at once (each with its own cache dir); CPU-time checks suffer from
@@ -129,9 +130,10 @@ def spec_copy(out, name, text):
 
 
 def cpu_and_objects_spec(out, source):
-    """SOURCE without max_instructions_ratio: CPU time and Ruby objects only, no instruction
-    counts (issue 41's "CPU time and Ruby objects alone")."""
-    text = "\n".join(l for l in source.read_text().split("\n") if not l.startswith("max_instructions_ratio"))
+    """SOURCE without max_instructions_ratio and max_own_instructions_ratio: CPU time and Ruby
+    objects only, no instruction counts (issue 41's "CPU time and Ruby objects alone")."""
+    text = "\n".join(l for l in source.read_text().split("\n")
+                     if not l.startswith(("max_instructions_ratio", "max_own_instructions_ratio")))
     return spec_copy(out, f"{source.stem}-cpu-and-objects.toml", text)
 
 
@@ -413,7 +415,8 @@ def main():
                     help="perfengine run --keep-measuring: rounds go on to max_rounds after a settled miss, so "
                          "the CPU-time checks of a plant get their rounds too")
     ap.add_argument("--no-instructions", action="store_true",
-                    help="--spec without max_instructions_ratio: CPU time and Ruby objects only, no callgrind counts")
+                    help="--spec without max_instructions_ratio and max_own_instructions_ratio: CPU time and Ruby "
+                         "objects only, no callgrind counts")
     ap.add_argument("--workload", nargs="*", default=[],
                     help="only these benchmarks (results go to NAME-subset.json; with --report-only, read from there)")
     ap.add_argument("--kind", choices=["parse", "generate"],
