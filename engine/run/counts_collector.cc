@@ -236,7 +236,9 @@ bool CountsCollector::CollectEach() {
         counts.instructions = n.count;
         counts.instructions_source = n.source;
         if (!n.note.empty()) notes.push_back(n.note);
-        if (n.count) CountOwnInstructions(c.name, n.callgrind_files, counts);
+        // Said missing only where a bar reads it: a machine with hardware counters has no files.
+        if (n.count && (!n.callgrind_files.empty() || t.max_own_instructions_ratio))
+          CountOwnInstructions(c.name, n.callgrind_files, counts);
         if (!counts.measure_note.empty()) notes.push_back(std::exchange(counts.measure_note, ""));
       }
       if (allocations) {
@@ -324,7 +326,12 @@ std::optional<std::vector<measure::ReportedFunction>> CountsCollector::ReportedP
     return std::nullopt;
   }
   ReleaseExecutionDir(paths.dir);
-  if (!text) return std::nullopt;  // the run failed (`note` says so), or it reports no profile of its own
+  return ParsedProfile(c, w, text);  // none: the run failed (`note` says so), or it reports no profile of its own
+}
+
+std::optional<std::vector<measure::ReportedFunction>> CountsCollector::ParsedProfile(
+    const spec::Contender& c, const spec::Workload& w, const std::optional<std::string>& text) {
+  if (!text) return std::nullopt;
   std::vector<measure::ReportedFunction> functions;
   if (auto error = measure::ParseReportedProfile(*text, functions)) {
     ex_.ResultFor(w).failures.push_back(
@@ -388,11 +395,21 @@ bool CountsCollector::ProfileRegressions() {
     const spec::Contender* b = spec.FindContender(spec.baseline);
     const spec::Contender* k = spec.FindContender(spec.candidate);
     // The contender's own profile first (a plain run, $PERFENGINE_PROFILE), then callgrind's.
-    // A worker's profile is its counted batch's callgrind dump (worker_counts.h).
+    // A worker's: what its counted batch reported with $PERFENGINE_PROFILE set (a worker of its
+    // own for this benchmark), then its counted batch's callgrind dump (worker_counts.h).
     std::string reported_note;
     std::optional<std::vector<measure::ReportedFunction>> base_reported, cand_reported;
     if (w->worker) {
       if (!CountWorkerFiles(*w, *b) || !CountWorkerFiles(*w, *k)) continue;
+      step(*w, "the workers' own profiles");
+      std::map<std::string, std::optional<std::string>> texts;
+      if (!ReportWorkerProfiles(ex_, {b, k}, *w, NextCallgrindDir(), texts)) {
+        failed_ = true;
+        continue;
+      }
+      base_reported = ParsedProfile(*b, *w, texts[b->name]);
+      cand_reported = ParsedProfile(*k, *w, texts[k->name]);
+      if (failed_) continue;
     } else {
       step(*w, fmt::format("{}'s own profile", b->name));
       base_reported = ReportedProfile(*b, *w, reported_note);

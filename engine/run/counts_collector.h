@@ -81,6 +81,11 @@ class CountsCollector {
   void CountOwnInstructions(const std::string& contender, const std::vector<std::filesystem::path>& files,
                             model::ContenderSummary& s) const;
 
+  // A profile file's text as functions; nothing without one; a bad one is a recorded failure
+  // naming c and w (failed_ set).
+  std::optional<std::vector<measure::ReportedFunction>> ParsedProfile(const spec::Contender& c, const spec::Workload& w,
+                                                                      const std::optional<std::string>& text);
+
   // A new directory for one instruction count's callgrind files, under counts_dir_.
   std::filesystem::path NextCallgrindDir();
 

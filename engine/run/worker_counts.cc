@@ -8,6 +8,7 @@
 
 #include "engine/measure/allocations.h"
 #include "engine/measure/callgrind.h"
+#include "engine/measure/reported_profile.h"
 #include "engine/run/worker_round.h"
 #include "engine/runner/program_lookup.h"
 
@@ -109,6 +110,30 @@ bool CountWorkerInstructions(Executor& ex, const std::vector<const spec::Contend
       count.instructions = *total;
       count.callgrind_files = {file};
     }
+  }
+  return true;
+}
+
+bool ReportWorkerProfiles(Executor& ex, const std::vector<const spec::Contender*>& contenders, const spec::Workload& w,
+                          const fs::path& out_dir, std::map<std::string, std::optional<std::string>>& texts) {
+  std::map<std::string, fs::path> files;
+  for (std::size_t i = 0; i < contenders.size(); ++i) {
+    const fs::path dir = fs::absolute(out_dir) / std::to_string(i);
+    fs::create_directories(dir);
+    files[contenders[i]->name] = dir / "profile";
+  }
+  WorkerRound round(ex, /*round_steps=*/false, WorkerRound::Digests::kNone);
+  auto reporting = [&](const spec::Contender& c, runner::Command& cmd, const fs::path&) {
+    const fs::path& file = files.at(c.name);
+    cmd.env[measure::kProfileEnv] = file.string();
+    if (cmd.sandbox.enabled) cmd.sandbox.writable.push_back(file.parent_path());
+  };
+  if (!round.StartAll(contenders, {&w}, reporting)) return false;
+  std::map<const spec::Workload*, int> counted;
+  if (!RunCountedBatches(round, contenders, {&w}, ex, counted)) return false;
+  for (const spec::Contender* c : contenders) {
+    const fs::path& file = files.at(c->name);
+    texts[c->name] = fs::exists(file) ? std::optional<std::string>(ReadText(file)) : std::nullopt;
   }
   return true;
 }

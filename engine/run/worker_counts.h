@@ -55,6 +55,15 @@ bool CountWorkerAllocations(Executor& ex, const std::vector<const spec::Contende
                             const std::vector<const spec::Workload*>& workloads, const std::filesystem::path& out_dir,
                             WorkerCounts& counts);
 
+// The profiles the contenders' workers report themselves ($PERFENGINE_PROFILE; docs/counters.md,
+// "Profiles a contender reports", docs/workers.md "Profiles"): each contender's worker started for
+// `w` alone, the variable naming a file in a folder of its own under `out_dir`, and asked for a
+// warm-up batch and a counted batch, as for counts; `texts` gets each file as the counted batch
+// left it, nullopt where the worker wrote none. False with the failure recorded when a worker failed.
+bool ReportWorkerProfiles(Executor& ex, const std::vector<const spec::Contender*>& contenders, const spec::Workload& w,
+                          const std::filesystem::path& out_dir,
+                          std::map<std::string, std::optional<std::string>>& texts);
+
 // The allocation counter's marks file: one line per getppid() call, "calls bytes" of the
 // process's running totals. Each pair of lines is one batch. nullopt when a line is malformed.
 std::optional<std::vector<std::pair<std::uint64_t, std::uint64_t>>> ParseAllocationMarks(const std::string& text);

@@ -201,6 +201,43 @@ TEST(WorkerE2E, OwnCodeInstructionsSeeTheWorkersOwnLoopNotLibc) {
   EXPECT_EQ(c["own_instructions_ratio"], 1.0) << c.dump();
 }
 
+// A Ruby worker's own profile (docs/workers.md, "Profiles"): a candidate whose benchmark also
+// calls Hash#transform_keys each iteration fails its Ruby-object bar, and the report names the
+// method, counted by the worker library with $PERFENGINE_PROFILE set, where callgrind sees the VM.
+TEST(WorkerE2E, ARubyWorkersOwnProfileNamesTheMethodAChangeAdded) {
+  if (!fs::exists("/usr/bin/ruby")) GTEST_SKIP() << "ruby is not installed";
+  TempDir dir;
+  const fs::path script = dir.path() / "keys.rb";
+  std::ofstream(script) << "require " << Quoted(std::string(PE_SOURCE_DIR) + "/workers/ruby/perfengine_worker")
+                        << "\nextra = ENV[\"EXTRA\"] == \"1\"\nh = { \"a\" => 1 }\nworker = PerfEngine::Worker.new\n"
+                        << "worker.benchmark(\"keys\") { h.transform_keys(&:itself) if extra; h.size }\nworker.serve\n";
+  const fs::path spec = dir.path() / "spec.toml";
+  std::ofstream(spec) << "[run]\nrounds = 2\nbatch_time = 0.002\n\n[contenders.baseline]\nworker = [\"/usr/bin/ruby\", "
+                      << Quoted(script.string()) << "]\n\n[contenders.candidate]\nworker = [\"/usr/bin/ruby\", "
+                      << Quoted(script.string()) << "]\nenv = { EXTRA = \"1\" }\n\n"
+                      << "[counters.ruby_objects]\nunit = \"objects\"\nexact = true\n\n"
+                      << "[thresholds.counters]\nruby_objects = 1.0\n\n[workloads.keys]\nkind = \"worker\"\n";
+  const fs::path json = dir.path() / "out.json";
+  const Finished run = RunPerfengine({"run", spec.string(), "--json", json.string()}, dir.path());
+  EXPECT_EQ(run.exit, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("keys: ruby_objects ratio"), std::string::npos) << run.out;
+  bool named = false;
+  const nlohmann::json results = nlohmann::json::parse(ReadAll(json));
+  nlohmann::json profile;
+  for (const nlohmann::json& w : results["workloads"]) {
+    if (w["name"] == "keys") profile = w["profile"];
+  }
+  for (const nlohmann::json& f : profile) {
+    if (f["function"] == "Hash#transform_keys" && f["basis"] == "calls") {
+      named = true;
+      EXPECT_EQ(f["baseline_cost"], 0) << f.dump();
+      EXPECT_GT(f["candidate_cost"].get<int>(), 0) << f.dump();
+    }
+  }
+  EXPECT_TRUE(named) << profile.dump();
+  EXPECT_NE(run.out.find("Hash#transform_keys: 0 -> "), std::string::npos) << run.out;
+}
+
 // A count that misses in the shared worker is counted again in workers started for that
 // benchmark alone: what other benchmarks left in a warm worker's heap is no regression.
 TEST(WorkerE2E, ACountThatMissesOnlyInTheSharedWorkerIsCountedAgainAloneAndPasses) {

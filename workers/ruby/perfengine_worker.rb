@@ -34,6 +34,12 @@
 #      set-up raised (the worker stays up).
 # Nothing else in this file, or in what it requires, calls getppid.
 #
+# With PERFENGINE_PROFILE set (perfengine sets it only in a worker it starts to profile a
+# regression; docs/workers.md, "Profiles"), every Ruby and C method the loop of step 4 calls is
+# counted with TracePoint and written to that file after the batch, a `Class#method calls` line
+# each (singleton methods `Class.method`), replacing the batch before's: a Ruby-level change (an
+# extra Hash#transform_keys) is then named by its method, where callgrind sees only the VM.
+#
 # A benchmark registered with gc: false runs its batch with GC disabled (from step 2 to step 6):
 # for a count that a collection inside the loop would make vary (dynamic Symbols freed and made
 # again). Its CPU time then leaves out GC work.
@@ -117,6 +123,8 @@ module PerfEngine
       body = entry.body
       result = nil
       error = nil
+      calls = ENV["PERFENGINE_PROFILE"] && Hash.new { |h, k| h[k] = Hash.new(0) }
+      tracer = calls && TracePoint.new(:call, :c_call) { |tp| calls[tp.defined_class][tp.method_id] += 1 }
       GC.disable unless entry.gc
       begin
         before = @counters.map { |_, counter| counter.call }
@@ -126,12 +134,15 @@ module PerfEngine
         p0 = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond)
         t0 = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID, :nanosecond)
         begin
+          tracer&.enable
           while i < iterations
             result = body.call
             i += 1
           end
         rescue StandardError, ScriptError, SystemStackError, NoMemoryError => e
           error = e
+        ensure
+          tracer&.disable
         end
         t1 = Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID, :nanosecond)
         p1 = Process.clock_gettime(Process::CLOCK_PROCESS_CPUTIME_ID, :nanosecond)
@@ -143,6 +154,7 @@ module PerfEngine
       end
       return failed(name, describe(error)) if error
 
+      write_profile(calls) if calls
       digest = begin
         omit = @digests == "none" || (@digests == "first" && @digested[name])
         @digested[name] = true
@@ -162,6 +174,17 @@ module PerfEngine
     end
 
     private
+
+    # The methods the batch called, "Class#method calls" a line (docs/counters.md, "Profiles a
+    # contender reports"); a singleton method as "Class.method".
+    def write_profile(calls)
+      by_label = Hash.new(0)
+      calls.each do |klass, methods|
+        owner = klass&.singleton_class? ? "#{klass.inspect[/\A#<Class:(.+)>\z/, 1] || klass.inspect}." : "#{klass}#"
+        methods.each { |id, n| by_label[(owner + id.to_s).gsub(/\s/, "_")] += n }
+      end
+      File.write(ENV["PERFENGINE_PROFILE"], by_label.sort.map { |label, n| "#{label} #{n}\n" }.join)
+    end
 
     def collect_before(name, iterations)
       GC.start(full_mark: !@collected[[name, iterations]])
