@@ -31,6 +31,11 @@ Nothing else in this module calls getppid.
 
 A benchmark registered with gc=False runs its batch with the cyclic collector disabled (steps 2
 to 6).
+
+With PERFENGINE_PROFILE set (perfengine sets it only in a worker it starts to profile a
+regression; docs/workers.md, "Profiles"), every Python and C function the loop of step 4 calls is
+counted with sys.setprofile and written to that file after the batch, a `module.qualname calls`
+line each, replacing the batch before's.
 """
 
 import gc
@@ -170,6 +175,7 @@ class Worker:
         was_enabled = gc.isenabled()
         if not entry.gc:
             gc.disable()
+        calls = {} if os.environ.get("PERFENGINE_PROFILE") else None
         try:
             before = [counter() for _, counter in counters]
             loop = range(iterations)
@@ -178,10 +184,15 @@ class Worker:
             p0 = time.process_time_ns()
             t0 = time.thread_time_ns()
             try:
+                if calls is not None:
+                    sys.setprofile(_counting(calls))
                 for _ in loop:
                     result = body()
             except Exception as e:  # noqa: BLE001 - any error of the benchmark is its `failed` reply
                 error = e
+            finally:
+                if calls is not None:
+                    sys.setprofile(None)
             t1 = time.thread_time_ns()
             p1 = time.process_time_ns()
             w1 = time.monotonic_ns()
@@ -192,6 +203,8 @@ class Worker:
                 gc.enable()
         if error is not None:
             return f"failed name={name} reason={_describe(error)}"
+        if calls is not None:
+            _write_profile(os.environ["PERFENGINE_PROFILE"], calls)
         try:
             omit = self._digests == "none" or (self._digests == "first" and name in self._digested)
             self._digested.add(name)
@@ -263,3 +276,28 @@ def _open_channel():
     os.set_inheritable(fd_in, False)
     os.set_inheritable(fd_out, False)
     return os.fdopen(fd_in, "rb", buffering=MAX_LINE + 2, closefd=False), fd_out
+
+
+def _counting(calls):
+    """A sys.setprofile function that counts each Python and C function called, by label."""
+    def count(frame, event, arg):
+        if event == "call":
+            code = frame.f_code
+            label = f"{frame.f_globals.get('__name__', '?')}.{getattr(code, 'co_qualname', code.co_name)}"
+        elif event == "c_call":
+            module = getattr(arg, "__module__", None)
+            label = f"{module}.{arg.__qualname__}" if module else arg.__qualname__
+        else:
+            return
+        calls[label] = calls.get(label, 0) + 1
+    return count
+
+
+def _write_profile(path, calls):
+    """The batch's calls, `label calls` a line (docs/counters.md, "Profiles a contender reports")."""
+    calls.pop("setprofile", None)  # the call that stopped the counting
+    calls.pop("sys.setprofile", None)
+    with open(path, "w", encoding="utf-8") as out:
+        for label in sorted(calls):
+            name = re.sub(r"\s", "_", label)
+            out.write(f"{name} {calls[label]}\n")

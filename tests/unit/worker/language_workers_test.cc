@@ -12,11 +12,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "engine/measure/reported_profile.h"
 #include "engine/worker/worker_process.h"
 #include "tests/unit/runner/process_table.h"
 #include "tests/unit/runner/temp_dir.h"
@@ -72,6 +74,7 @@ struct LanguageCase {
   std::string library_arg;     // what the failing worker's script gets as its argument
   const char* raised;          // the reason of `boom`'s failed reply
   const char* setup_raised;    // the start of `no_setup`'s reason
+  const char* sort_call;       // what the example's sort_words calls once an iteration, as its profile names it
 };
 
 // Names the case in gtest's messages instead of dumping its bytes.
@@ -87,7 +90,8 @@ std::vector<LanguageCase> LanguageCases() {
        kRubyFailingWorker,
        LanguageSource("workers/ruby/perfengine_worker.rb"),
        "RuntimeError: boom: data.json is missing",
-       "set-up: Errno::ENOENT: No such file or directory"},
+       "set-up: Errno::ENOENT: No such file or directory",
+       "Array#sort"},
       {"python",
        kLanguagePython,
        "workers/python/example_worker.py",
@@ -96,7 +100,8 @@ std::vector<LanguageCase> LanguageCases() {
        kPythonFailingWorker,
        LanguageSource("workers/python"),
        "ValueError: boom: data.json is missing",
-       "set-up: FileNotFoundError: [Errno 2] No such file or directory"},
+       "set-up: FileNotFoundError: [Errno 2] No such file or directory",
+       "builtins.sorted"},
   };
 }
 
@@ -209,6 +214,36 @@ TEST_P(LanguageWorkersTest, AShiftedWorkerAnswersTheSameDigestsAndCounts) {
   EXPECT_EQ(answers("4879757019711484177"), plain);
   EXPECT_EQ(answers("12"), plain);
   EXPECT_EQ(answers("not a seed"), plain);
+}
+
+// PERFENGINE_PROFILE (docs/workers.md, "Profiles"): after each batch the file holds the calls of
+// that batch's loop alone, in the format perfengine reads (docs/counters.md); without the
+// variable nothing is written.
+TEST_P(LanguageWorkersTest, WithPerfengineProfileEachBatchWritesItsLoopsCalls) {
+  const fs::path file = dir_ / "profile";
+  runner::Command command = Example();
+  command.env["PERFENGINE_PROFILE"] = file.string();
+  WorkerProcess worker(GetParam().language);
+  ASSERT_EQ(worker.Start(command, settings_), "") << ReadLanguageFile(dir_ / "stderr");
+  auto calls_of_sort = [&](std::int64_t iterations) -> std::optional<std::uint64_t> {
+    EXPECT_TRUE(worker.Run("sort_words", iterations).ok());
+    std::vector<measure::ReportedFunction> functions;
+    const std::optional<std::string> error = measure::ParseReportedProfile(ReadLanguageFile(file), functions);
+    EXPECT_FALSE(error) << *error;
+    for (const measure::ReportedFunction& f : functions) {
+      if (f.function == GetParam().sort_call) return f.calls;
+    }
+    return std::nullopt;
+  };
+  EXPECT_EQ(calls_of_sort(5), 5u) << ReadLanguageFile(file);
+  EXPECT_EQ(calls_of_sort(3), 3u) << ReadLanguageFile(file);  // the batch's own, not a running total
+  EXPECT_EQ(worker.Quit(), "");
+  fs::remove(file);
+  WorkerProcess plain(GetParam().language);
+  ASSERT_EQ(plain.Start(Example(), settings_), "");
+  EXPECT_TRUE(plain.Run("sort_words", 5).ok());
+  EXPECT_EQ(plain.Quit(), "");
+  EXPECT_FALSE(fs::exists(file));
 }
 
 TEST_P(LanguageWorkersTest, ABenchmarkThatRaisesIsAFailedReplyAndTheWorkerStaysUp) {
